@@ -1,0 +1,71 @@
+/*
+ * Seat events: the one vocabulary both seats (headless and visible) report in.
+ * Owns: the SeatEvent union and the callback shape an embedder passes.
+ * Does not own: producing events (acp/updates.ts maps ACP updates; runtime/ and seat/ add lifecycle).
+ * Invariant: the same ACP update maps to the same event whichever seat received it.
+ */
+import type { ErrorCode } from "../errors.js";
+
+/** One entry of an ACP plan. */
+export interface PlanEntry {
+  content: string;
+  priority: string;
+  status: string;
+}
+
+/** Token usage of a turn or of one model call, camelCase whatever the wire used. */
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  cachedReadTokens?: number;
+  reasoningTokens?: number;
+  modelCalls?: number;
+}
+
+/** A diagnostic: a stable code plus text a human can act on. */
+export interface Diagnostic {
+  code: ErrorCode;
+  message: string;
+}
+
+/** Queue state as grok reports it in `_x.ai/queue/changed`. */
+export interface QueueState {
+  sessionId: string;
+  entryIds: string[];
+  runningPromptId?: string;
+}
+
+/** Everything a seat reports, one object per happening, discriminated by `type`. */
+export type SeatEvent =
+  | { type: "text"; text: string; promptId?: string }
+  | { type: "thinking"; text: string; promptId?: string }
+  | { type: "user_text"; text: string; promptId?: string }
+  | { type: "tool_start"; toolCallId: string; title: string; kind?: string; toolName?: string; rawInput?: unknown }
+  | { type: "tool_end"; toolCallId: string; title?: string; status: "completed" | "failed"; rawOutput?: unknown }
+  | { type: "plan"; entries: PlanEntry[] }
+  | { type: "usage"; usage: Usage; promptId?: string }
+  | { type: "queue"; queue: QueueState }
+  | { type: "mcp_initialized"; sessionId: string; toolCount: number }
+  | { type: "prompt_complete"; sessionId: string; promptId: string; stopReason: string }
+  | { type: "permission"; toolCallId: string; category: string; decision: string; optionId?: string }
+  | { type: "diagnostic"; diagnostic: Diagnostic }
+  | { type: "done"; stopReason: string; promptId?: string; text: string };
+
+/** The type tags of SeatEvent. */
+export type SeatEventType = SeatEvent["type"];
+
+/**
+ * Callbacks an embedder may pass; each is optional. `onEvent` sees every event;
+ * the named ones see the events of their kind. Callbacks run in arrival order, one at a time per session.
+ */
+export interface SeatCallbacks {
+  onEvent?: (event: SeatEvent) => void | Promise<void>;
+  onText?: (text: string) => void | Promise<void>;
+  onThinking?: (text: string) => void | Promise<void>;
+  onToolStart?: (event: Extract<SeatEvent, { type: "tool_start" }>) => void | Promise<void>;
+  onToolEnd?: (event: Extract<SeatEvent, { type: "tool_end" }>) => void | Promise<void>;
+  onPlan?: (entries: PlanEntry[]) => void | Promise<void>;
+  onUsage?: (usage: Usage) => void | Promise<void>;
+  onDiagnostic?: (diagnostic: Diagnostic) => void | Promise<void>;
+}

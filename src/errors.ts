@@ -1,0 +1,112 @@
+/*
+ * Errors: the one error class of grok-seat and the catalogue of its codes.
+ * Owns: SeatError, the code list (one line each), and isSeatError.
+ * Does not own: mapping codes to CLI exit codes (cli/output.ts) or wire error numbers (acp/, tools/).
+ * Invariant: a code never changes meaning; a new meaning gets a new code.
+ */
+
+/** Every stable error code, with the one-line meaning it keeps forever. */
+export const ERROR_CODES = {
+  // grok/ — the binary
+  GROK_NOT_FOUND: "no grok binary could be resolved (option, GROK_BIN, PATH, npm package)",
+  GROK_CHECKSUM_MISMATCH: "the decompressed npm binary does not match its recorded sha256",
+  GROK_PROBE_FAILED: "grok --version or grok models did not run or printed nothing usable",
+  GROK_SPAWN_FAILED: "the grok process could not be started",
+  GROK_EXITED: "the grok process exited while it was needed",
+  // acp/ — the protocol
+  ACP_HANDSHAKE_FAILED: "initialize, authenticate or session/new failed",
+  ACP_NOT_AUTHENTICATED: "grok advertised no auth method we can use",
+  ACP_PROMPT_FAILED: "session/prompt failed (error response or connection lost)",
+  ACP_STOP_REASON: "the turn ended with an abnormal stop reason and no text",
+  ACP_TURN_TIMEOUT: "the turn exceeded its overall time limit and was cancelled",
+  ACP_IDLE_TIMEOUT: "the turn produced no update within the idle limit and was cancelled",
+  ACP_SESSION_DEAD: "the session was disposed or never came up",
+  ACP_MCP_NOT_READY: "MCP servers did not report initialized within the limit",
+  ACP_PROTOCOL_ERROR: "a message from the agent broke the protocol",
+  // tools/ — host tools bridge
+  TOOL_BRIDGE_FAILED: "the host-tools bridge could not start; its MCP entry was omitted",
+  TOOL_INVALID_ARGS: "tool arguments failed validation against the original schema",
+  TOOL_NOT_FOUND: "no host tool with that name",
+  TOOL_EXECUTE_FAILED: "a host tool threw while executing",
+  TOOL_SCHEMA_INVALID: "a host tool's input schema could not be compiled",
+  // skills/
+  SKILL_INVALID: "a skill directory is missing SKILL.md, has bad frontmatter or escapes its root",
+  // permissions/
+  PERMISSION_DENIED: "the permission gate refused a tool call",
+  PERMISSION_POLICY_INVALID: "a permission policy (flags or file) could not be parsed",
+  // mux/
+  MUX_UNAVAILABLE: "the multiplexer is not installed or not reachable",
+  MUX_COMMAND_FAILED: "a multiplexer command failed",
+  HERDR_PROTOCOL_ERROR: "the Herdr socket answered something outside its protocol",
+  HERDR_AGENT_REFUSED: "Herdr's agent fields are null, contradictory or changed",
+  // leader/
+  LEADER_SOCKET_GONE: "the leader socket is missing, closed or refused the connection",
+  LEADER_FRAME_INVALID: "a leader frame had a bad length, was truncated or was not JSON",
+  LEADER_PROTOCOL_ERROR: "the leader answered outside protocol 1 (error frame, missing control_v1)",
+  LEADER_VERSION_REFUSED: "grok, its leader or its agent is below the floor or disagree on the version",
+  // identity/
+  IDENTITY_MISMATCH: "the process on the other end is not the one we proved",
+  IDENTITY_UNKNOWN: "identity could not be established; unknown never authorizes",
+  // journal/
+  JOURNAL_CORRUPT: "the delivery journal has an unknown schema or broken rows",
+  JOURNAL_STATE_INVALID: "a delivery transition is not allowed from its current state",
+  // seat/
+  SEAT_NOT_FOUND: "no seat with that id in the journal",
+  SEAT_REFUSED: "readiness checks refused the seat (catalog tools, model, effort)",
+  SEAT_NOT_ADMITTED: "the leader was not created by this controller with the original pane proof",
+  SEAT_RELEASE_REFUSED: "release may not stop the leader: the original TUI has not been seen to exit",
+  // cli/
+  CLI_USAGE: "the command line could not be understood",
+} as const;
+
+/** A stable SCREAMING_SNAKE error code. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The specific values behind an error: paths, pids, commands, exit codes, stderr tails. */
+export type ErrorContext = Record<string, unknown>;
+
+/** Options for a SeatError beyond code and message. */
+export interface SeatErrorOptions {
+  context?: ErrorContext;
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+/**
+ * The one error class of grok-seat. `message` says what happened, the facts, and the next step;
+ * the code is appended in brackets so a log line alone identifies it.
+ */
+export class SeatError extends Error {
+  readonly code: ErrorCode;
+  readonly context: ErrorContext;
+  readonly retryable: boolean;
+
+  constructor(code: ErrorCode, message: string, options: SeatErrorOptions = {}) {
+    super(`${message} [${code}]`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "SeatError";
+    this.code = code;
+    this.context = options.context ?? {};
+    this.retryable = options.retryable ?? false;
+  }
+
+  /** A plain object for `--json` output and audit logs (no stack, no cause chain). */
+  toJSON(): { code: ErrorCode; message: string; context: ErrorContext; retryable: boolean } {
+    return { code: this.code, message: this.message, context: this.context, retryable: this.retryable };
+  }
+}
+
+/** True when `value` is a SeatError, optionally with the given code. */
+export function isSeatError(value: unknown, code?: ErrorCode): value is SeatError {
+  return value instanceof SeatError && (code === undefined || value.code === code);
+}
+
+/** The message of any thrown value, without assuming it is an Error. */
+export function messageOf(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}
