@@ -1,0 +1,26 @@
+// Runs every compiled test file (dist/**/*.test.js) with node's built-in test runner.
+// Usage: node scripts/run-tests.mjs [substring filter ...]
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+
+const filters = process.argv.slice(2);
+const files = [];
+function walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path);
+    else if (path.endsWith(".test.js") && (filters.length === 0 || filters.some((f) => path.includes(f)))) files.push(path);
+  }
+}
+for (const root of ["dist/src", "dist/test"]) {
+  try { statSync(root); walk(root); } catch { /* nothing compiled there */ }
+}
+files.sort();
+if (files.length === 0) {
+  console.error("run-tests: no compiled test files found; run `npm run build` first");
+  process.exit(1);
+}
+const concurrency = process.env.TEST_CONCURRENCY ?? "2";
+const result = spawnSync(process.execPath, ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=300000", ...files], { stdio: "inherit" });
+process.exit(result.status ?? 1);
