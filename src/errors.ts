@@ -44,6 +44,8 @@ export const ERROR_CODES = {
   LEADER_FRAME_INVALID: "a leader frame had a bad length, was truncated or was not JSON",
   LEADER_PROTOCOL_ERROR: "the leader answered outside protocol 1 (error frame, missing control_v1)",
   LEADER_VERSION_REFUSED: "grok, its leader or its agent is below the floor or disagree on the version",
+  LEADER_TIMEOUT: "the leader did not answer (register, control or ping) within the limit",
+  LEADER_CONTROL_FAILED: "a leader control command answered Err",
   // identity/
   IDENTITY_MISMATCH: "the process on the other end is not the one we proved",
   IDENTITY_UNKNOWN: "identity could not be established; unknown never authorizes",
