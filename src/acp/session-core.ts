@@ -1,0 +1,269 @@
+/*
+ * Session core: turns of one ACP session, shared by the headless and the visible seat.
+ * Owns: sending prompts with caller-created prompt IDs, attributing streamed updates to turns,
+ *   turn/idle timeouts with cancel, the diagnostics invariant, and serialized callback delivery.
+ * Does not own: how the stream was obtained or proven (runtime/, seat/), permission policy (permissions/).
+ * Invariant: prompt() never rejects; callbacks run one at a time in arrival order; a turn's result is
+ *   resolved only after every callback for it has run.
+ */
+import { randomUUID } from "node:crypto";
+import type { ContentBlock, PromptResponse, SessionNotification } from "@agentclientprotocol/sdk";
+import { type ErrorCode, messageOf } from "../errors.js";
+import type { AcpPeer } from "./connection.js";
+import { turnDiagnostic } from "./diagnostics.js";
+import type { Diagnostic, SeatCallbacks, SeatEvent, Usage } from "./events.js";
+import { ACP } from "./methods.js";
+import { mapExtNotification, mapSessionUpdate, readUsage, sessionIdOf } from "./updates.js";
+
+/** Per-turn options. */
+export interface PromptOptions {
+  /** Caller-created prompt ID (echoed by grok everywhere). Default: `seat-<uuid>`. */
+  promptId?: string;
+  /** Cancel the turn when it runs longer than this. Off when undefined or 0. */
+  turnTimeoutMs?: number;
+  /** Cancel the turn when no update arrives for this long. Off when undefined or 0. */
+  idleTimeoutMs?: number;
+  /** Aborting cancels the turn (like cancel()). */
+  signal?: AbortSignal;
+}
+
+/** How one turn ended. Always produced; never thrown. */
+export interface TurnResult {
+  promptId: string;
+  /** The agent's stop reason, when it answered. */
+  stopReason?: string;
+  /** Assistant text streamed during the turn (kept even when the turn failed). */
+  text: string;
+  diagnostic?: Diagnostic;
+  usage?: Usage;
+  /** True when the final result echoed this session's id and this prompt ID. */
+  echoed: boolean;
+  /** The raw `_meta` of the prompt response, when there was one. */
+  responseMeta?: Record<string, unknown>;
+}
+
+interface Turn {
+  promptId: string;
+  text: string;
+  lastActivity: number;
+  touch(): void;
+}
+
+/** How long to wait for the prompt response after sending session/cancel. */
+const CANCEL_GRACE_MS = 5_000;
+
+/** Prompt content: plain text or ACP content blocks (images only when the agent advertises them). */
+export type PromptContent = string | ContentBlock[];
+
+/** The turn engine over one connected ACP peer. */
+export class SessionCore {
+  private sessionId: string | undefined;
+  private readonly turns = new Map<string, Turn>();
+  private activeTurn: Turn | undefined;
+  private delivery: Promise<void> = Promise.resolve();
+  private readonly mcpReady = new Set<string>();
+  private readonly mcpWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly peer: AcpPeer,
+    private readonly callbacks: SeatCallbacks = {},
+    private readonly options: { diagnosticsAsText?: boolean } = {},
+  ) {}
+
+  /** Names the ACP session this core drives (after session/new, load or resume). */
+  bind(sessionId: string): void {
+    this.sessionId = sessionId;
+  }
+
+  /** The bound session id. */
+  get id(): string | undefined {
+    return this.sessionId;
+  }
+
+  /** Feeds a `session/update` notification (synchronously, in arrival order). */
+  handleUpdate(notification: SessionNotification): void {
+    if (this.sessionId !== undefined && notification.sessionId !== this.sessionId) return;
+    for (const event of mapSessionUpdate(notification)) {
+      const turn = this.turnFor("promptId" in event ? event.promptId : undefined);
+      if (turn) {
+        turn.touch();
+        if (event.type === "text") turn.text += event.text;
+      }
+      this.emit(event);
+    }
+  }
+
+  /** Feeds a `_x.ai/*` notification (synchronously, in arrival order). */
+  handleExt(method: string, params: unknown): void {
+    const about = sessionIdOf(params);
+    if (about !== undefined && this.sessionId !== undefined && about !== this.sessionId) {
+      // mcp_initialized may arrive before session/new answers; remember it by id either way.
+      if (!method.endsWith("mcp_initialized")) return;
+    }
+    for (const event of mapExtNotification(method, params)) {
+      if (event.type === "mcp_initialized") {
+        this.mcpReady.add(event.sessionId);
+        for (const wake of this.mcpWaiters.splice(0)) wake();
+      }
+      if (event.type === "queue" || event.type === "prompt_complete") this.activeTurn?.touch();
+      this.emit(event);
+    }
+  }
+
+  /** Resolves true once grok reported `_x.ai/mcp_initialized` for the bound session, false on timeout. */
+  async waitForMcpInitialized(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(this.sessionId !== undefined && this.mcpReady.has(this.sessionId))) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.mcpWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return true;
+  }
+
+  /** Queues an event for the callbacks; they run one at a time, in order. */
+  emit(event: SeatEvent): void {
+    this.delivery = this.delivery.then(() => this.deliver(event)).catch(() => undefined);
+  }
+
+  /** Resolves once every queued callback has run. */
+  drain(): Promise<void> {
+    return this.delivery;
+  }
+
+  /** Sends one prompt and resolves how the turn ended. Never rejects. */
+  async prompt(content: PromptContent, options: PromptOptions = {}): Promise<TurnResult> {
+    const promptId = options.promptId ?? `seat-${randomUUID()}`;
+    const turn: Turn = { promptId, text: "", lastActivity: Date.now(), touch() { this.lastActivity = Date.now(); } };
+    let failure: { code: ErrorCode; message: string } | undefined;
+    let response: PromptResponse | undefined;
+    const sessionId = this.sessionId;
+    if (sessionId === undefined) {
+      failure = { code: "ACP_SESSION_DEAD", message: "The session is not running; create a new one." };
+      return this.finish(turn, failure, undefined);
+    }
+    this.turns.set(promptId, turn);
+    this.activeTurn = turn;
+    const blocks: ContentBlock[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
+    const stop = new AbortController();
+    const timers: NodeJS.Timeout[] = [];
+    const fail = (code: ErrorCode, message: string) => {
+      if (failure) return;
+      failure = { code, message };
+      void this.cancelTurn(sessionId, promptId);
+      // If the agent never answers the cancel, stop waiting after a grace period.
+      timers.push(setTimeout(() => stop.abort(), CANCEL_GRACE_MS));
+    };
+    if (options.turnTimeoutMs) {
+      const ms = options.turnTimeoutMs;
+      timers.push(setTimeout(() => fail("ACP_TURN_TIMEOUT", `The turn ran longer than ${ms} ms and was cancelled.`), ms));
+    }
+    if (options.idleTimeoutMs) {
+      const ms = options.idleTimeoutMs;
+      const check = () => {
+        if (failure) return;
+        const idle = Date.now() - turn.lastActivity;
+        if (idle >= ms) fail("ACP_IDLE_TIMEOUT", `Grok sent nothing for ${ms} ms; the turn was cancelled.`);
+        else timers.push(setTimeout(check, ms - idle));
+      };
+      timers.push(setTimeout(check, ms));
+    }
+    const onAbort = () => void this.cancelTurn(sessionId, promptId);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const request = this.peer.request<PromptResponse>(ACP.agent.session.prompt, { sessionId, prompt: blocks, _meta: { promptId } });
+      const gaveUp = new Promise<never>((_, reject) => {
+        stop.signal.addEventListener("abort", () => reject(new Error("no answer after cancel")), { once: true });
+      });
+      const lost = this.peer.closed.then(() => {
+        throw new Error("the connection to grok closed during the turn");
+      });
+      response = await Promise.race([request, gaveUp, lost]);
+    } catch (error) {
+      if (!failure) failure = { code: "ACP_PROMPT_FAILED", message: `The prompt failed: ${messageOf(error)}` };
+    } finally {
+      for (const timer of timers) clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      this.turns.delete(promptId);
+      if (this.activeTurn === turn) this.activeTurn = undefined;
+    }
+    return this.finish(turn, failure, response);
+  }
+
+  /** Asks the agent to cancel the running turn (best effort; never throws). */
+  async cancel(): Promise<void> {
+    if (this.sessionId === undefined) return;
+    await this.cancelTurn(this.sessionId, this.activeTurn?.promptId);
+  }
+
+  private async cancelTurn(sessionId: string, promptId: string | undefined): Promise<void> {
+    try {
+      await this.peer.notify(ACP.agent.session.cancel, { sessionId, ...(promptId ? { _meta: { promptId } } : {}) });
+    } catch {
+      // The connection may already be gone; cancellation is best effort.
+    }
+  }
+
+  private turnFor(promptId: string | undefined): Turn | undefined {
+    if (promptId !== undefined) return this.turns.get(promptId);
+    return this.activeTurn;
+  }
+
+  private async finish(turn: Turn, failure: { code: ErrorCode; message: string } | undefined, response: PromptResponse | undefined): Promise<TurnResult> {
+    const meta = (response?._meta ?? undefined) as Record<string, unknown> | undefined;
+    const usage = readUsage(meta?.usage) ?? readUsage(meta);
+    if (usage) this.emit({ type: "usage", usage, promptId: turn.promptId });
+    const stopReason = response?.stopReason;
+    const diagnostic = turnDiagnostic({ text: turn.text, stopReason, failure });
+    if (diagnostic) this.emit({ type: "diagnostic", diagnostic });
+    this.emit({ type: "done", stopReason: stopReason ?? (failure ? "error" : "unknown"), promptId: turn.promptId, text: turn.text });
+    await this.drain();
+    const echoed = meta !== undefined && meta.promptId === turn.promptId && meta.sessionId === this.sessionId;
+    return {
+      promptId: turn.promptId,
+      ...(stopReason === undefined ? {} : { stopReason }),
+      text: turn.text,
+      ...(diagnostic ? { diagnostic } : {}),
+      ...(usage ? { usage } : {}),
+      echoed,
+      ...(meta ? { responseMeta: meta } : {}),
+    };
+  }
+
+  private async deliver(event: SeatEvent): Promise<void> {
+    const cb = this.callbacks;
+    await cb.onEvent?.(event);
+    switch (event.type) {
+      case "text":
+        await cb.onText?.(event.text);
+        break;
+      case "thinking":
+        await cb.onThinking?.(event.text);
+        break;
+      case "tool_start":
+        await cb.onToolStart?.(event);
+        break;
+      case "tool_end":
+        await cb.onToolEnd?.(event);
+        break;
+      case "plan":
+        await cb.onPlan?.(event.entries);
+        break;
+      case "usage":
+        await cb.onUsage?.(event.usage);
+        break;
+      case "diagnostic":
+        await cb.onDiagnostic?.(event.diagnostic);
+        if (this.options.diagnosticsAsText !== false) await cb.onText?.(event.diagnostic.message);
+        break;
+      default:
+        break;
+    }
+  }
+}

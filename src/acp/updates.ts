@@ -1,0 +1,147 @@
+/*
+ * Update mapping: ACP `session/update` and grok `_x.ai/*` notifications → SeatEvents.
+ * Owns: which wire shapes become which events (text, thinking, tool_start/end, plan, usage, queue, …).
+ * Does not own: ordering or delivery to callbacks (session-core.ts) or the transport.
+ * Invariant: pure and synchronous — the same input always maps to the same events, for either seat.
+ * Spec: seed 002 "Streamed update mapping"; grok-wire.md §8–§10.
+ */
+import type { SessionNotification } from "@agentclientprotocol/sdk";
+import type { PlanEntry, SeatEvent, Usage } from "./events.js";
+import { X_AI } from "./methods.js";
+
+type Obj = Record<string, unknown>;
+
+function isObj(value: unknown): value is Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+function textOfContent(content: unknown): string {
+  if (isObj(content) && content.type === "text") return str(content.text) ?? "";
+  return "";
+}
+
+/** Reads a usage object in either camelCase or snake_case into camelCase. */
+export function readUsage(raw: unknown): Usage | undefined {
+  if (!isObj(raw)) return undefined;
+  const usage: Usage = {
+    inputTokens: num(raw.inputTokens) ?? num(raw.input_tokens),
+    outputTokens: num(raw.outputTokens) ?? num(raw.output_tokens),
+    totalTokens: num(raw.totalTokens) ?? num(raw.total_tokens),
+    cachedReadTokens: num(raw.cachedReadTokens) ?? num(raw.cache_read_input_tokens),
+    reasoningTokens: num(raw.reasoningTokens) ?? num(raw.reasoning_tokens),
+    modelCalls: num(raw.modelCalls),
+  };
+  for (const key of Object.keys(usage) as (keyof Usage)[]) if (usage[key] === undefined) delete usage[key];
+  return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+function xaiToolName(meta: unknown): string | undefined {
+  if (!isObj(meta)) return undefined;
+  const tool = meta["x.ai/tool"];
+  return isObj(tool) ? str(tool.name) : undefined;
+}
+
+/** True for a tool_call_update status that ends the call. */
+export function isTerminalToolStatus(status: unknown): status is "completed" | "failed" {
+  return status === "completed" || status === "failed";
+}
+
+/** Maps one `session/update` notification to zero or more events. */
+export function mapSessionUpdate(notification: SessionNotification): SeatEvent[] {
+  const update = notification.update as Obj & { sessionUpdate: string };
+  const meta = isObj((notification as Obj)._meta) ? ((notification as Obj)._meta as Obj) : isObj(update._meta) ? (update._meta as Obj) : {};
+  const promptId = str(meta.promptId);
+  const withPrompt = promptId === undefined ? {} : { promptId };
+  switch (update.sessionUpdate) {
+    case "agent_message_chunk": {
+      const text = textOfContent(update.content);
+      return text === "" ? [] : [{ type: "text", text, ...withPrompt }];
+    }
+    case "agent_thought_chunk": {
+      const text = textOfContent(update.content);
+      return text === "" ? [] : [{ type: "thinking", text, ...withPrompt }];
+    }
+    case "user_message_chunk": {
+      const text = textOfContent(update.content);
+      return text === "" ? [] : [{ type: "user_text", text, ...withPrompt }];
+    }
+    case "tool_call": {
+      const event: SeatEvent = {
+        type: "tool_start",
+        toolCallId: str(update.toolCallId) ?? "",
+        title: str(update.title) ?? "",
+        kind: str(update.kind),
+        toolName: xaiToolName(update._meta),
+        rawInput: update.rawInput,
+      };
+      const events: SeatEvent[] = [event];
+      // A tool_call may already carry a terminal status (agents that report finished calls at once).
+      if (isTerminalToolStatus(update.status)) {
+        events.push({ type: "tool_end", toolCallId: event.toolCallId, title: event.title, status: update.status, rawOutput: update.rawOutput });
+      }
+      return events;
+    }
+    case "tool_call_update": {
+      if (!isTerminalToolStatus(update.status)) return [];
+      return [{ type: "tool_end", toolCallId: str(update.toolCallId) ?? "", title: str(update.title), status: update.status, rawOutput: update.rawOutput }];
+    }
+    case "plan": {
+      const entries = Array.isArray(update.entries) ? update.entries : [];
+      const plan: PlanEntry[] = entries.filter(isObj).map((e) => ({
+        content: str(e.content) ?? "",
+        priority: str(e.priority) ?? "medium",
+        status: str(e.status) ?? "pending",
+      }));
+      return [{ type: "plan", entries: plan }];
+    }
+    case "usage_update": {
+      const usage = readUsage(update);
+      return usage ? [{ type: "usage", usage, ...withPrompt }] : [];
+    }
+    default:
+      return [];
+  }
+}
+
+/** Maps one `_x.ai/*` extension notification to zero or more events. */
+export function mapExtNotification(method: string, params: unknown): SeatEvent[] {
+  if (!isObj(params)) return [];
+  switch (method) {
+    case X_AI.mcpInitialized:
+      return [{ type: "mcp_initialized", sessionId: str(params.sessionId) ?? "", toolCount: num(params.mcpToolCount) ?? 0 }];
+    case X_AI.queueChanged: {
+      const entries = Array.isArray(params.entries) ? params.entries.filter(isObj) : [];
+      const running = str(params.runningPromptId);
+      return [{
+        type: "queue",
+        queue: {
+          sessionId: str(params.sessionId) ?? "",
+          entryIds: entries.map((e) => str(e.id)).filter((id): id is string => id !== undefined),
+          ...(running === undefined ? {} : { runningPromptId: running }),
+        },
+      }];
+    }
+    case X_AI.promptComplete:
+      return [{
+        type: "prompt_complete",
+        sessionId: str(params.sessionId) ?? "",
+        promptId: str(params.promptId) ?? "",
+        stopReason: str(params.stopReason) ?? "",
+      }];
+    default:
+      return [];
+  }
+}
+
+/** The sessionId an extension notification is about, when it names one. */
+export function sessionIdOf(params: unknown): string | undefined {
+  return isObj(params) ? str(params.sessionId) : undefined;
+}

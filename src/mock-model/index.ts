@@ -1,0 +1,7 @@
+/*
+ * Mock model front door: the scripted loopback model used by tests and `seat demo`.
+ */
+export { startMockModel } from "./server.js";
+export type { MockModelServer, MockModelOptions, LoggedRequest } from "./server.js";
+export { classifyRequest, chooseReply, lastUserQuery, parseScript } from "./script.js";
+export type { MockScript, MockRule, MockReply, MockToolCall, RequestKind, ChatRequest } from "./script.js";
