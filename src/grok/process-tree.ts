@@ -1,0 +1,171 @@
+/*
+ * Process tree: find and stop a process, its process group and every descendant, without hitting reused pids.
+ * Owns: reading /proc/<pid>/stat (ppid, pgrp, state, start time), the descendant snapshot, TERM → grace → KILL.
+ * Does not own: spawning (process.ts) or proving who holds a socket (identity/).
+ * Invariant: a pid is only signalled individually when its /proc start time still equals the snapshot's,
+ *   so a recycled pid is never killed. Off Linux (no /proc) only the root and its group are signalled.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+/** One line of /proc/<pid>/stat, reduced to what tree walking and identity need. */
+export interface ProcStat {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  state: string;
+  /** Field 22: start time in clock ticks since boot; with pid it identifies one process instance. */
+  startTime: string;
+}
+
+/** A process we intend to stop: pid plus its start time (undefined where /proc is unavailable). */
+export interface ProcessRef {
+  pid: number;
+  startTime?: string;
+}
+
+/** Parses the text of /proc/<pid>/stat; null when it does not have the expected shape. */
+export function parseProcStat(text: string): ProcStat | null {
+  // comm (field 2) may contain spaces and parentheses, so split after the LAST ')'.
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 1 || close < open) return null;
+  const pid = Number.parseInt(text.slice(0, open), 10);
+  const rest = text.slice(close + 2).split(" ");
+  if (!Number.isInteger(pid) || rest.length < 20) return null;
+  // rest[0] is field 3 (state); field N is rest[N - 3].
+  return { pid, state: rest[0]!, ppid: Number(rest[1]), pgrp: Number(rest[2]), startTime: rest[19]! };
+}
+
+/** Reads /proc/<pid>/stat; undefined when the process is gone or /proc is unavailable. */
+export function readProcStat(pid: number): ProcStat | undefined {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8")) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True on systems where /proc exposes per-process stat files (Linux). */
+export function hasProcFs(): boolean {
+  return readProcStat(process.pid) !== undefined;
+}
+
+function listProcs(): ProcStat[] {
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const out: ProcStat[] = [];
+  for (const n of names) {
+    if (!/^\d+$/.test(n)) continue;
+    const st = readProcStat(Number(n));
+    if (st) out.push(st);
+  }
+  return out;
+}
+
+/** True when `ref` is still the same running process (zombies and recycled pids count as gone). */
+export function isAlive(ref: ProcessRef): boolean {
+  if (ref.startTime === undefined) {
+    try {
+      process.kill(ref.pid, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "EPERM";
+    }
+  }
+  const st = readProcStat(ref.pid);
+  return st !== undefined && st.startTime === ref.startTime && st.state !== "Z" && st.state !== "X";
+}
+
+/**
+ * Snapshots `roots`, all their descendants (by ppid links) and every member of `pgid` if given; Linux only,
+ * elsewhere returns the roots without start times.
+ */
+export function snapshotTree(roots: readonly number[], pgid?: number): ProcessRef[] {
+  const procs = listProcs();
+  if (procs.length === 0) return roots.map((pid) => ({ pid }));
+  const children = new Map<number, ProcStat[]>();
+  const byPid = new Map<number, ProcStat>();
+  for (const p of procs) {
+    byPid.set(p.pid, p);
+    const list = children.get(p.ppid) ?? [];
+    list.push(p);
+    children.set(p.ppid, list);
+  }
+  const seen = new Map<number, ProcessRef>();
+  const queue: ProcStat[] = [];
+  for (const r of roots) {
+    const st = byPid.get(r);
+    if (st) queue.push(st);
+  }
+  if (pgid !== undefined) for (const p of procs) if (p.pgrp === pgid) queue.push(p);
+  while (queue.length > 0) {
+    const p = queue.shift()!;
+    if (seen.has(p.pid) || p.state === "Z" || p.state === "X") continue;
+    seen.set(p.pid, { pid: p.pid, startTime: p.startTime });
+    queue.push(...(children.get(p.pid) ?? []));
+  }
+  return [...seen.values()];
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // ESRCH: already gone. EPERM: not ours; it will show up as a survivor.
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitUntilGone(refs: readonly ProcessRef[], ms: number): Promise<ProcessRef[]> {
+  const deadline = Date.now() + ms;
+  let alive = refs.filter(isAlive);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
+    alive = alive.filter(isAlive);
+  }
+  return alive;
+}
+
+/** Options for killProcessTree; `graceMs` (default 2000) is how long SIGTERM gets before SIGKILL. */
+export interface KillTreeOptions {
+  graceMs?: number;
+  /** Process group to signal as a whole; default: `rootPid` when the root leads its own group. */
+  pgid?: number;
+  /** The root's start time from spawn; if given and different, the root pid is treated as recycled. */
+  rootStartTime?: string;
+}
+
+/**
+ * Stops `rootPid`, its group and its descendants: snapshot, SIGTERM, wait up to `graceMs`, SIGKILL whatever
+ * (re-snapshotted) is still alive, then re-scan. Resolves with the pids still alive afterwards (normally []).
+ */
+export async function killProcessTree(rootPid: number, options: KillTreeOptions = {}): Promise<{ survivors: number[] }> {
+  const graceMs = options.graceMs ?? 2000;
+  const procFs = hasProcFs();
+  const rootStat = readProcStat(rootPid);
+  const rootIsOurs = options.rootStartTime === undefined || rootStat?.startTime === options.rootStartTime;
+  const pgid = options.pgid ?? (rootStat && rootIsOurs && rootStat.pgrp === rootPid ? rootPid : undefined);
+  const roots = rootIsOurs ? [rootPid] : [];
+  const refs = snapshotTree(roots, pgid);
+  // Signal the group only while a verified member is in it (so an emptied, recycled group id is never hit);
+  // without /proc we cannot verify and fall back to trusting the caller's group.
+  const groupLive = (set: readonly ProcessRef[]) =>
+    pgid !== undefined && (!procFs || set.some((r) => isAlive(r) && readProcStat(r.pid)?.pgrp === pgid));
+  if (groupLive(refs)) signal(-pgid!, "SIGTERM");
+  // Descendants outside the group (setsid'd helpers, MCP servers in their own group) get the same polite TERM.
+  for (const r of refs) if (isAlive(r)) signal(r.pid, "SIGTERM");
+  let alive = await waitUntilGone(refs, graceMs);
+  // Anything forked during the grace period is a descendant of a survivor (or in the group): take it too.
+  const known = new Set(alive.map((r) => r.pid));
+  const fresh = alive.length > 0 || pgid !== undefined ? snapshotTree(alive.map((r) => r.pid), pgid) : [];
+  alive = [...alive, ...fresh.filter((r) => !known.has(r.pid))];
+  if (groupLive(alive)) signal(-pgid!, "SIGKILL");
+  for (const r of alive) if (isAlive(r)) signal(r.pid, "SIGKILL");
+  const survivors = await waitUntilGone(alive, 2000);
+  return { survivors: survivors.map((r) => r.pid) };
+}

@@ -1,0 +1,114 @@
+/*
+ * Agent process: spawn `grok agent … stdio` and hand its stdio to ACP as a message stream.
+ * Owns: the child process — spawn (own process group, all stdio piped), stderr draining, exit, terminate.
+ * Does not own: ACP itself (acp/ consumes `stream`) or the argv/env (launch.ts builds them).
+ * Invariant: spawn failures become GROK_SPAWN_FAILED (never an unhandled 'error' event); stderr is always
+ *   drained so the child never blocks on a full pipe; terminate leaves no descendant alive.
+ * Spec: grok-wire reference §4 and §15 (pipe all stdio; spawn on the main thread for PDEATHSIG).
+ */
+import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
+import { SeatError } from "../errors.js";
+import { killProcessTree, readProcStat } from "./process-tree.js";
+
+/** Options for spawnAgent: a full argv (see buildAgentArgv), an env (see buildAgentEnv) and a cwd. */
+export interface SpawnAgentOptions {
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Capacity of the stderr ring buffer in bytes; default 256 KiB. */
+  stderrCapacityBytes?: number;
+}
+
+/** How the agent process ended. */
+export interface AgentExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A running agent: its ACP stream, its stderr tail, its exit, and a way to stop it and all its descendants. */
+export interface AgentProcess {
+  pid: number;
+  /** The process start time from /proc (Linux), which with `pid` identifies this process instance. */
+  startTime?: string;
+  stream: Stream;
+  /** The last `maxBytes` (default 8 KiB) of stderr, decoded as UTF-8. */
+  stderrTail(maxBytes?: number): string;
+  exited: Promise<AgentExit>;
+  /** Stops the group and every descendant (TERM, `graceMs` default 2000, KILL); idempotent. */
+  terminate(options?: { graceMs?: number }): Promise<{ survivors: number[] }>;
+}
+
+class ByteRing {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly capacity: number) {}
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size - (this.chunks[0]?.length ?? 0) >= this.capacity && this.chunks.length > 1) {
+      this.size -= this.chunks.shift()!.length;
+    }
+  }
+  tail(maxBytes: number): string {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - maxBytes)).toString("utf8");
+  }
+}
+
+/**
+ * Spawns the agent from the calling (main) thread with stdin/stdout/stderr as pipes and `detached: true`
+ * (its own process group), resolving once the OS reports it started. Rejects with GROK_SPAWN_FAILED.
+ */
+export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProcess> {
+  const [command, ...args] = options.argv;
+  if (!command) throw new SeatError("GROK_SPAWN_FAILED", "spawnAgent got an empty argv. Build it with buildAgentArgv().", { context: { command: [] } });
+  const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
+  const ring = new ByteRing(options.stderrCapacityBytes ?? 256 * 1024);
+  child.stderr.on("data", (c: Buffer) => ring.push(c));
+  // EPIPE on a dead child's stdin surfaces through the web stream; keep it from becoming an uncaught error.
+  child.stdin.on("error", () => {});
+  child.stdout.on("error", () => {});
+  child.stderr.on("error", () => {});
+  const exited = new Promise<AgentExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new SeatError(
+      "GROK_SPAWN_FAILED",
+      `Could not start \`${options.argv.join(" ")}\`${options.cwd ? ` in ${options.cwd}` : ""}: ${code ?? (err as Error).message}. Check the binary path (resolveGrokBinary) and that the cwd exists.`,
+      { context: { command: [...options.argv], cwd: options.cwd, errno: code, stderrTail: ring.tail(4096) }, cause: err },
+    );
+  }
+  // Later 'error' events (e.g. a failed kill) must not crash the host; exit is reported through `exited`.
+  child.on("error", () => {});
+  const pid = child.pid!;
+  const startTime = readProcStat(pid)?.startTime;
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
+  );
+  let terminating: Promise<{ survivors: number[] }> | undefined;
+  return {
+    pid,
+    startTime,
+    stream,
+    stderrTail: (maxBytes = 8192) => ring.tail(maxBytes),
+    exited,
+    terminate: ({ graceMs = 2000 } = {}) => {
+      terminating ??= killProcessTree(pid, { graceMs, pgid: pid, rootStartTime: startTime }).then(async (r) => {
+        // Close our ends so the web streams settle instead of waiting on pipes held by nobody.
+        child.stdin.destroy();
+        child.stdout.destroy();
+        child.stderr.destroy();
+        return r;
+      });
+      return terminating;
+    },
+  };
+}
