@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   // grok/ — the binary
   GROK_NOT_FOUND: "no grok binary could be resolved (option, GROK_BIN, PATH, npm package)",
   GROK_CHECKSUM_MISMATCH: "the decompressed npm binary does not match its recorded sha256",
+  GROK_VERSION_UNPINNED: "the npm platform package has a version with no recorded sha256",
   GROK_PROBE_FAILED: "grok --version or grok models did not run or printed nothing usable",
   GROK_SPAWN_FAILED: "the grok process could not be started",
   GROK_EXITED: "the grok process exited while it was needed",
