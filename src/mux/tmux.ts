@@ -1,0 +1,168 @@
+/*
+ * tmux backend: visible panes on a private tmux server (`tmux -L <socketName> -f /dev/null`).
+ * Owns: the tmux command lines for launch / liveness / capture / attach / close, and their errors.
+ * Does not own: the user's own tmux server (never touched), or what runs in the pane.
+ * Invariant: the pane runs `env -i -- K=V… argv…` so the program's environment is exactly spec.env
+ *   (tmux's server environment, TMUX and TMUX_PANE do not leak in); `env` execs, so the pane pid
+ *   is the argv program's pid. Exit is observable because the window has remain-on-exit on.
+ */
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { SeatError } from "../errors.js";
+import { type Backend, type LaunchSpec, type PaneDescriptor, type WaitOptions, pollForExit, tailOf } from "./backend.js";
+
+/** Options for a TmuxBackend. */
+export interface TmuxBackendOptions {
+  /** Name of the private tmux server socket (`tmux -L`); default "grok-seat". */
+  socketName?: string;
+  /** The tmux executable; default "tmux" on PATH. */
+  tmuxBin?: string;
+}
+
+interface RunResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+const NO_SERVER = /no server running|can't find (session|pane|window)|error connecting to|No such file or directory/i;
+
+/** A Backend that hosts panes on a private tmux server; tmux 3.x. */
+export class TmuxBackend implements Backend {
+  readonly name = "tmux" as const;
+  readonly socketName: string;
+  private readonly tmuxBin: string;
+
+  constructor(options: TmuxBackendOptions = {}) {
+    this.socketName = options.socketName ?? "grok-seat";
+    this.tmuxBin = options.tmuxBin ?? "tmux";
+  }
+
+  /** Start argv in a new detached session; the descriptor's pid is the argv program's. */
+  async launch(spec: LaunchSpec): Promise<PaneDescriptor> {
+    if (spec.argv.length === 0) throw new SeatError("MUX_COMMAND_FAILED", "Cannot launch an empty argv in tmux.", { context: { spec } });
+    const sessionName = `${sanitize(spec.label ?? "seat")}-${randomBytes(4).toString("hex")}`;
+    const envArgs = Object.entries(spec.env).map(([key, value]) => {
+      if (key === "" || key.includes("=") || key.includes("\0") || value.includes("\0")) {
+        throw new SeatError("MUX_COMMAND_FAILED", `Environment key ${JSON.stringify(key)} cannot be passed to a tmux pane.`, { context: { key } });
+      }
+      return `${key}=${value}`;
+    });
+    // More than one word after `--` makes tmux exec directly instead of via `sh -c`; `env -i` clears tmux's env.
+    // env's own `--` ends its options; an argv[0] containing "=" would be read as an assignment (not supported).
+    if (spec.argv[0]!.includes("=")) throw new SeatError("MUX_COMMAND_FAILED", "argv[0] may not contain '=' in a tmux pane.", { context: { argv: spec.argv } });
+    const program = ["env", "-i", "--", ...envArgs, ...spec.argv];
+    const format = "#{pane_id} #{pane_pid} #{pane_tty}";
+    const { stdout } = await this.run([
+      "new-session", "-d", "-P", "-F", format, "-s", sessionName,
+      "-x", String(spec.cols ?? 160), "-y", String(spec.rows ?? 45), "-c", spec.cwd,
+      "--", ...program,
+      // Same command queue as new-session, so a fast-exiting program still leaves a dead pane to observe.
+      ";", "set-option", "-w", "-t", sessionName, "remain-on-exit", "on",
+    ]);
+    const [paneId, pidText, tty] = stdout.trim().split(/\s+/);
+    const pid = Number(pidText);
+    if (!paneId?.startsWith("%") || !Number.isInteger(pid) || pid <= 0) {
+      throw new SeatError("MUX_COMMAND_FAILED", `tmux new-session printed ${JSON.stringify(stdout.trim())}, not "<pane_id> <pane_pid> <tty>".`, {
+        context: { command: "tmux new-session", stdout },
+      });
+    }
+    return { backend: "tmux", paneId, sessionName, server: this.socketName, pid, ...(tty ? { terminal: tty } : {}) };
+  }
+
+  /** True while the pane exists, is not dead, and still shows the launched pid. */
+  async isAlive(pane: PaneDescriptor): Promise<boolean> {
+    const state = await this.paneState(pane);
+    return state !== undefined && !state.dead && state.pid === pane.pid;
+  }
+
+  /** Exit status of a dead pane (remain-on-exit), or undefined while it runs or once it is gone. */
+  async exitStatus(pane: PaneDescriptor): Promise<number | undefined> {
+    const state = await this.paneState(pane);
+    return state?.dead ? state.status : undefined;
+  }
+
+  /** Poll `#{pane_dead}` until the program exits or the timeout passes. */
+  waitForExit(pane: PaneDescriptor, options: WaitOptions): Promise<"exited" | "timeout"> {
+    return pollForExit(async () => !(await this.isAlive(pane)), options);
+  }
+
+  /** The visible screen of the pane as plain text (`capture-pane -p`). */
+  async capture(pane: PaneDescriptor): Promise<string> {
+    const { stdout } = await this.run(["capture-pane", "-p", "-t", pane.paneId]);
+    return stdout;
+  }
+
+  /** `tmux -L <socket> attach-session -t <session>`. */
+  attachCommand(pane: PaneDescriptor): string[] {
+    return [this.tmuxBin, "-L", pane.server ?? this.socketName, "attach-session", "-t", pane.sessionName ?? pane.paneId];
+  }
+
+  /** Kill the pane's session (SIGHUP to its program); resolves if it is already gone. */
+  async close(pane: PaneDescriptor): Promise<void> {
+    const target = pane.sessionName ?? pane.paneId;
+    const result = await this.exec(["kill-session", "-t", target]);
+    if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) throw this.failure(["kill-session", "-t", target], result);
+  }
+
+  /** Kill the whole private server (tests and shutdown); resolves if none is running. */
+  async killServer(): Promise<void> {
+    const result = await this.exec(["kill-server"]);
+    if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) throw this.failure(["kill-server"], result);
+  }
+
+  private async paneState(pane: PaneDescriptor): Promise<{ dead: boolean; status: number; pid: number } | undefined> {
+    const args = ["display-message", "-p", "-t", pane.paneId, "#{pane_id} #{pane_dead} #{pane_dead_status} #{pane_pid}"];
+    const result = await this.exec(args);
+    if (result.exitCode !== 0) {
+      if (NO_SERVER.test(result.stderr)) return undefined;
+      throw this.failure(args, result);
+    }
+    const [id, dead, status, pid] = result.stdout.trim().split(" ");
+    if (id !== pane.paneId) return undefined;
+    return { dead: dead === "1", status: Number(status || 0), pid: Number(pid) };
+  }
+
+  private async run(args: string[]): Promise<RunResult> {
+    const result = await this.exec(args);
+    if (result.exitCode !== 0) throw this.failure(args, result);
+    return result;
+  }
+
+  private failure(args: string[], result: RunResult): SeatError {
+    const command = [this.tmuxBin, "-L", this.socketName, ...args].join(" ");
+    return new SeatError("MUX_COMMAND_FAILED", `${command} exited with ${result.exitCode}: ${tailOf(result.stderr, 300) || "(no stderr)"}. Check the tmux server "${this.socketName}".`, {
+      context: { command, exitCode: result.exitCode, stderrTail: tailOf(result.stderr) },
+    });
+  }
+
+  private exec(args: string[]): Promise<RunResult> {
+    const env = { ...process.env };
+    delete env.TMUX; // our private server is named by -L; the caller's TMUX must not redirect or refuse us
+    delete env.TMUX_PANE;
+    const fullArgs = ["-L", this.socketName, "-f", "/dev/null", ...args];
+    return new Promise((resolve, reject) => {
+      execFile(this.tmuxBin, fullArgs, { env, maxBuffer: 16 * 1024 * 1024, timeout: 15_000 }, (error, stdout, stderr) => {
+        const code = (error as NodeJS.ErrnoException | null)?.code;
+        if (code === "ENOENT") {
+          reject(new SeatError("MUX_UNAVAILABLE", `tmux (${this.tmuxBin}) is not installed or not on PATH. Install tmux 3.x or choose another backend.`, {
+            context: { command: this.tmuxBin }, cause: error,
+          }));
+          return;
+        }
+        const exitCode = error ? (typeof code === "number" ? code : ((error as { code?: unknown }).code as number | undefined) ?? 1) : 0;
+        resolve({ stdout: String(stdout), stderr: String(stderr), exitCode: typeof exitCode === "number" ? exitCode : 1 });
+      });
+    });
+  }
+}
+
+/** True when the tmux executable can be run (`tmux -V`). */
+export function isTmuxAvailable(tmuxBin = "tmux"): Promise<boolean> {
+  return new Promise((resolve) => execFile(tmuxBin, ["-V"], { timeout: 5000 }, (error) => resolve(!error)));
+}
+
+function sanitize(label: string): string {
+  // tmux session names may not contain ':' or '.'; keep them short and shell-friendly.
+  return label.replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 40) || "seat";
+}
