@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   TOOL_NOT_FOUND: "no host tool with that name",
   TOOL_EXECUTE_FAILED: "a host tool threw while executing",
   TOOL_SCHEMA_INVALID: "a host tool's input schema could not be compiled",
+  TOOL_MCP_SERVER_INVALID: "an operator MCP server entry could not be reshaped to the ACP wire format",
   // skills/
   SKILL_INVALID: "a skill directory is missing SKILL.md, has bad frontmatter or escapes its root",
   // permissions/
