@@ -1,0 +1,18 @@
+/*
+ * Tools front door: host tools served to grok as an MCP server, and operator MCP servers in wire format.
+ * Owns: the public names of tools/ (listed by hand; adding one is an API decision).
+ * Does not own: the MCP server process entry (mcp-server.ts is a script, never imported).
+ */
+export { projectSchema } from "./projection.js";
+export type { JsonSchema, ProjectedSchema } from "./projection.js";
+export { compileValidator, describeIssues } from "./validation.js";
+export type { ArgumentIssue, ArgumentValidator, ValidationResult } from "./validation.js";
+export { createToolRegistry } from "./registry.js";
+export type { HostTool, ListedTool, ToolCallResult, ToolContext, ToolRegistry } from "./registry.js";
+export { startBridge } from "./bridge.js";
+export type { Bridge, BridgeOptions } from "./bridge.js";
+export { resolveServerEntry, SERVER_FILE } from "./server-entry.js";
+export { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toolRulesText } from "./tool-bridge.js";
+export type { BridgeFailureAudit, BridgeFailureReason, ToolBridge, ToolBridgeOptions } from "./tool-bridge.js";
+export { toAcpMcpServers } from "./mcp-servers.js";
+export type { OperatorMcpServer, OperatorRemoteServer, OperatorStdioServer } from "./mcp-servers.js";

@@ -1,0 +1,115 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { isSeatError } from "../errors.js";
+import { createToolRegistry, type HostTool } from "./registry.js";
+
+const signal = new AbortController().signal;
+
+function recorder(name: string, inputSchema: HostTool["inputSchema"]): HostTool & { calls: unknown[] } {
+  const calls: unknown[] = [];
+  return {
+    name,
+    description: `records ${name}`,
+    inputSchema,
+    calls,
+    execute(args) {
+      calls.push(args);
+      return { echoed: args };
+    },
+  };
+}
+
+const union = {
+  oneOf: [
+    { type: "object", properties: { id: { type: "integer" } }, required: ["id"], additionalProperties: false },
+    { type: "object", properties: { slug: { type: "string", format: "email" } }, required: ["slug"], additionalProperties: false },
+  ],
+};
+
+test("runs a valid call and returns its JSON result as text", async () => {
+  const tool = recorder("lookup", union);
+  const registry = createToolRegistry([tool]);
+  const result = await registry.call("lookup", { id: 7 }, signal);
+  assert.equal(result.isError, undefined);
+  assert.deepEqual(JSON.parse(result.content[0]!.text), { echoed: { id: 7 } });
+  const second = await registry.call("lookup", { slug: "a@b.example" }, signal);
+  assert.equal(second.isError, undefined);
+  assert.equal(tool.calls.length, 2);
+});
+
+test("refuses arguments matching no union alternative, naming the failing path, without running the tool", async () => {
+  const tool = recorder("lookup", union);
+  const registry = createToolRegistry([tool]);
+  const result = await registry.call("lookup", { id: "seven" }, signal);
+  assert.equal(result.isError, true);
+  assert.match(result.content[0]!.text, /\/id must be integer/);
+  assert.match(result.content[0]!.text, /TOOL_INVALID_ARGS/);
+  const badFormat = await registry.call("lookup", { slug: "not-an-email" }, signal);
+  assert.match(badFormat.content[0]!.text, /\/slug must match format "email"/);
+  assert.equal(tool.calls.length, 0);
+});
+
+test("unwraps input for a scalar-root tool and names /input in refusals", async () => {
+  const tool = recorder("shout", { type: "string", minLength: 2 });
+  const registry = createToolRegistry([tool]);
+  assert.equal(registry.isWrapped("shout"), true);
+  const ok = await registry.call("shout", { input: "hey" }, signal);
+  assert.equal(ok.isError, undefined);
+  assert.deepEqual(tool.calls, ["hey"]);
+  const bad = await registry.call("shout", { input: "h" }, signal);
+  assert.match(bad.content[0]!.text, /\/input must NOT have fewer than 2 characters/);
+  const missing = await registry.call("shout", {}, signal);
+  assert.match(missing.content[0]!.text, /required property 'input'/);
+  assert.equal(tool.calls.length, 1);
+});
+
+test("validates against $ref/$defs in the original schema", async () => {
+  const tool = recorder("move", {
+    type: "object",
+    properties: { to: { $ref: "#/$defs/Point" } },
+    required: ["to"],
+    $defs: { Point: { type: "object", properties: { x: { type: "number" } }, required: ["x"] } },
+  });
+  const registry = createToolRegistry([tool]);
+  assert.equal((await registry.call("move", { to: { x: 1 } }, signal)).isError, undefined);
+  const bad = await registry.call("move", { to: {} }, signal);
+  assert.match(bad.content[0]!.text, /\/to must have required property 'x'/);
+});
+
+test("turns a throw into an isError result carrying the message, and strings pass through as text", async () => {
+  const registry = createToolRegistry([
+    { name: "boom", description: "", inputSchema: { type: "object" }, execute: () => { throw new Error("disk on fire"); } },
+    { name: "hello", description: "", inputSchema: { type: "object" }, execute: async () => "hi" },
+  ]);
+  const failed = await registry.call("boom", {}, signal);
+  assert.equal(failed.isError, true);
+  assert.match(failed.content[0]!.text, /disk on fire/);
+  assert.deepEqual(await registry.call("hello", {}, signal), { content: [{ type: "text", text: "hi" }] });
+  const unknown = await registry.call("nope", {}, signal);
+  assert.match(unknown.content[0]!.text, /TOOL_NOT_FOUND/);
+});
+
+test("refuses a schema that does not compile, a bad name and a duplicate at registration", () => {
+  const bad = { name: "x", description: "", inputSchema: { type: "nonsense" }, execute: () => 1 };
+  assert.throws(() => createToolRegistry([bad]), (e) => isSeatError(e, "TOOL_SCHEMA_INVALID") && /"x"/.test(e.message));
+  const badName = { name: "has space", description: "", inputSchema: { type: "object" }, execute: () => 1 };
+  assert.throws(() => createToolRegistry([badName]), (e) => isSeatError(e, "TOOL_SCHEMA_INVALID"));
+  const ok = { name: "a", description: "", inputSchema: { type: "object" }, execute: () => 1 };
+  assert.throws(() => createToolRegistry([ok, ok]), (e) => isSeatError(e, "TOOL_SCHEMA_INVALID"));
+});
+
+test("accepts a draft-07 schema as zod-to-json-schema emits it", async () => {
+  const registry = createToolRegistry([
+    recorder("z", { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { n: { type: "number" } } }),
+  ]);
+  assert.equal((await registry.call("z", { n: 1 }, signal)).isError, undefined);
+});
+
+test("keeps tools whose schemas share an $id apart, each validating against its own schema", async () => {
+  const a = recorder("a", { $id: "https://schemas.example/args", type: "object", properties: { n: { type: "number" } }, required: ["n"] });
+  const b = recorder("b", { $id: "https://schemas.example/args", type: "object", properties: { s: { type: "string" } }, required: ["s"] });
+  const registry = createToolRegistry([a, b]);
+  assert.equal((await registry.call("a", { n: 1 }, signal)).isError, undefined);
+  assert.equal((await registry.call("b", { s: "x" }, signal)).isError, undefined);
+  assert.match((await registry.call("b", { n: 1 }, signal)).content[0]!.text, /required property 's'/);
+});

@@ -1,0 +1,143 @@
+/*
+ * Tool registry: the host tools of one session, projected for listing and guarded for calling.
+ * Owns: HostTool, name checks, projection + validator per tool, and turning results/throws into MCP results.
+ * Does not own: transport (bridge.ts serves this over HTTP; mcp-server.ts speaks MCP).
+ * Invariant: a call is validated against the tool's ORIGINAL schema before `execute` runs; a refused
+ *   call never reaches `execute`. Tool failures are MCP `isError` results, never HTTP or JSON-RPC errors.
+ */
+import { SeatError, messageOf } from "../errors.js";
+import { projectSchema, type JsonSchema } from "./projection.js";
+import { compileValidator, describeIssues, type ArgumentValidator } from "./validation.js";
+
+/** What a host tool's `execute` receives besides its arguments; `signal` aborts when the call is abandoned. */
+export interface ToolContext {
+  signal: AbortSignal;
+}
+
+/**
+ * A tool implemented in the host process and served to grok over MCP. `inputSchema` may be any JSON Schema
+ * (object, root anyOf/oneOf, $ref/$defs, even a scalar root). A string result is sent as text, anything
+ * else as JSON text; a throw becomes an MCP `isError` result carrying the message.
+ */
+export interface HostTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  execute(args: any, ctx: ToolContext): unknown | Promise<unknown>;
+}
+
+/** A tool as MCP lists it. */
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown> & { type: "object" };
+}
+
+/** An MCP CallToolResult with text content only. */
+export interface ToolCallResult {
+  content: Array<{ type: "text"; text: string }>;
+  isError?: boolean;
+}
+
+/** The host tools of one session, ready to list and call. */
+export interface ToolRegistry {
+  readonly tools: readonly ListedTool[];
+  /** True when the named tool's arguments arrive wrapped under `input`. */
+  isWrapped(name: string): boolean;
+  call(name: string, args: unknown, signal: AbortSignal): Promise<ToolCallResult>;
+}
+
+/** MCP tool names: what grok and the MCP SDK accept without mangling. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+interface Entry {
+  tool: HostTool;
+  listed: ListedTool;
+  wrapped: boolean;
+  validate: ArgumentValidator;
+}
+
+function textResult(text: string, isError = false): ToolCallResult {
+  return isError ? { content: [{ type: "text", text }], isError: true } : { content: [{ type: "text", text }] };
+}
+
+function resultText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined) return "";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Builds a registry; throws TOOL_SCHEMA_INVALID for a bad name, a duplicate or a schema that does not compile. */
+export function createToolRegistry(tools: readonly HostTool[]): ToolRegistry {
+  const entries = new Map<string, Entry>();
+  for (const tool of tools) {
+    if (typeof tool?.name !== "string" || !TOOL_NAME.test(tool.name)) {
+      throw new SeatError(
+        "TOOL_SCHEMA_INVALID",
+        `Host tool name ${JSON.stringify(tool?.name)} is not usable over MCP; use 1-64 letters, digits, "_" or "-".`,
+        { context: { toolName: tool?.name } },
+      );
+    }
+    if (entries.has(tool.name)) {
+      throw new SeatError("TOOL_SCHEMA_INVALID", `Host tool "${tool.name}" is registered twice; names must be unique.`, {
+        context: { toolName: tool.name },
+      });
+    }
+    const schema = tool.inputSchema;
+    if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+      throw new SeatError("TOOL_SCHEMA_INVALID", `Host tool "${tool.name}" has an input schema that is not a JSON Schema object.`, {
+        context: { toolName: tool.name },
+      });
+    }
+    const { listed, wrapped } = projectSchema(schema);
+    const validate = compileValidator(tool.name, schema, wrapped ? "/input" : "");
+    // Compile the listed schema too: a projection that does not compile would break every client.
+    compileValidator(tool.name, listed);
+    entries.set(tool.name, {
+      tool,
+      wrapped,
+      validate,
+      listed: { name: tool.name, description: String(tool.description ?? ""), inputSchema: listed },
+    });
+  }
+  const listedTools = [...entries.values()].map((e) => e.listed);
+
+  return {
+    tools: listedTools,
+    isWrapped: (name) => entries.get(name)?.wrapped ?? false,
+    async call(name, args, signal) {
+      const entry = entries.get(name);
+      if (!entry) {
+        const known = [...entries.keys()].join(", ") || "(none)";
+        return textResult(`Unknown host tool "${name}". Available host tools: ${known}. [TOOL_NOT_FOUND]`, true);
+      }
+      const received = args ?? {};
+      let value: unknown = received;
+      if (entry.wrapped) {
+        const isObj = typeof received === "object" && received !== null && !Array.isArray(received);
+        if (!isObj || !("input" in received)) {
+          const text = describeIssues(name, [{ path: "/", message: "must have required property 'input'" }]);
+          return textResult(`${text} [TOOL_INVALID_ARGS]`, true);
+        }
+        const extra = Object.keys(received).filter((k) => k !== "input");
+        if (extra.length > 0) {
+          const text = describeIssues(name, [{ path: "/", message: `must NOT have additional property '${extra[0]}'` }]);
+          return textResult(`${text} [TOOL_INVALID_ARGS]`, true);
+        }
+        value = (received as { input: unknown }).input;
+      }
+      const verdict = entry.validate(value);
+      if (!verdict.ok) return textResult(`${describeIssues(name, verdict.issues)} [TOOL_INVALID_ARGS]`, true);
+      try {
+        const output = await entry.tool.execute(value, { signal });
+        return textResult(resultText(output));
+      } catch (error) {
+        return textResult(`Host tool "${name}" failed: ${messageOf(error)}`, true);
+      }
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/*
+ * Tool bridge assembly: host tools → registry → loopback bridge → the ACP stdio MCP entry grok starts.
+ * Owns: createToolBridge() (what a session calls), the rules paragraph about tool naming, and the
+ *   ids-only audit record for a bridge that could not start.
+ * Does not own: passing the entry on session/new (runtime/, seat/) or emitting diagnostics from failures.
+ * Invariant: on failure nothing half-started is left behind and no MCP entry is returned; the caller omits
+ *   the host-tools server and records bridgeFailureAudit(reason, count) — no paths, schemas, prose or tokens.
+ */
+import { existsSync } from "node:fs";
+import type { McpServerStdio } from "@agentclientprotocol/sdk";
+import { SeatError, isSeatError } from "../errors.js";
+import { startBridge } from "./bridge.js";
+import { createToolRegistry, type HostTool } from "./registry.js";
+import { resolveServerEntry } from "./server-entry.js";
+
+/** Options of createToolBridge. */
+export interface ToolBridgeOptions {
+  tools: readonly HostTool[];
+  /** MCP server name grok sees; tools become `<serverName>__<tool>` (default "host-tools"). */
+  serverName?: string;
+  /** Node binary grok runs the server with (default: this process's). */
+  nodePath?: string;
+  /** Explicit server script path; default resolves the compiled mcp-server.js beside this module. */
+  serverEntry?: string;
+  /** Loopback port for the bridge (default 0 = ephemeral). */
+  port?: number;
+  /** MCP server health-check period in ms, passed as GROK_SEAT_BRIDGE_HEALTH_MS (default: the server's 2000). */
+  healthCheckMs?: number;
+}
+
+/** A started bridge: the ACP MCP entry to pass on session/new, qualified tool names, rules text, close(). */
+export interface ToolBridge {
+  mcpServer: McpServerStdio;
+  toolNames: string[];
+  rulesText: string;
+  /** Stops the bridge; the MCP server process then exits at its next call or health check. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Fixed reason codes of a bridge failure. */
+export type BridgeFailureReason = "mcp-schema-server-missing" | "bridge-start-failed";
+
+/** The ids-only audit record of a bridge failure (event `session:runtime-resolved`). */
+export interface BridgeFailureAudit {
+  event: "session:runtime-resolved";
+  toolBridgeFailed: true;
+  reason: BridgeFailureReason;
+  requestedToolCount: number;
+}
+
+const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
+
+/** Builds the ids-only audit record for a bridge that could not start. */
+export function bridgeFailureAudit(reason: BridgeFailureReason, requestedToolCount: number): BridgeFailureAudit {
+  return { event: "session:runtime-resolved", toolBridgeFailed: true, reason, requestedToolCount };
+}
+
+/** The fixed reason code of a TOOL_BRIDGE_FAILED error, or undefined for any other error. */
+export function bridgeFailureReason(error: unknown): BridgeFailureReason | undefined {
+  if (!isSeatError(error, "TOOL_BRIDGE_FAILED")) return undefined;
+  const reason = error.context.reason;
+  return reason === "mcp-schema-server-missing" || reason === "bridge-start-failed" ? reason : undefined;
+}
+
+/** The `_meta.rules` paragraph telling the model how host tool names resolve and how to call them. */
+export function toolRulesText(serverName: string, toolNames: readonly string[], wrappedNames: readonly string[] = []): string {
+  if (toolNames.length === 0) return "";
+  const example = toolNames[0]!;
+  const bare = example.slice(serverName.length + 2);
+  const wrapped =
+    wrappedNames.length > 0
+      ? ` These tools take their whole argument under a single "input" property: ${wrappedNames.join(", ")}.`
+      : "";
+  return (
+    `Host tools are served by the MCP server "${serverName}": ${toolNames.join(", ")}. ` +
+    `A bare host tool name resolves to ${serverName}__<name> (for example "${bare}" means "${example}"). ` +
+    `MCP tools are called through use_tool with {"tool_name":"${example}","tool_input":{...}}; ` +
+    `use search_tool first if the tool is not loaded yet.${wrapped}`
+  );
+}
+
+/**
+ * Starts a session's host-tools bridge and returns the ACP stdio MCP entry for it.
+ * Throws TOOL_SCHEMA_INVALID for a bad tool, TOOL_BRIDGE_FAILED (context.reason) when it cannot start.
+ */
+export async function createToolBridge(options: ToolBridgeOptions): Promise<ToolBridge> {
+  const serverName = options.serverName ?? "host-tools";
+  if (!SERVER_NAME.test(serverName) || serverName.length > 64) {
+    throw new SeatError(
+      "TOOL_SCHEMA_INVALID",
+      `MCP server name ${JSON.stringify(serverName)} is not usable: use letters, digits, "-" and single "_" (no "__").`,
+      { context: { serverName } },
+    );
+  }
+  const registry = createToolRegistry(options.tools);
+  const entry = options.serverEntry ?? resolveServerEntry();
+  if (options.serverEntry !== undefined) {
+    // An explicit path gets the same up-front check as a resolved one.
+    if (!existsSync(entry)) {
+      throw new SeatError(
+        "TOOL_BRIDGE_FAILED",
+        "GROK_SEAT_TOOL_BRIDGE_FAILED: mcp-schema-server-missing — the configured host-tools MCP server script does not exist.",
+        { context: { reason: "mcp-schema-server-missing", serverEntry: entry } },
+      );
+    }
+  }
+  const bridge = await startBridge(registry, options.port === undefined ? {} : { port: options.port });
+  const env = [
+    { name: "GROK_SEAT_BRIDGE_URL", value: bridge.url },
+    { name: "GROK_SEAT_BRIDGE_TOKEN", value: bridge.token },
+  ];
+  if (options.healthCheckMs !== undefined) env.push({ name: "GROK_SEAT_BRIDGE_HEALTH_MS", value: String(options.healthCheckMs) });
+  const toolNames = registry.tools.map((t) => `${serverName}__${t.name}`);
+  const wrappedNames = registry.tools.filter((t) => registry.isWrapped(t.name)).map((t) => `${serverName}__${t.name}`);
+  return {
+    mcpServer: { name: serverName, command: options.nodePath ?? process.execPath, args: [entry], env },
+    toolNames,
+    rulesText: toolRulesText(serverName, toolNames, wrappedNames),
+    close: () => bridge.close(),
+  };
+}
