@@ -15,6 +15,8 @@ export interface ExpectedHerdrAgent {
   agent: string;
   /** The agent's native session id (grok: the `--session-id` UUID). */
   sessionId: string;
+  /** For agents whose session ref is a file (Herdr kind "path", e.g. Pi): the absolute session path. */
+  sessionPath?: string;
   /** The argv program's pid recorded at launch; checked against `pane.process_info.shell_pid`. */
   pid?: number;
   /** The Herdr terminal_id recorded at launch. */
@@ -78,7 +80,12 @@ export function checkHerdrAgent(paneInfo: HerdrPaneInfo | null | undefined, expe
   }
 
   if (agent !== expected.agent) return { ...refuse("mismatch", `pane reports agent ${agent}, expected ${expected.agent}`), agent };
-  if (kind !== "id") return { ...refuse("unknown", `agent_session is a ${String(kind)}, not a session id`), agent };
+  if (kind === "path") {
+    if (expected.sessionPath === undefined) return { ...refuse("unknown", `agent_session is a path (${value}), not a session id`), agent };
+    if (value !== expected.sessionPath) return { ...refuse("mismatch", `session changed: expected ${expected.sessionPath}, Herdr reports ${value}`), agent };
+    return { verdict: "match", reason: `${agent} session ${value} confirmed by ${source}`, agent };
+  }
+  if (kind !== "id") return { ...refuse("unknown", `agent_session kind ${String(kind)} is neither id nor path`), agent };
   if (value !== expected.sessionId) {
     return { ...refuse("mismatch", `session changed: expected ${expected.sessionId}, Herdr reports ${value}`), agent };
   }
