@@ -6,6 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { SeatError } from "../errors.js";
+import { buildAgentEnv } from "./launch.js";
 
 /** What one finished `grok` subcommand printed and how it ended. */
 export interface GrokCommandResult {
@@ -18,7 +19,7 @@ export interface GrokCommandResult {
   error?: SeatError;
 }
 
-/** Options for runGrokCommand; `timeoutMs` defaults to 15 s. */
+/** Options for runGrokCommand; `env` defaults to the allow-listed process env, `timeoutMs` to 15 s. */
 export interface GrokCommandOptions {
   binary: string;
   args: string[];
@@ -37,7 +38,7 @@ export function runGrokCommand(options: GrokCommandOptions): Promise<GrokCommand
     execFile(
       options.binary,
       options.args,
-      { env: options.env ?? {}, timeout: timeoutMs, maxBuffer: MAX_OUTPUT_BYTES, shell: false, encoding: "utf8", windowsHide: true },
+      { env: options.env ?? buildAgentEnv(process.env), timeout: timeoutMs, maxBuffer: MAX_OUTPUT_BYTES, shell: false, encoding: "utf8", windowsHide: true },
       (err, stdout, stderr) => {
         const out = String(stdout ?? "");
         const errText = String(stderr ?? "");
