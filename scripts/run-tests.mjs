@@ -22,5 +22,20 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? "2";
-const result = spawnSync(process.execPath, ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=300000", ...files], { stdio: "inherit" });
+const nodeArgs = ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=300000", ...files];
+// Hermetic network: run the whole suite inside a fresh user+network namespace (loopback only) when the
+// machine allows it, so neither grok nor anything else under test can reach past 127.0.0.1.
+const canUnshare = process.env.GROK_SEAT_NETNS !== "1" && process.env.GROK_SEAT_NO_NETNS !== "1" &&
+  spawnSync("unshare", ["-rn", "true"], { stdio: "ignore" }).status === 0;
+let result;
+if (canUnshare) {
+  console.log("run-tests: inside `unshare -rn` (loopback only)");
+  result = spawnSync("unshare", ["-rn", "sh", "-c", 'ip link set lo up 2>/dev/null || true; exec "$@"', "sh", process.execPath, ...nodeArgs], {
+    stdio: "inherit",
+    env: { ...process.env, GROK_SEAT_NETNS: "1" },
+  });
+} else {
+  console.log("run-tests: network namespaces unavailable; tests still only use loopback");
+  result = spawnSync(process.execPath, nodeArgs, { stdio: "inherit" });
+}
 process.exit(result.status ?? 1);

@@ -1,0 +1,12 @@
+/*
+ * Command shape: what every `seat` verb provides.
+ */
+
+/** One verb of the CLI. */
+export interface Command {
+  name: string;
+  summary: string;
+  help: string;
+  /** Runs the verb and resolves its exit code. */
+  run(argv: string[]): Promise<number>;
+}

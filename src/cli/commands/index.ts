@@ -1,0 +1,11 @@
+/*
+ * The verb table of the `seat` CLI.
+ */
+import type { Command } from "./command.js";
+import { demoCommand } from "./demo.js";
+import { modelsCommand } from "./models.js";
+import { probeCommand } from "./probe.js";
+import { runCommand } from "./run.js";
+
+/** Every verb, in help order. */
+export const COMMANDS: readonly Command[] = [runCommand, probeCommand, modelsCommand, demoCommand];

@@ -1,0 +1,53 @@
+/*
+ * `seat probe`: where grok is, which version it is, and what ACP auth it advertises.
+ * Binary readiness (grok --version) and authenticated-ACP readiness are reported separately (seed 002).
+ */
+import { probeGrok, resolveGrokBinary } from "../../grok/index.js";
+import { probeAcp } from "../../runtime/index.js";
+import { parseFlags, stringFlag } from "../args.js";
+import { EXIT, paletteFor, writeJson } from "../output.js";
+import type { Command } from "./command.js";
+
+export const probeCommand: Command = {
+  name: "probe",
+  summary: "report the grok binary, its version and the ACP auth it advertises",
+  help: `Usage: seat probe [--grok PATH] [--json] [--no-acp]
+
+  --grok PATH   grok binary to use (else GROK_BIN, PATH, then the pinned npm package)
+  --no-acp      only run \`grok --version\`; skip starting the agent
+  --json        one JSON object on stdout`,
+  async run(argv) {
+    const args = parseFlags("probe", argv, { grok: { type: "string" }, json: { type: "boolean" }, "no-acp": { type: "boolean" } });
+    const explicit = stringFlag(args, "grok");
+    const binary = await resolveGrokBinary(explicit ? { explicitPath: explicit } : {});
+    const version = await probeGrok({ binary: binary.path });
+    const acp = args.values["no-acp"] || !version.binaryReady ? undefined : await probeAcp({ binary: binary.path });
+    if (args.values.json) {
+      writeJson({
+        type: "probe",
+        binary: { path: binary.path, source: binary.source },
+        binaryReady: version.binaryReady,
+        version: version.version ?? null,
+        sha: version.sha ?? null,
+        channel: version.channel ?? null,
+        ...(version.error ? { versionError: version.error.message } : {}),
+        ...(acp ? { acp } : {}),
+      });
+    } else {
+      const p = paletteFor(process.stdout);
+      const out: string[] = [
+        `binary:      ${binary.path} (${binary.source})`,
+        `version:     ${version.binaryReady ? `${version.version} (${version.sha})${version.channel ? ` [${version.channel}]` : ""}` : p.red(version.error?.message ?? "unknown")}`,
+        `binaryReady: ${version.binaryReady ? p.green("yes") : p.red("no")}`,
+      ];
+      if (acp) {
+        out.push(`authMethods: ${acp.authMethods.join(", ") || "none"}${acp.defaultAuthMethodId ? ` (default ${acp.defaultAuthMethodId})` : ""}`);
+        out.push(`acpReady:    ${acp.acpReady ? p.green(`yes, via ${acp.authChoice}`) : p.red(`no — ${acp.error ?? acp.authChoice}`)}`);
+      }
+      process.stdout.write(`${out.join("\n")}\n`);
+    }
+    if (!version.binaryReady) return EXIT.grokUnavailable;
+    if (acp && !acp.acpReady) return EXIT.notAuthenticated;
+    return EXIT.ok;
+  },
+};

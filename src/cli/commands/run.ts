@@ -1,0 +1,133 @@
+/*
+ * `seat run "<prompt>"`: one headless turn, streamed — text to stdout, one line per tool call to stderr,
+ *   or NDJSON events with --json.
+ * Ctrl-C cancels the turn, waits for grok to end it, disposes the session (no orphans) and exits 130;
+ *   a second Ctrl-C stops waiting and disposes at once.
+ */
+import { createInterface } from "node:readline/promises";
+import type { SeatEvent } from "../../acp/index.js";
+import { createSession } from "../../runtime/index.js";
+import { createPermissionGate, loadPolicyFile, parsePolicyFlags, type Approver } from "../../permissions/index.js";
+import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { EXIT, exitCodeFor, humanLine, paletteFor, startSpinner, writeJson } from "../output.js";
+import type { Command } from "./command.js";
+
+const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
+
+/** Asks the person at the terminal; only used when stdin is a TTY and output is not --json. */
+function terminalApprover(): Approver {
+  return async (request) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const answer = await rl.question(`Allow ${request.category} — ${request.title}? [y/N] `);
+      return /^y(es)?$/i.test(answer.trim()) ? "allow" : "deny";
+    } finally {
+      rl.close();
+    }
+  };
+}
+
+export const runCommand: Command = {
+  name: "run",
+  summary: "run one prompt on a headless grok session and stream the answer",
+  help: `Usage: seat run "<prompt>" [flags]
+
+  --model ID            grok-cli/<id>, grok/<id> or a bare id (grok/default = grok's default)
+  --cwd DIR             working directory of the session (default: current)
+  --json                NDJSON events on stdout (text, thinking, tool_start, tool_end, plan, usage,
+                        permission, diagnostic, done)
+  --allow LIST          categories to allow: read,edit,execute,network,mcp,other
+  --ask LIST            categories that need approval (asked on a TTY; denied otherwise)
+  --block LIST          categories to refuse
+  --policy FILE         a grok-seat.permissions.v1 JSON policy (flags override it)
+  --unrestricted        allow sensitive categories unless --ask/--block name them
+  --turn-timeout SECS   cancel the turn after SECS (default 900, 0 = off)
+  --idle-timeout SECS   cancel when grok is silent for SECS (default 180, 0 = off)
+  --grok PATH           grok binary to use`,
+  async run(argv) {
+    const args = parseFlags("run", argv, {
+      model: { type: "string" },
+      cwd: { type: "string" },
+      json: { type: "boolean" },
+      allow: { type: "string", multiple: true },
+      ask: { type: "string", multiple: true },
+      block: { type: "string", multiple: true },
+      policy: { type: "string" },
+      unrestricted: { type: "boolean" },
+      "turn-timeout": { type: "string" },
+      "idle-timeout": { type: "string" },
+      grok: { type: "string" },
+    });
+    const prompt = args.positionals.join(" ").trim();
+    if (prompt === "") throw new (await import("../../errors.js")).SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
+    const json = args.values.json === true;
+    const policyFile = stringFlag(args, "policy");
+    const base = policyFile ? loadPolicyFile(policyFile) : undefined;
+    const policy = parsePolicyFlags({ allow: listFlag(args, "allow"), ask: listFlag(args, "ask"), block: listFlag(args, "block"), unrestricted: args.values.unrestricted === true, base });
+    const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
+    const turnTimeoutMs = secondsFlag("run", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
+    const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
+    const palette = paletteFor(process.stderr);
+    const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
+    let endedWithNewline = true;
+    const onEvent = (event: SeatEvent) => {
+      if (json) {
+        if (event.type !== "queue" && event.type !== "mcp_initialized" && event.type !== "prompt_complete" && event.type !== "user_text") writeJson(event);
+        return;
+      }
+      if (event.type === "text") {
+        spinner.stop();
+        process.stdout.write(event.text);
+        endedWithNewline = event.text.endsWith("\n");
+        return;
+      }
+      const line = humanLine(event, palette);
+      if (line) {
+        spinner.stop();
+        if (!endedWithNewline) process.stdout.write("\n");
+        endedWithNewline = true;
+        process.stderr.write(`${line}\n`);
+      }
+    };
+    const session = await createSession({
+      ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
+      ...(stringFlag(args, "cwd") ? { cwd: stringFlag(args, "cwd") } : {}),
+      ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
+      permissions: createPermissionGate({ policy, ...(approver ? { approver } : {}) }),
+      callbacks: { onEvent },
+      diagnosticsAsText: false,
+      ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
+      ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+    });
+    if (session.state !== "ready") {
+      spinner.stop();
+      return exitCodeFor(session.diagnostics[0]?.code);
+    }
+    let interrupted = 0;
+    const onSigint = () => {
+      interrupted += 1;
+      if (interrupted === 1) {
+        if (!json) process.stderr.write(palette.yellow("\n^C cancelling the turn… (Ctrl-C again to stop now)\n"));
+        void session.cancel();
+      } else {
+        void session.dispose().then(() => process.exit(EXIT.interrupted));
+      }
+    };
+    process.on("SIGINT", onSigint);
+    process.on("SIGTERM", onSigint);
+    try {
+      const result = await session.prompt(prompt);
+      spinner.stop();
+      if (!json && !endedWithNewline) process.stdout.write("\n");
+      if (interrupted > 0) return EXIT.interrupted;
+      if (result.diagnostic) return exitCodeFor(result.diagnostic.code);
+      return EXIT.ok;
+    } finally {
+      process.off("SIGINT", onSigint);
+      process.off("SIGTERM", onSigint);
+      const { survivors } = await session.dispose();
+      if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_EXITED", message: `survivors: ${survivors.join(",")}` } });
+    }
+  },
+};

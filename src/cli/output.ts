@@ -1,0 +1,120 @@
+/*
+ * CLI output: the only place that maps error codes to exit codes and renders events as text or NDJSON.
+ * Owns: exit-code table, `--json` line format, human rendering (colour only on a TTY, NO_COLOR honoured).
+ * Does not own: what the commands do.
+ * Invariant: with --json, stdout carries exactly one JSON object per line, each with a `type` field.
+ */
+import { isSeatError, messageOf, type ErrorCode } from "../errors.js";
+import type { SeatEvent } from "../acp/index.js";
+
+/** Stable exit codes of the `seat` CLI (documented in the README). */
+export const EXIT = {
+  ok: 0,
+  turnFailed: 1,
+  usage: 2,
+  grokUnavailable: 3,
+  notAuthenticated: 4,
+  policyInvalid: 5,
+  seatRefused: 6,
+  muxUnavailable: 7,
+  timeout: 124,
+  interrupted: 130,
+} as const;
+
+/** The exit code for an error code. */
+export function exitCodeFor(code: ErrorCode | undefined): number {
+  switch (code) {
+    case undefined:
+      return EXIT.turnFailed;
+    case "CLI_USAGE":
+      return EXIT.usage;
+    case "GROK_NOT_FOUND":
+    case "GROK_CHECKSUM_MISMATCH":
+    case "GROK_PROBE_FAILED":
+    case "GROK_SPAWN_FAILED":
+      return EXIT.grokUnavailable;
+    case "ACP_NOT_AUTHENTICATED":
+      return EXIT.notAuthenticated;
+    case "PERMISSION_POLICY_INVALID":
+      return EXIT.policyInvalid;
+    case "ACP_TURN_TIMEOUT":
+    case "ACP_IDLE_TIMEOUT":
+      return EXIT.timeout;
+    case "MUX_UNAVAILABLE":
+      return EXIT.muxUnavailable;
+    case "IDENTITY_MISMATCH":
+    case "IDENTITY_UNKNOWN":
+    case "LEADER_VERSION_REFUSED":
+    case "LEADER_PROTOCOL_ERROR":
+    case "SEAT_REFUSED":
+    case "SEAT_NOT_ADMITTED":
+    case "SEAT_RELEASE_REFUSED":
+    case "HERDR_AGENT_REFUSED":
+      return EXIT.seatRefused;
+    default:
+      return EXIT.turnFailed;
+  }
+}
+
+/** Writes one NDJSON line to stdout. */
+export function writeJson(value: { type: string } & Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** The `--json` object for any thrown value. */
+export function errorJson(error: unknown): { type: "error"; code: string; message: string; context?: unknown } {
+  if (isSeatError(error)) return { type: "error", code: error.code, message: error.message, context: error.context };
+  return { type: "error", code: "INTERNAL", message: messageOf(error) };
+}
+
+/** Colours for human output; all identity functions when colour is off. */
+export interface Palette {
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+}
+
+/** A palette honouring NO_COLOR and TTY-ness of the stream. */
+export function paletteFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): Palette {
+  const on = stream.isTTY === true && env.NO_COLOR === undefined && env.TERM !== "dumb";
+  const wrap = (open: number, close: number) => (text: string) => (on ? `\u001b[${open}m${text}\u001b[${close}m` : text);
+  return { dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39) };
+}
+
+/** One human line for a tool/permission/diagnostic event, or undefined for events shown otherwise. */
+export function humanLine(event: SeatEvent, palette: Palette): string | undefined {
+  switch (event.type) {
+    case "tool_start":
+      return palette.dim(`▸ tool ${event.toolName && event.toolName !== event.title ? `${event.toolName}: ` : ""}${event.title}`);
+    case "tool_end":
+      return event.status === "completed" ? palette.dim(`  ✓ ${event.title ?? event.toolCallId}`) : palette.red(`  ✗ ${event.title ?? event.toolCallId} failed`);
+    case "permission":
+      return palette.yellow(`▸ permission ${event.category}: ${event.decision}${event.optionId ? ` (${event.optionId})` : ""}`);
+    case "diagnostic":
+      return palette.red(`! ${event.diagnostic.message} [${event.diagnostic.code}]`);
+    case "plan":
+      return palette.dim(`▸ plan: ${event.entries.map((e) => `${e.status === "completed" ? "✓" : "·"} ${e.content}`).join("; ")}`);
+    default:
+      return undefined;
+  }
+}
+
+/** A stderr spinner that only runs on a TTY; stop() clears it. */
+export function startSpinner(stream: NodeJS.WriteStream, label: string): { stop(): void } {
+  if (!stream.isTTY) return { stop() {} };
+  const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+  let i = 0;
+  const timer = setInterval(() => {
+    stream.write(`\r${frames[i++ % frames.length]} ${label}`);
+  }, 100);
+  let stopped = false;
+  return {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      stream.write("\r\u001b[2K");
+    },
+  };
+}

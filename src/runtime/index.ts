@@ -1,0 +1,10 @@
+/*
+ * Runtime front door: the headless seat.
+ */
+export { createSession } from "./session.js";
+export type { HeadlessSession, SessionState, AuditEvent } from "./session.js";
+export { chooseAuthMethod } from "./auth.js";
+export type { AuthChoice, AdvertisedAuthMethod } from "./auth.js";
+export type { SessionOptions, PermissionHook, PermissionDecider, PromptInput } from "./options.js";
+export { probeAcp } from "./probe.js";
+export type { AcpProbe } from "./probe.js";

@@ -1,0 +1,66 @@
+/*
+ * Session options: everything an embedder can ask of a headless seat, in one documented type.
+ * Owns: the option names and their defaults.
+ * Does not own: acting on them (session.ts).
+ */
+import type { ContentBlock, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
+import type { SeatCallbacks } from "../acp/index.js";
+import type { HostTool, OperatorMcpServer } from "../tools/index.js";
+
+/** A permission hook: answers one `session/request_permission` with one of the offered options. */
+export type PermissionHook = (request: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
+
+/** A permission gate (see permissions/): decides and reports an audit record. */
+export interface PermissionDecider {
+  decide(request: RequestPermissionRequest): Promise<{ response: RequestPermissionResponse; audit: { category: string; decision: string; optionId?: string } }>;
+}
+
+/** Options of createSession. */
+export interface SessionOptions {
+  /** Working directory of the session (absolute). Default: process.cwd(). */
+  cwd?: string;
+  /** `grok-cli/<id>`, `grok/<id>` or a bare id; `grok/default` or none omits `-m`. */
+  model?: string;
+  /** Explicit grok binary (`grokCliBinaryPath`). */
+  grokCliBinaryPath?: string;
+  /** Environment to take the allow-listed variables from. Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Extra variables set verbatim on the agent (e.g. a sandbox HOME/GROK_HOME). */
+  agentEnv?: Record<string, string>;
+  /** Operator MCP servers forwarded on session/new. */
+  mcpServers?: OperatorMcpServer[];
+  /** Host tools, served through a loopback bridge + stdio MCP server. */
+  tools?: HostTool[];
+  /** Name of the host-tools MCP server (tools appear as `<name>__<tool>`). Default "host-tools". */
+  toolServerName?: string;
+  /** Skill roots (each with SKILL.md) staged into a session plugin dir with the bundled skill. */
+  additionalSkillPaths?: string[];
+  /** Stage the bundled grok-seat skill. Default true when tools or skills are given. */
+  includeBundledSkill?: boolean;
+  /** Extra plugin dirs passed as-is (`--plugin-dir` and `_meta.pluginDirs`). */
+  pluginDirs?: string[];
+  /** Replaces grok's system prompt (`_meta.systemPromptOverride`). */
+  systemPrompt?: string;
+  /** Appended to the system prompt as rules (`_meta.rules`). */
+  rules?: string;
+  callbacks?: SeatCallbacks;
+  /** Permission gate; takes precedence over `onPermissionRequest`. */
+  permissions?: PermissionDecider;
+  /** Permission hook; with neither, every request is answered with the reject option and reported. */
+  onPermissionRequest?: PermissionHook;
+  /** Cancel a turn running longer than this (ms). Off by default. */
+  turnTimeoutMs?: number;
+  /** Cancel a turn silent for this long (ms). Off by default. */
+  idleTimeoutMs?: number;
+  /** How long to wait for `_x.ai/mcp_initialized` when MCP servers were given. Default 20000. */
+  mcpReadyTimeoutMs?: number;
+  /** How long to wait for initialize/authenticate/session/new in total. Default 60000. */
+  handshakeTimeoutMs?: number;
+  /** Grace between SIGTERM and SIGKILL on dispose. Default 2000. */
+  killGraceMs?: number;
+  /** Also deliver diagnostic text to onText (seed 002). Default true. */
+  diagnosticsAsText?: boolean;
+}
+
+/** What prompt() accepts. */
+export type PromptInput = string | ContentBlock[];

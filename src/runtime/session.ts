@@ -1,0 +1,248 @@
+/*
+ * Headless session: one `grok agent --no-leader stdio` process driven over ACP, reused for many turns.
+ * Owns: createSession (binary → skills → tool bridge → spawn → handshake → MCP readiness), prompt/cancel,
+ *   permission answering, and dispose (cancel, then the whole process tree, bridge and staged skills).
+ * Does not own: the turn engine and update mapping (acp/), policy (permissions/), the bridge (tools/).
+ * Invariant: resolve-never-reject — createSession never throws (a failure yields a dead session carrying a
+ *   diagnostic), prompt() never rejects, dispose() is idempotent and leaves no descendant process alive.
+ * Spec: seed 002 "Session lifecycle", "Diagnostics and empty-output invariant"; docs/contract.md.
+ */
+import { randomUUID } from "node:crypto";
+import { resolve as resolvePath } from "node:path";
+import type { McpServer, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
+import { SeatError, messageOf, type ErrorCode } from "../errors.js";
+import { connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
+import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
+import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, type ToolBridge } from "../tools/index.js";
+import { stageSkills, skillsRulesText, type StagedSkills } from "../skills/index.js";
+import { handshake, type HandshakeResult } from "./handshake.js";
+import type { PromptInput, SessionOptions } from "./options.js";
+
+/** An ids-only audit record (no paths, schemas, prose or credentials). */
+export type AuditEvent = Record<string, string | number | boolean>;
+
+/** The state of a headless session. */
+export type SessionState = "ready" | "dead" | "disposed";
+
+/** A headless Grok seat. */
+export interface HeadlessSession {
+  /** ACP session id (undefined when the session never came up). */
+  readonly id: string | undefined;
+  readonly state: SessionState;
+  /** The model passed with `-m`, or undefined for grok's default. */
+  readonly model: string | undefined;
+  /** `grok/<model>` or `grok/default`; never `undefined/undefined`. */
+  readonly laneMarker: string;
+  /** Diagnostics raised outside turns (creation, bridge, MCP readiness, dispose). */
+  readonly diagnostics: readonly Diagnostic[];
+  /** Ids-only audit records (bridge failures, permission decisions). */
+  readonly audit: readonly AuditEvent[];
+  /** What grok reported at initialize (version, auth method used), when it got that far. */
+  readonly agent: { version?: string; authMethodId?: string; pid?: number } | undefined;
+  /** Sends one prompt; resolves how the turn ended and never rejects. */
+  prompt(input: PromptInput, options?: PromptOptions): Promise<TurnResult>;
+  /** Cancels the running turn, if any. */
+  cancel(): Promise<void>;
+  /** Ends the session: best-effort cancel, then the process tree. Idempotent. */
+  dispose(): Promise<{ survivors: number[] }>;
+}
+
+const CLIENT_VERSION = "0.1.0";
+
+class Session implements HeadlessSession {
+  state: SessionState = "ready";
+  id: string | undefined;
+  agent: HeadlessSession["agent"];
+  readonly diagnostics: Diagnostic[] = [];
+  readonly audit: AuditEvent[] = [];
+  core: SessionCore | undefined;
+  peer: AcpPeer | undefined;
+  process: AgentProcess | undefined;
+  bridge: ToolBridge | undefined;
+  skills: StagedSkills | undefined;
+  private disposing: Promise<{ survivors: number[] }> | undefined;
+
+  constructor(readonly options: SessionOptions, readonly model: string | undefined) {}
+
+  get laneMarker(): string {
+    return laneMarker(this.model);
+  }
+
+  async report(code: ErrorCode, message: string, asCreate = false): Promise<void> {
+    const diagnostic = asCreate ? createDiagnostic(code, message) : { code, message };
+    this.diagnostics.push(diagnostic);
+    const cb = this.options.callbacks ?? {};
+    try {
+      await cb.onEvent?.({ type: "diagnostic", diagnostic });
+      await cb.onDiagnostic?.(diagnostic);
+      if (this.options.diagnosticsAsText !== false) await cb.onText?.(diagnostic.message);
+    } catch {
+      // A throwing callback must not turn a diagnostic into a rejection.
+    }
+  }
+
+  async prompt(input: PromptInput, options: PromptOptions = {}): Promise<TurnResult> {
+    const promptId = options.promptId ?? `seat-${randomUUID()}`;
+    if (this.state !== "ready" || !this.core) {
+      const diagnostic = { code: "ACP_SESSION_DEAD" as const, message: `The Grok session is ${this.state}; create a new session.` };
+      await this.report(diagnostic.code, diagnostic.message);
+      return { promptId, text: "", diagnostic, echoed: false };
+    }
+    const result = await this.core.prompt(input, {
+      promptId,
+      turnTimeoutMs: options.turnTimeoutMs ?? this.options.turnTimeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs ?? this.options.idleTimeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const timedOut = result.diagnostic?.code === "ACP_TURN_TIMEOUT" || result.diagnostic?.code === "ACP_IDLE_TIMEOUT";
+    // A timeout that grok acknowledged (it answered the cancel) leaves the session usable; one it never
+    // answered means the agent is stuck, so the session is disposed. A lost connection is fatal too.
+    if ((timedOut && result.stopReason === undefined) || result.diagnostic?.code === "ACP_PROMPT_FAILED" && this.peer?.signal.aborted) {
+      await this.dispose();
+    }
+    return result;
+  }
+
+  async cancel(): Promise<void> {
+    await this.core?.cancel();
+  }
+
+  dispose(): Promise<{ survivors: number[] }> {
+    this.disposing ??= this.teardown();
+    return this.disposing;
+  }
+
+  private async teardown(): Promise<{ survivors: number[] }> {
+    const wasReady = this.state === "ready";
+    this.state = this.state === "dead" ? "dead" : "disposed";
+    if (wasReady) await this.core?.cancel();
+    this.peer?.close();
+    const result = (await this.process?.terminate({ graceMs: this.options.killGraceMs ?? 2_000 })) ?? { survivors: [] };
+    await this.bridge?.close().catch(() => undefined);
+    this.skills?.cleanup();
+    if (result.survivors.length > 0) {
+      await this.report("GROK_EXITED", `Processes survived dispose: ${result.survivors.join(", ")}.`);
+    }
+    return result;
+  }
+
+  answerPermission = async (request: RequestPermissionRequest): Promise<RequestPermissionResponse> => {
+    const toolCallId = request.toolCall.toolCallId;
+    try {
+      if (this.options.permissions) {
+        const { response, audit } = await this.options.permissions.decide(request);
+        this.audit.push({ event: "permission", toolCallId, category: audit.category, decision: audit.decision });
+        this.core?.emit({ type: "permission", toolCallId, category: audit.category, decision: audit.decision, ...(audit.optionId ? { optionId: audit.optionId } : {}) });
+        return response;
+      }
+      if (this.options.onPermissionRequest) {
+        const response = await this.options.onPermissionRequest(request);
+        const optionId = response.outcome.outcome === "selected" ? response.outcome.optionId : undefined;
+        const kind = request.options.find((o) => o.optionId === optionId)?.kind ?? "cancelled";
+        this.core?.emit({ type: "permission", toolCallId, category: "hook", decision: kind.startsWith("allow") ? "allow" : "deny", ...(optionId ? { optionId } : {}) });
+        return response;
+      }
+    } catch (error) {
+      await this.report("PERMISSION_DENIED", `The permission hook failed (${messageOf(error)}); the request was refused.`);
+    }
+    return rejectResponse(request, (decision, optionId) => {
+      this.core?.emit({ type: "permission", toolCallId, category: "default", decision, ...(optionId ? { optionId } : {}) });
+    });
+  };
+}
+
+/** The safe default: the agent's own reject option, or `cancelled` when it offered none. */
+function rejectResponse(request: RequestPermissionRequest, note: (decision: string, optionId?: string) => void): RequestPermissionResponse {
+  const reject = request.options.find((o) => o.kind === "reject_once") ?? request.options.find((o) => o.kind === "reject_always");
+  note("deny", reject?.optionId);
+  return reject ? { outcome: { outcome: "selected", optionId: reject.optionId } } : { outcome: { outcome: "cancelled" } };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => SeatError): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Creates a headless seat. Never throws: when anything fails the returned session has state "dead" and
+ * carries the diagnostic (also delivered to the callbacks).
+ */
+export async function createSession(options: SessionOptions = {}): Promise<HeadlessSession> {
+  const model = normalizeModelSelection(options.model);
+  const session = new Session(options, model);
+  try {
+    await start(session, options, model);
+  } catch (error) {
+    const seatError = error instanceof SeatError ? error : new SeatError("ACP_HANDSHAKE_FAILED", messageOf(error), { cause: error });
+    const tail = session.process?.stderrTail(2_000).trim();
+    await session.dispose();
+    session.state = "dead";
+    const message = tail ? `${seatError.message}\ngrok stderr (tail):\n${tail}` : seatError.message;
+    await session.report(seatError.code, message, true);
+  }
+  return session;
+}
+
+async function start(session: Session, options: SessionOptions, model: string | undefined): Promise<void> {
+  const env = options.env ?? process.env;
+  const cwd = resolvePath(options.cwd ?? process.cwd());
+  const binary = await resolveGrokBinary({ ...(options.grokCliBinaryPath ? { explicitPath: options.grokCliBinaryPath } : {}), env });
+  const tools = options.tools ?? [];
+
+  const mcpServers: McpServer[] = toAcpMcpServers(options.mcpServers ?? []);
+  const rules: string[] = options.rules ? [options.rules] : [];
+  if (tools.length > 0) {
+    try {
+      session.bridge = await createToolBridge({ tools, ...(options.toolServerName ? { serverName: options.toolServerName } : {}) });
+      mcpServers.push(session.bridge.mcpServer);
+      rules.push(session.bridge.rulesText);
+    } catch (error) {
+      const reason = bridgeFailureReason(error) ?? "bridge-start-failed";
+      session.audit.push({ ...bridgeFailureAudit(reason, tools.length) });
+      await session.report("TOOL_BRIDGE_FAILED", `GROK_SEAT_TOOL_BRIDGE_FAILED: ${reason}`);
+    }
+  }
+  const pluginDirs = [...(options.pluginDirs ?? [])];
+  const wantsSkills = (options.additionalSkillPaths?.length ?? 0) > 0 || options.includeBundledSkill === true || (options.includeBundledSkill !== false && tools.length > 0);
+  if (wantsSkills) {
+    session.skills = await stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill !== false });
+    pluginDirs.push(session.skills.dir);
+    rules.push(skillsRulesText(session.skills.skillNames, session.bridge?.toolNames.length ?? 0));
+  }
+
+  const argv = buildAgentArgv({ binary: binary.path, ...(model ? { model } : {}), pluginDirs });
+  session.process = await spawnAgent({ argv, env: buildAgentEnv(env, options.agentEnv ?? {}), cwd });
+  const agentProcess = session.process;
+  const core = (session.core = new SessionCore(
+    (session.peer = connectAcp(agentProcess.stream, {
+      onSessionUpdate: (n) => core.handleUpdate(n),
+      onExtNotification: (method, params) => core.handleExt(method, params),
+      onPermissionRequest: (request) => session.answerPermission(request),
+    })),
+    options.callbacks ?? {},
+    { diagnosticsAsText: options.diagnosticsAsText !== false },
+  ));
+  const exitedEarly = agentProcess.exited.then((exit) => {
+    throw new SeatError("GROK_EXITED", `grok exited during the handshake (code ${exit.code ?? "none"}, signal ${exit.signal ?? "none"}).`, { context: { ...exit } });
+  });
+  exitedEarly.catch(() => undefined);
+  const timeoutMs = options.handshakeTimeoutMs ?? 60_000;
+  const result: HandshakeResult = await withTimeout(
+    Promise.race([
+      handshake(session.peer, { cwd, mcpServers, pluginDirs, rules: rules.join("\n\n") || undefined, systemPrompt: options.systemPrompt, env, clientVersion: CLIENT_VERSION }),
+      exitedEarly,
+    ]),
+    timeoutMs,
+    () => new SeatError("ACP_HANDSHAKE_FAILED", `grok did not finish the ACP handshake within ${timeoutMs} ms.`, { retryable: true }),
+  );
+  core.bind(result.session.sessionId);
+  session.id = result.session.sessionId;
+  session.agent = { authMethodId: result.authMethodId, pid: agentProcess.pid, ...(result.agentVersion ? { version: result.agentVersion } : {}) };
+  if (mcpServers.length > 0) {
+    const ready = await core.waitForMcpInitialized(options.mcpReadyTimeoutMs ?? 20_000);
+    if (!ready) await session.report("ACP_MCP_NOT_READY", "grok did not report its MCP servers initialized in time; tools may be missing in the first turn.");
+  }
+}
