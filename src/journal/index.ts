@@ -1,0 +1,12 @@
+/*
+ * Journal front door: the durable delivery fence.
+ * Owns: the list of names siblings may import from journal/.
+ * Does not own: anything else; each name lives in the file it comes from.
+ * Invariant: siblings import "../journal/index.js", never a file inside journal/.
+ */
+export { openJournal, Journal } from "./journal.js";
+export type { RecoveryReport } from "./journal.js";
+export { JOURNAL_SCHEMA, SEAT_STATES } from "./schema.js";
+export { DELIVERY_STATES, DELIVERY_TRANSITIONS, canTransition, assertTransition, assertEvidenceEchoes, evidenceTarget } from "./states.js";
+export type { DeliveryState, DeliveryEvidence, EvidenceKind } from "./states.js";
+export type { DeliveryRecord, NewSeat, SeatPatch, SeatProof, SeatRecord, SeatState } from "./records.js";

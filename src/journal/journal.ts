@@ -1,0 +1,243 @@
+/*
+ * Delivery journal: the durable record of every message handed to a visible seat.
+ * Owns: the sqlite file, schema grok-seat.journal.v1, seats, fence / dispatch / evidence / reconcile.
+ * Does not own: talking to the leader (leader/) or choosing what to send (seat/).
+ * Invariant: a row is fenced (durably, synchronous=FULL) before dispatch; consumption is not awareness;
+ *   an uncertain delivery is reported and reconciled from late evidence, never re-sent; evidence never
+ *   creates a delivery.
+ * Spec: ADR 0224; grok-wire.md §13 (delivery-fence facts)
+ */
+import { createHash, randomUUID } from "node:crypto";
+import type Database from "better-sqlite3";
+import { SeatError } from "../errors.js";
+import { openDatabase } from "./schema.js";
+import { assertEvidenceEchoes, assertTransition, canTransition, evidenceTarget, type DeliveryEvidence, type DeliveryState } from "./states.js";
+import { rowToDelivery, rowToSeat, type DeliveryRecord, type NewSeat, type SeatPatch, type SeatRecord } from "./records.js";
+
+/** What recoverAfterCrash found: nothing in it is meant to be sent again. */
+export interface RecoveryReport {
+  /** Dispatched or consumed deliveries with no final evidence, now marked uncertain. */
+  uncertain: DeliveryRecord[];
+  /** Deliveries fenced but never dispatched, now marked failed ("never dispatched"). */
+  neverSent: DeliveryRecord[];
+}
+
+/** Deliveries that are not final: fenced, dispatched, consumed, uncertain. */
+const OPEN_STATES: DeliveryState[] = ["fenced", "dispatched", "consumed", "uncertain"];
+
+/** The journal handle. Synchronous; one process writes at a time (sqlite locking, busy timeout 5 s). */
+export class Journal {
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #now: () => Date;
+
+  constructor(path: string, now: () => Date = () => new Date()) {
+    this.path = path;
+    this.#db = openDatabase(path);
+    this.#now = now;
+  }
+
+  /** Records a new seat in state "hiring" unless another state is given. */
+  createSeat(seat: NewSeat): SeatRecord {
+    const at = this.#now().toISOString();
+    this.#db
+      .prepare(
+        `INSERT INTO seats (seat_id, session_id, socket_path, leader_pid, leader_birth, leader_exe, tui_pid, tui_birth, tui_exe, tui_cwd, tui_tty, mux_descriptor, state, created_at)
+         VALUES (@seat_id, @session_id, @socket_path, @leader_pid, @leader_birth, @leader_exe, @tui_pid, @tui_birth, @tui_exe, @tui_cwd, @tui_tty, @mux_descriptor, @state, @created_at)`,
+      )
+      .run({ ...seatColumns(seat), seat_id: seat.seatId, session_id: seat.sessionId, socket_path: seat.socketPath, state: seat.state ?? "hiring", created_at: at });
+    return this.getSeat(seat.seatId)!;
+  }
+
+  /** Updates proof fields or the state of a seat; throws SEAT_NOT_FOUND for an unknown id. */
+  updateSeat(seatId: string, patch: SeatPatch): SeatRecord {
+    const current = this.#seatOrThrow(seatId);
+    const merged = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) } as SeatRecord;
+    const releasedAt = merged.state === "released" ? (current.releasedAt ?? this.#now().toISOString()) : null;
+    this.#db
+      .prepare(
+        `UPDATE seats SET leader_pid=@leader_pid, leader_birth=@leader_birth, leader_exe=@leader_exe, tui_pid=@tui_pid, tui_birth=@tui_birth,
+         tui_exe=@tui_exe, tui_cwd=@tui_cwd, tui_tty=@tui_tty, mux_descriptor=@mux_descriptor, state=@state, released_at=@released_at WHERE seat_id=@seat_id`,
+      )
+      .run({ ...seatColumns(merged), state: merged.state, released_at: releasedAt, seat_id: seatId });
+    return this.getSeat(seatId)!;
+  }
+
+  /** The seat with this id, or null. */
+  getSeat(seatId: string): SeatRecord | null {
+    const row = this.#db.prepare("SELECT * FROM seats WHERE seat_id = ?").get(seatId);
+    return row ? rowToSeat(row, this.path) : null;
+  }
+
+  /** Every seat, oldest first; released seats only when asked. */
+  listSeats(options: { includeReleased?: boolean } = {}): SeatRecord[] {
+    const sql = options.includeReleased ? "SELECT * FROM seats ORDER BY created_at, seat_id" : "SELECT * FROM seats WHERE state != 'released' ORDER BY created_at, seat_id";
+    return this.#db.prepare(sql).all().map((row) => rowToSeat(row, this.path));
+  }
+
+  /**
+   * Durably records the intent to deliver `text` as `promptId` before anything is sent.
+   * Throws JOURNAL_STATE_INVALID if the prompt id was ever used (grok's handling of duplicates is untested).
+   */
+  fence(input: { seatId: string; promptId: string; text: string; deliveryId?: string }): DeliveryRecord {
+    this.#seatOrThrow(input.seatId);
+    const at = this.#now().toISOString();
+    const exists = this.#db.prepare("SELECT state FROM deliveries WHERE prompt_id = ?").pluck().get(input.promptId);
+    if (exists !== undefined) {
+      throw new SeatError("JOURNAL_STATE_INVALID", `Prompt id ${input.promptId} is already in the journal (state ${String(exists)}); choose a fresh prompt id, never reuse one.`, {
+        context: { promptId: input.promptId, seatId: input.seatId, state: exists },
+      });
+    }
+    this.#db
+      .prepare(
+        `INSERT INTO deliveries (delivery_id, seat_id, prompt_id, text, text_sha256, text_length, state, evidence, fenced_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'fenced', '[]', ?, ?)`,
+      )
+      .run(input.deliveryId ?? randomUUID(), input.seatId, input.promptId, input.text, sha256(input.text), Buffer.byteLength(input.text, "utf8"), at, at);
+    return this.getDelivery(input.promptId)!;
+  }
+
+  /** Marks a fenced delivery dispatched; call it immediately before writing the prompt to the leader. */
+  markDispatched(promptId: string): DeliveryRecord {
+    return this.#move(promptId, "dispatched", { kind: "note", source: "controller", detail: "dispatch" });
+  }
+
+  /** Marks a delivery failed with a reason (e.g. the write to the leader failed before dispatch). */
+  markFailed(promptId: string, reason: string): DeliveryRecord {
+    return this.#move(promptId, "failed", { kind: "failed", source: "controller", detail: reason }, reason);
+  }
+
+  /** Marks a delivery uncertain: it may have reached grok but no evidence says so. */
+  markUncertain(promptId: string, reason: string): DeliveryRecord {
+    return this.#move(promptId, "uncertain", { kind: "note", source: "controller", detail: reason });
+  }
+
+  /** Records a cancellation: the delivery ends as submitted, never as a fabricated completion. */
+  markCancelled(promptId: string, source = "controller"): DeliveryRecord {
+    return this.#move(promptId, "submitted", { kind: "cancelled", source });
+  }
+
+  /**
+   * Appends evidence to an existing delivery and moves it forward when the evidence allows
+   * (late evidence reconciles an uncertain delivery). Returns null when no delivery has this prompt id:
+   * evidence never creates one. Throws JOURNAL_STATE_INVALID when the evidence names another session or
+   * prompt, or claims completion without echoing both ids.
+   */
+  recordEvidence(promptId: string, evidence: DeliveryEvidence): DeliveryRecord | null {
+    return this.#db
+      .transaction(() => {
+        const delivery = this.getDelivery(promptId);
+        if (!delivery) return null;
+        const seat = this.#seatOrThrow(delivery.seatId);
+        assertEvidenceEchoes(evidence, { sessionId: seat.sessionId, promptId });
+        const target = evidenceTarget(evidence.kind);
+        const moves = target !== null && canTransition(delivery.state, target);
+        return this.#write(delivery, moves ? target : delivery.state, evidence, evidence.kind === "failed" ? String(evidence.detail ?? evidence.source) : undefined);
+      })
+      .immediate();
+  }
+
+  /** The delivery with this prompt id, or null. */
+  getDelivery(promptId: string): DeliveryRecord | null {
+    const row = this.#db.prepare("SELECT * FROM deliveries WHERE prompt_id = ?").get(promptId);
+    return row ? rowToDelivery(row, this.path) : null;
+  }
+
+  /** Deliveries not yet final (fenced, dispatched, consumed, uncertain), oldest first, optionally for one seat. */
+  openDeliveries(seatId?: string): DeliveryRecord[] {
+    const marks = OPEN_STATES.map(() => "?").join(", ");
+    const rows = seatId === undefined
+      ? this.#db.prepare(`SELECT * FROM deliveries WHERE state IN (${marks}) ORDER BY fenced_at, rowid`).all(...OPEN_STATES)
+      : this.#db.prepare(`SELECT * FROM deliveries WHERE seat_id = ? AND state IN (${marks}) ORDER BY fenced_at, rowid`).all(seatId, ...OPEN_STATES);
+    return rows.map((row) => rowToDelivery(row, this.path));
+  }
+
+  /**
+   * After a controller crash: dispatched/consumed deliveries become uncertain and fenced ones become failed
+   * ("never dispatched"). Returns both lists for reporting; nothing in them may be re-sent.
+   */
+  recoverAfterCrash(seatId?: string): RecoveryReport {
+    return this.#db
+      .transaction(() => {
+        const report: RecoveryReport = { uncertain: [], neverSent: [] };
+        for (const delivery of this.openDeliveries(seatId)) {
+          if (delivery.state === "fenced") {
+            const reason = "never dispatched: the controller stopped between fence and dispatch";
+            report.neverSent.push(this.#write(delivery, "failed", { kind: "note", source: "recovery", detail: reason }, reason));
+          } else if (delivery.state === "dispatched" || delivery.state === "consumed") {
+            report.uncertain.push(this.#write(delivery, "uncertain", { kind: "note", source: "recovery", detail: `was ${delivery.state} with no final result when the controller stopped` }));
+          } else {
+            report.uncertain.push(delivery);
+          }
+        }
+        return report;
+      })
+      .immediate();
+  }
+
+  /** The settings this connection runs with, for diagnostics: journal mode, synchronous level (2 = FULL), schema. */
+  settings(): { journalMode: string; synchronous: number; schema: string } {
+    return {
+      journalMode: String(this.#db.pragma("journal_mode", { simple: true })),
+      synchronous: Number(this.#db.pragma("synchronous", { simple: true })),
+      schema: String(this.#db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get()),
+    };
+  }
+
+  /** Closes the database (checkpointing the WAL). */
+  close(): void {
+    this.#db.close();
+  }
+
+  #move(promptId: string, to: DeliveryState, evidence: DeliveryEvidence, reason?: string): DeliveryRecord {
+    return this.#db
+      .transaction(() => {
+        const delivery = this.getDelivery(promptId);
+        if (!delivery) {
+          throw new SeatError("JOURNAL_STATE_INVALID", `No delivery with prompt id ${promptId} is in the journal ${this.path}; fence it first.`, { context: { promptId, to } });
+        }
+        assertTransition(delivery.state, to, promptId);
+        return this.#write(delivery, to, evidence, reason);
+      })
+      .immediate();
+  }
+
+  #write(delivery: DeliveryRecord, to: DeliveryState, evidence: DeliveryEvidence, reason?: string): DeliveryRecord {
+    const at = this.#now().toISOString();
+    const evidenceList = [...delivery.evidence, { ...evidence, at }];
+    const stamp = to !== delivery.state ? `, ${to}_at = @at` : "";
+    this.#db
+      .prepare(`UPDATE deliveries SET state = @state, evidence = @evidence, failure_reason = COALESCE(@reason, failure_reason), updated_at = @at${stamp} WHERE prompt_id = @prompt_id`)
+      .run({ state: to, evidence: JSON.stringify(evidenceList), reason: to === "failed" ? (reason ?? null) : null, at, prompt_id: delivery.promptId });
+    return this.getDelivery(delivery.promptId)!;
+  }
+
+  #seatOrThrow(seatId: string): SeatRecord {
+    const seat = this.getSeat(seatId);
+    if (!seat) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} in the journal ${this.path}. List seats with \`seat status\`.`, { context: { seatId, path: this.path } });
+    return seat;
+  }
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+function seatColumns(seat: Partial<SeatRecord> & Partial<NewSeat>) {
+  return {
+    leader_pid: seat.leaderPid ?? null,
+    leader_birth: seat.leaderBirth ?? null,
+    leader_exe: seat.leaderExe ?? null,
+    tui_pid: seat.tuiPid ?? null,
+    tui_birth: seat.tuiBirth ?? null,
+    tui_exe: seat.tuiExe ?? null,
+    tui_cwd: seat.tuiCwd ?? null,
+    tui_tty: seat.tuiTty ?? null,
+    mux_descriptor: JSON.stringify(seat.muxDescriptor ?? null),
+  };
+}
+
+/** Opens (or creates) the journal at `path`: WAL, synchronous=FULL, schema grok-seat.journal.v1. */
+export function openJournal(path: string, options: { now?: () => Date } = {}): Journal {
+  return new Journal(path, options.now);
+}

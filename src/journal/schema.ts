@@ -1,0 +1,88 @@
+/*
+ * Journal schema: the sqlite layout of grok-seat.journal.v1 and the checks made when a file is opened.
+ * Owns: pragmas (WAL, synchronous=FULL), DDL, and refusing files with an unknown or missing schema.
+ * Does not own: reading or writing rows (journal.ts).
+ * Invariant: a file is either empty (we create v1), or carries meta.schema = grok-seat.journal.v1;
+ *   anything else is JOURNAL_CORRUPT and is never modified.
+ */
+import Database from "better-sqlite3";
+import { SeatError } from "../errors.js";
+import { DELIVERY_STATES } from "./states.js";
+
+/** The versioned schema name stored in the meta table. */
+export const JOURNAL_SCHEMA = "grok-seat.journal.v1";
+
+/** Seat lifecycle states as stored in `seats.state`. */
+export const SEAT_STATES = ["hiring", "active", "releasing", "released"] as const;
+
+const inList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
+
+const DDL = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE seats (
+  seat_id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  socket_path TEXT NOT NULL,
+  leader_pid INTEGER, leader_birth TEXT, leader_exe TEXT,
+  tui_pid INTEGER, tui_birth TEXT, tui_exe TEXT, tui_cwd TEXT, tui_tty TEXT,
+  mux_descriptor TEXT NOT NULL DEFAULT 'null',
+  state TEXT NOT NULL CHECK (state IN (${inList(SEAT_STATES)})),
+  created_at TEXT NOT NULL,
+  released_at TEXT
+);
+CREATE TABLE deliveries (
+  delivery_id TEXT PRIMARY KEY,
+  seat_id TEXT NOT NULL REFERENCES seats(seat_id),
+  prompt_id TEXT NOT NULL UNIQUE,
+  text TEXT NOT NULL,
+  text_sha256 TEXT NOT NULL,
+  text_length INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN (${inList(DELIVERY_STATES)})),
+  evidence TEXT NOT NULL DEFAULT '[]',
+  failure_reason TEXT,
+  fenced_at TEXT NOT NULL,
+  dispatched_at TEXT, consumed_at TEXT, completed_at TEXT, uncertain_at TEXT, failed_at TEXT, submitted_at TEXT,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX deliveries_by_seat_state ON deliveries (seat_id, state);
+`;
+
+function corrupt(path: string, why: string, cause?: unknown): SeatError {
+  return new SeatError("JOURNAL_CORRUPT", `The journal at ${path} ${why}. Move it aside and let grok-seat create a new one; do not edit it by hand.`, {
+    context: { path, expectedSchema: JOURNAL_SCHEMA },
+    cause,
+  });
+}
+
+/** Opens (or creates) the sqlite file with WAL and synchronous=FULL, creating or verifying schema v1. */
+export function openDatabase(path: string): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (cause) {
+    throw corrupt(path, "could not be opened as sqlite", cause);
+  }
+  try {
+    db.pragma("busy_timeout = 5000");
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.pragma("foreign_keys = ON");
+    db.transaction(() => {
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+      if (tables.length === 0) {
+        db.exec(DDL);
+        db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(JOURNAL_SCHEMA);
+        return;
+      }
+      if (!tables.includes("meta")) throw corrupt(path, `has tables (${tables.join(", ")}) but no meta table`);
+      const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get();
+      if (schema !== JOURNAL_SCHEMA) throw corrupt(path, `has schema ${JSON.stringify(schema ?? null)}, not ${JOURNAL_SCHEMA}`);
+      for (const table of ["seats", "deliveries"]) if (!tables.includes(table)) throw corrupt(path, `is missing the ${table} table`);
+    }).immediate();
+  } catch (err) {
+    db.close();
+    if (err instanceof SeatError) throw err;
+    throw corrupt(path, "is not a readable sqlite database", err);
+  }
+  return db;
+}
