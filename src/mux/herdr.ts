@@ -85,7 +85,8 @@ export class HerdrBackend implements Backend {
     }
     const local = new AbortController();
     const onAbort = (): void => local.abort(options.signal?.reason);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) onAbort(); // it may have aborted while we subscribed
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       const polled = pollForExit(async () => !(await this.isAlive(pane)), { timeoutMs: options.timeoutMs, signal: local.signal }, 500);
       polled.catch(() => undefined); // the loser of the race is aborted in finally; its rejection is expected

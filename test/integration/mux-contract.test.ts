@@ -1,0 +1,105 @@
+// One Backend contract (launch, pid, capture, exit, close) run against real tmux and against HerdrBackend + the simulator.
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HerdrBackend, TmuxBackend, isPidAlive, isTmuxAvailable, type Backend, type LaunchSpec } from "../../src/mux/index.js";
+import { startHerdrSim } from "../fakes/herdr-sim.js";
+
+type Kind = "tmux" | "herdr";
+
+async function withBackend(kind: Kind, t: TestContext, body: (backend: Backend, dir: string) => Promise<void>): Promise<void> {
+  if (kind === "tmux" && !(await isTmuxAvailable())) {
+    console.log("# skipped: tmux is not installed on this machine");
+    t.skip("tmux is not installed");
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), `gs-mux-${kind}-`));
+  const sim = kind === "herdr" ? await startHerdrSim({ socketPath: join(dir, "herdr.sock"), shell: ["/bin/sh"] }) : undefined;
+  const tmux = kind === "tmux" ? new TmuxBackend({ socketName: `gs-test-${randomBytes(5).toString("hex")}` }) : undefined;
+  try {
+    await body(tmux ?? new HerdrBackend({ socketPath: sim!.socketPath }), dir);
+  } finally {
+    await tmux?.killServer();
+    await sim?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Poll `probe` until it returns a truthy value; fails with `what` after many tries (not a timing assertion). */
+async function eventually<T>(what: string, probe: () => T | Promise<T>): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const value = await probe();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+const cmdline = (pid: number): string[] => { try { return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean); } catch { return []; } };
+const spec = (dir: string, argv: string[]): LaunchSpec => ({ argv, cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", SEAT_MARK: "m1" }, label: "contract" });
+
+for (const kind of ["tmux", "herdr"] as const) {
+  test(`${kind}: launches argv directly, reports the program's own pid, captures its output and kills it on close`, async (t) => {
+    await withBackend(kind, t, async (backend, dir) => {
+      const pane = await backend.launch(spec(dir, ["sh", "-c", "echo hi; sleep 30"]));
+      assert.equal(pane.backend, kind);
+      assert.ok(pane.pid > 0);
+      await eventually("pid runs sh -c", () => cmdline(pane.pid).join(" ") === "sh -c echo hi; sleep 30");
+      assert.equal(await backend.isAlive(pane), true);
+      await eventually("capture shows hi", async () => /^hi$/m.test(await backend.capture(pane)));
+      assert.ok(backend.attachCommand(pane).length > 0);
+      await backend.close(pane);
+      assert.equal(await backend.isAlive(pane), false);
+      await eventually("the program is gone", () => !isPidAlive(pane.pid) || cmdline(pane.pid).length === 0);
+      assert.equal(await backend.waitForExit(pane, { timeoutMs: 5000 }), "exited");
+      await backend.close(pane); // idempotent
+    });
+  });
+
+  test(`${kind}: observes a program that exits by itself`, async (t) => {
+    await withBackend(kind, t, async (backend, dir) => {
+      const flag = join(dir, "go");
+      const pane = await backend.launch(spec(dir, ["sh", "-c", `while [ ! -e '${flag}' ]; do sleep 0.05; done; echo bye`]));
+      assert.equal(await backend.waitForExit(pane, { timeoutMs: 100 }), "timeout");
+      writeFileSync(flag, "");
+      assert.equal(await backend.waitForExit(pane, { timeoutMs: 20_000 }), "exited");
+      assert.equal(await backend.isAlive(pane), false);
+      await backend.close(pane);
+    });
+  });
+
+  test(`${kind}: waitForExit rejects when its signal aborts`, async (t) => {
+    await withBackend(kind, t, async (backend, dir) => {
+      const pane = await backend.launch(spec(dir, ["sleep", "30"]));
+      const controller = new AbortController();
+      const waiting = backend.waitForExit(pane, { timeoutMs: 60_000, signal: controller.signal });
+      controller.abort(new Error("stop waiting"));
+      await assert.rejects(waiting, /stop waiting/);
+      await backend.close(pane);
+    });
+  });
+}
+
+test("tmux: the program's environment is exactly the given env", async (t) => {
+  await withBackend("tmux", t, async (backend, dir) => {
+    const launch = spec(dir, ["sleep", "30"]);
+    const pane = await backend.launch(launch);
+    await eventually("sleep has exec'd", () => cmdline(pane.pid)[0] === "sleep");
+    const environ = readFileSync(`/proc/${pane.pid}/environ`, "utf8").split("\0").filter(Boolean).sort();
+    assert.deepEqual(environ, Object.entries(launch.env).map(([k, v]) => `${k}=${v}`).sort());
+    assert.ok(existsSync(pane.terminal!), "pane tty exists");
+  });
+});
+
+test("herdr: the program gets the given env plus Herdr's pane variables", async (t) => {
+  await withBackend("herdr", t, async (backend, dir) => {
+    const pane = await backend.launch(spec(dir, ["sleep", "30"]));
+    const environ = readFileSync(`/proc/${pane.pid}/environ`, "utf8").split("\0");
+    for (const entry of ["SEAT_MARK=m1", `HERDR_PANE_ID=${pane.paneId}`, "HERDR_ENV=1"]) assert.ok(environ.includes(entry), entry);
+    assert.match(pane.terminal ?? "", /^term_/);
+    assert.equal(pane.paneId, `${pane.workspaceId}:p2`);
+  });
+});

@@ -1,0 +1,36 @@
+// TmuxBackend's errors and exit status against real tmux on a private server.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TmuxBackend, isTmuxAvailable } from "../../src/mux/index.js";
+import { isSeatError } from "../../src/errors.js";
+
+test("reports a missing tmux as MUX_UNAVAILABLE", async () => {
+  const backend = new TmuxBackend({ socketName: "gs-test-none", tmuxBin: join(tmpdir(), `no-tmux-${randomBytes(4).toString("hex")}`) });
+  await assert.rejects(backend.launch({ argv: ["true"], cwd: tmpdir(), env: {} }), (e) => isSeatError(e, "MUX_UNAVAILABLE"));
+});
+
+test("reports a failed tmux command with command, exit code and stderr tail, and keeps the exit status of a dead pane", async (t) => {
+  if (!(await isTmuxAvailable())) {
+    console.log("# skipped: tmux is not installed on this machine");
+    return t.skip("tmux is not installed");
+  }
+  const dir = mkdtempSync(join(tmpdir(), "gs-mux-tmux-"));
+  const backend = new TmuxBackend({ socketName: `gs-test-${randomBytes(5).toString("hex")}` });
+  try {
+    const pane = await backend.launch({ argv: ["sh", "-c", "exit 3"], cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+    assert.equal(await backend.waitForExit(pane, { timeoutMs: 20_000 }), "exited");
+    assert.equal(await backend.exitStatus(pane), 3, "remain-on-exit keeps the pane so its status is observable");
+    const error = await backend.capture({ ...pane, paneId: "%999" }).then(() => undefined, (e: unknown) => e);
+    assert.ok(isSeatError(error, "MUX_COMMAND_FAILED"), String(error));
+    assert.match(String(error.context.command), /capture-pane/);
+    assert.equal(typeof error.context.exitCode, "number");
+    assert.match(String(error.context.stderrTail), /can't find pane/);
+  } finally {
+    await backend.killServer();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
