@@ -14,7 +14,7 @@ import { SeatError, messageOf, type ErrorCode } from "../errors.js";
 import { connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
 import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, type ToolBridge } from "../tools/index.js";
-import { stageSkills, skillsRulesText, type StagedSkills } from "../skills/index.js";
+import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
 import type { PromptInput, SessionOptions } from "./options.js";
 
@@ -208,7 +208,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   const pluginDirs = [...(options.pluginDirs ?? [])];
   const wantsSkills = (options.additionalSkillPaths?.length ?? 0) > 0 || options.includeBundledSkill === true || (options.includeBundledSkill !== false && tools.length > 0);
   if (wantsSkills) {
-    session.skills = await stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill !== false });
+    session.skills = stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill !== false });
     pluginDirs.push(session.skills.dir);
     rules.push(skillsRulesText(session.skills.skillNames, session.bridge?.toolNames.length ?? 0));
   }

@@ -6,8 +6,10 @@
  */
 import { createInterface } from "node:readline/promises";
 import type { SeatEvent } from "../../acp/index.js";
+import { SeatError } from "../../errors.js";
 import { createSession } from "../../runtime/index.js";
-import { createPermissionGate, loadPolicyFile, parsePolicyFlags, type Approver } from "../../permissions/index.js";
+import { createPermissionGate, type Approver } from "../../permissions/index.js";
+import { cliPolicy } from "../policy.js";
 import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, exitCodeFor, humanLine, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
@@ -20,7 +22,7 @@ function terminalApprover(): Approver {
   return async (request) => {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
-      const answer = await rl.question(`Allow ${request.category} — ${request.title}? [y/N] `);
+      const answer = await rl.question(`Allow ${request.category} — ${request.request.toolCall.title ?? "tool call"}? [y/N] `);
       return /^y(es)?$/i.test(answer.trim()) ? "allow" : "deny";
     } finally {
       rl.close();
@@ -60,11 +62,15 @@ export const runCommand: Command = {
       grok: { type: "string" },
     });
     const prompt = args.positionals.join(" ").trim();
-    if (prompt === "") throw new (await import("../../errors.js")).SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
+    if (prompt === "") throw new SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
     const json = args.values.json === true;
-    const policyFile = stringFlag(args, "policy");
-    const base = policyFile ? loadPolicyFile(policyFile) : undefined;
-    const policy = parsePolicyFlags({ allow: listFlag(args, "allow"), ask: listFlag(args, "ask"), block: listFlag(args, "block"), unrestricted: args.values.unrestricted === true, base });
+    const policy = await cliPolicy({
+      ...(stringFlag(args, "policy") ? { file: stringFlag(args, "policy") } : {}),
+      allow: listFlag(args, "allow"),
+      ask: listFlag(args, "ask"),
+      block: listFlag(args, "block"),
+      unrestricted: args.values.unrestricted === true,
+    });
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const turnTimeoutMs = secondsFlag("run", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
