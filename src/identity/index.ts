@@ -1,0 +1,18 @@
+/*
+ * Identity front door: process identity proof for the visible seat.
+ * Owns: the list of names siblings may import from identity/.
+ * Does not own: anything else; each name lives in the file it comes from.
+ * Invariant: siblings import "../identity/index.js"; every verdict is match | mismatch | unknown.
+ */
+export { assertMatch, check, combineChecks, compareField } from "./verdict.js";
+export type { IdentityCheck, IdentityResult, Verdict } from "./verdict.js";
+export { readProcessIdentity, socketListenerInodes, pidHoldsSocket, socketHolderPids } from "./linux.js";
+export type { BirthResolution, ProcessIdentity } from "./linux.js";
+export { parseProcStat, parseStatusUids, parseBootTime, parseNetUnix, socketInodeOfLink } from "./proc-text.js";
+export type { ProcStat, UnixSocketRow } from "./proc-text.js";
+export { proveLeader, compareIdentity, lockPathFor } from "./prove.js";
+export type { BoundIdentity, LeaderProof, ProveLeaderInput } from "./prove.js";
+export { parsePsLine, parseLsofFields, parseLsofCwd, lsofHoldsSocketPath, identityFromMacOutputs } from "./macos.js";
+export type { LsofFile, MacProcessIdentity } from "./macos.js";
+export { parseActiveSessions, readActiveSessions, findActiveSession } from "./active-sessions.js";
+export type { ActiveSession, ActiveSessionEvidence } from "./active-sessions.js";

@@ -1,0 +1,115 @@
+/*
+ * Linux process identity: who a pid really is, read from the kernel through /proc.
+ * Owns: reading /proc/<pid>/{stat,status,exe,cwd,fd}, /proc/net/unix and /proc/stat btime.
+ * Does not own: parsing rules (proc-text.ts) or verdicts over several facts (prove.ts).
+ * Invariant: an unreadable fact is null (→ unknown), never a default; birth is /proc/<pid>/stat
+ *   field 22 in clock ticks since boot (10 ms at the usual USER_HZ=100), not microseconds.
+ * Spec: grok-wire.md §14 (identity proof sources); proc(5)
+ */
+import { readFile, readlink, readdir } from "node:fs/promises";
+import { parseBootTime, parseNetUnix, parseProcStat, parseStatusUids, socketInodeOfLink } from "./proc-text.js";
+import type { Verdict } from "./verdict.js";
+
+/** How precise a recorded birth is: Linux gives clock ticks, macOS `ps lstart` gives seconds. */
+export type BirthResolution = "clock-ticks" | "seconds";
+
+/** What the kernel says about one process. Fields that could not be read are null. */
+export interface ProcessIdentity {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  sid: number;
+  comm: string;
+  /** Start time as an opaque decimal string; compare for equality only, within one boot. */
+  birth: string;
+  birthResolution: BirthResolution;
+  /** Approximate wall-clock start (ms since epoch) from boot time + birth, assuming USER_HZ=100. */
+  startedAtMs: number | null;
+  /** Canonical executable path (readlink /proc/<pid>/exe; a replaced binary reads "... (deleted)"). */
+  exe: string | null;
+  cwd: string | null;
+  uid: { real: number; effective: number } | null;
+  /** Controlling terminal number (stat field 7); 0 means none. */
+  ttyNr: number;
+  /** The terminal device on fd 0, when fd 0 is a /dev terminal and readable. */
+  tty: string | null;
+}
+
+/** Linux exposes /proc tick counts in USER_HZ, which is 100 on every mainstream architecture. */
+const USER_HZ = 100;
+
+async function orNull<T>(work: Promise<T>): Promise<T | null> {
+  try {
+    return await work;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads the identity of `pid` from /proc; resolves null when no such process exists. */
+export async function readProcessIdentity(pid: number): Promise<ProcessIdentity | null> {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  const base = `/proc/${pid}`;
+  const statText = await orNull(readFile(`${base}/stat`, "utf8"));
+  const stat = statText === null ? null : parseProcStat(statText);
+  if (!stat || stat.pid !== pid) return null;
+  const [exe, cwd, statusText, fd0, procStat] = await Promise.all([
+    orNull(readlink(`${base}/exe`)),
+    orNull(readlink(`${base}/cwd`)),
+    orNull(readFile(`${base}/status`, "utf8")),
+    orNull(readlink(`${base}/fd/0`)),
+    orNull(readFile("/proc/stat", "utf8")),
+  ]);
+  const bootTime = procStat === null ? null : parseBootTime(procStat);
+  return {
+    pid,
+    ppid: stat.ppid,
+    pgid: stat.pgid,
+    sid: stat.sid,
+    comm: stat.comm,
+    birth: stat.startTicks,
+    birthResolution: "clock-ticks",
+    startedAtMs: bootTime === null ? null : bootTime * 1000 + (Number(stat.startTicks) * 1000) / USER_HZ,
+    exe,
+    cwd,
+    uid: statusText === null ? null : parseStatusUids(statusText),
+    ttyNr: stat.ttyNr,
+    tty: fd0 !== null && /^\/dev\/(pts\/\d+|tty\w*)$/.test(fd0) ? fd0 : null,
+  };
+}
+
+/**
+ * Inodes of listening unix sockets bound at `socketPath` (as the string it was bound with), from
+ * /proc/net/unix of our network namespace. This is the socket inode, not the socket file's fs inode.
+ */
+export async function socketListenerInodes(socketPath: string): Promise<number[]> {
+  const text = await readFile("/proc/net/unix", "utf8");
+  return parseNetUnix(text)
+    .filter((row) => row.listening && row.path === socketPath)
+    .map((row) => row.inode);
+}
+
+/** Whether `pid` has an fd on socket `inode`: unknown when its fd table cannot be read. */
+export async function pidHoldsSocket(pid: number, inode: number): Promise<Verdict> {
+  let fds: string[];
+  try {
+    fds = await readdir(`/proc/${pid}/fd`);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT" ? "mismatch" : "unknown";
+  }
+  let unreadable = false;
+  for (const fd of fds) {
+    const target = await orNull(readlink(`/proc/${pid}/fd/${fd}`));
+    if (target === null) unreadable = true;
+    else if (socketInodeOfLink(target) === inode) return "match";
+  }
+  return unreadable ? "unknown" : "mismatch";
+}
+
+/** Every pid whose fd table we can read that holds socket `inode`. */
+export async function socketHolderPids(inode: number): Promise<number[]> {
+  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);
+  const holders: number[] = [];
+  for (const pid of pids) if ((await pidHoldsSocket(pid, inode)) === "match") holders.push(pid);
+  return holders;
+}
