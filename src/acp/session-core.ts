@@ -63,6 +63,8 @@ export class SessionCore {
   private delivery: Promise<void> = Promise.resolve();
   private readonly mcpReady = new Set<string>();
   private readonly mcpWaiters: Array<() => void> = [];
+  /** Latest title per tool call: terminal updates often omit it (e.g. MCP calls renamed after use_tool). */
+  private readonly toolTitles = new Map<string, string>();
 
   constructor(
     private readonly peer: AcpPeer,
@@ -83,7 +85,17 @@ export class SessionCore {
   /** Feeds a `session/update` notification (synchronously, in arrival order). */
   handleUpdate(notification: SessionNotification): void {
     if (this.sessionId !== undefined && notification.sessionId !== this.sessionId) return;
-    for (const event of mapSessionUpdate(notification)) {
+    const update = notification.update as { sessionUpdate: string; toolCallId?: unknown; title?: unknown };
+    if (update.sessionUpdate === "tool_call_update" && typeof update.toolCallId === "string" && typeof update.title === "string") {
+      this.toolTitles.set(update.toolCallId, update.title);
+    }
+    for (let event of mapSessionUpdate(notification)) {
+      if (event.type === "tool_start") this.toolTitles.set(event.toolCallId, event.title);
+      if (event.type === "tool_end") {
+        const title = this.toolTitles.get(event.toolCallId);
+        if (title !== undefined) event = { ...event, title };
+        this.toolTitles.delete(event.toolCallId);
+      }
       const turn = this.turnFor("promptId" in event ? event.promptId : undefined);
       if (turn) {
         turn.touch();

@@ -82,13 +82,29 @@ export function paletteFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = 
   return { dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39) };
 }
 
+/** A one-line snippet of a tool's output (MCP `OkayOutput`, or a plain string), when there is one. */
+export function toolOutputSnippet(rawOutput: unknown, maxChars = 80): string | undefined {
+  let text: unknown = rawOutput;
+  if (rawOutput && typeof rawOutput === "object") {
+    const output = (rawOutput as { output?: unknown }).output;
+    text = output && typeof output === "object" ? (output as { OkayOutput?: unknown }).OkayOutput : output;
+  }
+  if (typeof text !== "string" || text.trim() === "") return undefined;
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
+}
+
 /** One human line for a tool/permission/diagnostic event, or undefined for events shown otherwise. */
 export function humanLine(event: SeatEvent, palette: Palette): string | undefined {
   switch (event.type) {
     case "tool_start":
       return palette.dim(`▸ tool ${event.toolName && event.toolName !== event.title ? `${event.toolName}: ` : ""}${event.title}`);
-    case "tool_end":
-      return event.status === "completed" ? palette.dim(`  ✓ ${event.title ?? event.toolCallId}`) : palette.red(`  ✗ ${event.title ?? event.toolCallId} failed`);
+    case "tool_end": {
+      const name = event.title ?? event.toolCallId;
+      if (event.status !== "completed") return palette.red(`  ✗ ${name} failed`);
+      const output = toolOutputSnippet(event.rawOutput);
+      return palette.dim(`  ✓ ${name}${output ? ` → ${output}` : ""}`);
+    }
     case "permission":
       return palette.yellow(`▸ permission ${event.category}: ${event.decision}${event.optionId ? ` (${event.optionId})` : ""}`);
     case "diagnostic":
