@@ -129,3 +129,17 @@ test("the server exits when the bridge goes away, while its stdin stays open", a
     child.stdin!.destroy();
   }
 });
+
+test("the server refuses to start without bridge settings, writing nothing on stdout", async () => {
+  const bridge = await createToolBridge({ tools });
+  try {
+    const child = spawn(bridge.mcpServer.command, bridge.mcpServer.args, { env: {}, stdio: ["pipe", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    assert.equal(code, 2);
+    assert.equal(out, "");
+  } finally {
+    await bridge.close();
+  }
+});
