@@ -99,9 +99,15 @@ export async function pidHoldsSocket(pid: number, inode: number): Promise<Verdic
   }
   let unreadable = false;
   for (const fd of fds) {
-    const target = await orNull(readlink(`/proc/${pid}/fd/${fd}`));
-    if (target === null) unreadable = true;
-    else if (socketInodeOfLink(target) === inode) return "match";
+    let target: string;
+    try {
+      target = await readlink(`/proc/${pid}/fd/${fd}`);
+    } catch (err) {
+      // ENOENT: the fd was closed since readdir (the readdir handle itself, for our own pid).
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable = true;
+      continue;
+    }
+    if (socketInodeOfLink(target) === inode) return "match";
   }
   return unreadable ? "unknown" : "mismatch";
 }
