@@ -1,0 +1,32 @@
+/*
+ * grok-seat library front door: every public name, listed by hand (no `export *`).
+ * Adding a name here is an API decision; test/integration/exports.test.ts pins the list.
+ */
+export { SeatError, isSeatError, ERROR_CODES } from "./errors.js";
+export type { ErrorCode, ErrorContext } from "./errors.js";
+
+// Headless seat
+export { createSession, probeAcp, chooseAuthMethod } from "./runtime/index.js";
+export type { HeadlessSession, SessionState, SessionOptions, PermissionHook, PermissionDecider, PromptInput, AuditEvent, AcpProbe } from "./runtime/index.js";
+
+// Shared session core and events
+export { SessionCore, connectAcp, turnDiagnostic } from "./acp/index.js";
+export type { SeatEvent, SeatEventType, SeatCallbacks, Diagnostic, PlanEntry, Usage, QueueState, TurnResult, PromptOptions } from "./acp/index.js";
+
+// The grok binary
+export { resolveGrokBinary, ensureGrokBinary, probeGrok, parseGrokVersion, compareVersions, parseGrokModels, listGrokModels, normalizeModelSelection, laneMarker } from "./grok/index.js";
+export type { GrokBinary, GrokProbe, GrokModels } from "./grok/index.js";
+
+// Host tools, permissions, skills
+export { createToolBridge, projectSchema, toAcpMcpServers } from "./tools/index.js";
+export type { HostTool, ToolBridge, OperatorMcpServer } from "./tools/index.js";
+export { createPermissionGate, parsePolicyFlags, loadPolicyFile, categorize, DEFAULT_POLICY } from "./permissions/index.js";
+export type { PermissionPolicy, PermissionCategory, Approver, PermissionGate } from "./permissions/index.js";
+export { stageSkills } from "./skills/index.js";
+export type { StagedSkills } from "./skills/index.js";
+
+// Offline rig (demo and tests)
+export { startMockModel } from "./mock-model/index.js";
+export type { MockModelServer, MockScript } from "./mock-model/index.js";
+export { createSandbox } from "./sandbox/index.js";
+export type { Sandbox } from "./sandbox/index.js";
