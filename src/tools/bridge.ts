@@ -52,16 +52,15 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
     if (declared > maxBytes) return reject(new HttpError(413, `Request body exceeds ${maxBytes} bytes.`));
     const chunks: Buffer[] = [];
     let size = 0;
+    // Past the cap we keep draining (discarding) so the 413 answer can still be delivered.
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBytes) {
-        reject(new HttpError(413, `Request body exceeds ${maxBytes} bytes.`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
+      if (size <= maxBytes) chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => {
+      if (size > maxBytes) reject(new HttpError(413, `Request body exceeds ${maxBytes} bytes.`));
+      else resolve(Buffer.concat(chunks).toString("utf8"));
+    });
     req.on("error", reject);
   });
 }

@@ -62,6 +62,13 @@ test("runs a call, and answers bad JSON with 400 and an oversized body with 413"
       assert.equal(noName.status, 400);
       const big = await fetch(`${url}/call`, { method: "POST", headers, body: JSON.stringify({ name: "echo", arguments: { text: "x".repeat(2000) } }) });
       assert.equal(big.status, 413);
+      const chunked = await fetch(`${url}/call`, {
+        method: "POST",
+        headers,
+        body: new Blob(["{\"name\":\"echo\",\"arguments\":{\"text\":\"", "y".repeat(4000), "\"}}"]).stream(),
+        duplex: "half",
+      } as RequestInit);
+      assert.equal(chunked.status, 413, "a streamed body without content-length is capped too");
       assert.equal((await fetch(`${url}/nowhere`, { headers })).status, 404);
     },
     1024,
