@@ -357,3 +357,14 @@ test("the detached-grandchild scenario puts the grandchild in its own process gr
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the mcp-late scenario answers session/new before it announces _x.ai/mcp_initialized", () =>
+  withFake("mcp-late", async (a, dir) => {
+    await a.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    const created = await a.agent.request(acp.methods.agent.session.new, { cwd: dir, mcpServers: [] });
+    const ready = await a.waitFor((m) => m.msg.method === "_x.ai/mcp_initialized", 10_000, "_x.ai/mcp_initialized");
+    const answeredAt = a.messages.findIndex((m) => (m.msg.result as Msg | undefined)?.sessionId === created.sessionId);
+    assert.ok(answeredAt >= 0 && answeredAt < a.messages.indexOf(ready));
+    assert.deepEqual((ready.msg.params as Msg).sessionId, created.sessionId);
+    assert.ok(a.messages.slice(answeredAt).some((m) => (m.msg.params as Msg | undefined)?.phase === "response_ready"));
+  }));
