@@ -1,0 +1,32 @@
+/*
+ * CLI runner for integration tests: spawns the built `seat` (node dist/src/cli/main.js) as a user would.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/** Path of the compiled CLI entry. */
+export const SEAT_MAIN = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+
+/** What a finished CLI run printed and how it exited. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `seat <args>`; `done` resolves when it exits. */
+export function startSeat(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): { child: ChildProcess; done: Promise<CliResult>; stdout(): string } {
+  const child = spawn(process.execPath, [SEAT_MAIN, ...args], { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, done, stdout: () => stdout };
+}
+
+/** Runs `seat <args>` to completion. */
+export function runSeat(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): Promise<CliResult> {
+  return startSeat(args, options).done;
+}
