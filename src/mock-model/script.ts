@@ -134,7 +134,7 @@ export function chooseReply(script: MockScript, kind: RequestKind, body: ChatReq
 /** Reads a script from JSON, where `match` strings of the form "/re/flags" become RegExps. */
 export function parseScript(json: string): MockScript {
   const raw = JSON.parse(json) as MockScript & { rules?: Array<MockRule & { match: string }> };
-  if (typeof raw !== "object" || raw === null) throw new TypeError("mock script must be a JSON object");
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new TypeError("mock script must be a JSON object");
   const rules = (raw.rules ?? []).map((rule) => {
     if (typeof rule.match !== "string" || !Array.isArray(rule.replies)) {
       throw new TypeError("each mock rule needs a string `match` and a `replies` array");

@@ -33,6 +33,11 @@ export interface SessionOptions {
   tools?: HostTool[];
   /** Name of the host-tools MCP server (tools appear as `<name>__<tool>`). Default "host-tools". */
   toolServerName?: string;
+  /**
+   * Host-tools bridge overrides. `serverEntry`: the MCP server script grok runs (default: the compiled
+   * mcp-server.js beside this library); a missing file fails the bridge as `mcp-schema-server-missing`.
+   */
+  toolBridge?: { serverEntry?: string };
   /** Skill roots (each with SKILL.md) staged into a session plugin dir with the bundled skill. */
   additionalSkillPaths?: string[];
   /** Stage the bundled grok-seat skill. Default true when tools or skills are given. */

@@ -196,7 +196,11 @@ async function start(session: Session, options: SessionOptions, model: string | 
   const rules: string[] = options.rules ? [options.rules] : [];
   if (tools.length > 0) {
     try {
-      session.bridge = await createToolBridge({ tools, ...(options.toolServerName ? { serverName: options.toolServerName } : {}) });
+      session.bridge = await createToolBridge({
+        tools,
+        ...(options.toolServerName ? { serverName: options.toolServerName } : {}),
+        ...(options.toolBridge?.serverEntry !== undefined ? { serverEntry: options.toolBridge.serverEntry } : {}),
+      });
       mcpServers.push(session.bridge.mcpServer);
       rules.push(session.bridge.rulesText);
     } catch (error) {

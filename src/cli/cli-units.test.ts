@@ -1,0 +1,51 @@
+/*
+ * CLI pieces without I/O: exit codes, flag parsing, policy layering, output snippets.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { isSeatError } from "../errors.js";
+import { createPolicy } from "../permissions/index.js";
+import { listFlag, parseFlags, secondsFlag } from "./args.js";
+import { EXIT, exitCodeFor, toolOutputSnippet } from "./output.js";
+import { layerPolicies } from "./policy.js";
+
+test("error codes map to the documented exit codes", () => {
+  assert.equal(exitCodeFor("CLI_USAGE"), EXIT.usage);
+  assert.equal(exitCodeFor("GROK_NOT_FOUND"), 3);
+  assert.equal(exitCodeFor("ACP_NOT_AUTHENTICATED"), 4);
+  assert.equal(exitCodeFor("PERMISSION_POLICY_INVALID"), 5);
+  assert.equal(exitCodeFor("IDENTITY_MISMATCH"), 6);
+  assert.equal(exitCodeFor("MUX_UNAVAILABLE"), 7);
+  assert.equal(exitCodeFor("ACP_IDLE_TIMEOUT"), 124);
+  assert.equal(exitCodeFor("ACP_PROMPT_FAILED"), 1);
+});
+
+test("flags are parsed strictly: unknown flags and bad numbers are usage errors", () => {
+  const spec = { json: { type: "boolean" as const }, t: { type: "string" as const }, allow: { type: "string" as const, multiple: true } };
+  const ok = parseFlags("x", ["--json", "--t", "1.5", "--allow", "read,edit", "--allow", " mcp ", "hello"], spec);
+  assert.equal(secondsFlag("x", ok, "t"), 1500);
+  assert.deepEqual(listFlag(ok, "allow"), ["read", "edit", "mcp"]);
+  assert.deepEqual(ok.positionals, ["hello"]);
+  assert.throws(() => parseFlags("x", ["--nope"], spec), (e) => isSeatError(e, "CLI_USAGE") && /--nope/.test(e.message));
+  for (const bad of ["-1", "1e3", "soon", ""]) {
+    assert.throws(() => secondsFlag("x", parseFlags("x", ["--t", bad], spec), "t"), (e) => isSeatError(e, "CLI_USAGE"), bad);
+  }
+  assert.equal(secondsFlag("x", parseFlags("x", [], spec), "t", 42), 42);
+});
+
+test("flags override a policy file category by category; unrestricted if either says so", () => {
+  const file = createPolicy({ allow: ["edit"], block: ["network"] });
+  const flags = createPolicy({ ask: ["edit"], unrestricted: true });
+  const merged = layerPolicies(file, flags);
+  assert.equal(merged.defaults.edit, "require-approval");
+  assert.equal(merged.defaults.network, "block");
+  assert.equal(merged.unrestricted, true);
+  assert.deepEqual([...(merged.configured ?? [])].sort(), ["edit", "network"]);
+});
+
+test("a tool's MCP output becomes a one-line snippet", () => {
+  assert.equal(toolOutputSnippet({ type: "MCP", output: { OkayOutput: "5\n words" } }), "5 words");
+  assert.equal(toolOutputSnippet({ output: "x".repeat(100) })?.length, 80);
+  assert.equal(toolOutputSnippet(undefined), undefined);
+  assert.equal(toolOutputSnippet({ output: { Other: 1 } }), undefined);
+});
