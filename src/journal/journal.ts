@@ -143,6 +143,11 @@ export class Journal {
     return row ? rowToDelivery(row, this.path) : null;
   }
 
+  /** Every delivery of one seat, oldest first (status reporting). */
+  listDeliveries(seatId: string): DeliveryRecord[] {
+    return this.#db.prepare("SELECT * FROM deliveries WHERE seat_id = ? ORDER BY fenced_at, rowid").all(seatId).map((row) => rowToDelivery(row, this.path));
+  }
+
   /** Deliveries not yet final (fenced, dispatched, consumed, uncertain), oldest first, optionally for one seat. */
   openDeliveries(seatId?: string): DeliveryRecord[] {
     const marks = OPEN_STATES.map(() => "?").join(", ");

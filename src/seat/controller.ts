@@ -1,0 +1,180 @@
+/*
+ * Seat controller: the one process per seat that holds the single leader connection across CLI calls.
+ * Owns: running a hire, then serving `send`, `status` and `release` on a private unix control socket
+ *   (<seat dir>/c.sock, directory 0700; one JSON request line → one JSON reply line), seat.json, and
+ *   reporting the hire outcome to whoever started it.
+ * Does not own: the hire and delivery rules (hire.ts, visible-seat.ts) or the CLI (cli/).
+ * Invariant: "connect once" — when this process is gone nothing reconnects: send refuses and status
+ *   reports from the journal.
+ * Spec: docs/seat-protocol.md#controller
+ */
+import { createServer, type Server, type Socket } from "node:net";
+import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { SeatError, isSeatError, messageOf } from "../errors.js";
+import { readProcessIdentity } from "../identity/index.js";
+import { openJournal, type DeliveryState } from "../journal/index.js";
+import { HerdrBackend, TmuxBackend, type Backend } from "../mux/index.js";
+import { hireSeat, type HireSeatOptions } from "./hire.js";
+import { MAX_SOCKET_PATH_BYTES } from "./plan.js";
+import { ensurePrivateDir, journalPath, seatDir, writeSeatFile, type SeatFile } from "./seat-home.js";
+import type { VisibleSeat } from "./visible-seat.js";
+
+/** The controller's configuration, written by `seat hire` to <seat dir>/hire.json. */
+export interface ControllerConfig {
+  seatHome: string;
+  seatId: string;
+  grokBinary: string;
+  binaryArgs?: string[];
+  cwd: string;
+  env: Record<string, string>;
+  mux: "tmux" | "herdr";
+  tmuxSocket?: string;
+  herdrSocket?: string;
+  model?: string;
+  effort?: string;
+  versionFloor?: string;
+  readyTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** Test hook: hold every delivery after its fence (writes <seat dir>/held-<promptId>) so a test can kill -9 here. */
+  holdBeforeDispatch?: boolean;
+}
+
+/** One request on the control socket. */
+export type ControlRequest =
+  | { op: "send"; text: string; promptId?: string; wait?: DeliveryState; timeoutMs?: number }
+  | { op: "status" }
+  | { op: "release"; closePane?: boolean; exitTimeoutMs?: number };
+
+/** The control socket of a seat directory. */
+export function controlSocketPath(dir: string): string {
+  return join(dir, "c.sock");
+}
+
+/** Builds the mux backend a config names. */
+export function backendFor(mux: "tmux" | "herdr", options: { tmuxSocket?: string; herdrSocket?: string }): Backend {
+  if (mux === "herdr") {
+    if (!options.herdrSocket) throw new SeatError("MUX_UNAVAILABLE", "No Herdr socket: set HERDR_SOCKET_PATH or pass --herdr-socket.", {});
+    return new HerdrBackend({ socketPath: options.herdrSocket });
+  }
+  return new TmuxBackend({ socketName: options.tmuxSocket ?? "grok-seat" });
+}
+
+function serialize(error: unknown): Record<string, unknown> {
+  return isSeatError(error) ? error.toJSON() : { code: "INTERNAL", message: messageOf(error) };
+}
+
+/**
+ * Runs one seat's controller: hires, reports `{type:"hired"|"refused"}` through `report`, serves the
+ * control socket until release, then resolves. Never throws after the report.
+ */
+export async function runController(config: ControllerConfig, report: (line: Record<string, unknown>) => void, log: (line: string) => void = () => {}): Promise<number> {
+  const dir = seatDir(config.seatHome, config.seatId);
+  ensurePrivateDir(config.seatHome);
+  ensurePrivateDir(join(config.seatHome, "seats"));
+  ensurePrivateDir(dir);
+  const socketPath = controlSocketPath(dir);
+  const self = await readProcessIdentity(process.pid);
+  const file: SeatFile = {
+    schema: "grok-seat.seat.v1", seat_id: config.seatId, session_id: null, controller_pid: process.pid, controller_birth: self?.birth ?? null,
+    control_socket: socketPath, grok_home: null, cwd: config.cwd, socket_dir: null, mux: config.mux, admission: null, selected: null, state: "hiring",
+  };
+  writeSeatFile(dir, file);
+  const journal = openJournal(journalPath(config.seatHome));
+  let seat: VisibleSeat;
+  try {
+    if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
+      throw new SeatError("SEAT_REFUSED", `The control socket ${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter GROK_SEAT_HOME.`, { context: { socketPath } });
+    }
+    const options: HireSeatOptions = {
+      grokBinary: config.grokBinary, binaryArgs: config.binaryArgs ?? [], cwd: config.cwd, env: config.env, mux: config.mux, seatId: config.seatId,
+      backend: backendFor(config.mux, config), journal,
+      ...(config.model ? { model: config.model } : {}), ...(config.effort ? { effort: config.effort } : {}),
+      ...(config.versionFloor ? { versionFloor: config.versionFloor } : {}),
+      ...(config.readyTimeoutMs ? { readyTimeoutMs: config.readyTimeoutMs } : {}),
+      ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}),
+      onStep: (step, detail) => log(JSON.stringify({ type: "step", step, detail })),
+      onPlan: (plan) => {
+        Object.assign(file, { session_id: plan.sessionId, grok_home: plan.grokHome, socket_dir: plan.socketDir });
+        writeSeatFile(dir, file);
+      },
+      callbacks: { onEvent: (event) => log(JSON.stringify({ type: "event", event })) },
+    };
+    seat = await hireSeat(options);
+  } catch (error) {
+    Object.assign(file, { state: "refused", error: serialize(error) });
+    writeSeatFile(dir, file);
+    journal.close();
+    report({ type: "refused", seatId: config.seatId, error: serialize(error) });
+    return isSeatError(error) ? 6 : 1;
+  }
+  Object.assign(file, { state: "active", admission: seat.parts.admission, selected: seat.parts.selected });
+  writeSeatFile(dir, file);
+
+  return new Promise<number>((resolveRun) => {
+    let releasing = false;
+    const server: Server = createServer((socket) => handle(socket));
+    const finish = (code: number) => {
+      server.close();
+      rmSync(socketPath, { force: true });
+      journal.close();
+      resolveRun(code);
+    };
+    const handle = (socket: Socket) => {
+      let buffer = "";
+      socket.on("error", () => {});
+      socket.on("data", (chunk) => {
+        buffer += chunk.toString("utf8");
+        const nl = buffer.indexOf("\n");
+        if (nl === -1) return;
+        const line = buffer.slice(0, nl);
+        buffer = "";
+        void answer(line).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
+      });
+    };
+    const answer = async (line: string): Promise<Record<string, unknown>> => {
+      let request: ControlRequest;
+      try {
+        request = JSON.parse(line) as ControlRequest;
+      } catch {
+        return { ok: false, error: { code: "CLI_USAGE", message: "the control request is not JSON" } };
+      }
+      try {
+        switch (request.op) {
+          case "send": {
+            if (releasing) throw new SeatError("SEAT_NOT_ADMITTED", `Seat ${config.seatId} is being released.`, {});
+            const hold = config.holdBeforeDispatch
+              ? async (d: { promptId: string }) => {
+                  writeFileSync(join(dir, `held-${d.promptId}`), String(process.pid));
+                  await new Promise(() => {}); // held until the test kills this process
+                }
+              : undefined;
+            const dispatched = await seat.deliver(request.text, { ...(request.promptId ? { promptId: request.promptId } : {}), ...(hold ? { beforeDispatch: hold } : {}) });
+            const wait = request.wait ?? "consumed";
+            const record = wait === "dispatched" ? dispatched : await seat.waitFor(dispatched.promptId, [wait], request.timeoutMs ?? 60_000);
+            return { ok: true, delivery: record };
+          }
+          case "status":
+            return { ok: true, status: await seat.status() };
+          case "release": {
+            releasing = true;
+            const result = await seat.release({ ...(request.closePane ? { closePane: true } : {}), ...(request.exitTimeoutMs !== undefined ? { exitTimeoutMs: request.exitTimeoutMs } : {}) });
+            Object.assign(file, { state: "released" });
+            writeSeatFile(dir, file);
+            setTimeout(() => finish(0), 50);
+            return { ok: true, release: result };
+          }
+          default:
+            return { ok: false, error: { code: "CLI_USAGE", message: `unknown control op ${JSON.stringify((request as { op?: unknown }).op)}` } };
+        }
+      } catch (error) {
+        return { ok: false, error: serialize(error) };
+      }
+    };
+    if (existsSync(socketPath)) rmSync(socketPath, { force: true });
+    server.listen(socketPath, () => {
+      chmodSync(socketPath, 0o600);
+      report({ type: "hired", seatId: config.seatId, sessionId: seat.sessionId, controllerPid: process.pid, admission: seat.parts.admission, selected: seat.parts.selected, pane: seat.parts.tui.pane, socketPath: seat.parts.leader.socketPath });
+    });
+  });
+}

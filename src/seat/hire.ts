@@ -1,0 +1,226 @@
+/*
+ * Hire: launch a visible `grok --leader` TUI, prove it and its leader, attach once, check readiness.
+ * Owns: the order of a hire — plan, pane, TUI binding, readiness evidence, Herdr agent check, leader
+ *   proof, register + admission, get_leader_info re-proof, initialize + admission, authenticate,
+ *   load/resume of the exact session (with a timeout), catalog and model/effort readiness — and
+ *   cleaning up a refused hire.
+ * Does not own: delivery (visible-seat.ts), the per-seat controller process (controller.ts).
+ * Invariant: proof before control; one connection, never a reconnect; no brief is typed and no ACP
+ *   stdio agent is started; a refused hire stops only a leader it proved, after the TUI exited.
+ * Spec: ADR 0224; grok-wire.md §12-§14; docs/seat-protocol.md#hire
+ */
+import { realpath } from "node:fs/promises";
+import type { InitializeResponse } from "@agentclientprotocol/sdk";
+import { SeatError, isSeatError, messageOf } from "../errors.js";
+import { ACP, SessionCore, X_AI, connectAcp, type SeatCallbacks, type SeatEvent } from "../acp/index.js";
+import { parseGrokVersion, runGrokCommand } from "../grok/index.js";
+import { connectLeader, type LeaderClient } from "../leader/index.js";
+import type { Journal } from "../journal/index.js";
+import { HerdrBackend, checkHerdrAgent, type Backend, type PaneDescriptor } from "../mux/index.js";
+import { admitLeader, admitSeat } from "./admission.js";
+import { buildHirePlan, createSocketDir, type HirePlan, type PlanInput } from "./plan.js";
+import { assertProven, bindLeader, bindTui, proveSeatLeader, readLockPid, waitForActiveSession, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
+import { assertCatalogReady, assertNativeOption, assertSelectionEcho } from "./readiness.js";
+import { VisibleSeat, stopLeaderAfterTuiExit } from "./visible-seat.js";
+
+/** grok's machine-wide MCP server broadcast; not yet in acp/methods.ts (reported to its owner). */
+const MCP_SERVERS_UPDATED = "mcp/servers_updated";
+
+/** Options of hireSeat. */
+export interface HireSeatOptions extends PlanInput {
+  backend: Backend;
+  journal: Journal;
+  /** Our uid (default process.getuid()); the socket, its directory and both processes must carry it. */
+  uid?: number;
+  /** Time for the TUI to come up: socket, lock, active_sessions.json, Herdr agent (default 30 s). */
+  readyTimeoutMs?: number;
+  /** Time for register, control and session/load or resume (default 15 s). */
+  requestTimeoutMs?: number;
+  callbacks?: SeatCallbacks;
+  /** Called with each step name as the hire proceeds (controller logs). */
+  onStep?: (step: string, detail?: unknown) => void;
+  /** Called once the plan exists (before launch), e.g. to persist it. */
+  onPlan?: (plan: HirePlan) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string, context: Record<string, unknown>): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SeatError("ACP_HANDSHAKE_FAILED", `${what} did not answer within ${ms} ms. Release the seat and hire a fresh one.`, { context: { ...context, timeoutMs: ms } })), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Reads `grok --version` through the same argv prefix the pane will use; the plain semver or null. */
+export async function readCliVersion(binary: string, binaryArgs: string[], env: Record<string, string>): Promise<{ version: string | null; detail: string }> {
+  const result = await runGrokCommand({ binary, args: [...binaryArgs, "--version"], env, timeoutMs: 10_000 });
+  const parsed = result.exitCode === 0 ? parseGrokVersion(result.stdout) : null;
+  return { version: parsed?.version ?? null, detail: parsed ? `${parsed.version} (${parsed.sha})` : (result.error?.message ?? result.stdout.trim()) };
+}
+
+/** Waits for the socket's lock to name a pid and active_sessions.json to list the TUI's session. */
+async function waitForReadiness(plan: HirePlan & { socketPath: string }, tui: TuiProof, deadline: number): Promise<number> {
+  for (;;) {
+    const lockPid = await readLockPid(plan.socketPath);
+    if (lockPid !== null) {
+      const evidence = await waitForActiveSession(plan.grokHome, { sessionId: plan.sessionId, pid: tui.pid, cwd: tui.cwd }, Math.max(0, deadline - Date.now()));
+      if (evidence.verdict === "match") return lockPid;
+      const code = evidence.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN";
+      throw new SeatError(code, `$GROK_HOME/active_sessions.json does not confirm the original TUI: ${evidence.reason}. The seat refuses control.`, { context: { grokHome: plan.grokHome, evidence } });
+    }
+    if ((await waitForExitObserved(tui, 0)) === "exited") {
+      throw new SeatError("GROK_EXITED", `The TUI (pid ${tui.pid}) exited before its leader socket ${plan.socketPath} came up. Check the pane's output with \`seat attach\` or run grok by hand.`, { context: { pid: tui.pid, socketPath: plan.socketPath } });
+    }
+    if (Date.now() >= deadline) {
+      throw new SeatError("IDENTITY_UNKNOWN", `The leader lock ${plan.socketPath}.lock never named a pid within the readiness time. The seat refuses control.`, { context: { socketPath: plan.socketPath } });
+    }
+    await sleep(150);
+  }
+}
+
+/** Polls Herdr's agent fields for the pane until they match; mismatch or time running out refuses. */
+async function waitForHerdrAgent(backend: HerdrBackend, pane: PaneDescriptor, sessionId: string, deadline: number): Promise<string> {
+  for (;;) {
+    const [info, processInfo] = await Promise.all([backend.client.getPane(pane.paneId), backend.client.getProcessInfo(pane.paneId)]);
+    const verdict = checkHerdrAgent(info, { agent: "grok", sessionId, pid: pane.pid, paneId: pane.paneId, ...(pane.terminal ? { terminalId: pane.terminal } : {}) }, processInfo);
+    if (verdict.verdict === "match") return verdict.reason;
+    if (verdict.verdict === "mismatch" || Date.now() >= deadline) {
+      throw new SeatError("HERDR_AGENT_REFUSED", `Herdr's agent fields for pane ${pane.paneId} refuse control (${verdict.verdict}): ${verdict.reason}.`, { context: { paneId: pane.paneId, verdict } });
+    }
+    await sleep(200);
+  }
+}
+
+/**
+ * Hires a visible seat: launches the TUI in a new pane, proves it and its leader, attaches once and
+ * checks readiness. Throws a SeatError (and cleans up what it may) when anything refuses.
+ */
+export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
+  const { backend, journal } = options;
+  const step = options.onStep ?? (() => {});
+  const uid = options.uid ?? process.getuid?.() ?? 0;
+  const readyMs = options.readyTimeoutMs ?? 30_000;
+  const requestMs = options.requestTimeoutMs ?? 15_000;
+  const plan = createSocketDir(buildHirePlan(options)) as HirePlan & { socketDir: string; socketPath: string };
+  options.onPlan?.(plan);
+  const exe = await realpath(options.grokBinary);
+  const cli = await readCliVersion(options.grokBinary, options.binaryArgs ?? [], plan.env);
+  step("cli-version", cli);
+  journal.createSeat({ seatId: plan.seatId, sessionId: plan.sessionId, socketPath: plan.socketPath, state: "hiring" });
+
+  let pane: PaneDescriptor | null = null;
+  let tui: TuiProof | null = null;
+  let leader: LeaderBinding | null = null;
+  let client: LeaderClient | null = null;
+  try {
+    pane = await backend.launch({ argv: plan.argv, cwd: plan.cwd, env: plan.env, label: plan.seatId });
+    step("launched", pane);
+    journal.updateSeat(plan.seatId, { muxDescriptor: pane });
+    tui = await bindTui(pane, { exe, cwd: plan.cwd, uid });
+    journal.updateSeat(plan.seatId, { tuiPid: tui.pid, tuiBirth: tui.birth, tuiExe: tui.exe, tuiCwd: tui.cwd, tuiTty: tui.tty });
+    step("tui-bound", tui);
+    const deadline = Date.now() + readyMs;
+    const lockPid = await waitForReadiness(plan, tui, deadline);
+    step("ready", { lockPid });
+    if (backend instanceof HerdrBackend) step("herdr-agent", await waitForHerdrAgent(backend, pane, plan.sessionId, deadline));
+    leader = await bindLeader({ pid: lockPid, tuiPid: tui.pid, exe, cwd: tui.cwd, uid, socketPath: plan.socketPath, socketDir: plan.socketDir, birth: null, requireChildOfTui: true });
+    journal.updateSeat(plan.seatId, { leaderPid: leader.pid, leaderBirth: leader.birth, leaderExe: leader.exe });
+    step("leader-proven", leader);
+
+    client = await connectLeader({ socketPath: plan.socketPath, clientType: "grok-seat", timeoutMs: requestMs, keepaliveMs: 30_000 });
+    admitLeader({ registered: client.registered, versionFloor: plan.versionFloor, cliVersion: cli.version });
+    const info = (await client.control({ type: "get_leader_info" }, { timeoutMs: requestMs })) as Record<string, unknown>;
+    if (info?.pid !== leader.pid || (info.socket_path !== undefined && info.socket_path !== plan.socketPath)) {
+      throw new SeatError("IDENTITY_MISMATCH", `get_leader_info reports pid ${String(info?.pid)} on ${String(info?.socket_path)}; the proven leader is pid ${leader.pid} on ${plan.socketPath}. The seat refuses control.`, { context: { info, leaderPid: leader.pid } });
+    }
+    const reproof = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: true });
+    assertProven(reproof.result, `The leader pid ${leader.pid} (after connect)`, { socketPath: plan.socketPath });
+    step("leader-info", info);
+
+    const mcpLists: unknown[] = [];
+    let seat: VisibleSeat | null = null;
+    const user = options.callbacks ?? {};
+    const callbacks: SeatCallbacks = {
+      ...user,
+      onEvent: async (event: SeatEvent) => {
+        seat?.observe(event);
+        await user.onEvent?.(event);
+      },
+    };
+    const liveClient = client;
+    let core: SessionCore | null = null;
+    const peer = connectAcp(liveClient.stream, {
+      onSessionUpdate: (n) => core?.handleUpdate(n),
+      onExtNotification: (method, params) => {
+        if (method.endsWith(MCP_SERVERS_UPDATED)) {
+          const list = (params as { mcpServers?: unknown } | null)?.mcpServers;
+          if (Array.isArray(list)) mcpLists.push(...list);
+        }
+        core?.handleExt(method, params);
+      },
+      // Permissions and questions stay with the TUI owner (first answer wins in the leader): never answer.
+      onPermissionRequest: (request, signal) => {
+        core?.emit({ type: "permission", toolCallId: String((request.toolCall as { toolCallId?: unknown })?.toolCallId ?? ""), category: "owner", decision: "left to the TUI owner" });
+        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("connection closed")), { once: true }));
+      },
+    }, "grok-seat");
+    core = new SessionCore(peer, callbacks, { diagnosticsAsText: false });
+
+    const init = await withTimeout(peer.request<InitializeResponse>(ACP.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: "grok-seat", version: "0.1.0" },
+    }), requestMs, "initialize", { socketPath: plan.socketPath });
+    const admission = admitSeat({ versionFloor: plan.versionFloor, cliVersion: cli.version, registered: liveClient.registered, initialize: init as never });
+    step("admitted", admission);
+    const initMeta = (init._meta ?? {}) as Record<string, unknown>;
+    const methodId = typeof initMeta.defaultAuthMethodId === "string" ? initMeta.defaultAuthMethodId : undefined;
+    if (!methodId) {
+      throw new SeatError("ACP_NOT_AUTHENTICATED", `grok advertises no default auth method (${(init.authMethods ?? []).map((m) => m.id).join(", ") || "none"}); the seat never signs in on the owner's behalf. Sign in to grok in the TUI's profile, then hire again.`, { context: { authMethods: init.authMethods } });
+    }
+    await withTimeout(peer.request(ACP.agent.authenticate, { methodId }), requestMs, "authenticate", { methodId });
+    const caps = (init.agentCapabilities ?? {}) as { sessionCapabilities?: { resume?: unknown } };
+    const attachMethod = caps.sessionCapabilities?.resume !== undefined ? ACP.agent.session.resume : ACP.agent.session.load;
+    const attached = await withTimeout(peer.request<Record<string, unknown>>(attachMethod, { sessionId: plan.sessionId, cwd: tui.cwd, mcpServers: [] }), requestMs, attachMethod, { sessionId: plan.sessionId });
+    const attachedId = (attached?._meta as Record<string, unknown> | undefined)?.sessionId ?? attached?.sessionId;
+    if (attachedId !== undefined && attachedId !== plan.sessionId) {
+      throw new SeatError("IDENTITY_MISMATCH", `${attachMethod} answered for session ${String(attachedId)}, not ${plan.sessionId}. The seat refuses control.`, { context: { attachedId } });
+    }
+    core.bind(plan.sessionId);
+    step("attached", { method: attachMethod });
+
+    const commands = await withTimeout(peer.request<{ tools?: unknown[] }>(X_AI.commandsList, { sessionId: plan.sessionId }), requestMs, X_AI.commandsList, {});
+    const catalog = [
+      ...(Array.isArray(initMeta.mcpServers) ? initMeta.mcpServers : []),
+      ...(Array.isArray((attached?._meta as Record<string, unknown> | undefined)?.mcpServers) ? ((attached._meta as Record<string, unknown>).mcpServers as unknown[]) : []),
+      ...mcpLists,
+      ...(Array.isArray(commands?.tools) ? commands.tools : []),
+    ];
+    assertCatalogReady(catalog, { sessionId: plan.sessionId });
+    const selected = { model: null as string | null, effort: null as string | null };
+    let options_ = attached as unknown;
+    for (const [kind, value] of [["model", plan.model], ["effort", plan.effort]] as const) {
+      if (value === null) continue;
+      const configId = assertNativeOption(options_, kind, value);
+      const echoed = await withTimeout(peer.request(ACP.agent.session.setConfigOption, { sessionId: plan.sessionId, configId, value }), requestMs, ACP.agent.session.setConfigOption, { configId, value });
+      assertSelectionEcho(echoed, kind, value);
+      selected[kind] = value;
+      options_ = { ...(options_ as object), ...(echoed as object) };
+    }
+    step("ready-checked", { catalogEntries: catalog.length, selected });
+    journal.updateSeat(plan.seatId, { state: "active" });
+    seat = new VisibleSeat({ plan, tui, leader, admission, client: liveClient, peer, core, journal, backend, selected });
+    return seat;
+  } catch (error) {
+    step("refused", messageOf(error));
+    await client?.close().catch(() => undefined);
+    if (pane) await backend.close(pane).catch(() => undefined);
+    if (tui && leader) {
+      await stopLeaderAfterTuiExit({ seatId: plan.seatId, tui, leader, exitTimeoutMs: 10_000 }).catch((e) => step("cleanup-refused", messageOf(e)));
+    }
+    journal.updateSeat(plan.seatId, { state: "released" });
+    throw isSeatError(error) ? error : new SeatError("ACP_HANDSHAKE_FAILED", `Hiring seat ${plan.seatId} failed: ${messageOf(error)}.`, { cause: error });
+  }
+}

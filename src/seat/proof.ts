@@ -1,0 +1,201 @@
+/*
+ * Seat proof: binding the original TUI and proving the leader it created, from the kernel.
+ * Owns: bindTui (pane pid → birth, exe, cwd, uid, tty), reproving it, proving the leader named by the
+ *   lock file (and later by get_leader_info) as the TUI's own child holding our private socket,
+ *   waiting for active_sessions.json evidence, and the observed-exit test used by release.
+ * Does not own: reading /proc (identity/) or the pane (mux/).
+ * Invariant: only "match" authorizes; unknown refuses like mismatch (IDENTITY_UNKNOWN vs IDENTITY_MISMATCH).
+ *   active_sessions.json is readiness evidence next to kernel proof, never authority on its own.
+ * Spec: ADR 0224 ("Bind the original TUI PID ..."); grok-wire.md §12.1, §14; docs/seat-protocol.md#proof
+ */
+import { readFile, realpath } from "node:fs/promises";
+import { resolve } from "node:path";
+import { SeatError } from "../errors.js";
+import {
+  check, combineChecks, compareIdentity, findActiveSession, lockPathFor, parseProcStat, proveLeader, readActiveSessions, readProcessIdentity,
+  type ActiveSessionEvidence, type IdentityCheck, type IdentityResult, type LeaderProof, type ProcessIdentity,
+} from "../identity/index.js";
+import type { PaneDescriptor } from "../mux/index.js";
+
+/** The original TUI as bound at hire time. */
+export interface TuiProof {
+  pid: number;
+  birth: string;
+  birthResolution: string;
+  exe: string;
+  cwd: string;
+  uid: number;
+  /** The pane's terminal (tmux tty path, Herdr terminal_id). */
+  tty: string | null;
+  pane: PaneDescriptor;
+}
+
+/** The leader as proven: pid, bound birth, and what was compared. */
+export interface LeaderBinding {
+  pid: number;
+  birth: string;
+  exe: string;
+  cwd: string;
+  uid: number;
+  socketPath: string;
+  socketDir: string;
+  socketInode: number | null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function canonical(path: string): Promise<string> {
+  return realpath(path).catch(() => resolve(path));
+}
+
+function refuseResult(result: IdentityResult, subject: string, context: Record<string, unknown>): SeatError {
+  const code = result.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN";
+  const reasons = result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason);
+  return new SeatError(code, `${subject} is not proven (${result.verdict}): ${reasons.join("; ")}. The seat refuses control; release it and hire a fresh one.`, {
+    context: { ...context, verdict: result.verdict, reasons },
+  });
+}
+
+/** Throws IDENTITY_MISMATCH / IDENTITY_UNKNOWN unless `result` is a match. */
+export function assertProven(result: IdentityResult, subject: string, context: Record<string, unknown> = {}): void {
+  if (result.verdict !== "match") throw refuseResult(result, subject, context);
+}
+
+/**
+ * Binds the TUI running in `pane`: its pid must be the pane's, its executable the grok binary we
+ * launched, its cwd the seat's cwd and its uid ours. Throws when any of these is not a match.
+ */
+export async function bindTui(pane: PaneDescriptor, expected: { exe: string; cwd: string; uid: number }): Promise<TuiProof> {
+  const observed = await readProcessIdentity(pane.pid);
+  const exe = await canonical(expected.exe);
+  const cwd = await canonical(expected.cwd);
+  const checks: IdentityCheck[] = observed
+    ? [
+        check("exe", observed.exe === exe ? "match" : observed.exe === null ? "unknown" : "mismatch", `exe: ${observed.exe ?? "unreadable"} (expected ${exe})`),
+        check("cwd", observed.cwd === cwd ? "match" : observed.cwd === null ? "unknown" : "mismatch", `cwd: ${observed.cwd ?? "unreadable"} (expected ${cwd})`),
+        check("uid", observed.uid === null ? "unknown" : observed.uid.real === expected.uid ? "match" : "mismatch", `uid: ${observed.uid?.real ?? "unreadable"} (expected ${expected.uid})`),
+      ]
+    : [check("process", "mismatch", `process: the pane's pid ${pane.pid} does not exist`)];
+  if (observed && pane.backend === "tmux" && pane.terminal) {
+    // The TUI's stdin is the pane's pty; a different terminal means another program.
+    checks.push(check("tty", observed.tty === pane.terminal ? "match" : observed.tty === null ? "unknown" : "mismatch", `tty: ${observed.tty ?? "unreadable"} (pane ${pane.terminal})`));
+  }
+  assertProven(combineChecks(checks), `The TUI in pane ${pane.paneId} (pid ${pane.pid})`, { pane });
+  return {
+    pid: pane.pid, birth: observed!.birth, birthResolution: observed!.birthResolution, exe, cwd, uid: expected.uid,
+    tty: pane.backend === "tmux" ? (observed!.tty ?? pane.terminal ?? null) : (pane.terminal ?? null), pane,
+  };
+}
+
+/** Compares the bound TUI with what the kernel says now (pid, birth, exe, cwd, uid and, for tmux, tty). */
+export async function reproveTui(tui: TuiProof): Promise<IdentityResult> {
+  const current = await readProcessIdentity(tui.pid);
+  return compareIdentity(
+    { pid: tui.pid, birth: tui.birth, exe: tui.exe, cwd: tui.cwd, uid: tui.uid, ...(tui.pane.backend === "tmux" && tui.tty ? { tty: tui.tty } : {}) },
+    current,
+  );
+}
+
+/** Reads the pid the lock beside the socket names; null when absent or not a pid. */
+export async function readLockPid(socketPath: string): Promise<number | null> {
+  try {
+    const m = /^\s*(\d+)\s*$/.exec(await readFile(lockPathFor(socketPath), "utf8"));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Inputs of proveSeatLeader. */
+export interface ProveSeatLeaderInput {
+  pid: number;
+  tuiPid: number;
+  exe: string;
+  cwd: string;
+  uid: number;
+  socketPath: string;
+  socketDir: string;
+  /** Null on the first proof (birth is bound from it), the bound birth afterwards. */
+  birth: string | null;
+  /** Require the leader to be the TUI's child (true at hire: "leaders this controller created"). */
+  requireChildOfTui: boolean;
+}
+
+/**
+ * Proves the leader: lock pid, kernel birth/exe/uid/cwd, the listening socket inode in its fd table,
+ * the socket file (no symlink, our uid) in a 0700 directory we own and, at hire, that the TUI spawned it.
+ */
+export async function proveSeatLeader(input: ProveSeatLeaderInput): Promise<{ proof: LeaderProof; result: IdentityResult }> {
+  const proof = await proveLeader({
+    pid: input.pid, socketPath: input.socketPath, socketDir: input.socketDir,
+    expected: { exe: input.exe, cwd: input.cwd, uid: input.uid, birth: input.birth },
+  });
+  const checks = [...proof.checks];
+  if (input.requireChildOfTui) {
+    const ppid = proof.observed?.ppid;
+    checks.push(ppid === undefined
+      ? check("parent", "unknown", `parent: the parent of pid ${input.pid} could not be read`)
+      : check("parent", ppid === input.tuiPid ? "match" : "mismatch", `parent: pid ${input.pid} has parent ${ppid}, the original TUI is ${input.tuiPid}`));
+  }
+  return { proof, result: combineChecks(checks) };
+}
+
+/** Proves the leader or throws, returning what to bind. */
+export async function bindLeader(input: ProveSeatLeaderInput): Promise<LeaderBinding> {
+  const { proof, result } = await proveSeatLeader(input);
+  assertProven(result, `The leader pid ${input.pid} on ${input.socketPath}`, { socketPath: input.socketPath, pid: input.pid });
+  const observed = proof.observed as ProcessIdentity;
+  return {
+    pid: input.pid, birth: observed.birth, exe: await canonical(input.exe), cwd: await canonical(input.cwd), uid: input.uid,
+    socketPath: input.socketPath, socketDir: input.socketDir, socketInode: proof.socketInode,
+  };
+}
+
+/**
+ * Waits until $GROK_HOME/active_sessions.json names the TUI's session, pid and cwd (match), returning
+ * the evidence; a mismatch returns at once, and time running out returns the last unknown.
+ */
+export async function waitForActiveSession(grokHome: string, expected: { sessionId: string; pid: number; cwd: string }, timeoutMs: number): Promise<ActiveSessionEvidence> {
+  const deadline = Date.now() + timeoutMs;
+  let last: ActiveSessionEvidence | null = null;
+  for (;;) {
+    try {
+      last = findActiveSession(await readActiveSessions(grokHome), expected);
+    } catch (error) {
+      last = { ...check("active-session", "unknown", `active-session: ${(error as Error).message}`), entry: null };
+    }
+    if (last.verdict !== "unknown" || Date.now() >= deadline) return last;
+    await sleep(200);
+  }
+}
+
+/** True when the process is a zombie (exited, not yet reaped); false when running or unreadable. */
+async function isZombie(pid: number): Promise<boolean> {
+  try {
+    return parseProcStat(await readFile(`/proc/${pid}/stat`, "utf8"))?.state === "Z";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The original process's exit as the kernel shows it: "exited" when the pid is gone, a zombie, or
+ * now names a process with another birth; "running" when it still matches; "unknown" otherwise.
+ */
+export async function observeExit(bound: { pid: number; birth: string }): Promise<"exited" | "running" | "unknown"> {
+  const current = await readProcessIdentity(bound.pid);
+  if (current === null) return "exited";
+  if (current.birth !== bound.birth) return "exited";
+  if (await isZombie(bound.pid)) return "exited";
+  return "running";
+}
+
+/** Polls observeExit until "exited" or the timeout; returns the last observation. */
+export async function waitForExitObserved(bound: { pid: number; birth: string }, timeoutMs: number): Promise<"exited" | "running" | "unknown"> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const seen = await observeExit(bound);
+    if (seen === "exited" || Date.now() >= deadline) return seen;
+    await sleep(100);
+  }
+}

@@ -1,0 +1,77 @@
+/*
+ * Seat home: where seats keep their state — $GROK_SEAT_HOME (default ~/.grok-seat), its journal
+ *   seats.db and one private directory per seat (seat.json, the controller's control socket and log).
+ * Owns: those paths, creating private (0700) directories and reading/writing seat.json.
+ * Does not own: the journal's contents (journal/) or the controller (controller.ts).
+ * Invariant: seat.json is a description for status and offline release, never authority to adopt a
+ *   leader: admission happens only in the controller that launched the pane.
+ * Spec: docs/seat-protocol.md#controller
+ */
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { SeatError } from "../errors.js";
+
+/** The schema name of seat.json. */
+export const SEAT_FILE_SCHEMA = "grok-seat.seat.v1";
+
+/** What seat.json holds (snake_case keys). */
+export interface SeatFile {
+  schema: typeof SEAT_FILE_SCHEMA;
+  seat_id: string;
+  session_id: string | null;
+  controller_pid: number;
+  controller_birth: string | null;
+  control_socket: string;
+  grok_home: string | null;
+  cwd: string | null;
+  socket_dir: string | null;
+  mux: "tmux" | "herdr";
+  admission: unknown;
+  selected: unknown;
+  state: "hiring" | "active" | "refused" | "released";
+  error?: unknown;
+}
+
+/** $GROK_SEAT_HOME or ~/.grok-seat. */
+export function seatHome(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.GROK_SEAT_HOME || join(env.HOME || homedir(), ".grok-seat"));
+}
+
+/** The journal path inside a seat home. */
+export function journalPath(home: string): string {
+  return join(home, "seats.db");
+}
+
+/** The private directory of one seat. */
+export function seatDir(home: string, seatId: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(seatId)) throw new SeatError("CLI_USAGE", `"${seatId}" is not a seat id (letters, digits, - and _).`, { context: { seatId } });
+  return join(home, "seats", seatId);
+}
+
+/** Creates `dir` (and parents) as 0700 directories we own; throws SEAT_REFUSED when it is not private. */
+export function ensurePrivateDir(dir: string, uid = process.getuid?.() ?? 0): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const stat = lstatSync(dir);
+  if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o777) !== 0o700) {
+    throw new SeatError("SEAT_REFUSED", `${dir} is not a private 0700 directory owned by uid ${uid}. Remove it or choose another GROK_SEAT_HOME.`, { context: { dir } });
+  }
+}
+
+/** Writes seat.json atomically (0600). */
+export function writeSeatFile(dir: string, file: SeatFile): void {
+  const path = join(dir, "seat.json");
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  renameSync(`${path}.tmp`, path);
+}
+
+/** Reads seat.json, or null when there is none or it is not ours to read. */
+export function readSeatFile(dir: string): SeatFile | null {
+  try {
+    const value = JSON.parse(readFileSync(join(dir, "seat.json"), "utf8")) as SeatFile;
+    return value.schema === SEAT_FILE_SCHEMA ? value : null;
+  } catch {
+    return null;
+  }
+}
