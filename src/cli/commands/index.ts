@@ -6,6 +6,11 @@ import { demoCommand } from "./demo.js";
 import { modelsCommand } from "./models.js";
 import { probeCommand } from "./probe.js";
 import { runCommand } from "./run.js";
+import { hireCommand } from "./hire.js";
+import { sendCommand } from "./send.js";
+import { statusCommand } from "./status.js";
+import { releaseCommand } from "./release.js";
+import { attachCommand } from "./attach.js";
 
 /** Every verb, in help order. */
-export const COMMANDS: readonly Command[] = [runCommand, probeCommand, modelsCommand, demoCommand];
+export const COMMANDS: readonly Command[] = [runCommand, probeCommand, modelsCommand, demoCommand, hireCommand, sendCommand, statusCommand, releaseCommand, attachCommand];

@@ -1,0 +1,127 @@
+/*
+ * `seat hire --visible`: plan and launch a visible grok TUI seat, held by a detached per-seat controller.
+ * Owns: the hire flags, `--dry-run` (print the plan, launch nothing), starting the controller process
+ *   and relaying its hire outcome.
+ * Does not own: the hire itself (seat/ controller, run in the detached process).
+ */
+import { spawn } from "node:child_process";
+import { closeSync, openSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SeatError } from "../../errors.js";
+import { resolveGrokBinary } from "../../grok/index.js";
+import { resolveHerdrSocketPath } from "../../mux/index.js";
+import {
+  VERIFIED_VERSION_FLOOR, buildHirePlan, buildTuiEnv, ensurePrivateDir, newSeatId, seatDir, seatHome, type ControllerConfig,
+} from "../../seat/index.js";
+import { parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { EXIT, writeJson } from "../output.js";
+import type { Command } from "./command.js";
+
+const CONTROLLER_MAIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "seat", "controller-main.js");
+
+export const hireCommand: Command = {
+  name: "hire",
+  summary: "launch a visible grok TUI seat (--visible) held by a per-seat controller",
+  help: `Usage: seat hire --visible [--mux tmux|herdr] [--cwd DIR] [--model ID] [--effort LEVEL] [--dry-run] [--json]
+
+  --visible            required: a visible \`grok --leader\` TUI in a terminal pane
+  --mux tmux|herdr     pane backend (default tmux; herdr uses HERDR_SOCKET_PATH or --herdr-socket)
+  --cwd DIR            the session's working directory (default: current directory)
+  --model ID           a model from grok's native options; unknown ids refuse (no fallback)
+  --effort LEVEL       a reasoning effort from grok's native options; unknown levels refuse
+  --dry-run            print the plan and launch nothing
+  --grok PATH          grok binary (else GROK_BIN, PATH, then the pinned npm package)
+  --version-floor V    lowest admitted grok version (default ${VERIFIED_VERSION_FLOOR}; GROK_SEAT_VERSION_FLOOR)
+  --tmux-socket NAME   private tmux server name (default grok-seat)
+  --herdr-socket PATH  Herdr server socket
+  --ready-timeout S    seconds for the TUI to become ready (default 30)
+  --json               one JSON object on stdout
+
+State lives in $GROK_SEAT_HOME (default ~/.grok-seat): journal seats.db and seats/<seat>/.
+Leader mode ignores grok's CLI permission allow/deny flags, so none are offered: permission prompts stay in the TUI.`,
+  async run(argv) {
+    const args = parseFlags("hire", argv, {
+      visible: { type: "boolean" }, mux: { type: "string" }, cwd: { type: "string" }, model: { type: "string" }, effort: { type: "string" },
+      "dry-run": { type: "boolean" }, grok: { type: "string" }, "grok-arg": { type: "string", multiple: true }, "version-floor": { type: "string" },
+      "tmux-socket": { type: "string" }, "herdr-socket": { type: "string" }, "ready-timeout": { type: "string" }, json: { type: "boolean" },
+      "hold-before-dispatch": { type: "boolean" },
+    });
+    if (!args.values.visible) throw new SeatError("CLI_USAGE", "seat hire: only visible seats are hired here; pass --visible (use `seat run` for a headless turn).");
+    const mux = stringFlag(args, "mux") ?? "tmux";
+    if (mux !== "tmux" && mux !== "herdr") throw new SeatError("CLI_USAGE", `seat hire: --mux takes tmux or herdr, got "${mux}".`);
+    const cwd = resolve(stringFlag(args, "cwd") ?? process.cwd());
+    const explicit = stringFlag(args, "grok");
+    const binary = await resolveGrokBinary(explicit ? { explicitPath: explicit } : {});
+    const binaryArgs = (args.values["grok-arg"] as string[] | undefined) ?? [];
+    const versionFloor = stringFlag(args, "version-floor") ?? process.env.GROK_SEAT_VERSION_FLOOR ?? VERIFIED_VERSION_FLOOR;
+    const seatId = newSeatId();
+    const plan = buildHirePlan({
+      grokBinary: binary.path, binaryArgs, cwd, env: process.env, mux, seatId, versionFloor,
+      ...(stringFlag(args, "model") ? { model: stringFlag(args, "model")! } : {}), ...(stringFlag(args, "effort") ? { effort: stringFlag(args, "effort")! } : {}),
+    });
+    const home = seatHome();
+    if (args.values["dry-run"]) {
+      const shown = { ...plan, socketPath: join(plan.socketRoot, "gs-XXXXXX", "s"), argv: plan.argv.map((a) => (a === "<socket>" ? join(plan.socketRoot, "gs-XXXXXX", "s") : a)) };
+      if (args.values.json) writeJson({ type: "plan", plan: shown, seatHome: home, journal: join(home, "seats.db") });
+      else {
+        process.stdout.write([
+          `seat:        ${plan.seatId} (dry run: nothing launched)`,
+          `session:     ${plan.sessionId} (fresh UUID)`,
+          `mux:         ${plan.mux}`,
+          `cwd:         ${plan.cwd}`,
+          `argv:        ${shown.argv.join(" ")}`,
+          `env:         ${Object.keys(plan.env).join(", ")}`,
+          `socket:      ${shown.socketPath} (fresh 0700 dir, outside ${plan.grokHome})`,
+          `model:       ${plan.model ?? "(grok's default)"}  effort: ${plan.effort ?? "(grok's default)"}`,
+          `floor:       ${plan.versionFloor}${plan.versionFloor !== VERIFIED_VERSION_FLOOR ? ` (verified floor is ${VERIFIED_VERSION_FLOOR})` : ""}`,
+          `state:       ${home}`,
+        ].join("\n") + "\n");
+      }
+      return EXIT.ok;
+    }
+    const dir = seatDir(home, seatId);
+    ensurePrivateDir(home);
+    ensurePrivateDir(join(home, "seats"));
+    ensurePrivateDir(dir);
+    const readyMs = secondsFlag("hire", args, "ready-timeout", 30_000)!;
+    const config: ControllerConfig = {
+      seatHome: home, seatId, grokBinary: binary.path, binaryArgs, cwd, env: buildTuiEnv(process.env), mux, versionFloor, readyTimeoutMs: readyMs,
+      ...(plan.model ? { model: plan.model } : {}), ...(plan.effort ? { effort: plan.effort } : {}),
+      ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}),
+      ...(mux === "herdr" ? { herdrSocket: stringFlag(args, "herdr-socket") ?? resolveHerdrSocketPath() } : {}),
+      ...(args.values["hold-before-dispatch"] ? { holdBeforeDispatch: true } : {}),
+    };
+    const configPath = join(dir, "hire.json");
+    writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
+    const logFd = openSync(join(dir, "controller.log"), "a", 0o600);
+    const child = spawn(process.execPath, [CONTROLLER_MAIN, configPath], { detached: true, stdio: ["ignore", logFd, logFd, "pipe"], env: process.env });
+    closeSync(logFd);
+    const outcome = await new Promise<Record<string, unknown>>((resolveOutcome) => {
+      let text = "";
+      const pipe = child.stdio[3] as NodeJS.ReadableStream;
+      pipe.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+      pipe.on("end", () => {
+        try {
+          resolveOutcome(JSON.parse(text.split("\n")[0] || "null") ?? { type: "refused", error: { code: "INTERNAL", message: "the controller reported nothing" } });
+        } catch {
+          resolveOutcome({ type: "refused", error: { code: "INTERNAL", message: `the controller reported ${JSON.stringify(text.slice(0, 200))}` } });
+        }
+      });
+      pipe.on("error", () => {});
+    });
+    (child.stdio[3] as NodeJS.ReadableStream & { destroy(): void }).destroy();
+    child.unref();
+    if (outcome.type !== "hired") {
+      const error = (outcome.error ?? {}) as { code?: string; message?: string; context?: Record<string, unknown> };
+      throw new SeatError((error.code as never) ?? "SEAT_REFUSED", (error.message ?? "the hire was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });
+    }
+    if (args.values.json) writeJson({ ...outcome, type: "hired" });
+    else {
+      const admission = outcome.admission as { version: string; belowVerifiedFloor: boolean };
+      process.stdout.write(`${seatId}\n`);
+      process.stderr.write(`hired ${seatId}: session ${String(outcome.sessionId)}, grok ${admission.version}${admission.belowVerifiedFloor ? ` (below the verified floor ${VERIFIED_VERSION_FLOOR})` : ""}; watch it with \`seat attach ${seatId}\`\n`);
+    }
+    return EXIT.ok;
+  },
+};
