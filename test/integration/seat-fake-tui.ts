@@ -1,0 +1,81 @@
+/*
+ * Fake grok TUI for seat integration tests: `node seat-fake-tui.js --leader --leader-socket S --session-id U`.
+ * Behaves like the TUI's process layout (grok-wire §14): writes $GROK_HOME/active_sessions.json naming
+ * itself, and spawns a leader child (a fake-leader on S with its pid in S.lock) that outlives it.
+ * `--version` prints `grok <GS_FAKE_VERSION|1.0.41> (…)`. `--gs-config <json>` (before grok's flags) shapes the leader:
+ * registered, agentVersion, mcpServers, tools, configOptions, noEcho, leaderCwd, leaderExe, symlinkSocket.
+ */
+import { spawn } from "node:child_process";
+import { renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startFakeLeader, type JsonRpc } from "../fakes/fake-leader.js";
+
+interface FakeConfig {
+  registered?: Record<string, unknown>;
+  agentVersion?: string;
+  mcpServers?: unknown[];
+  tools?: unknown[];
+  configOptions?: Array<Record<string, any>>;
+  noEcho?: boolean;
+  leaderCwd?: string;
+  leaderExe?: string;
+  symlinkSocket?: boolean;
+}
+
+const argv = process.argv.slice(2);
+const value = (flag: string) => { const i = argv.indexOf(flag); return i === -1 ? undefined : argv[i + 1]; };
+// The config rides on argv (the seat passes the TUI an explicit allow-listed env) and on to the leader child via env.
+const config: FakeConfig = JSON.parse(value("--gs-config") ?? process.env.GS_FAKE_CONFIG ?? "{}");
+
+if (argv.includes("--version")) {
+  process.stdout.write(`grok ${process.env.GS_FAKE_VERSION ?? "1.0.41"} (4220f3b224a6)\n`);
+} else if (argv[0] === "--fake-leader") {
+  const socketPath = argv[1]!;
+  const listenPath = config.symlinkSocket ? `${socketPath}.real` : socketPath;
+  const options = structuredClone(config.configOptions ?? [
+    { id: "model", category: "model", type: "select", currentValue: "mock", options: [{ value: "mock" }, { value: "grok-4.5" }] },
+    { id: "reasoning_effort", category: "thought_level", type: "select", currentValue: "high", options: [{ value: "high" }, { value: "low" }] },
+  ]);
+  const leader = await startFakeLeader({
+    socketPath: listenPath,
+    registered: config.registered ?? {},
+    scenario: {
+      initialize: (m) => [{ jsonrpc: "2.0", id: m.id, result: {
+        protocolVersion: 1,
+        agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
+        authMethods: [{ id: "xai.api_key", name: "xai.api_key" }],
+        _meta: { defaultAuthMethodId: "xai.api_key", agentVersion: config.agentVersion ?? "1.0.41", mcpServers: config.mcpServers ?? [] },
+      } }],
+      "session/resume": (m) => [{ jsonrpc: "2.0", id: m.id, result: { models: { currentModelId: "mock", availableModels: [{ modelId: "mock" }] }, configOptions: options, _meta: { sessionId: m.params.sessionId } } }],
+      "_x.ai/commands/list": (m) => [{ jsonrpc: "2.0", id: m.id, result: { commands: [], tools: config.tools ?? ["read_file", "write"] } }],
+      "session/set_config_option": (m): JsonRpc[] => {
+        const option = options.find((o) => o.id === m.params.configId);
+        if (option && !config.noEcho) option.currentValue = m.params.value;
+        return [{ jsonrpc: "2.0", id: m.id, result: { configOptions: options } }];
+      },
+    },
+  });
+  // grok's lock sits beside the socket path it was given and holds the leader pid.
+  writeFileSync(`${socketPath}.lock`, String(process.pid));
+  if (config.symlinkSocket) symlinkSync(listenPath, socketPath);
+  const stop = () => void leader.close().then(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGHUP", () => {}); // the leader outlives the TUI's terminal
+} else {
+  const socketPath = value("--leader-socket")!;
+  const sessionId = value("--session-id")!;
+  const exe = config.leaderExe ?? process.execPath;
+  const child = spawn(exe, [fileURLToPath(import.meta.url), "--fake-leader", socketPath], {
+    cwd: config.leaderCwd ?? process.cwd(), detached: true, stdio: "ignore", env: { ...process.env, GS_FAKE_CONFIG: JSON.stringify(config) },
+  });
+  child.unref();
+  const grokHome = process.env.GROK_HOME!;
+  const entry = [{ session_id: sessionId, pid: process.pid, cwd: process.cwd(), opened_at: new Date().toISOString() }];
+  writeFileSync(join(grokHome, "active_sessions.json.tmp"), JSON.stringify(entry, null, 2));
+  renameSync(join(grokHome, "active_sessions.json.tmp"), join(grokHome, "active_sessions.json"));
+  process.stdout.write("fake grok TUI ready\n");
+  process.on("SIGHUP", () => process.exit(0));
+  process.on("SIGTERM", () => process.exit(0));
+  setInterval(() => {}, 1 << 30);
+}

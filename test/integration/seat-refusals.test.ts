@@ -1,0 +1,250 @@
+/*
+ * Visible seat hire/proof/refusal paths against a fake grok TUI (test/integration/seat-fake-tui.ts: a real
+ * process that writes active_sessions.json and spawns a real fake-leader child on the private socket),
+ * in real tmux and in the Herdr simulator (which spawns without a PTY, so the real TUI cannot run there).
+ */
+import { afterEach, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, linkSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, chmodSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { isSeatError } from "../../src/errors.js";
+import { openJournal, type Journal } from "../../src/journal/index.js";
+import { HerdrBackend, HerdrClient, TmuxBackend, isTmuxAvailable, type Backend, type PaneDescriptor } from "../../src/mux/index.js";
+import { hireSeat, proveSeatLeader, reproveTui, stopLeaderAfterTuiExit, observeExit, type HireSeatOptions, type VisibleSeat } from "../../src/seat/index.js";
+import { startHerdrSim, type HerdrSim } from "../fakes/herdr-sim.js";
+import { startFakeLeader } from "../fakes/fake-leader.js";
+
+const FAKE_TUI = join(process.cwd(), "dist", "test", "integration", "seat-fake-tui.js");
+const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
+
+interface World { root: string; home: string; grokHome: string; project: string; journal: Journal; backend: Backend; cleanup: Array<() => unknown> }
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch { return false; }
+}
+
+function makeWorld(backend: Backend): World {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "gs-it-")));
+  const home = join(root, "h");
+  const grokHome = join(home, ".grok");
+  const project = join(root, "p");
+  for (const d of [home, grokHome, project]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  return { root, home, grokHome, project, journal: openJournal(join(root, "seats.db")), backend, cleanup: [] };
+}
+
+function options(w: World, config: Record<string, unknown> = {}, extra: Partial<HireSeatOptions> = {}): HireSeatOptions {
+  return {
+    grokBinary: process.execPath, binaryArgs: [FAKE_TUI, "--gs-config", JSON.stringify(config)], cwd: w.project, mux: w.backend.name, backend: w.backend, journal: w.journal,
+    env: { HOME: w.home, GROK_HOME: w.grokHome, PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    versionFloor: "1.0.41", readyTimeoutMs: 8000, requestTimeoutMs: 5000, ...extra,
+  };
+}
+
+async function killEverything(w: World): Promise<void> {
+  for (const seat of w.journal.listSeats({ includeReleased: true })) {
+    for (const pid of [seat.tuiPid, seat.leaderPid]) if (pid && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    const lock = `${seat.socketPath}.lock`;
+    if (existsSync(lock)) { const pid = Number(readFileSync(lock, "utf8")); if (pid && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ } }
+    rmSync(join(seat.socketPath, ".."), { recursive: true, force: true });
+  }
+  for (const fn of w.cleanup.reverse()) await fn();
+  w.journal.close();
+  rmSync(w.root, { recursive: true, force: true });
+}
+
+async function refusal(w: World, config: Record<string, unknown>, extra: Partial<HireSeatOptions> = {}): Promise<{ code: string; message: string }> {
+  try {
+    const seat = await hireSeat(options(w, config, extra));
+    await seat.release({ closePane: true });
+  } catch (error) {
+    assert.ok(isSeatError(error), String(error));
+    return { code: error.code, message: error.message };
+  }
+  assert.fail("the hire was not refused");
+}
+
+let tmuxOk = false;
+before(async () => { tmuxOk = await isTmuxAvailable(); });
+
+describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }, () => {
+  let w: World;
+  let tmux: TmuxBackend;
+  afterEach(async () => { if (w) await killEverything(w); });
+  const world = (t: { skip(m: string): void }): boolean => {
+    if (!tmuxOk) { t.skip("tmux is not installed"); return false; }
+    tmux = new TmuxBackend({ socketName: `gs-it-${randomBytes(4).toString("hex")}` });
+    w = makeWorld(tmux);
+    w.cleanup.push(() => tmux.killServer());
+    return true;
+  };
+
+  test("hires a proven fake seat, delivers with consumed then completed evidence, and release stops only its own leader after the TUI exits", async (t) => {
+    if (!world(t)) return;
+    const seat: VisibleSeat = await hireSeat(options(w));
+    assert.equal(seat.parts.admission.belowVerifiedFloor, true);
+    const d = await seat.deliver("hello fake", { promptId: "it-1" });
+    const done = await seat.waitFor(d.promptId, ["completed"], 5000);
+    assert.equal(done?.state, "completed");
+    assert.ok(done!.evidence.some((e) => e.kind === "consumed" && e.source === "_x.ai/queue/changed"));
+    const leaderPid = seat.parts.leader.pid;
+    const before = await seat.release();
+    assert.equal(before.leaderStopped, false, "the TUI still runs: the leader is left alone");
+    assert.ok(alive(leaderPid));
+    await tmux.close(seat.parts.tui.pane);
+    const result = await stopLeaderAfterTuiExit({ seatId: seat.seatId, tui: seat.parts.tui, leader: seat.parts.leader, exitTimeoutMs: 10_000 });
+    assert.equal(result.leaderStopped, true);
+    assert.equal(alive(leaderPid), false);
+  });
+
+  test("refuses a grok below the version floor, naming the found version and the floor", async (t) => {
+    if (!world(t)) return;
+    const r = await refusal(w, {}, { versionFloor: "1.0.46" });
+    assert.equal(r.code, "LEADER_VERSION_REFUSED");
+    assert.match(r.message, /1\.0\.41/);
+    assert.match(r.message, /1\.0\.46/);
+  });
+
+  test("refuses a leader without control_v1, saying that is what it lacks", async (t) => {
+    if (!world(t)) return;
+    const r = await refusal(w, { registered: { leader_capabilities: { control_v1: false } } });
+    assert.equal(r.code, "LEADER_VERSION_REFUSED");
+    assert.match(r.message, /control_v1/);
+  });
+
+  test("refuses when grok --version, the leader and its agent disagree on the version", async (t) => {
+    if (!world(t)) return;
+    const r = await refusal(w, { agentVersion: "1.0.40" });
+    assert.equal(r.code, "LEADER_VERSION_REFUSED");
+    assert.match(r.message, /one version/);
+  });
+
+  test("refuses an enabled direct mcp.linear.app endpoint before any brief and names the owner's step", async (t) => {
+    if (!world(t)) return;
+    const r = await refusal(w, { mcpServers: [{ name: "linear", url: "https://mcp.linear.app/sse", enabled: true }] });
+    assert.equal(r.code, "SEAT_REFUSED");
+    assert.match(r.message, /Disable the mcp\.linear\.app MCP server/);
+    assert.equal(w.journal.listDeliveries(w.journal.listSeats({ includeReleased: true })[0]!.seatId).length, 0);
+  });
+
+  test("refuses an unknown model and an unknown effort instead of falling back, and a selection grok does not echo", async (t) => {
+    if (!world(t)) return;
+    assert.equal((await refusal(w, {}, { model: "grok-9000" })).code, "SEAT_REFUSED");
+    assert.equal((await refusal(w, {}, { effort: "ludicrous" })).code, "SEAT_REFUSED");
+    const noEcho = await refusal(w, { noEcho: true }, { model: "grok-4.5" });
+    assert.equal(noEcho.code, "SEAT_REFUSED");
+    assert.match(noEcho.message, /did not echo/);
+  });
+
+  test("refuses a leader running in another cwd", async (t) => {
+    if (!world(t)) return;
+    const r = await refusal(w, { leaderCwd: "/" });
+    assert.equal(r.code, "IDENTITY_MISMATCH");
+    assert.match(r.message, /cwd/);
+  });
+
+  test("refuses a leader running another executable", async (t) => {
+    if (!world(t)) return;
+    const other = join(w.root, "other-node");
+    try { linkSync(process.execPath, other); } catch { copyFileSync(process.execPath, other); chmodSync(other, 0o755); }
+    const r = await refusal(w, { leaderExe: other });
+    assert.equal(r.code, "IDENTITY_MISMATCH");
+    assert.match(r.message, /exe/);
+  });
+
+  test("refuses a symlinked leader socket", async (t) => {
+    if (!world(t)) return;
+    const r = await refusal(w, { symlinkSocket: true });
+    assert.equal(r.code, "IDENTITY_MISMATCH");
+    assert.match(r.message, /symlink|nothing listens/);
+  });
+
+  test("after hire, a replaced socket, a foreign owner or a reused pid with another birth fail the re-proof and release kills nothing", async (t) => {
+    if (!world(t)) return;
+    const seat = await hireSeat(options(w));
+    const { leader, tui } = seat.parts;
+    const foreign = await proveSeatLeader({ ...leader, uid: 4242, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false });
+    assert.equal(foreign.result.verdict, "mismatch");
+    assert.ok(foreign.result.checks.some((c) => c.name === "socket-file" && /uid/.test(c.reason)));
+    const reused = await reproveTui({ ...tui, birth: "1" });
+    assert.equal(reused.verdict, "mismatch");
+    assert.equal(await observeExit({ pid: tui.pid, birth: "1" }), "exited", "another birth on the same pid means the original is gone");
+    await seat.release();
+    await tmux.close(tui.pane);
+    // Replace the socket: another listener now sits at the private path.
+    rmSync(leader.socketPath, { force: true });
+    const impostor = createServer(() => {});
+    await new Promise<void>((r) => impostor.listen(leader.socketPath, () => r()));
+    w.cleanup.push(() => new Promise<void>((r) => impostor.close(() => r())));
+    const replaced = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false });
+    // Two listeners now carry the path (the leader's unlinked one and the impostor): unknown, which refuses like mismatch.
+    assert.notEqual(replaced.result.verdict, "match");
+    await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader, exitTimeoutMs: 10_000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"));
+    assert.ok(alive(leader.pid), "an unproven leader is never signalled");
+    await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: { ...leader, birth: "1" }, exitTimeoutMs: 1000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"));
+  });
+
+  test("a journal row pointing at some other live leader is never adopted: send refuses and nothing connects", async (t) => {
+    if (!world(t)) return;
+    const dir = mkdtempSync(join(tmpdir(), "gs-"));
+    const fake = await startFakeLeader({ socketPath: join(dir, "s"), lockPid: process.pid });
+    w.cleanup.push(() => fake.close(), () => rmSync(dir, { recursive: true, force: true }));
+    const seatHome = join(w.root, "sh");
+    mkdirSync(seatHome, { mode: 0o700 });
+    const journal = openJournal(join(seatHome, "seats.db"));
+    journal.createSeat({ seatId: "gs-foreign", sessionId: "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee", socketPath: fake.socketPath, state: "active", leaderPid: process.pid, leaderBirth: "1", tuiPid: process.pid, tuiBirth: "1" });
+    journal.close();
+    const r = spawnSync(process.execPath, [MAIN, "send", "gs-foreign", "brief", "--json"], { env: { ...process.env, GROK_SEAT_HOME: seatHome }, encoding: "utf8" });
+    assert.equal(r.status, 6, r.stderr);
+    assert.equal(JSON.parse(r.stdout.trim()).code, "SEAT_NOT_ADMITTED");
+    assert.equal(fake.peers.length, 0, "nothing connected to the foreign leader");
+  });
+});
+
+describe("visible seat on the Herdr simulator (fake TUI: the simulator has no PTY for the real one)", { concurrency: false }, () => {
+  let w: World;
+  let sim: HerdrSim;
+  afterEach(async () => { if (w) await killEverything(w); });
+  const world = async (version = "0.9.0"): Promise<HerdrClient> => {
+    const dir = mkdtempSync(join(tmpdir(), "gs-h-"));
+    sim = await startHerdrSim({ socketPath: join(dir, "h.sock"), version });
+    const backend = new HerdrBackend({ socketPath: sim.socketPath });
+    w = makeWorld(backend);
+    w.cleanup.push(() => sim.stop(), () => rmSync(dir, { recursive: true, force: true }));
+    return backend.client;
+  };
+
+  test("hires through Herdr when the agent fields agree with the launched grok session", async () => {
+    const client = await world();
+    const seat = await hireSeat(options(w, {}, {
+      onStep: (step, detail) => {
+        if (step === "launched") void client.reportAgent((detail as PaneDescriptor).paneId, { source: "herdr:grok", agent: "grok", agent_session_id: seat_sid(w) });
+      },
+    }));
+    assert.equal(seat.parts.tui.pane.backend, "herdr");
+    await seat.release({ closePane: true });
+  });
+
+  test("refuses when Herdr's agent fields name another agent than the launched grok session", async () => {
+    const client = await world();
+    const r = await refusal(w, {}, {
+      onStep: (step, detail) => {
+        if (step === "launched") {
+          const paneId = (detail as PaneDescriptor).paneId;
+          void client.reportAgent(paneId, { source: "herdr:pi", agent: "pi", agent_session_id: seat_sid(w) });
+        }
+      },
+    });
+    assert.equal(r.code, "HERDR_AGENT_REFUSED");
+  });
+});
+
+function seat_sid(w: World): string {
+  return w.journal.listSeats({ includeReleased: true }).at(-1)!.sessionId;
+}
