@@ -206,6 +206,9 @@ async function start(session: Session, options: SessionOptions, model: string | 
     } catch (error) {
       const reason = bridgeFailureReason(error) ?? "bridge-start-failed";
       session.audit.push({ ...bridgeFailureAudit(reason, tools.length) });
+      // The fixed code keeps the audit free of prose; the operator still needs the real cause (a bad
+      // schema, a bad server name), so a cause of our own is reported first as its own diagnostic.
+      if (error instanceof SeatError && error.code !== "TOOL_BRIDGE_FAILED") await session.report(error.code, error.message);
       await session.report("TOOL_BRIDGE_FAILED", `GROK_SEAT_TOOL_BRIDGE_FAILED: ${reason}`);
     }
   }
