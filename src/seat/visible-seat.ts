@@ -16,6 +16,7 @@ import type { AcpPeer, SeatEvent, SessionCore, TurnResult } from "../acp/index.j
 import type { DeliveryRecord, DeliveryState, Journal } from "../journal/index.js";
 import type { LeaderClient } from "../leader/index.js";
 import type { Backend } from "../mux/index.js";
+import { socketListenerInodes } from "../identity/index.js";
 import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
 import { bindLeader, observeExit, proveSeatLeader, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
@@ -238,8 +239,10 @@ export async function stopLeaderAfterTuiExit(input: StopLeaderInput): Promise<Om
   }
   const leaderState = await observeExit(input.leader);
   if (leaderState === "exited") {
-    await rm(input.leader.socketDir, { recursive: true, force: true });
-    return { ...base, tuiExit, leaderStopped: false, reason: `the leader (pid ${input.leader.pid}) had already exited; its socket directory was removed` };
+    // The bound leader is gone; keep the directory while anything still listens on the path (not ours to touch).
+    const listeners = await socketListenerInodes(input.leader.socketPath).catch(() => [0]);
+    if (listeners.length === 0) await rm(input.leader.socketDir, { recursive: true, force: true });
+    return { ...base, tuiExit, leaderStopped: false, reason: `the bound leader (pid ${input.leader.pid}, birth ${input.leader.birth}) had already exited; nothing was signalled` };
   }
   const { result } = await proveSeatLeader({ ...input.leader, tuiPid: input.tui.pid, birth: input.leader.birth, requireChildOfTui: false });
   if (result.verdict !== "match") {
