@@ -18,6 +18,7 @@ export const X_AI = {
   sessionNotification: "_x.ai/session_notification",
   sessionSetup: "_x.ai/session/setup",
   sessionsChanged: "_x.ai/sessions/changed",
+  mcpServersUpdated: "_x.ai/mcp/servers_updated",
   sessionInfo: "_x.ai/session/info",
   commandsList: "_x.ai/commands/list",
   setModel: "session/set_model",

@@ -24,7 +24,6 @@ import { assertCatalogReady, assertNativeOption, assertSelectionEcho } from "./r
 import { VisibleSeat, stopLeaderAfterTuiExit } from "./visible-seat.js";
 
 /** grok's machine-wide MCP server broadcast; not yet in acp/methods.ts (reported to its owner). */
-const MCP_SERVERS_UPDATED = "mcp/servers_updated";
 
 /** Options of hireSeat. */
 export interface HireSeatOptions extends PlanInput {
@@ -154,7 +153,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     const peer = connectAcp(liveClient.stream, {
       onSessionUpdate: (n) => core?.handleUpdate(n),
       onExtNotification: (method, params) => {
-        if (method.endsWith(MCP_SERVERS_UPDATED)) {
+        if (method === X_AI.mcpServersUpdated) {
           const list = (params as { mcpServers?: unknown } | null)?.mcpServers;
           if (Array.isArray(list)) mcpLists.push(...list);
         }
