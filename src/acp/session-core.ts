@@ -55,6 +55,15 @@ const CANCEL_GRACE_MS = 5_000;
 /** Prompt content: plain text or ACP content blocks (images only when the agent advertises them). */
 export type PromptContent = string | ContentBlock[];
 
+function isPromptResponse(value: unknown): value is PromptResponse {
+  return typeof value === "object" && value !== null && typeof (value as { stopReason?: unknown }).stopReason === "string";
+}
+
+function preview(value: unknown): string {
+  const text = value === undefined ? "undefined" : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
 /** The turn engine over one connected ACP peer. */
 export class SessionCore {
   private sessionId: string | undefined;
@@ -196,7 +205,16 @@ export class SessionCore {
       const lost = this.peer.closed.then(() => {
         throw new Error("the connection to grok closed during the turn");
       });
-      response = await Promise.race([request, gaveUp, lost]);
+      const answer: unknown = await Promise.race([request, gaveUp, lost]);
+      // The SDK does not validate results of requests sent by method string; a result without a stop reason
+      // (null, "", {}, a number) must not pass for a clean turn with no text.
+      if (isPromptResponse(answer)) response = answer;
+      else if (!failure) {
+        failure = {
+          code: "ACP_PROTOCOL_ERROR",
+          message: `Grok answered session/prompt without a stop reason (result ${preview(answer)}); the turn's outcome is unknown. Check the grok version.`,
+        };
+      }
     } catch (error) {
       if (!failure) failure = { code: "ACP_PROMPT_FAILED", message: `The prompt failed: ${messageOf(error)}` };
     } finally {
