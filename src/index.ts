@@ -9,6 +9,10 @@ export type { ErrorCode, ErrorContext } from "./errors.js";
 export { createSession, probeAcp, chooseAuthMethod } from "./runtime/index.js";
 export type { HeadlessSession, SessionState, SessionOptions, PermissionHook, PermissionDecider, PromptInput, AuditEvent, AcpProbe } from "./runtime/index.js";
 
+// Visible seat
+export { hireSeat, VisibleSeat, VERIFIED_VERSION_FLOOR } from "./seat/index.js";
+export type { HireSeatOptions, DeliverOptions, ReleaseResult } from "./seat/index.js";
+
 // Shared session core and events
 export { SessionCore, connectAcp, turnDiagnostic } from "./acp/index.js";
 export type { SeatEvent, SeatEventType, SeatCallbacks, Diagnostic, PlanEntry, Usage, QueueState, TurnResult, PromptOptions } from "./acp/index.js";

@@ -8,7 +8,7 @@ import * as api from "../../src/index.js";
 
 test("the library front door exports exactly the listed names", () => {
   assert.deepEqual(Object.keys(api).sort(), [
-    "DEFAULT_POLICY", "ERROR_CODES", "SeatError", "SessionCore", "categorize", "chooseAuthMethod", "compareVersions",
+    "DEFAULT_POLICY", "ERROR_CODES", "VERIFIED_VERSION_FLOOR", "VisibleSeat", "hireSeat", "SeatError", "SessionCore", "categorize", "chooseAuthMethod", "compareVersions",
     "connectAcp", "createPermissionGate", "createSandbox", "createSession", "createToolBridge", "ensureGrokBinary",
     "isSeatError", "laneMarker", "listGrokModels", "loadPolicyFile", "normalizeModelSelection", "parseGrokModels",
     "parseGrokVersion", "parsePolicyFlags", "probeAcp", "probeGrok", "projectSchema", "resolveGrokBinary",
