@@ -79,7 +79,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     cleanup() {
       if (cleaned) return;
       cleaned = true;
-      rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      // Processes that just exited may still be flushing into GROK_HOME; retry a little before giving up.
+      rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }

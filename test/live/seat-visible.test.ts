@@ -83,6 +83,9 @@ async function teardown(ctx: Ctx): Promise<void> {
   }
   spawnSync("tmux", ["-L", ctx.tmux, "kill-server"]);
   for (const pid of ctx.pids) if (pid && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+  // The TUI exits on tmux's SIGHUP and still writes into GROK_HOME while it goes: wait for every process
+  // before the sandbox is removed, or the removal races those writes.
+  for (let i = 0; i < 100 && [...ctx.pids].some((pid) => pid && alive(pid)); i += 1) await new Promise((r) => setTimeout(r, 50));
   await ctx.rig.close();
 }
 
