@@ -8,6 +8,7 @@
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
 import { SeatError } from "../errors.js";
 import { type Backend, type LaunchSpec, type PaneDescriptor, type WaitOptions, pollForExit, tailOf } from "./backend.js";
 
@@ -32,6 +33,7 @@ export class TmuxBackend implements Backend {
   readonly name = "tmux" as const;
   readonly socketName: string;
   private readonly tmuxBin: string;
+  private socketPath: string | undefined;
 
   constructor(options: TmuxBackendOptions = {}) {
     this.socketName = options.socketName ?? "grok-seat";
@@ -52,15 +54,17 @@ export class TmuxBackend implements Backend {
     // env's own `--` ends its options; an argv[0] containing "=" would be read as an assignment (not supported).
     if (spec.argv[0]!.includes("=")) throw new SeatError("MUX_COMMAND_FAILED", "argv[0] may not contain '=' in a tmux pane.", { context: { argv: spec.argv } });
     const program = ["env", "-i", "--", ...envArgs, ...spec.argv];
-    const format = "#{pane_id} #{pane_pid} #{pane_tty}";
+    const format = "#{pane_id} #{pane_pid} #{pane_tty} #{socket_path}";
     const { stdout } = await this.run([
+      // Set globally (the server is private) BEFORE the pane exists: setting it on the new window afterwards
+      // races a program that exits at once. new-session in the same list makes tmux start the server first.
+      "set-option", "-g", "remain-on-exit", "on", ";",
       "new-session", "-d", "-P", "-F", format, "-s", sessionName,
       "-x", String(spec.cols ?? 160), "-y", String(spec.rows ?? 45), "-c", spec.cwd,
       "--", ...program,
-      // Same command queue as new-session, so a fast-exiting program still leaves a dead pane to observe.
-      ";", "set-option", "-w", "-t", sessionName, "remain-on-exit", "on",
     ]);
-    const [paneId, pidText, tty] = stdout.trim().split(/\s+/);
+    const [paneId, pidText, tty, ...socketWords] = stdout.trim().split(" ");
+    if (socketWords.length > 0) this.socketPath = socketWords.join(" ");
     const pid = Number(pidText);
     if (!paneId?.startsWith("%") || !Number.isInteger(pid) || pid <= 0) {
       throw new SeatError("MUX_COMMAND_FAILED", `tmux new-session printed ${JSON.stringify(stdout.trim())}, not "<pane_id> <pane_pid> <tty>".`, {
@@ -76,7 +80,7 @@ export class TmuxBackend implements Backend {
     return state !== undefined && !state.dead && state.pid === pane.pid;
   }
 
-  /** Exit status of a dead pane (remain-on-exit), or undefined while it runs or once it is gone. */
+  /** Exit status of a dead pane (remain-on-exit), or undefined while it runs, before tmux has reaped it, or once it is gone. */
   async exitStatus(pane: PaneDescriptor): Promise<number | undefined> {
     const state = await this.paneState(pane);
     return state?.dead ? state.status : undefined;
@@ -103,15 +107,24 @@ export class TmuxBackend implements Backend {
     const target = pane.sessionName ?? pane.paneId;
     const result = await this.exec(["kill-session", "-t", target]);
     if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) throw this.failure(["kill-session", "-t", target], result);
+    // The socket file of a server that exited with its last session is left for killServer: removing it here
+    // could race a concurrent launch that is starting a fresh server on the same name.
   }
 
-  /** Kill the whole private server (tests and shutdown); resolves if none is running. */
+  /** Kill the whole private server and remove its socket file (tests and shutdown); resolves if none is running. */
   async killServer(): Promise<void> {
+    if (!this.socketPath) {
+      const where = await this.exec(["display-message", "-p", "#{socket_path}"]);
+      if (where.exitCode === 0 && where.stdout.trim()) this.socketPath = where.stdout.trim();
+    }
     const result = await this.exec(["kill-server"]);
     if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) throw this.failure(["kill-server"], result);
+    // tmux 3.3 leaves its socket file behind when the server exits; the server is going away (or gone), so
+    // remove the file. Do not launch on this backend concurrently with killServer.
+    if (this.socketPath) await rm(this.socketPath, { force: true });
   }
 
-  private async paneState(pane: PaneDescriptor): Promise<{ dead: boolean; status: number; pid: number } | undefined> {
+  private async paneState(pane: PaneDescriptor): Promise<{ dead: boolean; status?: number; pid: number } | undefined> {
     const args = ["display-message", "-p", "-t", pane.paneId, "#{pane_id} #{pane_dead} #{pane_dead_status} #{pane_pid}"];
     const result = await this.exec(args);
     if (result.exitCode !== 0) {
@@ -120,7 +133,8 @@ export class TmuxBackend implements Backend {
     }
     const [id, dead, status, pid] = result.stdout.trim().split(" ");
     if (id !== pane.paneId) return undefined;
-    return { dead: dead === "1", status: Number(status || 0), pid: Number(pid) };
+    // pane_dead flips when the pty closes; pane_dead_status stays empty until tmux has reaped the child.
+    return { dead: dead === "1", ...(status ? { status: Number(status) } : {}), pid: Number(pid) };
   }
 
   private async run(args: string[]): Promise<RunResult> {

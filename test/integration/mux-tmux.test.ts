@@ -23,7 +23,12 @@ test("reports a failed tmux command with command, exit code and stderr tail, and
   try {
     const pane = await backend.launch({ argv: ["sh", "-c", "exit 3"], cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
     assert.equal(await backend.waitForExit(pane, { timeoutMs: 20_000 }), "exited");
-    assert.equal(await backend.exitStatus(pane), 3, "remain-on-exit keeps the pane so its status is observable");
+    let status: number | undefined;
+    for (let i = 0; i < 200 && status === undefined; i++) {
+      status = await backend.exitStatus(pane); // set once tmux has reaped the child, shortly after pane_dead
+      if (status === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(status, 3, "remain-on-exit keeps the pane so its status is observable");
     const error = await backend.capture({ ...pane, paneId: "%999" }).then(() => undefined, (e: unknown) => e);
     assert.ok(isSeatError(error, "MUX_COMMAND_FAILED"), String(error));
     assert.match(String(error.context.command), /capture-pane/);
