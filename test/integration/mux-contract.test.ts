@@ -94,6 +94,22 @@ test("tmux: the program's environment is exactly the given env", async (t) => {
   });
 });
 
+test("tmux: the program's stdin, stdout and stderr are the pane's terminal", async (t) => {
+  await withBackend("tmux", t, async (backend, dir) => {
+    const pane = await backend.launch(spec(dir, ["sh", "-c", "[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo all-tty; sleep 30"]));
+    await eventually("capture shows all-tty", async () => /all-tty/.test(await backend.capture(pane)));
+  });
+});
+
+test("herdr: a program that cannot be spawned fails the launch and leaves no pane behind", async (t) => {
+  await withBackend("herdr", t, async (backend, dir) => {
+    await assert.rejects(backend.launch(spec(dir, [join(dir, "no-such-program")])), /pane_spawn_failed/);
+    const client = (backend as HerdrBackend).client;
+    const list = await client.call("pane.list", {}, "pane_list");
+    assert.deepEqual(list.panes, []);
+  });
+});
+
 test("herdr: the program gets the given env plus Herdr's pane variables", async (t) => {
   await withBackend("herdr", t, async (backend, dir) => {
     const pane = await backend.launch(spec(dir, ["sleep", "30"]));

@@ -170,7 +170,14 @@ test("answers ok but silently drops stale, equal and unsequenced-after-sequenced
 test("gives a hook source authority: top-level agent and status follow it, and idle after working is done", async () => {
   await withSim({}, async (client, dir) => {
     const pane = (await client.createWorkspace({ cwd: dir })).root_pane.pane_id;
+    const stream = await client.subscribe([{ type: "pane.agent_status_changed", pane_id: pane }]);
     await client.reportAgent(pane, { source: "herdr:opencode", agent: "opencode", state: "working", agent_session_id: "ses_9" });
+    for await (const event of stream) {
+      assert.equal(event.event, "pane.agent_status_changed", "filtered kinds keep their dotted name");
+      assert.deepEqual([event.data.type, event.data.pane_id, event.data.agent_status], [undefined, pane, "working"], "and are not tagged");
+      break;
+    }
+    stream.close();
     let info = await client.getPane(pane);
     assert.deepEqual([info.agent, info.agent_status, info.agent_session?.value], ["opencode", "working", "ses_9"]);
     assert.equal(checkHerdrAgent(info, { agent: "opencode", sessionId: "ses_9" }).verdict, "match");
