@@ -2,22 +2,51 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HerdrBackend, TmuxBackend, isPidAlive, isTmuxAvailable, type Backend, type LaunchSpec } from "../../src/mux/index.js";
+import { HerdrBackend, HerdrClient, TmuxBackend, isPidAlive, isTmuxAvailable, type Backend, type LaunchSpec } from "../../src/mux/index.js";
 import { startHerdrSim } from "../fakes/herdr-sim.js";
 
-type Kind = "tmux" | "herdr";
+type Kind = "tmux" | "herdr" | "herdr-bin";
+
+/** Opt-in: a real `herdr server` from HERDR_BIN (not installable here; see herdr-api.md §1, §8). Unverified in CI. */
+async function startRealHerdr(dir: string): Promise<{ socketPath: string; stop(): Promise<void> }> {
+  const config = join(dir, "config");
+  mkdirSync(join(config, "herdr"), { recursive: true });
+  writeFileSync(join(config, "herdr", "config.toml"), "onboarding = false\n\n[update]\nversion_check = false\nmanifest_check = false\n");
+  const socketPath = join(dir, "herdr.sock");
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: config, XDG_RUNTIME_DIR: dir, HERDR_SOCKET_PATH: socketPath, SHELL: "/bin/sh" };
+  delete env.HERDR_ENV;
+  delete env.HERDR_CLIENT_SOCKET_PATH;
+  const child = spawn(process.env.HERDR_BIN!, ["server"], { env, stdio: "ignore" });
+  const client = new HerdrClient(socketPath, { timeoutMs: 2000 });
+  await eventually("herdr server answers ping", () => client.ping().then(() => true, () => false));
+  return {
+    socketPath,
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      await client.call("server.stop", {}, "ok").catch(() => child.kill("SIGKILL"));
+      await exited;
+    },
+  };
+}
 
 async function withBackend(kind: Kind, t: TestContext, body: (backend: Backend, dir: string) => Promise<void>): Promise<void> {
   if (kind === "tmux" && !(await isTmuxAvailable())) {
-    console.log("# skipped: tmux is not installed on this machine");
+    console.log("skipped: tmux is not installed on this machine");
     t.skip("tmux is not installed");
     return;
   }
+  if (kind === "herdr-bin" && !process.env.HERDR_BIN) {
+    console.log("skipped: set HERDR_BIN to run the contract against a real herdr server");
+    t.skip("HERDR_BIN is not set");
+    return;
+  }
   const dir = mkdtempSync(join(tmpdir(), `gs-mux-${kind}-`));
-  const sim = kind === "herdr" ? await startHerdrSim({ socketPath: join(dir, "herdr.sock"), shell: ["/bin/sh"] }) : undefined;
+  const sim = kind === "herdr" ? await startHerdrSim({ socketPath: join(dir, "herdr.sock"), shell: ["/bin/sh"] })
+    : kind === "herdr-bin" ? await startRealHerdr(dir) : undefined;
   const tmux = kind === "tmux" ? new TmuxBackend({ socketName: `gs-test-${randomBytes(5).toString("hex")}` }) : undefined;
   try {
     await body(tmux ?? new HerdrBackend({ socketPath: sim!.socketPath }), dir);
@@ -41,11 +70,11 @@ async function eventually<T>(what: string, probe: () => T | Promise<T>): Promise
 const cmdline = (pid: number): string[] => { try { return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean); } catch { return []; } };
 const spec = (dir: string, argv: string[]): LaunchSpec => ({ argv, cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", SEAT_MARK: "m1" }, label: "contract" });
 
-for (const kind of ["tmux", "herdr"] as const) {
+for (const kind of ["tmux", "herdr", "herdr-bin"] as const) {
   test(`${kind}: launches argv directly, reports the program's own pid, captures its output and kills it on close`, async (t) => {
     await withBackend(kind, t, async (backend, dir) => {
       const pane = await backend.launch(spec(dir, ["sh", "-c", "echo hi; sleep 30"]));
-      assert.equal(pane.backend, kind);
+      assert.equal(pane.backend, kind === "tmux" ? "tmux" : "herdr");
       assert.ok(pane.pid > 0);
       await eventually("pid runs sh -c", () => cmdline(pane.pid).join(" ") === "sh -c echo hi; sleep 30");
       assert.equal(await backend.isAlive(pane), true);

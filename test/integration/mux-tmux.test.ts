@@ -15,7 +15,7 @@ test("reports a missing tmux as MUX_UNAVAILABLE", async () => {
 
 test("reports a failed tmux command with command, exit code and stderr tail, and keeps the exit status of a dead pane", async (t) => {
   if (!(await isTmuxAvailable())) {
-    console.log("# skipped: tmux is not installed on this machine");
+    console.log("skipped: tmux is not installed on this machine");
     return t.skip("tmux is not installed");
   }
   const dir = mkdtempSync(join(tmpdir(), "gs-mux-tmux-"));
