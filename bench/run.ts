@@ -55,7 +55,7 @@ function liveSection(r: Awaited<ReturnType<typeof benchLive>>): Section {
     body: [
       table(["path", "session ready (ms)", "first chunk (ms)", "turn end (ms)"], [row("grok-seat createSession + prompt", r.harness), row("bare SDK client", r.bare)]),
       "",
-      `Ratio (median of per-round harness/bare turn-end time): **${ratio(r.ratio)}**. The harness also authenticates with grok's chosen method, stages nothing and drains callbacks before resolving.`,
+      `Ratio (median of per-round harness/bare turn-end time): **${ratio(r.ratio)}**. Both paths authenticate; the harness also resolves the binary, builds the env allow-list, drains stderr and runs every callback before resolving.`,
     ].join("\n"),
     goals: [{ goal: "harness ≤ 1.05× the bare client (spawn → turn end)", met: r.ratio !== undefined ? r.ratio <= 1.05 : undefined, measured: ratio(r.ratio) }],
   };
