@@ -8,6 +8,7 @@
  *   differ in kind between the three) stay out of a throughput figure. Rounds rotate the order of the
  *   clients; the ratio is the median over rounds of the per-round ratio against the bare client.
  */
+import { loadAcpxRuntime } from "./peers.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,12 +88,8 @@ type AcpxRunner = (scenario: string, cwd: string, round: number) => Promise<Samp
 
 /** Loads acpx/runtime; a string explains why it cannot run here. */
 async function loadAcpx(stateDir: string): Promise<AcpxRunner | string> {
-  let mod: typeof import("acpx/runtime");
-  try {
-    mod = await import("acpx/runtime");
-  } catch (error) {
-    return `acpx/runtime failed to load on node ${process.version}: ${(error as Error).message}`;
-  }
+  const mod = await loadAcpxRuntime();
+  if (typeof mod === "string") return mod;
   return async (scenario, cwd, round) => {
     const registry = {
       resolve: () => [process.execPath, FAKE_GROK_JS, "--no-auto-update", "agent", "--no-leader", "stdio"],
