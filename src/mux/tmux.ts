@@ -164,8 +164,9 @@ export class TmuxBackend implements Backend {
           }));
           return;
         }
-        const exitCode = error ? (typeof code === "number" ? code : ((error as { code?: unknown }).code as number | undefined) ?? 1) : 0;
-        resolve({ stdout: String(stdout), stderr: String(stderr), exitCode: typeof exitCode === "number" ? exitCode : 1 });
+        // A numeric code is tmux's exit status; anything else (timeout, maxBuffer, signal) counts as 1.
+        const exitCode = !error ? 0 : typeof (error as { code?: unknown }).code === "number" ? ((error as { code: number }).code) : 1;
+        resolve({ stdout: String(stdout), stderr: String(stderr) + (error && exitCode === 1 && !stderr ? error.message : ""), exitCode });
       });
     });
   }
