@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { ContentBlock, PromptResponse, SessionNotification } from "@agentclientprotocol/sdk";
 import { type ErrorCode, messageOf } from "../errors.js";
 import type { AcpPeer } from "./connection.js";
+import { CallbackQueue } from "./callback-queue.js";
 import { turnDiagnostic } from "./diagnostics.js";
 import type { Diagnostic, SeatCallbacks, SeatEvent, Usage } from "./events.js";
 import { ACP } from "./methods.js";
@@ -69,7 +70,7 @@ export class SessionCore {
   private sessionId: string | undefined;
   private readonly turns = new Map<string, Turn>();
   private activeTurn: Turn | undefined;
-  private delivery: Promise<void> = Promise.resolve();
+  private readonly queue: CallbackQueue;
   private readonly mcpReady = new Set<string>();
   private readonly mcpWaiters: Array<() => void> = [];
   /** Latest title per tool call: terminal updates often omit it (e.g. MCP calls renamed after use_tool). */
@@ -77,9 +78,11 @@ export class SessionCore {
 
   constructor(
     private readonly peer: AcpPeer,
-    private readonly callbacks: SeatCallbacks = {},
-    private readonly options: { diagnosticsAsText?: boolean } = {},
-  ) {}
+    callbacks: SeatCallbacks = {},
+    options: { diagnosticsAsText?: boolean } = {},
+  ) {
+    this.queue = new CallbackQueue(callbacks, options.diagnosticsAsText !== false);
+  }
 
   /** Names the ACP session this core drives (after session/new, load or resume). */
   bind(sessionId: string): void {
@@ -150,12 +153,12 @@ export class SessionCore {
 
   /** Queues an event for the callbacks; they run one at a time, in order. */
   emit(event: SeatEvent): void {
-    this.delivery = this.delivery.then(() => this.deliver(event)).catch(() => undefined);
+    this.queue.push(event);
   }
 
   /** Resolves once every queued callback has run. */
   drain(): Promise<void> {
-    return this.delivery;
+    return this.queue.drain();
   }
 
   /** Sends one prompt and resolves how the turn ended. Never rejects. */
@@ -264,36 +267,5 @@ export class SessionCore {
       echoed,
       ...(meta ? { responseMeta: meta } : {}),
     };
-  }
-
-  private async deliver(event: SeatEvent): Promise<void> {
-    const cb = this.callbacks;
-    await cb.onEvent?.(event);
-    switch (event.type) {
-      case "text":
-        await cb.onText?.(event.text);
-        break;
-      case "thinking":
-        await cb.onThinking?.(event.text);
-        break;
-      case "tool_start":
-        await cb.onToolStart?.(event);
-        break;
-      case "tool_end":
-        await cb.onToolEnd?.(event);
-        break;
-      case "plan":
-        await cb.onPlan?.(event.entries);
-        break;
-      case "usage":
-        await cb.onUsage?.(event.usage);
-        break;
-      case "diagnostic":
-        await cb.onDiagnostic?.(event.diagnostic);
-        if (this.options.diagnosticsAsText !== false) await cb.onText?.(event.diagnostic.message);
-        break;
-      default:
-        break;
-    }
   }
 }
