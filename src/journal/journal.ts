@@ -159,7 +159,8 @@ export class Journal {
 
   /**
    * After a controller crash: dispatched/consumed deliveries become uncertain and fenced ones become failed
-   * ("never dispatched"). Returns both lists for reporting; nothing in them may be re-sent.
+   * ("never dispatched"). Returns both lists for reporting; nothing in them may be re-sent. Idempotent: a row
+   * that late evidence moved on after its recovery is not recovered again.
    */
   recoverAfterCrash(seatId?: string): RecoveryReport {
     return this.#db
@@ -170,6 +171,9 @@ export class Journal {
             const reason = "never dispatched: the controller stopped between fence and dispatch";
             report.neverSent.push(this.#write(delivery, "failed", { kind: "note", source: "recovery", detail: reason }, reason));
           } else if (delivery.state === "dispatched" || delivery.state === "consumed") {
+            // Recovered once already: its later state came from late evidence after the crash, not from a
+            // controller that stopped mid-flight; recovering it again would undo that evidence on every status.
+            if (delivery.evidence.some((e) => e.source === "recovery")) continue;
             report.uncertain.push(this.#write(delivery, "uncertain", { kind: "note", source: "recovery", detail: `was ${delivery.state} with no final result when the controller stopped` }));
           } else {
             report.uncertain.push(delivery);
