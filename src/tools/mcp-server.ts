@@ -7,7 +7,10 @@
  * Invariants: stdout carries MCP only (diagnostics go to stderr). The process exits when stdin closes
  *   (grok starts MCP servers in their own process group, so a group kill misses us) and when the bridge
  *   is gone (refused/unauthorized health check or call), so it never outlives its session.
+ * Transport: node:http over a keep-alive Agent with TCP_NODELAY, not fetch — undici's per-call machinery
+ *   (web streams, Request/Response objects) was most of this process's CPU per call (BENCHMARKS.md P3).
  */
+import { Agent, request as httpRequest } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -36,20 +39,67 @@ if (!bridgeUrl || !bridgeToken) {
   process.exit(2);
 }
 
-/** True when a fetch failure means nobody listens at the bridge address any more. */
-function isBridgeGone(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
-  return ["ECONNREFUSED", "ECONNRESET", "EPIPE", "UND_ERR_SOCKET"].includes(cause?.code ?? "");
+/** Reused loopback connections (one per concurrent request); idle ones are dropped before the bridge's keep-alive timeout. */
+const agent = new Agent({ keepAlive: true, noDelay: true });
+const bridgeTarget = new URL(bridgeUrl);
+const authorization = `Bearer ${bridgeToken}`;
+
+/** A bridge answer: its status and parsed JSON body (undefined when the body is not JSON). */
+interface BridgeAnswer {
+  status: number;
+  body: unknown;
 }
 
-async function bridgeFetch(path: string, init: RequestInit = {}): Promise<Response> {
-  const response = await fetch(`${bridgeUrl}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${bridgeToken}`, "content-type": "application/json" },
+/** True when a request failure means nobody listens at the bridge address any more. */
+function isBridgeGone(error: unknown): boolean {
+  return ["ECONNREFUSED", "ECONNRESET", "EPIPE"].includes((error as { code?: string } | undefined)?.code ?? "");
+}
+
+function sendOnce(path: string, method: "GET" | "POST", body: string | undefined, signal: AbortSignal | undefined): Promise<BridgeAnswer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { authorization };
+    if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = Buffer.byteLength(body);
+    }
+    let answered = false;
+    const req = httpRequest(
+      { agent, host: bridgeTarget.hostname, port: bridgeTarget.port, path, method, headers, ...(signal ? { signal } : {}) },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("error", reject);
+        res.on("end", () => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+          } catch {
+            parsed = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    // Retrying is only safe when the bridge never answered on a reused socket (see bridgeRequest).
+    req.on("error", (error) => reject(Object.assign(error, { retryable: req.reusedSocket && !answered })));
+    req.end(body);
   });
+}
+
+async function bridgeRequest(path: string, method: "GET" | "POST", body?: string, signal?: AbortSignal): Promise<BridgeAnswer> {
+  let answer: BridgeAnswer;
+  try {
+    answer = await sendOnce(path, method, body, signal);
+  } catch (error) {
+    // A kept-alive socket the bridge closed while idle fails before the request was read; retry once on a
+    // fresh connection, which fails with ECONNREFUSED when the bridge itself is gone.
+    if (!(error as { retryable?: boolean }).retryable || !isBridgeGone(error) || signal?.aborted) throw error;
+    answer = await sendOnce(path, method, body, signal);
+  }
   // 401 means our token is no longer the bridge's: the session that started us is gone.
-  if (response.status === 401) exit(0, "the bridge no longer accepts our token");
-  return response;
+  if (answer.status === 401) exit(0, "the bridge no longer accepts our token");
+  return answer;
 }
 
 function errorResult(text: string): CallToolResult {
@@ -59,24 +109,19 @@ function errorResult(text: string): CallToolResult {
 const server = new Server({ name: "grok-seat-host-tools", version: "1.0.0" }, { capabilities: { tools: {} } });
 
 server.setRequestHandler(ListToolsRequestSchema, async () => {
-  const response = await bridgeFetch("/tools");
-  if (!response.ok) throw new Error(`host-tools bridge answered ${response.status} to /tools`);
-  const body = (await response.json()) as { tools: Tool[] };
-  return { tools: body.tools };
+  const { status, body } = await bridgeRequest("/tools", "GET");
+  if (status !== 200) throw new Error(`host-tools bridge answered ${status} to /tools`);
+  return { tools: (body as { tools: Tool[] }).tools };
 });
 
 server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const { name, arguments: args } = request.params;
   try {
-    const response = await bridgeFetch("/call", {
-      method: "POST",
-      body: JSON.stringify({ name, arguments: args ?? {} }),
-      signal: extra.signal,
-    });
-    const body = (await response.json()) as CallToolResult | { error?: string };
-    if (!response.ok) {
-      return errorResult(`host-tools bridge refused the call (${response.status}): ${(body as { error?: string }).error ?? ""}`);
+    const { status, body } = await bridgeRequest("/call", "POST", JSON.stringify({ name, arguments: args ?? {} }), extra.signal);
+    if (status !== 200) {
+      return errorResult(`host-tools bridge refused the call (${status}): ${(body as { error?: string } | undefined)?.error ?? ""}`);
     }
+    if (body === undefined) throw new Error("host-tools bridge answered a call with a body that is not JSON");
     return body as CallToolResult;
   } catch (error) {
     if (isBridgeGone(error)) {
@@ -89,10 +134,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
 
 let healthTimeouts = 0;
 const health = setInterval(() => {
-  bridgeFetch("/health", { signal: AbortSignal.timeout(Math.max(1000, healthMs)) })
-    .then((response) => {
+  bridgeRequest("/health", "GET", undefined, AbortSignal.timeout(Math.max(1000, healthMs)))
+    .then(() => {
       healthTimeouts = 0;
-      void response.body?.cancel();
     })
     .catch((error: unknown) => {
       if (isBridgeGone(error)) return exit(0, "the bridge is gone (health check refused)");
