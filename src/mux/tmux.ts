@@ -80,7 +80,11 @@ export class TmuxBackend implements Backend {
     return state !== undefined && !state.dead && state.pid === pane.pid;
   }
 
-  /** Exit status of a dead pane (remain-on-exit), or undefined while it runs, before tmux has reaped it, or once it is gone. */
+  /**
+   * Exit status of a dead pane (remain-on-exit), or undefined while it runs, before tmux has reaped it, or once
+   * it is gone. Best effort: tmux 3.3a was seen (about 1 in 12 under load) to mark a pane dead and never record
+   * its status, so undefined after exit means "not recorded", never "succeeded".
+   */
   async exitStatus(pane: PaneDescriptor): Promise<number | undefined> {
     const state = await this.paneState(pane);
     return state?.dead ? state.status : undefined;
