@@ -3,13 +3,16 @@
  * Behaves like the TUI's process layout (grok-wire §14): writes $GROK_HOME/active_sessions.json naming
  * itself, and spawns a leader child (a fake-leader on S with its pid in S.lock) that outlives it.
  * `--version` prints `grok <GS_FAKE_VERSION|1.0.41> (…)`. `--gs-config <json>` (before grok's flags) shapes the leader:
- * registered, agentVersion, mcpServers, tools, configOptions, noEcho, leaderCwd, leaderExe, symlinkSocket.
+ * registered, agentVersion, mcpServers, tools, configOptions, noEcho, leaderCwd, leaderExe, symlinkSocket, turn.
+ * `turn` scripts session/prompt like grok's leader (bench/seat-crash.ts): each received prompt id is appended to
+ * $GROK_HOME/fake-leader-prompts.log, runningPromptId comes after `queueDelayMs`, the result after `resultDelayMs`
+ * more, and the turn goes on (persisted to $GROK_HOME/sessions/<cwd>/<session>/updates.jsonl) when the client is gone.
  */
 import { spawn } from "node:child_process";
-import { renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startFakeLeader, type JsonRpc } from "../fakes/fake-leader.js";
+import { startFakeLeader, type FakeLeaderPeer, type JsonRpc } from "../fakes/fake-leader.js";
 
 interface FakeConfig {
   registered?: Record<string, unknown>;
@@ -21,6 +24,33 @@ interface FakeConfig {
   leaderCwd?: string;
   leaderExe?: string;
   symlinkSocket?: boolean;
+  turn?: { queueDelayMs?: number; resultDelayMs?: number };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A scripted grok turn: recorded, acknowledged, persisted and answered on its own clock, client or not. */
+function scriptedTurn(m: JsonRpc, peer: FakeLeaderPeer, turn: NonNullable<FakeConfig["turn"]>): JsonRpc[] {
+  const sessionId: string = m.params.sessionId;
+  const promptId: string = m.params._meta?.promptId ?? `prompt-${String(m.id)}`;
+  const grokHome = process.env.GROK_HOME!;
+  appendFileSync(join(grokHome, "fake-leader-prompts.log"), `${promptId}\n`);
+  const dir = join(grokHome, "sessions", encodeURIComponent(process.cwd()), sessionId);
+  mkdirSync(dir, { recursive: true });
+  const emit = (method: string, params: Record<string, unknown>, persist: boolean) => {
+    if (persist) appendFileSync(join(dir, "updates.jsonl"), `${JSON.stringify({ method, params })}\n`);
+    peer.sendAcp({ jsonrpc: "2.0", method, params });
+  };
+  void (async () => {
+    await sleep(turn.queueDelayMs ?? 0);
+    emit("_x.ai/queue/changed", { sessionId, entries: [], runningPromptId: promptId, runningText: "brief", runningKind: "prompt" }, false);
+    emit("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "done" } }, _meta: { promptId } }, true);
+    await sleep(turn.resultDelayMs ?? 0);
+    emit("_x.ai/session_notification", { sessionId, update: { sessionUpdate: "turn_completed", prompt_id: promptId, stop_reason: "end_turn" } }, true);
+    emit("_x.ai/queue/changed", { sessionId, entries: [] }, false);
+    peer.sendAcp({ jsonrpc: "2.0", id: m.id!, result: { stopReason: "end_turn", _meta: { sessionId, promptId } } });
+  })();
+  return [];
 }
 
 const argv = process.argv.slice(2);
@@ -54,6 +84,7 @@ if (argv.includes("--version")) {
         if (option && !config.noEcho) option.currentValue = m.params.value;
         return [{ jsonrpc: "2.0", id: m.id, result: { configOptions: options } }];
       },
+      ...(config.turn ? { "session/prompt": (m: JsonRpc, peer: FakeLeaderPeer) => scriptedTurn(m, peer, config.turn!) } : {}),
     },
   });
   // grok's lock sits beside the socket path it was given and holds the leader pid.
