@@ -105,13 +105,32 @@ function scaleSection(r: Awaited<ReturnType<typeof benchScale>>): Section {
   };
 }
 
-async function seatSection(quick: boolean): Promise<Section | undefined> {
+interface SeatBench {
+  iterations: number;
+  seat: { p50Ms: number; p99Ms: number };
+  bareLeader: { p50Ms: number; p99Ms: number };
+  fenceAppendP50Ms: number;
+}
+
+/** Runs bench/seat.ts (benchSeat) when it is there. */
+async function runSeatBench(quick: boolean): Promise<SeatBench | undefined> {
   const seatModule = "./seat.js";
   if (!existsSync(fileURLToPath(new URL(seatModule, import.meta.url)))) return undefined;
-  const mod = (await import(seatModule)) as { benchSeat?: (o: { quick?: boolean }) => Promise<unknown> };
+  const mod = (await import(seatModule)) as { benchSeat?: (o: { quick?: boolean }) => Promise<SeatBench> };
   if (typeof mod.benchSeat !== "function") return undefined;
-  const result = await mod.benchSeat({ quick });
-  return { title: "P4b visible seat (bench/seat.ts)", body: "```json\n" + JSON.stringify(result, null, 2) + "\n```", goals: [] };
+  return mod.benchSeat({ quick });
+}
+
+function seatSection(r: SeatBench): Section {
+  const rows = [
+    ["through the visible seat (fence + dispatch + queue ack)", fmt(r.seat.p50Ms), fmt(r.seat.p99Ms), ratio(r.seat.p50Ms / r.bareLeader.p50Ms)],
+    ["bare leader client (same socket, no fence)", fmt(r.bareLeader.p50Ms), fmt(r.bareLeader.p99Ms), ratio(1)],
+  ];
+  return {
+    title: `P4b visible seat: prompt → consumed (${r.iterations} deliveries, fake TUI + leader)`,
+    body: [table(["path", "p50 (ms)", "p99 (ms)", "p50 × bare"], rows), "", `Fence append p50 inside the seat: ${fmt(r.fenceAppendP50Ms)} ms.`].join("\n"),
+    goals: [],
+  };
 }
 
 const mark = (met: boolean | undefined) => (met === undefined ? "n/a" : met ? "met" : "**missed**");
@@ -189,9 +208,11 @@ async function main(): Promise<void> {
     const r = await benchFence({ iterations: quick ? 100 : 1_000 });
     save("p4-fence", r);
     show("P4", fenceSection(r));
-    const seat = await seatSection(quick);
-    if (seat) show("P4b", seat);
-    else console.log("P4b: bench/seat.ts (benchSeat) is not there yet; the visible seat is not measured.");
+    const seat = await runSeatBench(quick);
+    if (seat) {
+      save("p4b-seat", seat);
+      show("P4b", seatSection(seat));
+    } else console.log("P4b: bench/seat.ts (benchSeat) is not there yet; the visible seat is not measured.");
   }
   if (wanted("P5")) {
     const r = await benchScale(quick ? { grokSizes: [1, 8], fakeSizes: [1, 32] } : { grokSizes: [1, 8, 32], fakeSizes: [1, 256] });
@@ -209,7 +230,7 @@ async function main(): Promise<void> {
   stored("P2", "p2-live", liveSection);
   stored("P3", "p3-bridge", bridgeSection);
   stored("P4", "p4-fence", fenceSection);
-  if (fresh.has("P4b")) sections.push(fresh.get("P4b")!);
+  stored("P4b", "p4b-seat", seatSection);
   stored("P5", "p5-scale", scaleSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
