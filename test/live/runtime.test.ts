@@ -7,20 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSession } from "../../src/runtime/index.js";
 import type { SeatEvent } from "../../src/acp/index.js";
-import { startLiveRig, type LiveRig } from "../support/live-rig.js";
-
-async function withRig(t: { skip(msg: string): void }, script: Parameters<typeof startLiveRig>[0], body: (rig: LiveRig) => Promise<void>): Promise<void> {
-  const rig = await startLiveRig(script);
-  if (typeof rig === "string") {
-    t.skip(rig);
-    return;
-  }
-  try {
-    await body(rig);
-  } finally {
-    await rig.close();
-  }
-}
+import { withLiveRig as withRig } from "../support/live-turns.js";
 
 function alive(pid: number): boolean {
   return existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
