@@ -31,3 +31,9 @@ test("a malformed script is refused with a clear error", () => {
   assert.throws(() => parseScript("[1]"), /match|replies|object/);
   assert.throws(() => parseScript(JSON.stringify({ rules: [{ match: 3 }] })), /string `match`/);
 });
+
+test("a reply can quote the newest tool result the model was sent", () => {
+  const script = { rules: [{ match: "count", replies: [{ toolCalls: [{ name: "use_tool", arguments: {} }] }, { text: "tool said: {{last_tool_result}}" }] }] };
+  const history = [query("count words"), { role: "assistant", content: "" }, { role: "tool", content: " 5 words " }];
+  assert.equal(chooseReply(script, "tool_followup", { messages: history }).text, "tool said: 5 words");
+});

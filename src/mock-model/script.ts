@@ -16,7 +16,7 @@ export interface MockToolCall {
 
 /** One model answer within a turn. */
 export interface MockReply {
-  /** Text streamed word by word. */
+  /** Text streamed word by word; `{{last_tool_result}}` is replaced by the newest `role:"tool"` message. */
   text?: string;
   /** Reasoning streamed before the text (`reasoning_content` deltas). */
   reasoning?: string;
@@ -112,6 +112,14 @@ export function roundsAfterLastQuery(messages: ChatMessage[]): number {
   return messages.slice(index + 1).filter((m) => m.role === "assistant").length;
 }
 
+const LAST_TOOL_RESULT = "{{last_tool_result}}";
+
+/** The text of the newest tool result in the history (what the model was just told), or "(none)". */
+export function lastToolResult(messages: ChatMessage[]): string {
+  const tool = [...messages].reverse().find((m) => m.role === "tool");
+  return tool ? textOf(tool.content).trim() : "(none)";
+}
+
 function matches(rule: MockRule, query: string): boolean {
   return typeof rule.match === "string" ? query.includes(rule.match) : rule.match.test(query);
 }
@@ -128,7 +136,9 @@ export function chooseReply(script: MockScript, kind: RequestKind, body: ChatReq
   const base = rule ? (rule.replies[round] ?? rule.replies[rule.replies.length - 1] ?? {}) : (script.fallback ?? { text: "pong from mock" });
   // A tool loop ends once the history holds the results of the scripted calls.
   if (rule && round >= rule.replies.length && base.toolCalls) return { text: "done" };
-  return { chunkDelayMs: script.chunkDelayMs, ...base };
+  const reply = { chunkDelayMs: script.chunkDelayMs, ...base };
+  if (reply.text?.includes(LAST_TOOL_RESULT)) reply.text = reply.text.split(LAST_TOOL_RESULT).join(lastToolResult(messages));
+  return reply;
 }
 
 /** Reads a script from JSON, where `match` strings of the form "/re/flags" become RegExps. */

@@ -4,7 +4,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { runSeat, startSeat } from "../support/cli.js";
 import { startLiveRig, type LiveRig } from "../support/live-rig.js";
 
@@ -120,4 +122,21 @@ test("Ctrl-C during a turn cancels it, exits 130 and leaves no grok process behi
   } finally {
     await rig.close();
   }
+});
+
+test("seat demo runs the whole stack offline and the model quotes the host tool's real result", async (t) => {
+  const rig = await startLiveRig();
+  if (typeof rig === "string") return t.skip(rig);
+  await rig.close(); // only needed to know the binary can be provisioned; the demo brings its own mock and home
+  const home = mkdtempSync(join(tmpdir(), "seat-demo-home-"));
+  const result = await runSeat(["demo", "--json"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home } }).finally(() => rmSync(home, { recursive: true, force: true }));
+  assert.equal(result.code, 0, result.stderr);
+  const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; [k: string]: any });
+  assert.match(lines[0]?.message ?? "", /OFFLINE DEMO MODE/);
+  const end = lines.find((l) => l.type === "tool_end");
+  assert.equal(end?.status, "completed");
+  assert.equal(end?.title, "host-tools__word_count");
+  const done = lines.find((l) => l.type === "done");
+  assert.equal(done?.stopReason, "end_turn");
+  assert.match(done?.text ?? "", /The host tool answered: 5 words\./, "the answer quotes what the tool returned");
 });

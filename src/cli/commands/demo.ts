@@ -55,7 +55,7 @@ talks to loopback, but without the namespace's guarantee.`,
           match: "Demo:",
           replies: [
             { text: "I'll ask the host tool to count them. ", toolCalls: [{ name: "use_tool", arguments: { tool_name: "host-tools__word_count", tool_input: { text: "grok seat drives grok safely" } } }] },
-            { text: "The host tool says: 5 words. This answer was streamed by the real grok binary from a scripted model, with the tool running in this process." },
+            { text: "The host tool answered: {{last_tool_result}}. (The scripted model quotes the tool result grok sent back to it; the tool ran in this process.)" },
           ],
         }],
       },
