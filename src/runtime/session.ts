@@ -61,6 +61,8 @@ class Session implements HeadlessSession {
   bridge: ToolBridge | undefined;
   skills: StagedSkills | undefined;
   private disposing: Promise<{ survivors: number[] }> | undefined;
+  /** What initialize advertised for prompt content (image, audio, embeddedContext). */
+  promptCapabilities: Record<string, unknown> = {};
 
   constructor(readonly options: SessionOptions, readonly model: string | undefined) {}
 
@@ -85,6 +87,15 @@ class Session implements HeadlessSession {
     const promptId = options.promptId ?? `seat-${randomUUID()}`;
     if (this.state !== "ready" || !this.core) {
       const diagnostic = { code: "ACP_SESSION_DEAD" as const, message: `The Grok session is ${this.state}; create a new session.` };
+      await this.report(diagnostic.code, diagnostic.message);
+      return { promptId, text: "", diagnostic, echoed: false };
+    }
+    const unsupported = unsupportedContent(input, this.promptCapabilities);
+    if (unsupported) {
+      const diagnostic = {
+        code: "ACP_CONTENT_UNSUPPORTED" as const,
+        message: `This grok does not accept ${unsupported} content in prompts (initialize promptCapabilities.${unsupported} is not true); nothing was sent.`,
+      };
       await this.report(diagnostic.code, diagnostic.message);
       return { promptId, text: "", diagnostic, echoed: false };
     }
@@ -149,6 +160,15 @@ class Session implements HeadlessSession {
       this.core?.emit({ type: "permission", toolCallId, category: "default", decision, ...(optionId ? { optionId } : {}) });
     });
   };
+}
+
+/** The first content kind in `input` the agent did not advertise (image, audio), if any. */
+function unsupportedContent(input: PromptInput, capabilities: Record<string, unknown>): "image" | "audio" | undefined {
+  if (typeof input === "string") return undefined;
+  for (const block of input) {
+    if ((block.type === "image" || block.type === "audio") && capabilities[block.type] !== true) return block.type;
+  }
+  return undefined;
 }
 
 /** The safe default: the agent's own reject option, or `cancelled` when it offered none. */
@@ -246,6 +266,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
     () => new SeatError("ACP_HANDSHAKE_FAILED", `grok did not finish the ACP handshake within ${timeoutMs} ms.`, { retryable: true }),
   );
   core.bind(result.session.sessionId);
+  session.promptCapabilities = { ...(result.initialize.agentCapabilities?.promptCapabilities ?? {}) };
   session.id = result.session.sessionId;
   session.agent = { authMethodId: result.authMethodId, pid: agentProcess.pid, ...(result.agentVersion ? { version: result.agentVersion } : {}) };
   if (mcpServers.length > 0) {

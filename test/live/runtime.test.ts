@@ -198,3 +198,18 @@ test("an idle timeout cancels a turn stuck on a failing model endpoint and repor
     }
   });
 });
+
+test("an image block is refused with its own code when grok does not advertise images, and nothing is sent", async (t) => {
+  await withRig(t, {}, async (rig) => {
+    const session = await createSession(rig.sessionOptions);
+    try {
+      const result = await session.prompt([{ type: "text", text: "what is this?" }, { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }]);
+      assert.equal(result.diagnostic?.code, "ACP_CONTENT_UNSUPPORTED");
+      assert.equal(rig.mock.requests.filter((r) => r.kind === "main").length, 0, "no turn reached the model");
+      const text = await session.prompt([{ type: "text", text: "say pong" }]);
+      assert.equal(text.text, "pong from mock", "text content blocks go through");
+    } finally {
+      await session.dispose();
+    }
+  });
+});
