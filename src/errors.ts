@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   ACP_IDLE_TIMEOUT: "the turn produced no update within the idle limit and was cancelled",
   ACP_SESSION_DEAD: "the session was disposed or never came up",
   ACP_MCP_NOT_READY: "MCP servers did not report initialized within the limit",
+  ACP_CONTENT_UNSUPPORTED: "a prompt carried content (image, audio) the agent does not advertise",
   ACP_PROTOCOL_ERROR: "a message from the agent broke the protocol",
   // tools/ — host tools bridge
   TOOL_BRIDGE_FAILED: "the host-tools bridge could not start; its MCP entry was omitted",
