@@ -10,9 +10,13 @@ export { readProcessIdentity, socketListenerInodes, pidHoldsSocket, socketHolder
 export type { BirthResolution, ProcessIdentity } from "./linux.js";
 export { parseProcStat, parseStatusUids, parseBootTime, parseNetUnix, socketInodeOfLink } from "./proc-text.js";
 export type { ProcStat, UnixSocketRow } from "./proc-text.js";
-export { proveLeader, compareIdentity, lockPathFor } from "./prove.js";
+export { proveLeader, compareIdentity, reproveIdentity, lockPathFor } from "./prove.js";
 export type { BoundIdentity, LeaderProof, ProveLeaderInput } from "./prove.js";
-export { parsePsLine, parseLsofFields, parseLsofCwd, lsofHoldsSocketPath, identityFromMacOutputs } from "./macos.js";
+export { linuxSource, platformIdentitySource } from "./source.js";
+export type { IdentitySource, SocketHolderCheck } from "./source.js";
+export { parsePsLine, parseLsofFields, parseLsofCwd, parseLsofExe, lsofHoldsSocketPath, identityFromMacOutputs } from "./macos.js";
 export type { LsofFile, MacProcessIdentity } from "./macos.js";
+export { macosSource, execFileRunner, PS_PATH, LSOF_PATH, PS_COLUMNS } from "./macos-source.js";
+export type { CommandResult, CommandRunner } from "./macos-source.js";
 export { parseActiveSessions, readActiveSessions, findActiveSession } from "./active-sessions.js";
 export type { ActiveSession, ActiveSessionEvidence } from "./active-sessions.js";

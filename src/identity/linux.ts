@@ -13,12 +13,14 @@ import type { Verdict } from "./verdict.js";
 /** How precise a recorded birth is: Linux gives clock ticks, macOS `ps lstart` gives seconds. */
 export type BirthResolution = "clock-ticks" | "seconds";
 
-/** What the kernel says about one process. Fields that could not be read are null. */
+/** What the kernel says about one process. Fields that could not be read are null (macOS: see macos-source.ts). */
 export interface ProcessIdentity {
   pid: number;
   ppid: number;
-  pgid: number;
-  sid: number;
+  /** Null where the platform's source does not report it (macOS). */
+  pgid: number | null;
+  /** Null where the platform's source does not report it (macOS). */
+  sid: number | null;
   comm: string;
   /** Start time as an opaque decimal string; compare for equality only, within one boot. */
   birth: string;
@@ -29,8 +31,8 @@ export interface ProcessIdentity {
   exe: string | null;
   cwd: string | null;
   uid: { real: number; effective: number } | null;
-  /** Controlling terminal number (stat field 7); 0 means none. */
-  ttyNr: number;
+  /** Controlling terminal number (stat field 7); 0 means none; null on macOS, which reports `tty` only. */
+  ttyNr: number | null;
   /** The terminal device on fd 0, when fd 0 is a /dev terminal and readable. */
   tty: string | null;
 }

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { identityFromMacOutputs, lsofHoldsSocketPath, parseLsofCwd, parseLsofFields, parsePsLine } from "./macos.js";
+import { identityFromMacOutputs, lsofHoldsSocketPath, parseLsofCwd, parseLsofExe, parseLsofFields, parsePsLine } from "./macos.js";
 
 // HAND-WRITTEN SAMPLES of the documented formats (ps(1) with `=` headers suppressed, C-locale lstart;
 // lsof(8) -F field output). They were not recorded on a Mac; re-record them there when possible.
@@ -19,7 +19,7 @@ const LSOF_UNIX = [
 ].join("\n");
 
 test("parses the ps line into pid, ppid, uid, a seconds-resolution birth, tty and comm", () => {
-  assert.deepEqual(parsePsLine(PS_TUI), { pid: 4242, ppid: 4100, uid: 501, birth: "2026-11-29T22:58:06", birthResolution: "seconds", tty: "ttys003", comm: "/opt/homebrew/bin/grok" });
+  assert.deepEqual(parsePsLine(PS_TUI), { pid: 4242, ppid: 4100, ruid: null, uid: 501, birth: "2026-11-29T22:58:06", birthResolution: "seconds", tty: "ttys003", comm: "/opt/homebrew/bin/grok" });
 });
 
 test("pads a single-digit lstart day and reads ?? as no terminal, keeping a comm with spaces", () => {
@@ -50,4 +50,16 @@ test("combines ps and lsof output into one identity only when the pid agrees", (
   assert.deepEqual(identityFromMacOutputs(4242, { ps: PS_TUI, lsofCwd: LSOF_CWD })?.cwd, "/Users/dev/project");
   assert.equal(identityFromMacOutputs(4243, { ps: PS_TUI }), null);
   assert.equal(identityFromMacOutputs(4242, { ps: PS_TUI })?.cwd, null);
+});
+
+test("reads a real uid before the effective uid when the ruid column is requested", () => {
+  const ps = parsePsLine("  4250  4242   501     0 Sat Nov 29 22:58:07 2026     ??       /opt/homebrew/bin/grok\n");
+  assert.deepEqual([ps?.pid, ps?.ppid, ps?.ruid, ps?.uid, ps?.birth], [4250, 4242, 501, 0, "2026-11-29T22:58:07"]);
+});
+
+test("takes the first txt file of lsof -d txt as the executable", () => {
+  const text = "p4250\nfcwd\nn/Users/dev/project\nftxt\nn/opt/homebrew/Cellar/grok/1.0.50/bin/grok\nftxt\nn/usr/lib/dyld\n";
+  assert.equal(parseLsofExe(text, 4250), "/opt/homebrew/Cellar/grok/1.0.50/bin/grok");
+  assert.equal(parseLsofExe(text, 1), null);
+  assert.equal(parseLsofExe("p4250\nfcwd\nn/x\n", 4250), null);
 });

@@ -1,10 +1,11 @@
 /*
  * macOS process identity: the same facts as linux.ts, parsed from recorded `ps` and `lsof` output.
- * Owns: pure parsers for
- *   `ps -o pid=,ppid=,uid=,lstart=,tty=,comm= -p PID`, `lsof -a -p PID -d cwd -Fn`, `lsof -p PID -U -Fn`.
- * Does not own: running those commands (not done here yet) or verdicts over several facts (prove.ts).
+ * Owns: pure parsers for `ps -o pid=,ppid=[,ruid=],uid=,lstart=,tty=,comm= -p PID`,
+ *   `lsof -a -p PID -d cwd[,txt] -Fn` and `lsof [-a] -p PID -U -Fn`.
+ * Does not own: running those commands (macos-source.ts) or verdicts over several facts (prove.ts).
  * Invariant: birth from `lstart` has one-second resolution (ps cannot show the microsecond start that
- *   proc_pidinfo has), so birthResolution is "seconds"; lstart is local time in the C locale format.
+ *   proc_pidinfo has), so birthResolution is "seconds"; lstart is printed in the C locale format, in the
+ *   TZ of the ps process (macos-source.ts runs it with TZ=UTC so a birth survives a time-zone change).
  * Spec: ps(1), lsof(8) "OUTPUT FOR OTHER PROGRAMS"; grok-wire.md §14, §17
  */
 
@@ -12,6 +13,9 @@
 export interface MacProcessIdentity {
   pid: number;
   ppid: number;
+  /** Real uid when the `ruid` column was requested, else null. */
+  ruid: number | null;
+  /** Effective uid (BSD ps `uid`). */
   uid: number;
   /** `lstart` normalized to "YYYY-MM-DDTHH:MM:SS" local time; compare for equality only. */
   birth: string;
@@ -24,24 +28,26 @@ export interface MacProcessIdentity {
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const PS_LINE = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+[A-Z][a-z]{2}\s+([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}:\d{2}:\d{2})\s+(\d{4})\s+(\S+)\s+(.+?)\s*$/;
+// The optional fourth number is `uid` after `ruid`; lstart always starts with a weekday, so this is unambiguous.
+const PS_LINE = /^\s*(\d+)\s+(\d+)\s+(\d+)(?:\s+(\d+))?\s+[A-Z][a-z]{2}\s+([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}:\d{2}:\d{2})\s+(\d{4})\s+(\S+)\s+(.+?)\s*$/;
 
-/** Parses the single line of `ps -o pid=,ppid=,uid=,lstart=,tty=,comm= -p PID`; null if it does not fit. */
+/** Parses the single line of `ps -o pid=,ppid=[,ruid=],uid=,lstart=,tty=,comm= -p PID`; null if it does not fit. */
 export function parsePsLine(text: string): Omit<MacProcessIdentity, "cwd"> | null {
   const line = text.split("\n").find((l) => l.trim() !== "");
   const m = line === undefined ? null : PS_LINE.exec(line);
   if (!m) return null;
-  const month = MONTHS.indexOf(m[4]!);
+  const month = MONTHS.indexOf(m[5]!);
   if (month < 0) return null;
-  const birth = `${m[7]}-${String(month + 1).padStart(2, "0")}-${m[5]!.padStart(2, "0")}T${m[6]}`;
+  const birth = `${m[8]}-${String(month + 1).padStart(2, "0")}-${m[6]!.padStart(2, "0")}T${m[7]}`;
   return {
     pid: Number(m[1]),
     ppid: Number(m[2]),
-    uid: Number(m[3]),
+    ruid: m[4] === undefined ? null : Number(m[3]),
+    uid: Number(m[4] ?? m[3]),
     birth,
     birthResolution: "seconds",
-    tty: m[8] === "??" ? null : m[8]!,
-    comm: m[9]!,
+    tty: m[9] === "??" ? null : m[9]!,
+    comm: m[10]!,
   };
 }
 
@@ -70,6 +76,14 @@ export function parseLsofFields(text: string): LsofFile[] {
 /** The cwd from `lsof -a -p PID -d cwd -Fn`, or null. */
 export function parseLsofCwd(text: string, pid: number): string | null {
   return parseLsofFields(text).find((f) => f.pid === pid && f.fd === "cwd")?.name ?? null;
+}
+
+/**
+ * The executable from `lsof -a -p PID -d txt -Fn`: the first `txt` file, or null. lsof lists the main
+ * executable's text region before dyld and loaded images (an assumption not yet verified on a Mac).
+ */
+export function parseLsofExe(text: string, pid: number): string | null {
+  return parseLsofFields(text).find((f) => f.pid === pid && f.fd === "txt")?.name ?? null;
 }
 
 /** macOS shows /var and /tmp paths under /private; compare without that prefix. */

@@ -1,14 +1,17 @@
 /*
  * Leader proof: is the process the leader reports really the one serving our private socket?
  * Owns: proveLeader (lock pid, kernel facts, socket ownership, socket file and directory) and
- *   compareIdentity (a bound process vs what the kernel says now).
- * Does not own: reading /proc (linux.ts), deciding what to do with a verdict (seat/).
- * Invariant: every check is three-state; one mismatch is a mismatch, and unknown never authorizes.
+ *   compareIdentity / reproveIdentity (a bound process vs what the kernel says now).
+ * Does not own: reading kernel facts (an IdentitySource: source.ts, linux.ts, macos-source.ts), deciding
+ *   what to do with a verdict (seat/).
+ * Invariant: every check is three-state; one mismatch is a mismatch, and unknown never authorizes; a source
+ *   that cannot say (rejects) is a "process" unknown, never a missing process.
  * Spec: ADR 0224 ("Separately verify the leader's native reported PID ..."); grok-wire.md §12.1, §14
  */
 import { lstat, readFile, realpath } from "node:fs/promises";
 import { dirname, extname, resolve } from "node:path";
-import { pidHoldsSocket, readProcessIdentity, socketListenerInodes, type ProcessIdentity } from "./linux.js";
+import type { ProcessIdentity } from "./linux.js";
+import { platformIdentitySource, type IdentitySource } from "./source.js";
 import { check, combineChecks, compareField, type IdentityCheck, type IdentityResult } from "./verdict.js";
 
 /** The lock file grok keeps beside its socket: the socket path with its extension replaced by `.lock`. */
@@ -55,23 +58,6 @@ async function checkLock(lockPath: string, pid: number): Promise<IdentityCheck> 
     : check("lock", "mismatch", `lock: ${lockPath} names pid ${lockPid}, the leader reported pid ${pid}`);
 }
 
-async function checkSocketHolder(pid: number, socketPath: string): Promise<{ check: IdentityCheck; inode: number | null }> {
-  const inodes = await socketListenerInodes(socketPath).catch(() => null);
-  if (inodes === null) return { check: check("socket-holder", "unknown", "socket-holder: /proc/net/unix could not be read"), inode: null };
-  if (inodes.length === 0) return { check: check("socket-holder", "mismatch", `socket-holder: nothing listens on ${socketPath}`), inode: null };
-  if (inodes.length > 1) {
-    return { check: check("socket-holder", "unknown", `socket-holder: ${inodes.length} listening sockets are bound at ${socketPath} (inodes ${inodes.join(", ")}); cannot tell which is the file`), inode: null };
-  }
-  const inode = inodes[0]!;
-  const holds = await pidHoldsSocket(pid, inode);
-  const reason = {
-    match: `socket-holder: pid ${pid} holds listening socket inode ${inode}`,
-    mismatch: `socket-holder: pid ${pid} does not hold listening socket inode ${inode} at ${socketPath}`,
-    unknown: `socket-holder: the fd table of pid ${pid} could not be read`,
-  }[holds];
-  return { check: check("socket-holder", holds, reason), inode };
-}
-
 async function checkSocketFile(socketPath: string, socketDir: string, uid: number): Promise<IdentityCheck[]> {
   const checks: IdentityCheck[] = [];
   if (resolve(dirname(socketPath)) !== resolve(socketDir)) {
@@ -101,16 +87,28 @@ async function checkSocketFile(socketPath: string, socketDir: string, uid: numbe
   return checks;
 }
 
+/** Reads `pid` through `source`; a rejection becomes an unknown "process" check instead of an identity. */
+async function readThrough(source: IdentitySource, pid: number): Promise<{ observed: ProcessIdentity | null; failed: IdentityCheck | null }> {
+  try {
+    return { observed: await source.readIdentity(pid), failed: null };
+  } catch (err) {
+    return { observed: null, failed: check("process", "unknown", `process: pid ${pid} could not be read on ${source.platform} (${(err as Error).message})`) };
+  }
+}
+
 /**
- * Proves (Linux) that `pid` is the leader we expect and serves the private socket: lock pid, kernel
+ * Proves that `pid` is the leader we expect and serves the private socket: lock pid, kernel
  * birth/exe/uid/cwd, listening-socket ownership, and a non-symlink socket in a 0700 directory we own.
+ * `source` defaults to the running platform's (Linux /proc, macOS ps/lsof); tests inject one.
  */
-export async function proveLeader(input: ProveLeaderInput): Promise<LeaderProof> {
+export async function proveLeader(input: ProveLeaderInput, source: IdentitySource = platformIdentitySource()): Promise<LeaderProof> {
   const { pid, expected, socketPath, socketDir } = input;
   const checks: IdentityCheck[] = [await checkLock(input.lockPath ?? lockPathFor(socketPath), pid)];
-  const observed = await readProcessIdentity(pid);
+  const { observed, failed } = await readThrough(source, pid);
   let socketInode: number | null = null;
-  if (!observed) {
+  if (failed) {
+    checks.push(failed);
+  } else if (!observed) {
     checks.push(check("process", "mismatch", `process: no process with pid ${pid} exists`));
   } else {
     if (expected.birth !== undefined && expected.birth !== null) checks.push(compareField("birth", expected.birth, observed.birth));
@@ -118,7 +116,7 @@ export async function proveLeader(input: ProveLeaderInput): Promise<LeaderProof>
     checks.push(compareField("cwd", await canonical(expected.cwd), observed.cwd));
     checks.push(compareField("uid", expected.uid, observed.uid?.real));
     checks.push(compareField("euid", expected.uid, observed.uid?.effective));
-    const holder = await checkSocketHolder(pid, socketPath);
+    const holder = await source.checkSocketHolder(pid, socketPath);
     checks.push(holder.check);
     socketInode = holder.inode;
   }
@@ -137,8 +135,8 @@ export interface BoundIdentity {
 }
 
 /**
- * Compares a bound process with what the kernel reports now (`current` from readProcessIdentity).
- * A gone process, or a reused pid with another birth, is a mismatch.
+ * Compares a bound process with what the kernel reports now (`current` from an IdentitySource).
+ * A gone process, or a reused pid with another birth, is a mismatch. Platform-neutral and pure.
  */
 export function compareIdentity(bound: BoundIdentity, current: ProcessIdentity | null): IdentityResult {
   if (!current) return combineChecks([check("process", "mismatch", `process: pid ${bound.pid} no longer exists`)]);
@@ -148,4 +146,10 @@ export function compareIdentity(bound: BoundIdentity, current: ProcessIdentity |
   if (bound.tty != null) checks.push(compareField("tty", bound.tty, current.tty));
   if (bound.uid != null) checks.push(compareField("uid", bound.uid, current.uid?.real));
   return combineChecks(checks);
+}
+
+/** Reads `bound.pid` through `source` (default: this platform's) and compares; a failed read is unknown. */
+export async function reproveIdentity(bound: BoundIdentity, source: IdentitySource = platformIdentitySource()): Promise<IdentityResult> {
+  const { observed, failed } = await readThrough(source, bound.pid);
+  return failed ? combineChecks([failed]) : compareIdentity(bound, observed);
 }
