@@ -12,7 +12,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
-import { readProcessIdentity } from "../identity/index.js";
+import { platformIdentitySource } from "../identity/index.js";
 import { openJournal, type DeliveryState } from "../journal/index.js";
 import { HerdrBackend, TmuxBackend, type Backend } from "../mux/index.js";
 import { hireSeat, type HireSeatOptions } from "./hire.js";
@@ -74,7 +74,7 @@ export async function runController(config: ControllerConfig, report: (line: Rec
   ensurePrivateDir(join(config.seatHome, "seats"));
   ensurePrivateDir(dir);
   const socketPath = controlSocketPath(dir);
-  const self = await readProcessIdentity(process.pid);
+  const self = await platformIdentitySource().readIdentity(process.pid).catch(() => null);
   const file: SeatFile = {
     schema: "grok-seat.seat.v1", seat_id: config.seatId, session_id: null, controller_pid: process.pid, controller_birth: self?.birth ?? null,
     control_socket: socketPath, grok_home: null, cwd: config.cwd, socket_dir: null, mux: config.mux, admission: null, selected: null, state: "hiring",

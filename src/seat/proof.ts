@@ -12,10 +12,20 @@ import { readFile, realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import { SeatError } from "../errors.js";
 import {
-  check, combineChecks, compareIdentity, findActiveSession, lockPathFor, parseProcStat, proveLeader, readActiveSessions, readProcessIdentity,
+  check, combineChecks, findActiveSession, lockPathFor, parseProcStat, platformIdentitySource, proveLeader, readActiveSessions, reproveIdentity,
   type ActiveSessionEvidence, type IdentityCheck, type IdentityResult, type LeaderProof, type ProcessIdentity,
 } from "../identity/index.js";
 import type { PaneDescriptor } from "../mux/index.js";
+
+
+/** Reads a process through the platform's identity source: null = no such process, undefined = could not tell. */
+async function readIdentity(pid: number): Promise<ProcessIdentity | null | undefined> {
+  try {
+    return await platformIdentitySource().readIdentity(pid);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The original TUI as bound at hire time. */
 export interface TuiProof {
@@ -66,7 +76,7 @@ export function assertProven(result: IdentityResult, subject: string, context: R
  * launched, its cwd the seat's cwd and its uid ours. Throws when any of these is not a match.
  */
 export async function bindTui(pane: PaneDescriptor, expected: { exe: string; cwd: string; uid: number }): Promise<TuiProof> {
-  const observed = await readProcessIdentity(pane.pid);
+  const observed = await readIdentity(pane.pid);
   const exe = await canonical(expected.exe);
   const cwd = await canonical(expected.cwd);
   const checks: IdentityCheck[] = observed
@@ -75,7 +85,9 @@ export async function bindTui(pane: PaneDescriptor, expected: { exe: string; cwd
         check("cwd", observed.cwd === cwd ? "match" : observed.cwd === null ? "unknown" : "mismatch", `cwd: ${observed.cwd ?? "unreadable"} (expected ${cwd})`),
         check("uid", observed.uid === null ? "unknown" : observed.uid.real === expected.uid ? "match" : "mismatch", `uid: ${observed.uid?.real ?? "unreadable"} (expected ${expected.uid})`),
       ]
-    : [check("process", "mismatch", `process: the pane's pid ${pane.pid} does not exist`)];
+    : observed === null
+      ? [check("process", "mismatch", `process: the pane's pid ${pane.pid} does not exist`)]
+      : [check("process", "unknown", `process: pid ${pane.pid} could not be read`)];
   if (observed && pane.backend === "tmux" && pane.terminal) {
     // The TUI's stdin is the pane's pty; a different terminal means another program.
     checks.push(check("tty", observed.tty === pane.terminal ? "match" : observed.tty === null ? "unknown" : "mismatch", `tty: ${observed.tty ?? "unreadable"} (pane ${pane.terminal})`));
@@ -89,10 +101,9 @@ export async function bindTui(pane: PaneDescriptor, expected: { exe: string; cwd
 
 /** Compares the bound TUI with what the kernel says now (pid, birth, exe, cwd, uid and, for tmux, tty). */
 export async function reproveTui(tui: TuiProof): Promise<IdentityResult> {
-  const current = await readProcessIdentity(tui.pid);
-  return compareIdentity(
+  return reproveIdentity(
     { pid: tui.pid, birth: tui.birth, exe: tui.exe, cwd: tui.cwd, uid: tui.uid, ...(tui.pane.backend === "tmux" && tui.tty ? { tty: tui.tty } : {}) },
-    current,
+    platformIdentitySource(),
   );
 }
 
@@ -183,7 +194,8 @@ async function isZombie(pid: number): Promise<boolean> {
  * now names a process with another birth; "running" when it still matches; "unknown" otherwise.
  */
 export async function observeExit(bound: { pid: number; birth: string }): Promise<"exited" | "running" | "unknown"> {
-  const current = await readProcessIdentity(bound.pid);
+  const current = await readIdentity(bound.pid);
+  if (current === undefined) return "unknown";
   if (current === null) return "exited";
   if (current.birth !== bound.birth) return "exited";
   if (await isZombie(bound.pid)) return "exited";
