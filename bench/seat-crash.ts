@@ -69,11 +69,22 @@ interface Rig {
   close(): Promise<void>;
 }
 
-function cli(rig: Rig, args: string[], timeoutMs = 60_000): { code: number; json: any; stderr: string } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env: rig.env, encoding: "utf8", timeout: timeoutMs });
-  let json: any = null;
-  try { json = JSON.parse(r.stdout.trim().split("\n").filter(Boolean).pop() ?? ""); } catch { /* not JSON */ }
-  return { code: r.status ?? -1, json, stderr: r.stderr };
+/** Runs `seat <args>` without blocking this process: the real-grok rig's mock model answers from this event loop. */
+function cli(rig: Rig, args: string[], timeoutMs = 60_000): Promise<{ code: number; json: any; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: rig.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      let json: any = null;
+      try { json = JSON.parse(stdout.trim().split("\n").filter(Boolean).pop() ?? ""); } catch { /* not JSON */ }
+      resolve({ code: code ?? -1, json, stderr });
+    });
+  });
 }
 
 function alive(pid: number): boolean {
@@ -83,10 +94,10 @@ function alive(pid: number): boolean {
   } catch { return false; }
 }
 
-async function until<T>(fn: () => T | null | undefined | false, timeoutMs: number): Promise<T | null> {
+async function until<T>(fn: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs: number): Promise<T | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v) return v;
     if (Date.now() > deadline) return null;
     await sleep(100);
@@ -166,8 +177,8 @@ async function grokRig(step: CrashStep): Promise<Rig | string> {
   return rig;
 }
 
-function statusOf(rig: Rig, seatId: string): any {
-  const r = cli(rig, ["status", seatId, "--json"]);
+async function statusOf(rig: Rig, seatId: string): Promise<any> {
+  const r = await cli(rig, ["status", seatId, "--json"]);
   return r.code === 0 ? r.json : null;
 }
 
@@ -175,7 +186,7 @@ function statusOf(rig: Rig, seatId: string): any {
 async function crashOnce(rig: Rig, step: CrashStep): Promise<CrashCase> {
   const problems: string[] = [];
   const result: CrashCase = { agent: rig.agent, step, stateAtCrash: null, recoveredState: null, finalState: null, seen: 0, reconciled: false, problems };
-  const hired = cli(rig, ["hire", "--visible", "--version-floor", "1.0.41", "--tmux-socket", rig.tmux, "--json", ...rig.hireArgs(step), ...(step === "fenced" ? ["--hold-before-dispatch"] : [])], 90_000);
+  const hired = await cli(rig, ["hire", "--visible", "--version-floor", "1.0.41", "--tmux-socket", rig.tmux, "--json", ...rig.hireArgs(step), ...(step === "fenced" ? ["--hold-before-dispatch"] : [])], 90_000);
   if (hired.code !== 0 || hired.json?.type !== "hired") {
     problems.push(`hire failed: ${JSON.stringify(hired.json ?? hired.stderr).slice(0, 300)}`);
     return result;
@@ -191,13 +202,13 @@ async function crashOnce(rig: Rig, step: CrashStep): Promise<CrashCase> {
     if (!held) problems.push("the fence was never held");
     if ((await exited) === 0) problems.push("the interrupted send claimed success");
   } else {
-    const sent = cli(rig, ["send", seatId, "crash brief", "--prompt-id", promptId, "--wait", step, "--timeout", "60", "--json"], 90_000);
+    const sent = await cli(rig, ["send", seatId, "crash brief", "--prompt-id", promptId, "--wait", step, "--timeout", "60", "--json"], 90_000);
     process.kill(controllerPid, "SIGKILL");
     if (sent.code !== 0 || sent.json?.state !== step) problems.push(`send --wait ${step} answered ${sent.code}: ${JSON.stringify(sent.json).slice(0, 200)}`);
   }
   await until(() => !alive(controllerPid), 10_000);
 
-  const first = statusOf(rig, seatId);
+  const first = await statusOf(rig, seatId);
   if (!first || first.source !== "journal") {
     problems.push(`offline status failed: ${JSON.stringify(first).slice(0, 200)}`);
     return result;
@@ -227,8 +238,8 @@ async function crashOnce(rig: Rig, step: CrashStep): Promise<CrashCase> {
 
   // Late evidence: a prompt the agent received must reconcile the original row from grok's session file.
   if (step === "dispatched" || step === "consumed") {
-    const late = await until(() => {
-      const s = statusOf(rig, seatId);
+    const late = await until(async () => {
+      const s = await statusOf(rig, seatId);
       const d = s?.deliveries.find((x: any) => x.promptId === promptId);
       return d?.state === "completed" ? d : null;
     }, rig.seen(promptId) > 0 || rig.agent === "grok" ? 60_000 : 3_000);
@@ -240,11 +251,11 @@ async function crashOnce(rig: Rig, step: CrashStep): Promise<CrashCase> {
       problems.push("late evidence never reconciled a prompt the agent received");
     }
   }
-  const again = cli(rig, ["send", seatId, "after the crash", "--json"]);
+  const again = await cli(rig, ["send", seatId, "after the crash", "--json"]);
   if (again.code !== 6 || again.json?.code !== "SEAT_NOT_ADMITTED") problems.push(`send after the crash was not refused (${again.code} ${again.json?.code ?? ""})`);
-  const rel = cli(rig, ["release", seatId, "--close-pane", "--json"]);
+  const rel = await cli(rig, ["release", seatId, "--close-pane", "--json"]);
   if (rel.code !== 0 || rel.json?.leaderStopped !== true) problems.push(`offline release did not stop the leader: ${JSON.stringify(rel.json).slice(0, 200)}`);
-  const last = statusOf(rig, seatId);
+  const last = await statusOf(rig, seatId);
   const finalRows: any[] = last?.deliveries ?? [];
   result.finalState = finalRows.find((d) => d.promptId === promptId)?.state ?? null;
   if (finalRows.length !== 1) problems.push(`after release the journal holds ${finalRows.length} deliveries`);
