@@ -110,8 +110,10 @@ class Tally {
   readonly kinds = new Map<AttackKind, AttackKindResult>(ATTACK_KINDS.map((k) => [k, { kind: k, tried: 0, refused: 0, failures: [], reasons: [] }]));
   readonly controls = { tried: 0, passed: 0, failures: [] as string[] };
   /** Counts one variant: refused when `reason` is non-null and names the attack. */
-  add(kind: AttackKind, variant: string, reason: string | null): void {
+  add(kind: AttackKind, variant: string, found: string | null): void {
     const k = this.kinds.get(kind)!;
+    // Results are committed: no machine paths (the repo checkout, temp dirs) in the recorded reasons.
+    const reason = found === null ? null : found.split(process.cwd()).join("<cwd>").replace(/\/tmp\/[\w.-]+/g, "<tmp>");
     k.tried += 1;
     if (reason !== null && REASON[kind].test(reason)) {
       k.refused += 1;
