@@ -23,7 +23,7 @@ export {
 export type { AgentArgvOptions } from "./launch.js";
 export { spawnAgent } from "./process.js";
 export type { SpawnAgentOptions, AgentProcess, AgentExit } from "./process.js";
-export { killProcessTree, snapshotTree, readProcStat, parseProcStat, isAlive, hasProcFs } from "./process-tree.js";
-export type { ProcStat, ProcessRef, KillTreeOptions } from "./process-tree.js";
+export { killProcessTree, snapshotTree, readProcStat, isAlive, hasProcFs } from "./process-tree.js";
+export type { ProcessRef, KillTreeOptions } from "./process-tree.js";
 export { runGrokCommand } from "./grok-command.js";
 export type { GrokCommandResult, GrokCommandOptions } from "./grok-command.js";

@@ -1,39 +1,17 @@
 /*
  * Process tree: find and stop a process, its process group and every descendant, without hitting reused pids.
- * Owns: reading /proc/<pid>/stat (ppid, pgrp, state, start time), the descendant snapshot, TERM → grace → KILL.
+ * Owns: reading /proc/<pid>/stat (ppid, process group, state, start time), the descendant snapshot, TERM → grace → KILL.
  * Does not own: spawning (process.ts) or proving who holds a socket (identity/).
  * Invariant: a pid is only signalled individually when its /proc start time still equals the snapshot's,
  *   so a recycled pid is never killed. Off Linux (no /proc) only the root and its group are signalled.
  */
 import { readdirSync, readFileSync } from "node:fs";
-
-/** One line of /proc/<pid>/stat, reduced to what tree walking and identity need. */
-export interface ProcStat {
-  pid: number;
-  ppid: number;
-  pgrp: number;
-  state: string;
-  /** Field 22: start time in clock ticks since boot; with pid it identifies one process instance. */
-  startTime: string;
-}
+import { parseProcStat, type ProcStat } from "../internal/proc-stat.js";
 
 /** A process we intend to stop: pid plus its start time (undefined where /proc is unavailable). */
 export interface ProcessRef {
   pid: number;
   startTime?: string;
-}
-
-/** Parses the text of /proc/<pid>/stat; null when it does not have the expected shape. */
-export function parseProcStat(text: string): ProcStat | null {
-  // comm (field 2) may contain spaces and parentheses, so split after the LAST ')'.
-  const open = text.indexOf("(");
-  const close = text.lastIndexOf(")");
-  if (open < 1 || close < open) return null;
-  const pid = Number.parseInt(text.slice(0, open), 10);
-  const rest = text.slice(close + 2).split(" ");
-  if (!Number.isInteger(pid) || rest.length < 20) return null;
-  // rest[0] is field 3 (state); field N is rest[N - 3].
-  return { pid, state: rest[0]!, ppid: Number(rest[1]), pgrp: Number(rest[2]), startTime: rest[19]! };
 }
 
 /** Reads /proc/<pid>/stat; undefined when the process is gone or /proc is unavailable. */
@@ -77,7 +55,7 @@ export function isAlive(ref: ProcessRef): boolean {
     }
   }
   const st = readProcStat(ref.pid);
-  return st !== undefined && st.startTime === ref.startTime && st.state !== "Z" && st.state !== "X";
+  return st !== undefined && st.startTicks === ref.startTime && st.state !== "Z" && st.state !== "X";
 }
 
 /**
@@ -101,11 +79,11 @@ export function snapshotTree(roots: readonly number[], pgid?: number): ProcessRe
     const st = byPid.get(r);
     if (st) queue.push(st);
   }
-  if (pgid !== undefined) for (const p of procs) if (p.pgrp === pgid) queue.push(p);
+  if (pgid !== undefined) for (const p of procs) if (p.pgid === pgid) queue.push(p);
   while (queue.length > 0) {
     const p = queue.shift()!;
     if (seen.has(p.pid) || p.state === "Z" || p.state === "X") continue;
-    seen.set(p.pid, { pid: p.pid, startTime: p.startTime });
+    seen.set(p.pid, { pid: p.pid, startTime: p.startTicks });
     queue.push(...(children.get(p.pid) ?? []));
   }
   return [...seen.values()];
@@ -148,14 +126,14 @@ export async function killProcessTree(rootPid: number, options: KillTreeOptions 
   const graceMs = options.graceMs ?? 2000;
   const procFs = hasProcFs();
   const rootStat = readProcStat(rootPid);
-  const rootIsOurs = options.rootStartTime === undefined || rootStat?.startTime === options.rootStartTime;
-  const pgid = options.pgid ?? (rootStat && rootIsOurs && rootStat.pgrp === rootPid ? rootPid : undefined);
+  const rootIsOurs = options.rootStartTime === undefined || rootStat?.startTicks === options.rootStartTime;
+  const pgid = options.pgid ?? (rootStat && rootIsOurs && rootStat.pgid === rootPid ? rootPid : undefined);
   const roots = rootIsOurs ? [rootPid] : [];
   const refs = snapshotTree(roots, pgid);
   // Signal the group only while a verified member is in it (so an emptied, recycled group id is never hit);
   // without /proc we cannot verify and fall back to trusting the caller's group.
   const groupLive = (set: readonly ProcessRef[]) =>
-    pgid !== undefined && (!procFs || set.some((r) => isAlive(r) && readProcStat(r.pid)?.pgrp === pgid));
+    pgid !== undefined && (!procFs || set.some((r) => isAlive(r) && readProcStat(r.pid)?.pgid === pgid));
   if (groupLive(refs)) signal(-pgid!, "SIGTERM");
   // Descendants outside the group (setsid'd helpers, MCP servers in their own group) get the same polite TERM.
   for (const r of refs) if (isAlive(r)) signal(r.pid, "SIGTERM");

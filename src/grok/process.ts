@@ -88,7 +88,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
   // Later 'error' events (e.g. a failed kill) must not crash the host; exit is reported through `exited`.
   child.on("error", () => {});
   const pid = child.pid!;
-  const startTime = readProcStat(pid)?.startTime;
+  const startTime = readProcStat(pid)?.startTicks;
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
