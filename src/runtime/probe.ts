@@ -8,6 +8,7 @@ import type { InitializeResponse } from "@agentclientprotocol/sdk";
 import { messageOf } from "../errors.js";
 import { ACP, connectAcp } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, spawnAgent } from "../grok/index.js";
+import { withTimeout } from "../internal/timeout.js";
 import { chooseAuthMethod } from "./auth.js";
 
 /** What the agent advertised. */
@@ -40,13 +41,11 @@ export async function probeAcp(options: { binary: string; env?: NodeJS.ProcessEn
   });
   try {
     const timeoutMs = options.timeoutMs ?? 30_000;
-    let timer: NodeJS.Timeout | undefined;
-    const init = await Promise.race([
+    const init = await withTimeout(
       peer.request<InitializeResponse>(ACP.agent.initialize, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: "grok-seat-probe", version: "0.1.0" } }),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no initialize answer within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]).finally(() => clearTimeout(timer));
+      timeoutMs,
+      () => new Error(`no initialize answer within ${timeoutMs} ms`),
+    );
     const meta = (init._meta ?? {}) as Record<string, unknown>;
     const choice = chooseAuthMethod(init.authMethods ?? [], meta.defaultAuthMethodId, env);
     return {

@@ -15,6 +15,7 @@ import { connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnosti
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
 import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, type ToolBridge } from "../tools/index.js";
 import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
+import { withTimeout } from "../internal/timeout.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
 import type { PromptInput, SessionOptions } from "./options.js";
 
@@ -176,14 +177,6 @@ function rejectResponse(request: RequestPermissionRequest, note: (decision: stri
   const reject = request.options.find((o) => o.kind === "reject_once") ?? request.options.find((o) => o.kind === "reject_always");
   note("deny", reject?.optionId);
   return reject ? { outcome: { outcome: "selected", optionId: reject.optionId } } : { outcome: { outcome: "cancelled" } };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => SeatError): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

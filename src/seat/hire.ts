@@ -11,6 +11,7 @@
  */
 import { realpath } from "node:fs/promises";
 import type { InitializeResponse } from "@agentclientprotocol/sdk";
+import { withTimeout } from "../internal/timeout.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { ACP, SessionCore, X_AI, connectAcp, type SeatCallbacks, type SeatEvent } from "../acp/index.js";
 import { parseGrokVersion, runGrokCommand } from "../grok/index.js";
@@ -44,12 +45,8 @@ export interface HireSeatOptions extends PlanInput {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function withTimeout<T>(work: Promise<T>, ms: number, what: string, context: Record<string, unknown>): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SeatError("ACP_HANDSHAKE_FAILED", `${what} did not answer within ${ms} ms. Release the seat and hire a fresh one.`, { context: { ...context, timeoutMs: ms } })), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+function timed<T>(work: Promise<T>, ms: number, what: string, context: Record<string, unknown>): Promise<T> {
+  return withTimeout(work, ms, () => new SeatError("ACP_HANDSHAKE_FAILED", `${what} did not answer within ${ms} ms. Release the seat and hire a fresh one.`, { context: { ...context, timeoutMs: ms } }));
 }
 
 /** Reads `grok --version` through the same argv prefix the pane will use; the plain semver or null. */
@@ -167,7 +164,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     }, "grok-seat");
     core = new SessionCore(peer, callbacks, { diagnosticsAsText: false });
 
-    const init = await withTimeout(peer.request<InitializeResponse>(ACP.agent.initialize, {
+    const init = await timed(peer.request<InitializeResponse>(ACP.agent.initialize, {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: { name: "grok-seat", version: "0.1.0" },
@@ -179,10 +176,10 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     if (!methodId) {
       throw new SeatError("ACP_NOT_AUTHENTICATED", `grok advertises no default auth method (${(init.authMethods ?? []).map((m) => m.id).join(", ") || "none"}); the seat never signs in on the owner's behalf. Sign in to grok in the TUI's profile, then hire again.`, { context: { authMethods: init.authMethods } });
     }
-    await withTimeout(peer.request(ACP.agent.authenticate, { methodId }), requestMs, "authenticate", { methodId });
+    await timed(peer.request(ACP.agent.authenticate, { methodId }), requestMs, "authenticate", { methodId });
     const caps = (init.agentCapabilities ?? {}) as { sessionCapabilities?: { resume?: unknown } };
     const attachMethod = caps.sessionCapabilities?.resume !== undefined ? ACP.agent.session.resume : ACP.agent.session.load;
-    const attached = await withTimeout(peer.request<Record<string, unknown>>(attachMethod, { sessionId: plan.sessionId, cwd: tui.cwd, mcpServers: [] }), requestMs, attachMethod, { sessionId: plan.sessionId });
+    const attached = await timed(peer.request<Record<string, unknown>>(attachMethod, { sessionId: plan.sessionId, cwd: tui.cwd, mcpServers: [] }), requestMs, attachMethod, { sessionId: plan.sessionId });
     const attachedId = (attached?._meta as Record<string, unknown> | undefined)?.sessionId ?? attached?.sessionId;
     if (attachedId !== undefined && attachedId !== plan.sessionId) {
       throw new SeatError("IDENTITY_MISMATCH", `${attachMethod} answered for session ${String(attachedId)}, not ${plan.sessionId}. The seat refuses control.`, { context: { attachedId } });
@@ -190,7 +187,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     core.bind(plan.sessionId);
     step("attached", { method: attachMethod });
 
-    const commands = await withTimeout(peer.request<{ tools?: unknown[] }>(X_AI.commandsList, { sessionId: plan.sessionId }), requestMs, X_AI.commandsList, {});
+    const commands = await timed(peer.request<{ tools?: unknown[] }>(X_AI.commandsList, { sessionId: plan.sessionId }), requestMs, X_AI.commandsList, {});
     const catalog = [
       ...(Array.isArray(initMeta.mcpServers) ? initMeta.mcpServers : []),
       ...(Array.isArray((attached?._meta as Record<string, unknown> | undefined)?.mcpServers) ? ((attached._meta as Record<string, unknown>).mcpServers as unknown[]) : []),
@@ -203,7 +200,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     for (const [kind, value] of [["model", plan.model], ["effort", plan.effort]] as const) {
       if (value === null) continue;
       const configId = assertNativeOption(options_, kind, value);
-      const echoed = await withTimeout(peer.request(ACP.agent.session.setConfigOption, { sessionId: plan.sessionId, configId, value }), requestMs, ACP.agent.session.setConfigOption, { configId, value });
+      const echoed = await timed(peer.request(ACP.agent.session.setConfigOption, { sessionId: plan.sessionId, configId, value }), requestMs, ACP.agent.session.setConfigOption, { configId, value });
       assertSelectionEcho(echoed, kind, value);
       selected[kind] = value;
       options_ = { ...(options_ as object), ...(echoed as object) };
