@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { createSession, type HeadlessSession } from "../../src/runtime/index.js";
 import type { SeatEvent } from "../../src/acp/index.js";
 import { fakeGrokBinary } from "../support/fake-agent.js";
+import { alive } from "../support/processes.js";
 
 const bin = fakeGrokBinary();
 const work = mkdtempSync(join(tmpdir(), "runtime-faults-"));
@@ -18,15 +19,6 @@ after(() => {
   bin.remove();
   rmSync(work, { recursive: true, force: true });
 });
-
-function alive(pid: number): boolean {
-  if (!existsSync(`/proc/${pid}/status`)) return false;
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
-}
 
 async function session(scenario: string, extra: Parameters<typeof createSession>[0] = {}, events: SeatEvent[] = [], texts: string[] = []): Promise<HeadlessSession> {
   return createSession({

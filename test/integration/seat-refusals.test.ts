@@ -17,18 +17,12 @@ import { HerdrBackend, HerdrClient, TmuxBackend, isTmuxAvailable, type Backend, 
 import { hireSeat, proveSeatLeader, reproveTui, stopLeaderAfterTuiExit, observeExit, type HireSeatOptions, type VisibleSeat } from "../../src/seat/index.js";
 import { startHerdrSim, type HerdrSim } from "../fakes/herdr-sim.js";
 import { startFakeLeader } from "../fakes/fake-leader.js";
+import { alive } from "../support/processes.js";
 
 const FAKE_TUI = join(process.cwd(), "dist", "test", "integration", "seat-fake-tui.js");
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
 
 interface World { root: string; home: string; grokHome: string; project: string; journal: Journal; backend: Backend; cleanup: Array<() => unknown> }
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch { return false; }
-}
 
 function makeWorld(backend: Backend): World {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "gs-it-")));

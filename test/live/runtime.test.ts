@@ -8,10 +8,7 @@ import { join } from "node:path";
 import { createSession } from "../../src/runtime/index.js";
 import type { SeatEvent } from "../../src/acp/index.js";
 import { withLiveRig as withRig } from "../support/live-turns.js";
-
-function alive(pid: number): boolean {
-  return existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-}
+import { alive } from "../support/processes.js";
 
 test("streams a multi-turn conversation over one grok process and echoes each prompt ID", async (t) => {
   await withRig(t, { rules: [{ match: "second", replies: [{ text: "second answer" }] }] }, async (rig) => {

@@ -3,7 +3,7 @@
  * model, driven only through the built `seat` CLI (hire → send → status → release) and its detached
  * per-seat controller. The version floor is lowered explicitly to 1.0.41 (below the verified 1.0.46).
  */
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { isTmuxAvailable } from "../../src/mux/index.js";
 import { startLiveRig, type LiveRig } from "../support/live-rig.js";
+import { alive } from "../support/processes.js";
 
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,13 +24,6 @@ function seatCli(ctx: Ctx, args: string[]): { code: number; stdout: string; stde
   let json: any = null;
   try { json = JSON.parse(line); } catch { /* text output */ }
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch { return false; }
 }
 
 async function waitUntil<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
