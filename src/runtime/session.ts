@@ -14,6 +14,7 @@ import { SeatError, messageOf, type ErrorCode } from "../errors.js";
 import { connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
 import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, type ToolBridge } from "../tools/index.js";
+import { chooseResponse } from "../permissions/index.js";
 import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
@@ -157,9 +158,10 @@ class Session implements HeadlessSession {
     } catch (error) {
       await this.report("PERMISSION_DENIED", `The permission hook failed (${messageOf(error)}); the request was refused.`);
     }
-    return rejectResponse(request, (decision, optionId) => {
-      this.core?.emit({ type: "permission", toolCallId, category: "default", decision, ...(optionId ? { optionId } : {}) });
-    });
+    // The safe default: the agent's own reject option, or `cancelled` when it offered none.
+    const denied = chooseResponse("deny", request.options);
+    this.core?.emit({ type: "permission", toolCallId, category: "default", decision: denied.decision, ...(denied.optionId ? { optionId: denied.optionId } : {}) });
+    return denied.response;
   };
 }
 
@@ -170,13 +172,6 @@ function unsupportedContent(input: PromptInput, capabilities: Record<string, unk
     if ((block.type === "image" || block.type === "audio") && capabilities[block.type] !== true) return block.type;
   }
   return undefined;
-}
-
-/** The safe default: the agent's own reject option, or `cancelled` when it offered none. */
-function rejectResponse(request: RequestPermissionRequest, note: (decision: string, optionId?: string) => void): RequestPermissionResponse {
-  const reject = request.options.find((o) => o.kind === "reject_once") ?? request.options.find((o) => o.kind === "reject_always");
-  note("deny", reject?.optionId);
-  return reject ? { outcome: { outcome: "selected", optionId: reject.optionId } } : { outcome: { outcome: "cancelled" } };
 }
 
 /**
