@@ -134,3 +134,34 @@ export function startSpinner(stream: NodeJS.WriteStream, label: string): { stop(
     },
   };
 }
+
+/** Streams a turn for a person: answer text to stdout, one line per tool/permission/diagnostic to stderr. */
+export interface HumanPrinter {
+  onEvent(event: SeatEvent): void;
+  /** Ends the answer with a newline if it did not end with one. */
+  finish(): void;
+}
+
+/** A HumanPrinter; `beforeOutput` runs before anything is printed (e.g. to stop a spinner). */
+export function createHumanPrinter(palette: Palette, beforeOutput: () => void = () => {}): HumanPrinter {
+  let endedWithNewline = true;
+  return {
+    onEvent(event) {
+      if (event.type === "text") {
+        beforeOutput();
+        process.stdout.write(event.text);
+        endedWithNewline = event.text.endsWith("\n");
+        return;
+      }
+      const line = humanLine(event, palette);
+      if (!line) return;
+      beforeOutput();
+      this.finish();
+      process.stderr.write(`${line}\n`);
+    },
+    finish() {
+      if (!endedWithNewline) process.stdout.write("\n");
+      endedWithNewline = true;
+    },
+  };
+}

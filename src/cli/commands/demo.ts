@@ -13,7 +13,7 @@ import { createSession } from "../../runtime/index.js";
 import { createSandbox, isInLoopbackNamespace, runInLoopbackNamespace } from "../../sandbox/index.js";
 import type { HostTool } from "../../tools/index.js";
 import { parseFlags } from "../args.js";
-import { EXIT, humanLine, paletteFor, writeJson } from "../output.js";
+import { EXIT, createHumanPrinter, paletteFor, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 
 const DEMO_PROMPT = "Demo: count the words in 'grok seat drives grok safely' with the host tool.";
@@ -63,23 +63,10 @@ talks to loopback, but without the namespace's guarantee.`,
     const sandbox = createSandbox({ modelBaseUrl: mock.baseUrl, prefix: "grok-seat-demo-" });
     say(palette.dim(`grok ${binary.path} (${binary.source}); model ${mock.baseUrl}`));
     say(palette.dim(`> ${DEMO_PROMPT}`));
-    let endedWithNewline = true;
+    const printer = createHumanPrinter(palette);
     const onEvent = (event: SeatEvent) => {
-      if (json) {
-        if (["text", "tool_start", "tool_end", "permission", "diagnostic", "done", "usage"].includes(event.type)) writeJson(event);
-        return;
-      }
-      if (event.type === "text") {
-        process.stdout.write(event.text);
-        endedWithNewline = event.text.endsWith("\n");
-        return;
-      }
-      const line = humanLine(event, palette);
-      if (line) {
-        if (!endedWithNewline) process.stdout.write("\n");
-        endedWithNewline = true;
-        process.stderr.write(`${line}\n`);
-      }
+      if (!json) return printer.onEvent(event);
+      if (["text", "tool_start", "tool_end", "permission", "diagnostic", "done", "usage"].includes(event.type)) writeJson(event);
     };
     const session = await createSession({
       cwd: sandbox.project,
@@ -94,7 +81,7 @@ talks to loopback, but without the namespace's guarantee.`,
     try {
       if (session.state !== "ready") return EXIT.turnFailed;
       const result = await session.prompt(DEMO_PROMPT);
-      if (!json && !endedWithNewline) process.stdout.write("\n");
+      if (!json) printer.finish();
       const toolCalls = mock.requests.filter((r) => r.kind === "tool_followup").length;
       say(palette.dim(`── done: stop reason ${result.stopReason ?? "none"}, ${toolCalls} tool round trip(s), ${mock.requests.length} model request(s), all on loopback`));
       return result.diagnostic ? EXIT.turnFailed : EXIT.ok;

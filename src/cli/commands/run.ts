@@ -11,7 +11,7 @@ import { createSession } from "../../runtime/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { cliPolicy } from "../policy.js";
 import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
-import { EXIT, exitCodeFor, humanLine, paletteFor, startSpinner, writeJson } from "../output.js";
+import { EXIT, createHumanPrinter, exitCodeFor, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
@@ -76,25 +76,10 @@ export const runCommand: Command = {
     const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const palette = paletteFor(process.stderr);
     const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
-    let endedWithNewline = true;
+    const printer = createHumanPrinter(palette, () => spinner.stop());
     const onEvent = (event: SeatEvent) => {
-      if (json) {
-        if (event.type !== "queue" && event.type !== "mcp_initialized" && event.type !== "prompt_complete" && event.type !== "user_text") writeJson(event);
-        return;
-      }
-      if (event.type === "text") {
-        spinner.stop();
-        process.stdout.write(event.text);
-        endedWithNewline = event.text.endsWith("\n");
-        return;
-      }
-      const line = humanLine(event, palette);
-      if (line) {
-        spinner.stop();
-        if (!endedWithNewline) process.stdout.write("\n");
-        endedWithNewline = true;
-        process.stderr.write(`${line}\n`);
-      }
+      if (!json) return printer.onEvent(event);
+      if (event.type !== "queue" && event.type !== "mcp_initialized" && event.type !== "prompt_complete" && event.type !== "user_text") writeJson(event);
     };
     const session = await createSession({
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
@@ -125,7 +110,7 @@ export const runCommand: Command = {
     try {
       const result = await session.prompt(prompt);
       spinner.stop();
-      if (!json && !endedWithNewline) process.stdout.write("\n");
+      if (!json) printer.finish();
       if (interrupted > 0) return EXIT.interrupted;
       if (result.diagnostic) return exitCodeFor(result.diagnostic.code);
       return EXIT.ok;
