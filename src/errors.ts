@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   GROK_PROBE_FAILED: "grok --version or grok models did not run or printed nothing usable",
   GROK_SPAWN_FAILED: "the grok process could not be started",
   GROK_EXITED: "the grok process exited while it was needed",
+  GROK_DISPOSE_SURVIVORS: "processes of the session's tree were still alive after dispose killed it",
   // acp/ — the protocol
   ACP_HANDSHAKE_FAILED: "initialize, authenticate or session/new failed",
   ACP_NOT_AUTHENTICATED: "grok advertised no auth method we can use",
@@ -25,17 +26,24 @@ export const ERROR_CODES = {
   ACP_MCP_NOT_READY: "MCP servers did not report initialized within the limit",
   ACP_CONTENT_UNSUPPORTED: "a prompt carried content (image, audio) the agent does not advertise",
   ACP_PROTOCOL_ERROR: "a message from the agent broke the protocol",
+  ACP_PROMPT_INVALID: "prompt() was given input or options of the wrong shape; nothing was sent",
+  ACP_PROMPT_ABORTED: "the prompt's AbortSignal was already aborted; nothing was sent",
+  ACP_SESSION_DISPOSED: "the session was disposed while the turn ran; the turn was cancelled",
+  ACP_CALLBACK_STUCK: "an embedder callback did not return in time and was abandoned",
+  // runtime/ — the headless seat
+  SESSION_OPTIONS_INVALID: "createSession was given options that are not an object",
   // tools/ — host tools bridge
   TOOL_BRIDGE_FAILED: "the host-tools bridge could not start; its MCP entry was omitted",
   TOOL_INVALID_ARGS: "tool arguments failed validation against the original schema",
   TOOL_NOT_FOUND: "no host tool with that name",
   TOOL_EXECUTE_FAILED: "a host tool threw while executing",
-  TOOL_SCHEMA_INVALID: "a host tool's input schema could not be compiled",
+  TOOL_SCHEMA_INVALID: "a host tool's name or input schema could not be used (bad name, duplicate, schema that does not compile)",
   TOOL_MCP_SERVER_INVALID: "an operator MCP server entry could not be reshaped to the ACP wire format",
   // skills/
   SKILL_INVALID: "a skill directory is missing SKILL.md, has bad frontmatter or escapes its root",
   // permissions/
   PERMISSION_DENIED: "the permission gate refused a tool call",
+  PERMISSION_APPROVER_FAILED: "the permission hook or approver threw or answered nonsense; the call was denied",
   PERMISSION_POLICY_INVALID: "a permission policy (flags or file) could not be parsed",
   // mux/
   MUX_UNAVAILABLE: "the multiplexer is not installed or not reachable",

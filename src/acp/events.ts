@@ -49,7 +49,7 @@ export type SeatEvent =
   | { type: "mcp_initialized"; sessionId: string; toolCount: number }
   | { type: "prompt_complete"; sessionId: string; promptId: string; stopReason: string }
   | { type: "permission"; toolCallId: string; category: string; decision: string; optionId?: string }
-  | { type: "diagnostic"; diagnostic: Diagnostic }
+  | { type: "diagnostic"; diagnostic: Diagnostic; /** false: never delivered as onText (e.g. a host tool's own error). */ asText?: boolean }
   | { type: "done"; stopReason: string; promptId?: string; text: string };
 
 /** The type tags of SeatEvent. */

@@ -4,6 +4,9 @@
 export { connectAcp } from "./connection.js";
 export type { AcpHandlers, AcpPeer } from "./connection.js";
 export { SessionCore } from "./session-core.js";
+export { CallbackQueue, stuckDiagnostic } from "./callback-queue.js";
+export type { StuckCallback } from "./callback-queue.js";
+export { checkPromptInput } from "./prompt-input.js";
 export type { PromptOptions, TurnResult, PromptContent } from "./session-core.js";
 export { mapSessionUpdate, mapExtNotification, readUsage, isTerminalToolStatus, sessionIdOf } from "./updates.js";
 export { turnDiagnostic, createDiagnostic } from "./diagnostics.js";

@@ -3,14 +3,17 @@
  * Owns: sending prompts with caller-created prompt IDs, attributing streamed updates to turns,
  *   turn/idle timeouts with cancel, the diagnostics invariant, and serialized callback delivery.
  * Does not own: how the stream was obtained or proven (runtime/, seat/), permission policy (permissions/).
- * Invariant: prompt() never rejects; callbacks run one at a time in arrival order; a turn's result is
- *   resolved only after every callback for it has run.
+ * Invariant: prompt() never rejects, whatever it is given; callbacks run one at a time in arrival order; a
+ *   turn's result is resolved only after every callback for it has run or, past the turn's deadline (or after
+ *   close()), was abandoned and reported as ACP_CALLBACK_STUCK. An already-aborted signal sends nothing.
+ *   close() ends a running turn as cancelled with ACP_SESSION_DISPOSED, never as a prompt failure.
  */
 import { randomUUID } from "node:crypto";
 import type { ContentBlock, PromptResponse, SessionNotification } from "@agentclientprotocol/sdk";
 import { type ErrorCode, messageOf } from "../errors.js";
 import type { AcpPeer } from "./connection.js";
-import { CallbackQueue } from "./callback-queue.js";
+import { CALLBACK_GRACE_MS, CallbackQueue, stuckDiagnostic } from "./callback-queue.js";
+import { checkPromptInput } from "./prompt-input.js";
 import { turnDiagnostic } from "./diagnostics.js";
 import type { Diagnostic, SeatCallbacks, SeatEvent, Usage } from "./events.js";
 import { ACP } from "./methods.js";
@@ -53,6 +56,9 @@ interface Turn {
 /** How long to wait for the prompt response after sending session/cancel. */
 const CANCEL_GRACE_MS = 5_000;
 
+/** A failure that ended (or will end) a turn. */
+type Failure = { code: ErrorCode; message: string };
+
 /** Prompt content: plain text or ACP content blocks (images only when the agent advertises them). */
 export type PromptContent = string | ContentBlock[];
 
@@ -75,13 +81,17 @@ export class SessionCore {
   private readonly mcpWaiters: Array<() => void> = [];
   /** Latest title per tool call: terminal updates often omit it (e.g. MCP calls renamed after use_tool). */
   private readonly toolTitles = new Map<string, string>();
+  /** Running turns: how to end each one early, and its settled result. */
+  private readonly running = new Map<string, { end: (failure: Failure, graceMs: number) => void; settled: Promise<unknown> }>();
+  private closing = false;
 
   constructor(
     private readonly peer: AcpPeer,
     callbacks: SeatCallbacks = {},
-    options: { diagnosticsAsText?: boolean } = {},
+    /** `queue`: share an existing callback queue (the headless seat reports its own diagnostics through it). */
+    options: { diagnosticsAsText?: boolean; queue?: CallbackQueue } = {},
   ) {
-    this.queue = new CallbackQueue(callbacks, options.diagnosticsAsText !== false);
+    this.queue = options.queue ?? new CallbackQueue(callbacks, options.diagnosticsAsText !== false);
   }
 
   /** Names the ACP session this core drives (after session/new, load or resume). */
@@ -161,29 +171,62 @@ export class SessionCore {
     return this.queue.drain();
   }
 
-  /** Sends one prompt and resolves how the turn ended. Never rejects. */
-  async prompt(content: PromptContent, options: PromptOptions = {}): Promise<TurnResult> {
-    const promptId = options.promptId ?? `seat-${randomUUID()}`;
+  /** Sends one prompt and resolves how the turn ended. Never rejects, whatever it is given. */
+  prompt(content: PromptContent, options: PromptOptions = {}): Promise<TurnResult> {
+    const given = options as unknown;
+    const askedId = typeof given === "object" && given !== null ? (given as { promptId?: unknown }).promptId : undefined;
+    const promptId = typeof askedId === "string" && askedId.length > 0 ? askedId : `seat-${randomUUID()}`;
     const turn: Turn = { promptId, text: "", lastActivity: Date.now(), touch() { this.lastActivity = Date.now(); } };
-    let failure: { code: ErrorCode; message: string } | undefined;
+    const refused = checkPromptInput(content, given);
+    if (refused) return this.finish(turn, refused, undefined);
+    const settled = this.runTurn(turn, content, options ?? {});
+    return settled;
+  }
+
+  /** Ends every running turn as cancelled (ACP_SESSION_DISPOSED) and abandons stuck callbacks; waits up to graceMs. */
+  async close(graceMs: number): Promise<void> {
+    this.closing = true;
+    this.queue.interrupt();
+    const turns = [...this.running.values()];
+    for (const turn of turns) turn.end({ code: "ACP_SESSION_DISPOSED", message: "The session was disposed while the turn ran; the turn was cancelled." }, graceMs);
+    if (turns.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(turns.map((t) => t.settled)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs + 2 * CALLBACK_GRACE_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private async runTurn(turn: Turn, content: PromptContent, options: PromptOptions): Promise<TurnResult> {
+    const { promptId } = turn;
+    const deadline = options.turnTimeoutMs ? Date.now() + options.turnTimeoutMs : undefined;
+    let failure: Failure | undefined;
     let response: PromptResponse | undefined;
     const sessionId = this.sessionId;
-    if (sessionId === undefined) {
+    if (sessionId === undefined || this.closing) {
       failure = { code: "ACP_SESSION_DEAD", message: "The session is not running; create a new one." };
       return this.finish(turn, failure, undefined);
+    }
+    if (options.signal?.aborted) {
+      failure = { code: "ACP_PROMPT_ABORTED", message: "The prompt's AbortSignal was already aborted; nothing was sent." };
+      return this.finish(turn, failure, undefined, deadline, "cancelled");
     }
     this.turns.set(promptId, turn);
     this.activeTurn = turn;
     const blocks: ContentBlock[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
     const stop = new AbortController();
     const timers: NodeJS.Timeout[] = [];
-    const fail = (code: ErrorCode, message: string) => {
+    const fail = (code: ErrorCode, message: string, graceMs = CANCEL_GRACE_MS) => {
       if (failure) return;
       failure = { code, message };
       void this.cancelTurn(sessionId, promptId);
       // If the agent never answers the cancel, stop waiting after a grace period.
-      timers.push(setTimeout(() => stop.abort(), CANCEL_GRACE_MS));
+      timers.push(setTimeout(() => stop.abort(), graceMs));
     };
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    this.running.set(promptId, { end: (f, graceMs) => fail(f.code, f.message, graceMs), settled });
     if (options.turnTimeoutMs) {
       const ms = options.turnTimeoutMs;
       timers.push(setTimeout(() => fail("ACP_TURN_TIMEOUT", `The turn ran longer than ${ms} ms and was cancelled.`), ms));
@@ -226,7 +269,14 @@ export class SessionCore {
       this.turns.delete(promptId);
       if (this.activeTurn === turn) this.activeTurn = undefined;
     }
-    return this.finish(turn, failure, response);
+    try {
+      // A disposed session's turn was cancelled by us, whether or not grok answered the cancel in time.
+      const cancelled = failure?.code === "ACP_SESSION_DISPOSED" ? "cancelled" : undefined;
+      return await this.finish(turn, failure, response, deadline, cancelled);
+    } finally {
+      this.running.delete(promptId);
+      settle();
+    }
   }
 
   /** Asks the agent to cancel the running turn (best effort; never throws). */
@@ -248,21 +298,23 @@ export class SessionCore {
     return this.activeTurn;
   }
 
-  private async finish(turn: Turn, failure: { code: ErrorCode; message: string } | undefined, response: PromptResponse | undefined): Promise<TurnResult> {
+  private async finish(turn: Turn, failure: Failure | undefined, response: PromptResponse | undefined, deadline?: number, stopFallback?: string): Promise<TurnResult> {
     const meta = (response?._meta ?? undefined) as Record<string, unknown> | undefined;
     const usage = readUsage(meta?.usage) ?? readUsage(meta);
     if (usage) this.emit({ type: "usage", usage, promptId: turn.promptId });
-    const stopReason = response?.stopReason;
-    const diagnostic = turnDiagnostic({ text: turn.text, stopReason, failure });
+    const stopReason = response?.stopReason ?? stopFallback;
+    const diagnostic = turnDiagnostic({ text: turn.text, ...(response?.stopReason === undefined ? {} : { stopReason: response.stopReason }), failure });
     if (diagnostic) this.emit({ type: "diagnostic", diagnostic });
     this.emit({ type: "done", stopReason: stopReason ?? (failure ? "error" : "unknown"), promptId: turn.promptId, text: turn.text });
-    await this.drain();
+    // A stuck callback is the host's problem, not the agent's: it is reported even when text streamed.
+    const stuck = await this.queue.settle(deadline);
+    const reported = diagnostic ?? (stuck[0] ? stuckDiagnostic(stuck[0]) : undefined);
     const echoed = meta !== undefined && meta.promptId === turn.promptId && meta.sessionId === this.sessionId;
     return {
       promptId: turn.promptId,
       ...(stopReason === undefined ? {} : { stopReason }),
       text: turn.text,
-      ...(diagnostic ? { diagnostic } : {}),
+      ...(reported ? { diagnostic: reported } : {}),
       ...(usage ? { usage } : {}),
       echoed,
       ...(meta ? { responseMeta: meta } : {}),

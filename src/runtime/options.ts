@@ -12,7 +12,7 @@ export type PermissionHook = (request: RequestPermissionRequest) => Promise<Requ
 
 /** A permission gate (see permissions/): decides and reports an audit record. */
 export interface PermissionDecider {
-  decide(request: RequestPermissionRequest): Promise<{ response: RequestPermissionResponse; audit: { category: string; decision: string; optionId?: string } }>;
+  decide(request: RequestPermissionRequest): Promise<{ response: RequestPermissionResponse; audit: { category: string; decision: string; optionId?: string; reason?: string } }>;
 }
 
 /** Options of createSession. */

@@ -4,16 +4,19 @@
  *   permission answering, and dispose (cancel, then the whole process tree, bridge and staged skills).
  * Does not own: the turn engine and update mapping (acp/), policy (permissions/), the bridge (tools/).
  * Invariant: resolve-never-reject — createSession never throws (a failure yields a dead session carrying a
- *   diagnostic), prompt() never rejects, dispose() is idempotent and leaves no descendant process alive.
+ *   diagnostic), prompt() never rejects whatever it is given, cancel() and dispose() never reject; dispose() is
+ *   idempotent, finishes even when a callback never returns, and leaves no descendant process alive.
+ *   Our own diagnostics go through the same callback queue as the turn's events, with bounded patience.
+ *   The auth method is chosen from the environment grok is spawned with, never from ours.
  * Spec: seed 002 "Session lifecycle", "Diagnostics and empty-output invariant"; docs/contract.md.
  */
 import { randomUUID } from "node:crypto";
 import { resolve as resolvePath } from "node:path";
 import type { McpServer, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { SeatError, messageOf, type ErrorCode } from "../errors.js";
-import { connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
+import { CallbackQueue, checkPromptInput, connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
-import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, type ToolBridge } from "../tools/index.js";
+import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, toolOmittedAudit, type ToolBridge } from "../tools/index.js";
 import { chooseResponse } from "../permissions/index.js";
 import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";
@@ -51,6 +54,12 @@ export interface HeadlessSession {
 
 const CLIENT_VERSION = "0.1.0";
 
+/** How long a diagnostic of our own (outside a turn's deadline) may wait on the embedder's callbacks. */
+const REPORT_PATIENCE_MS = 5_000;
+
+/** How long dispose waits for grok to answer the cancel of a running turn before it kills the tree. */
+const DISPOSE_CANCEL_GRACE_MS = 1_000;
+
 class Session implements HeadlessSession {
   state: SessionState = "ready";
   id: string | undefined;
@@ -65,28 +74,34 @@ class Session implements HeadlessSession {
   private disposing: Promise<{ survivors: number[] }> | undefined;
   /** What initialize advertised for prompt content (image, audio, embeddedContext). */
   promptCapabilities: Record<string, unknown> = {};
+  /** One queue for every callback of this session: turn events and our own diagnostics alike. */
+  readonly queue: CallbackQueue;
 
-  constructor(readonly options: SessionOptions, readonly model: string | undefined) {}
+  constructor(readonly options: SessionOptions, readonly model: string | undefined) {
+    this.queue = new CallbackQueue(options.callbacks ?? {}, options.diagnosticsAsText !== false, (d) => this.diagnostics.push(d));
+  }
 
   get laneMarker(): string {
     return laneMarker(this.model);
   }
 
-  async report(code: ErrorCode, message: string, asCreate = false): Promise<void> {
-    const diagnostic = asCreate ? createDiagnostic(code, message) : { code, message };
+  /** Records a diagnostic and delivers it through the callback queue; a stuck callback is abandoned. */
+  async report(code: ErrorCode, message: string, how: { asCreate?: boolean; asText?: boolean } = {}): Promise<void> {
+    const diagnostic = how.asCreate ? createDiagnostic(code, message) : { code, message };
     this.diagnostics.push(diagnostic);
-    const cb = this.options.callbacks ?? {};
-    try {
-      await cb.onEvent?.({ type: "diagnostic", diagnostic });
-      await cb.onDiagnostic?.(diagnostic);
-      if (this.options.diagnosticsAsText !== false) await cb.onText?.(diagnostic.message);
-    } catch {
-      // A throwing callback must not turn a diagnostic into a rejection.
-    }
+    this.queue.push({ type: "diagnostic", diagnostic, ...(how.asText === false ? { asText: false } : {}) });
+    await this.queue.settle(Date.now() + REPORT_PATIENCE_MS);
   }
 
   async prompt(input: PromptInput, options: PromptOptions = {}): Promise<TurnResult> {
-    const promptId = options.promptId ?? `seat-${randomUUID()}`;
+    const refused = checkPromptInput(input, options);
+    const askedId = refused ? undefined : options?.promptId;
+    const promptId = askedId ?? `seat-${randomUUID()}`;
+    if (refused) {
+      await this.report(refused.code, refused.message);
+      return { promptId, text: "", diagnostic: refused, echoed: false };
+    }
+    options ??= {};
     if (this.state !== "ready" || !this.core) {
       const diagnostic = { code: "ACP_SESSION_DEAD" as const, message: `The Grok session is ${this.state}; create a new session.` };
       await this.report(diagnostic.code, diagnostic.message);
@@ -117,7 +132,7 @@ class Session implements HeadlessSession {
   }
 
   async cancel(): Promise<void> {
-    await this.core?.cancel();
+    await this.core?.cancel().catch(() => undefined);
   }
 
   dispose(): Promise<{ survivors: number[] }> {
@@ -128,13 +143,24 @@ class Session implements HeadlessSession {
   private async teardown(): Promise<{ survivors: number[] }> {
     const wasReady = this.state === "ready";
     this.state = this.state === "dead" ? "dead" : "disposed";
-    if (wasReady) await this.core?.cancel();
+    // A running turn is cancelled (it resolves ACP_SESSION_DISPOSED) and stuck callbacks stop holding us.
+    this.queue.interrupt();
+    if (wasReady) await this.core?.close(DISPOSE_CANCEL_GRACE_MS).catch(() => undefined);
     this.peer?.close();
-    const result = (await this.process?.terminate({ graceMs: this.options.killGraceMs ?? 2_000 })) ?? { survivors: [] };
+    let result: { survivors: number[] } = { survivors: [] };
+    try {
+      result = (await this.process?.terminate({ graceMs: this.options.killGraceMs ?? 2_000 })) ?? result;
+    } catch (error) {
+      await this.report("GROK_DISPOSE_SURVIVORS", `Killing grok's process tree failed: ${messageOf(error)}.`);
+    }
     await this.bridge?.close().catch(() => undefined);
-    this.skills?.cleanup();
+    try {
+      this.skills?.cleanup();
+    } catch {
+      // Best effort: the staged plugin dir is a temp dir.
+    }
     if (result.survivors.length > 0) {
-      await this.report("GROK_EXITED", `Processes survived dispose: ${result.survivors.join(", ")}.`);
+      await this.report("GROK_DISPOSE_SURVIVORS", `Processes survived dispose: ${result.survivors.join(", ")}.`);
     }
     return result;
   }
@@ -144,7 +170,10 @@ class Session implements HeadlessSession {
     try {
       if (this.options.permissions) {
         const { response, audit } = await this.options.permissions.decide(request);
-        this.audit.push({ event: "permission", toolCallId, category: audit.category, decision: audit.decision });
+        this.audit.push({ event: "permission", toolCallId, category: audit.category, decision: audit.decision, ...(audit.reason ? { reason: audit.reason } : {}) });
+        if (audit.reason === "approver-failed") {
+          void this.report("PERMISSION_APPROVER_FAILED", `The permission approver threw or answered something other than allow/always/deny; the ${audit.category} call was denied.`);
+        }
         this.core?.emit({ type: "permission", toolCallId, category: audit.category, decision: audit.decision, ...(audit.optionId ? { optionId: audit.optionId } : {}) });
         return response;
       }
@@ -156,7 +185,7 @@ class Session implements HeadlessSession {
         return response;
       }
     } catch (error) {
-      await this.report("PERMISSION_DENIED", `The permission hook failed (${messageOf(error)}); the request was refused.`);
+      void this.report("PERMISSION_APPROVER_FAILED", `The permission hook failed (${messageOf(error)}); the request was refused.`);
     }
     // The safe default: the agent's own reject option, or `cancelled` when it offered none.
     const denied = chooseResponse("deny", request.options);
@@ -179,17 +208,20 @@ function unsupportedContent(input: PromptInput, capabilities: Record<string, unk
  * carries the diagnostic (also delivered to the callbacks).
  */
 export async function createSession(options: SessionOptions = {}): Promise<HeadlessSession> {
-  const model = normalizeModelSelection(options.model);
-  const session = new Session(options, model);
+  const given: unknown = options ?? {};
+  const usable = typeof given === "object" && !Array.isArray(given);
+  const opts = (usable ? given : {}) as SessionOptions;
+  const session = new Session(opts, normalizeModelSelection(opts.model));
   try {
-    await start(session, options, model);
+    if (!usable) throw new SeatError("SESSION_OPTIONS_INVALID", `createSession takes an options object, not ${Array.isArray(given) ? "an array" : typeof given}.`);
+    await start(session, opts, session.model);
   } catch (error) {
     const seatError = error instanceof SeatError ? error : new SeatError("ACP_HANDSHAKE_FAILED", messageOf(error), { cause: error });
     const tail = session.process?.stderrTail(2_000).trim();
     await session.dispose();
     session.state = "dead";
     const message = tail ? `${seatError.message}\ngrok stderr (tail):\n${tail}` : seatError.message;
-    await session.report(seatError.code, message, true);
+    await session.report(seatError.code, message, { asCreate: true });
   }
   return session;
 }
@@ -204,13 +236,25 @@ async function start(session: Session, options: SessionOptions, model: string | 
   const rules: string[] = options.rules ? [options.rules] : [];
   if (tools.length > 0) {
     try {
-      session.bridge = await createToolBridge({
+      const bridge = await createToolBridge({
         tools,
         ...(options.toolServerName ? { serverName: options.toolServerName } : {}),
         ...(options.toolBridge?.serverEntry !== undefined ? { serverEntry: options.toolBridge.serverEntry } : {}),
+        // The model sees a bounded one-line message; the host gets the whole error here (never as onText).
+        onExecuteError: (toolName, error) => void session.report("TOOL_EXECUTE_FAILED", `Host tool "${toolName}" threw: ${messageOf(error)}`, { asText: false }),
       });
-      mcpServers.push(session.bridge.mcpServer);
-      rules.push(session.bridge.rulesText);
+      // A tool with a bad name or schema is left out on its own; the others are served.
+      for (const omitted of bridge.omittedTools) {
+        session.audit.push({ ...toolOmittedAudit(omitted, tools.length) });
+        await session.report(omitted.error.code, omitted.error.message);
+      }
+      if (bridge.toolNames.length > 0) {
+        session.bridge = bridge;
+        mcpServers.push(bridge.mcpServer);
+        rules.push(bridge.rulesText);
+      } else {
+        await bridge.close();
+      }
     } catch (error) {
       const reason = bridgeFailureReason(error) ?? "bridge-start-failed";
       session.audit.push({ ...bridgeFailureAudit(reason, tools.length) });
@@ -229,7 +273,9 @@ async function start(session: Session, options: SessionOptions, model: string | 
   }
 
   const argv = buildAgentArgv({ binary: binary.path, ...(model ? { model } : {}), pluginDirs });
-  session.process = await spawnAgent({ argv, env: buildAgentEnv(env, options.agentEnv ?? {}), cwd });
+  // The auth choice reads this same environment: what grok actually gets, not what we run with.
+  const agentEnv = buildAgentEnv(env, options.agentEnv ?? {});
+  session.process = await spawnAgent({ argv, env: agentEnv, cwd });
   const agentProcess = session.process;
   const core = (session.core = new SessionCore(
     (session.peer = connectAcp(agentProcess.stream, {
@@ -238,7 +284,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
       onPermissionRequest: (request) => session.answerPermission(request),
     })),
     options.callbacks ?? {},
-    { diagnosticsAsText: options.diagnosticsAsText !== false },
+    { queue: session.queue },
   ));
   const exitedEarly = agentProcess.exited.then((exit) => {
     throw new SeatError("GROK_EXITED", `grok exited during the handshake (code ${exit.code ?? "none"}, signal ${exit.signal ?? "none"}).`, { context: { ...exit } });
@@ -247,7 +293,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   const timeoutMs = options.handshakeTimeoutMs ?? 60_000;
   const result: HandshakeResult = await withTimeout(
     Promise.race([
-      handshake(session.peer, { cwd, mcpServers, pluginDirs, rules: rules.join("\n\n") || undefined, systemPrompt: options.systemPrompt, env, clientVersion: CLIENT_VERSION }),
+      handshake(session.peer, { cwd, mcpServers, pluginDirs, rules: rules.join("\n\n") || undefined, systemPrompt: options.systemPrompt, env: agentEnv, clientVersion: CLIENT_VERSION }),
       exitedEarly,
     ]),
     timeoutMs,

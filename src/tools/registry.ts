@@ -4,10 +4,17 @@
  * Does not own: transport (bridge.ts serves this over HTTP; mcp-server.ts speaks MCP).
  * Invariant: a call is validated against the tool's ORIGINAL schema before `execute` runs; a refused
  *   call never reaches `execute`. Tool failures are MCP `isError` results, never HTTP or JSON-RPC errors.
+ *   One unusable tool (bad name, duplicate, schema that does not compile) is omitted on its own; the rest
+ *   are served (buildToolRegistry). A throwing `execute` reaches the model as
+ *   `Host tool "<name>" failed: <first line, at most 200 characters> [TOOL_EXECUTE_FAILED]` — an exception
+ *   message may carry paths or secrets, so the whole error goes only to the host's onExecuteError.
  */
 import { SeatError, messageOf } from "../errors.js";
 import { projectSchema, type JsonSchema } from "./projection.js";
 import { compileValidator, describeIssues, type ArgumentValidator } from "./validation.js";
+
+/** How much of an exception message the model sees: the first line, at most this many characters. */
+export const EXECUTE_ERROR_MODEL_CHARS = 200;
 
 /** What a host tool's `execute` receives besides its arguments; `signal` aborts when the call is abandoned. */
 export interface ToolContext {
@@ -24,6 +31,20 @@ export interface HostTool {
   description: string;
   inputSchema: JsonSchema;
   execute(args: any, ctx: ToolContext): unknown | Promise<unknown>;
+}
+
+/** A tool left out of a registry: its position in the given list, its name when usable, and why. */
+export interface OmittedTool {
+  index: number;
+  /** The tool's name, only when it is a usable MCP tool name. */
+  toolName?: string;
+  error: SeatError;
+}
+
+/** Options of buildToolRegistry. */
+export interface ToolRegistryOptions {
+  /** Told about every throwing `execute`, with the whole error (the model gets a bounded line only). */
+  onExecuteError?: (toolName: string, error: unknown) => void;
 }
 
 /** A tool as MCP lists it. */
@@ -71,42 +92,72 @@ function resultText(value: unknown): string {
   }
 }
 
-/** Builds a registry; throws TOOL_SCHEMA_INVALID for a bad name, a duplicate or a schema that does not compile. */
-export function createToolRegistry(tools: readonly HostTool[]): ToolRegistry {
-  const entries = new Map<string, Entry>();
-  for (const tool of tools) {
-    if (typeof tool?.name !== "string" || !TOOL_NAME.test(tool.name)) {
-      throw new SeatError(
-        "TOOL_SCHEMA_INVALID",
-        `Host tool name ${JSON.stringify(tool?.name)} is not usable over MCP; use 1-64 letters, digits, "_" or "-".`,
-        { context: { toolName: tool?.name } },
-      );
-    }
-    if (entries.has(tool.name)) {
-      throw new SeatError("TOOL_SCHEMA_INVALID", `Host tool "${tool.name}" is registered twice; names must be unique.`, {
-        context: { toolName: tool.name },
-      });
-    }
-    const schema = tool.inputSchema;
-    if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
-      throw new SeatError("TOOL_SCHEMA_INVALID", `Host tool "${tool.name}" has an input schema that is not a JSON Schema object.`, {
-        context: { toolName: tool.name },
-      });
-    }
+/** The text the model gets for a throwing `execute`: one line, bounded, tagged with the code. */
+export function executeFailureText(toolName: string, error: unknown): string {
+  const firstLine = (messageOf(error).split(/\r?\n/, 1)[0] ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim();
+  const shown = firstLine.length > EXECUTE_ERROR_MODEL_CHARS ? `${firstLine.slice(0, EXECUTE_ERROR_MODEL_CHARS)}…` : firstLine;
+  return `Host tool "${toolName}" failed: ${shown || "(no message)"} [TOOL_EXECUTE_FAILED]`;
+}
+
+/** Checks one tool and compiles its validators; throws TOOL_SCHEMA_INVALID when it cannot be served. */
+function compileEntry(tool: HostTool, taken: { has(name: string): boolean }): Entry {
+  if (typeof tool?.name !== "string" || !TOOL_NAME.test(tool.name)) {
+    throw new SeatError(
+      "TOOL_SCHEMA_INVALID",
+      `Host tool name ${JSON.stringify(tool?.name)} is not usable over MCP; use 1-64 letters, digits, "_" or "-". That tool is not served.`,
+      { context: { toolName: tool?.name } },
+    );
+  }
+  if (taken.has(tool.name)) {
+    throw new SeatError("TOOL_SCHEMA_INVALID", `Host tool "${tool.name}" is registered twice; names must be unique. The second one is not served.`, {
+      context: { toolName: tool.name },
+    });
+  }
+  const schema = tool.inputSchema;
+  if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+    throw new SeatError("TOOL_SCHEMA_INVALID", `Host tool "${tool.name}" has an input schema that is not a JSON Schema object. That tool is not served.`, {
+      context: { toolName: tool.name },
+    });
+  }
+  try {
     const { listed, wrapped } = projectSchema(schema);
     const validate = compileValidator(tool.name, schema, wrapped ? "/input" : "");
     // Compile the listed schema too: a projection that does not compile would break every client.
     compileValidator(tool.name, listed);
-    entries.set(tool.name, {
-      tool,
-      wrapped,
-      validate,
-      listed: { name: tool.name, description: String(tool.description ?? ""), inputSchema: listed },
+    return { tool, wrapped, validate, listed: { name: tool.name, description: String(tool.description ?? ""), inputSchema: listed } };
+  } catch (error) {
+    if (error instanceof SeatError) throw error;
+    throw new SeatError("TOOL_SCHEMA_INVALID", `Host tool "${tool.name}" has an input schema that could not be projected: ${messageOf(error)}. That tool is not served.`, {
+      context: { toolName: tool.name },
+      cause: error,
     });
   }
+}
+
+/** Builds a registry; throws TOOL_SCHEMA_INVALID (the first unusable tool) for a bad name, a duplicate or a bad schema. */
+export function createToolRegistry(tools: readonly HostTool[], options: ToolRegistryOptions = {}): ToolRegistry {
+  const { registry, omitted } = buildToolRegistry(tools, options);
+  if (omitted[0]) throw omitted[0].error;
+  return registry;
+}
+
+/** Builds a registry of the usable tools and lists the unusable ones (each with its TOOL_SCHEMA_INVALID). */
+export function buildToolRegistry(tools: readonly HostTool[], options: ToolRegistryOptions = {}): { registry: ToolRegistry; omitted: OmittedTool[] } {
+  const entries = new Map<string, Entry>();
+  const omitted: OmittedTool[] = [];
+  tools.forEach((tool, index) => {
+    try {
+      const entry = compileEntry(tool, entries);
+      entries.set(entry.tool.name, entry);
+    } catch (error) {
+      const seatError = error instanceof SeatError ? error : new SeatError("TOOL_SCHEMA_INVALID", messageOf(error), { cause: error });
+      const name: unknown = tool?.name;
+      omitted.push({ index, ...(typeof name === "string" && TOOL_NAME.test(name) ? { toolName: name } : {}), error: seatError });
+    }
+  });
   const listedTools = [...entries.values()].map((e) => e.listed);
 
-  return {
+  const registry: ToolRegistry = {
     tools: listedTools,
     isWrapped: (name) => entries.get(name)?.wrapped ?? false,
     async call(name, args, signal) {
@@ -136,8 +187,14 @@ export function createToolRegistry(tools: readonly HostTool[]): ToolRegistry {
         const output = await entry.tool.execute(value, { signal });
         return textResult(resultText(output));
       } catch (error) {
-        return textResult(`Host tool "${name}" failed: ${messageOf(error)}`, true);
+        try {
+          options.onExecuteError?.(name, error);
+        } catch {
+          // The host's hook must not change what the model gets.
+        }
+        return textResult(executeFailureText(name, error), true);
       }
     },
   };
+  return { registry, omitted };
 }

@@ -5,12 +5,14 @@
  * Does not own: passing the entry on session/new (runtime/, seat/) or emitting diagnostics from failures.
  * Invariant: on failure nothing half-started is left behind and no MCP entry is returned; the caller omits
  *   the host-tools server and records bridgeFailureAudit(reason, count) — no paths, schemas, prose or tokens.
+ *   An unusable tool is not a bridge failure: it is listed in omittedTools (toolOmittedAudit records it,
+ *   reason "tool-schema-invalid") and the other tools are served.
  */
 import { existsSync } from "node:fs";
 import type { McpServerStdio } from "@agentclientprotocol/sdk";
 import { SeatError, isSeatError } from "../errors.js";
 import { startBridge } from "./bridge.js";
-import { createToolRegistry, type HostTool } from "./registry.js";
+import { buildToolRegistry, type HostTool, type OmittedTool } from "./registry.js";
 import { resolveServerEntry } from "./server-entry.js";
 
 /** Options of createToolBridge. */
@@ -26,6 +28,8 @@ export interface ToolBridgeOptions {
   port?: number;
   /** MCP server health-check period in ms, passed as GROK_SEAT_BRIDGE_HEALTH_MS (default: the server's 2000). */
   healthCheckMs?: number;
+  /** Told about every throwing `execute` with the whole error (the model gets a bounded line only). */
+  onExecuteError?: (toolName: string, error: unknown) => void;
 }
 
 /** A started bridge: the ACP MCP entry to pass on session/new, qualified tool names, rules text, close(). */
@@ -33,6 +37,8 @@ export interface ToolBridge {
   mcpServer: McpServerStdio;
   toolNames: string[];
   rulesText: string;
+  /** Tools left out because their name or schema is unusable (each with its TOOL_SCHEMA_INVALID). */
+  omittedTools: readonly OmittedTool[];
   /** Stops the bridge; the MCP server process then exits at its next call or health check. Idempotent. */
   close(): Promise<void>;
 }
@@ -49,6 +55,28 @@ export interface BridgeFailureAudit {
 }
 
 const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
+
+/** The ids-only audit record of one host tool left out of the bridge (event `session:runtime-resolved`). */
+export interface ToolOmittedAudit {
+  event: "session:runtime-resolved";
+  toolOmitted: true;
+  reason: "tool-schema-invalid";
+  toolIndex: number;
+  toolName?: string;
+  requestedToolCount: number;
+}
+
+/** Builds the ids-only audit record for a tool omitted for its name or schema (the name only when usable). */
+export function toolOmittedAudit(omitted: OmittedTool, requestedToolCount: number): ToolOmittedAudit {
+  return {
+    event: "session:runtime-resolved",
+    toolOmitted: true,
+    reason: "tool-schema-invalid",
+    toolIndex: omitted.index,
+    ...(omitted.toolName === undefined ? {} : { toolName: omitted.toolName }),
+    requestedToolCount,
+  };
+}
 
 /** Builds the ids-only audit record for a bridge that could not start. */
 export function bridgeFailureAudit(reason: BridgeFailureReason, requestedToolCount: number): BridgeFailureAudit {
@@ -81,7 +109,8 @@ export function toolRulesText(serverName: string, toolNames: readonly string[], 
 
 /**
  * Starts a session's host-tools bridge and returns the ACP stdio MCP entry for it.
- * Throws TOOL_SCHEMA_INVALID for a bad tool, TOOL_BRIDGE_FAILED (context.reason) when it cannot start.
+ * An unusable tool is left out (omittedTools). Throws TOOL_SCHEMA_INVALID for a bad server name and
+ * TOOL_BRIDGE_FAILED (context.reason) when it cannot start.
  */
 export async function createToolBridge(options: ToolBridgeOptions): Promise<ToolBridge> {
   const serverName = options.serverName ?? "host-tools";
@@ -92,7 +121,7 @@ export async function createToolBridge(options: ToolBridgeOptions): Promise<Tool
       { context: { serverName } },
     );
   }
-  const registry = createToolRegistry(options.tools);
+  const { registry, omitted } = buildToolRegistry(options.tools, options.onExecuteError ? { onExecuteError: options.onExecuteError } : {});
   const entry = options.serverEntry ?? resolveServerEntry();
   if (options.serverEntry !== undefined) {
     // An explicit path gets the same up-front check as a resolved one.
@@ -116,6 +145,7 @@ export async function createToolBridge(options: ToolBridgeOptions): Promise<Tool
     mcpServer: { name: serverName, command: options.nodePath ?? process.execPath, args: [entry], env },
     toolNames,
     rulesText: toolRulesText(serverName, toolNames, wrappedNames),
+    omittedTools: omitted,
     close: () => bridge.close(),
   };
 }

@@ -118,7 +118,7 @@ export const runCommand: Command = {
       process.off("SIGINT", onSigint);
       process.off("SIGTERM", onSigint);
       const { survivors } = await session.dispose();
-      if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_EXITED", message: `survivors: ${survivors.join(",")}` } });
+      if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
     }
   },
 };
