@@ -3,7 +3,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CallbackQueue } from "./callback-queue.js";
+import { CALLBACK_GRACE_MS, CallbackQueue } from "./callback-queue.js";
 import type { SeatEvent } from "./events.js";
 
 const text = (t: string): SeatEvent => ({ type: "text", text: t });
@@ -70,4 +70,46 @@ test("drain resolves at once when idle and after the last event otherwise", asyn
   assert.equal(done, false);
   await drained;
   assert.equal(done, true);
+});
+
+test("settle abandons a callback that never returns once the deadline passes, reports it, and skips it until it returns", async () => {
+  const seen: string[] = [];
+  const reported: string[] = [];
+  let release!: () => void;
+  const queue = new CallbackQueue(
+    {
+      onText: (t) => (t === "hang" ? new Promise<void>((r) => (release = r)) : void seen.push(t)),
+      onDiagnostic: (d) => void seen.push(d.code),
+    },
+    false,
+    (d) => void reported.push(d.code),
+  );
+  queue.push(text("hang"));
+  queue.push(text("after"));
+  const started = Date.now();
+  const stuck = await queue.settle(Date.now() + 100);
+  assert.ok(Date.now() - started < 100 + CALLBACK_GRACE_MS * 2, "bounded by the deadline plus a grace");
+  assert.deepEqual(stuck, [{ callback: "onText", event: "text" }]);
+  assert.deepEqual(reported, ["ACP_CALLBACK_STUCK"]);
+  assert.deepEqual(seen, ["ACP_CALLBACK_STUCK"], "the stuck onText is skipped; the report reached onDiagnostic");
+  release();
+  await new Promise((r) => setTimeout(r, 0));
+  queue.push(text("later"));
+  await queue.settle(Date.now() + 100);
+  assert.deepEqual(seen, ["ACP_CALLBACK_STUCK", "later"], "once its call returned, onText is called again");
+});
+
+test("settle without a deadline waits for a slow callback, and interrupt bounds it without abandoning a callback that returns within the grace", async () => {
+  const seen: string[] = [];
+  const queue = new CallbackQueue({ onText: (t) => new Promise<void>((r) => setTimeout(() => (seen.push(t), r()), 300)) }, true);
+  queue.push(text("slow"));
+  const settling = queue.settle();
+  setTimeout(() => queue.interrupt(), 50);
+  assert.deepEqual(await settling, [], "a callback that returns within the grace is not abandoned");
+  assert.deepEqual(seen, ["slow"]);
+  const stuckQueue = new CallbackQueue({ onText: () => new Promise<void>(() => {}) }, true);
+  stuckQueue.push(text("never"));
+  const pending = stuckQueue.settle();
+  setTimeout(() => stuckQueue.interrupt(), 50);
+  assert.deepEqual(await pending, [{ callback: "onText", event: "text" }]);
 });

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isSeatError } from "../errors.js";
-import { createToolRegistry, type HostTool } from "./registry.js";
+import { buildToolRegistry, createToolRegistry, EXECUTE_ERROR_MODEL_CHARS, type HostTool } from "./registry.js";
 
 const signal = new AbortController().signal;
 
@@ -112,4 +112,37 @@ test("keeps tools whose schemas share an $id apart, each validating against its 
   assert.equal((await registry.call("a", { n: 1 }, signal)).isError, undefined);
   assert.equal((await registry.call("b", { s: "x" }, signal)).isError, undefined);
   assert.match((await registry.call("b", { n: 1 }, signal)).content[0]!.text, /required property 's'/);
+});
+
+test("a throwing execute reaches the model tagged TOOL_EXECUTE_FAILED with only its first line, bounded; the host hook gets the whole error", async () => {
+  const thrown = new Error(`cannot open /home/me/secret.txt\nstack detail with token=abc123`);
+  const seen: Array<[string, unknown]> = [];
+  const registry = createToolRegistry(
+    [
+      { name: "boom", description: "", inputSchema: { type: "object" }, execute: () => { throw thrown; } },
+      { name: "long", description: "", inputSchema: { type: "object" }, execute: () => { throw new Error("x".repeat(1_000)); } },
+    ],
+    { onExecuteError: (name, error) => void seen.push([name, error]) },
+  );
+  const failed = await registry.call("boom", {}, signal);
+  assert.equal(failed.isError, true);
+  assert.equal(failed.content[0]!.text, 'Host tool "boom" failed: cannot open /home/me/secret.txt [TOOL_EXECUTE_FAILED]');
+  assert.deepEqual(seen, [["boom", thrown]]);
+  const long = (await registry.call("long", {}, signal)).content[0]!.text;
+  assert.ok(long.length < EXECUTE_ERROR_MODEL_CHARS + 80, `bounded (${long.length})`);
+  assert.match(long, /…\s\[TOOL_EXECUTE_FAILED\]$/);
+});
+
+test("buildToolRegistry omits only the unusable tools, each with TOOL_SCHEMA_INVALID naming it, and serves the rest", async () => {
+  const good = { name: "good", description: "", inputSchema: { type: "object" }, execute: () => "fine" };
+  const { registry, omitted } = buildToolRegistry([
+    { name: "broken", description: "", inputSchema: { type: "nonsense" }, execute: () => 1 },
+    good,
+    { name: "has space", description: "", inputSchema: { type: "object" }, execute: () => 1 },
+    good,
+  ]);
+  assert.deepEqual(registry.tools.map((t) => t.name), ["good"]);
+  assert.deepEqual(omitted.map((o) => [o.index, o.toolName, o.error.code]), [[0, "broken", "TOOL_SCHEMA_INVALID"], [2, undefined, "TOOL_SCHEMA_INVALID"], [3, "good", "TOOL_SCHEMA_INVALID"]]);
+  assert.match(omitted[0]!.error.message, /"broken"/);
+  assert.deepEqual(await registry.call("good", {}, signal), { content: [{ type: "text", text: "fine" }] });
 });

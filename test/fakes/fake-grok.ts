@@ -8,6 +8,7 @@
  *   env FAKE_GROK_SCENARIO=<name in scenarios/ | path to a .json file>   (default: normal)
  *   env FAKE_GROK_PID_FILE=<path>     grandchild scenarios write the grandchild pid here
  *   env FAKE_GROK_RECORD_FILE=<path>  the fake writes {pid, argv, pluginDirs, model, scenario} here at startup
+ *   env FAKE_GROK_PROMPT_LOG=<path>   the fake appends one line (the promptId) per session/prompt it receives
  *   A prompt whose text contains `scenario:<name>` plays that scenario's `prompt` section for that turn;
  *   a scenario's `keywords` map (text substring → scenario name) does the same (normal maps TOOLTEST → permission).
  * Invariant: stdout carries only protocol lines (and the deliberately broken ones a scenario asks for);
@@ -16,7 +17,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -66,8 +67,12 @@ interface PromptScript {
 interface Scenario {
   name: string;
   description?: string;
-  /** byok: xai.api_key + grok.com, default xai.api_key; none: grok.com only, session/new fails -32000. */
-  auth?: "byok" | "none";
+  /**
+   * byok: xai.api_key + grok.com, default xai.api_key; none: grok.com only, session/new fails -32000;
+   * key-or-token: xai.api_key + cached_token + grok.com, no default; xai.api_key works only when this process
+   * has XAI_API_KEY in its own environment, and cached_token is refused (no cached login).
+   */
+  auth?: "byok" | "none" | "key-or-token";
   ignoreSigterm?: boolean;
   grandchild?: { detached?: boolean; ignoreSigterm?: boolean; exitOnStdinEof?: boolean; maxLifetimeMs?: number };
   newSession?: { hang?: boolean; mcpInitializedDelayMs?: number; mcpToolCount?: number };
@@ -119,9 +124,13 @@ async function main(): Promise<void> {
     .onRequest(acp.methods.agent.initialize, ({ client }) => {
       // grok pushes its (empty) MCP server list shortly after answering initialize.
       setImmediate(() => void client.notify("_x.ai/mcp/servers_updated", { mcpServers: [] }));
-      return initializeResult(noAuth, state.model);
+      return initializeResult(noAuth, state.model, scenario.auth === "key-or-token");
     })
     .onRequest(acp.methods.agent.authenticate, ({ params }) => {
+      if (scenario.auth === "key-or-token") {
+        if (params.methodId === "cached_token") throw new acp.RequestError(-32000, "no cached login token");
+        if (params.methodId === "xai.api_key" && !process.env.XAI_API_KEY) throw new acp.RequestError(-32000, "XAI_API_KEY is not set");
+      }
       if (noAuth || params.methodId !== "xai.api_key") throw new acp.RequestError(-32602, `unsupported auth method: ${params.methodId}`);
       state.authenticated = true;
       return {};
@@ -189,6 +198,7 @@ async function main(): Promise<void> {
       if (!session) throw new acp.RequestError(-32602, `Session not found: ${params.sessionId}`);
       const text = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join("");
       const promptId = String((params._meta as { promptId?: unknown } | undefined)?.promptId ?? randomUUID());
+      if (process.env.FAKE_GROK_PROMPT_LOG) appendFileSync(process.env.FAKE_GROK_PROMPT_LOG, `${promptId}\n`);
       const script = pickPromptScript(scenario, text);
       const abort = new AbortController();
       signal.addEventListener("abort", () => abort.abort(), { once: true });
@@ -446,9 +456,10 @@ function sessionMeta(sessionId: string, cwd: string, current: string) {
   };
 }
 
-function initializeResult(noAuth: boolean, current: string): acp.InitializeResponse {
+function initializeResult(noAuth: boolean, current: string, keyOrToken = false): acp.InitializeResponse {
   const authMethods = [
     ...(noAuth ? [] : [{ id: "xai.api_key", name: "xai.api_key", description: "XAI_API_KEY or api_key/env_key in config.toml" }]),
+    ...(keyOrToken ? [{ id: "cached_token", name: "cached_token", description: "cached grok login" }] : []),
     { id: "grok.com", name: "Grok", description: "Sign in with Grok" },
   ];
   return {
@@ -468,7 +479,7 @@ function initializeResult(noAuth: boolean, current: string): acp.InitializeRespo
     authMethods,
     _meta: {
       grokShell: true,
-      defaultAuthMethodId: noAuth ? null : "xai.api_key",
+      defaultAuthMethodId: noAuth || keyOrToken ? null : "xai.api_key",
       "x.ai/mcp/sdk": true,
       "x.ai/pluginDirs": true,
       currentWorkingDirectory: process.cwd(),
