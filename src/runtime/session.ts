@@ -170,7 +170,7 @@ class Session implements HeadlessSession {
     try {
       if (this.options.permissions) {
         const { response, audit } = await this.options.permissions.decide(request);
-        this.audit.push({ event: "permission", toolCallId, category: audit.category, decision: audit.decision, ...(audit.reason ? { reason: audit.reason } : {}) });
+        this.audit.push({ event: "permission", toolCallId, category: audit.category, decision: audit.decision });
         if (audit.reason === "approver-failed") {
           void this.report("PERMISSION_APPROVER_FAILED", `The permission approver threw or answered something other than allow/always/deny; the ${audit.category} call was denied.`);
         }
