@@ -92,6 +92,9 @@ export class CallbackQueue {
       case "usage":
         if (cb.onUsage) steps.push(() => cb.onUsage!(event.usage));
         break;
+      case "retry":
+        if (cb.onRetry) steps.push(() => cb.onRetry!(event));
+        break;
       case "diagnostic":
         if (cb.onDiagnostic) steps.push(() => cb.onDiagnostic!(event.diagnostic));
         if (this.diagnosticsAsText && cb.onText) steps.push(() => cb.onText!(event.diagnostic.message));
