@@ -37,7 +37,7 @@ export interface FollowerStats {
 /** A running follower. */
 export interface LogFollower {
   readonly stats: FollowerStats;
-  /** Reads whatever was appended since the last poll (the timer calls this too). */
+  /** Reads whatever was appended since the last poll (the timer calls this too); a no-op once stopped. */
   poll(): Promise<void>;
   /** Stops following after one last poll; returns the stats. Idempotent. */
   stop(): Promise<FollowerStats>;
@@ -64,6 +64,7 @@ export function followLog(options: LogFollowerOptions): LogFollower {
   let discarding = false;
   let running: Promise<void> | undefined;
   let stopped: Promise<FollowerStats> | undefined;
+  let closed = false;
 
   const restart = () => {
     stats.resets += 1;
@@ -138,6 +139,7 @@ export function followLog(options: LogFollowerOptions): LogFollower {
   };
 
   const poll = (): Promise<void> => {
+    if (closed) return Promise.resolve();
     running ??= readNew().finally(() => {
       running = undefined;
     });
@@ -155,6 +157,7 @@ export function followLog(options: LogFollowerOptions): LogFollower {
         clearInterval(timer);
         await running;
         await poll();
+        closed = true;
         return { ...stats };
       })();
       return stopped;
