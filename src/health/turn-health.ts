@@ -6,7 +6,8 @@
  * Does not own: reading the file (follower.ts), parsing (log-line.ts), ending the turn (acp/ SessionCore
  *   aborts with the diagnostic as the signal's reason: cancel, then resolve).
  * Invariant: never fails a turn because the log is absent or malformed (bad lines are counted, never
- *   thrown); only lines appended after start() are read; fail-fast fires at most once per turn.
+ *   thrown); only lines appended after start() are read; fail-fast fires at most once per turn, and
+ *   nothing is reported after it fired or after stop().
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -106,6 +107,7 @@ export function startTurnHealth(options: TurnHealthOptions): TurnHealth {
       options.emit(healthEvent(signal, options.promptId));
       if (signal.kind === "retry" && limit !== undefined && signal.attempt >= limit && !unreachable) {
         unreachable = unreachableDiagnostic(signal, limit);
+        stopping = true; // the turn is being ended: later lines of this poll are not reported
         controller.abort(unreachable);
       }
     },
