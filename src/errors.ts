@@ -68,6 +68,8 @@ export const ERROR_CODES = {
   SEAT_REFUSED: "readiness checks refused the seat (catalog tools, model, effort)",
   SEAT_NOT_ADMITTED: "the leader was not created by this controller with the original pane proof",
   SEAT_RELEASE_REFUSED: "release may not stop the leader: the original TUI has not been seen to exit",
+  // health/
+  MODEL_UNREACHABLE: "grok kept retrying its model request (fail-fast limit reached); the turn was cancelled",
   // cli/
   CLI_USAGE: "the command line could not be understood",
 } as const;

@@ -215,6 +215,9 @@ export class CallbackQueue {
       case "usage":
         if (cb.onUsage) add("onUsage", () => cb.onUsage!(event.usage));
         break;
+      case "retry":
+        if (cb.onRetry) add("onRetry", () => cb.onRetry!(event));
+        break;
       case "diagnostic":
         if (cb.onDiagnostic) add("onDiagnostic", () => cb.onDiagnostic!(event.diagnostic));
         if (this.diagnosticsAsText && event.asText !== false && cb.onText) add("onText", () => cb.onText!(event.diagnostic.message));

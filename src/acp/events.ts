@@ -50,6 +50,10 @@ export type SeatEvent =
   | { type: "prompt_complete"; sessionId: string; promptId: string; stopReason: string }
   | { type: "permission"; toolCallId: string; category: string; decision: string; optionId?: string }
   | { type: "diagnostic"; diagnostic: Diagnostic; /** false: never delivered as onText (e.g. a host tool's own error). */ asText?: boolean }
+  /** grok retried its model request (from grok's own log, see health/): `reason` short, `detail` grok's text. */
+  | { type: "retry"; attempt: number; max: number; reason: string; detail: string; promptId?: string }
+  /** grok's model-catalogue refresh is retrying or gave up (from grok's own log). */
+  | { type: "model_catalog"; status: "retrying" | "failed"; attempt?: number; max?: number; reason?: string; detail?: string }
   | { type: "done"; stopReason: string; promptId?: string; text: string };
 
 /** The type tags of SeatEvent. */
@@ -68,4 +72,6 @@ export interface SeatCallbacks {
   onPlan?: (entries: PlanEntry[]) => void | Promise<void>;
   onUsage?: (usage: Usage) => void | Promise<void>;
   onDiagnostic?: (diagnostic: Diagnostic) => void | Promise<void>;
+  /** grok is retrying its model request (attempt, max, reason). */
+  onRetry?: (event: Extract<SeatEvent, { type: "retry" }>) => void | Promise<void>;
 }

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ContentBlock, PromptResponse, SessionNotification } from "@agentclientprotocol/sdk";
-import { type ErrorCode, messageOf } from "../errors.js";
+import { ERROR_CODES, type ErrorCode, messageOf } from "../errors.js";
 import type { AcpPeer } from "./connection.js";
 import { CALLBACK_GRACE_MS, CallbackQueue, stuckDiagnostic } from "./callback-queue.js";
 import { checkPromptInput } from "./prompt-input.js";
@@ -27,7 +27,7 @@ export interface PromptOptions {
   turnTimeoutMs?: number;
   /** Cancel the turn when no update arrives for this long. Off when undefined or 0. */
   idleTimeoutMs?: number;
-  /** Aborting cancels the turn (like cancel()). */
+  /** Aborting cancels the turn (like cancel()); aborting with a Diagnostic as the reason ends it with that diagnostic. */
   signal?: AbortSignal;
 }
 
@@ -64,6 +64,13 @@ export type PromptContent = string | ContentBlock[];
 
 function isPromptResponse(value: unknown): value is PromptResponse {
   return typeof value === "object" && value !== null && typeof (value as { stopReason?: unknown }).stopReason === "string";
+}
+
+/** The diagnostic an abort reason carries ({code, message} with a catalogued code), if any. */
+function abortDiagnostic(reason: unknown): Diagnostic | undefined {
+  if (typeof reason !== "object" || reason === null) return undefined;
+  const { code, message } = reason as { code?: unknown; message?: unknown };
+  return typeof code === "string" && Object.hasOwn(ERROR_CODES, code) && typeof message === "string" ? { code: code as ErrorCode, message } : undefined;
 }
 
 function preview(value: unknown): string {
@@ -241,7 +248,11 @@ export class SessionCore {
       };
       timers.push(setTimeout(check, ms));
     }
-    const onAbort = () => void this.cancelTurn(sessionId, promptId);
+    const onAbort = () => {
+      const reason = abortDiagnostic(options.signal?.reason);
+      if (reason) fail(reason.code, reason.message);
+      else void this.cancelTurn(sessionId, promptId);
+    };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       const request = this.peer.request<PromptResponse>(ACP.agent.session.prompt, { sessionId, prompt: blocks, _meta: { promptId } });

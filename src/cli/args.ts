@@ -43,6 +43,33 @@ export function secondsFlag(verb: string, args: ParsedArgs, name: string, fallba
   return Math.round(seconds * 1000);
 }
 
+/**
+ * Gives a flag an optional value: `--NAME` alone becomes `--NAME=<fallback>`, `--NAME <digits>` becomes
+ * `--NAME=<digits>` (parseArgs has no optional values; without this the next positional would be taken).
+ */
+export function optionalNumberFlag(argv: string[], name: string, fallback: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (arg !== `--${name}`) out.push(arg);
+    else if (/^\d+$/.test(argv[i + 1] ?? "")) out.push(`--${name}=${argv[++i]}`);
+    else out.push(`--${name}=${fallback}`);
+  }
+  return out;
+}
+
+/** Reads a whole number ≥ 1 from a string flag; undefined when the flag is absent. */
+export function countFlag(verb: string, args: ParsedArgs, name: string): number | undefined {
+  const raw = stringFlag(args, name);
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} takes a whole number of at least 1, got "${raw}".`);
+  return Number(raw);
+}
+
 /** Reads a comma-separated list flag (repeatable). */
 export function listFlag(args: ParsedArgs, name: string): string[] {
   const value = args.values[name];

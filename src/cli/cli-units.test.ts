@@ -5,8 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isSeatError } from "../errors.js";
 import { createPolicy } from "../permissions/index.js";
-import { listFlag, parseFlags, secondsFlag } from "./args.js";
-import { EXIT, exitCodeFor, toolOutputSnippet } from "./output.js";
+import { countFlag, listFlag, optionalNumberFlag, parseFlags, secondsFlag } from "./args.js";
+import { EXIT, exitCodeFor, humanLine, paletteFor, toolOutputSnippet } from "./output.js";
 import { layerPolicies } from "./policy.js";
 
 test("error codes map to the documented exit codes", () => {
@@ -18,6 +18,31 @@ test("error codes map to the documented exit codes", () => {
   assert.equal(exitCodeFor("MUX_UNAVAILABLE"), 7);
   assert.equal(exitCodeFor("ACP_IDLE_TIMEOUT"), 124);
   assert.equal(exitCodeFor("ACP_PROMPT_FAILED"), 1);
+  assert.equal(exitCodeFor("MODEL_UNREACHABLE"), 124);
+});
+
+test("--fail-fast takes an optional count: alone it means the default, a number right after it is the count", () => {
+  const spec = { "fail-fast": { type: "string" as const }, json: { type: "boolean" as const } };
+  const parse = (argv: string[]) => parseFlags("run", optionalNumberFlag(argv, "fail-fast", 3), spec);
+  const alone = parse(["--fail-fast", "say hello"]);
+  assert.equal(countFlag("run", alone, "fail-fast"), 3);
+  assert.deepEqual(alone.positionals, ["say hello"]);
+  assert.equal(countFlag("run", parse(["--json", "--fail-fast", "5", "hi"]), "fail-fast"), 5);
+  assert.equal(countFlag("run", parse(["hi", "--fail-fast"]), "fail-fast"), 3);
+  assert.equal(countFlag("run", parse(["--fail-fast=7", "hi"]), "fail-fast"), 7);
+  assert.equal(countFlag("run", parse(["hi"]), "fail-fast"), undefined);
+  assert.deepEqual(parse(["--", "--fail-fast"]).positionals, ["--fail-fast"]);
+  for (const bad of ["0", "-1", "two", "1.5"]) {
+    assert.throws(() => countFlag("run", parse([`--fail-fast=${bad}`, "hi"]), "fail-fast"), (e) => isSeatError(e, "CLI_USAGE") && /fail-fast/.test(e.message), bad);
+  }
+});
+
+test("a retry is one human line naming grok's reason and the attempt", () => {
+  const plain = paletteFor({ isTTY: false } as NodeJS.WriteStream);
+  const line = humanLine({ type: "retry", attempt: 6, max: 15, reason: "dns error", detail: "dns error: failed to lookup address information" }, plain);
+  assert.equal(line, "grok is retrying the model request: dns error (attempt 6/15)");
+  assert.equal(humanLine({ type: "model_catalog", status: "retrying", attempt: 2, max: 5 }, plain), "grok could not refresh its model catalogue (attempt 2/5)");
+  assert.match(humanLine({ type: "model_catalog", status: "failed", reason: "no models" }, plain) ?? "", /gave up .*: no models/);
 });
 
 test("flags are parsed strictly: unknown flags and bad numbers are usage errors", () => {

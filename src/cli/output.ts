@@ -39,6 +39,8 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
       return EXIT.policyInvalid;
     case "ACP_TURN_TIMEOUT":
     case "ACP_IDLE_TIMEOUT":
+    // --fail-fast is the idle timeout's early form: the same stuck turn, ended sooner with grok's reason.
+    case "MODEL_UNREACHABLE":
       return EXIT.timeout;
     case "MUX_UNAVAILABLE":
       return EXIT.muxUnavailable;
@@ -109,6 +111,14 @@ export function humanLine(event: SeatEvent, palette: Palette): string | undefine
       return palette.yellow(`▸ permission ${event.category}: ${event.decision}${event.optionId ? ` (${event.optionId})` : ""}`);
     case "diagnostic":
       return palette.red(`! ${event.diagnostic.message} [${event.diagnostic.code}]`);
+    case "retry":
+      return palette.yellow(`grok is retrying the model request: ${event.reason} (attempt ${event.attempt}/${event.max})`);
+    case "model_catalog":
+      return palette.yellow(
+        event.status === "failed"
+          ? `grok gave up refreshing its model catalogue: ${event.reason ?? "unknown error"}`
+          : `grok could not refresh its model catalogue (attempt ${event.attempt ?? "?"}/${event.max ?? "?"})`,
+      );
     case "plan":
       return palette.dim(`▸ plan: ${event.entries.map((e) => `${e.status === "completed" ? "✓" : "·"} ${e.content}`).join("; ")}`);
     default:

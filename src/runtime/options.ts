@@ -63,6 +63,11 @@ export interface SessionOptions {
   handshakeTimeoutMs?: number;
   /** Grace between SIGTERM and SIGKILL on dispose. Default 2000. */
   killGraceMs?: number;
+  /**
+   * End a turn with MODEL_UNREACHABLE once grok has retried one model request this many times (read from
+   * grok's own log, see docs/health.md). Off by default; retries are reported as `retry` events either way.
+   */
+  failFastAfterRetries?: number;
   /** Also deliver diagnostic text to onText (seed 002). Default true. */
   diagnosticsAsText?: boolean;
 }

@@ -20,6 +20,7 @@ import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServ
 import { chooseResponse } from "../permissions/index.js";
 import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";
+import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
 import type { PromptInput, SessionOptions } from "./options.js";
 
@@ -71,6 +72,8 @@ class Session implements HeadlessSession {
   process: AgentProcess | undefined;
   bridge: ToolBridge | undefined;
   skills: StagedSkills | undefined;
+  /** grok's unified.jsonl, followed during each turn (health/). */
+  grokLog: string | undefined;
   private disposing: Promise<{ survivors: number[] }> | undefined;
   /** What initialize advertised for prompt content (image, audio, embeddedContext). */
   promptCapabilities: Record<string, unknown> = {};
@@ -116,13 +119,18 @@ class Session implements HeadlessSession {
       await this.report(diagnostic.code, diagnostic.message);
       return { promptId, text: "", diagnostic, echoed: false };
     }
-    const result = await this.core.prompt(input, {
+    const core = this.core;
+    const health = this.grokLog && this.id
+      ? startTurnHealth({ logPath: this.grokLog, sessionId: this.id, pid: this.agent?.pid, promptId, failFastAfterRetries: this.options.failFastAfterRetries, emit: (e) => core.emit(e), signal: options.signal })
+      : undefined;
+    const result = await core.prompt(input, {
       promptId,
       turnTimeoutMs: options.turnTimeoutMs ?? this.options.turnTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs ?? this.options.idleTimeoutMs,
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...(health ? { signal: health.signal } : options.signal ? { signal: options.signal } : {}),
     });
-    const timedOut = result.diagnostic?.code === "ACP_TURN_TIMEOUT" || result.diagnostic?.code === "ACP_IDLE_TIMEOUT";
+    await health?.stop();
+    const timedOut = ["ACP_TURN_TIMEOUT", "ACP_IDLE_TIMEOUT", "MODEL_UNREACHABLE"].includes(result.diagnostic?.code ?? "");
     // A timeout that grok acknowledged (it answered the cancel) leaves the session usable; one it never
     // answered means the agent is stuck, so the session is disposed. A lost connection is fatal too.
     if ((timedOut && result.stopReason === undefined) || result.diagnostic?.code === "ACP_PROMPT_FAILED" && this.peer?.signal.aborted) {
@@ -275,6 +283,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   const argv = buildAgentArgv({ binary: binary.path, ...(model ? { model } : {}), pluginDirs });
   // The auth choice reads this same environment: what grok actually gets, not what we run with.
   const agentEnv = buildAgentEnv(env, options.agentEnv ?? {});
+  session.grokLog = grokLogPath(agentEnv);
   session.process = await spawnAgent({ argv, env: agentEnv, cwd });
   const agentProcess = session.process;
   const core = (session.core = new SessionCore(

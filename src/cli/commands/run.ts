@@ -10,7 +10,8 @@ import { SeatError } from "../../errors.js";
 import { createSession } from "../../runtime/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { cliPolicy } from "../policy.js";
-import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { countFlag, listFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 
@@ -38,7 +39,7 @@ export const runCommand: Command = {
   --model ID            grok-cli/<id>, grok/<id> or a bare id (grok/default = grok's default)
   --cwd DIR             working directory of the session (default: current)
   --json                NDJSON events on stdout (text, thinking, tool_start, tool_end, plan, usage,
-                        permission, diagnostic, done)
+                        permission, retry, model_catalog, diagnostic, done)
   --allow LIST          categories to allow: read,edit,execute,network,mcp,other
   --ask LIST            categories that need approval (asked on a TTY; denied otherwise)
   --block LIST          categories to refuse
@@ -46,9 +47,11 @@ export const runCommand: Command = {
   --unrestricted        allow sensitive categories unless --ask/--block name them
   --turn-timeout SECS   cancel the turn after SECS (default 900, 0 = off)
   --idle-timeout SECS   cancel when grok is silent for SECS (default 180, 0 = off)
+  --fail-fast [N]       end the turn with MODEL_UNREACHABLE (exit 124) once grok has retried its model
+                        request N times (default ${DEFAULT_FAIL_FAST_RETRIES}); grok's retries are shown either way
   --grok PATH           grok binary to use`,
   async run(argv) {
-    const args = parseFlags("run", argv, {
+    const args = parseFlags("run", optionalNumberFlag(argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES), {
       model: { type: "string" },
       cwd: { type: "string" },
       json: { type: "boolean" },
@@ -59,6 +62,7 @@ export const runCommand: Command = {
       unrestricted: { type: "boolean" },
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
+      "fail-fast": { type: "string" },
       grok: { type: "string" },
     });
     const prompt = args.positionals.join(" ").trim();
@@ -74,6 +78,7 @@ export const runCommand: Command = {
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const turnTimeoutMs = secondsFlag("run", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
+    const failFastAfterRetries = countFlag("run", args, "fail-fast");
     const palette = paletteFor(process.stderr);
     const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
     const printer = createHumanPrinter(palette, () => spinner.stop());
@@ -90,6 +95,7 @@ export const runCommand: Command = {
       diagnosticsAsText: false,
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+      ...(failFastAfterRetries ? { failFastAfterRetries } : {}),
     });
     if (session.state !== "ready") {
       spinner.stop();

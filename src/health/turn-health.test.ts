@@ -1,0 +1,95 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SeatEvent } from "../acp/index.js";
+import { healthFixture, RECORDED_SCOPE } from "../../test/support/health-fixtures.js";
+import { grokLogPath, startTurnHealth } from "./turn-health.js";
+
+function tempLog(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), "gs-health-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, "unified.jsonl");
+}
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+}
+
+test("grokLogPath follows GROK_HOME, else HOME/.grok", () => {
+  assert.equal(grokLogPath({ GROK_HOME: "/g", HOME: "/h" }), "/g/logs/unified.jsonl");
+  assert.equal(grokLogPath({ HOME: "/h" }), "/h/.grok/logs/unified.jsonl");
+});
+
+test("recorded retries appended during the turn become retry events; those already in the log do not", async (t) => {
+  const path = tempLog(t);
+  const turn = healthFixture("refused.turn.jsonl");
+  // An earlier turn of the same session already retried: that must not be reported again.
+  writeFileSync(path, [...healthFixture("refused.before.jsonl"), ...turn].join("\n") + "\n");
+  const events: SeatEvent[] = [];
+  const health = startTurnHealth({ logPath: path, ...RECORDED_SCOPE, promptId: "p1", emit: (e) => events.push(e), pollMs: 10 });
+  for (const line of turn) appendFileSync(path, `${line}\n`);
+  await until(() => events.length >= 5);
+  const stats = await health.stop();
+  assert.deepEqual(
+    events.map((e) => e.type === "retry" && `${e.attempt}/${e.max} ${e.reason} ${e.promptId}`),
+    [1, 2, 3, 4, 5].map((n) => `${n}/15 connection refused p1`),
+  );
+  assert.equal(stats.retries, 5);
+  assert.equal(health.unreachable, undefined, "without fail-fast the turn is never ended by retries");
+  assert.equal(health.signal.aborted, false);
+});
+
+test("fail-fast aborts the turn's signal once, at the Nth retry, with MODEL_UNREACHABLE naming grok's reason", async (t) => {
+  const path = tempLog(t);
+  const events: SeatEvent[] = [];
+  const health = startTurnHealth({ logPath: path, ...RECORDED_SCOPE, failFastAfterRetries: 3, emit: (e) => events.push(e), pollMs: 10 });
+  const retries = healthFixture("dns.turn.jsonl").filter((l) => l.includes("inference_retry"));
+  for (const line of retries.slice(0, 2)) appendFileSync(path, `${line}\n`);
+  await until(() => events.length >= 2);
+  assert.equal(health.signal.aborted, false, "two retries are below the limit");
+  for (const line of retries.slice(2)) appendFileSync(path, `${line}\n`);
+  await until(() => health.signal.aborted);
+  await health.stop();
+  const reason = health.signal.reason as { code: string; message: string };
+  assert.equal(reason.code, "MODEL_UNREACHABLE");
+  assert.match(reason.message, /dns error \(attempt 3\/15\)/);
+  assert.match(reason.message, /failed to lookup address information/);
+  assert.deepEqual(health.unreachable, reason);
+});
+
+test("catalogue failures of grok's process are events, and never count toward fail-fast", async (t) => {
+  const path = tempLog(t);
+  const events: SeatEvent[] = [];
+  const health = startTurnHealth({ logPath: path, ...RECORDED_SCOPE, failFastAfterRetries: 1, emit: (e) => events.push(e), pollMs: 10 });
+  const catalog = healthFixture("dns.turn.jsonl").filter((l) => l.includes("model catalog"));
+  appendFileSync(path, catalog.join("\n") + "\n");
+  await until(() => events.length >= 5);
+  await health.stop();
+  assert.deepEqual(events.map((e) => e.type === "model_catalog" && e.status), ["retrying", "retrying", "retrying", "retrying", "failed"]);
+  assert.equal(health.signal.aborted, false);
+});
+
+test("an absent log, garbage lines and a torn last line never fail the turn; bad lines are counted", async (t) => {
+  const path = tempLog(t);
+  const events: SeatEvent[] = [];
+  const health = startTurnHealth({ logPath: path, ...RECORDED_SCOPE, failFastAfterRetries: 3, emit: (e) => events.push(e), pollMs: 10 });
+  await new Promise((r) => setTimeout(r, 50));
+  writeFileSync(path, 'not json\n{"msg":\n\u0000\u0001binary\n{"msg":"shell.turn.inference_retry","sid":"00000000-0000-4000-8000-000000000002","ctx":{"attempt":1');
+  await new Promise((r) => setTimeout(r, 100));
+  const stats = await health.stop();
+  assert.equal(stats.malformed, 3);
+  assert.deepEqual(events, []);
+  assert.equal(health.signal.aborted, false);
+});
+
+test("the caller's abort is passed through with its own reason", async (t) => {
+  const caller = new AbortController();
+  const health = startTurnHealth({ logPath: tempLog(t), ...RECORDED_SCOPE, emit: () => undefined, signal: caller.signal });
+  caller.abort("user pressed ctrl-c");
+  assert.equal(health.signal.aborted, true);
+  assert.equal(health.signal.reason, "user pressed ctrl-c");
+  await health.stop();
+});
