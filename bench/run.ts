@@ -3,8 +3,9 @@
  *   regenerates BENCHMARKS.md from every result file present.
  * Owns: the order of the benchmarks, their sizes (full and --quick), the goals and the markdown.
  * Does not own: any measurement (bench/stream.ts, live.ts, bridge.ts, fence.ts, scale.ts, seat.ts).
- * Usage: node dist/bench/run.js [--quick] [--only=P1,P3]
+ * Usage: node dist/bench/run.js [--quick] [--only=P1,P3] [--p5-grok=1,8] [--p5-fake=1,32]
  *   --quick runs small sizes and writes nothing (a smoke run); the full run rewrites results and BENCHMARKS.md.
+ *   --p5-grok / --p5-fake set P5's wave sizes (an empty list skips that agent).
  *   The run moves itself into a loopback-only network namespace (`unshare -rn`) when the machine allows it.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -88,19 +89,26 @@ function fenceSection(r: Awaited<ReturnType<typeof benchFence>>): Section {
 }
 
 function scaleSection(r: Awaited<ReturnType<typeof benchScale>>): Section {
-  const rows = r.waves.map((w) => [w.agent === "grok" ? "real grok 1.0.41" : "fake agent", String(w.sessions), fmt(w.wallMs), ratio(w.wallRatioToOne), fmt(w.rssPerSessionMiB), String(w.failures), String(w.survivors), w.errors.join("; ")]);
+  const mib = (bytes: number) => fmt(bytes / 2 ** 20);
+  const rows = r.waves.map((w) => [
+    w.agent === "grok" ? "real grok 1.0.41" : "fake agent", String(w.sessions), fmt(w.wallMs), ratio(w.wallRatioToOne),
+    mib(w.rssBaselineBytes), mib(w.rssAllAliveBytes), fmt(w.rssPerSessionMiB), mib(w.rssPeakBytes), mib(w.rssAfterDisposeBytes),
+    `${w.agentProcessesAlive} / ${mib(w.agentRssBytes)}`, String(w.failures), `${w.survivors} / ${w.survivorsAfterExit}`, w.errors.join("; "),
+  ]);
   const g32 = r.waves.find((w) => w.agent === "grok" && w.sessions === 32);
   const f256 = r.waves.find((w) => w.agent === "fake" && w.sessions === 256);
+  const clean = (w: (typeof r.waves)[number]) => w.failures === 0 && w.survivors === 0 && w.survivorsAfterExit === 0;
   return {
-    title: "P5 scale: N concurrent sessions, each created, one turn, disposed",
+    title: "P5 scale: N sessions alive at once (all created, one turn each, all disposed), one fresh process per wave",
     body: [
-      table(["agent", "sessions", "wall (ms)", "wall × N=1", "harness RSS growth per session (MiB)", "failures", "surviving processes", "errors"], rows),
+      table(["agent", "sessions", "wall (ms)", "wall × N=1", "harness RSS baseline (MiB)", "harness RSS, all alive (MiB)", "harness RSS per session (MiB)", "harness peak (MiB)", "harness after dispose (MiB)", "agent processes / their RSS (MiB)", "failures", "survivors after dispose / after exit", "errors"], rows),
+      ...(r.childFailures.length ? ["", `Waves that produced no result: ${r.childFailures.join("; ")}`] : []),
       ...(r.skipped ? ["", r.skipped] : []),
     ].join("\n"),
     goals: [
-      { goal: "32 real grok sessions, 0 failures", met: g32 ? g32.failures === 0 && g32.survivors === 0 : undefined, measured: g32 ? `${g32.failures} failures` : "not run" },
+      { goal: "32 real grok sessions at once, 0 failures, 0 survivors", met: g32 ? clean(g32) : undefined, measured: g32 ? `${g32.failures} failures, ${g32.survivors + g32.survivorsAfterExit} survivors` : "not run" },
       { goal: "≤ 3 MB harness RSS per session at 32", met: g32 ? g32.rssPerSessionMiB * 1.048576 <= 3 : undefined, measured: g32 ? `${fmt(g32.rssPerSessionMiB)} MiB` : "not run" },
-      { goal: "256 fake-agent sessions, 0 failures", met: f256 ? f256.failures === 0 && f256.survivors === 0 : undefined, measured: f256 ? `${f256.failures} failures, ${fmt(f256.rssPerSessionMiB)} MiB each` : "not run" },
+      { goal: "256 fake-agent sessions at once, 0 failures, 0 survivors", met: f256 ? clean(f256) : undefined, measured: f256 ? `${f256.failures} failures, ${f256.survivors + f256.survivorsAfterExit} survivors, ${fmt(f256.rssPerSessionMiB)} MiB each` : "not run" },
     ],
   };
 }
@@ -161,9 +169,13 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "- P2: the same real binary, sandbox and loopback mock model for both paths; the bare client sends",
     "  initialize → authenticate → session/new → session/prompt with the official SDK and nothing else.",
     "- P3: `bench/bridge.ts` (`benchBridge`): an MCP SDK client calls the host-tools MCP server process, which calls the loopback bridge.",
-    "- P5: harness RSS growth is this process's peak RSS during the wave minus its RSS before it, divided by N; the agents' own",
-    "  memory is not the harness's and is not counted. The fake agent is a Node process, so 256 of them load the machine more",
-    "  than the harness does.",
+    "- P5: each wave runs in a fresh `node --expose-gc` process (`bench/scale-wave.ts`): baseline RSS after `gc()` before any",
+    "  session exists; N sessions created at once, one turn each; RSS after `gc()` with all N still alive; then all disposed.",
+    "  Harness RSS per session = (all alive − baseline) / N, raw bytes in the JSON. The harness is the Node process running",
+    "  grok-seat; the agents' own RSS (grok's, or the fake agent's) is summed from /proc apart and not counted as the",
+    "  harness's. The mock model runs in the parent so its buffers are not counted either. Survivors: every agent carries a",
+    "  unique tag in its environment; /proc is scanned for it after every dispose resolved, and again after the wave's process",
+    "  exited (the R1 method).",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "",
   ].join("\n");
@@ -215,7 +227,8 @@ async function main(): Promise<void> {
     } else console.log("P4b: bench/seat.ts (benchSeat) is not there yet; the visible seat is not measured.");
   }
   if (wanted("P5")) {
-    const r = await benchScale(quick ? { grokSizes: [1, 8], fakeSizes: [1, 32] } : { grokSizes: [1, 8, 32], fakeSizes: [1, 256] });
+    const sizes = (name: string, fallback: number[]) => (typeof flags.get(name) === "string" ? String(flags.get(name)).split(",").filter(Boolean).map(Number) : fallback);
+    const r = await benchScale({ grokSizes: sizes("p5-grok", quick ? [1, 8] : [1, 8, 32]), fakeSizes: sizes("p5-fake", quick ? [1, 32] : [1, 256]) });
     save("p5-scale", r);
     show("P5", scaleSection(r));
   }
