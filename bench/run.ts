@@ -15,11 +15,31 @@ import { runInLoopbackNamespace } from "../src/sandbox/index.js";
 import { benchBridge } from "./bridge.js";
 import { benchFence } from "./fence.js";
 import { benchLive } from "./live.js";
-import { fmt, machineInfo, machineLine, parseFlags, ratio, REPO_ROOT, RESULTS_DIR, table, writeResult, type MachineInfo } from "./report.js";
+import { fmt, machineInfo, machineLine, parseFlags, ratio, REPO_ROOT, RESULTS_DIR, stampLine, table, writeResult, type MachineInfo } from "./report.js";
 import { benchScale } from "./scale.js";
 import { benchStream } from "./stream.js";
 
-type Stored<T> = T & { machine: MachineInfo };
+type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
+
+/** When and on which commit one benchmark ran; stored in its result JSON and printed under its table. */
+interface RanAt {
+  commit: string;
+  startedAt: string;
+  finishedAt: string;
+}
+
+/** Runs one benchmark and stamps its result with the commit and its start and end times. */
+async function stamped<T extends object>(commit: string, run: () => Promise<T>): Promise<T & { ranAt: RanAt }> {
+  const startedAt = new Date().toISOString();
+  const result = await run();
+  return { ...result, ranAt: { commit, startedAt, finishedAt: new Date().toISOString() } };
+}
+
+/** The section with the line naming the commit and time its figures come from. */
+function withStamp(section: Section, r: { ranAt?: RanAt; machine?: MachineInfo }): Section {
+  const stamp = r.ranAt ? stampLine({ commit: r.ranAt.commit, date: r.ranAt.startedAt }, r.ranAt.finishedAt) : r.machine ? stampLine(r.machine) : "_Commit and time not recorded._";
+  return { ...section, body: `${section.body}\n\n${stamp}` };
+}
 
 /** One benchmark's section: the table and whether each goal was met. */
 interface Section {
@@ -115,28 +135,39 @@ function scaleSection(r: Awaited<ReturnType<typeof benchScale>>): Section {
 
 interface SeatBench {
   iterations: number;
-  seat: { p50Ms: number; p99Ms: number };
-  bareLeader: { p50Ms: number; p99Ms: number };
+  seat: { n?: number; p50Ms: number; p90Ms?: number; p99Ms: number };
+  bareLeader: { n?: number; p50Ms: number; p90Ms?: number; p99Ms: number };
   fenceAppendP50Ms: number;
+  fenceSamples?: number;
 }
+
+/** P4b's deliveries per path: p99 of nearest rank needs ≥ 200 samples before it stops being the maximum. */
+const SEAT_ITERATIONS = { quick: 50, full: 200 };
 
 /** Runs bench/seat.ts (benchSeat) when it is there. */
 async function runSeatBench(quick: boolean): Promise<SeatBench | undefined> {
   const seatModule = "./seat.js";
   if (!existsSync(fileURLToPath(new URL(seatModule, import.meta.url)))) return undefined;
-  const mod = (await import(seatModule)) as { benchSeat?: (o: { quick?: boolean }) => Promise<SeatBench> };
+  const mod = (await import(seatModule)) as { benchSeat?: (o: { iterations?: number }) => Promise<SeatBench> };
   if (typeof mod.benchSeat !== "function") return undefined;
-  return mod.benchSeat({ quick });
+  return mod.benchSeat({ iterations: quick ? SEAT_ITERATIONS.quick : SEAT_ITERATIONS.full });
 }
 
 function seatSection(r: SeatBench): Section {
+  // Older results carry no n: it was `iterations` for both paths.
+  const n = (x: SeatBench["seat"]) => String(x.n ?? r.iterations);
   const rows = [
-    ["through the visible seat (fence + dispatch + queue ack)", fmt(r.seat.p50Ms), fmt(r.seat.p99Ms), ratio(r.seat.p50Ms / r.bareLeader.p50Ms)],
-    ["bare leader client (same socket, no fence)", fmt(r.bareLeader.p50Ms), fmt(r.bareLeader.p99Ms), ratio(1)],
+    ["through the visible seat (fence + dispatch + queue ack)", n(r.seat), fmt(r.seat.p50Ms), fmt(r.seat.p90Ms), fmt(r.seat.p99Ms), ratio(r.seat.p50Ms / r.bareLeader.p50Ms)],
+    ["bare leader client (same socket, no fence)", n(r.bareLeader), fmt(r.bareLeader.p50Ms), fmt(r.bareLeader.p90Ms), fmt(r.bareLeader.p99Ms), ratio(1)],
   ];
+  const fewest = Math.min(r.seat.n ?? r.iterations, r.bareLeader.n ?? r.iterations);
   return {
-    title: `P4b visible seat: prompt → consumed (${r.iterations} deliveries, fake TUI + leader)`,
-    body: [table(["path", "p50 (ms)", "p99 (ms)", "p50 × bare"], rows), "", `Fence append p50 inside the seat: ${fmt(r.fenceAppendP50Ms)} ms.`].join("\n"),
+    title: `P4b visible seat: prompt → consumed (${r.iterations} deliveries per path, fake TUI + leader)`,
+    body: [
+      table(["path", "n", "p50 (ms)", "p90 (ms)", "p99 (ms)", "p50 × bare"], rows),
+      "",
+      `Percentiles are nearest-rank over n samples${fewest < 100 ? `; with n = ${fewest} the p99 is the maximum, not a 99th percentile` : ""}. Fence append p50 inside the seat: ${fmt(r.fenceAppendP50Ms)} ms (n = ${r.fenceSamples ?? Math.max(50, r.iterations)}).`,
+    ].join("\n"),
     goals: [],
   };
 }
@@ -153,6 +184,9 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "machines are shared and noisy, so absolute times are context only.",
     "",
     `Machine: ${machineLine(machine)}`,
+    "",
+    "Each table names the commit and the time its figures were measured on (a partial run keeps the older tables, with",
+    "their own stamps; `+dirty` means the work tree had uncommitted changes).",
     "",
     "Reproduce: `npm run bench` (everything, ~5 min), `node dist/bench/run.js --only=P1,P3` (some), `--quick` (smoke, writes nothing).",
     "The run re-executes itself inside `unshare -rn` (loopback only) where the machine allows it.",
@@ -201,42 +235,46 @@ async function main(): Promise<void> {
     for (const g of section.goals) console.log(`goal: ${g.goal}: ${g.measured} → ${mark(g.met)}`);
   };
 
+  const commit = machine.commit;
   if (wanted("P1")) {
-    const r = await benchStream(quick ? { chunks: 3_000, rounds: 2 } : { chunks: 20_000, rounds: 7 });
+    const r = await stamped(commit, () => benchStream(quick ? { chunks: 3_000, rounds: 2 } : { chunks: 20_000, rounds: 7 }));
     save("p1-stream", r);
-    show("P1", streamSection(r));
+    show("P1", withStamp(streamSection(r), r));
   }
   if (wanted("P2")) {
-    const r = await benchLive({ rounds: quick ? 2 : 9 });
+    const r = await stamped(commit, () => benchLive({ rounds: quick ? 2 : 9 }));
     save("p2-live", r);
-    show("P2", liveSection(r));
+    show("P2", withStamp(liveSection(r), r));
   }
   if (wanted("P3")) {
-    const r = await benchBridge({ iterations: quick ? 100 : 1_000 });
+    const r = await stamped(commit, () => benchBridge({ iterations: quick ? 100 : 1_000 }));
     save("p3-bridge", r);
-    show("P3", bridgeSection(r));
+    show("P3", withStamp(bridgeSection(r), r));
   }
   if (wanted("P4")) {
-    const r = await benchFence({ iterations: quick ? 100 : 1_000 });
+    const r = await stamped(commit, () => benchFence({ iterations: quick ? 100 : 1_000 }));
     save("p4-fence", r);
-    show("P4", fenceSection(r));
-    const seat = await runSeatBench(quick);
-    if (seat) {
+    show("P4", withStamp(fenceSection(r), r));
+  }
+  if (wanted("P4") || wanted("P4B")) {
+    const seat = await stamped(commit, async () => (await runSeatBench(quick)) ?? { missing: true as const });
+    if (!("missing" in seat)) {
       save("p4b-seat", seat);
-      show("P4b", seatSection(seat));
+      show("P4b", withStamp(seatSection(seat), seat));
     } else console.log("P4b: bench/seat.ts (benchSeat) is not there yet; the visible seat is not measured.");
   }
   if (wanted("P5")) {
     const sizes = (name: string, fallback: number[]) => (typeof flags.get(name) === "string" ? String(flags.get(name)).split(",").filter(Boolean).map(Number) : fallback);
-    const r = await benchScale({ grokSizes: sizes("p5-grok", quick ? [1, 8] : [1, 8, 32]), fakeSizes: sizes("p5-fake", quick ? [1, 32] : [1, 256]) });
+    const r = await stamped(commit, () => benchScale({ grokSizes: sizes("p5-grok", quick ? [1, 8] : [1, 8, 32]), fakeSizes: sizes("p5-fake", quick ? [1, 32] : [1, 256]) }));
     save("p5-scale", r);
-    show("P5", scaleSection(r));
+    show("P5", withStamp(scaleSection(r), r));
   }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
   const stored = <T>(id: string, name: string, render: (r: T) => Section) => {
-    const section = fresh.get(id) ?? (readResult<T>(name) ? render(readResult<T>(name)!) : undefined);
+    const prior = fresh.has(id) ? undefined : readResult<T>(name);
+    const section = fresh.get(id) ?? (prior ? withStamp(render(prior), prior) : undefined);
     if (section) sections.push(section);
   };
   stored("P1", "p1-stream", streamSection);

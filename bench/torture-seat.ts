@@ -4,29 +4,66 @@
  * Owns: campaign sizes for R2/R3 (full and --quick) and how their results read.
  * Does not own: the checks (bench/seat-crash.ts, bench/seat-attacks.ts) or the report file (bench/torture.ts).
  */
-import { table } from "./report.js";
+import { stampLine, table } from "./report.js";
 import { CRASH_STEPS, runSeatCrashCycles, type SeatCrashResult } from "./seat-crash.js";
 import { ATTACK_KINDS, runSeatAttacks, type SeatAttackResult } from "./seat-attacks.js";
 
-/** R2 and R3 results of one run. */
-export interface SeatTorture {
-  r2: SeatCrashResult;
-  r3: SeatAttackResult;
-  sizes: { crashCyclesPerStep: number; attackVariantsPerKind: number; hireRounds: number; realGrok: boolean };
+/** When and on which commit a campaign ran. */
+export interface RanAt {
+  commit: string;
+  startedAt: string;
+  finishedAt: string;
 }
 
-/** Runs R2 then R3, printing one progress line per failed case and a summary line for each. */
-export async function runSeatTorture(options: { quick: boolean }): Promise<SeatTorture> {
-  const sizes = { crashCyclesPerStep: options.quick ? 1 : 10, attackVariantsPerKind: options.quick ? 5 : 50, hireRounds: options.quick ? 1 : 5, realGrok: !options.quick };
+/** R2 and R3 results of one run. */
+export interface SeatTorture {
+  r2: SeatCrashResult & { ranAt?: RanAt };
+  r3: SeatAttackResult & { ranAt?: RanAt };
+  sizes: SeatSizes;
+}
+
+/** Campaign sizes of R2 and R3. */
+export interface SeatSizes { crashCyclesPerStep: number; attackVariantsPerKind: number; hireRounds: number; realGrok: boolean }
+
+/** R2/R3 sizes for a full or --quick run. */
+export function seatSizes(quick: boolean): SeatSizes {
+  return { crashCyclesPerStep: quick ? 1 : 10, attackVariantsPerKind: quick ? 5 : 50, hireRounds: quick ? 1 : 5, realGrok: !quick };
+}
+
+/** R2 alone: kill -9 the controller at every delivery step; prints one line per failed case and a summary. */
+export async function runR2(sizes: SeatSizes): Promise<SeatCrashResult> {
   const r2 = await runSeatCrashCycles({
     cycles: sizes.crashCyclesPerStep, realGrok: sizes.realGrok,
     onCase: (c) => { if (c.problems.length) console.log(`R2: ${c.agent} kill after ${c.step}: ${c.problems.join("; ")}`); },
   });
   console.log(`R2: ${r2.tried} crash cases, ${r2.duplicates} duplicates, ${r2.lost} lost, ${r2.misreported} misreported, ${r2.reconciled}/${r2.uncertain} in-flight cases reconciled by late evidence${r2.skipped ? ` (real grok skipped: ${r2.skipped})` : ""}`);
+  return r2;
+}
+
+/** R3 alone: the identity / socket attacks; prints one line per kind and the controls. */
+export async function runR3(sizes: SeatSizes): Promise<SeatAttackResult> {
   const r3 = await runSeatAttacks({ perKind: sizes.attackVariantsPerKind, hireRounds: sizes.hireRounds });
   for (const k of r3.kinds) console.log(`R3: ${k.kind}: ${k.refused}/${k.tried} refused with the expected code (${k.distinct} distinct variants; codes ${codeTally(k.codes)})${k.failures.length ? `; ${k.failures.slice(0, 3).join("; ")}` : ""}`);
   console.log(`R3: controls ${r3.controls.passed}/${r3.controls.tried} passed${r3.controls.failures.length ? `: ${r3.controls.failures.slice(0, 3).join("; ")}` : ""}${r3.skipped ? ` (skipped: ${r3.skipped})` : ""}`);
+  return r3;
+}
+
+/** Runs R2 then R3 with the sizes for `quick`, stamping each with `commit` and its times. */
+export async function runSeatTorture(options: { quick: boolean; commit: string }): Promise<SeatTorture> {
+  const sizes = seatSizes(options.quick);
+  const at = () => new Date().toISOString();
+  const r2Start = at();
+  const r2 = { ...(await runR2(sizes)), ranAt: { commit: options.commit, startedAt: r2Start, finishedAt: "" } };
+  r2.ranAt.finishedAt = at();
+  const r3Start = at();
+  const r3 = { ...(await runR3(sizes)), ranAt: { commit: options.commit, startedAt: r3Start, finishedAt: "" } };
+  r3.ranAt.finishedAt = at();
   return { r2, r3, sizes };
+}
+
+/** The line naming the commit and time a campaign ran on. */
+export function ranAtLine(r: { ranAt?: RanAt }): string {
+  return r.ranAt ? stampLine({ commit: r.ranAt.commit, date: r.ranAt.startedAt }, r.ranAt.finishedAt) : "_Commit and time not recorded._";
 }
 
 /** Outcome codes with their counts, as `CODE ×n, …`. */
@@ -95,6 +132,8 @@ export function renderSeatSections(t: SeatTorture): string {
     "",
     `Duplicates: ${r2.duplicates}. Lost: ${r2.lost}. Misreported: ${r2.misreported}. In-flight deliveries reconciled from late session-file evidence: ${r2.reconciled}/${r2.uncertain}.`,
     r2.skipped ? `Real grok cycles skipped: ${r2.skipped}.` : "",
+    "",
+    ranAtLine(r2),
     problems.length ? `\nProblems:\n\n${problems.slice(0, 20).map((p) => `- ${p}`).join("\n")}` : "",
     "",
     "## R3 visible seat: identity / socket attacks",
@@ -124,6 +163,8 @@ export function renderSeatSections(t: SeatTorture): string {
     })),
     "",
     `Controls: ${r3.controls.passed}/${r3.controls.tried} passed${r3.controls.failures.length ? ` (${r3.controls.failures.slice(0, 3).join("; ")})` : ""}.${r3.skipped ? ` Skipped: ${r3.skipped}.` : ""}`,
+    "",
+    ranAtLine(r3),
     "",
   ].filter((line, i, all) => !(line === "" && all[i - 1] === "")).join("\n");
 }

@@ -4,7 +4,9 @@
  * Owns: campaign sizes (full and --quick), bench/results/torture.json, RELIABILITY.md, and the closing figure
  *   lines (cases tried, failures), which are always the last lines printed.
  * Does not own: the checks themselves (bench/cycles.ts, fuzz.ts, secrets.ts, torture-seat.ts).
- * Usage: node dist/bench/torture.js [--quick]   (--quick: small sizes, writes nothing)
+ * Usage: node dist/bench/torture.js [--quick] [--only=R1,R3]
+ *   --quick: small sizes, writes nothing. --only: just those campaigns (full sizes unless --quick), printed with
+ *   their wall time, writes nothing (RELIABILITY.md is only rebuilt from a whole run).
  *   Moves itself into a loopback-only network namespace (`unshare -rn`) when the machine allows it.
  * Exit code: 0 when every check passed, 1 otherwise.
  */
@@ -14,13 +16,58 @@ import { fileURLToPath } from "node:url";
 import { runInLoopbackNamespace } from "../src/sandbox/index.js";
 import { runDisposeCycles, CYCLE_SCENARIOS } from "./cycles.js";
 import { runFuzz } from "./fuzz.js";
-import { machineInfo, machineLine, parseFlags, REPO_ROOT, table, writeResult, type MachineInfo } from "./report.js";
+import { machineInfo, machineLine, parseFlags, REPO_ROOT, stampLine, table, writeResult, type MachineInfo } from "./report.js";
 import { runSecretsCheck } from "./secrets.js";
-import { renderSeatSections, runSeatTorture, seatFigureLines, seatFigures, seatSummaryRows, type SeatTorture } from "./torture-seat.js";
+import { ranAtLine, renderSeatSections, runR2, runR3, runSeatTorture, seatFigureLines, seatFigures, seatSizes, seatSummaryRows, type RanAt, type SeatTorture } from "./torture-seat.js";
 
-type Cycles = Awaited<ReturnType<typeof runDisposeCycles>>;
-type Fuzz = Awaited<ReturnType<typeof runFuzz>>;
-type Secrets = Awaited<ReturnType<typeof runSecretsCheck>>;
+type Stamped<T> = T & { ranAt: RanAt };
+type Cycles = Stamped<Awaited<ReturnType<typeof runDisposeCycles>>>;
+type Fuzz = Stamped<Awaited<ReturnType<typeof runFuzz>>>;
+type Secrets = Stamped<Awaited<ReturnType<typeof runSecretsCheck>>>;
+
+/** Runs one campaign and stamps its result with the commit and its start and end times. */
+async function stamped<T extends object>(commit: string, run: () => Promise<T>): Promise<Stamped<T>> {
+  const startedAt = new Date().toISOString();
+  const result = await run();
+  return { ...result, ranAt: { commit, startedAt, finishedAt: new Date().toISOString() } };
+}
+
+/** Cycles / fuzz / secrets sizes for a full or --quick run. */
+const SIZES = { r1Cycles: { quick: 16, full: 100 }, r4Scale: { quick: 0.1, full: 1 } };
+
+/** `--only`: runs the named campaigns, prints their figures and wall time, writes nothing. */
+async function runOnly(only: Set<string>, quick: boolean): Promise<number> {
+  let failures = 0;
+  const timed = async (id: string, run: () => Promise<number>) => {
+    if (!only.has(id)) return;
+    const t0 = Date.now();
+    const failed = await run();
+    failures += failed;
+    console.log(`${id}: ${failed} failed; took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  };
+  await timed("R1", async () => {
+    const r1 = await runDisposeCycles({ cycles: quick ? SIZES.r1Cycles.quick : SIZES.r1Cycles.full });
+    console.log(`R1: ${r1.resolved}/${r1.cycles} cycles resolved, ${r1.survivors.length} surviving processes${r1.failures.length ? `; failures: ${r1.failures.slice(0, 3).join("; ")}` : ""}`);
+    return r1.cycles - r1.resolved + r1.survivors.length;
+  });
+  await timed("R2", async () => (await runR2(seatSizes(quick))).failures);
+  await timed("R3", async () => {
+    const r3 = await runR3(seatSizes(quick));
+    console.log(`R3 identity/socket attacks: ${r3.tried} tried (${r3.distinct} distinct variants), ${r3.failures} failed`);
+    return r3.failures;
+  });
+  await timed("R4", async () => {
+    const r4 = await runFuzz({ scale: quick ? SIZES.r4Scale.quick : SIZES.r4Scale.full });
+    for (const t of r4.targets) console.log(`R4: ${t.target}: ${t.cases} cases, ${t.failures} failures`);
+    return r4.failures;
+  });
+  await timed("R5", async () => {
+    const r5 = await runSecretsCheck();
+    return r5.leaks + r5.cases.filter((c) => c.skipped).length;
+  });
+  console.log(`torture --only=${[...only].join(",")}: ${failures} failures (nothing written)`);
+  return failures === 0 ? 0 : 1;
+}
 
 function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secrets, seat: SeatTorture): string {
   return [
@@ -41,6 +88,8 @@ function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secre
       ["R5", "secrets: a parent-env canary never reaches agent, MCP server, model or reports", String(r5.cases.length), String(r5.leaks), "0 leaks", r5.leaks === 0 && r5.cases.every((c) => !c.skipped) ? "met" : "**missed**"],
     ]),
     "",
+    `${stampLine(machine, r5.ranAt.finishedAt)} Each section below names its own campaign's times.`,
+    "",
     "## R1 dispose / crash cycles",
     "",
     `${r1.cycles} cycles over ${CYCLE_SCENARIOS.map((s) => `\`${s.scenario}\`${s.disposeMidTurn ? " (disposed mid-turn)" : ""}`).join(", ")}, four at a time, kill grace 300 ms.`,
@@ -49,6 +98,8 @@ function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secre
     "is a survivor.",
     "",
     table(["cycles", "resolved", "surviving processes", "failures"], [[String(r1.cycles), String(r1.resolved), r1.survivors.join(", ") || "0", r1.failures.slice(0, 5).join("; ") || "0"]]),
+    "",
+    ranAtLine(r1),
     "",
     renderSeatSections(seat),
     "## R4 fuzzing (fast-check)",
@@ -59,6 +110,8 @@ function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secre
     table(["target", "cases", "failures", "counterexample"], r4.targets.map((t) => [t.target, String(t.cases), String(t.failures), t.counterexample ? `\`${t.counterexample.slice(0, 200)}\`` : ""])),
     "",
     `Uncaught exceptions / rejections during the run: ${r4.uncaught}.`,
+    "",
+    ranAtLine(r4),
     "",
     "ACP lines are fed as the agent through `connectAcp` + `SessionCore` over an in-memory ndjson stream (64 KiB line",
     "limit): malformed JSON, batches, responses with wrong / null / string ids and id 0, error responses, session/update",
@@ -72,6 +125,8 @@ function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secre
     `The canary is set in the harness's own \`process.env\` and \`createSession\` is called without an \`env\` option, with a host tool (so grok starts the host-tools MCP server).`,
     "",
     table(["agent", "processes checked (/proc environ)", "commands", "leaks", "note"], r5.cases.map((c) => [c.agent, String(c.processesChecked), (c.commands ?? []).join("; "), c.leaks.join(", ") || "0", c.skipped ?? ""])),
+    "",
+    ranAtLine(r5),
     "",
     "## Defects found and fixed",
     "",
@@ -96,16 +151,19 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const status = runInLoopbackNamespace([process.execPath, fileURLToPath(import.meta.url), ...args]);
   if (status !== undefined) return status;
-  const quick = parseFlags(args).has("quick");
+  const flags = parseFlags(args);
+  const quick = flags.has("quick");
   const machine = machineInfo();
   console.log(`torture: ${machineLine(machine)}${quick ? " (quick: nothing is written)" : ""}`);
+  if (typeof flags.get("only") === "string") return runOnly(new Set(String(flags.get("only")).toUpperCase().split(",")), quick);
+  const commit = machine.commit;
 
-  const r1 = await runDisposeCycles({ cycles: quick ? 16 : 100 });
+  const r1 = await stamped(commit, () => runDisposeCycles({ cycles: quick ? SIZES.r1Cycles.quick : SIZES.r1Cycles.full }));
   console.log(`R1: ${r1.resolved}/${r1.cycles} cycles resolved, ${r1.survivors.length} surviving processes${r1.failures.length ? `; failures: ${r1.failures.slice(0, 3).join("; ")}` : ""}`);
-  const r4 = await runFuzz({ scale: quick ? 0.1 : 1 });
+  const r4 = await stamped(commit, () => runFuzz({ scale: quick ? SIZES.r4Scale.quick : SIZES.r4Scale.full }));
   for (const t of r4.targets) console.log(`R4: ${t.target}: ${t.cases} cases, ${t.failures} failures${t.counterexample ? ` (${t.counterexample.slice(0, 200)})` : ""}`);
-  const seat = await runSeatTorture({ quick });
-  const r5 = await runSecretsCheck();
+  const seat = await runSeatTorture({ quick, commit });
+  const r5 = await stamped(commit, () => runSecretsCheck());
   for (const c of r5.cases) console.log(`R5: ${c.agent}: ${c.processesChecked} processes checked (${(c.commands ?? []).join("; ")}), leaks: ${c.leaks.join(", ") || 0}${c.skipped ? ` (skipped: ${c.skipped})` : ""}`);
 
   if (!quick) {
