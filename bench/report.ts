@@ -103,25 +103,6 @@ export function writeResult(name: string, data: unknown, machine: MachineInfo = 
   return `bench/results/${name}.json`;
 }
 
-/** Current resident set size of this process in MiB. */
-export function rssMiB(): number {
-  return process.memoryUsage().rss / 2 ** 20;
-}
-
-/** Samples this process's RSS every `everyMs` until stop(); stop() returns the peak in MiB. */
-export function sampleRss(everyMs = 50): { stop(): number } {
-  let peak = rssMiB();
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssMiB());
-  }, everyMs);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(peak, rssMiB());
-    },
-  };
-}
-
 /** Parses `--flag` and `--name=value` arguments. */
 export function parseFlags(argv: readonly string[]): Map<string, string | true> {
   const flags = new Map<string, string | true>();

@@ -109,6 +109,10 @@ function fenceSection(r: Awaited<ReturnType<typeof benchFence>>): Section {
 }
 
 function scaleSection(r: Awaited<ReturnType<typeof benchScale>>): Section {
+  if (r.waves.some((w) => w.rssBaselineBytes === undefined)) {
+    const title = "P5 scale: N sessions alive at once";
+    return { title, body: "The stored result predates the alive-at-once method (its per-session RSS was not measured per session); run `node dist/bench/run.js --only=P5`.", goals: [] };
+  }
   const mib = (bytes: number) => fmt(bytes / 2 ** 20);
   const rows = r.waves.map((w) => [
     w.agent === "grok" ? "real grok 1.0.41" : "fake agent", String(w.sessions), fmt(w.wallMs), ratio(w.wallRatioToOne),
@@ -122,7 +126,7 @@ function scaleSection(r: Awaited<ReturnType<typeof benchScale>>): Section {
     title: "P5 scale: N sessions alive at once (all created, one turn each, all disposed), one fresh process per wave",
     body: [
       table(["agent", "sessions", "wall (ms)", "wall × N=1", "harness RSS baseline (MiB)", "harness RSS, all alive (MiB)", "harness RSS per session (MiB)", "harness peak (MiB)", "harness after dispose (MiB)", "agent processes / their RSS (MiB)", "failures", "survivors after dispose / after exit", "errors"], rows),
-      ...(r.childFailures.length ? ["", `Waves that produced no result: ${r.childFailures.join("; ")}`] : []),
+      ...(r.childFailures?.length ? ["", `Waves that produced no result: ${r.childFailures.join("; ")}`] : []),
       ...(r.skipped ? ["", r.skipped] : []),
     ].join("\n"),
     goals: [
@@ -188,7 +192,9 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "Each table names the commit and the time its figures were measured on (a partial run keeps the older tables, with",
     "their own stamps; `+dirty` means the work tree had uncommitted changes).",
     "",
-    "Reproduce: `npm run bench` (everything, ~5 min), `node dist/bench/run.js --only=P1,P3` (some), `--quick` (smoke, writes nothing).",
+    "Reproduce: `npm run bench` (everything; about 4–5 min on 2 cores, most of it P1 and P5's 256 fake agents, which hold",
+    "~16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat),",
+    "`--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
     "The run re-executes itself inside `unshare -rn` (loopback only) where the machine allows it.",
     "",
     "## Goals",
