@@ -6,6 +6,7 @@
  * Invariant: figures are compared as ratios against a baseline measured in the same run; absolute times are
  *   kept only as context, because the machines are shared and noisy.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, release, totalmem } from "node:os";
 import { dirname, join } from "node:path";
@@ -58,6 +59,17 @@ export interface MachineInfo {
   node: string;
   kernel: string;
   date: string;
+  /** The code measured: `git rev-parse --short HEAD`, with `+dirty` when the work tree has changes. */
+  commit: string;
+}
+
+/** The commit this checkout is on, `+dirty` when tracked or untracked files differ from it; "unknown" without git. */
+export function gitCommit(): string {
+  const git = (...args: string[]) => spawnSync("git", args, { cwd: REPO_ROOT, encoding: "utf8" });
+  const head = git("rev-parse", "--short", "HEAD");
+  if (head.status !== 0) return "unknown";
+  const dirty = git("status", "--porcelain", "--untracked-files=normal");
+  return `${head.stdout.trim()}${dirty.status !== 0 || dirty.stdout.trim() !== "" ? "+dirty" : ""}`;
 }
 
 /** Describes this machine (no host names, users or paths). */
@@ -70,12 +82,18 @@ export function machineInfo(): MachineInfo {
     node: process.version,
     kernel: `Linux ${release()}`,
     date: new Date().toISOString(),
+    commit: gitCommit(),
   };
 }
 
 /** The machine as one markdown line. */
 export function machineLine(m: MachineInfo): string {
-  return `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${m.kernel}; run ${m.date}.`;
+  return `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${m.kernel}; commit ${m.commit ?? "unknown"}; run ${m.date}.`;
+}
+
+/** The line under each table naming the code and time it was measured on (older results lack the commit). */
+export function stampLine(m: Pick<MachineInfo, "commit" | "date">, finished?: string): string {
+  return `_Measured on commit \`${m.commit ?? "unknown (not recorded)"}\`, started ${m.date}${finished ? `, finished ${finished}` : ""}._`;
 }
 
 /** Writes `bench/results/<name>.json` with the machine attached; returns its repo-relative path. */
@@ -83,25 +101,6 @@ export function writeResult(name: string, data: unknown, machine: MachineInfo = 
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, `${name}.json`), JSON.stringify({ name, machine, ...(data as object) }, null, 2) + "\n");
   return `bench/results/${name}.json`;
-}
-
-/** Current resident set size of this process in MiB. */
-export function rssMiB(): number {
-  return process.memoryUsage().rss / 2 ** 20;
-}
-
-/** Samples this process's RSS every `everyMs` until stop(); stop() returns the peak in MiB. */
-export function sampleRss(everyMs = 50): { stop(): number } {
-  let peak = rssMiB();
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssMiB());
-  }, everyMs);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(peak, rssMiB());
-    },
-  };
 }
 
 /** Parses `--flag` and `--name=value` arguments. */

@@ -3,8 +3,9 @@
  *   regenerates BENCHMARKS.md from every result file present.
  * Owns: the order of the benchmarks, their sizes (full and --quick), the goals and the markdown.
  * Does not own: any measurement (bench/stream.ts, live.ts, bridge.ts, fence.ts, scale.ts, seat.ts).
- * Usage: node dist/bench/run.js [--quick] [--only=P1,P3]
+ * Usage: node dist/bench/run.js [--quick] [--only=P1,P3] [--p5-grok=1,8] [--p5-fake=1,32]
  *   --quick runs small sizes and writes nothing (a smoke run); the full run rewrites results and BENCHMARKS.md.
+ *   --p5-grok / --p5-fake set P5's wave sizes (an empty list skips that agent).
  *   The run moves itself into a loopback-only network namespace (`unshare -rn`) when the machine allows it.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -14,11 +15,31 @@ import { runInLoopbackNamespace } from "../src/sandbox/index.js";
 import { benchBridge } from "./bridge.js";
 import { benchFence } from "./fence.js";
 import { benchLive } from "./live.js";
-import { fmt, machineInfo, machineLine, parseFlags, ratio, REPO_ROOT, RESULTS_DIR, table, writeResult, type MachineInfo } from "./report.js";
+import { fmt, machineInfo, machineLine, parseFlags, ratio, REPO_ROOT, RESULTS_DIR, stampLine, table, writeResult, type MachineInfo } from "./report.js";
 import { benchScale } from "./scale.js";
 import { benchStream } from "./stream.js";
 
-type Stored<T> = T & { machine: MachineInfo };
+type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
+
+/** When and on which commit one benchmark ran; stored in its result JSON and printed under its table. */
+interface RanAt {
+  commit: string;
+  startedAt: string;
+  finishedAt: string;
+}
+
+/** Runs one benchmark and stamps its result with the commit and its start and end times. */
+async function stamped<T extends object>(commit: string, run: () => Promise<T>): Promise<T & { ranAt: RanAt }> {
+  const startedAt = new Date().toISOString();
+  const result = await run();
+  return { ...result, ranAt: { commit, startedAt, finishedAt: new Date().toISOString() } };
+}
+
+/** The section with the line naming the commit and time its figures come from. */
+function withStamp(section: Section, r: { ranAt?: RanAt; machine?: MachineInfo }): Section {
+  const stamp = r.ranAt ? stampLine({ commit: r.ranAt.commit, date: r.ranAt.startedAt }, r.ranAt.finishedAt) : r.machine ? stampLine(r.machine) : "_Commit and time not recorded._";
+  return { ...section, body: `${section.body}\n\n${stamp}` };
+}
 
 /** One benchmark's section: the table and whether each goal was met. */
 interface Section {
@@ -88,47 +109,69 @@ function fenceSection(r: Awaited<ReturnType<typeof benchFence>>): Section {
 }
 
 function scaleSection(r: Awaited<ReturnType<typeof benchScale>>): Section {
-  const rows = r.waves.map((w) => [w.agent === "grok" ? "real grok 1.0.41" : "fake agent", String(w.sessions), fmt(w.wallMs), ratio(w.wallRatioToOne), fmt(w.rssPerSessionMiB), String(w.failures), String(w.survivors), w.errors.join("; ")]);
+  if (r.waves.some((w) => w.rssBaselineBytes === undefined)) {
+    const title = "P5 scale: N sessions alive at once";
+    return { title, body: "The stored result predates the alive-at-once method (its per-session RSS was not measured per session); run `node dist/bench/run.js --only=P5`.", goals: [] };
+  }
+  const mib = (bytes: number) => fmt(bytes / 2 ** 20);
+  const rows = r.waves.map((w) => [
+    w.agent === "grok" ? "real grok 1.0.41" : "fake agent", String(w.sessions), fmt(w.wallMs), ratio(w.wallRatioToOne),
+    mib(w.rssBaselineBytes), mib(w.rssAllAliveBytes), fmt(w.rssPerSessionMiB), mib(w.rssPeakBytes), mib(w.rssAfterDisposeBytes),
+    `${w.agentProcessesAlive} / ${mib(w.agentRssBytes)}`, String(w.failures), `${w.survivors} / ${w.survivorsAfterExit}`, w.errors.join("; "),
+  ]);
   const g32 = r.waves.find((w) => w.agent === "grok" && w.sessions === 32);
   const f256 = r.waves.find((w) => w.agent === "fake" && w.sessions === 256);
+  const clean = (w: (typeof r.waves)[number]) => w.failures === 0 && w.survivors === 0 && w.survivorsAfterExit === 0;
   return {
-    title: "P5 scale: N concurrent sessions, each created, one turn, disposed",
+    title: "P5 scale: N sessions alive at once (all created, one turn each, all disposed), one fresh process per wave",
     body: [
-      table(["agent", "sessions", "wall (ms)", "wall × N=1", "harness RSS growth per session (MiB)", "failures", "surviving processes", "errors"], rows),
+      table(["agent", "sessions", "wall (ms)", "wall × N=1", "harness RSS baseline (MiB)", "harness RSS, all alive (MiB)", "harness RSS per session (MiB)", "harness peak (MiB)", "harness after dispose (MiB)", "agent processes / their RSS (MiB)", "failures", "survivors after dispose / after exit", "errors"], rows),
+      ...(r.childFailures?.length ? ["", `Waves that produced no result: ${r.childFailures.join("; ")}`] : []),
       ...(r.skipped ? ["", r.skipped] : []),
     ].join("\n"),
     goals: [
-      { goal: "32 real grok sessions, 0 failures", met: g32 ? g32.failures === 0 && g32.survivors === 0 : undefined, measured: g32 ? `${g32.failures} failures` : "not run" },
+      { goal: "32 real grok sessions at once, 0 failures, 0 survivors", met: g32 ? clean(g32) : undefined, measured: g32 ? `${g32.failures} failures, ${g32.survivors + g32.survivorsAfterExit} survivors` : "not run" },
       { goal: "≤ 3 MB harness RSS per session at 32", met: g32 ? g32.rssPerSessionMiB * 1.048576 <= 3 : undefined, measured: g32 ? `${fmt(g32.rssPerSessionMiB)} MiB` : "not run" },
-      { goal: "256 fake-agent sessions, 0 failures", met: f256 ? f256.failures === 0 && f256.survivors === 0 : undefined, measured: f256 ? `${f256.failures} failures, ${fmt(f256.rssPerSessionMiB)} MiB each` : "not run" },
+      { goal: "256 fake-agent sessions at once, 0 failures, 0 survivors", met: f256 ? clean(f256) : undefined, measured: f256 ? `${f256.failures} failures, ${f256.survivors + f256.survivorsAfterExit} survivors, ${fmt(f256.rssPerSessionMiB)} MiB each` : "not run" },
     ],
   };
 }
 
 interface SeatBench {
   iterations: number;
-  seat: { p50Ms: number; p99Ms: number };
-  bareLeader: { p50Ms: number; p99Ms: number };
+  seat: { n?: number; p50Ms: number; p90Ms?: number; p99Ms: number };
+  bareLeader: { n?: number; p50Ms: number; p90Ms?: number; p99Ms: number };
   fenceAppendP50Ms: number;
+  fenceSamples?: number;
 }
+
+/** P4b's deliveries per path: p99 of nearest rank needs ≥ 200 samples before it stops being the maximum. */
+const SEAT_ITERATIONS = { quick: 50, full: 200 };
 
 /** Runs bench/seat.ts (benchSeat) when it is there. */
 async function runSeatBench(quick: boolean): Promise<SeatBench | undefined> {
   const seatModule = "./seat.js";
   if (!existsSync(fileURLToPath(new URL(seatModule, import.meta.url)))) return undefined;
-  const mod = (await import(seatModule)) as { benchSeat?: (o: { quick?: boolean }) => Promise<SeatBench> };
+  const mod = (await import(seatModule)) as { benchSeat?: (o: { iterations?: number }) => Promise<SeatBench> };
   if (typeof mod.benchSeat !== "function") return undefined;
-  return mod.benchSeat({ quick });
+  return mod.benchSeat({ iterations: quick ? SEAT_ITERATIONS.quick : SEAT_ITERATIONS.full });
 }
 
 function seatSection(r: SeatBench): Section {
+  // Older results carry no n: it was `iterations` for both paths.
+  const n = (x: SeatBench["seat"]) => String(x.n ?? r.iterations);
   const rows = [
-    ["through the visible seat (fence + dispatch + queue ack)", fmt(r.seat.p50Ms), fmt(r.seat.p99Ms), ratio(r.seat.p50Ms / r.bareLeader.p50Ms)],
-    ["bare leader client (same socket, no fence)", fmt(r.bareLeader.p50Ms), fmt(r.bareLeader.p99Ms), ratio(1)],
+    ["through the visible seat (fence + dispatch + queue ack)", n(r.seat), fmt(r.seat.p50Ms), fmt(r.seat.p90Ms), fmt(r.seat.p99Ms), ratio(r.seat.p50Ms / r.bareLeader.p50Ms)],
+    ["bare leader client (same socket, no fence)", n(r.bareLeader), fmt(r.bareLeader.p50Ms), fmt(r.bareLeader.p90Ms), fmt(r.bareLeader.p99Ms), ratio(1)],
   ];
+  const fewest = Math.min(r.seat.n ?? r.iterations, r.bareLeader.n ?? r.iterations);
   return {
-    title: `P4b visible seat: prompt → consumed (${r.iterations} deliveries, fake TUI + leader)`,
-    body: [table(["path", "p50 (ms)", "p99 (ms)", "p50 × bare"], rows), "", `Fence append p50 inside the seat: ${fmt(r.fenceAppendP50Ms)} ms.`].join("\n"),
+    title: `P4b visible seat: prompt → consumed (${r.iterations} deliveries per path, fake TUI + leader)`,
+    body: [
+      table(["path", "n", "p50 (ms)", "p90 (ms)", "p99 (ms)", "p50 × bare"], rows),
+      "",
+      `Percentiles are nearest-rank over n samples${fewest < 100 ? `; with n = ${fewest} the p99 is the maximum, not a 99th percentile` : ""}. Fence append p50 inside the seat: ${fmt(r.fenceAppendP50Ms)} ms (n = ${r.fenceSamples ?? Math.max(50, r.iterations)}).`,
+    ].join("\n"),
     goals: [],
   };
 }
@@ -146,7 +189,12 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "",
     `Machine: ${machineLine(machine)}`,
     "",
-    "Reproduce: `npm run bench` (everything, ~5 min), `node dist/bench/run.js --only=P1,P3` (some), `--quick` (smoke, writes nothing).",
+    "Each table names the commit and the time its figures were measured on (a partial run keeps the older tables, with",
+    "their own stamps; `+dirty` means the work tree had uncommitted changes).",
+    "",
+    "Reproduce: `npm run bench` (everything; about 4–5 min on 2 cores, most of it P1 and P5's 256 fake agents, which hold",
+    "~16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat),",
+    "`--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
     "The run re-executes itself inside `unshare -rn` (loopback only) where the machine allows it.",
     "",
     "## Goals",
@@ -161,9 +209,13 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "- P2: the same real binary, sandbox and loopback mock model for both paths; the bare client sends",
     "  initialize → authenticate → session/new → session/prompt with the official SDK and nothing else.",
     "- P3: `bench/bridge.ts` (`benchBridge`): an MCP SDK client calls the host-tools MCP server process, which calls the loopback bridge.",
-    "- P5: harness RSS growth is this process's peak RSS during the wave minus its RSS before it, divided by N; the agents' own",
-    "  memory is not the harness's and is not counted. The fake agent is a Node process, so 256 of them load the machine more",
-    "  than the harness does.",
+    "- P5: each wave runs in a fresh `node --expose-gc` process (`bench/scale-wave.ts`): baseline RSS after `gc()` before any",
+    "  session exists; N sessions created at once, one turn each; RSS after `gc()` with all N still alive; then all disposed.",
+    "  Harness RSS per session = (all alive − baseline) / N, raw bytes in the JSON. The harness is the Node process running",
+    "  grok-seat; the agents' own RSS (grok's, or the fake agent's) is summed from /proc apart and not counted as the",
+    "  harness's. The mock model runs in the parent so its buffers are not counted either. Survivors: every agent carries a",
+    "  unique tag in its environment; /proc is scanned for it after every dispose resolved, and again after the wave's process",
+    "  exited (the R1 method).",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "",
   ].join("\n");
@@ -189,41 +241,46 @@ async function main(): Promise<void> {
     for (const g of section.goals) console.log(`goal: ${g.goal}: ${g.measured} → ${mark(g.met)}`);
   };
 
+  const commit = machine.commit;
   if (wanted("P1")) {
-    const r = await benchStream(quick ? { chunks: 3_000, rounds: 2 } : { chunks: 20_000, rounds: 7 });
+    const r = await stamped(commit, () => benchStream(quick ? { chunks: 3_000, rounds: 2 } : { chunks: 20_000, rounds: 7 }));
     save("p1-stream", r);
-    show("P1", streamSection(r));
+    show("P1", withStamp(streamSection(r), r));
   }
   if (wanted("P2")) {
-    const r = await benchLive({ rounds: quick ? 2 : 9 });
+    const r = await stamped(commit, () => benchLive({ rounds: quick ? 2 : 9 }));
     save("p2-live", r);
-    show("P2", liveSection(r));
+    show("P2", withStamp(liveSection(r), r));
   }
   if (wanted("P3")) {
-    const r = await benchBridge({ iterations: quick ? 100 : 1_000 });
+    const r = await stamped(commit, () => benchBridge({ iterations: quick ? 100 : 1_000 }));
     save("p3-bridge", r);
-    show("P3", bridgeSection(r));
+    show("P3", withStamp(bridgeSection(r), r));
   }
   if (wanted("P4")) {
-    const r = await benchFence({ iterations: quick ? 100 : 1_000 });
+    const r = await stamped(commit, () => benchFence({ iterations: quick ? 100 : 1_000 }));
     save("p4-fence", r);
-    show("P4", fenceSection(r));
-    const seat = await runSeatBench(quick);
-    if (seat) {
+    show("P4", withStamp(fenceSection(r), r));
+  }
+  if (wanted("P4") || wanted("P4B")) {
+    const seat = await stamped(commit, async () => (await runSeatBench(quick)) ?? { missing: true as const });
+    if (!("missing" in seat)) {
       save("p4b-seat", seat);
-      show("P4b", seatSection(seat));
+      show("P4b", withStamp(seatSection(seat), seat));
     } else console.log("P4b: bench/seat.ts (benchSeat) is not there yet; the visible seat is not measured.");
   }
   if (wanted("P5")) {
-    const r = await benchScale(quick ? { grokSizes: [1, 8], fakeSizes: [1, 32] } : { grokSizes: [1, 8, 32], fakeSizes: [1, 256] });
+    const sizes = (name: string, fallback: number[]) => (typeof flags.get(name) === "string" ? String(flags.get(name)).split(",").filter(Boolean).map(Number) : fallback);
+    const r = await stamped(commit, () => benchScale({ grokSizes: sizes("p5-grok", quick ? [1, 8] : [1, 8, 32]), fakeSizes: sizes("p5-fake", quick ? [1, 32] : [1, 256]) }));
     save("p5-scale", r);
-    show("P5", scaleSection(r));
+    show("P5", withStamp(scaleSection(r), r));
   }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
   const stored = <T>(id: string, name: string, render: (r: T) => Section) => {
-    const section = fresh.get(id) ?? (readResult<T>(name) ? render(readResult<T>(name)!) : undefined);
+    const prior = fresh.has(id) ? undefined : readResult<T>(name);
+    const section = fresh.get(id) ?? (prior ? withStamp(render(prior), prior) : undefined);
     if (section) sections.push(section);
   };
   stored("P1", "p1-stream", streamSection);

@@ -1,77 +1,60 @@
 /*
- * P5 scale: N concurrent headless sessions, each created, given one turn and disposed, all at once, through
- *   grok-seat in this one process — on the real grok binary with the mock model, and on the fake agent.
- * Owns: benchScale(): wall time, harness RSS growth per session, failures and surviving processes.
- * Does not own: the agents (real grok, test/fakes/fake-grok.ts) or reporting (run.ts).
- * Method: harness RSS per session = (peak RSS of this process during the wave − RSS before it) / N, sampled
- *   every 25 ms; the baseline for wall time is the N = 1 wave of the same agent in the same run.
+ * P5 scale: N headless sessions alive at once through grok-seat — on the real grok binary with the mock model,
+ *   and on the fake agent — each wave in a fresh Node process (bench/scale-wave.ts, `--expose-gc`).
+ * Owns: benchScale(): one child per wave, the mock model and sandbox the real-grok waves share, wall-time ratios,
+ *   and a second /proc scan for tagged processes after each child has exited.
+ * Does not own: the measurement inside a wave (scale-wave.ts), the agents, or reporting (run.ts).
+ * Method: harness RSS per session = (RSS with all N sessions alive after gc − RSS before any session after gc) / N,
+ *   both in the same fresh process; the raw bytes are kept. The mock model runs here, not in the child, so its
+ *   buffers are not counted as the harness's. The baseline for wall time is the N = 1 wave of the same agent.
  */
-import { performance } from "node:perf_hooks";
-import { createSession, type SessionOptions } from "../src/runtime/index.js";
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import type { SessionOptions } from "../src/runtime/index.js";
 import { fakeGrokBinary } from "../test/support/fake-agent.js";
 import { startLiveRig } from "../test/support/live-rig.js";
-import { rssMiB, sampleRss } from "./report.js";
+import { processesTagged } from "./cycles.js";
+import type { WaveMeasurement, WaveRequest } from "./scale-wave.js";
 
-/** One wave of N concurrent sessions. */
-export interface ScaleWave {
-  agent: "grok" | "fake";
-  sessions: number;
-  wallMs: number;
+/** One wave of N sessions alive at once. */
+export interface ScaleWave extends WaveMeasurement {
   /** wallMs / wallMs of the N = 1 wave of the same agent. */
   wallRatioToOne: number;
-  rssBeforeMiB: number;
-  rssPeakMiB: number;
-  rssPerSessionMiB: number;
-  failures: number;
-  survivors: number;
-  /** First few failure reasons. */
-  errors: string[];
+  /** Wall time of the whole child process (start, imports, wave, exit). */
+  childWallMs: number;
+  /** Tagged processes alive after the wave's process exited (a second, independent /proc scan; killed once counted). */
+  survivorsAfterExit: number;
 }
 
 /** The P5 result. */
 export interface ScaleBenchResult {
   waves: ScaleWave[];
+  /** Waves whose child failed outright (crash, timeout, no result line). */
+  childFailures: string[];
   skipped?: string;
 }
 
-async function wave(agent: ScaleWave["agent"], n: number, base: SessionOptions, timeoutMs: number): Promise<Omit<ScaleWave, "wallRatioToOne">> {
-  (globalThis as { gc?: () => void }).gc?.();
-  const rssBeforeMiB = rssMiB();
-  const sampler = sampleRss(25);
-  const errors: string[] = [];
-  let survivors = 0;
-  const start = performance.now();
-  const one = async (i: number): Promise<boolean> => {
-    const session = await createSession({ ...base, killGraceMs: 1_000, handshakeTimeoutMs: timeoutMs });
-    try {
-      if (session.state !== "ready") {
-        errors.push(`#${i} not ready: ${session.diagnostics.map((d) => d.code).join(",")}`);
-        return false;
-      }
-      const result = await session.prompt(`scale turn ${i}`, { turnTimeoutMs: timeoutMs });
-      if (result.stopReason !== "end_turn" || result.text.length === 0) {
-        errors.push(`#${i} turn: ${result.stopReason ?? result.diagnostic?.code}`);
-        return false;
-      }
-      return true;
-    } finally {
-      survivors += (await session.dispose()).survivors.length;
-    }
-  };
-  const results = await Promise.all(Array.from({ length: n }, (_, i) => one(i).catch((e: Error) => (errors.push(`#${i} threw: ${e.message}`), false))));
-  const wallMs = performance.now() - start;
-  const rssPeakMiB = sampler.stop();
-  return {
-    agent,
-    sessions: n,
-    wallMs,
-    rssBeforeMiB,
-    rssPeakMiB,
-    rssPerSessionMiB: (rssPeakMiB - rssBeforeMiB) / n,
-    failures: results.filter((ok) => !ok).length,
-    survivors,
-    errors: errors.slice(0, 5),
-  };
+const WAVE_JS = fileURLToPath(new URL("./scale-wave.js", import.meta.url));
+
+/** Runs one wave in a fresh `node --expose-gc` child; the request travels on stdin. */
+function runWave(request: WaveRequest): Promise<{ wave: WaveMeasurement; childWallMs: number } | string> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ["--expose-gc", WAVE_JS], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString("utf8")));
+    const timer = setTimeout(() => child.kill("SIGKILL"), request.timeoutMs * 3 + 60_000);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const line = out.split("\n").find((l) => l.startsWith("P5-WAVE "));
+      if (line) resolve({ wave: JSON.parse(line.slice("P5-WAVE ".length)) as WaveMeasurement, childWallMs: Date.now() - started });
+      else resolve(`${request.agent} × ${request.sessions}: the wave process ended (${signal ?? code}) without a result: ${err.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}`);
+    });
+    child.stdin.end(JSON.stringify(request));
+  });
 }
 
 function withRatios(waves: Array<Omit<ScaleWave, "wallRatioToOne">>): ScaleWave[] {
@@ -82,24 +65,37 @@ function withRatios(waves: Array<Omit<ScaleWave, "wallRatioToOne">>): ScaleWave[
 }
 
 /** Runs P5 with the given wave sizes for the real binary and the fake agent. */
-export async function benchScale({ grokSizes = [1, 8, 32], fakeSizes = [1, 256] }: { grokSizes?: number[]; fakeSizes?: number[] } = {}): Promise<ScaleBenchResult> {
+export async function benchScale({ grokSizes = [1, 8, 32], fakeSizes = [1, 256], timeoutMs = 120_000 }: { grokSizes?: number[]; fakeSizes?: number[]; timeoutMs?: number } = {}): Promise<ScaleBenchResult> {
   const waves: Array<Omit<ScaleWave, "wallRatioToOne">> = [];
+  const childFailures: string[] = [];
+  const run = async (request: Omit<WaveRequest, "tag">) => {
+    const tag = `grok-seat-p5-${randomUUID()}`;
+    const outcome = await runWave({ ...request, tag });
+    const left = processesTagged(tag);
+    for (const pid of left) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    if (typeof outcome === "string") childFailures.push(`${outcome}${left.length ? ` (${left.length} tagged processes left, killed)` : ""}`);
+    else waves.push({ ...outcome.wave, childWallMs: outcome.childWallMs, survivorsAfterExit: left.length });
+  };
   let skipped: string | undefined;
-  const rig = await startLiveRig({ fallback: { text: "scaled pong" } });
-  if (typeof rig === "string") skipped = rig;
-  else {
-    try {
-      for (const n of grokSizes) waves.push(await wave("grok", n, rig.sessionOptions, 120_000));
-    } finally {
-      await rig.close();
+  if (grokSizes.length > 0) {
+    const rig = await startLiveRig({ fallback: { text: "scaled pong" } });
+    if (typeof rig === "string") skipped = rig;
+    else {
+      try {
+        for (const n of grokSizes) await run({ agent: "grok", sessions: n, timeoutMs, base: rig.sessionOptions });
+      } finally {
+        await rig.close();
+      }
     }
   }
-  const fake = fakeGrokBinary();
-  try {
-    const base: SessionOptions = { cwd: fake.dir, grokCliBinaryPath: fake.path, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, agentEnv: { FAKE_GROK_SCENARIO: "normal" } };
-    for (const n of fakeSizes) waves.push(await wave("fake", n, base, 120_000));
-  } finally {
-    fake.remove();
+  if (fakeSizes.length > 0) {
+    const fake = fakeGrokBinary();
+    try {
+      const base: SessionOptions = { cwd: fake.dir, grokCliBinaryPath: fake.path, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, agentEnv: { FAKE_GROK_SCENARIO: "normal" } };
+      for (const n of fakeSizes) await run({ agent: "fake", sessions: n, timeoutMs, base });
+    } finally {
+      fake.remove();
+    }
   }
-  return { waves: withRatios(waves), ...(skipped ? { skipped: `real grok waves skipped: ${skipped}` } : {}) };
+  return { waves: withRatios(waves), childFailures, ...(skipped ? { skipped: `real grok waves skipped: ${skipped}` } : {}) };
 }

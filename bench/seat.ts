@@ -17,9 +17,11 @@ import { connectLeader } from "../src/leader/index.js";
 import { TmuxBackend } from "../src/mux/index.js";
 import { hireSeat } from "../src/seat/index.js";
 
-/** Latency percentiles of one path, in milliseconds. */
+/** Latency percentiles of one path, in milliseconds, with the number of samples they come from. */
 export interface LatencySummary {
+  n: number;
   p50Ms: number;
+  p90Ms: number;
   p99Ms: number;
 }
 
@@ -29,12 +31,15 @@ export interface SeatBenchResult {
   seat: LatencySummary;
   bareLeader: LatencySummary;
   fenceAppendP50Ms: number;
+  fenceSamples: number;
+  /** Wall time of the whole benchmark (hire, deliveries, release). */
+  wallMs: number;
 }
 
 function summary(samples: number[]): LatencySummary {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : 0);
-  return { p50Ms: at(50), p99Ms: at(99) };
+  return { n: samples.length, p50Ms: at(50), p90Ms: at(90), p99Ms: at(99) };
 }
 
 /** Options of benchSeat: a real grok binary (with an env whose GROK_HOME points at a mock), or the fake TUI. */
@@ -47,7 +52,8 @@ export interface SeatBenchOptions {
 
 /** Measures prompt→consumed through the seat and through a bare leader client, and fence append p50. */
 export async function benchSeat(options: SeatBenchOptions = {}): Promise<SeatBenchResult> {
-  const iterations = options.iterations ?? 20;
+  const iterations = options.iterations ?? 200;
+  const started = performance.now();
   const root = realpathSync(mkdtempSync(join(tmpdir(), "gs-bench-")));
   const home = join(root, "h");
   const project = join(root, "p");
@@ -102,7 +108,7 @@ export async function benchSeat(options: SeatBenchOptions = {}): Promise<SeatBen
     peer.close();
     await client.close();
     await seat.release({ closePane: true });
-    return { iterations, seat: summary(viaSeat), bareLeader: summary(bare), fenceAppendP50Ms: summary(fences).p50Ms };
+    return { iterations, seat: summary(viaSeat), bareLeader: summary(bare), fenceAppendP50Ms: summary(fences).p50Ms, fenceSamples: fences.length, wallMs: performance.now() - started };
   } finally {
     for (const s of journal.listSeats({ includeReleased: true })) {
       for (const pid of [s.tuiPid, s.leaderPid]) if (pid) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }

@@ -4,29 +4,76 @@
  * Owns: campaign sizes for R2/R3 (full and --quick) and how their results read.
  * Does not own: the checks (bench/seat-crash.ts, bench/seat-attacks.ts) or the report file (bench/torture.ts).
  */
-import { table } from "./report.js";
+import { stampLine, table } from "./report.js";
 import { CRASH_STEPS, runSeatCrashCycles, type SeatCrashResult } from "./seat-crash.js";
 import { ATTACK_KINDS, runSeatAttacks, type SeatAttackResult } from "./seat-attacks.js";
 
-/** R2 and R3 results of one run. */
-export interface SeatTorture {
-  r2: SeatCrashResult;
-  r3: SeatAttackResult;
-  sizes: { crashCyclesPerStep: number; attackVariantsPerKind: number; hireRounds: number; realGrok: boolean };
+/** When and on which commit a campaign ran. */
+export interface RanAt {
+  commit: string;
+  startedAt: string;
+  finishedAt: string;
 }
 
-/** Runs R2 then R3, printing one progress line per failed case and a summary line for each. */
-export async function runSeatTorture(options: { quick: boolean }): Promise<SeatTorture> {
-  const sizes = { crashCyclesPerStep: options.quick ? 1 : 10, attackVariantsPerKind: options.quick ? 5 : 50, hireRounds: options.quick ? 1 : 5, realGrok: !options.quick };
+/** R2 and R3 results of one run. */
+export interface SeatTorture {
+  r2: SeatCrashResult & { ranAt?: RanAt };
+  r3: SeatAttackResult & { ranAt?: RanAt };
+  sizes: SeatSizes;
+}
+
+/** Campaign sizes of R2 and R3. */
+export interface SeatSizes { crashCyclesPerStep: number; attackVariantsPerKind: number; hireRounds: number; realGrok: boolean }
+
+/** R2/R3 sizes for a full or --quick run. */
+export function seatSizes(quick: boolean): SeatSizes {
+  return { crashCyclesPerStep: quick ? 1 : 10, attackVariantsPerKind: quick ? 5 : 50, hireRounds: quick ? 1 : 5, realGrok: !quick };
+}
+
+/** R2 alone: kill -9 the controller at every delivery step; prints one line per failed case and a summary. */
+export async function runR2(sizes: SeatSizes): Promise<SeatCrashResult> {
   const r2 = await runSeatCrashCycles({
     cycles: sizes.crashCyclesPerStep, realGrok: sizes.realGrok,
     onCase: (c) => { if (c.problems.length) console.log(`R2: ${c.agent} kill after ${c.step}: ${c.problems.join("; ")}`); },
   });
   console.log(`R2: ${r2.tried} crash cases, ${r2.duplicates} duplicates, ${r2.lost} lost, ${r2.misreported} misreported, ${r2.reconciled}/${r2.uncertain} in-flight cases reconciled by late evidence${r2.skipped ? ` (real grok skipped: ${r2.skipped})` : ""}`);
+  return r2;
+}
+
+/** R3 alone: the identity / socket attacks; prints one line per kind and the controls. */
+export async function runR3(sizes: SeatSizes): Promise<SeatAttackResult> {
   const r3 = await runSeatAttacks({ perKind: sizes.attackVariantsPerKind, hireRounds: sizes.hireRounds });
-  for (const k of r3.kinds) console.log(`R3: ${k.kind}: ${k.refused}/${k.tried} refused${k.failures.length ? `; ${k.failures.slice(0, 3).join("; ")}` : ""}`);
+  for (const k of r3.kinds) console.log(`R3: ${k.kind}: ${k.refused}/${k.tried} refused with the expected code (${k.distinct} distinct variants; codes ${codeTally(k.codes)})${k.failures.length ? `; ${k.failures.slice(0, 3).join("; ")}` : ""}`);
   console.log(`R3: controls ${r3.controls.passed}/${r3.controls.tried} passed${r3.controls.failures.length ? `: ${r3.controls.failures.slice(0, 3).join("; ")}` : ""}${r3.skipped ? ` (skipped: ${r3.skipped})` : ""}`);
+  return r3;
+}
+
+/** Runs R2 then R3 with the sizes for `quick`, stamping each with `commit` and its times. */
+export async function runSeatTorture(options: { quick: boolean; commit: string }): Promise<SeatTorture> {
+  const sizes = seatSizes(options.quick);
+  const at = () => new Date().toISOString();
+  const r2Start = at();
+  const r2 = { ...(await runR2(sizes)), ranAt: { commit: options.commit, startedAt: r2Start, finishedAt: "" } };
+  r2.ranAt.finishedAt = at();
+  const r3Start = at();
+  const r3 = { ...(await runR3(sizes)), ranAt: { commit: options.commit, startedAt: r3Start, finishedAt: "" } };
+  r3.ranAt.finishedAt = at();
   return { r2, r3, sizes };
+}
+
+/** The line naming the commit and time a campaign ran on. */
+export function ranAtLine(r: { ranAt?: RanAt }): string {
+  return r.ranAt ? stampLine({ commit: r.ranAt.commit, date: r.ranAt.startedAt }, r.ranAt.finishedAt) : "_Commit and time not recorded._";
+}
+
+/** Outcome codes with their counts, as `CODE ×n, …`. */
+function codeTally(codes: Record<string, number>): string {
+  return Object.entries(codes).map(([code, n]) => `${code} ×${n}`).join(", ") || "none";
+}
+
+/** Mean repetitions per distinct variant, as `×n on average`. */
+function fmtRepeat(tried: number, distinct: number): string {
+  return distinct === 0 ? "—" : `×${(tried / distinct).toFixed(1).replace(/\.0$/, "")} on average`;
 }
 
 /** Cases tried and failures, for the closing total. */
@@ -38,7 +85,7 @@ export function seatFigures(t: SeatTorture): { cases: number; failures: number }
 export function seatFigureLines(t: SeatTorture): string[] {
   return [
     `R2 visible seat crash cycles: ${t.r2.tried} tried, ${t.r2.failures} failed (${t.r2.duplicates} duplicates, ${t.r2.lost} lost, ${t.r2.misreported} misreported)`,
-    `R3 identity/socket attacks: ${t.r3.tried} tried, ${t.r3.failures} failed (${t.r3.refused}/${t.r3.tried} refused, controls ${t.r3.controls.passed}/${t.r3.controls.tried})`,
+    `R3 identity/socket attacks: ${t.r3.tried} tried (${t.r3.distinct} distinct variants), ${t.r3.failures} failed (${t.r3.refused}/${t.r3.tried} refused with the expected code, controls ${t.r3.controls.passed}/${t.r3.controls.tried})`,
   ];
 }
 
@@ -48,7 +95,7 @@ export function seatSummaryRows(t: SeatTorture): string[][] {
   const r3Met = t.r3.failures === 0 && t.r3.tried > 0 && !t.r3.skipped;
   return [
     ["R2", "visible seat: kill -9 the controller at every delivery step", String(t.r2.tried), String(t.r2.failures), "0 duplicates, 0 lost, uncertain reported", r2Met ? "met" : "**missed**"],
-    ["R3", "visible seat: identity / socket attacks", String(t.r3.tried), String(t.r3.failures), "100 % refused with reasons", r3Met ? "met" : "**missed**"],
+    ["R3", "visible seat: identity / socket attacks", `${t.r3.tried} (${t.r3.distinct} distinct)`, String(t.r3.failures), "100 % refused with the code each attack must produce", r3Met ? "met" : "**missed**"],
   ];
 }
 
@@ -85,6 +132,8 @@ export function renderSeatSections(t: SeatTorture): string {
     "",
     `Duplicates: ${r2.duplicates}. Lost: ${r2.lost}. Misreported: ${r2.misreported}. In-flight deliveries reconciled from late session-file evidence: ${r2.reconciled}/${r2.uncertain}.`,
     r2.skipped ? `Real grok cycles skipped: ${r2.skipped}.` : "",
+    "",
+    ranAtLine(r2),
     problems.length ? `\nProblems:\n\n${problems.slice(0, 20).map((p) => `- ${p}`).join("\n")}` : "",
     "",
     "## R3 visible seat: identity / socket attacks",
@@ -94,17 +143,29 @@ export function renderSeatSections(t: SeatTorture): string {
     "whose TUI then exits (the leader outlives it): each variant mutates the socket path or the binding, and both gates",
     "— the leader re-proof and the release that would signal it — must refuse while the leader keeps running; then the",
     "world is restored. Generated Herdr pane infos go through `checkHerdrAgent`. A variant counts as refused only when",
-    "the reason names the attack. Controls (a clean re-proof after every variant, a clean release at the end that does",
+    "its outcome **code** is the one the attack must produce: on a hired leader, `IDENTITY_MISMATCH` from the re-proof",
+    "with the identity check that names the attack (socket-file, socket-dir, socket-holder, uid, birth, exe, cwd) and",
+    "`SEAT_RELEASE_REFUSED` from the release (`no-signal:leader-gone` is also right for a reused pid: the recorded",
+    "process is gone and nothing is signalled; `IDENTITY_UNKNOWN` is accepted only where a second listener is bound under",
+    "the socket's name, which the holder check cannot tell apart until the proof compares the inode recorded at hire); at",
+    "hire, `IDENTITY_MISMATCH`; for Herdr, `HERDR_AGENT_REFUSED` with the",
+    "verdict it carries — `[mismatch]` for a contradiction, `[unknown]` for a null or empty field (the hire refuses when",
+    "its readiness time runs out). Any other code (`IDENTITY_UNKNOWN` anywhere else), a timeout or an acceptance is a failure, listed",
+    "with the code seen. Controls (a clean re-proof after every variant, a clean release at the end that does",
     "stop the leader, agreeing Herdr fields accepted) show the refusals are not vacuous. This run is unprivileged, so a",
     "foreign owner is the seat bound to another uid than the socket's and directory's owner, or the directory opened",
     "up (mode ≠ 0700); a reused pid is a record whose birth differs from the live process at that pid.",
+    "\"Runs\" counts every attempt; \"distinct\" counts attack shapes (the rest repeat a shape with another uid, birth",
+    "or round).",
     "",
-    table(["attack", "tried", "refused", "failures", "a reason given"], ATTACK_KINDS.map((kind) => {
+    table(["attack", "runs (distinct variants × repetitions)", "refused with the expected code", "failures", "codes seen", "a reason given"], ATTACK_KINDS.map((kind) => {
       const k = r3.kinds.find((x) => x.kind === kind)!;
-      return [kind, String(k.tried), String(k.refused), k.failures.slice(0, 2).join("; ") || "0", `\`${(k.reasons[0] ?? "").replace(/\/tmp\/[\w.-]+/g, "<tmp>").replace(/`/g, "'").slice(0, 140)}\``];
+      return [kind, `${k.tried} (${k.distinct} distinct, ${fmtRepeat(k.tried, k.distinct)})`, String(k.refused), k.failures.slice(0, 2).join("; ").replace(/`/g, "'") || "0", codeTally(k.codes), `\`${(k.reasons[0] ?? "").replace(/\/tmp\/[\w.-]+/g, "<tmp>").replace(/`/g, "'").slice(0, 140)}\``];
     })),
     "",
     `Controls: ${r3.controls.passed}/${r3.controls.tried} passed${r3.controls.failures.length ? ` (${r3.controls.failures.slice(0, 3).join("; ")})` : ""}.${r3.skipped ? ` Skipped: ${r3.skipped}.` : ""}`,
+    "",
+    ranAtLine(r3),
     "",
   ].filter((line, i, all) => !(line === "" && all[i - 1] === "")).join("\n");
 }
