@@ -5,9 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ensureGrokBinary } from "../../src/grok/index.js";
-import { startMockModel } from "../../src/mock-model/index.js";
-import { parseScript } from "../../src/mock-model/index.js";
-import { createSandbox } from "../../src/sandbox/index.js";
+import { startMockModel, parseScript, createSandbox } from "../../src/testing.js";
 import { loadConformanceCases, runConformanceCase } from "./runner.js";
 
 let grokPath: string | undefined;

@@ -18,8 +18,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Ctx { rig: LiveRig; tmux: string; seatHome: string; env: NodeJS.ProcessEnv; pids: Set<number> }
 
-function seatCli(ctx: Ctx, args: string[]): { code: number; stdout: string; stderr: string; json: any } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env: ctx.env, encoding: "utf8", timeout: 120_000 });
+function seatCli(ctx: Ctx, args: string[], extraEnv: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string; json: any } {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...ctx.env, ...extraEnv }, encoding: "utf8", timeout: 120_000 });
   const line = r.stdout.trim().split("\n").filter(Boolean).pop() ?? "";
   let json: any = null;
   try { json = JSON.parse(line); } catch { /* text output */ }
@@ -56,8 +56,8 @@ async function setup(chunkDelayMs: number): Promise<Ctx | string> {
   return { rig, tmux, seatHome, env, pids: new Set() };
 }
 
-function hire(ctx: Ctx, extra: string[] = []): any {
-  const r = seatCli(ctx, ["hire", "--visible", "--grok", ctx.rig.binary, "--cwd", ctx.rig.sandbox.project, "--version-floor", "1.0.41", "--tmux-socket", ctx.tmux, "--json", ...extra]);
+function hire(ctx: Ctx, extraEnv: NodeJS.ProcessEnv = {}): any {
+  const r = seatCli(ctx, ["hire", "--visible", "--grok", ctx.rig.binary, "--cwd", ctx.rig.sandbox.project, "--version-floor", "1.0.41", "--tmux-socket", ctx.tmux, "--json"], extraEnv);
   assert.equal(r.code, 0, `hire failed: ${r.stdout} ${r.stderr}`);
   assert.equal(r.json.type, "hired");
   const seat = statusOf(ctx, r.json.seatId);
@@ -156,7 +156,7 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
     const ctx = await setup(0);
     if (typeof ctx === "string") return t.skip(ctx);
     try {
-      const hired = hire(ctx, ["--hold-before-dispatch"]);
+      const hired = hire(ctx, { GROK_SEAT_TEST_HOOKS: "hold-before-dispatch" });
       const seatId: string = hired.seatId;
       const promptId = `${seatId}-held`;
       const sender = spawn(process.execPath, [MAIN, "send", seatId, "held brief", "--prompt-id", promptId, "--json"], { env: ctx.env, stdio: "ignore" });

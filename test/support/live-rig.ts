@@ -3,8 +3,7 @@
  * ready to hand to createSession. Skips (with the reason) only when the binary cannot be provisioned.
  */
 import { ensureGrokBinary } from "../../src/grok/index.js";
-import { startMockModel, type MockModelServer, type MockScript } from "../../src/mock-model/index.js";
-import { createSandbox, type Sandbox } from "../../src/sandbox/index.js";
+import { startMockModel, createSandbox, type MockModelServer, type MockScript, type Sandbox } from "../../src/testing.js";
 
 /** A running rig; close() stops the mock and removes the sandbox. */
 export interface LiveRig {

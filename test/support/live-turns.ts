@@ -4,7 +4,7 @@
  * tool calls.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { LoggedRequest, MockScript } from "../../src/mock-model/index.js";
+import type { LoggedRequest, MockScript } from "../../src/testing.js";
 import { startLiveRig, type LiveRig } from "./live-rig.js";
 
 /** Starts a rig, runs `body`, and always closes the rig; skips the test when grok cannot be provisioned. */
