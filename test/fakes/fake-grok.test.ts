@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { startAgent, type AgentUnderTest, type RecordedMessage } from "../conformance/agent-process.js";
 import { createAcpValidator } from "../support/acp-schema.js";
 import { TRANSCRIPTS } from "../support/replay-agent.js";
+import { need } from "../support/requirements.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fakePath = join(here, "fake-grok.js");
@@ -318,7 +319,8 @@ async function grandchildPid(f: RawFake, pidFile: string): Promise<number> {
   return Number(readFileSync(pidFile, "utf8"));
 }
 
-test("the sigterm-ignoring-grandchild scenario leaves a same-group grandchild that survives a group SIGTERM", { skip: noProc }, async () => {
+test("the sigterm-ignoring-grandchild scenario leaves a same-group grandchild that survives a group SIGTERM", async (t) => {
+  if (!need(t, noProc)) return;
   const dir = mkdtempSync(join(tmpdir(), "gs-fake-gc-"));
   const pidFile = join(dir, "gc.pid");
   const f = rawFake("sigterm-ignoring-grandchild", { FAKE_GROK_PID_FILE: pidFile });
@@ -337,7 +339,8 @@ test("the sigterm-ignoring-grandchild scenario leaves a same-group grandchild th
   }
 });
 
-test("the detached-grandchild scenario puts the grandchild in its own process group and it leaves on stdin EOF", { skip: noProc }, async () => {
+test("the detached-grandchild scenario puts the grandchild in its own process group and it leaves on stdin EOF", async (t) => {
+  if (!need(t, noProc)) return;
   const dir = mkdtempSync(join(tmpdir(), "gs-fake-gc-"));
   const pidFile = join(dir, "gc.pid");
   const f = rawFake("detached-grandchild", { FAKE_GROK_PID_FILE: pidFile });

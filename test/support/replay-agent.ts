@@ -5,7 +5,7 @@
  * to the client's. Reverse requests (permission, id 0) are played as recorded and wait for the client's answer.
  * The transcripts are recorded from the real grok by `npm run record-transcripts` (scripts/record-transcripts.mjs).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 
 interface Line {
@@ -18,6 +18,7 @@ export const TRANSCRIPTS = new URL("../fixtures/transcripts/", import.meta.url);
 
 /** Reads a transcript file into lines. */
 export function readTranscript(name: string): Line[] {
+  if (!existsSync(new URL(name, TRANSCRIPTS))) throw new Error(`missing fixture test/fixtures/transcripts/${name}: run \`npm run record-transcripts\``);
   return readFileSync(new URL(name, TRANSCRIPTS), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Line);
 }
 
