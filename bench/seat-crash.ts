@@ -70,9 +70,9 @@ interface Rig {
 }
 
 /** Runs `seat <args>` without blocking this process: the real-grok rig's mock model answers from this event loop. */
-function cli(rig: Rig, args: string[], timeoutMs = 60_000): Promise<{ code: number; json: any; stderr: string }> {
+function cli(rig: Rig, args: string[], timeoutMs = 60_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number; json: any; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: rig.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...rig.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -186,7 +186,7 @@ async function statusOf(rig: Rig, seatId: string): Promise<any> {
 async function crashOnce(rig: Rig, step: CrashStep): Promise<CrashCase> {
   const problems: string[] = [];
   const result: CrashCase = { agent: rig.agent, step, stateAtCrash: null, recoveredState: null, finalState: null, seen: 0, reconciled: false, problems };
-  const hired = await cli(rig, ["hire", "--visible", "--version-floor", "1.0.41", "--tmux-socket", rig.tmux, "--json", ...rig.hireArgs(step), ...(step === "fenced" ? ["--hold-before-dispatch"] : [])], 90_000);
+  const hired = await cli(rig, ["hire", "--visible", "--version-floor", "1.0.41", "--tmux-socket", rig.tmux, "--json", ...rig.hireArgs(step)], 90_000, step === "fenced" ? { GROK_SEAT_TEST_HOOKS: "hold-before-dispatch" } : {});
   if (hired.code !== 0 || hired.json?.type !== "hired") {
     problems.push(`hire failed: ${JSON.stringify(hired.json ?? hired.stderr).slice(0, 300)}`);
     return result;

@@ -1,6 +1,7 @@
 /*
  * grok-seat library front door: every public name, listed by hand (no `export *`).
  * Adding a name here is an API decision; test/integration/exports.test.ts pins the list.
+ * The offline test rig (mock model, sandbox) is the `grok-seat/testing` subpath (src/testing.ts), not this door.
  */
 export { SeatError, isSeatError, ERROR_CODES } from "./errors.js";
 export type { ErrorCode, ErrorContext } from "./errors.js";
@@ -29,8 +30,3 @@ export type { PermissionPolicy, PermissionCategory, Approver, PermissionGate } f
 export { stageSkills } from "./skills/index.js";
 export type { StagedSkills } from "./skills/index.js";
 
-// Offline rig (demo and tests)
-export { startMockModel } from "./mock-model/index.js";
-export type { MockModelServer, MockScript } from "./mock-model/index.js";
-export { createSandbox } from "./sandbox/index.js";
-export type { Sandbox } from "./sandbox/index.js";

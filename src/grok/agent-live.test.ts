@@ -10,6 +10,7 @@ import { buildAgentArgv, buildAgentEnv } from "./launch.js";
 import { spawnAgent } from "./process.js";
 import { hasProcFs, isAlive, readProcStat, snapshotTree } from "./process-tree.js";
 import { listGrokModels } from "./models.js";
+import { needGrok } from "../../test/support/requirements.js";
 
 const root = mkdtempSync(join(tmpdir(), "gs-grok-live-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -31,7 +32,8 @@ function hermeticEnv(): Record<string, string> {
   return buildAgentEnv({ PATH: process.env.PATH, HOME: home, GROK_HOME: join(home, ".grok") });
 }
 
-test("real grok answers initialize over the spawned stream and terminate leaves no process behind", { skip }, async () => {
+test("real grok answers initialize over the spawned stream and terminate leaves no process behind", async (t) => {
+  if (!needGrok(t, skip)) return;
   const agent = await spawnAgent({ argv: buildAgentArgv({ binary: binary! }), env: hermeticEnv(), cwd: root });
   try {
     const writer = agent.stream.writable.getWriter();
@@ -54,7 +56,8 @@ test("real grok answers initialize over the spawned stream and terminate leaves 
   }
 });
 
-test("real grok models parses under a hermetic home", { skip }, async () => {
+test("real grok models parses under a hermetic home", async (t) => {
+  if (!needGrok(t, skip)) return;
   const r = await listGrokModels({ binary: binary!, env: hermeticEnv() });
   assert.equal(r.auth, "not-authenticated");
   assert.ok(r.models.length > 0, r.reason);

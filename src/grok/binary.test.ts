@@ -13,6 +13,7 @@ import { resolveGrokBinary } from "./binary.js";
 import { listGrokModels } from "./models.js";
 import { installBrotliBinary } from "./npm-binary.js";
 import { probeGrok } from "./version.js";
+import { needGrok } from "../../test/support/requirements.js";
 
 const root = mkdtempSync(join(tmpdir(), "gs-grok-binary-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -121,7 +122,8 @@ test("two processes installing at once both succeed with an intact file", async 
 });
 
 const npmPkgInstalled = existsSync(fileURLToPath(new URL("../../../node_modules/@xai-official/grok-linux-x64/bin/grok.br", import.meta.url)));
-test("the pinned npm package is decompressed, verified and runs as grok 1.0.41", { skip: npmPkgInstalled ? false : "@xai-official/grok-linux-x64 is not installed (optional dependency)" }, async () => {
+test("the pinned npm package is decompressed, verified and runs as grok 1.0.41", async (t) => {
+  if (!needGrok(t, npmPkgInstalled ? false : "the pinned grok package @xai-official/grok-linux-x64 (optional dependency, not installed)")) return;
   const cacheDir = join(root, "npm-cache");
   const bin = await resolveGrokBinary({ env: { PATH: noExecDir }, cacheDir });
   assert.deepEqual(bin, { path: join(cacheDir, "grok-1.0.41"), source: "npm", version: "1.0.41" });

@@ -9,6 +9,7 @@ import type { AnyMessage } from "@agentclientprotocol/sdk";
 import { isSeatError } from "../errors.js";
 import { spawnAgent } from "./process.js";
 import { hasProcFs, isAlive, killProcessTree, readProcStat, type ProcessRef } from "./process-tree.js";
+import { need } from "../../test/support/requirements.js";
 
 const IGNORER = fileURLToPath(new URL("../../test/fakes/sigterm-ignorer.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "gs-grok-process-"));
@@ -61,7 +62,8 @@ for await (const line of createInterface({ input: process.stdin })) {
   }
 });
 
-test("terminate kills a SIGTERM-ignoring tree, including a setsid grandchild, and is idempotent", { skip: linuxOnly }, async () => {
+test("terminate kills a SIGTERM-ignoring tree, including a setsid grandchild, and is idempotent", async (t) => {
+  if (!need(t, linuxOnly)) return;
   const agent = await spawnAgent({ argv: [process.execPath, IGNORER, "--children", "3", "--detach-one"], env: {}, cwd: root });
   const hello = (await firstMessage(agent.stream.readable)) as unknown as { pid: number; children: number[] };
   assert.equal(hello.pid, agent.pid);
@@ -75,7 +77,8 @@ test("terminate kills a SIGTERM-ignoring tree, including a setsid grandchild, an
   assert.deepEqual(await agent.terminate({ graceMs: 200 }), first);
 });
 
-test("killProcessTree stops a tree spawned outside spawnAgent", { skip: linuxOnly }, async () => {
+test("killProcessTree stops a tree spawned outside spawnAgent", async (t) => {
+  if (!need(t, linuxOnly)) return;
   const child = spawn(process.execPath, [IGNORER, "--children", "2"], { stdio: ["ignore", "pipe", "ignore"], detached: true });
   const line = await new Promise<string>((resolve) => child.stdout.once("data", (c: Buffer) => resolve(c.toString())));
   const hello = JSON.parse(line) as { pid: number; children: number[] };
@@ -84,7 +87,8 @@ test("killProcessTree stops a tree spawned outside spawnAgent", { skip: linuxOnl
   for (const r of tree) assert.equal(isAlive(r), false, `pid ${r.pid} survived`);
 });
 
-test("a recycled root pid is left alone when its start time does not match", { skip: linuxOnly }, async () => {
+test("a recycled root pid is left alone when its start time does not match", async (t) => {
+  if (!need(t, linuxOnly)) return;
   const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore", detached: true });
   await new Promise((r) => child.once("spawn", r));
   try {

@@ -12,11 +12,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAgent, type AgentUnderTest, type RecordedMessage } from "../conformance/agent-process.js";
 import { createAcpValidator } from "../support/acp-schema.js";
+import { TRANSCRIPTS } from "../support/replay-agent.js";
+import { need } from "../support/requirements.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fakePath = join(here, "fake-grok.js");
-const transcriptsDir = join(here, "..", "..", "..", "..", "shared", "reference", "transcripts");
-const skipGolden = existsSync(transcriptsDir) ? false : "shared transcripts not found beside the repository";
+const transcriptsDir = fileURLToPath(TRANSCRIPTS);
 const ARGV = ["--no-auto-update", "agent", "--no-leader", "stdio"];
 
 type Msg = Record<string, any>;
@@ -67,7 +68,7 @@ function turnShape(msgs: Msg[], promptReqId: unknown, ignore: string[]): string[
   return kinds.filter((k, i) => k !== kinds[i - 1]);
 }
 
-test("a normal session's messages in both directions validate and have grok 1.0.41's shapes", { skip: skipGolden }, () =>
+test("a normal session's messages in both directions validate and have grok 1.0.41's shapes", () =>
   withFake("normal", async (a, dir) => {
     const { init, sessionId } = await handshake(a, dir);
     const result = await a.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "say pong" }], _meta: { promptId: "caller-prompt-0001" } });
@@ -111,7 +112,7 @@ test("a normal session's messages in both directions validate and have grok 1.0.
     assert.deepEqual(turnShape(a.messages.map((m) => m.msg as Msg), minePromptReq, ignore), turnShape(gold, goldPromptReq, ignore));
   }));
 
-test("a permission turn asks with reverse id 0 and grok's three options, and completes the tool once allowed", { skip: skipGolden }, () =>
+test("a permission turn asks with reverse id 0 and grok's three options, and completes the tool once allowed", () =>
   withFake("permission", async (a, dir) => {
     const { sessionId } = await handshake(a, dir);
     a.setPermissionAnswer("allow");
@@ -318,7 +319,8 @@ async function grandchildPid(f: RawFake, pidFile: string): Promise<number> {
   return Number(readFileSync(pidFile, "utf8"));
 }
 
-test("the sigterm-ignoring-grandchild scenario leaves a same-group grandchild that survives a group SIGTERM", { skip: noProc }, async () => {
+test("the sigterm-ignoring-grandchild scenario leaves a same-group grandchild that survives a group SIGTERM", async (t) => {
+  if (!need(t, noProc)) return;
   const dir = mkdtempSync(join(tmpdir(), "gs-fake-gc-"));
   const pidFile = join(dir, "gc.pid");
   const f = rawFake("sigterm-ignoring-grandchild", { FAKE_GROK_PID_FILE: pidFile });
@@ -337,7 +339,8 @@ test("the sigterm-ignoring-grandchild scenario leaves a same-group grandchild th
   }
 });
 
-test("the detached-grandchild scenario puts the grandchild in its own process group and it leaves on stdin EOF", { skip: noProc }, async () => {
+test("the detached-grandchild scenario puts the grandchild in its own process group and it leaves on stdin EOF", async (t) => {
+  if (!need(t, noProc)) return;
   const dir = mkdtempSync(join(tmpdir(), "gs-fake-gc-"));
   const pidFile = join(dir, "gc.pid");
   const f = rawFake("detached-grandchild", { FAKE_GROK_PID_FILE: pidFile });

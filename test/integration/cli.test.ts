@@ -79,3 +79,21 @@ test("--help prints each verb's flags and exits 0", async () => {
   assert.equal(top.code, 0);
   assert.match(top.stdout, /Commands:/);
 });
+
+test("test hooks are not user flags: no verb's help mentions them and `--hold-before-dispatch` is refused as unknown", async () => {
+  const home = mkdtempSync(join(tmpdir(), "cli-hooks-"));
+  try {
+    const env = { ...baseEnv, HOME: home, GROK_SEAT_HOME: join(home, "seat") };
+    for (const verb of ["hire", "send", "status", "release", "run", "probe", "models", "demo"]) {
+      const help = await runSeat([verb, "--help"], { env });
+      assert.equal(help.code, 0, verb);
+      assert.doesNotMatch(help.stdout, /hold|hook/i, verb);
+    }
+    const flag = await runSeat(["hire", "--visible", "--hold-before-dispatch", "--dry-run", "--json"], { env });
+    assert.equal(flag.code, 2, flag.stdout + flag.stderr);
+    assert.equal((JSON.parse(flag.stdout.trim()) as { code: string }).code, "CLI_USAGE");
+    assert.match(flag.stdout, /--hold-before-dispatch/);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});

@@ -15,9 +15,9 @@ import {
   pidHoldsSocket,
   type ProveLeaderInput,
 } from "../../src/identity/index.js";
+import { need } from "../support/requirements.js";
 
 const skip = process.platform !== "linux" || !existsSync("/proc/net/unix") ? "needs Linux /proc" : false;
-if (skip) console.log(`identity-linux: skipped (${skip})`);
 
 let root = "";
 let socketDir = "";
@@ -66,7 +66,8 @@ function input(overrides: Partial<ProveLeaderInput> = {}, expected: Partial<Prov
   return { pid: leader!.pid!, expected: { exe: process.execPath, cwd, uid, ...expected }, socketPath, socketDir, ...overrides };
 }
 
-test("reads a live process's identity from /proc, including a comm with spaces and parentheses", { skip }, async () => {
+test("reads a live process's identity from /proc, including a comm with spaces and parentheses", async (t) => {
+  if (!need(t, skip)) return;
   const id = (await readProcessIdentity(leader!.pid!))!;
   assert.equal(id.comm, "le) der (x");
   assert.equal(id.ppid, process.pid);
@@ -78,11 +79,13 @@ test("reads a live process's identity from /proc, including a comm with spaces a
   assert.ok(id.startedAtMs !== null && Math.abs(id.startedAtMs - Date.now()) < 24 * 3600 * 1000, "wall-clock start is within a day of now");
 });
 
-test("reports no identity for a pid that does not exist", { skip }, async () => {
+test("reports no identity for a pid that does not exist", async (t) => {
+  if (!need(t, skip)) return;
   assert.equal(await readProcessIdentity(2 ** 22 + 12345), null);
 });
 
-test("finds the listening socket inode from /proc/net/unix and its holder from the fd table", { skip }, async () => {
+test("finds the listening socket inode from /proc/net/unix and its holder from the fd table", async (t) => {
+  if (!need(t, skip)) return;
   const inodes = await socketListenerInodes(socketPath);
   assert.equal(inodes.length, 1);
   assert.equal(await pidHoldsSocket(leader!.pid!, inodes[0]!), "match");
@@ -90,7 +93,8 @@ test("finds the listening socket inode from /proc/net/unix and its holder from t
   assert.deepEqual(await socketHolderPids(inodes[0]!), [leader!.pid!]);
 });
 
-test("proves the leader when lock, kernel facts, socket holder, socket file and private dir all agree", { skip }, async () => {
+test("proves the leader when lock, kernel facts, socket holder, socket file and private dir all agree", async (t) => {
+  if (!need(t, skip)) return;
   const proof = await proveLeader(input());
   assert.equal(proof.verdict, "match", proof.reasons.join("; "));
   assert.deepEqual(proof.reasons, []);
@@ -100,14 +104,16 @@ test("proves the leader when lock, kernel facts, socket holder, socket file and 
   assert.ok(again.checks.some((c) => c.name === "birth" && c.verdict === "match"));
 });
 
-test("refuses a pid that is not the lock holder and does not hold the socket", { skip }, async () => {
+test("refuses a pid that is not the lock holder and does not hold the socket", async (t) => {
+  if (!need(t, skip)) return;
   const proof = await proveLeader(input({ pid: process.pid }));
   assert.equal(proof.verdict, "mismatch");
   assert.ok(proof.reasons.some((r) => r.startsWith("lock:")));
   assert.ok(proof.reasons.some((r) => r.startsWith("socket-holder:")));
 });
 
-test("refuses a different birth time, executable, cwd or uid with a reason for each", { skip }, async () => {
+test("refuses a different birth time, executable, cwd or uid with a reason for each", async (t) => {
+  if (!need(t, skip)) return;
   const proof = await proveLeader(input({}, { birth: "1", exe: "/bin/sh", cwd: root, uid: uid + 1 }));
   assert.equal(proof.verdict, "mismatch");
   for (const name of ["birth", "exe", "cwd", "uid", "euid", "socket-file", "socket-dir"]) {
@@ -115,14 +121,16 @@ test("refuses a different birth time, executable, cwd or uid with a reason for e
   }
 });
 
-test("is unknown, not a match, when the lock file is missing", { skip }, async () => {
+test("is unknown, not a match, when the lock file is missing", async (t) => {
+  if (!need(t, skip)) return;
   const proof = await proveLeader(input({ lockPath: join(socketDir, "absent.lock") }));
   assert.equal(proof.verdict, "unknown");
   assert.deepEqual(proof.reasons.length, 1);
   assert.match(proof.reasons[0]!, /^lock:/);
 });
 
-test("refuses a socket directory that is not 0700", { skip }, async () => {
+test("refuses a socket directory that is not 0700", async (t) => {
+  if (!need(t, skip)) return;
   chmodSync(socketDir, 0o755);
   try {
     const proof = await proveLeader(input());
@@ -133,7 +141,8 @@ test("refuses a socket directory that is not 0700", { skip }, async () => {
   }
 });
 
-test("refuses a socket path that is a symlink to the real socket", { skip }, async () => {
+test("refuses a socket path that is a symlink to the real socket", async (t) => {
+  if (!need(t, skip)) return;
   const linkDir = join(root, "links");
   mkdirSync(linkDir, { mode: 0o700 });
   const link = join(linkDir, "s");
@@ -145,7 +154,8 @@ test("refuses a socket path that is a symlink to the real socket", { skip }, asy
   assert.ok(proof.reasons.some((r) => /nothing listens on/.test(r)), "the listener is bound at the real path, not the link");
 });
 
-test("sees a reused pid with another birth time as a mismatch and a gone process as a mismatch", { skip }, async () => {
+test("sees a reused pid with another birth time as a mismatch and a gone process as a mismatch", async (t) => {
+  if (!need(t, skip)) return;
   const current = await readProcessIdentity(leader!.pid!);
   const bound = { pid: current!.pid, birth: current!.birth, exe: current!.exe, cwd: current!.cwd, uid };
   assert.equal(compareIdentity(bound, current).verdict, "match");
@@ -155,7 +165,8 @@ test("sees a reused pid with another birth time as a mismatch and a gone process
   assert.equal(compareIdentity(bound, null).verdict, "mismatch");
 });
 
-test("refuses the leader once its process has exited", { skip }, async () => {
+test("refuses the leader once its process has exited", async (t) => {
+  if (!need(t, skip)) return;
   const pid = leader!.pid!;
   const exited = new Promise((r) => leader!.once("exit", r));
   leader!.kill("SIGKILL");

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TmuxBackend, isTmuxAvailable } from "../../src/mux/index.js";
 import { isSeatError } from "../../src/errors.js";
+import { need } from "../support/requirements.js";
 
 test("reports a missing tmux as MUX_UNAVAILABLE", async () => {
   const backend = new TmuxBackend({ socketName: "gs-test-none", tmuxBin: join(tmpdir(), `no-tmux-${randomBytes(4).toString("hex")}`) });
@@ -14,10 +15,7 @@ test("reports a missing tmux as MUX_UNAVAILABLE", async () => {
 });
 
 test("reports a failed tmux command with command, exit code and stderr tail, and keeps the exit status of a dead pane", async (t) => {
-  if (!(await isTmuxAvailable())) {
-    console.log("skipped: tmux is not installed on this machine");
-    return t.skip("tmux is not installed");
-  }
+  if (!need(t, (await isTmuxAvailable()) ? false : "tmux (not found on PATH)")) return;
   const dir = mkdtempSync(join(tmpdir(), "gs-mux-tmux-"));
   const backend = new TmuxBackend({ socketName: `gs-test-${randomBytes(5).toString("hex")}` });
   try {

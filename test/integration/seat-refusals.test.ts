@@ -18,6 +18,7 @@ import { hireSeat, proveSeatLeader, reproveTui, stopLeaderAfterTuiExit, observeE
 import { startHerdrSim, type HerdrSim } from "../fakes/herdr-sim.js";
 import { startFakeLeader } from "../fakes/fake-leader.js";
 import { alive } from "../support/processes.js";
+import { need, type TestLike } from "../support/requirements.js";
 
 const FAKE_TUI = join(process.cwd(), "dist", "test", "integration", "seat-fake-tui.js");
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
@@ -71,8 +72,8 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
   let w: World;
   let tmux: TmuxBackend;
   afterEach(async () => { if (w) await killEverything(w); });
-  const world = (t: { skip(m: string): void }): boolean => {
-    if (!tmuxOk) { t.skip("tmux is not installed"); return false; }
+  const world = (t: TestLike): boolean => {
+    if (!need(t, tmuxOk ? false : "tmux (not found on PATH)")) return false;
     tmux = new TmuxBackend({ socketName: `gs-it-${randomBytes(4).toString("hex")}` });
     w = makeWorld(tmux);
     w.cleanup.push(() => tmux.killServer());

@@ -48,9 +48,11 @@ test("the recorded prompt turn yields text in order, usage, queue acks and an ec
 
 test("the recorded tool turn answers permission request id 0 and reports tool_start, tool_end and text", async () => {
   const { core, events, sent, permissionIds, peer } = await replay("transcript-tool.ndjson");
+  const recordedAsk = readTranscript("transcript-tool.ndjson").find((l) => l.msg.method === "session/request_permission");
   const result = await core.prompt("TOOLTEST write a file");
   assert.equal(result.stopReason, "end_turn");
-  assert.deepEqual(permissionIds, ["call_mock_1"]);
+  assert.deepEqual(permissionIds, [recordedAsk?.msg.params.toolCall.toolCallId]);
+  assert.match(String(permissionIds[0]), /^call_mock_/, "the tool call id is the mock model's");
   const answer = sent.find((m) => !("method" in m) && (m as { id?: unknown }).id === 0) as { result?: { outcome: { optionId: string } } } | undefined;
   assert.equal(answer?.result?.outcome.optionId, "allow-edits-session", "id 0 was answered, not dropped");
   const start = events.findIndex((e) => e.type === "tool_start");

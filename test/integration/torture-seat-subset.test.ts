@@ -6,13 +6,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { CRASH_STEPS, runSeatCrashCycles } from "../../bench/seat-crash.js";
 import { ATTACK_KINDS, judgeAttack, runSeatAttacks } from "../../bench/seat-attacks.js";
+import { need, tmuxMissing } from "../support/requirements.js";
 
-const tmuxMissing = spawnSync("tmux", ["-V"]).status !== 0 ? "tmux is not installed" : false;
 
-test("a controller killed after each delivery step loses nothing, duplicates nothing, reports in-flight deliveries uncertain and reconciles them from late evidence", { skip: tmuxMissing }, async () => {
+test("a controller killed after each delivery step loses nothing, duplicates nothing, reports in-flight deliveries uncertain and reconciles them from late evidence", async (t) => {
+  if (!need(t, tmuxMissing())) return;
   const result = await runSeatCrashCycles({ cycles: 1 });
   assert.deepEqual(result.cases.map((c) => c.step), [...CRASH_STEPS]);
   for (const c of result.cases) assert.deepEqual(c.problems, [], `kill after ${c.step}`);
@@ -30,7 +30,8 @@ test("a controller killed after each delivery step loses nothing, duplicates not
   assert.equal(byStep.completed!.finalState, "completed");
 });
 
-test("every identity and socket attack kind is refused with the code it must produce, and the clean controls pass", { skip: tmuxMissing }, async () => {
+test("every identity and socket attack kind is refused with the code it must produce, and the clean controls pass", async (t) => {
+  if (!need(t, tmuxMissing())) return;
   const result = await runSeatAttacks({ perKind: 2, hireRounds: 1 });
   assert.equal(result.skipped, null);
   assert.deepEqual(result.controls.failures, []);

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runSeat, startSeat } from "../support/cli.js";
 import { startLiveRig, type LiveRig } from "../support/live-rig.js";
+import { gotLive } from "../support/requirements.js";
 
 function envFor(rig: LiveRig): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary };
@@ -34,7 +35,7 @@ function processesIn(dir: string): number[] {
 
 test("seat probe reports the binary, its version and the advertised auth methods", async (t) => {
   const rig = await startLiveRig();
-  if (typeof rig === "string") return t.skip(rig);
+  if (!gotLive(t, rig)) return;
   try {
     const result = await runSeat(["probe", "--json"], { env: envFor(rig), cwd: rig.sandbox.project });
     assert.equal(result.code, 0, result.stderr);
@@ -54,7 +55,7 @@ test("seat probe reports the binary, its version and the advertised auth methods
 
 test("seat models lists grok's models as grok-cli/<id>", async (t) => {
   const rig = await startLiveRig();
-  if (typeof rig === "string") return t.skip(rig);
+  if (!gotLive(t, rig)) return;
   try {
     const result = await runSeat(["models", "--json"], { env: envFor(rig) });
     assert.equal(result.code, 0, result.stderr);
@@ -70,7 +71,7 @@ test("seat run --json prints one typed object per line, ending with done, and ex
   const rig = await startLiveRig({
     rules: [{ match: "list it", replies: [{ text: "looking ", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] }, { text: "all listed" }] }],
   });
-  if (typeof rig === "string") return t.skip(rig);
+  if (!gotLive(t, rig)) return;
   try {
     const result = await runSeat(["run", "--json", "--cwd", rig.sandbox.project, "please list it"], { env: envFor(rig) });
     assert.equal(result.code, 0, result.stderr);
@@ -91,7 +92,7 @@ test("seat run --json prints one typed object per line, ending with done, and ex
 
 test("seat run streams plain text to stdout and tool lines to stderr", async (t) => {
   const rig = await startLiveRig();
-  if (typeof rig === "string") return t.skip(rig);
+  if (!gotLive(t, rig)) return;
   try {
     const result = await runSeat(["run", "--cwd", rig.sandbox.project, "say pong"], { env: { ...envFor(rig), NO_COLOR: "1" } });
     assert.equal(result.code, 0, result.stderr);
@@ -105,7 +106,7 @@ test("seat run streams plain text to stdout and tool lines to stderr", async (t)
 test("Ctrl-C during a turn cancels it, exits 130 and leaves no grok process behind", async (t) => {
   const long = Array.from({ length: 80 }, (_, i) => `w${i}`).join(" ");
   const rig = await startLiveRig({ rules: [{ match: "slowly", replies: [{ text: long, chunkDelayMs: 200 }] }] });
-  if (typeof rig === "string") return t.skip(rig);
+  if (!gotLive(t, rig)) return;
   try {
     const run = startSeat(["run", "--cwd", rig.sandbox.project, "answer slowly"], { env: envFor(rig) });
     while (!run.stdout().includes("w1")) {
@@ -126,7 +127,7 @@ test("Ctrl-C during a turn cancels it, exits 130 and leaves no grok process behi
 
 test("seat demo runs the whole stack offline and the model quotes the host tool's real result", async (t) => {
   const rig = await startLiveRig();
-  if (typeof rig === "string") return t.skip(rig);
+  if (!gotLive(t, rig)) return;
   await rig.close(); // only needed to know the binary can be provisioned; the demo brings its own mock and home
   const home = mkdtempSync(join(tmpdir(), "seat-demo-home-"));
   const result = await runSeat(["demo", "--json"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home } }).finally(() => rmSync(home, { recursive: true, force: true }));

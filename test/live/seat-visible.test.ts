@@ -12,14 +12,15 @@ import { randomBytes } from "node:crypto";
 import { isTmuxAvailable } from "../../src/mux/index.js";
 import { startLiveRig, type LiveRig } from "../support/live-rig.js";
 import { alive } from "../support/processes.js";
+import { gotLive } from "../support/requirements.js";
 
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Ctx { rig: LiveRig; tmux: string; seatHome: string; env: NodeJS.ProcessEnv; pids: Set<number> }
 
-function seatCli(ctx: Ctx, args: string[]): { code: number; stdout: string; stderr: string; json: any } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env: ctx.env, encoding: "utf8", timeout: 120_000 });
+function seatCli(ctx: Ctx, args: string[], extraEnv: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string; json: any } {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...ctx.env, ...extraEnv }, encoding: "utf8", timeout: 120_000 });
   const line = r.stdout.trim().split("\n").filter(Boolean).pop() ?? "";
   let json: any = null;
   try { json = JSON.parse(line); } catch { /* text output */ }
@@ -47,7 +48,7 @@ function seatFile(ctx: Ctx, seatId: string): any {
 }
 
 async function setup(chunkDelayMs: number): Promise<Ctx | string> {
-  if (!(await isTmuxAvailable())) return "tmux is not installed";
+  if (!(await isTmuxAvailable())) return "tmux (not found on PATH)";
   const rig = await startLiveRig({ chunkDelayMs });
   if (typeof rig === "string") return rig;
   const seatHome = join(rig.sandbox.root, "sh");
@@ -56,8 +57,8 @@ async function setup(chunkDelayMs: number): Promise<Ctx | string> {
   return { rig, tmux, seatHome, env, pids: new Set() };
 }
 
-function hire(ctx: Ctx, extra: string[] = []): any {
-  const r = seatCli(ctx, ["hire", "--visible", "--grok", ctx.rig.binary, "--cwd", ctx.rig.sandbox.project, "--version-floor", "1.0.41", "--tmux-socket", ctx.tmux, "--json", ...extra]);
+function hire(ctx: Ctx, extraEnv: NodeJS.ProcessEnv = {}): any {
+  const r = seatCli(ctx, ["hire", "--visible", "--grok", ctx.rig.binary, "--cwd", ctx.rig.sandbox.project, "--version-floor", "1.0.41", "--tmux-socket", ctx.tmux, "--json"], extraEnv);
   assert.equal(r.code, 0, `hire failed: ${r.stdout} ${r.stderr}`);
   assert.equal(r.json.type, "hired");
   const seat = statusOf(ctx, r.json.seatId);
@@ -90,7 +91,7 @@ function mainRequestsFor(ctx: Ctx, promptId: string): number {
 describe("visible seat on the real grok TUI in tmux", { concurrency: false }, () => {
   test("hire → send shows the turn in the TUI, consumed then completed with the echo; a second brief queues behind; release after the TUI exits stops only the proven leader", async (t) => {
     const ctx = await setup(700);
-    if (typeof ctx === "string") return t.skip(ctx);
+    if (!gotLive(t, ctx)) return;
     const bystander: ChildProcess = spawn("sleep", ["120"], { stdio: "ignore" });
     try {
       const hired = hire(ctx);
@@ -154,9 +155,9 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
 
   test("a controller killed after the fence and before dispatch reports never-dispatched, sends nothing, and send then refuses", async (t) => {
     const ctx = await setup(0);
-    if (typeof ctx === "string") return t.skip(ctx);
+    if (!gotLive(t, ctx)) return;
     try {
-      const hired = hire(ctx, ["--hold-before-dispatch"]);
+      const hired = hire(ctx, { GROK_SEAT_TEST_HOOKS: "hold-before-dispatch" });
       const seatId: string = hired.seatId;
       const promptId = `${seatId}-held`;
       const sender = spawn(process.execPath, [MAIN, "send", seatId, "held brief", "--prompt-id", promptId, "--json"], { env: ctx.env, stdio: "ignore" });
@@ -185,7 +186,7 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
 
   test("a controller killed after dispatch reports the delivery uncertain, never re-sends it, and late session-file evidence reconciles the original receipt", async (t) => {
     const ctx = await setup(1500);
-    if (typeof ctx === "string") return t.skip(ctx);
+    if (!gotLive(t, ctx)) return;
     try {
       const hired = hire(ctx);
       const seatId: string = hired.seatId;

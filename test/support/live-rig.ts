@@ -1,10 +1,10 @@
 /*
  * Live rig: the real grok binary from npm, a scripted mock model on loopback and a throwaway GROK_HOME,
- * ready to hand to createSession. Skips (with the reason) only when the binary cannot be provisioned.
+ * ready to hand to createSession. When the binary cannot be provisioned it returns the reason; tests hand that to
+ * requirements.ts (`gotLive`), which fails in required mode and skips otherwise.
  */
 import { ensureGrokBinary } from "../../src/grok/index.js";
-import { startMockModel, type MockModelServer, type MockScript } from "../../src/mock-model/index.js";
-import { createSandbox, type Sandbox } from "../../src/sandbox/index.js";
+import { startMockModel, createSandbox, type MockModelServer, type MockScript, type Sandbox } from "../../src/testing.js";
 
 /** A running rig; close() stops the mock and removes the sandbox. */
 export interface LiveRig {
@@ -27,7 +27,7 @@ export function liveBinary(): Promise<string | Error> {
   return cachedBinary;
 }
 
-/** Starts a rig, or returns the skip reason. */
+/** Starts a rig, or returns why the real grok is unavailable. */
 export async function startLiveRig(script: MockScript = {}): Promise<LiveRig | string> {
   const binary = await liveBinary();
   if (binary instanceof Error) return `real grok unavailable: ${binary.message}`;

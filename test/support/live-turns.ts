@@ -1,19 +1,17 @@
 /*
- * Live test helpers: run a body against a live rig (skipping with the reason when the real grok is
+ * Live test helpers: run a body against a live rig (failing in required mode, else skipping, when the real grok is
  * unavailable, closing the rig even on failure), and read what the mock model was sent back after
  * tool calls.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { LoggedRequest, MockScript } from "../../src/mock-model/index.js";
+import type { LoggedRequest, MockScript } from "../../src/testing.js";
 import { startLiveRig, type LiveRig } from "./live-rig.js";
+import { gotLive, type TestLike } from "./requirements.js";
 
-/** Starts a rig, runs `body`, and always closes the rig; skips the test when grok cannot be provisioned. */
-export async function withLiveRig(t: { skip(message: string): void }, script: MockScript, body: (rig: LiveRig) => Promise<void>): Promise<void> {
+/** Starts a rig, runs `body`, and always closes the rig; when grok cannot be provisioned, see requirements.ts `gotLive`. */
+export async function withLiveRig(t: TestLike, script: MockScript, body: (rig: LiveRig) => Promise<void>): Promise<void> {
   const rig = await startLiveRig(script);
-  if (typeof rig === "string") {
-    t.skip(rig);
-    return;
-  }
+  if (!gotLive(t, rig)) return;
   try {
     await body(rig);
   } finally {

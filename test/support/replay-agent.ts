@@ -3,8 +3,9 @@
  * For each request the client sends, it plays the recorded messages that followed the matching recorded
  * request (same method, in order), rewriting the response id to the client's id and the recorded prompt ID
  * to the client's. Reverse requests (permission, id 0) are played as recorded and wait for the client's answer.
+ * The transcripts are recorded from the real grok by `npm run record-transcripts` (scripts/record-transcripts.mjs).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 
 interface Line {
@@ -12,11 +13,12 @@ interface Line {
   msg: Record<string, any>;
 }
 
-/** Where the shared transcripts live, relative to the compiled test file location. */
-export const TRANSCRIPTS = new URL("../../../../shared/reference/transcripts/", import.meta.url);
+/** The project's recorded transcripts (test/fixtures/transcripts, copied beside the compiled tests by the build). */
+export const TRANSCRIPTS = new URL("../fixtures/transcripts/", import.meta.url);
 
 /** Reads a transcript file into lines. */
 export function readTranscript(name: string): Line[] {
+  if (!existsSync(new URL(name, TRANSCRIPTS))) throw new Error(`missing fixture test/fixtures/transcripts/${name}: run \`npm run record-transcripts\``);
   return readFileSync(new URL(name, TRANSCRIPTS), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Line);
 }
 

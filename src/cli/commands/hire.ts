@@ -16,6 +16,7 @@ import {
 } from "../../seat/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
+import { testHookEnabled } from "../test-hooks.js";
 import type { Command } from "./command.js";
 
 const CONTROLLER_MAIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "seat", "controller-main.js");
@@ -45,7 +46,6 @@ Leader mode ignores grok's CLI permission allow/deny flags, so none are offered:
       visible: { type: "boolean" }, mux: { type: "string" }, cwd: { type: "string" }, model: { type: "string" }, effort: { type: "string" },
       "dry-run": { type: "boolean" }, grok: { type: "string" }, "grok-arg": { type: "string", multiple: true }, "version-floor": { type: "string" },
       "tmux-socket": { type: "string" }, "herdr-socket": { type: "string" }, "ready-timeout": { type: "string" }, json: { type: "boolean" },
-      "hold-before-dispatch": { type: "boolean" },
     });
     if (!args.values.visible) throw new SeatError("CLI_USAGE", "seat hire: only visible seats are hired here; pass --visible (use `seat run` for a headless turn).");
     const mux = stringFlag(args, "mux") ?? "tmux";
@@ -90,7 +90,7 @@ Leader mode ignores grok's CLI permission allow/deny flags, so none are offered:
       ...(plan.model ? { model: plan.model } : {}), ...(plan.effort ? { effort: plan.effort } : {}),
       ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}),
       ...(mux === "herdr" ? { herdrSocket: stringFlag(args, "herdr-socket") ?? resolveHerdrSocketPath() } : {}),
-      ...(args.values["hold-before-dispatch"] ? { holdBeforeDispatch: true } : {}),
+      ...(testHookEnabled("hold-before-dispatch") ? { holdBeforeDispatch: true } : {}),
     };
     const configPath = join(dir, "hire.json");
     writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });

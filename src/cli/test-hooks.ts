@@ -1,0 +1,17 @@
+/*
+ * Test hooks: behaviour only the project's own tests and benches switch on, never a user flag.
+ * Owns: reading GROK_SEAT_TEST_HOOKS (a comma-separated list of hook names) and the list of known hooks.
+ * Does not own: what a hook does (the command that asks for it).
+ * Invariant: hooks never appear in `--help` or the argument parsers; an unknown name is ignored.
+ */
+
+/** The variable that switches test hooks on, e.g. `GROK_SEAT_TEST_HOOKS=hold-before-dispatch`. */
+export const TEST_HOOKS_ENV = "GROK_SEAT_TEST_HOOKS";
+
+/** Every hook the code knows: hold-before-dispatch parks a delivery after its fence until killed. */
+export type TestHook = "hold-before-dispatch";
+
+/** True when `hook` is named in GROK_SEAT_TEST_HOOKS of `env`. */
+export function testHookEnabled(hook: TestHook, env: NodeJS.ProcessEnv = process.env): boolean {
+  return (env[TEST_HOOKS_ENV] ?? "").split(",").map((s) => s.trim()).includes(hook);
+}

@@ -1,0 +1,11 @@
+/*
+ * grok-seat/testing front door: the offline rig for tests of code that drives grok — a scripted loopback
+ * model, a throwaway HOME/GROK_HOME pointing grok at it, and the loopback-only network namespace.
+ * Owns: the list of names published as the `grok-seat/testing` subpath export (by hand, no `export *`).
+ * Does not own: the seats themselves (the main front door, src/index.ts).
+ * Invariant: test rigs live here, never on the main front door; test/integration/exports.test.ts pins both lists.
+ */
+export { startMockModel, parseScript } from "./mock-model/index.js";
+export type { MockModelServer, MockModelOptions, LoggedRequest, MockScript, MockRule, MockReply, MockToolCall } from "./mock-model/index.js";
+export { createSandbox, canUnshareNetwork, runInLoopbackNamespace } from "./sandbox/index.js";
+export type { Sandbox, SandboxOptions } from "./sandbox/index.js";
