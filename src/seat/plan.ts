@@ -8,10 +8,11 @@
  * Spec: ADR 0224 (Decision); grok-wire.md §13 step 1; docs/seat-protocol.md#hire
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { chmodSync, lstatSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { SeatError } from "../errors.js";
+import { privateDirProblem } from "../internal/private-dir.js";
 import { VERIFIED_VERSION_FLOOR } from "./admission.js";
 
 /** The longest socket path we accept (Linux sun_path is 108 bytes, macOS 104, minus a margin). */
@@ -115,7 +116,7 @@ export function createSocketDir(plan: HirePlan): HirePlan {
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) throw refuse(`is longer than ${MAX_SOCKET_PATH_BYTES} bytes (sun_path)`);
   // grok's policy-disabled leader mode kills reachable leaders it finds in $GROK_HOME (grok-wire §12.1).
   if (isInside(dir, plan.grokHome)) throw refuse("lies inside $GROK_HOME, where grok may stop leaders it finds");
-  const stat = lstatSync(dir);
-  if (!stat.isDirectory() || (stat.mode & 0o777) !== 0o700) throw refuse("has a directory that is not a private 0700 directory");
+  const problem = privateDirProblem(dir);
+  if (problem) throw refuse(`has a directory that is not private (${problem})`);
   return { ...plan, socketDir: dir, socketPath, argv: plan.argv.map((a) => (a === "<socket>" ? socketPath : a)) };
 }
