@@ -27,6 +27,8 @@ export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra variables set verbatim on the agent (e.g. a sandbox HOME/GROK_HOME). */
   agentEnv?: Record<string, string>;
+  /** Variable names (of env or agentEnv) to treat as secret like XAI_API_KEY: masked in every error, diagnostic and output. */
+  secretEnvNames?: readonly string[];
   /** Operator MCP servers forwarded on session/new. */
   mcpServers?: OperatorMcpServer[];
   /** Host tools, served through a loopback bridge + stdio MCP server. */

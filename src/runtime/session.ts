@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import { resolve as resolvePath } from "node:path";
 import type { McpServer, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { SeatError, messageOf, type ErrorCode } from "../errors.js";
+import { markSecretNames, registerSecrets } from "../internal/redact.js";
 import { connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
 import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, type ToolBridge } from "../tools/index.js";
@@ -196,6 +197,8 @@ export async function createSession(options: SessionOptions = {}): Promise<Headl
 
 async function start(session: Session, options: SessionOptions, model: string | undefined): Promise<void> {
   const env = options.env ?? process.env;
+  markSecretNames(options.secretEnvNames);
+  registerSecrets(env);
   const cwd = resolvePath(options.cwd ?? process.cwd());
   const binary = await resolveGrokBinary({ ...(options.grokCliBinaryPath ? { explicitPath: options.grokCliBinaryPath } : {}), env });
   const tools = options.tools ?? [];

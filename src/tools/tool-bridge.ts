@@ -5,10 +5,13 @@
  * Does not own: passing the entry on session/new (runtime/, seat/) or emitting diagnostics from failures.
  * Invariant: on failure nothing half-started is left behind and no MCP entry is returned; the caller omits
  *   the host-tools server and records bridgeFailureAudit(reason, count) — no paths, schemas, prose or tokens.
+ *   grok 1.0.41 starts a stdio MCP server with its own whole environment plus the entry's `env`, so the
+ *   entry runs `env -u <each secret name> -- node mcp-server.js`: the server never holds XAI_API_KEY & co.
  */
 import { existsSync } from "node:fs";
 import type { McpServerStdio } from "@agentclientprotocol/sdk";
 import { SeatError, isSeatError } from "../errors.js";
+import { secretNames } from "../internal/redact.js";
 import { startBridge } from "./bridge.js";
 import { createToolRegistry, type HostTool } from "./registry.js";
 import { resolveServerEntry } from "./server-entry.js";
@@ -46,6 +49,15 @@ export interface BridgeFailureAudit {
   toolBridgeFailed: true;
   reason: BridgeFailureReason;
   requestedToolCount: number;
+}
+
+/** The `env` program that strips secret names before the MCP server starts (undefined: none found, run node directly). */
+const ENV_PROGRAM = ["/usr/bin/env", "/bin/env"].find((path) => existsSync(path));
+
+/** The command and args of the host-tools MCP server: node + script, behind `env -u <secret>…` when env exists. */
+export function serverCommand(node: string, entry: string): { command: string; args: string[] } {
+  if (!ENV_PROGRAM) return { command: node, args: [entry] };
+  return { command: ENV_PROGRAM, args: [...secretNames().flatMap((name) => ["-u", name]), "--", node, entry] };
 }
 
 const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
@@ -113,7 +125,7 @@ export async function createToolBridge(options: ToolBridgeOptions): Promise<Tool
   const toolNames = registry.tools.map((t) => `${serverName}__${t.name}`);
   const wrappedNames = registry.tools.filter((t) => registry.isWrapped(t.name)).map((t) => `${serverName}__${t.name}`);
   return {
-    mcpServer: { name: serverName, command: options.nodePath ?? process.execPath, args: [entry], env },
+    mcpServer: { name: serverName, ...serverCommand(options.nodePath ?? process.execPath, entry), env },
     toolNames,
     rulesText: toolRulesText(serverName, toolNames, wrappedNames),
     close: () => bridge.close(),
