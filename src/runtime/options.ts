@@ -13,6 +13,8 @@ export type PermissionHook = (request: RequestPermissionRequest) => Promise<Requ
 /** A permission gate (see permissions/): decides and reports an audit record. */
 export interface PermissionDecider {
   decide(request: RequestPermissionRequest): Promise<{ response: RequestPermissionResponse; audit: { category: string; decision: string; optionId?: string } }>;
+  /** The policy's action for a category without asking anyone; the host-tools bridge checks "mcp" on every call. */
+  policyAction?(category: "mcp"): "allow" | "require-approval" | "block";
 }
 
 /** Options of createSession. */

@@ -15,7 +15,7 @@ import { markSecretNames, registerSecrets } from "../internal/redact.js";
 import { connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
 import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, type ToolBridge } from "../tools/index.js";
-import { chooseResponse } from "../permissions/index.js";
+import { categorize, chooseResponse } from "../permissions/index.js";
 import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
@@ -62,6 +62,32 @@ class Session implements HeadlessSession {
   peer: AcpPeer | undefined;
   process: AgentProcess | undefined;
   bridge: ToolBridge | undefined;
+  /** `mcp` permissions answered allow-once and not yet used by a bridge call; allow-always makes it standing. */
+  private mcpGrants = 0;
+  private mcpStanding = false;
+
+  /**
+   * The bridge's own check on every host-tool call: the policy's `mcp` action when a gate has one; otherwise
+   * (require-approval, a hook, the default) only a call grok asked permission for and that was allowed.
+   */
+  authorizeBridgeCall = (): boolean => {
+    const action = this.options.permissions?.policyAction?.("mcp");
+    if (action === "block") return false;
+    if (action === "allow" || this.mcpStanding) return true;
+    if (this.mcpGrants > 0) {
+      this.mcpGrants -= 1;
+      return true;
+    }
+    return false;
+  };
+
+  private noteMcpAnswer(request: RequestPermissionRequest, response: RequestPermissionResponse): void {
+    if (response.outcome.outcome !== "selected" || categorize(request) !== "mcp") return;
+    const optionId = response.outcome.optionId;
+    const kind = request.options?.find((o) => o.optionId === optionId)?.kind;
+    if (kind === "allow_always") this.mcpStanding = true;
+    else if (kind === "allow_once") this.mcpGrants += 1;
+  }
   skills: StagedSkills | undefined;
   private disposing: Promise<{ survivors: number[] }> | undefined;
   /** What initialize advertised for prompt content (image, audio, embeddedContext). */
@@ -145,12 +171,14 @@ class Session implements HeadlessSession {
     try {
       if (this.options.permissions) {
         const { response, audit } = await this.options.permissions.decide(request);
+        this.noteMcpAnswer(request, response);
         this.audit.push({ event: "permission", toolCallId, category: audit.category, decision: audit.decision });
         this.core?.emit({ type: "permission", toolCallId, category: audit.category, decision: audit.decision, ...(audit.optionId ? { optionId: audit.optionId } : {}) });
         return response;
       }
       if (this.options.onPermissionRequest) {
         const response = await this.options.onPermissionRequest(request);
+        this.noteMcpAnswer(request, response);
         const optionId = response.outcome.outcome === "selected" ? response.outcome.optionId : undefined;
         const kind = request.options.find((o) => o.optionId === optionId)?.kind ?? "cancelled";
         this.core?.emit({ type: "permission", toolCallId, category: "hook", decision: kind.startsWith("allow") ? "allow" : "deny", ...(optionId ? { optionId } : {}) });
@@ -211,6 +239,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
         tools,
         ...(options.toolServerName ? { serverName: options.toolServerName } : {}),
         ...(options.toolBridge?.serverEntry !== undefined ? { serverEntry: options.toolBridge.serverEntry } : {}),
+        authorize: session.authorizeBridgeCall,
       });
       mcpServers.push(session.bridge.mcpServer);
       rules.push(session.bridge.rulesText);

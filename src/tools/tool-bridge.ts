@@ -29,6 +29,8 @@ export interface ToolBridgeOptions {
   port?: number;
   /** MCP server health-check period in ms, passed as GROK_SEAT_BRIDGE_HEALTH_MS (default: the server's 2000). */
   healthCheckMs?: number;
+  /** The session's `mcp` permission decision, applied by the bridge on every call (see BridgeOptions.authorize). */
+  authorize?: (toolName: string) => boolean | Promise<boolean>;
 }
 
 /** A started bridge: the ACP MCP entry to pass on session/new, qualified tool names, rules text, close(). */
@@ -116,7 +118,7 @@ export async function createToolBridge(options: ToolBridgeOptions): Promise<Tool
       );
     }
   }
-  const bridge = await startBridge(registry, options.port === undefined ? {} : { port: options.port });
+  const bridge = await startBridge(registry, { ...(options.port === undefined ? {} : { port: options.port }), ...(options.authorize ? { authorize: options.authorize } : {}) });
   const env = [
     { name: "GROK_SEAT_BRIDGE_URL", value: bridge.url },
     { name: "GROK_SEAT_BRIDGE_TOKEN", value: bridge.token },
