@@ -3,11 +3,20 @@
  *   descendants (the host-tools MCP server grok starts, a fake's grandchild), the model, or anything the
  *   harness reports (events, diagnostics, audit records).
  * Owns: runSecretsCheck(): one session on the fake agent and one on real grok with host tools, each checked
- *   through /proc/<pid>/environ of every descendant while the session is alive, and through everything reported.
+ *   through /proc/<pid>/environ of every descendant while the session is alive, and through everything reported;
+ *   then an allow-listed canary (XAI_API_KEY, which grok must receive) on the real grok TUI through the `seat`
+ *   CLI (hire, send, status, release) and headless (`seat run`), checked by a /proc/<pid>/cmdline sampler
+ *   process running throughout, the tmux server's environment, and a grep of every file under the seat home
+ *   and socket dir and of every CLI output.
  * Does not own: the env allow-list (src/grok/launch.ts) or the bridge (src/tools/).
  */
-import { randomUUID } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isTmuxAvailable } from "../src/mux/index.js";
+import { SEAT_MAIN, runSeat } from "../test/support/cli.js";
+import { filesHolding, startArgvSampler } from "../test/support/secret-canary.js";
 import { createSession, type SessionOptions } from "../src/runtime/index.js";
 import { snapshotTree } from "../src/grok/index.js";
 import type { HostTool } from "../src/tools/index.js";
@@ -16,7 +25,11 @@ import { startLiveRig } from "../test/support/live-rig.js";
 
 /** One checked session. */
 export interface SecretsCase {
-  agent: "fake" | "grok";
+  agent: "fake" | "grok" | "grok-tui (XAI_API_KEY)" | "seat run (XAI_API_KEY)";
+  /** Full /proc/<pid>/cmdline sweeps the sampler made while the case ran (allow-listed canary cases). */
+  argvSweeps?: number;
+  /** Files grepped for the canary (seat home, socket dir). */
+  filesChecked?: number;
   /** Processes whose environ was read (agent + descendants). */
   processesChecked: number;
   /** The first argv words of those processes (e.g. grok, node …/server-entry.js). */
@@ -83,6 +96,88 @@ async function checkSession(agent: SecretsCase["agent"], options: SessionOptions
   return { agent, processesChecked: checked, commands, leaks };
 }
 
+function seatCli(env: NodeJS.ProcessEnv, args: string[], outputs: string[]): { code: number; json: any } {
+  const r = spawnSync(process.execPath, [SEAT_MAIN, ...args], { env, encoding: "utf8", timeout: 120_000 });
+  outputs.push(r.stdout, r.stderr);
+  let json: any = null;
+  try { json = JSON.parse(r.stdout.trim().split("\n").filter(Boolean).pop() ?? ""); } catch { /* text */ }
+  return { code: r.status ?? -1, json };
+}
+
+const environOf = (pid: number): string => { try { return readFileSync(`/proc/${pid}/environ`, "latin1"); } catch { return ""; } };
+
+/** The visible seat on the real TUI with XAI_API_KEY = canary: hire, send, status, release through the CLI. */
+async function checkVisibleSeat(): Promise<SecretsCase> {
+  const agent = "grok-tui (XAI_API_KEY)" as const;
+  if (!(await isTmuxAvailable())) return { agent, processesChecked: 0, leaks: [], skipped: "tmux is not installed" };
+  const rig = await startLiveRig({ fallback: { text: "canary-free answer" } });
+  if (typeof rig === "string") return { agent, processesChecked: 0, leaks: [], skipped: rig };
+  const canary = `xai-canary-${randomBytes(12).toString("hex")}`;
+  const seatHome = join(rig.sandbox.root, "sh");
+  const tmux = `gs-r5-${randomBytes(4).toString("hex")}`;
+  const env = { ...rig.sandbox.env, GROK_SEAT_HOME: seatHome, TERM: "xterm-256color", XAI_API_KEY: canary, TMPDIR: rig.sandbox.root };
+  const base = ["--visible", "--grok", rig.binary, "--cwd", rig.sandbox.project, "--version-floor", "1.0.41", "--tmux-socket", tmux];
+  const outputs: string[] = [];
+  const leaks: string[] = [];
+  const sampler = startArgvSampler(canary);
+  let socketDir: string | null = null;
+  let filesChecked = 0;
+  let note: string | undefined;
+  try {
+    seatCli(env, ["hire", ...base, "--dry-run", "--json"], outputs);
+    const hired = seatCli(env, ["hire", ...base, "--json"], outputs);
+    if (hired.code !== 0) note = `hire failed: ${JSON.stringify(hired.json)}`;
+    else {
+      const seatId = hired.json.seatId as string;
+      const status = seatCli(env, ["status", seatId, "--json"], outputs).json;
+      if (!environOf(status.tui.pid).includes(canary)) note = "positive control failed: the TUI's environment lacks the key";
+      const tmuxOut = (args: string[]) => spawnSync("tmux", ["-L", tmux, ...args], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } }).stdout;
+      if (environOf(Number(tmuxOut(["display-message", "-p", "#{pid}"]).trim())).includes(canary)) leaks.push("tmux server environ");
+      if (tmuxOut(["show-environment", "-g"]).includes(canary)) leaks.push("tmux show-environment -g");
+      seatCli(env, ["send", seatId, "a brief with no secret", "--wait", "consumed", "--json"], outputs);
+      seatCli(env, ["status", seatId], outputs);
+      socketDir = JSON.parse(readFileSync(join(seatHome, "seats", seatId, "seat.json"), "utf8")).socket_dir as string;
+      const inSocketDir = filesHolding([socketDir], canary);
+      filesChecked += inSocketDir.checked;
+      leaks.push(...inSocketDir.hits.map((f) => `file ${f}`));
+      seatCli(env, ["release", seatId, "--close-pane", "--json"], outputs);
+    }
+  } finally {
+    const seen = await sampler.stop();
+    spawnSync("tmux", ["-L", tmux, "kill-server"]);
+    const files = filesHolding([seatHome], canary);
+    await rig.close();
+    leaks.push(...seen.hits.map((h) => `argv ${h.slice(0, 80)}`), ...files.hits.map((f) => `file ${f}`));
+    if (outputs.some((o) => o.includes(canary))) leaks.push("CLI output");
+    filesChecked += files.checked;
+    return { agent, processesChecked: 1, commands: ["tmux server (environ)"], argvSweeps: seen.samples, filesChecked, leaks, ...(note ? { skipped: note } : {}) };
+  }
+}
+
+/** `seat run` on real grok with XAI_API_KEY = canary: argv sampled throughout, every output grepped. */
+async function checkHeadlessRun(): Promise<SecretsCase> {
+  const agent = "seat run (XAI_API_KEY)" as const;
+  const rig = await startLiveRig({ fallback: { text: "pong" } });
+  if (typeof rig === "string") return { agent, processesChecked: 0, leaks: [], skipped: rig };
+  const canary = `xai-canary-${randomBytes(12).toString("hex")}`;
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, XAI_API_KEY: canary };
+  const sampler = startArgvSampler(canary);
+  const outputs: string[] = [];
+  let code: number | null = null;
+  try {
+    for (const args of [["run", "--json", "say pong"], ["run", "say pong"]]) {
+      const r = await runSeat(args, { env, cwd: rig.sandbox.project });
+      outputs.push(r.stdout, r.stderr);
+      code ??= r.code;
+    }
+  } finally {
+    await rig.close();
+  }
+  const seen = await sampler.stop();
+  const leaks = [...seen.hits.map((h) => `argv ${h.slice(0, 80)}`), ...(outputs.some((o) => o.includes(canary)) ? ["CLI output"] : [])];
+  return { agent, processesChecked: 0, argvSweeps: seen.samples, leaks, ...(code !== 0 ? { skipped: `seat run exited ${code}` } : {}) };
+}
+
 /** Runs R5 with the canary set in process.env for the duration. */
 export async function runSecretsCheck(): Promise<SecretsResult> {
   const canary = `canary-${randomUUID()}`;
@@ -113,5 +208,6 @@ export async function runSecretsCheck(): Promise<SecretsResult> {
     if (previous === undefined) delete process.env[CANARY_NAME];
     else process.env[CANARY_NAME] = previous;
   }
+  cases.push(await checkVisibleSeat(), await checkHeadlessRun());
   return { cases, leaks: cases.reduce((n, c) => n + c.leaks.length, 0) };
 }

@@ -2,8 +2,10 @@
  * Errors: the one error class of grok-seat and the catalogue of its codes.
  * Owns: SeatError, the code list (one line each), and isSeatError.
  * Does not own: mapping codes to CLI exit codes (cli/output.ts) or wire error numbers (acp/, tools/).
- * Invariant: a code never changes meaning; a new meaning gets a new code.
+ * Invariant: a code never changes meaning; a new meaning gets a new code. Message and context are
+ *   redacted on construction (internal/redact.ts), so a SeatError never carries a secret value.
  */
+import { redact, redactText } from "./internal/redact.js";
 
 /** Every stable error code, with the one-line meaning it keeps forever. */
 export const ERROR_CODES = {
@@ -97,10 +99,11 @@ export class SeatError extends Error {
   readonly retryable: boolean;
 
   constructor(code: ErrorCode, message: string, options: SeatErrorOptions = {}) {
-    super(`${message} [${code}]`, options.cause === undefined ? undefined : { cause: options.cause });
+    // Errors are redacted at birth: no secret value reaches a message, context, log or `--json`.
+    super(`${redactText(message)} [${code}]`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SeatError";
     this.code = code;
-    this.context = options.context ?? {};
+    this.context = redact(options.context ?? {});
     this.retryable = options.retryable ?? false;
   }
 
@@ -117,11 +120,11 @@ export function isSeatError(value: unknown, code?: ErrorCode): value is SeatErro
 
 /** The message of any thrown value, without assuming it is an Error. */
 export function messageOf(value: unknown): string {
-  if (value instanceof Error) return value.message;
-  if (typeof value === "string") return value;
+  if (value instanceof Error) return redactText(value.message);
+  if (typeof value === "string") return redactText(value);
   try {
-    return JSON.stringify(value);
+    return redactText(JSON.stringify(value));
   } catch {
-    return String(value);
+    return redactText(String(value));
   }
 }

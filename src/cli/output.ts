@@ -2,9 +2,11 @@
  * CLI output: the only place that maps error codes to exit codes and renders events as text or NDJSON.
  * Owns: exit-code table, `--json` line format, human rendering (colour only on a TTY, NO_COLOR honoured).
  * Does not own: what the commands do.
- * Invariant: with --json, stdout carries exactly one JSON object per line, each with a `type` field.
+ * Invariant: with --json, stdout carries exactly one JSON object per line, each with a `type` field;
+ *   every JSON line passes through redact() (no secret value is ever printed).
  */
 import { isSeatError, messageOf, type ErrorCode } from "../errors.js";
+import { redact } from "../internal/redact.js";
 import type { SeatEvent } from "../acp/index.js";
 
 /** Stable exit codes of the `seat` CLI (documented in the README). */
@@ -60,7 +62,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
 
 /** Writes one NDJSON line to stdout. */
 export function writeJson(value: { type: string } & Record<string, unknown>): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  process.stdout.write(`${JSON.stringify(redact(value))}\n`);
 }
 
 /** The `--json` object for any thrown value. */

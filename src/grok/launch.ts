@@ -3,8 +3,9 @@
  * Owns: flag order (top-level flags before `agent`, agent flags before the mode) and the env allow-list.
  * Does not own: spawning (process.ts) or choosing the model (models.ts normalises a selection).
  * Invariant: the child env is built from an explicit allow-list, never copied from process.env wholesale;
- *   auto-update and telemetry are always off.
+ *   auto-update and telemetry are always off; its secret values are registered for redaction.
  */
+import { registerSecrets } from "../internal/redact.js";
 
 /** Inputs for buildAgentArgv; `model` is a bare grok model id (see normalizeModelSelection). */
 export interface AgentArgvOptions {
@@ -65,5 +66,5 @@ export function buildAgentEnv(
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
-  return { ...env, ...AGENT_ENV_FORCED };
+  return registerSecrets({ ...env, ...AGENT_ENV_FORCED });
 }

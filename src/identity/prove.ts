@@ -9,6 +9,7 @@
  * Spec: ADR 0224 ("Separately verify the leader's native reported PID ..."); grok-wire.md §12.1, §14
  */
 import { lstat, readFile, realpath } from "node:fs/promises";
+import { privateDirProblem } from "../internal/private-dir.js";
 import { dirname, extname, resolve } from "node:path";
 import type { ProcessIdentity } from "./linux.js";
 import { platformIdentitySource, type IdentitySource } from "./source.js";
@@ -74,12 +75,11 @@ async function checkSocketFile(socketPath: string, socketDir: string, uid: numbe
     checks.push(check("socket-file", code === "ENOENT" ? "mismatch" : "unknown", `socket-file: ${socketPath} cannot be examined (${code ?? "error"})`));
   }
   try {
-    const dir = await lstat(socketDir);
-    const mode = dir.mode & 0o777;
-    if (dir.isSymbolicLink() || !dir.isDirectory()) checks.push(check("socket-dir", "mismatch", `socket-dir: ${socketDir} is not a plain directory`));
-    else if (dir.uid !== uid) checks.push(check("socket-dir", "mismatch", `socket-dir: ${socketDir} is owned by uid ${dir.uid}, not ${uid}`));
-    else if (mode !== 0o700) checks.push(check("socket-dir", "mismatch", `socket-dir: ${socketDir} has mode ${mode.toString(8).padStart(4, "0")}, not 0700`));
-    else checks.push(check("socket-dir", "match", `socket-dir: ${socketDir} is 0700 and owned by uid ${uid}`));
+    await lstat(socketDir); // an unreadable directory is unknown, a missing one a mismatch (below)
+    const problem = privateDirProblem(socketDir, uid);
+    checks.push(problem
+      ? check("socket-dir", "mismatch", `socket-dir: ${problem}`)
+      : check("socket-dir", "match", `socket-dir: ${socketDir} is 0700 and owned by uid ${uid}`));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     checks.push(check("socket-dir", code === "ENOENT" ? "mismatch" : "unknown", `socket-dir: ${socketDir} cannot be examined (${code ?? "error"})`));

@@ -7,9 +7,12 @@
  *   is pane.process_info.shell_pid, which is the argv program itself for a command pane.
  *   Environment: Herdr layers server env < spec.env < its own HERDR_ and TERM vars; that is Herdr's
  *   contract (the grok Herdr hook needs HERDR_*), so unlike tmux the env is not exactly spec.env.
+ *   The env (secrets included) travels only inside the layout.apply request on Herdr's socket, which
+ *   Herdr does not echo; it never reaches an argv, an error or a log line of ours.
  * Spec: shared reference herdr-api.md §5.
  */
 import { SeatError } from "../errors.js";
+import { registerSecrets } from "../internal/redact.js";
 import { type Backend, type LaunchSpec, type PaneDescriptor, type WaitOptions, pollForExit, sleep } from "./backend.js";
 import { HerdrClient, isHerdrError, type HerdrEventStream } from "./herdr-client.js";
 import type { HerdrLayoutNode } from "./herdr-wire.js";
@@ -33,7 +36,8 @@ export class HerdrBackend implements Backend {
 
   /** Create a workspace, replace its shell tab with a tab running argv, and read the argv program's pid. */
   async launch(spec: LaunchSpec): Promise<PaneDescriptor> {
-    if (spec.argv.length === 0) throw new SeatError("MUX_COMMAND_FAILED", "Cannot launch an empty argv in Herdr.", { context: { spec } });
+    if (spec.argv.length === 0) throw new SeatError("MUX_COMMAND_FAILED", "Cannot launch an empty argv in Herdr.", { context: { argv: spec.argv } });
+    registerSecrets(spec.env); // the env travels only inside the layout.apply request on Herdr's private socket
     const label = spec.label ?? "seat";
     const created = await this.client.createWorkspace({ cwd: spec.cwd, label, focus: false });
     const root: HerdrLayoutNode = { type: "pane", label, cwd: spec.cwd, command: spec.argv, env: spec.env };

@@ -2,14 +2,21 @@
  * tmux backend: visible panes on a private tmux server (`tmux -L <socketName> -f /dev/null`).
  * Owns: the tmux command lines for launch / liveness / capture / attach / close, and their errors.
  * Does not own: the user's own tmux server (never touched), or what runs in the pane.
- * Invariant: the pane runs `env -i -- K=V… argv…` so the program's environment is exactly spec.env
- *   (tmux's server environment, TMUX and TMUX_PANE do not leak in); `env` execs, so the pane pid
- *   is the argv program's pid. Exit is observable because the window has remain-on-exit on.
+ * Invariant: no environment value is ever on an argv. The launch commands reach the server as a script
+ *   on the tmux client's stdin (`tmux start-server ; source-file -`): `new-session -e K=V…` hands the pane
+ *   its environment, and `set-environment -u` in the same script drops those values from the session at
+ *   once, so `show-environment` never shows them and no later pane inherits them. The pane runs
+ *   `env -u <every other name> -- argv…`, so the program's environment is exactly spec.env (the server's
+ *   global env, TMUX, TMUX_PANE, TERM_PROGRAM… do not leak in); `env` execs, so the pane pid is the argv
+ *   program's pid. Every tmux client runs with a minimal allow-listed environment (tmuxClientEnv), so a
+ *   server it starts holds no secret either. Exit is observable because the window has remain-on-exit on.
+ * Spec: docs/seat-protocol.md#secrets
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { SeatError } from "../errors.js";
+import { isSecretName, registerSecrets } from "../internal/redact.js";
 import { type Backend, type LaunchSpec, type PaneDescriptor, type WaitOptions, pollForExit, tailOf } from "./backend.js";
 
 /** Options for a TmuxBackend. */
@@ -24,6 +31,25 @@ interface RunResult {
   stdout: string;
   stderr: string;
   exitCode: number;
+}
+
+/** The only caller variables a tmux client (and so a server it starts) receives. */
+export const TMUX_CLIENT_ENV_ALLOW_LIST = ["PATH", "HOME", "TMUX_TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TZ"] as const;
+
+/** Variables tmux 3.x adds to a pane's environment beyond the server's global and the session's. */
+const TMUX_PANE_ADDED = ["TMUX", "TMUX_PANE", "TERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "SHELL", "PWD", "COLORTERM"];
+
+/** The explicit environment of a tmux client: the allow-list read from `env`, nothing else. */
+export function tmuxClientEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of TMUX_CLIENT_ENV_ALLOW_LIST) if (typeof env[name] === "string" && env[name] !== "") out[name] = env[name]!;
+  out.PATH ??= "/usr/bin:/bin";
+  return out;
+}
+
+/** One tmux command-language word: double-quoted, with `\ " $` and line breaks escaped (no expansion). */
+export function tmuxWord(word: string): string {
+  return `"${word.replace(/[\\"$\n\r\t]/g, (c) => ({ "\\": "\\\\", '"': '\\"', $: "\\$", "\n": "\\n", "\r": "\\r", "\t": "\\t" })[c]!)}"`;
 }
 
 const NO_SERVER = /no server running|can't find (session|pane|window)|error connecting to|No such file or directory/i;
@@ -42,27 +68,38 @@ export class TmuxBackend implements Backend {
 
   /** Start argv in a new detached session; the descriptor's pid is the argv program's. */
   async launch(spec: LaunchSpec): Promise<PaneDescriptor> {
-    if (spec.argv.length === 0) throw new SeatError("MUX_COMMAND_FAILED", "Cannot launch an empty argv in tmux.", { context: { spec } });
+    if (spec.argv.length === 0) throw new SeatError("MUX_COMMAND_FAILED", "Cannot launch an empty argv in tmux.", { context: { argv: spec.argv } });
     const sessionName = `${sanitize(spec.label ?? "seat")}-${randomBytes(4).toString("hex")}`;
-    const envArgs = Object.entries(spec.env).map(([key, value]) => {
-      if (key === "" || key.includes("=") || key.includes("\0") || value.includes("\0")) {
-        throw new SeatError("MUX_COMMAND_FAILED", `Environment key ${JSON.stringify(key)} cannot be passed to a tmux pane.`, { context: { key } });
+    registerSecrets(spec.env); // whatever fails below is reported without these values
+    const names = Object.keys(spec.env);
+    for (const [key, value] of Object.entries(spec.env)) {
+      // Control characters other than tab and line breaks have no escape in tmux's command language.
+      if (key === "" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || /[\0-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(value)) {
+        throw new SeatError("MUX_COMMAND_FAILED", `Environment variable ${JSON.stringify(key)} cannot be passed to a tmux pane (bad name or a control character in its value).`, { context: { key } });
       }
-      return `${key}=${value}`;
-    });
-    // More than one word after `--` makes tmux exec directly instead of via `sh -c`; `env -i` clears tmux's env.
-    // env's own `--` ends its options; an argv[0] containing "=" would be read as an assignment (not supported).
+    }
+    // More than one word after `--` makes tmux exec directly instead of via `sh -c`. env's own `--` ends its
+    // options; an argv[0] containing "=" would be read as an assignment (not supported).
     if (spec.argv[0]!.includes("=")) throw new SeatError("MUX_COMMAND_FAILED", "argv[0] may not contain '=' in a tmux pane.", { context: { argv: spec.argv } });
-    const program = ["env", "-i", "--", ...envArgs, ...spec.argv];
+    // What the pane would inherit beyond spec.env: the server's global environment and tmux's own additions.
+    const inherited = new Set([...(await this.globalEnvNames()), ...TMUX_PANE_ADDED]);
+    const unset = [...inherited].filter((name) => !names.includes(name)).sort();
+    // tmux sets TERM (and its own TMUX* names) after applying -e, so those go on env's argv: never a secret.
+    const overridden = names.filter((name) => TMUX_PANE_ADDED.includes(name));
+    const secretOverride = overridden.find((name) => isSecretName(name));
+    if (secretOverride) throw new SeatError("MUX_COMMAND_FAILED", `${secretOverride} is marked secret but tmux overrides it in a pane; it cannot be passed.`, { context: { key: secretOverride } });
+    const program = ["env", ...unset.flatMap((name) => ["-u", name]), "--", ...overridden.map((name) => `${name}=${spec.env[name]}`), ...spec.argv];
     const format = "#{pane_id} #{pane_pid} #{pane_tty} #{socket_path}";
-    const { stdout } = await this.run([
+    const script = [
       // Set globally (the server is private) BEFORE the pane exists: setting it on the new window afterwards
-      // races a program that exits at once. new-session in the same list makes tmux start the server first.
-      "set-option", "-g", "remain-on-exit", "on", ";",
-      "new-session", "-d", "-P", "-F", format, "-s", sessionName,
-      "-x", String(spec.cols ?? 160), "-y", String(spec.rows ?? 45), "-c", spec.cwd,
-      "--", ...program,
-    ]);
+      // races a program that exits at once.
+      "set-option -g remain-on-exit on",
+      ["new-session", "-d", "-P", "-F", format, "-s", sessionName, "-x", String(spec.cols ?? 160), "-y", String(spec.rows ?? 45), "-c", spec.cwd,
+        ...names.filter((name) => !overridden.includes(name)).flatMap((name) => ["-e", `${name}=${spec.env[name]}`]), "--", ...program].map(tmuxWord).join(" "),
+      // The pane has its environment now; the session keeps none of it (show-environment, later panes).
+      ...names.filter((name) => !overridden.includes(name)).map((name) => ["set-environment", "-t", sessionName, "-u", name].map(tmuxWord).join(" ")),
+    ].join("\n");
+    const { stdout } = await this.run(["start-server", ";", "source-file", "-"], `${script}\n`);
     const [paneId, pidText, tty, ...socketWords] = stdout.trim().split(" ");
     if (socketWords.length > 0) this.socketPath = socketWords.join(" ");
     const pid = Number(pidText);
@@ -141,8 +178,14 @@ export class TmuxBackend implements Backend {
     return { dead: dead === "1", ...(status ? { status: Number(status) } : {}), pid: Number(pid) };
   }
 
-  private async run(args: string[]): Promise<RunResult> {
-    const result = await this.exec(args);
+  /** Names in the server's global environment (starting the server when none runs). */
+  private async globalEnvNames(): Promise<string[]> {
+    const { stdout } = await this.run(["start-server", ";", "show-environment", "-g"]);
+    return stdout.split("\n").map((line) => line.match(/^-?([A-Za-z_][A-Za-z0-9_]*)(=|$)/)?.[1]).filter((name): name is string => !!name);
+  }
+
+  private async run(args: string[], stdin?: string): Promise<RunResult> {
+    const result = await this.exec(args, stdin);
     if (result.exitCode !== 0) throw this.failure(args, result);
     return result;
   }
@@ -154,13 +197,12 @@ export class TmuxBackend implements Backend {
     });
   }
 
-  private exec(args: string[]): Promise<RunResult> {
-    const env = { ...process.env };
-    delete env.TMUX; // our private server is named by -L; the caller's TMUX must not redirect or refuse us
-    delete env.TMUX_PANE;
+  private exec(args: string[], stdin?: string): Promise<RunResult> {
+    // An explicit minimal env: no caller secret, and no TMUX to redirect or refuse us (-L names our server).
+    const env = tmuxClientEnv();
     const fullArgs = ["-L", this.socketName, "-f", "/dev/null", ...args];
     return new Promise((resolve, reject) => {
-      execFile(this.tmuxBin, fullArgs, { env, maxBuffer: 16 * 1024 * 1024, timeout: 15_000 }, (error, stdout, stderr) => {
+      const child = execFile(this.tmuxBin, fullArgs, { env, maxBuffer: 16 * 1024 * 1024, timeout: 15_000 }, (error, stdout, stderr) => {
         const code = (error as NodeJS.ErrnoException | null)?.code;
         if (code === "ENOENT") {
           reject(new SeatError("MUX_UNAVAILABLE", `tmux (${this.tmuxBin}) is not installed or not on PATH. Install tmux 3.x or choose another backend.`, {
@@ -172,6 +214,8 @@ export class TmuxBackend implements Backend {
         const exitCode = !error ? 0 : typeof (error as { code?: unknown }).code === "number" ? ((error as { code: number }).code) : 1;
         resolve({ stdout: String(stdout), stderr: String(stderr) + (error && exitCode === 1 && !stderr ? error.message : ""), exitCode });
       });
+      child.stdin?.on("error", () => {}); // tmux may exit before reading all of it; the exit status tells
+      child.stdin?.end(stdin ?? "");
     });
   }
 }

@@ -9,7 +9,7 @@
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { categorize, type PermissionCategory } from "./categorize.js";
 import { chooseResponse, type Answer } from "./options.js";
-import { resolveAction, type PermissionPolicy } from "./policy.js";
+import { resolveAction, type PermissionAction, type PermissionPolicy } from "./policy.js";
 
 /** What an approver may answer: allow this call, allow this kind of call always, or deny. */
 export type ApproverAnswer = "allow" | "always" | "deny";
@@ -55,6 +55,8 @@ export interface PermissionGateOptions {
 export interface PermissionGate {
   /** Decides one request; never rejects. Concurrent calls are independent. */
   decide(request: RequestPermissionRequest): Promise<GateDecision>;
+  /** The policy's action for a category, without asking anyone (the host-tools bridge checks `mcp`). */
+  policyAction(category: PermissionCategory): PermissionAction;
 }
 
 type Asked = { answer: ApproverAnswer } | { failed: "approver-failed" | "approver-timeout" };
@@ -87,6 +89,7 @@ async function ask(approver: Approver, request: RequestPermissionRequest, catego
 export function createPermissionGate(options: PermissionGateOptions): PermissionGate {
   const timeoutMs = options.approverTimeoutMs ?? 300_000;
   return {
+    policyAction: (category) => resolveAction(options.policy, category).action,
     async decide(request) {
       const toolCallId = String(request?.toolCall?.toolCallId ?? "");
       const category = categorize(request ?? ({} as RequestPermissionRequest));

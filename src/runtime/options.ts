@@ -13,6 +13,8 @@ export type PermissionHook = (request: RequestPermissionRequest) => Promise<Requ
 /** A permission gate (see permissions/): decides and reports an audit record. */
 export interface PermissionDecider {
   decide(request: RequestPermissionRequest): Promise<{ response: RequestPermissionResponse; audit: { category: string; decision: string; optionId?: string; reason?: string } }>;
+  /** The policy's action for a category without asking anyone; the host-tools bridge checks "mcp" on every call. */
+  policyAction?(category: "mcp"): "allow" | "require-approval" | "block";
 }
 
 /** Options of createSession. */
@@ -27,6 +29,8 @@ export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra variables set verbatim on the agent (e.g. a sandbox HOME/GROK_HOME). */
   agentEnv?: Record<string, string>;
+  /** Variable names (of env or agentEnv) to treat as secret like XAI_API_KEY: masked in every error, diagnostic and output. */
+  secretEnvNames?: readonly string[];
   /** Operator MCP servers forwarded on session/new. */
   mcpServers?: OperatorMcpServer[];
   /** Host tools, served through a loopback bridge + stdio MCP server. */

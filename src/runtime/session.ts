@@ -14,10 +14,11 @@ import { randomUUID } from "node:crypto";
 import { resolve as resolvePath } from "node:path";
 import type { McpServer, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { SeatError, messageOf, type ErrorCode } from "../errors.js";
+import { markSecretNames, registerSecrets } from "../internal/redact.js";
 import { CallbackQueue, checkPromptInput, connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
 import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, toolOmittedAudit, type ToolBridge } from "../tools/index.js";
-import { chooseResponse } from "../permissions/index.js";
+import { categorize, chooseResponse } from "../permissions/index.js";
 import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";
 import { grokLogPath, startTurnHealth } from "../health/index.js";
@@ -71,6 +72,32 @@ class Session implements HeadlessSession {
   peer: AcpPeer | undefined;
   process: AgentProcess | undefined;
   bridge: ToolBridge | undefined;
+  /** `mcp` permissions answered allow-once and not yet used by a bridge call; allow-always makes it standing. */
+  private mcpGrants = 0;
+  private mcpStanding = false;
+
+  /**
+   * The bridge's own check on every host-tool call: the policy's `mcp` action when a gate has one; otherwise
+   * (require-approval, a hook, the default) only a call grok asked permission for and that was allowed.
+   */
+  authorizeBridgeCall = (): boolean => {
+    const action = this.options.permissions?.policyAction?.("mcp");
+    if (action === "block") return false;
+    if (action === "allow" || this.mcpStanding) return true;
+    if (this.mcpGrants > 0) {
+      this.mcpGrants -= 1;
+      return true;
+    }
+    return false;
+  };
+
+  private noteMcpAnswer(request: RequestPermissionRequest, response: RequestPermissionResponse): void {
+    if (response.outcome.outcome !== "selected" || categorize(request) !== "mcp") return;
+    const optionId = response.outcome.optionId;
+    const kind = request.options?.find((o) => o.optionId === optionId)?.kind;
+    if (kind === "allow_always") this.mcpStanding = true;
+    else if (kind === "allow_once") this.mcpGrants += 1;
+  }
   skills: StagedSkills | undefined;
   /** grok's unified.jsonl, followed during each turn (health/). */
   grokLog: string | undefined;
@@ -178,6 +205,7 @@ class Session implements HeadlessSession {
     try {
       if (this.options.permissions) {
         const { response, audit } = await this.options.permissions.decide(request);
+        this.noteMcpAnswer(request, response);
         this.audit.push({ event: "permission", toolCallId, category: audit.category, decision: audit.decision });
         if (audit.reason === "approver-failed") {
           void this.report("PERMISSION_APPROVER_FAILED", `The permission approver threw or answered something other than allow/always/deny; the ${audit.category} call was denied.`);
@@ -187,6 +215,7 @@ class Session implements HeadlessSession {
       }
       if (this.options.onPermissionRequest) {
         const response = await this.options.onPermissionRequest(request);
+        this.noteMcpAnswer(request, response);
         const optionId = response.outcome.outcome === "selected" ? response.outcome.optionId : undefined;
         const kind = request.options.find((o) => o.optionId === optionId)?.kind ?? "cancelled";
         this.core?.emit({ type: "permission", toolCallId, category: "hook", decision: kind.startsWith("allow") ? "allow" : "deny", ...(optionId ? { optionId } : {}) });
@@ -236,6 +265,8 @@ export async function createSession(options: SessionOptions = {}): Promise<Headl
 
 async function start(session: Session, options: SessionOptions, model: string | undefined): Promise<void> {
   const env = options.env ?? process.env;
+  markSecretNames(options.secretEnvNames);
+  registerSecrets(env);
   const cwd = resolvePath(options.cwd ?? process.cwd());
   const binary = await resolveGrokBinary({ ...(options.grokCliBinaryPath ? { explicitPath: options.grokCliBinaryPath } : {}), env });
   const tools = options.tools ?? [];
@@ -250,6 +281,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
         ...(options.toolBridge?.serverEntry !== undefined ? { serverEntry: options.toolBridge.serverEntry } : {}),
         // The model sees a bounded one-line message; the host gets the whole error here (never as onText).
         onExecuteError: (toolName, error) => void session.report("TOOL_EXECUTE_FAILED", `Host tool "${toolName}" threw: ${messageOf(error)}`, { asText: false }),
+        authorize: session.authorizeBridgeCall,
       });
       // A tool with a bad name or schema is left out on its own; the others are served.
       for (const omitted of bridge.omittedTools) {

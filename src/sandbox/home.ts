@@ -5,7 +5,8 @@
  * Invariant: never reads or writes the real ~/.grok; everything lives under one temp root removed by cleanup().
  * Spec: shared reference grok-wire.md §2.
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, realpathSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, realpathSync } from "node:fs";
+import { removePrivateDir } from "../internal/private-dir.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -80,7 +81,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (cleaned) return;
       cleaned = true;
       // Processes that just exited may still be flushing into GROK_HOME; retry a little before giving up.
-      rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      removePrivateDir(root, { retries: 10 });
     },
   };
 }

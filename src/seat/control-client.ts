@@ -9,6 +9,7 @@
  */
 import { createConnection } from "node:net";
 import { lstatSync } from "node:fs";
+import { privateDirProblem } from "../internal/private-dir.js";
 import { SeatError } from "../errors.js";
 import { controlSocketPath, type ControlRequest } from "./controller.js";
 
@@ -27,8 +28,9 @@ export async function callController(dir: string, request: ControlRequest, timeo
   const gone = (why: string, cause?: unknown) =>
     new SeatError("SEAT_NOT_ADMITTED", `No live controller for the seat in ${dir} (${why}). The seat never reconnects to its leader: check \`seat status\`, then release it and hire a fresh one.`, { context: { dir, controllerGone: true }, cause });
   try {
-    const d = lstatSync(dir);
-    if (!d.isDirectory() || d.uid !== uid || (d.mode & 0o777) !== 0o700) throw new SeatError("SEAT_REFUSED", `${dir} is not a private 0700 directory of uid ${uid}; refusing to use its control socket.`, { context: { dir } });
+    lstatSync(dir); // a missing directory means no controller (below), not a refusal
+    const problem = privateDirProblem(dir, uid);
+    if (problem) throw new SeatError("SEAT_REFUSED", `${dir} is not a private 0700 directory of uid ${uid} (${problem}); refusing to use its control socket.`, { context: { dir } });
     const s = lstatSync(path);
     if (!s.isSocket() || s.uid !== uid) throw new SeatError("SEAT_REFUSED", `${path} is not a socket owned by uid ${uid}; refusing to use it.`, { context: { path } });
   } catch (error) {

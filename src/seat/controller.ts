@@ -5,13 +5,16 @@
  *   reporting the hire outcome to whoever started it.
  * Does not own: the hire and delivery rules (hire.ts, visible-seat.ts) or the CLI (cli/).
  * Invariant: "connect once" — when this process is gone nothing reconnects: send refuses and status
- *   reports from the journal.
+ *   reports from the journal. Secrets: hire.json names them (secretEnvNames) but never holds a value;
+ *   the values come from this process's own environment, which `seat hire` builds explicitly
+ *   (controllerEnv); every log line and seat.json write is redacted.
  * Spec: docs/seat-protocol.md#controller
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
+import { markSecretNames, redact, registerSecrets } from "../internal/redact.js";
 import { platformIdentitySource } from "../identity/index.js";
 import { openJournal, type DeliveryState } from "../journal/index.js";
 import { HerdrBackend, TmuxBackend, type Backend } from "../mux/index.js";
@@ -27,7 +30,10 @@ export interface ControllerConfig {
   grokBinary: string;
   binaryArgs?: string[];
   cwd: string;
+  /** The TUI's environment without its secret values (see secretEnvNames). */
   env: Record<string, string>;
+  /** Names whose values the controller takes from its own environment (never written to hire.json). */
+  secretEnvNames?: string[];
   mux: "tmux" | "herdr";
   tmuxSocket?: string;
   herdrSocket?: string;
@@ -45,6 +51,24 @@ export type ControlRequest =
   | { op: "send"; text: string; promptId?: string; wait?: DeliveryState; timeoutMs?: number }
   | { op: "status" }
   | { op: "release"; closePane?: boolean; exitTimeoutMs?: number };
+
+/** The caller variables a controller process receives besides the seat's secrets (nothing else leaks in). */
+export const CONTROLLER_ENV_ALLOW_LIST = ["PATH", "HOME", "TMPDIR", "TMUX_TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "GROK_SEAT_HOME"] as const;
+
+/** The explicit environment of a seat's controller: the allow-list from `source` plus the given secret values. */
+export function controllerEnv(source: NodeJS.ProcessEnv, secrets: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of CONTROLLER_ENV_ALLOW_LIST) if (typeof source[name] === "string" && source[name] !== "") out[name] = source[name]!;
+  return { ...out, ...secrets };
+}
+
+/** The TUI env of a config: its plain part plus the named secrets read from `source` (the controller's env). */
+export function tuiEnvOf(config: ControllerConfig, source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  markSecretNames(config.secretEnvNames);
+  const env = { ...config.env };
+  for (const name of config.secretEnvNames ?? []) if (typeof source[name] === "string" && source[name] !== "") env[name] = source[name]!;
+  return registerSecrets(env);
+}
 
 /** The control socket of a seat directory. */
 export function controlSocketPath(dir: string): string {
@@ -68,7 +92,9 @@ function serialize(error: unknown): Record<string, unknown> {
  * Runs one seat's controller: hires, reports `{type:"hired"|"refused"}` through `report`, serves the
  * control socket until release, then resolves. Never throws after the report.
  */
-export async function runController(config: ControllerConfig, report: (line: Record<string, unknown>) => void, log: (line: string) => void = () => {}): Promise<number> {
+export async function runController(config: ControllerConfig, report: (line: Record<string, unknown>) => void, rawLog: (line: string) => void = () => {}): Promise<number> {
+  const env = tuiEnvOf(config);
+  const log = (entry: Record<string, unknown>): void => rawLog(JSON.stringify(redact(entry)));
   const dir = seatDir(config.seatHome, config.seatId);
   ensurePrivateDir(config.seatHome);
   ensurePrivateDir(join(config.seatHome, "seats"));
@@ -87,18 +113,19 @@ export async function runController(config: ControllerConfig, report: (line: Rec
       throw new SeatError("SEAT_REFUSED", `The control socket ${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter GROK_SEAT_HOME.`, { context: { socketPath } });
     }
     const options: HireSeatOptions = {
-      grokBinary: config.grokBinary, binaryArgs: config.binaryArgs ?? [], cwd: config.cwd, env: config.env, mux: config.mux, seatId: config.seatId,
+      grokBinary: config.grokBinary, binaryArgs: config.binaryArgs ?? [], cwd: config.cwd, env, mux: config.mux, seatId: config.seatId,
+      ...(config.secretEnvNames ? { secretEnvNames: config.secretEnvNames } : {}),
       backend: backendFor(config.mux, config), journal,
       ...(config.model ? { model: config.model } : {}), ...(config.effort ? { effort: config.effort } : {}),
       ...(config.versionFloor ? { versionFloor: config.versionFloor } : {}),
       ...(config.readyTimeoutMs ? { readyTimeoutMs: config.readyTimeoutMs } : {}),
       ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}),
-      onStep: (step, detail) => log(JSON.stringify({ type: "step", step, detail })),
+      onStep: (step, detail) => log({ type: "step", step, detail }),
       onPlan: (plan) => {
         Object.assign(file, { session_id: plan.sessionId, grok_home: plan.grokHome, socket_dir: plan.socketDir });
         writeSeatFile(dir, file);
       },
-      callbacks: { onEvent: (event) => log(JSON.stringify({ type: "event", event })) },
+      callbacks: { onEvent: (event) => log({ type: "event", event }) },
     };
     seat = await hireSeat(options);
   } catch (error) {

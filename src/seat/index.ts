@@ -19,7 +19,7 @@ export type { AttachedParts, DeliverOptions, ReleaseResult, StopLeaderInput } fr
 export { findSessionFileEvidence, reconcileFromSessionFiles } from "./evidence.js";
 export { seatHome, journalPath, seatDir, ensurePrivateDir, readSeatFile, writeSeatFile, SEAT_FILE_SCHEMA } from "./seat-home.js";
 export type { SeatFile } from "./seat-home.js";
-export { runController, controlSocketPath, backendFor } from "./controller.js";
+export { runController, controlSocketPath, backendFor, controllerEnv } from "./controller.js";
 export type { ControllerConfig, ControlRequest } from "./controller.js";
 export { callController, unwrapReply, isControllerGone } from "./control-client.js";
 export { offlineStatus, offlineRelease, controllerState } from "./offline.js";

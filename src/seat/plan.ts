@@ -4,14 +4,18 @@
  *   outside $GROK_HOME), the TUI argv (executed directly) and its explicit environment.
  * Does not own: launching (mux/), proving (proof.ts) or attaching (hire.ts).
  * Invariant: the argv never carries a brief, never starts `grok agent … stdio`, and the TUI's stderr is
- *   never redirected; env is an explicit allow-list plus GROK_DISABLE_AUTOUPDATER=1.
+ *   never redirected; env is an explicit allow-list plus GROK_DISABLE_AUTOUPDATER=1. The plan holds
+ *   secret values only in `env`, which travels to the pane through a process environment (mux/); every
+ *   serialised copy of a plan goes through redact() (internal/redact.ts).
  * Spec: ADR 0224 (Decision); grok-wire.md §13 step 1; docs/seat-protocol.md#hire
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { chmodSync, lstatSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { SeatError } from "../errors.js";
+import { privateDirProblem } from "../internal/private-dir.js";
+import { markSecretNames, registerSecrets } from "../internal/redact.js";
 import { VERIFIED_VERSION_FLOOR } from "./admission.js";
 
 /** The longest socket path we accept (Linux sun_path is 108 bytes, macOS 104, minus a margin). */
@@ -35,6 +39,8 @@ export interface PlanInput {
   versionFloor?: string;
   /** Parent of the fresh socket directory (default: os.tmpdir()). */
   socketRoot?: string;
+  /** More variable names the embedder marks secret: copied into the TUI env when set, masked everywhere. */
+  secretEnvNames?: readonly string[];
 }
 
 /** A hire plan; `socketDir` is null until createSocketDir made it (dry runs never do). */
@@ -61,22 +67,26 @@ export function newSeatId(): string {
   return `gs-${randomBytes(4).toString("hex")}`;
 }
 
-/** The explicit environment of the TUI: allow-listed names from `env`, GROK_HOME defaulted, TERM defaulted, auto-update off. */
-export function buildTuiEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+/**
+ * The explicit environment of the TUI: allow-listed names (plus `secretEnvNames`) from `env`, GROK_HOME
+ * defaulted, TERM defaulted, auto-update off. Secret values in it are registered for redaction.
+ */
+export function buildTuiEnv(env: NodeJS.ProcessEnv, secretEnvNames: readonly string[] = []): Record<string, string> {
   const home = env.HOME;
   if (!home || !isAbsolute(home)) throw new SeatError("CLI_USAGE", "HOME must be an absolute path to hire a visible seat.", { context: { home } });
+  markSecretNames(secretEnvNames);
   const out: Record<string, string> = {};
-  for (const name of TUI_ENV_ALLOW_LIST) if (typeof env[name] === "string" && env[name] !== "") out[name] = env[name]!;
+  for (const name of [...TUI_ENV_ALLOW_LIST, ...secretEnvNames]) if (typeof env[name] === "string" && env[name] !== "") out[name] = env[name]!;
   out.GROK_HOME ??= join(home, ".grok");
   out.PATH ??= "/usr/bin:/bin";
   out.TERM ??= "xterm-256color";
   out.GROK_DISABLE_AUTOUPDATER = "1";
-  return out;
+  return registerSecrets(out);
 }
 
 /** Builds the plan (no side effects); call createSocketDir before launching. */
 export function buildHirePlan(input: PlanInput): HirePlan {
-  const env = buildTuiEnv(input.env);
+  const env = buildTuiEnv(input.env, input.secretEnvNames);
   const sessionId = randomUUID();
   const cwd = resolve(input.cwd);
   return {
@@ -115,7 +125,7 @@ export function createSocketDir(plan: HirePlan): HirePlan {
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) throw refuse(`is longer than ${MAX_SOCKET_PATH_BYTES} bytes (sun_path)`);
   // grok's policy-disabled leader mode kills reachable leaders it finds in $GROK_HOME (grok-wire §12.1).
   if (isInside(dir, plan.grokHome)) throw refuse("lies inside $GROK_HOME, where grok may stop leaders it finds");
-  const stat = lstatSync(dir);
-  if (!stat.isDirectory() || (stat.mode & 0o777) !== 0o700) throw refuse("has a directory that is not a private 0700 directory");
+  const problem = privateDirProblem(dir);
+  if (problem) throw refuse(`has a directory that is not private (${problem})`);
   return { ...plan, socketDir: dir, socketPath, argv: plan.argv.map((a) => (a === "<socket>" ? socketPath : a)) };
 }

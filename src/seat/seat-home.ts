@@ -7,10 +7,12 @@
  *   leader: admission happens only in the controller that launched the pane.
  * Spec: docs/seat-protocol.md#controller
  */
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { SeatError } from "../errors.js";
+import { privateDirProblem } from "../internal/private-dir.js";
+import { redact } from "../internal/redact.js";
 
 /** The schema name of seat.json. */
 export const SEAT_FILE_SCHEMA = "grok-seat.seat.v1";
@@ -53,16 +55,16 @@ export function seatDir(home: string, seatId: string): string {
 export function ensurePrivateDir(dir: string, uid = process.getuid?.() ?? 0): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
-  const stat = lstatSync(dir);
-  if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o777) !== 0o700) {
-    throw new SeatError("SEAT_REFUSED", `${dir} is not a private 0700 directory owned by uid ${uid}. Remove it or choose another GROK_SEAT_HOME.`, { context: { dir } });
+  const problem = privateDirProblem(dir, uid);
+  if (problem) {
+    throw new SeatError("SEAT_REFUSED", `${dir} is not a private 0700 directory owned by uid ${uid} (${problem}). Remove it or choose another GROK_SEAT_HOME.`, { context: { dir } });
   }
 }
 
-/** Writes seat.json atomically (0600). */
+/** Writes seat.json atomically (0600), redacted (no secret value is ever written). */
 export function writeSeatFile(dir: string, file: SeatFile): void {
   const path = join(dir, "seat.json");
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(redact(file), null, 2)}\n`, { mode: 0o600 });
   renameSync(`${path}.tmp`, path);
 }
 

@@ -10,8 +10,8 @@
  * Spec: ADR 0224; grok-wire.md §13; docs/seat-protocol.md#delivery, #release
  */
 import { randomUUID } from "node:crypto";
-import { rm } from "node:fs/promises";
 import { SeatError, messageOf } from "../errors.js";
+import { removePrivateDir } from "../internal/private-dir.js";
 import type { AcpPeer, SeatEvent, SessionCore, TurnResult } from "../acp/index.js";
 import type { DeliveryRecord, DeliveryState, Journal } from "../journal/index.js";
 import type { LeaderClient } from "../leader/index.js";
@@ -241,7 +241,7 @@ export async function stopLeaderAfterTuiExit(input: StopLeaderInput): Promise<Om
   if (leaderState === "exited") {
     // The bound leader is gone; keep the directory while anything still listens on the path (not ours to touch).
     const listeners = await socketListenerInodes(input.leader.socketPath).catch(() => [0]);
-    if (listeners.length === 0) await rm(input.leader.socketDir, { recursive: true, force: true });
+    if (listeners.length === 0) removePrivateDir(input.leader.socketDir);
     return { ...base, tuiExit, leaderStopped: false, reason: `the bound leader (pid ${input.leader.pid}, birth ${input.leader.birth}) had already exited; nothing was signalled` };
   }
   const { result } = await proveSeatLeader({ ...input.leader, tuiPid: input.tui.pid, birth: input.leader.birth, requireChildOfTui: false });
@@ -259,7 +259,7 @@ export async function stopLeaderAfterTuiExit(input: StopLeaderInput): Promise<Om
     if (again) process.kill(input.leader.pid, "SIGKILL");
     state = await waitForExitObserved(input.leader, 5000);
   }
-  if (state === "exited") await rm(input.leader.socketDir, { recursive: true, force: true });
+  if (state === "exited") removePrivateDir(input.leader.socketDir);
   await sleep(0);
   return { ...base, tuiExit, leaderStopped: state === "exited", reason: state === "exited" ? `the original TUI exited; the proven leader pid ${input.leader.pid} was stopped` : `the leader pid ${input.leader.pid} did not exit after SIGTERM and SIGKILL` };
 }

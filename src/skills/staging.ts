@@ -7,11 +7,12 @@
  *   staging leaves nothing behind; cleanup() is idempotent.
  * Spec: docs grok-wire §11.
  */
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SeatError, messageOf } from "../errors.js";
+import { removePrivateDir } from "../internal/private-dir.js";
 import { SKILL_NAME, parseFrontmatter } from "./frontmatter.js";
 
 /** Options of stageSkills. */
@@ -124,7 +125,7 @@ export function stageSkills(options: StageSkillsOptions = {}): StagedSkills {
   const cleanup = (): void => {
     if (removed) return;
     removed = true;
-    rmSync(parent, { recursive: true, force: true });
+    removePrivateDir(parent);
   };
   const dir = join(parent, pluginName);
   try {

@@ -6,6 +6,8 @@
  *   GET /health → {ok:true}; GET /tools → {tools: ListedTool[]};
  *   POST /call {name, arguments} → MCP CallToolResult (tool failures are `isError` results with 200).
  *   Body over maxBodyBytes → 413; bad JSON or shape → 400 {error}. An abandoned request aborts the tool's signal.
+ *   A call the session's permission decision refuses (`authorize`) → 403 {error, code: "PERMISSION_DENIED"};
+ *   the tool's execute is not run. The token alone never bypasses a policy that blocks or asks for `mcp`.
  * Invariant: only the per-session random token is accepted, compared in constant time; nothing but loopback listens.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -20,6 +22,8 @@ export interface BridgeOptions {
   maxBodyBytes?: number;
   /** Port to bind on 127.0.0.1; 0 (default) picks an ephemeral one. */
   port?: number;
+  /** Asked before every /call with the bare tool name; false refuses it (403 PERMISSION_DENIED). Default: allow. */
+  authorize?: (toolName: string) => boolean | Promise<boolean>;
 }
 
 /** A running bridge: where it listens, the token it accepts, and how to stop it. */
@@ -105,6 +109,8 @@ export async function startBridge(registry: ToolRegistry, options: BridgeOptions
     if (path === "/tools" && req.method === "GET") return sendJson(res, 200, { tools: registry.tools });
     if (path === "/call" && req.method === "POST") {
       const { name, args } = parseCall(await readBody(req, maxBodyBytes));
+      const allowed = options.authorize ? await Promise.resolve(options.authorize(name)).catch(() => false) : true;
+      if (!allowed) return sendJson(res, 403, { error: `The session's permission policy refuses the MCP call to "${name}".`, code: "PERMISSION_DENIED" });
       const controller = new AbortController();
       inFlight.add(controller);
       // The MCP server aborts its HTTP request when grok cancels the call; pass that on to the tool.

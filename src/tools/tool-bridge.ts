@@ -7,10 +7,13 @@
  *   the host-tools server and records bridgeFailureAudit(reason, count) — no paths, schemas, prose or tokens.
  *   An unusable tool is not a bridge failure: it is listed in omittedTools (toolOmittedAudit records it,
  *   reason "tool-schema-invalid") and the other tools are served.
+ *   grok 1.0.41 starts a stdio MCP server with its own whole environment plus the entry's `env`, so the
+ *   entry runs `env -u <each secret name> -- node mcp-server.js`: the server never holds XAI_API_KEY & co.
  */
 import { existsSync } from "node:fs";
 import type { McpServerStdio } from "@agentclientprotocol/sdk";
 import { SeatError, isSeatError } from "../errors.js";
+import { secretNames } from "../internal/redact.js";
 import { startBridge } from "./bridge.js";
 import { buildToolRegistry, type HostTool, type OmittedTool } from "./registry.js";
 import { resolveServerEntry } from "./server-entry.js";
@@ -30,6 +33,8 @@ export interface ToolBridgeOptions {
   healthCheckMs?: number;
   /** Told about every throwing `execute` with the whole error (the model gets a bounded line only). */
   onExecuteError?: (toolName: string, error: unknown) => void;
+  /** The session's `mcp` permission decision, applied by the bridge on every call (see BridgeOptions.authorize). */
+  authorize?: (toolName: string) => boolean | Promise<boolean>;
 }
 
 /** A started bridge: the ACP MCP entry to pass on session/new, qualified tool names, rules text, close(). */
@@ -52,6 +57,15 @@ export interface BridgeFailureAudit {
   toolBridgeFailed: true;
   reason: BridgeFailureReason;
   requestedToolCount: number;
+}
+
+/** The `env` program that strips secret names before the MCP server starts (undefined: none found, run node directly). */
+const ENV_PROGRAM = ["/usr/bin/env", "/bin/env"].find((path) => existsSync(path));
+
+/** The command and args of the host-tools MCP server: node + script, behind `env -u <secret>…` when env exists. */
+export function serverCommand(node: string, entry: string): { command: string; args: string[] } {
+  if (!ENV_PROGRAM) return { command: node, args: [entry] };
+  return { command: ENV_PROGRAM, args: [...secretNames().flatMap((name) => ["-u", name]), "--", node, entry] };
 }
 
 const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
@@ -133,7 +147,7 @@ export async function createToolBridge(options: ToolBridgeOptions): Promise<Tool
       );
     }
   }
-  const bridge = await startBridge(registry, options.port === undefined ? {} : { port: options.port });
+  const bridge = await startBridge(registry, { ...(options.port === undefined ? {} : { port: options.port }), ...(options.authorize ? { authorize: options.authorize } : {}) });
   const env = [
     { name: "GROK_SEAT_BRIDGE_URL", value: bridge.url },
     { name: "GROK_SEAT_BRIDGE_TOKEN", value: bridge.token },
@@ -142,7 +156,7 @@ export async function createToolBridge(options: ToolBridgeOptions): Promise<Tool
   const toolNames = registry.tools.map((t) => `${serverName}__${t.name}`);
   const wrappedNames = registry.tools.filter((t) => registry.isWrapped(t.name)).map((t) => `${serverName}__${t.name}`);
   return {
-    mcpServer: { name: serverName, command: options.nodePath ?? process.execPath, args: [entry], env },
+    mcpServer: { name: serverName, ...serverCommand(options.nodePath ?? process.execPath, entry), env },
     toolNames,
     rulesText: toolRulesText(serverName, toolNames, wrappedNames),
     omittedTools: omitted,

@@ -2,13 +2,14 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HerdrBackend, HerdrClient, TmuxBackend, isPidAlive, isTmuxAvailable, type Backend, type LaunchSpec } from "../../src/mux/index.js";
 import { startHerdrSim } from "../fakes/herdr-sim.js";
 import { need, optional } from "../support/requirements.js";
+import { isSeatError } from "../../src/errors.js";
 
 type Kind = "tmux" | "herdr" | "herdr-bin";
 
@@ -114,6 +115,59 @@ test("tmux: the program's environment is exactly the given env", async (t) => {
     const environ = readFileSync(`/proc/${pane.pid}/environ`, "utf8").split("\0").filter(Boolean).sort();
     assert.deepEqual(environ, Object.entries(launch.env).map(([k, v]) => `${k}=${v}`).sort());
     assert.ok(existsSync(pane.terminal!), "pane tty exists");
+  });
+});
+
+/** Every process's argv that contains `needle` ("<pid>: <argv>"), read from /proc/<pid>/cmdline. */
+function argvHolding(needle: string): string[] {
+  const hits: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const argv = cmdline(Number(entry)).join(" ");
+    if (argv.includes(needle)) hits.push(`${entry}: ${argv}`);
+  }
+  return hits;
+}
+
+function tmuxOut(server: string, args: string[]): string {
+  return execFileSync("tmux", ["-L", server, ...args], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+}
+
+test("tmux: a secret env value reaches the program's environment only: no argv, no server or session environment, no start command", async (t) => {
+  await withBackend("tmux", t, async (backend, dir) => {
+    const canary = `xai-canary-mux-${randomBytes(8).toString("hex")}`;
+    const launch: LaunchSpec = { ...spec(dir, ["sleep", "30"]), env: { ...spec(dir, []).env, XAI_API_KEY: canary, ODD: "a \"b\" $HOME ; #{x} \\ ~" } };
+    const sampled: string[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        sampled.push(...argvHolding(canary));
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const pane = await backend.launch(launch);
+    await eventually("sleep has exec'd", () => cmdline(pane.pid)[0] === "sleep");
+    sampling = false;
+    await sampler;
+    const environ = readFileSync(`/proc/${pane.pid}/environ`, "utf8").split("\0").filter(Boolean).sort();
+    assert.deepEqual(environ, Object.entries(launch.env).map(([k, v]) => `${k}=${v}`).sort(), "the program got exactly the env, quoting intact");
+    assert.deepEqual(sampled, [], "no process ever carried the secret on its argv");
+    const server = (backend as TmuxBackend).socketName;
+    const serverPid = Number(tmuxOut(server, ["display-message", "-p", "#{pid}"]).trim());
+    assert.ok(!readFileSync(`/proc/${serverPid}/environ`, "utf8").includes(canary), "the tmux server's own environment");
+    assert.ok(!tmuxOut(server, ["show-environment", "-g"]).includes(canary), "show-environment -g");
+    assert.ok(!tmuxOut(server, ["show-environment", "-t", pane.sessionName!]).includes("XAI_API_KEY"), "the session keeps no copy");
+    assert.ok(!tmuxOut(server, ["list-panes", "-a", "-F", "#{pane_start_command}"]).includes(canary), "pane_start_command");
+  });
+});
+
+test("tmux: a failing launch is MUX_COMMAND_FAILED whose message, context and JSON carry no secret value", async (t) => {
+  await withBackend("tmux", t, async (backend, dir) => {
+    const canary = `xai-canary-fail-${randomBytes(8).toString("hex")}`;
+    const error = await backend.launch({ ...spec(dir, ["sleep", "30"]), cols: 0, env: { PATH: "/usr/bin:/bin", XAI_API_KEY: canary } }).then(() => undefined, (e: unknown) => e);
+    assert.ok(isSeatError(error, "MUX_COMMAND_FAILED"), String(error));
+    assert.match(error.message, /width too small/);
+    for (const text of [error.message, JSON.stringify(error.toJSON()), JSON.stringify(error.context), String(error.stack)]) assert.ok(!text.includes(canary), text);
   });
 });
 

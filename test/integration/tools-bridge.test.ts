@@ -162,3 +162,25 @@ test("a configured server entry that does not exist fails before any bridge star
     (e) => bridgeFailureReason(e) === "mcp-schema-server-missing",
   );
 });
+
+test("a call the authorize check refuses gets 403 with code PERMISSION_DENIED and the tool's execute never runs", async () => {
+  const runs: unknown[] = [];
+  const tool: HostTool = { ...echo, execute: (args: { text: string }) => (runs.push(args), args.text) };
+  let allow = false;
+  const asked: string[] = [];
+  const bridge = await startBridge(createToolRegistry([tool]), { authorize: (name) => (asked.push(name), allow) });
+  try {
+    const call = () => fetch(`${bridge.url}/call`, { method: "POST", headers: { authorization: `Bearer ${bridge.token}` }, body: JSON.stringify({ name: "echo", arguments: { text: "x" } }) });
+    const refused = await call();
+    assert.equal(refused.status, 403);
+    assert.equal(((await refused.json()) as { code: string }).code, "PERMISSION_DENIED");
+    assert.deepEqual(runs, []);
+    allow = true;
+    const served = await call();
+    assert.equal(served.status, 200);
+    assert.deepEqual(runs, [{ text: "x" }]);
+    assert.deepEqual(asked, ["echo", "echo"], "asked on every call");
+  } finally {
+    await bridge.close();
+  }
+});

@@ -3,6 +3,8 @@
  * Owns: the hire flags, `--dry-run` (print the plan, launch nothing), starting the controller process
  *   and relaying its hire outcome.
  * Does not own: the hire itself (seat/ controller, run in the detached process).
+ * Invariant: secret values reach the controller only in its (explicit, minimal) process environment;
+ *   hire.json, `--dry-run` and `--json` never hold one.
  */
 import { spawn } from "node:child_process";
 import { closeSync, openSync, writeFileSync } from "node:fs";
@@ -12,11 +14,12 @@ import { SeatError } from "../../errors.js";
 import { resolveGrokBinary } from "../../grok/index.js";
 import { resolveHerdrSocketPath } from "../../mux/index.js";
 import {
-  VERIFIED_VERSION_FLOOR, buildHirePlan, buildTuiEnv, ensurePrivateDir, newSeatId, seatDir, seatHome, type ControllerConfig,
+  VERIFIED_VERSION_FLOOR, buildHirePlan, buildTuiEnv, controllerEnv, ensurePrivateDir, newSeatId, seatDir, seatHome, type ControllerConfig,
 } from "../../seat/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import { testHookEnabled } from "../test-hooks.js";
+import { redact, splitSecretEnv } from "../../internal/redact.js";
 import type { Command } from "./command.js";
 
 const CONTROLLER_MAIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "seat", "controller-main.js");
@@ -63,7 +66,7 @@ Leader mode ignores grok's CLI permission allow/deny flags, so none are offered:
     const home = seatHome();
     if (args.values["dry-run"]) {
       const shown = { ...plan, socketPath: join(plan.socketRoot, "gs-XXXXXX", "s"), argv: plan.argv.map((a) => (a === "<socket>" ? join(plan.socketRoot, "gs-XXXXXX", "s") : a)) };
-      if (args.values.json) writeJson({ type: "plan", plan: shown, seatHome: home, journal: join(home, "seats.db") });
+      if (args.values.json) writeJson({ type: "plan", plan: redact(shown), seatHome: home, journal: join(home, "seats.db") });
       else {
         process.stdout.write([
           `seat:        ${plan.seatId} (dry run: nothing launched)`,
@@ -85,8 +88,10 @@ Leader mode ignores grok's CLI permission allow/deny flags, so none are offered:
     ensurePrivateDir(join(home, "seats"));
     ensurePrivateDir(dir);
     const readyMs = secondsFlag("hire", args, "ready-timeout", 30_000)!;
+    // hire.json names the secrets but holds no value: the controller gets them in its own environment.
+    const { plain, secret } = splitSecretEnv(buildTuiEnv(process.env));
     const config: ControllerConfig = {
-      seatHome: home, seatId, grokBinary: binary.path, binaryArgs, cwd, env: buildTuiEnv(process.env), mux, versionFloor, readyTimeoutMs: readyMs,
+      seatHome: home, seatId, grokBinary: binary.path, binaryArgs, cwd, env: plain, secretEnvNames: Object.keys(secret), mux, versionFloor, readyTimeoutMs: readyMs,
       ...(plan.model ? { model: plan.model } : {}), ...(plan.effort ? { effort: plan.effort } : {}),
       ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}),
       ...(mux === "herdr" ? { herdrSocket: stringFlag(args, "herdr-socket") ?? resolveHerdrSocketPath() } : {}),
@@ -95,7 +100,7 @@ Leader mode ignores grok's CLI permission allow/deny flags, so none are offered:
     const configPath = join(dir, "hire.json");
     writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
     const logFd = openSync(join(dir, "controller.log"), "a", 0o600);
-    const child = spawn(process.execPath, [CONTROLLER_MAIN, configPath], { detached: true, stdio: ["ignore", logFd, logFd, "pipe"], env: process.env });
+    const child = spawn(process.execPath, [CONTROLLER_MAIN, configPath], { detached: true, stdio: ["ignore", logFd, logFd, "pipe"], env: controllerEnv(process.env, secret) });
     closeSync(logFd);
     const outcome = await new Promise<Record<string, unknown>>((resolveOutcome) => {
       let text = "";

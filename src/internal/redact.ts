@@ -1,0 +1,99 @@
+/*
+ * Redaction: the one place that decides which environment values are secret and masks them.
+ * Owns: the allow-list of secret names (XAI_API_KEY, GROK_API_KEY, GROK_CODE_XAI_API_KEY plus names an
+ *   embedder marks secret), the process-wide set of secret values seen so far, and masking them in
+ *   text, env maps, argv and nested plans/contexts.
+ * Does not own: where secrets travel (grok/, mux/, seat/ pass them only through a process environment).
+ * Invariant: every serialiser of a plan, env, error, log line or audit event goes through redact();
+ *   a secret value is replaced by REDACTED wherever it appears, and a secret name's value is masked
+ *   even when its value was never registered.
+ */
+
+/** What a secret value is replaced with. */
+export const REDACTED = "[redacted]";
+
+/** Environment names whose values are always secret. */
+export const SECRET_ENV_NAMES: readonly string[] = Object.freeze(["XAI_API_KEY", "GROK_API_KEY", "GROK_CODE_XAI_API_KEY"]);
+
+const extraNames = new Set<string>();
+const values = new Set<string>();
+// Values shorter than this would mask ordinary words; a real key is far longer.
+const MIN_VALUE_LENGTH = 6;
+
+/** True when `name` is an allow-listed secret or one an embedder marked secret. */
+export function isSecretName(name: string): boolean {
+  return SECRET_ENV_NAMES.includes(name) || extraNames.has(name);
+}
+
+/** Every secret name known now (the allow-list plus marked names). */
+export function secretNames(): string[] {
+  return [...SECRET_ENV_NAMES, ...extraNames];
+}
+
+/** Marks more environment names as secret (an embedder's option); process-wide, never unmarked. */
+export function markSecretNames(names: readonly string[] | undefined): void {
+  for (const name of names ?? []) if (typeof name === "string" && name !== "") extraNames.add(name);
+}
+
+/** Records the values of every secret name in `env` so later output masks them. Returns `env`. */
+export function registerSecrets<T extends Record<string, string | undefined>>(env: T, names?: readonly string[]): T {
+  markSecretNames(names);
+  for (const [name, value] of Object.entries(env)) {
+    if (isSecretName(name) && typeof value === "string" && value.length >= MIN_VALUE_LENGTH) values.add(value);
+  }
+  return env;
+}
+
+/** Splits `env` into its non-secret part and its secret part (by name). */
+export function splitSecretEnv(env: Record<string, string>): { plain: Record<string, string>; secret: Record<string, string> } {
+  const plain: Record<string, string> = {};
+  const secret: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) (isSecretName(name) ? secret : plain)[name] = value;
+  return { plain, secret };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** `text` with every registered secret value and every `SECRET_NAME=value` assignment masked. */
+export function redactText(text: string): string {
+  let out = text;
+  for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
+  const names = secretNames().map(escapeRegExp).join("|");
+  return out.replace(new RegExp(`\\b(${names})=(?!\\[redacted\\])("[^"]*"|'[^']*'|[^\\s"',;]+)`, "g"), `$1=${REDACTED}`);
+}
+
+/** An env map with each secret name's value masked (names stay, so a reader sees what was passed). */
+export function redactEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (typeof value === "string") out[name] = isSecretName(name) ? REDACTED : redactText(value);
+  return out;
+}
+
+/**
+ * A deep copy of `value` with secrets masked: strings through redactText, object keys that are secret
+ * names get REDACTED, ACP `{name, value}` env pairs with a secret name too. Errors become {name, message}.
+ */
+export function redact<T>(value: T): T {
+  return walk(value, 0) as T;
+}
+
+function walk(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return redactText(value);
+  if (value === null || typeof value !== "object" || depth > 32) return value;
+  if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
+  if (value instanceof Error) return { name: value.name, message: redactText(value.message) };
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value; // class instances (Buffer, Date…) stay as they are
+  const record = value as Record<string, unknown>;
+  const pairSecret = typeof record.name === "string" && isSecretName(record.name) && "value" in record;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(record)) {
+    out[key] = (isSecretName(key) && item !== undefined && item !== null) || (pairSecret && key === "value") ? REDACTED : walk(item, depth + 1);
+  }
+  return out;
+}
+
+// The caller's own environment is the first place secrets come from.
+registerSecrets(process.env);
