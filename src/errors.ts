@@ -60,6 +60,12 @@ export const ERROR_CODES = {
   SEAT_REFUSED: "readiness checks refused the seat (catalog tools, model, effort)",
   SEAT_NOT_ADMITTED: "the leader was not created by this controller with the original pane proof",
   SEAT_RELEASE_REFUSED: "release may not stop the leader: the original TUI has not been seen to exit",
+  // sessions/ — named headless sessions
+  SESSION_BUSY: "another live process holds the named session's lease (a turn is running)",
+  SESSION_NOT_RESUMABLE: "the recorded agent session cannot be resumed or loaded; no fresh session was started",
+  SESSION_NOT_FOUND: "no named session with that name in this scope",
+  SESSION_NAME_INVALID: "a session name is empty, too long or has characters outside [A-Za-z0-9._-]",
+  SESSION_IDLE: "the named session has no running turn to cancel",
   // cli/
   CLI_USAGE: "the command line could not be understood",
 } as const;

@@ -63,6 +63,11 @@ export interface SessionOptions {
   handshakeTimeoutMs?: number;
   /** Grace between SIGTERM and SIGKILL on dispose. Default 2000. */
   killGraceMs?: number;
+  /**
+   * Continue this existing agent session (session/resume, else session/load) instead of session/new; a
+   * session that cannot be attached makes the session dead with SESSION_NOT_RESUMABLE. Used by sessions/.
+   */
+  resume?: { sessionId: string };
   /** Also deliver diagnostic text to onText (seed 002). Default true. */
   diagnosticsAsText?: boolean;
 }
