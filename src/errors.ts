@@ -66,6 +66,7 @@ export const ERROR_CODES = {
   SESSION_NOT_FOUND: "no named session with that name in this scope",
   SESSION_NAME_INVALID: "a session name is empty, too long or has characters outside [A-Za-z0-9._-]",
   SESSION_IDLE: "the named session has no running turn to cancel",
+  SESSION_CLOSE_FAILED: "the agent did not close the named session (session/close failed or timed out)",
   // cli/
   CLI_USAGE: "the command line could not be understood",
 } as const;

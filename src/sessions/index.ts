@@ -13,3 +13,7 @@ export type { HeldLease, Holder } from "./lease.js";
 export { assertSessionName, scopeFor, GLOBAL_SCOPE } from "./names.js";
 export { startControlServer, requestCancel } from "./control.js";
 export type { ControlServer } from "./control.js";
+export { lookup, summarize, closeNamed, removeNamed, cancelNamed } from "./manage.js";
+export type { SessionSummary } from "./manage.js";
+export { closeAgentSession } from "./close.js";
+export type { CloseOutcome } from "./close.js";
