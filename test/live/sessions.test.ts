@@ -184,3 +184,32 @@ test("a holder killed with kill -9 keeps its lease while it is alive (stopped) a
   assert.equal((event(afterDeath, "session")?.interrupted as string[]).length, 1);
   await until("no grok of this rig to be left running", () => grokProcesses(r).length === 0, 15_000);
 });
+
+test("a session whose agent files are gone fails SESSION_NOT_RESUMABLE and starts nothing in its place; close and rm work on the record", async (t) => {
+  const r = await rig(t);
+  const env = envFor(r);
+  const cwd = r.sandbox.project;
+  const first = await runSeat(["run", "-s", "gone", "--json", "remember GONE-1"], { env, cwd });
+  assert.equal(first.code, 0, first.stderr);
+  const keep = await runSeat(["run", "-s", "kept", "--json", "remember KEPT-1"], { env, cwd });
+  assert.equal(keep.code, 0, keep.stderr);
+  const closed = await runSeat(["sessions", "close", "kept", "--json"], { env, cwd });
+  assert.equal(closed.code, 0, closed.stdout + closed.stderr);
+  assert.equal(event(closed, "closed")?.closed, true);
+
+  const { rmSync } = await import("node:fs");
+  rmSync(join(r.sandbox.grokHome, "sessions"), { recursive: true, force: true });
+  const before = mainRequests(r).length;
+  const again = await runSeat(["run", "-s", "gone", "--json", "continue please"], { env, cwd });
+  assert.notEqual(again.code, 0);
+  assert.equal(event(again, "error")?.code, "SESSION_NOT_RESUMABLE", again.stdout);
+  assert.match(String(event(again, "error")?.message), /seat sessions rm/);
+  assert.equal(mainRequests(r).length, before, "no prompt was sent to a fresh session");
+  const show = event(await runSeat(["sessions", "show", "gone", "--json"], { env, cwd }), "session")!;
+  assert.equal(show.agentSessionId, event(first, "session")!.agentSessionId, "the record still names the original agent session");
+
+  const removed = await runSeat(["sessions", "rm", "gone", "--json"], { env, cwd });
+  assert.equal(removed.code, 0, removed.stderr);
+  const list = lines((await runSeat(["sessions", "list", "--json"], { env, cwd })).stdout);
+  assert.deepEqual(list.map((s) => [s.name, s.state]), [["kept", "closed"]]);
+});
