@@ -18,6 +18,7 @@ import { benchLive } from "./live.js";
 import { fmt, machineInfo, machineLine, parseFlags, ratio, REPO_ROOT, RESULTS_DIR, stampLine, table, writeResult, type MachineInfo } from "./report.js";
 import { benchScale } from "./scale.js";
 import { benchStream } from "./stream.js";
+import { benchSessions, sessionsSection } from "./sessions.js";
 
 type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
 
@@ -275,6 +276,11 @@ async function main(): Promise<void> {
     save("p5-scale", r);
     show("P5", withStamp(scaleSection(r), r));
   }
+  if (wanted("P6")) {
+    const r = await benchSessions({ rounds: quick ? 2 : 9 });
+    save("p6-sessions", r);
+    show("P6", sessionsSection(r));
+  }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
@@ -289,6 +295,7 @@ async function main(): Promise<void> {
   stored("P4", "p4-fence", fenceSection);
   stored("P4b", "p4b-seat", seatSection);
   stored("P5", "p5-scale", scaleSection);
+  stored("P6", "p6-sessions", sessionsSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);

@@ -72,6 +72,13 @@ export const ERROR_CODES = {
   SEAT_RELEASE_REFUSED: "release may not stop the leader: the original TUI has not been seen to exit",
   // health/
   MODEL_UNREACHABLE: "grok kept retrying its model request (fail-fast limit reached); the turn was cancelled",
+  // sessions/ — named headless sessions
+  SESSION_BUSY: "another live process holds the named session's lease (a turn is running)",
+  SESSION_NOT_RESUMABLE: "the recorded agent session cannot be resumed or loaded; no fresh session was started",
+  SESSION_NOT_FOUND: "no named session with that name in this scope",
+  SESSION_NAME_INVALID: "a session name is empty, too long or has characters outside [A-Za-z0-9._-]",
+  SESSION_IDLE: "the named session has no running turn to cancel",
+  SESSION_CLOSE_FAILED: "the agent did not close the named session (session/close failed or timed out)",
   // cli/
   CLI_USAGE: "the command line could not be understood",
 } as const;

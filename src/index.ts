@@ -10,6 +10,10 @@ export type { ErrorCode, ErrorContext } from "./errors.js";
 export { createSession, probeAcp, chooseAuthMethod } from "./runtime/index.js";
 export type { HeadlessSession, SessionState, SessionOptions, PermissionHook, PermissionDecider, PromptInput, AuditEvent, AcpProbe } from "./runtime/index.js";
 
+// Named sessions (outlive one process; no daemon)
+export { openSession } from "./sessions/index.js";
+export type { OpenSessionOptions, OpenedSession, SessionRecord, TurnRecord } from "./sessions/index.js";
+
 // Visible seat
 export { hireSeat, VisibleSeat, VERIFIED_VERSION_FLOOR } from "./seat/index.js";
 export type { HireSeatOptions, DeliverOptions, ReleaseResult } from "./seat/index.js";

@@ -19,6 +19,7 @@ export const EXIT = {
   policyInvalid: 5,
   seatRefused: 6,
   muxUnavailable: 7,
+  sessionBusy: 75,
   timeout: 124,
   interrupted: 130,
 } as const;
@@ -46,6 +47,8 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
       return EXIT.timeout;
     case "MUX_UNAVAILABLE":
       return EXIT.muxUnavailable;
+    case "SESSION_BUSY":
+      return EXIT.sessionBusy;
     case "IDENTITY_MISMATCH":
     case "IDENTITY_UNKNOWN":
     case "LEADER_VERSION_REFUSED":

@@ -6,7 +6,9 @@
  */
 export { openJournal, Journal } from "./journal.js";
 export type { RecoveryReport } from "./journal.js";
-export { JOURNAL_SCHEMA, SEAT_STATES } from "./schema.js";
+export { JOURNAL_SCHEMA, SEAT_STATES, openDatabase } from "./schema.js";
+export { MIGRATIONS, applyMigrations } from "./migrations.js";
+export type { Migration } from "./migrations.js";
 export { DELIVERY_STATES, DELIVERY_TRANSITIONS, canTransition, assertTransition, assertEvidenceEchoes, evidenceTarget } from "./states.js";
 export type { DeliveryState, DeliveryEvidence, EvidenceKind } from "./states.js";
 export type { DeliveryRecord, NewSeat, SeatPatch, SeatProof, SeatRecord, SeatState } from "./records.js";

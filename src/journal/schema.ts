@@ -3,11 +3,12 @@
  * Owns: pragmas (WAL, synchronous=FULL), DDL, and refusing files with an unknown or missing schema.
  * Does not own: reading or writing rows (journal.ts).
  * Invariant: a file is either empty (we create v1), or carries meta.schema = grok-seat.journal.v1;
- *   anything else is JOURNAL_CORRUPT and is never modified.
+ *   anything else is JOURNAL_CORRUPT and is never modified. Additive migrations (migrations.ts) run after.
  */
 import Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { DELIVERY_STATES } from "./states.js";
+import { applyMigrations } from "./migrations.js";
 
 /** The versioned schema name stored in the meta table. */
 export const JOURNAL_SCHEMA = "grok-seat.journal.v1";
@@ -72,12 +73,14 @@ export function openDatabase(path: string): Database.Database {
       if (tables.length === 0) {
         db.exec(DDL);
         db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(JOURNAL_SCHEMA);
+        applyMigrations(db);
         return;
       }
       if (!tables.includes("meta")) throw corrupt(path, `has tables (${tables.join(", ")}) but no meta table`);
       const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get();
       if (schema !== JOURNAL_SCHEMA) throw corrupt(path, `has schema ${JSON.stringify(schema ?? null)}, not ${JOURNAL_SCHEMA}`);
       for (const table of ["seats", "deliveries"]) if (!tables.includes(table)) throw corrupt(path, `is missing the ${table} table`);
+      applyMigrations(db);
     }).immediate();
   } catch (err) {
     db.close();

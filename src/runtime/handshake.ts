@@ -8,6 +8,7 @@ import type { InitializeResponse, McpServer, NewSessionResponse } from "@agentcl
 import { SeatError, messageOf } from "../errors.js";
 import { ACP, type AcpPeer } from "../acp/index.js";
 import { chooseAuthMethod } from "./auth.js";
+import { attachSession, type AttachRequest, type AttachResult } from "./attach.js";
 
 /** What the handshake learned. */
 export interface HandshakeResult {
@@ -15,6 +16,8 @@ export interface HandshakeResult {
   authMethodId: string;
   session: NewSessionResponse;
   agentVersion?: string;
+  /** Set when an existing session was attached (resume/load) instead of created. */
+  attached?: AttachResult;
 }
 
 /** Inputs of the handshake. */
@@ -26,6 +29,8 @@ export interface HandshakeOptions {
   systemPrompt?: string;
   env: NodeJS.ProcessEnv;
   clientVersion: string;
+  /** Attach to this existing agent session (session/resume, else session/load) instead of session/new. */
+  attach?: AttachRequest;
 }
 
 function failed(step: string, error: unknown): SeatError {
@@ -59,6 +64,11 @@ export async function handshake(peer: AcpPeer, options: HandshakeOptions): Promi
   if (options.pluginDirs.length > 0) sessionMeta.pluginDirs = options.pluginDirs;
   if (options.rules) sessionMeta.rules = options.rules;
   if (options.systemPrompt) sessionMeta.systemPromptOverride = options.systemPrompt;
+  const agentVersion = typeof meta.agentVersion === "string" ? meta.agentVersion : undefined;
+  if (options.attach) {
+    const attached = await attachSession(peer, init, options.attach, { cwd: options.cwd, mcpServers: options.mcpServers, meta: sessionMeta });
+    return { initialize: init, authMethodId: choice.methodId, session: { sessionId: attached.sessionId }, attached, ...(agentVersion ? { agentVersion } : {}) };
+  }
   let session: NewSessionResponse;
   try {
     session = await peer.request<NewSessionResponse>(ACP.agent.session.new, {
@@ -69,6 +79,5 @@ export async function handshake(peer: AcpPeer, options: HandshakeOptions): Promi
   } catch (error) {
     throw failed("session/new", error);
   }
-  const agentVersion = typeof meta.agentVersion === "string" ? meta.agentVersion : undefined;
   return { initialize: init, authMethodId: choice.methodId, session, ...(agentVersion ? { agentVersion } : {}) };
 }

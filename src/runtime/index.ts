@@ -8,3 +8,7 @@ export type { AuthChoice, AdvertisedAuthMethod } from "./auth.js";
 export type { SessionOptions, PermissionHook, PermissionDecider, PromptInput } from "./options.js";
 export { probeAcp } from "./probe.js";
 export type { AcpProbe } from "./probe.js";
+export { handshake } from "./handshake.js";
+export type { HandshakeOptions, HandshakeResult } from "./handshake.js";
+export { attachMethodFor } from "./attach.js";
+export type { AttachRequest, AttachResult } from "./attach.js";

@@ -72,6 +72,11 @@ export interface SessionOptions {
    * grok's own log, see docs/health.md). Off by default; retries are reported as `retry` events either way.
    */
   failFastAfterRetries?: number;
+  /**
+   * Continue this existing agent session (session/resume, else session/load) instead of session/new; a
+   * session that cannot be attached makes the session dead with SESSION_NOT_RESUMABLE. Used by sessions/.
+   */
+  resume?: { sessionId: string };
   /** Also deliver diagnostic text to onText (seed 002). Default true. */
   diagnosticsAsText?: boolean;
 }

@@ -334,7 +334,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   const timeoutMs = options.handshakeTimeoutMs ?? 60_000;
   const result: HandshakeResult = await withTimeout(
     Promise.race([
-      handshake(session.peer, { cwd, mcpServers, pluginDirs, rules: rules.join("\n\n") || undefined, systemPrompt: options.systemPrompt, env: agentEnv, clientVersion: CLIENT_VERSION }),
+      handshake(session.peer, { cwd, mcpServers, pluginDirs, rules: rules.join("\n\n") || undefined, systemPrompt: options.systemPrompt, env: agentEnv, clientVersion: CLIENT_VERSION, ...(options.resume ? { attach: options.resume } : {}) }),
       exitedEarly,
     ]),
     timeoutMs,

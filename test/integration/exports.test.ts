@@ -12,7 +12,7 @@ test("the library front door exports exactly the listed names", () => {
   assert.deepEqual(Object.keys(api).sort(), [
     "DEFAULT_POLICY", "ERROR_CODES", "VERIFIED_VERSION_FLOOR", "VisibleSeat", "hireSeat", "SeatError", "SessionCore", "categorize", "chooseAuthMethod", "compareVersions",
     "connectAcp", "createPermissionGate", "createSession", "createToolBridge", "ensureGrokBinary",
-    "isSeatError", "laneMarker", "listGrokModels", "loadPolicyFile", "normalizeModelSelection", "parseGrokModels",
+    "isSeatError", "laneMarker", "listGrokModels", "loadPolicyFile", "normalizeModelSelection", "openSession", "parseGrokModels",
     "parseGrokVersion", "parsePolicyFlags", "probeAcp", "probeGrok", "projectSchema", "resolveGrokBinary",
     "stageSkills", "toAcpMcpServers", "turnDiagnostic",
   ].sort());

@@ -11,6 +11,8 @@ import { sendCommand } from "./send.js";
 import { statusCommand } from "./status.js";
 import { releaseCommand } from "./release.js";
 import { attachCommand } from "./attach.js";
+import { sessionsCommand } from "./sessions.js";
+import { cancelCommand } from "./cancel.js";
 
 /** Every verb, in help order. */
-export const COMMANDS: readonly Command[] = [runCommand, probeCommand, modelsCommand, demoCommand, hireCommand, sendCommand, statusCommand, releaseCommand, attachCommand];
+export const COMMANDS: readonly Command[] = [runCommand, sessionsCommand, cancelCommand, probeCommand, modelsCommand, demoCommand, hireCommand, sendCommand, statusCommand, releaseCommand, attachCommand];

@@ -8,6 +8,7 @@ import { createInterface } from "node:readline/promises";
 import type { SeatEvent } from "../../acp/index.js";
 import { SeatError } from "../../errors.js";
 import { createSession } from "../../runtime/index.js";
+import { openSession, type OpenedSession } from "../../sessions/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { cliPolicy } from "../policy.js";
 import { countFlag, listFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
@@ -31,11 +32,24 @@ function terminalApprover(): Approver {
   };
 }
 
+/** Says which session a named run continued, and any turn a dead holder left interrupted (never re-sent). */
+function reportOpened(opened: OpenedSession, name: string, json: boolean, palette: ReturnType<typeof paletteFor>): void {
+  const interrupted = opened.interrupted.map((t) => t.promptId);
+  if (json) {
+    writeJson({ type: "session", name, resumed: opened.resumed, agentSessionId: opened.session.id ?? null, interrupted });
+    return;
+  }
+  for (const promptId of interrupted) process.stderr.write(`${palette.yellow(`▸ session ${name}: the previous turn ${promptId} was interrupted (its process died); it was not re-sent`)}\n`);
+}
+
 export const runCommand: Command = {
   name: "run",
   summary: "run one prompt on a headless grok session and stream the answer",
   help: `Usage: seat run "<prompt>" [flags]
 
+  -s, --session NAME    continue the named session (created on first use; per directory unless --global)
+  --global              with -s: a name shared by every directory
+  --wait SECS           with -s: queue behind a running turn for up to SECS (default: exit 75 at once)
   --model ID            grok-cli/<id>, grok/<id> or a bare id (grok/default = grok's default)
   --cwd DIR             working directory of the session (default: current)
   --json                NDJSON events on stdout (text, thinking, tool_start, tool_end, plan, usage,
@@ -64,10 +78,18 @@ export const runCommand: Command = {
       "idle-timeout": { type: "string" },
       "fail-fast": { type: "string" },
       grok: { type: "string" },
+      session: { type: "string", short: "s" },
+      global: { type: "boolean" },
+      wait: { type: "string" },
     });
     const prompt = args.positionals.join(" ").trim();
     if (prompt === "") throw new SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
     const json = args.values.json === true;
+    const name = stringFlag(args, "session");
+    if (name === undefined && (args.values.global === true || stringFlag(args, "wait") !== undefined)) {
+      throw new SeatError("CLI_USAGE", "seat run: --global and --wait only apply to a named session (-s NAME).");
+    }
+    const waitMs = secondsFlag("run", args, "wait", 0) ?? 0;
     const policy = await cliPolicy({
       ...(stringFlag(args, "policy") ? { file: stringFlag(args, "policy") } : {}),
       allow: listFlag(args, "allow"),
@@ -86,7 +108,7 @@ export const runCommand: Command = {
       if (!json) return printer.onEvent(event);
       if (event.type !== "queue" && event.type !== "mcp_initialized" && event.type !== "prompt_complete" && event.type !== "user_text") writeJson(event);
     };
-    const session = await createSession({
+    const options = {
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
       ...(stringFlag(args, "cwd") ? { cwd: stringFlag(args, "cwd") } : {}),
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
@@ -96,7 +118,15 @@ export const runCommand: Command = {
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
       ...(failFastAfterRetries ? { failFastAfterRetries } : {}),
-    });
+    };
+    let opened: OpenedSession | undefined;
+    try {
+      opened = name === undefined ? undefined : await openSession({ ...options, name, global: args.values.global === true, waitMs });
+    } finally {
+      if (name !== undefined && !opened) spinner.stop();
+    }
+    const session = opened?.session ?? (await createSession(options));
+    if (opened) reportOpened(opened, name!, json, palette);
     if (session.state !== "ready") {
       spinner.stop();
       return exitCodeFor(session.diagnostics[0]?.code);
@@ -117,7 +147,7 @@ export const runCommand: Command = {
       const result = await session.prompt(prompt);
       spinner.stop();
       if (!json) printer.finish();
-      if (interrupted > 0) return EXIT.interrupted;
+      if (interrupted > 0 || result.stopReason === "cancelled") return EXIT.interrupted;
       if (result.diagnostic) return exitCodeFor(result.diagnostic.code);
       return EXIT.ok;
     } finally {

@@ -1,0 +1,72 @@
+/*
+ * Journal migrations: additive, versioned changes applied on top of grok-seat.journal.v1 when a file opens.
+ * Owns: the ordered migration list (name + DDL) and recording each applied one in `meta`.
+ * Does not own: the v1 base layout (schema.ts) or the rows of the tables a migration adds (their owners).
+ * Invariant: a migration only adds (tables, indexes); it never renames or drops an existing key, table or
+ *   column, so an older grok-seat still opens a migrated file. Each runs once, inside the open transaction,
+ *   and is recorded as meta key `migration:<name>` = the time it was applied.
+ */
+import type Database from "better-sqlite3";
+
+/** One additive schema change, named with its version. */
+export interface Migration {
+  name: string;
+  ddl: string;
+}
+
+/** Every migration, oldest first. Never edit a shipped entry: add a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    // Named headless sessions (sessions/): one row per name, one per turn, one lease per running session.
+    name: "grok-seat.sessions.v1",
+    ddl: `
+CREATE TABLE named_sessions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  cwd TEXT NOT NULL,
+  agent_session_id TEXT,
+  model TEXT,
+  state TEXT NOT NULL CHECK (state IN ('open', 'closed')),
+  created_at TEXT NOT NULL,
+  last_used_at TEXT NOT NULL,
+  UNIQUE (scope, name)
+);
+CREATE TABLE session_turns (
+  prompt_id TEXT PRIMARY KEY,
+  session_row INTEGER NOT NULL REFERENCES named_sessions(id) ON DELETE CASCADE,
+  prompt TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('running', 'completed', 'interrupted', 'failed')),
+  stop_reason TEXT,
+  usage TEXT,
+  text TEXT NOT NULL DEFAULT '',
+  error_code TEXT,
+  started_at TEXT NOT NULL,
+  ended_at TEXT
+);
+CREATE INDEX session_turns_by_session ON session_turns (session_row, started_at);
+CREATE TABLE session_leases (
+  session_row INTEGER PRIMARY KEY REFERENCES named_sessions(id) ON DELETE CASCADE,
+  holder_pid INTEGER NOT NULL,
+  holder_birth TEXT NOT NULL,
+  holder_exe TEXT,
+  control_socket TEXT,
+  since TEXT NOT NULL
+);
+`,
+  },
+];
+
+/** Applies every migration not yet recorded in `meta`; call inside the open transaction. */
+export function applyMigrations(db: Database.Database, now: () => Date = () => new Date()): string[] {
+  const applied: string[] = [];
+  for (const migration of MIGRATIONS) {
+    const key = `migration:${migration.name}`;
+    if (db.prepare("SELECT 1 FROM meta WHERE key = ?").get(key) !== undefined) continue;
+    db.exec(migration.ddl);
+    db.prepare("INSERT INTO meta (key, value) VALUES (?, ?)").run(key, now().toISOString());
+    applied.push(migration.name);
+  }
+  return applied;
+}

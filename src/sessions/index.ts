@@ -1,0 +1,19 @@
+/*
+ * Sessions front door: named headless sessions that outlive one command (no daemon).
+ * Owns: the list of names siblings and users may import from sessions/.
+ * Does not own: anything else; each name lives in the file it comes from.
+ * Invariant: siblings import "../sessions/index.js", never a file inside sessions/.
+ */
+export { openSession, openStore } from "./open.js";
+export type { OpenSessionOptions, OpenedSession } from "./open.js";
+export { SessionStore } from "./store.js";
+export type { SessionRecord, TurnRecord, TurnState, LeaseRecord } from "./store.js";
+export { acquireLease, judgeHolder, selfHolder } from "./lease.js";
+export type { HeldLease, Holder } from "./lease.js";
+export { assertSessionName, scopeFor, GLOBAL_SCOPE } from "./names.js";
+export { startControlServer, requestCancel } from "./control.js";
+export type { ControlServer } from "./control.js";
+export { lookup, summarize, closeNamed, removeNamed, cancelNamed } from "./manage.js";
+export type { SessionSummary } from "./manage.js";
+export { closeAgentSession } from "./close.js";
+export type { CloseOutcome } from "./close.js";

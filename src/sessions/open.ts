@@ -1,0 +1,149 @@
+/*
+ * openSession: a named headless session — created on first use, resumed (the exact agent session) after.
+ * Owns: the order lease → interrupted-turn marking → create or resume → control socket, recording each
+ *   turn around prompt(), and giving the lease back on dispose.
+ * Does not own: the agent process and ACP (runtime/), the rows (store.ts), the lease rules (lease.ts).
+ * Invariant: a recorded agent session is only ever resumed, never silently replaced by a fresh one
+ *   (SESSION_NOT_RESUMABLE instead); a turn is recorded "running" before its prompt is sent and is never
+ *   re-sent by anyone; at most one process holds a name's lease.
+ * Spec: docs/sessions.md; issue 10 "Named sessions", "One turn at a time, no daemon".
+ */
+import { randomUUID } from "node:crypto";
+import { join, resolve } from "node:path";
+import { SeatError } from "../errors.js";
+import { createSession, type HeadlessSession, type PromptInput, type SessionOptions } from "../runtime/index.js";
+import { ensurePrivateDir, journalPath, seatHome } from "../seat/index.js";
+import type { IdentitySource } from "../identity/index.js";
+import type { PromptOptions, TurnResult } from "../acp/index.js";
+import { acquireLease, type HeldLease } from "./lease.js";
+import { assertSessionName, scopeFor } from "./names.js";
+import { startControlServer, type ControlServer } from "./control.js";
+import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
+
+/** Options of openSession: a name plus everything createSession takes. */
+export interface OpenSessionOptions extends SessionOptions {
+  /** The session's name (per cwd unless `global`). */
+  name: string;
+  /** The agent; only "grok" exists today. */
+  agent?: "grok";
+  /** A name shared by every directory instead of one per cwd. */
+  global?: boolean;
+  /** Queue behind a running turn for up to this long (ms) instead of failing SESSION_BUSY at once. */
+  waitMs?: number;
+  /** The seat home holding the journal. Default: $GROK_SEAT_HOME or ~/.grok-seat. */
+  home?: string;
+  /** Where kernel facts come from (tests). Default: this platform's. */
+  identitySource?: IdentitySource;
+}
+
+/** What openSession returns: the session and whether it continued an earlier one. */
+export interface OpenedSession {
+  /** The same HeadlessSession createSession returns; its turns are recorded, dispose() frees the name. */
+  session: HeadlessSession;
+  /** True when the recorded agent session was resumed; false when it was created now. */
+  resumed: boolean;
+  /** The record as it stands after opening. */
+  record: SessionRecord;
+  /** Turns a dead holder left running, now marked interrupted (never re-sent). */
+  interrupted: TurnRecord[];
+}
+
+/** Plain text of a prompt for the history (content blocks: their text parts). */
+function promptText(input: PromptInput): string {
+  if (typeof input === "string") return input;
+  return input.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
+}
+
+class NamedSession implements HeadlessSession {
+  #closing: Promise<{ survivors: number[] }> | undefined;
+  constructor(readonly inner: HeadlessSession, readonly store: SessionStore, readonly row: number, readonly lease: HeldLease, readonly control: ControlServer | undefined) {}
+  get id() { return this.inner.id; }
+  get state() { return this.inner.state; }
+  get model() { return this.inner.model; }
+  get laneMarker() { return this.inner.laneMarker; }
+  get diagnostics() { return this.inner.diagnostics; }
+  get audit() { return this.inner.audit; }
+  get agent() { return this.inner.agent; }
+  cancel() { return this.inner.cancel(); }
+
+  async prompt(input: PromptInput, options: PromptOptions = {}): Promise<TurnResult> {
+    if (this.inner.state !== "ready" || this.#closing) return this.inner.prompt(input, options);
+    const promptId = options.promptId ?? `seat-${randomUUID()}`;
+    this.store.startTurn(this.row, promptId, promptText(input));
+    const result = await this.inner.prompt(input, { ...options, promptId });
+    const state = result.stopReason === "cancelled" ? "interrupted" : result.stopReason === undefined && result.diagnostic ? "failed" : "completed";
+    this.store.finishTurn(promptId, {
+      state, text: result.text,
+      ...(result.stopReason ? { stopReason: result.stopReason } : {}),
+      ...(result.usage ? { usage: result.usage } : {}),
+      ...(result.diagnostic ? { errorCode: result.diagnostic.code } : {}),
+    });
+    return result;
+  }
+
+  dispose(): Promise<{ survivors: number[] }> {
+    this.#closing ??= (async () => {
+      const result = await this.inner.dispose();
+      await this.control?.close();
+      this.lease.release();
+      this.store.close();
+      return result;
+    })();
+    return this.#closing;
+  }
+}
+
+/** The journal's store for `home` (created private when missing). */
+export function openStore(home: string): SessionStore {
+  ensurePrivateDir(home);
+  return new SessionStore(journalPath(home));
+}
+
+/**
+ * Opens the named session: takes its lease (SESSION_BUSY, or waits `waitMs`), then resumes the recorded
+ * agent session or creates one. Rejects with SESSION_BUSY / SESSION_NOT_RESUMABLE / SESSION_NAME_INVALID
+ * before leaving anything running; other start failures resolve a dead session (as createSession does).
+ */
+export async function openSession(options: OpenSessionOptions): Promise<OpenedSession> {
+  assertSessionName(options.name);
+  const agent = options.agent ?? "grok";
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const home = options.home ?? seatHome(options.env ?? process.env);
+  const store = openStore(home);
+  let lease: HeldLease | undefined;
+  let control: ControlServer | undefined;
+  let inner: HeadlessSession | undefined;
+  try {
+    const scope = scopeFor(cwd, options.global === true);
+    let record = store.ensure({ name: options.name, scope, agent, cwd, model: options.model ?? null });
+    lease = await acquireLease(store, record, { ...(options.waitMs ? { waitMs: options.waitMs } : {}), ...(options.identitySource ? { source: options.identitySource } : {}) });
+    const interrupted = store.interruptRunning(record.row);
+    record = store.find(scope, options.name)!;
+    const resumeId = record.agentSessionId;
+    const model = options.model ?? record.model ?? undefined;
+    const { name: _n, agent: _a, global: _g, waitMs: _w, home: _h, identitySource: _i, ...sessionOptions } = options;
+    inner = await createSession({ ...sessionOptions, cwd: record.cwd, ...(model ? { model } : {}), ...(resumeId ? { resume: { sessionId: resumeId } } : {}) });
+    if (inner.state !== "ready") {
+      const diagnostic = inner.diagnostics[0];
+      if (diagnostic?.code === "SESSION_NOT_RESUMABLE") {
+        throw new SeatError("SESSION_NOT_RESUMABLE", `${diagnostic.message.replace(/ \[SESSION_NOT_RESUMABLE\]$/, "")} (named session "${options.name}"; nothing was started in its place).`, { context: { name: options.name, agentSessionId: resumeId } });
+      }
+    } else {
+      if (!resumeId) store.bindAgentSession(record.row, inner.id!, options.model ?? null);
+      const session = inner;
+      control = await startControlServer(join(home, "sessions"), async () => {
+        await session.cancel();
+        return {};
+      });
+      store.setControlSocket(record.row, lease.holder.pid, control.path);
+    }
+    record = store.find(scope, options.name)!;
+    return { session: new NamedSession(inner, store, record.row, lease, control), resumed: resumeId !== null && inner.state === "ready", record, interrupted };
+  } catch (error) {
+    await inner?.dispose();
+    await control?.close();
+    lease?.release();
+    store.close();
+    throw error;
+  }
+}
