@@ -11,6 +11,8 @@
 /** A tool call the mock model makes. */
 export interface MockToolCall {
   name: string;
+  /** OpenAI Responses only: the tool namespace (Codex lists MCP tools under `mcp__<server>`). */
+  namespace?: string;
   arguments: unknown;
 }
 
