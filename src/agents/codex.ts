@@ -34,6 +34,7 @@ export const codexProfile: AgentProfile = {
   rulesDelivery: "none",
   quirks: [
     "Without INITIAL_AGENT_MODE=workspace-write (set by default) approvals go to Codex's internal reviewer and never reach the gate.",
+    "All its modes are on-request: a command inside its sandbox runs without asking; only escalations (outside the sandbox) come to the gate.",
     "MCP tool approvals arrive titled \"Approve MCP tool call\" with rawInput.server_name and no kind.",
     "Makes an extra title-generation model call per session.",
   ],
@@ -55,7 +56,8 @@ export const codexProfile: AgentProfile = {
         ].join("\n"),
       },
     }),
-    shellCall: (command) => ({ name: "shell_command", arguments: { command } }),
+    // Sandboxed commands run without asking; only an escalation request reaches the permission gate.
+    shellCall: (command) => ({ name: "exec_command", arguments: { cmd: command, sandbox_permissions: "require_escalated", justification: "grok-seat test command" } }),
     hostToolCall: (server, tool, args) => ({ name: tool, namespace: `mcp__${server.replace(/-/g, "_")}`, arguments: args }),
   },
 };
