@@ -114,6 +114,16 @@ export function roundsAfterLastQuery(messages: ChatMessage[]): number {
   return messages.slice(index + 1).filter((m) => m.role === "assistant").length;
 }
 
+/**
+ * A Chat Completions request from an agent other than grok (OpenCode) has no `<user_query>` tags: wrap each
+ * user message so the script's rules see its queries the same way. Grok's requests are returned unchanged.
+ */
+export function withQueryTags(body: ChatRequest): ChatRequest {
+  const messages = body.messages ?? [];
+  if (messages.some((m) => m.role === "user" && textOf(m.content).includes("<user_query>"))) return body;
+  return { ...body, messages: messages.map((m) => (m.role === "user" ? { ...m, content: `<user_query>${textOf(m.content)}</user_query>` } : m)) };
+}
+
 const LAST_TOOL_RESULT = "{{last_tool_result}}";
 
 /** The text of the newest tool result in the history (what the model was just told), or "(none)". */

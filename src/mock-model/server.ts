@@ -11,7 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { appendFileSync } from "node:fs";
-import { chooseReply, classifyRequest, type ChatRequest, type MockReply, type MockScript, type RequestKind } from "./script.js";
+import { chooseReply, classifyRequest, withQueryTags, type ChatRequest, type MockReply, type MockScript, type RequestKind } from "./script.js";
 import { responsesToChat, streamResponses, type ResponsesRequest } from "./responses.js";
 import { messagesToChat, plainMessages, streamMessages, type MessagesRequest } from "./messages.js";
 
@@ -169,9 +169,12 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       const text = await readBody(req);
       const body = JSON.parse(text) as ChatRequest;
       if (typeof body !== "object" || body === null) throw new Error("body must be a JSON object");
-      const kind = classifyRequest(reqId, body);
+      // grok marks its queries and its side calls; another agent's call without tools is a side call (a title).
+      const scripted = reqId === undefined ? withQueryTags(body) : body;
+      const sideCall = reqId === undefined && scripted !== body && (body.tools?.length ?? 0) === 0;
+      const kind: RequestKind = sideCall ? "title" : classifyRequest(reqId, scripted);
       log({ t: Date.now(), method: "POST", url, kind, dialect: "chat", reqId, headers, body });
-      const reply = chooseReply(script, kind, body);
+      const reply = sideCall ? { text: "Mock session" } : chooseReply(script, kind, scripted);
       counter += 1;
       if (reply.hang) return; // left open until the client or close() ends it
       if (reply.errorStatus) {
