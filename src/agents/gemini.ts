@@ -27,7 +27,7 @@ export const geminiProfile: AgentProfile = {
   },
   waitsForMcpInitialized: false,
   projection: "object-with-unions",
-  modelToolName: (_server, tool) => tool,
+  modelToolName: (server, tool) => `mcp_${server}_${tool}`,
   skills: "rules",
   rulesDelivery: "none",
   quirks: [
@@ -45,6 +45,6 @@ export const geminiProfile: AgentProfile = {
       },
     }),
     shellCall: (command) => ({ name: "run_shell_command", arguments: { command } }),
-    hostToolCall: (_server, tool, args) => ({ name: tool, arguments: args }),
+    hostToolCall: (server, tool, args) => ({ name: `mcp_${server}_${tool}`, arguments: args }),
   },
 };

@@ -2,7 +2,7 @@
  * Mock model server: a scripted OpenAI Chat Completions endpoint on loopback that the real grok accepts,
  *   plus the OpenAI Responses (Codex) and Anthropic Messages (Claude) dialects of the same script.
  * Owns: the HTTP listener (`GET /`, `GET /v1/models`, `POST /v1/chat/completions` streamed or plain,
- *   `POST /v1/responses`, `POST /v1/messages[/count_tokens]`), Chat SSE encoding, and the request log
+ *   `POST /v1/responses`, `POST /v1/messages[/count_tokens]`, Gemini `…:generateContent|streamGenerateContent`), Chat SSE encoding, and the request log
  *   (auth headers removed). A Responses or Messages call without tools is a side call (title) and gets text.
  * Does not own: what to answer (script.ts).
  * Invariant: listens on 127.0.0.1 only; accepts any model name and unknown body keys.
@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { appendFileSync } from "node:fs";
 import { chooseReply, classifyRequest, withQueryTags, type ChatRequest, type MockReply, type MockScript, type RequestKind } from "./script.js";
 import { responsesToChat, streamResponses, type ResponsesRequest } from "./responses.js";
+import { fillSchema as fillSchemaValue, geminiResponseSchema, geminiToChat, plainGemini, streamGemini, type GeminiRequest } from "./gemini.js";
 import { messagesToChat, plainMessages, streamMessages, type MessagesRequest } from "./messages.js";
 
 /** One request the mock received. */
@@ -22,7 +23,7 @@ export interface LoggedRequest {
   url: string;
   kind: RequestKind | "probe" | "models";
   /** Which API the call spoke (absent for GETs). */
-  dialect?: "chat" | "responses" | "messages";
+  dialect?: "chat" | "responses" | "messages" | "gemini";
   /** `x-grok-req-id`: the promptId that reached the model — the direct evidence of model awareness. */
   reqId?: string;
   headers: Record<string, string>;
@@ -191,6 +192,24 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       await readBody(req);
       log({ t: Date.now(), method: "POST", url, kind: "other", dialect: "messages", headers });
       json(res, 200, { input_tokens: 10 });
+      return;
+    }
+    if (req.method === "POST" && /:(stream)?[gG]enerateContent$/.test(path)) {
+      const body = JSON.parse(await readBody(req)) as GeminiRequest;
+      if (typeof body !== "object" || body === null) throw new Error("body must be a JSON object");
+      const chat = geminiToChat(body);
+      const schema = geminiResponseSchema(body);
+      const kind: RequestKind = schema !== undefined || !chat.hasTools ? "title" : classifyRequest(undefined, chat);
+      log({ t: Date.now(), method: "POST", url, kind, dialect: "gemini", headers, body });
+      const reply = kind === "title" ? { text: "Mock session" } : chooseReply(script, kind, chat);
+      counter += 1;
+      if (reply.hang) return;
+      if (reply.errorStatus) {
+        json(res, reply.errorStatus, { error: { code: reply.errorStatus, message: `mock error ${reply.errorStatus}`, status: "INTERNAL" } });
+        return;
+      }
+      if (path.endsWith(":streamGenerateContent")) await streamGemini(res, schema !== undefined ? { text: JSON.stringify(fillSchemaValue(schema)) } : reply);
+      else plainGemini(res, reply, schema);
       return;
     }
     if (req.method === "POST" && (path.endsWith("/responses") || path.endsWith("/messages"))) {

@@ -83,3 +83,8 @@ test("the MCP approval marker never loosens a tool call that names a shell comma
 test("an approval titled \"Approve MCP tool call\" with rawInput.server_name and no kind is mcp", () => {
   assert.equal(categorize(call({ toolCallId: "c1", title: "Approve MCP tool call", rawInput: { server_name: "host-tools", tool_name: "shout" } })), "mcp");
 });
+
+test("Gemini's MCP approval (kind other, title \"<tool> (<server> MCP Server)\") is mcp", () => {
+  // Recorded from @google/gemini-cli 0.61.0 against the mock.
+  assert.equal(categorize(call({ toolCallId: "mcp_host-tools_shout__mcp_host-tools_shout_1_0", kind: "other", status: "pending", title: "shout (host-tools MCP Server)" })), "mcp");
+});

@@ -75,8 +75,9 @@ export function categorize(request: Pick<RequestPermissionRequest, "toolCall"> &
   const nestedName = typeof rawInput.tool_name === "string" ? rawInput.tool_name : undefined;
   const variant = typeof rawInput.variant === "string" ? rawInput.variant.replace(/([a-z])([A-Z])/g, "$1_$2") : undefined;
   const titleWord = title?.split(/[\s`(:]/)[0];
-  // Codex's MCP approval: title "Approve MCP tool call", rawInput.server_name, no kind.
-  const mcpServer = typeof rawInput.server_name === "string" || (title !== undefined && /^approve mcp tool call\b/i.test(title));
+  // Codex's MCP approval: title "Approve MCP tool call", rawInput.server_name, no kind; Gemini's: kind "other",
+  // title "<tool> (<server> MCP Server)".
+  const mcpServer = typeof rawInput.server_name === "string" || (title !== undefined && (/^approve mcp tool call\b/i.test(title) || /\([\w.-]+ MCP Server\)$/.test(title)));
 
   let category: PermissionCategory | undefined;
   category = stricter(category, byName(xaiToolName(call._meta)));
