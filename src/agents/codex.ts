@@ -23,8 +23,10 @@ export const codexProfile: AgentProfile = {
   envForced: { NO_BROWSER: "1" },
   chooseAuth: (advertised, _default, env) => {
     const ids = new Set(advertised.map((m) => m.id));
+    // Older adapters offer codex-api-key/openai-api-key; codex-acp 2.6.0 offers a single "api-key".
     if (env.CODEX_API_KEY && ids.has("codex-api-key")) return { methodId: "codex-api-key", why: "CODEX_API_KEY is set" };
     if (env.OPENAI_API_KEY && ids.has("openai-api-key")) return { methodId: "openai-api-key", why: "OPENAI_API_KEY is set" };
+    if ((env.CODEX_API_KEY || env.OPENAI_API_KEY) && ids.has("api-key")) return { methodId: "api-key", why: "CODEX_API_KEY/OPENAI_API_KEY is set" };
     return noAuthenticate("no API key in the environment: Codex uses its own login or the provider in CODEX_HOME/config.toml");
   },
   waitsForMcpInitialized: false,
@@ -41,7 +43,8 @@ export const codexProfile: AgentProfile = {
   offline: {
     dialect: "responses",
     configure: ({ mockOrigin, home }) => ({
-      env: { CODEX_HOME: join(home, ".codex"), MOCK_API_KEY: "mock-key", INITIAL_AGENT_MODE: "workspace-write" },
+      // Only allow-listed names, so `seat run --agent codex` in that environment reaches the mock too.
+      env: { CODEX_HOME: join(home, ".codex"), INITIAL_AGENT_MODE: "workspace-write" },
       files: {
         ".codex/config.toml": [
           'model = "mock-model"',
@@ -51,7 +54,7 @@ export const codexProfile: AgentProfile = {
           'name = "mock"',
           `base_url = "${mockOrigin}/v1"`,
           'wire_api = "responses"',
-          'env_key = "MOCK_API_KEY"',
+          'experimental_bearer_token = "mock-key"',
           "",
         ].join("\n"),
       },

@@ -7,4 +7,5 @@ export { chooseAuthMethod } from "./auth.js";
 export type { AuthChoice, AdvertisedAuthMethod } from "./auth.js";
 export type { SessionOptions, PermissionHook, PermissionDecider, PromptInput } from "./options.js";
 export { probeAcp } from "./probe.js";
-export type { AcpProbe } from "./probe.js";
+export type { AcpProbe, ProbeOptions } from "./probe.js";
+export { agentLaunch, resolveAgentProfile } from "./agent-launch.js";

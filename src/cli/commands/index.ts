@@ -11,6 +11,7 @@ import { sendCommand } from "./send.js";
 import { statusCommand } from "./status.js";
 import { releaseCommand } from "./release.js";
 import { attachCommand } from "./attach.js";
+import { agentsCommand } from "./agents.js";
 
 /** Every verb, in help order. */
-export const COMMANDS: readonly Command[] = [runCommand, probeCommand, modelsCommand, demoCommand, hireCommand, sendCommand, statusCommand, releaseCommand, attachCommand];
+export const COMMANDS: readonly Command[] = [runCommand, probeCommand, agentsCommand, modelsCommand, demoCommand, hireCommand, sendCommand, statusCommand, releaseCommand, attachCommand];

@@ -8,6 +8,7 @@ import { createInterface } from "node:readline/promises";
 import type { SeatEvent } from "../../acp/index.js";
 import { SeatError } from "../../errors.js";
 import { createSession } from "../../runtime/index.js";
+import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { cliPolicy } from "../policy.js";
 import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
@@ -46,7 +47,10 @@ export const runCommand: Command = {
   --unrestricted        allow sensitive categories unless --ask/--block name them
   --turn-timeout SECS   cancel the turn after SECS (default 900, 0 = off)
   --idle-timeout SECS   cancel when grok is silent for SECS (default 180, 0 = off)
-  --grok PATH           grok binary to use`,
+  --grok PATH           grok binary to use
+  --agent NAME          drive another ACP agent: codex, claude, opencode, gemini (default grok;
+                        install them with \`npm run agents:install\`, list them with \`seat agents\`)
+  --agent-command CMD   drive any ACP agent started by CMD (split like a shell would, never run by one)`,
   async run(argv) {
     const args = parseFlags("run", argv, {
       model: { type: "string" },
@@ -60,10 +64,15 @@ export const runCommand: Command = {
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
       grok: { type: "string" },
+      agent: { type: "string" },
+      "agent-command": { type: "string" },
     });
     const prompt = args.positionals.join(" ").trim();
     if (prompt === "") throw new SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
     const json = args.values.json === true;
+    // An unknown agent or a bad --agent-command is a usage error before anything starts.
+    if (stringFlag(args, "agent") !== undefined) agentProfile(stringFlag(args, "agent")!);
+    if (stringFlag(args, "agent-command") !== undefined) splitCommandLine(stringFlag(args, "agent-command")!);
     const policy = await cliPolicy({
       ...(stringFlag(args, "policy") ? { file: stringFlag(args, "policy") } : {}),
       allow: listFlag(args, "allow"),
@@ -85,6 +94,8 @@ export const runCommand: Command = {
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
       ...(stringFlag(args, "cwd") ? { cwd: stringFlag(args, "cwd") } : {}),
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
+      ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
+      ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
       permissions: createPermissionGate({ policy, ...(approver ? { approver } : {}) }),
       callbacks: { onEvent },
       diagnosticsAsText: false,
