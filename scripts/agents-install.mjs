@@ -1,9 +1,9 @@
 // Installs the pinned ACP agent packages (and a Node 22 runtime for Claude) into .cache/agents/<name>/.
 // Usage: npm run agents:install [codex|claude|opencode|gemini|node22 …]   (no names: all of them)
 // Owns: the pin table and the per-agent npm prefix. Does not own: launching an agent (src/agents/).
-// Invariant: idempotent — a folder whose marker names the same pinned spec is left alone; nothing is ever
-//   written outside .cache/agents/, nothing is committed (.cache/ is gitignored), and npm runs with
-//   --ignore-scripts off only where the package needs its postinstall (none here).
+// Invariant: idempotent — a folder whose marker names the same pinned spec is left alone; npm writes only
+//   inside .cache/agents/<name>/ (its own cache aside), nothing is committed (.cache/ is gitignored).
+//   Only the top-level packages are pinned exactly; their own dependencies resolve as their ranges allow.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cache = join(root, ".cache", "agents");
 
-/** name → the npm packages (exact versions) that make up the install. Keep in step with src/agents/pins.ts. */
+/** name → the npm packages (exact versions) that make up the install. Keep in step with the `pinned` field of
+ *  each profile in src/agents/ (and NODE22_PIN in src/agents/install.ts). */
 const PINS = {
   codex: { "@agentclientprotocol/codex-acp": "2.6.0" },
   claude: { "@agentclientprotocol/claude-agent-acp": "0.101.0" },
