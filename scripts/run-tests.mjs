@@ -16,7 +16,7 @@ const files = [];
 function walk(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path);
+    if (statSync(path).isDirectory()) { if (path !== join("dist", "test", "agents")) walk(path); } // agents: npm run test:agents
     else if (path.endsWith(".test.js") && (filters.length === 0 || filters.some((f) => path.includes(f)))) files.push(path);
   }
 }

@@ -30,11 +30,13 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case undefined:
       return EXIT.turnFailed;
     case "CLI_USAGE":
+    case "AGENT_NOT_FOUND":
       return EXIT.usage;
     case "GROK_NOT_FOUND":
     case "GROK_CHECKSUM_MISMATCH":
     case "GROK_PROBE_FAILED":
     case "GROK_SPAWN_FAILED":
+    case "AGENT_NOT_INSTALLED":
       return EXIT.grokUnavailable;
     case "ACP_NOT_AUTHENTICATED":
       return EXIT.notAuthenticated;

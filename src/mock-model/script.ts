@@ -11,6 +11,8 @@
 /** A tool call the mock model makes. */
 export interface MockToolCall {
   name: string;
+  /** OpenAI Responses only: the tool namespace (Codex lists MCP tools under `mcp__<server>`). */
+  namespace?: string;
   arguments: unknown;
 }
 
@@ -110,6 +112,16 @@ export function roundsAfterLastQuery(messages: ChatMessage[]): number {
   }
   if (index < 0) return 0;
   return messages.slice(index + 1).filter((m) => m.role === "assistant").length;
+}
+
+/**
+ * A Chat Completions request from an agent other than grok (OpenCode) has no `<user_query>` tags: wrap each
+ * user message so the script's rules see its queries the same way. Grok's requests are returned unchanged.
+ */
+export function withQueryTags(body: ChatRequest): ChatRequest {
+  const messages = body.messages ?? [];
+  if (messages.some((m) => m.role === "user" && textOf(m.content).includes("<user_query>"))) return body;
+  return { ...body, messages: messages.map((m) => (m.role === "user" ? { ...m, content: `<user_query>${textOf(m.content)}</user_query>` } : m)) };
 }
 
 const LAST_TOOL_RESULT = "{{last_tool_result}}";

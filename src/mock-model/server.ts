@@ -1,7 +1,9 @@
 /*
- * Mock model server: a scripted OpenAI Chat Completions endpoint on loopback that the real grok accepts.
- * Owns: the HTTP listener (`GET /`, `GET /v1/models`, `POST /v1/chat/completions` streamed or plain),
- *   SSE encoding, and the request log (auth headers removed).
+ * Mock model server: a scripted OpenAI Chat Completions endpoint on loopback that the real grok accepts,
+ *   plus the OpenAI Responses (Codex) and Anthropic Messages (Claude) dialects of the same script.
+ * Owns: the HTTP listener (`GET /`, `GET /v1/models`, `POST /v1/chat/completions` streamed or plain,
+ *   `POST /v1/responses`, `POST /v1/messages[/count_tokens]`, Gemini `…:generateContent|streamGenerateContent`), Chat SSE encoding, and the request log
+ *   (auth headers removed). A Responses or Messages call without tools is a side call (title) and gets text.
  * Does not own: what to answer (script.ts).
  * Invariant: listens on 127.0.0.1 only; accepts any model name and unknown body keys.
  * Spec: shared reference mock-model.md.
@@ -9,7 +11,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { appendFileSync } from "node:fs";
-import { chooseReply, classifyRequest, type ChatRequest, type MockReply, type MockScript, type RequestKind } from "./script.js";
+import { chooseReply, classifyRequest, withQueryTags, type ChatRequest, type MockReply, type MockScript, type RequestKind } from "./script.js";
+import { responsesToChat, streamResponses, type ResponsesRequest } from "./responses.js";
+import { fillSchema as fillSchemaValue, geminiResponseSchema, geminiToChat, plainGemini, streamGemini, type GeminiRequest } from "./gemini.js";
+import { messagesToChat, plainMessages, streamMessages, type MessagesRequest } from "./messages.js";
 
 /** One request the mock received. */
 export interface LoggedRequest {
@@ -17,6 +22,8 @@ export interface LoggedRequest {
   method: string;
   url: string;
   kind: RequestKind | "probe" | "models";
+  /** Which API the call spoke (absent for GETs). */
+  dialect?: "chat" | "responses" | "messages" | "gemini";
   /** `x-grok-req-id`: the promptId that reached the model — the direct evidence of model awareness. */
   reqId?: string;
   headers: Record<string, string>;
@@ -163,9 +170,12 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       const text = await readBody(req);
       const body = JSON.parse(text) as ChatRequest;
       if (typeof body !== "object" || body === null) throw new Error("body must be a JSON object");
-      const kind = classifyRequest(reqId, body);
-      log({ t: Date.now(), method: "POST", url, kind, reqId, headers, body });
-      const reply = chooseReply(script, kind, body);
+      // grok marks its queries and its side calls; another agent's call without tools is a side call (a title).
+      const scripted = reqId === undefined ? withQueryTags(body) : body;
+      const sideCall = reqId === undefined && scripted !== body && (body.tools?.length ?? 0) === 0;
+      const kind: RequestKind = sideCall ? "title" : classifyRequest(reqId, scripted);
+      log({ t: Date.now(), method: "POST", url, kind, dialect: "chat", reqId, headers, body });
+      const reply = sideCall ? { text: "Mock session" } : chooseReply(script, kind, scripted);
       counter += 1;
       if (reply.hang) return; // left open until the client or close() ends it
       if (reply.errorStatus) {
@@ -175,6 +185,51 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       const model = body.model ?? "mock-model";
       if (body.stream === false) plainReply(res, reply, model, counter);
       else await streamReply(res, reply, model, counter);
+      return;
+    }
+    const path = url.split("?")[0] ?? url;
+    if (req.method === "POST" && path.endsWith("/messages/count_tokens")) {
+      await readBody(req);
+      log({ t: Date.now(), method: "POST", url, kind: "other", dialect: "messages", headers });
+      json(res, 200, { input_tokens: 10 });
+      return;
+    }
+    if (req.method === "POST" && /:(stream)?[gG]enerateContent$/.test(path)) {
+      const body = JSON.parse(await readBody(req)) as GeminiRequest;
+      if (typeof body !== "object" || body === null) throw new Error("body must be a JSON object");
+      const chat = geminiToChat(body);
+      const schema = geminiResponseSchema(body);
+      const kind: RequestKind = schema !== undefined || !chat.hasTools ? "title" : classifyRequest(undefined, chat);
+      log({ t: Date.now(), method: "POST", url, kind, dialect: "gemini", headers, body });
+      const reply = kind === "title" ? { text: "Mock session" } : chooseReply(script, kind, chat);
+      counter += 1;
+      if (reply.hang) return;
+      if (reply.errorStatus) {
+        json(res, reply.errorStatus, { error: { code: reply.errorStatus, message: `mock error ${reply.errorStatus}`, status: "INTERNAL" } });
+        return;
+      }
+      if (path.endsWith(":streamGenerateContent")) await streamGemini(res, schema !== undefined ? { text: JSON.stringify(fillSchemaValue(schema)) } : reply);
+      else plainGemini(res, reply, schema);
+      return;
+    }
+    if (req.method === "POST" && (path.endsWith("/responses") || path.endsWith("/messages"))) {
+      const dialect = path.endsWith("/responses") ? "responses" : "messages";
+      const body = JSON.parse(await readBody(req)) as ResponsesRequest & MessagesRequest;
+      if (typeof body !== "object" || body === null) throw new Error("body must be a JSON object");
+      const chat = dialect === "responses" ? responsesToChat(body) : messagesToChat(body);
+      const kind: RequestKind = chat.hasTools ? classifyRequest(undefined, chat) : "title";
+      log({ t: Date.now(), method: "POST", url, kind, dialect, headers, body });
+      const reply = chat.hasTools ? chooseReply(script, kind, chat) : { text: "Mock session" };
+      counter += 1;
+      if (reply.hang) return;
+      if (reply.errorStatus) {
+        json(res, reply.errorStatus, { error: { message: `mock error ${reply.errorStatus}`, type: "server_error" } });
+        return;
+      }
+      const model = body.model ?? "mock-model";
+      if (dialect === "responses") await streamResponses(res, reply, model, counter);
+      else if (body.stream === true) await streamMessages(res, reply, model, counter);
+      else plainMessages(res, reply, model, counter);
       return;
     }
     log({ t: Date.now(), method: req.method ?? "?", url, kind: "probe", headers });

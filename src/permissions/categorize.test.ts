@@ -57,3 +57,34 @@ for (const [label, toolCall, expected] of table) {
     assert.equal(categorize(call(toolCall)), expected);
   });
 }
+
+// Recorded from codex-acp 2.6.0 against the mock: an MCP tool approval is a bare `{kind:"execute"}` tool call
+// with `_meta.is_mcp_tool_approval` on the request.
+const recordedCodexMcp = {
+  sessionId: "01a22de2-7a43-7683-80aa-2a2ddb1c2b2d",
+  toolCall: { toolCallId: "call_mock_1_0", kind: "execute", status: "pending" },
+  options: [
+    { optionId: "allow_once", name: "Allow", kind: "allow_once" },
+    { optionId: "allow_session", name: "Allow for this session", kind: "allow_always" },
+    { optionId: "cancel", name: "Cancel", kind: "reject_once" },
+  ],
+  _meta: { is_mcp_tool_approval: true },
+} as RequestPermissionRequest;
+
+test("Codex's MCP tool approval (bare execute tool call, is_mcp_tool_approval) is mcp", () => {
+  assert.equal(categorize(recordedCodexMcp), "mcp");
+});
+
+test("the MCP approval marker never loosens a tool call that names a shell command", () => {
+  const named = { ...recordedCodexMcp, toolCall: { ...recordedCodexMcp.toolCall, title: "rm -rf build", rawInput: { command: "rm -rf build" } } } as RequestPermissionRequest;
+  assert.equal(categorize(named), "execute");
+});
+
+test("an approval titled \"Approve MCP tool call\" with rawInput.server_name and no kind is mcp", () => {
+  assert.equal(categorize(call({ toolCallId: "c1", title: "Approve MCP tool call", rawInput: { server_name: "host-tools", tool_name: "shout" } })), "mcp");
+});
+
+test("Gemini's MCP approval (kind other, title \"<tool> (<server> MCP Server)\") is mcp", () => {
+  // Recorded from @google/gemini-cli 0.61.0 against the mock.
+  assert.equal(categorize(call({ toolCallId: "mcp_host-tools_shout__mcp_host-tools_shout_1_0", kind: "other", status: "pending", title: "shout (host-tools MCP Server)" })), "mcp");
+});

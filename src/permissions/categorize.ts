@@ -4,6 +4,10 @@
  * Does not own: what to do about a category (policy.ts) or answering the agent (gate.ts).
  * Invariant: every field is agent-supplied, so when the tool name and the ACP `kind` disagree the more
  *   sensitive category wins — a hint can make a call stricter, never looser.
+ * Exception: Codex (codex-acp 2.6.0) asks for MCP tool calls with `_meta.is_mcp_tool_approval: true` on the
+ *   request and a bare tool call `{kind: "execute"}` (no title, no rawInput). When that marker is set and the tool
+ *   call names nothing else, the category is `mcp`: the kind is Codex's placeholder, not a shell command, and
+ *   the agent (not the model) sets the marker. Any name hint present still applies the stricter rule.
  * Spec: docs grok-wire §7 (MCP calls arrive as grok's `use_tool`, titles `<server>__<tool>`), §9 (kinds, `x.ai/tool`).
  */
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
@@ -60,19 +64,26 @@ function byName(name: string | undefined): PermissionCategory | undefined {
 }
 
 /** Derives the category of a permission request from its tool call's `_meta["x.ai/tool"].name`, kind, title and rawInput. */
-export function categorize(request: Pick<RequestPermissionRequest, "toolCall">): PermissionCategory {
+export function categorize(request: Pick<RequestPermissionRequest, "toolCall"> & { _meta?: unknown }): PermissionCategory {
   const call = request.toolCall ?? ({} as RequestPermissionRequest["toolCall"]);
+  const requestMeta = typeof request._meta === "object" && request._meta !== null ? (request._meta as Record<string, unknown>) : {};
+  const bare = call.title == null && (call.rawInput == null || (typeof call.rawInput === "object" && Object.keys(call.rawInput).length === 0)) && xaiToolName(call._meta) === undefined;
+  if (requestMeta.is_mcp_tool_approval === true && bare) return "mcp";
   const title = typeof call.title === "string" ? call.title.trim() : undefined;
   const rawInput = (typeof call.rawInput === "object" && call.rawInput !== null ? call.rawInput : {}) as Record<string, unknown>;
   // grok's use_tool carries the MCP tool in rawInput.tool_name; the variant names grok's tool (e.g. "UseTool").
   const nestedName = typeof rawInput.tool_name === "string" ? rawInput.tool_name : undefined;
   const variant = typeof rawInput.variant === "string" ? rawInput.variant.replace(/([a-z])([A-Z])/g, "$1_$2") : undefined;
   const titleWord = title?.split(/[\s`(:]/)[0];
+  // Codex's MCP approval: title "Approve MCP tool call", rawInput.server_name, no kind; Gemini's: kind "other",
+  // title "<tool> (<server> MCP Server)".
+  const mcpServer = typeof rawInput.server_name === "string" || (title !== undefined && (/^approve mcp tool call\b/i.test(title) || /\([\w.-]+ MCP Server\)$/.test(title)));
 
   let category: PermissionCategory | undefined;
   category = stricter(category, byName(xaiToolName(call._meta)));
   category = stricter(category, byName(nestedName) === undefined ? undefined : "mcp");
   category = stricter(category, byName(variant));
+  category = stricter(category, mcpServer ? "mcp" : undefined);
   category = stricter(category, byName(title) ?? byName(titleWord));
   const kindCategory = typeof call.kind === "string" ? KINDS[call.kind] : undefined;
   category = stricter(category, kindCategory);

@@ -14,8 +14,11 @@ export interface AdvertisedAuthMethod {
   id: string;
 }
 
-/** The method to authenticate with, or a reason why none is usable. */
-export type AuthChoice = { methodId: string; why: string } | { methodId: undefined; why: string };
+/**
+ * The method to authenticate with; `undefined` when none is usable (not authenticated); `null` when the agent
+ * needs no `authenticate` call at all (its own config or login provides credentials; non-grok agents only).
+ */
+export type AuthChoice = { methodId: string; why: string } | { methodId: undefined; why: string } | { methodId: null; why: string };
 
 const HEADLESS_METHODS = new Set(["xai.api_key", "cached_token"]);
 

@@ -3,17 +3,21 @@
  * Owns: the request parameters (protocol 1, client fs/terminal off, `_meta` pluginDirs/rules/systemPromptOverride)
  *   and turning each failure into a SeatError with a clear next step.
  * Does not own: the process (grok/) or the session after it exists (session.ts).
+ * Other agents (agents/): the profile picks the auth method (or none: `null` skips authenticate), decides how
+ *   rules travel (grok `_meta.rules`, Claude `_meta.systemPrompt.append`, or not at all), and names the mode
+ *   set right after session/new. Without a profile the requests are exactly grok's.
  */
 import type { InitializeResponse, McpServer, NewSessionResponse } from "@agentclientprotocol/sdk";
 import { SeatError, messageOf } from "../errors.js";
 import { ACP, type AcpPeer } from "../acp/index.js";
-import { chooseAuthMethod } from "./auth.js";
+import { chooseAuthMethod, type AuthChoice, type AdvertisedAuthMethod } from "./auth.js";
 import { attachSession, type AttachRequest, type AttachResult } from "./attach.js";
 
 /** What the handshake learned. */
 export interface HandshakeResult {
   initialize: InitializeResponse;
-  authMethodId: string;
+  /** The method used, or undefined when the agent needed no authenticate call. */
+  authMethodId: string | undefined;
   session: NewSessionResponse;
   agentVersion?: string;
   /** Set when an existing session was attached (resume/load) instead of created. */
@@ -31,6 +35,16 @@ export interface HandshakeOptions {
   clientVersion: string;
   /** Attach to this existing agent session (session/resume, else session/load) instead of session/new. */
   attach?: AttachRequest;
+  /** A non-grok agent's profile; absent means grok. */
+  profile?: HandshakeProfile;
+}
+
+/** What the handshake needs from an agent profile (agents/profile.ts). */
+export interface HandshakeProfile {
+  name: string;
+  chooseAuth(advertised: readonly AdvertisedAuthMethod[], defaultAuthMethodId: unknown, env: NodeJS.ProcessEnv): AuthChoice;
+  rulesDelivery: "grok-meta" | "claude-append" | "none";
+  setModeAfterNew?: string;
 }
 
 function failed(step: string, error: unknown): SeatError {
@@ -51,23 +65,36 @@ export async function handshake(peer: AcpPeer, options: HandshakeOptions): Promi
     throw failed("initialize", error);
   }
   const meta = (init._meta ?? {}) as Record<string, unknown>;
-  const choice = chooseAuthMethod(init.authMethods ?? [], meta.defaultAuthMethodId, options.env);
+  const profile = options.profile;
+  const agentName = profile ? profile.name : "Grok";
+  const choice = (profile?.chooseAuth ?? chooseAuthMethod)(init.authMethods ?? [], meta.defaultAuthMethodId, options.env);
   if (choice.methodId === undefined) {
-    throw new SeatError("ACP_NOT_AUTHENTICATED", `Grok is ${choice.why}.`, { context: { authMethods: (init.authMethods ?? []).map((m) => m.id) } });
+    throw new SeatError("ACP_NOT_AUTHENTICATED", `${agentName} is ${choice.why}.`, { context: { authMethods: (init.authMethods ?? []).map((m) => m.id) } });
   }
-  try {
-    await peer.request(ACP.agent.authenticate, { methodId: choice.methodId, _meta: { headless: true } });
-  } catch (error) {
-    throw new SeatError("ACP_NOT_AUTHENTICATED", `Grok refused auth method ${choice.methodId}: ${messageOf(error)}. Run \`grok login\` or set XAI_API_KEY.`, { cause: error });
+  if (choice.methodId !== null) {
+    try {
+      await peer.request(ACP.agent.authenticate, { methodId: choice.methodId, _meta: { headless: true } });
+    } catch (error) {
+      const fix = profile ? "Check the agent's credentials in its environment." : "Run `grok login` or set XAI_API_KEY.";
+      throw new SeatError("ACP_NOT_AUTHENTICATED", `${agentName} refused auth method ${choice.methodId}: ${messageOf(error)}. ${fix}`, { cause: error });
+    }
   }
   const sessionMeta: Record<string, unknown> = {};
-  if (options.pluginDirs.length > 0) sessionMeta.pluginDirs = options.pluginDirs;
-  if (options.rules) sessionMeta.rules = options.rules;
-  if (options.systemPrompt) sessionMeta.systemPromptOverride = options.systemPrompt;
+  const delivery = profile?.rulesDelivery ?? "grok-meta";
+  if (delivery === "grok-meta") {
+    if (options.pluginDirs.length > 0) sessionMeta.pluginDirs = options.pluginDirs;
+    if (options.rules) sessionMeta.rules = options.rules;
+    if (options.systemPrompt) sessionMeta.systemPromptOverride = options.systemPrompt;
+  } else if (delivery === "claude-append") {
+    const text = [options.systemPrompt, options.rules].filter(Boolean).join("\n\n");
+    if (text) sessionMeta.systemPrompt = { append: text };
+  }
   const agentVersion = typeof meta.agentVersion === "string" ? meta.agentVersion : undefined;
+  const authMethodId = choice.methodId ?? undefined;
   if (options.attach) {
     const attached = await attachSession(peer, init, options.attach, { cwd: options.cwd, mcpServers: options.mcpServers, meta: sessionMeta });
-    return { initialize: init, authMethodId: choice.methodId, session: { sessionId: attached.sessionId }, attached, ...(agentVersion ? { agentVersion } : {}) };
+    await setModeAfter(peer, profile, attached.sessionId);
+    return { initialize: init, authMethodId, session: { sessionId: attached.sessionId }, attached, ...(agentVersion ? { agentVersion } : {}) };
   }
   let session: NewSessionResponse;
   try {
@@ -79,5 +106,16 @@ export async function handshake(peer: AcpPeer, options: HandshakeOptions): Promi
   } catch (error) {
     throw failed("session/new", error);
   }
-  return { initialize: init, authMethodId: choice.methodId, session, ...(agentVersion ? { agentVersion } : {}) };
+  await setModeAfter(peer, profile, session.sessionId);
+  return { initialize: init, authMethodId, session, ...(agentVersion ? { agentVersion } : {}) };
+}
+
+/** The mode a profile needs set after session/new or an attach (e.g. Claude's `default`, so it asks). */
+async function setModeAfter(peer: AcpPeer, profile: HandshakeProfile | undefined, sessionId: string): Promise<void> {
+  if (!profile?.setModeAfterNew) return;
+  try {
+    await peer.request(ACP.agent.session.setMode, { sessionId, modeId: profile.setModeAfterNew });
+  } catch (error) {
+    throw failed(`session/set_mode ${profile.setModeAfterNew}`, error);
+  }
 }

@@ -19,6 +19,12 @@ export interface PermissionDecider {
 
 /** Options of createSession. */
 export interface SessionOptions {
+  /** Which ACP agent to drive: "grok" (default), "codex", "claude", "opencode" or "gemini" (agents/). */
+  agent?: string;
+  /** Any other ACP agent: its command line (parsed without a shell) or argv. Takes precedence over `agent`. */
+  agentCommand?: string | readonly string[];
+  /** Where pinned agents are installed. Default: GROK_SEAT_AGENTS_DIR, else the project's `.cache/agents`. */
+  agentsDir?: string;
   /** Working directory of the session (absolute). Default: process.cwd(). */
   cwd?: string;
   /** `grok-cli/<id>`, `grok/<id>` or a bare id; `grok/default` or none omits `-m`. */

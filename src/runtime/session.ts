@@ -23,6 +23,7 @@ import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "..
 import { withTimeout } from "../internal/timeout.js";
 import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
+import { agentLaunch, resolveAgentProfile } from "./agent-launch.js";
 import type { PromptInput, SessionOptions } from "./options.js";
 
 /** An ids-only audit record (no paths, schemas, prose or credentials). */
@@ -268,7 +269,10 @@ async function start(session: Session, options: SessionOptions, model: string | 
   markSecretNames(options.secretEnvNames);
   registerSecrets(env);
   const cwd = resolvePath(options.cwd ?? process.cwd());
-  const binary = await resolveGrokBinary({ ...(options.grokCliBinaryPath ? { explicitPath: options.grokCliBinaryPath } : {}), env });
+  // Another agent (agents/) is launched from its profile; grok (no profile) keeps today's path unchanged.
+  const profile = resolveAgentProfile(options);
+  const launch = profile ? agentLaunch(profile, options, env) : undefined;
+  const binary = profile ? undefined : await resolveGrokBinary({ ...(options.grokCliBinaryPath ? { explicitPath: options.grokCliBinaryPath } : {}), env });
   const tools = options.tools ?? [];
 
   const mcpServers: McpServer[] = toAcpMcpServers(options.mcpServers ?? []);
@@ -279,6 +283,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
         tools,
         ...(options.toolServerName ? { serverName: options.toolServerName } : {}),
         ...(options.toolBridge?.serverEntry !== undefined ? { serverEntry: options.toolBridge.serverEntry } : {}),
+        ...(profile ? { projection: profile.projection, modelToolName: profile.modelToolName } : {}),
         // The model sees a bounded one-line message; the host gets the whole error here (never as onText).
         onExecuteError: (toolName, error) => void session.report("TOOL_EXECUTE_FAILED", `Host tool "${toolName}" threw: ${messageOf(error)}`, { asText: false }),
         authorize: session.authorizeBridgeCall,
@@ -305,17 +310,17 @@ async function start(session: Session, options: SessionOptions, model: string | 
     }
   }
   const pluginDirs = [...(options.pluginDirs ?? [])];
-  const wantsSkills = (options.additionalSkillPaths?.length ?? 0) > 0 || options.includeBundledSkill === true || (options.includeBundledSkill !== false && tools.length > 0);
+  const wantsSkills = !profile && (options.additionalSkillPaths?.length ?? 0) > 0 || options.includeBundledSkill === true || (options.includeBundledSkill !== false && tools.length > 0);
   if (wantsSkills) {
     session.skills = stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill !== false });
     pluginDirs.push(session.skills.dir);
     rules.push(skillsRulesText(session.skills.skillNames, session.bridge?.toolNames.length ?? 0));
   }
 
-  const argv = buildAgentArgv({ binary: binary.path, ...(model ? { model } : {}), pluginDirs });
+  const argv = launch ? launch.argv : buildAgentArgv({ binary: binary!.path, ...(model ? { model } : {}), pluginDirs });
   // The auth choice reads this same environment: what grok actually gets, not what we run with.
-  const agentEnv = buildAgentEnv(env, options.agentEnv ?? {});
-  session.grokLog = grokLogPath(agentEnv);
+  const agentEnv = launch ? launch.env : buildAgentEnv(env, options.agentEnv ?? {});
+  session.grokLog = launch ? undefined : grokLogPath(agentEnv);
   session.process = await spawnAgent({ argv, env: agentEnv, cwd });
   const agentProcess = session.process;
   const core = (session.core = new SessionCore(
@@ -334,7 +339,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   const timeoutMs = options.handshakeTimeoutMs ?? 60_000;
   const result: HandshakeResult = await withTimeout(
     Promise.race([
-      handshake(session.peer, { cwd, mcpServers, pluginDirs, rules: rules.join("\n\n") || undefined, systemPrompt: options.systemPrompt, env: agentEnv, clientVersion: CLIENT_VERSION, ...(options.resume ? { attach: options.resume } : {}) }),
+      handshake(session.peer, { cwd, mcpServers, pluginDirs, rules: rules.join("\n\n") || undefined, systemPrompt: options.systemPrompt, env: agentEnv, clientVersion: CLIENT_VERSION, ...(options.resume ? { attach: options.resume } : {}), ...(profile ? { profile } : {}) }),
       exitedEarly,
     ]),
     timeoutMs,
@@ -344,7 +349,8 @@ async function start(session: Session, options: SessionOptions, model: string | 
   session.promptCapabilities = { ...(result.initialize.agentCapabilities?.promptCapabilities ?? {}) };
   session.id = result.session.sessionId;
   session.agent = { authMethodId: result.authMethodId, pid: agentProcess.pid, ...(result.agentVersion ? { version: result.agentVersion } : {}) };
-  if (mcpServers.length > 0) {
+  // Only grok reports MCP readiness (`_x.ai/mcp_initialized`); other agents load MCP servers in session/new.
+  if (mcpServers.length > 0 && !profile) {
     const ready = await core.waitForMcpInitialized(options.mcpReadyTimeoutMs ?? 20_000);
     if (!ready) await session.report("ACP_MCP_NOT_READY", "grok did not report its MCP servers initialized in time; tools may be missing in the first turn.");
   }

@@ -24,8 +24,8 @@ import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
 export interface OpenSessionOptions extends SessionOptions {
   /** The session's name (per cwd unless `global`). */
   name: string;
-  /** The agent; only "grok" exists today. */
-  agent?: "grok";
+  /** The agent profile (agents/); "custom" is recorded for `agentCommand`. A session continues only on its own agent. */
+  agent?: string;
   /** A name shared by every directory instead of one per cwd. */
   global?: boolean;
   /** Queue behind a running turn for up to this long (ms) instead of failing SESSION_BUSY at once. */
@@ -106,7 +106,7 @@ export function openStore(home: string): SessionStore {
  */
 export async function openSession(options: OpenSessionOptions): Promise<OpenedSession> {
   assertSessionName(options.name);
-  const agent = options.agent ?? "grok";
+  const agent = options.agentCommand !== undefined ? "custom" : options.agent ?? "grok";
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = options.home ?? seatHome(options.env ?? process.env);
   const store = openStore(home);
@@ -116,12 +116,15 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
   try {
     const scope = scopeFor(cwd, options.global === true);
     let record = store.ensure({ name: options.name, scope, agent, cwd, model: options.model ?? null });
+    if (record.agent !== agent) {
+      throw new SeatError("SESSION_NOT_RESUMABLE", `Named session "${options.name}" belongs to agent ${record.agent}, not ${agent}; run it with --agent ${record.agent}, or seat sessions rm ${options.name} first. Nothing was started.`, { context: { name: options.name, recordedAgent: record.agent, agent } });
+    }
     lease = await acquireLease(store, record, { ...(options.waitMs ? { waitMs: options.waitMs } : {}), ...(options.identitySource ? { source: options.identitySource } : {}) });
     const interrupted = store.interruptRunning(record.row);
     record = store.find(scope, options.name)!;
     const resumeId = record.agentSessionId;
     const model = options.model ?? record.model ?? undefined;
-    const { name: _n, agent: _a, global: _g, waitMs: _w, home: _h, identitySource: _i, ...sessionOptions } = options;
+    const { name: _n, global: _g, waitMs: _w, home: _h, identitySource: _i, ...sessionOptions } = options;
     inner = await createSession({ ...sessionOptions, cwd: record.cwd, ...(model ? { model } : {}), ...(resumeId ? { resume: { sessionId: resumeId } } : {}) });
     if (inner.state !== "ready") {
       const diagnostic = inner.diagnostics[0];

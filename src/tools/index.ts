@@ -4,7 +4,7 @@
  * Does not own: the MCP server process entry (mcp-server.ts is a script, never imported).
  */
 export { projectSchema } from "./projection.js";
-export type { JsonSchema, ProjectedSchema } from "./projection.js";
+export type { JsonSchema, ProjectedSchema, ProjectionMode } from "./projection.js";
 export { compileValidator, describeIssues } from "./validation.js";
 export type { ArgumentIssue, ArgumentValidator, ValidationResult } from "./validation.js";
 export { buildToolRegistry, createToolRegistry, executeFailureText, EXECUTE_ERROR_MODEL_CHARS } from "./registry.js";
@@ -12,7 +12,7 @@ export type { HostTool, ListedTool, OmittedTool, ToolCallResult, ToolContext, To
 export { startBridge } from "./bridge.js";
 export type { Bridge, BridgeOptions } from "./bridge.js";
 export { resolveServerEntry, SERVER_FILE } from "./server-entry.js";
-export { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toolOmittedAudit, toolRulesText } from "./tool-bridge.js";
+export { agentToolRulesText, bridgeFailureAudit, bridgeFailureReason, createToolBridge, toolOmittedAudit, toolRulesText } from "./tool-bridge.js";
 export type { BridgeFailureAudit, BridgeFailureReason, ToolBridge, ToolBridgeOptions, ToolOmittedAudit } from "./tool-bridge.js";
 export { toAcpMcpServers } from "./mcp-servers.js";
 export type { OperatorMcpServer, OperatorRemoteServer, OperatorStdioServer } from "./mcp-servers.js";

@@ -66,3 +66,16 @@ test("moves $schema to the wrapper root", () => {
   assert.equal(listed.$schema, "http://json-schema.org/draft-07/schema#");
   assert.deepEqual((listed.properties as Record<string, unknown>).input, { type: "integer" });
 });
+
+test("wrap-unions (Claude) wraps an object-shaped root union that object-with-unions keeps at the root", () => {
+  const union = { anyOf: [{ type: "object", properties: { a: { type: "number" } } }, { type: "object", properties: { b: { type: "string" } } }] };
+  const kept = projectSchema(union);
+  assert.equal(kept.wrapped, false);
+  assert.ok("anyOf" in kept.listed);
+  const wrapped = projectSchema(union, "wrap-unions");
+  assert.equal(wrapped.wrapped, true);
+  assert.deepEqual(Object.keys(wrapped.listed).filter((k) => ["anyOf", "oneOf", "allOf"].includes(k)), [], "no root union is listed");
+  assert.deepEqual((wrapped.listed.properties as Record<string, unknown>).input, union);
+  const plain = projectSchema({ type: "object", properties: { a: { type: "number" } } }, "wrap-unions");
+  assert.equal(plain.wrapped, false, "a plain object root is never wrapped");
+});

@@ -13,7 +13,16 @@
  *      non-objects, `false` — is WRAPPED as `{type:"object", properties:{input: original}, required:["input"]}`
  *      and the bridge unwraps `arguments.input` before validating and executing.
  *   The wrapped listing hoists `$defs`/`definitions` to its root so `#/$defs/...` pointers keep resolving.
+ * Per consumer (mode): "object-with-unions" is the rule above (grok, Codex, OpenCode, Gemini, the MCP SDK).
+ *   "wrap-unions" (Claude: Claude Code and the Anthropic API reject root anyOf/oneOf/allOf even beside
+ *   type "object", and drop root if/then/else/not) also wraps an object-shaped root that carries any of those.
  */
+
+/** Which projection rule a consumer needs (see the header). */
+export type ProjectionMode = "object-with-unions" | "wrap-unions";
+
+/** Root keywords Claude and the Anthropic API refuse beside `type: "object"`. */
+const ROOT_COMBINATORS = ["anyOf", "oneOf", "allOf", "if", "then", "else", "not"] as const;
 
 /** A JSON Schema as a host tool declares it: an object schema, a boolean schema, or anything JSON. */
 export type JsonSchema = Record<string, unknown> | boolean;
@@ -83,8 +92,9 @@ function isObjectShaped(schema: unknown, root: unknown, seen: Set<unknown>): boo
  * Projects a host tool's original input schema to the MCP-listed schema (root `type:"object"`), wrapping
  * roots that cannot be objects under `input`. The original is never mutated.
  */
-export function projectSchema(original: JsonSchema): ProjectedSchema {
-  if (isRecord(original) && isObjectShaped(original, original, new Set())) {
+export function projectSchema(original: JsonSchema, mode: ProjectionMode = "object-with-unions"): ProjectedSchema {
+  const refusedRoot = mode === "wrap-unions" && isRecord(original) && ROOT_COMBINATORS.some((k) => k in original);
+  if (isRecord(original) && !refusedRoot && isObjectShaped(original, original, new Set())) {
     // `{}` and keyword-only schemas accept objects too; listing them as type object loses nothing over MCP.
     return { listed: { ...structuredClone(original), type: "object" }, wrapped: false };
   }

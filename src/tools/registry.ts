@@ -10,7 +10,7 @@
  *   message may carry paths or secrets, so the whole error goes only to the host's onExecuteError.
  */
 import { SeatError, messageOf } from "../errors.js";
-import { projectSchema, type JsonSchema } from "./projection.js";
+import { projectSchema, type JsonSchema, type ProjectionMode } from "./projection.js";
 import { compileValidator, describeIssues, type ArgumentValidator } from "./validation.js";
 
 /** How much of an exception message the model sees: the first line, at most this many characters. */
@@ -45,6 +45,8 @@ export interface OmittedTool {
 export interface ToolRegistryOptions {
   /** Told about every throwing `execute`, with the whole error (the model gets a bounded line only). */
   onExecuteError?: (toolName: string, error: unknown) => void;
+  /** How root schemas are listed (projection.ts); default "object-with-unions". Claude needs "wrap-unions". */
+  projection?: ProjectionMode;
 }
 
 /** A tool as MCP lists it. */
@@ -100,7 +102,7 @@ export function executeFailureText(toolName: string, error: unknown): string {
 }
 
 /** Checks one tool and compiles its validators; throws TOOL_SCHEMA_INVALID when it cannot be served. */
-function compileEntry(tool: HostTool, taken: { has(name: string): boolean }): Entry {
+function compileEntry(tool: HostTool, taken: { has(name: string): boolean }, projection: ProjectionMode): Entry {
   if (typeof tool?.name !== "string" || !TOOL_NAME.test(tool.name)) {
     throw new SeatError(
       "TOOL_SCHEMA_INVALID",
@@ -120,7 +122,7 @@ function compileEntry(tool: HostTool, taken: { has(name: string): boolean }): En
     });
   }
   try {
-    const { listed, wrapped } = projectSchema(schema);
+    const { listed, wrapped } = projectSchema(schema, projection);
     const validate = compileValidator(tool.name, schema, wrapped ? "/input" : "");
     // Compile the listed schema too: a projection that does not compile would break every client.
     compileValidator(tool.name, listed);
@@ -147,7 +149,7 @@ export function buildToolRegistry(tools: readonly HostTool[], options: ToolRegis
   const omitted: OmittedTool[] = [];
   tools.forEach((tool, index) => {
     try {
-      const entry = compileEntry(tool, entries);
+      const entry = compileEntry(tool, entries, options.projection ?? "object-with-unions");
       entries.set(entry.tool.name, entry);
     } catch (error) {
       const seatError = error instanceof SeatError ? error : new SeatError("TOOL_SCHEMA_INVALID", messageOf(error), { cause: error });

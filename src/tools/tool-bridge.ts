@@ -16,6 +16,7 @@ import { SeatError, isSeatError } from "../errors.js";
 import { secretNames } from "../internal/redact.js";
 import { startBridge } from "./bridge.js";
 import { buildToolRegistry, type HostTool, type OmittedTool } from "./registry.js";
+import type { ProjectionMode } from "./projection.js";
 import { resolveServerEntry } from "./server-entry.js";
 
 /** Options of createToolBridge. */
@@ -35,6 +36,13 @@ export interface ToolBridgeOptions {
   onExecuteError?: (toolName: string, error: unknown) => void;
   /** The session's `mcp` permission decision, applied by the bridge on every call (see BridgeOptions.authorize). */
   authorize?: (toolName: string) => boolean | Promise<boolean>;
+  /** Root-schema projection for the consuming agent (default "object-with-unions"; Claude: "wrap-unions"). */
+  projection?: ProjectionMode;
+  /**
+   * The name the consuming agent's model sees for a host tool (agents/ profiles). When given, the rules text
+   * names tools this way instead of grok's `<server>__<tool>` via use_tool.
+   */
+  modelToolName?: (serverName: string, toolName: string) => string;
 }
 
 /** A started bridge: the ACP MCP entry to pass on session/new, qualified tool names, rules text, close(). */
@@ -121,6 +129,16 @@ export function toolRulesText(serverName: string, toolNames: readonly string[], 
   );
 }
 
+/** The rules paragraph for a non-grok agent: the names its model sees, and the wrapped-argument note. */
+export function agentToolRulesText(serverName: string, modelNames: readonly string[], wrappedModelNames: readonly string[] = []): string {
+  if (modelNames.length === 0) return "";
+  const wrapped =
+    wrappedModelNames.length > 0
+      ? ` These tools take their whole argument under a single "input" property: ${wrappedModelNames.join(", ")}.`
+      : "";
+  return `Host tools are served by the MCP server "${serverName}"; call them by these names: ${modelNames.join(", ")}.${wrapped}`;
+}
+
 /**
  * Starts a session's host-tools bridge and returns the ACP stdio MCP entry for it.
  * An unusable tool is left out (omittedTools). Throws TOOL_SCHEMA_INVALID for a bad server name and
@@ -135,7 +153,10 @@ export async function createToolBridge(options: ToolBridgeOptions): Promise<Tool
       { context: { serverName } },
     );
   }
-  const { registry, omitted } = buildToolRegistry(options.tools, options.onExecuteError ? { onExecuteError: options.onExecuteError } : {});
+  const { registry, omitted } = buildToolRegistry(options.tools, {
+    ...(options.onExecuteError ? { onExecuteError: options.onExecuteError } : {}),
+    ...(options.projection ? { projection: options.projection } : {}),
+  });
   const entry = options.serverEntry ?? resolveServerEntry();
   if (options.serverEntry !== undefined) {
     // An explicit path gets the same up-front check as a resolved one.
@@ -158,7 +179,13 @@ export async function createToolBridge(options: ToolBridgeOptions): Promise<Tool
   return {
     mcpServer: { name: serverName, ...serverCommand(options.nodePath ?? process.execPath, entry), env },
     toolNames,
-    rulesText: toolRulesText(serverName, toolNames, wrappedNames),
+    rulesText: options.modelToolName
+      ? agentToolRulesText(
+          serverName,
+          registry.tools.map((t) => options.modelToolName!(serverName, t.name)),
+          registry.tools.filter((t) => registry.isWrapped(t.name)).map((t) => options.modelToolName!(serverName, t.name)),
+        )
+      : toolRulesText(serverName, toolNames, wrappedNames),
     omittedTools: omitted,
     close: () => bridge.close(),
   };

@@ -12,7 +12,7 @@ import Database from "better-sqlite3";
 import { openJournal } from "../../src/journal/index.js";
 import { isSeatError } from "../../src/errors.js";
 import { linuxSource, type IdentitySource } from "../../src/identity/index.js";
-import { SessionStore, acquireLease, assertSessionName, scopeFor } from "../../src/sessions/index.js";
+import { SessionStore, acquireLease, assertSessionName, openSession, openStore, scopeFor } from "../../src/sessions/index.js";
 
 function tempDb(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), "gs-sessions-"));
@@ -112,4 +112,21 @@ test("turns are recorded running before they are sent; a dead holder's running t
 test("session names are checked: empty, too long, path-like or dotted-first names are refused", () => {
   for (const bad of ["", "../x", "a/b", ".hidden", "-flag", "x".repeat(65), 42]) assert.throws(() => assertSessionName(bad), (e: unknown) => isSeatError(e, "SESSION_NAME_INVALID"));
   for (const good of ["work", "feature-12", "a.b_c"]) assert.doesNotThrow(() => assertSessionName(good));
+});
+
+test("a named session continues only on the agent it was recorded with: another agent is SESSION_NOT_RESUMABLE and nothing starts", async (t) => {
+  const home = mkdtempSync(join(tmpdir(), "gs-sessions-home-"));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const cwd = mkdtempSync(join(tmpdir(), "gs-sessions-cwd-"));
+  t.after(() => rmSync(cwd, { recursive: true, force: true }));
+  const store = openStore(home);
+  store.ensure({ name: "work", scope: scopeFor(cwd, false), agent: "grok", cwd, model: null });
+  store.close();
+  await assert.rejects(
+    openSession({ name: "work", cwd, home, agent: "codex", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } }),
+    (error: unknown) => isSeatError(error, "SESSION_NOT_RESUMABLE") && (error.context as { recordedAgent?: string }).recordedAgent === "grok",
+  );
+  const after = openStore(home);
+  t.after(() => after.close());
+  assert.equal(after.find(scopeFor(cwd, false), "work")?.agentSessionId, null, "no agent session was created in its place");
 });

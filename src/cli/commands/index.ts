@@ -13,6 +13,7 @@ import { releaseCommand } from "./release.js";
 import { attachCommand } from "./attach.js";
 import { sessionsCommand } from "./sessions.js";
 import { cancelCommand } from "./cancel.js";
+import { agentsCommand } from "./agents.js";
 
 /** Every verb, in help order. */
-export const COMMANDS: readonly Command[] = [runCommand, sessionsCommand, cancelCommand, probeCommand, modelsCommand, demoCommand, hireCommand, sendCommand, statusCommand, releaseCommand, attachCommand];
+export const COMMANDS: readonly Command[] = [runCommand, sessionsCommand, cancelCommand, probeCommand, agentsCommand, modelsCommand, demoCommand, hireCommand, sendCommand, statusCommand, releaseCommand, attachCommand];

@@ -5,19 +5,45 @@
 import { probeGrok, resolveGrokBinary } from "../../grok/index.js";
 import { probeAcp } from "../../runtime/index.js";
 import { parseFlags, stringFlag } from "../args.js";
-import { EXIT, paletteFor, writeJson } from "../output.js";
+import { EXIT, exitCodeFor, paletteFor, writeJson } from "../output.js";
+import type { ErrorCode } from "../../errors.js";
 import type { Command } from "./command.js";
+import { agentProfile } from "../../agents/index.js";
+import { probeAgent } from "./agents.js";
+
+async function probeOtherAgent(name: string, json: boolean): Promise<number> {
+  const profile = agentProfile(name);
+  const { probe, error } = await probeAgent(profile);
+  if (json) {
+    writeJson({ type: "probe", agent: name, ...(probe ? { acp: probe } : {}), ...(error ? { error } : {}) });
+  } else {
+    const p = paletteFor(process.stdout);
+    const out = [`agent:       ${name} (${profile.title})`];
+    if (error) out.push(`error:       ${p.red(`${error.code}: ${error.message}`)}`);
+    if (probe) {
+      out.push(`version:     ${probe.agentInfo?.version ?? "unknown"}`);
+      out.push(`authMethods: ${probe.authMethods.join(", ") || "none"}`);
+      out.push(`acpReady:    ${probe.acpReady ? p.green(`yes, via ${probe.authChoice}`) : p.red(`no — ${probe.error ?? probe.authChoice}`)}`);
+    }
+    process.stdout.write(`${out.join("\n")}\n`);
+  }
+  if (error) return exitCodeFor(error.code as ErrorCode);
+  return probe?.acpReady ? EXIT.ok : EXIT.notAuthenticated;
+}
 
 export const probeCommand: Command = {
   name: "probe",
   summary: "report the grok binary, its version and the ACP auth it advertises",
-  help: `Usage: seat probe [--grok PATH] [--json] [--no-acp]
+  help: `Usage: seat probe [--grok PATH] [--json] [--no-acp] [--agent NAME]
 
   --grok PATH   grok binary to use (else GROK_BIN, PATH, then the pinned npm package)
   --no-acp      only run \`grok --version\`; skip starting the agent
-  --json        one JSON object on stdout`,
+  --json        one JSON object on stdout
+  --agent NAME  probe another ACP agent instead (codex, claude, opencode, gemini): start it, initialize, stop`,
   async run(argv) {
-    const args = parseFlags("probe", argv, { grok: { type: "string" }, json: { type: "boolean" }, "no-acp": { type: "boolean" } });
+    const args = parseFlags("probe", argv, { grok: { type: "string" }, json: { type: "boolean" }, "no-acp": { type: "boolean" }, agent: { type: "string" } });
+    const agentName = stringFlag(args, "agent");
+    if (agentName !== undefined && agentName !== "grok") return probeOtherAgent(agentName, args.values.json === true);
     const explicit = stringFlag(args, "grok");
     const binary = await resolveGrokBinary(explicit ? { explicitPath: explicit } : {});
     const version = await probeGrok({ binary: binary.path });

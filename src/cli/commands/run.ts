@@ -9,6 +9,7 @@ import type { SeatEvent } from "../../acp/index.js";
 import { SeatError } from "../../errors.js";
 import { createSession } from "../../runtime/index.js";
 import { openSession, type OpenedSession } from "../../sessions/index.js";
+import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { cliPolicy } from "../policy.js";
 import { countFlag, listFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
@@ -63,7 +64,10 @@ export const runCommand: Command = {
   --idle-timeout SECS   cancel when grok is silent for SECS (default 180, 0 = off)
   --fail-fast [N]       end the turn with MODEL_UNREACHABLE (exit 124) once grok has retried its model
                         request N times (default ${DEFAULT_FAIL_FAST_RETRIES}); grok's retries are shown either way
-  --grok PATH           grok binary to use`,
+  --grok PATH           grok binary to use
+  --agent NAME          drive another ACP agent: codex, claude, opencode, gemini (default grok;
+                        install them with \`npm run agents:install\`, list them with \`seat agents\`)
+  --agent-command CMD   drive any ACP agent started by CMD (split like a shell would, never run by one)`,
   async run(argv) {
     const args = parseFlags("run", optionalNumberFlag(argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES), {
       model: { type: "string" },
@@ -81,6 +85,8 @@ export const runCommand: Command = {
       session: { type: "string", short: "s" },
       global: { type: "boolean" },
       wait: { type: "string" },
+      agent: { type: "string" },
+      "agent-command": { type: "string" },
     });
     const prompt = args.positionals.join(" ").trim();
     if (prompt === "") throw new SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
@@ -90,6 +96,9 @@ export const runCommand: Command = {
       throw new SeatError("CLI_USAGE", "seat run: --global and --wait only apply to a named session (-s NAME).");
     }
     const waitMs = secondsFlag("run", args, "wait", 0) ?? 0;
+    // An unknown agent or a bad --agent-command is a usage error before anything starts.
+    if (stringFlag(args, "agent") !== undefined) agentProfile(stringFlag(args, "agent")!);
+    if (stringFlag(args, "agent-command") !== undefined) splitCommandLine(stringFlag(args, "agent-command")!);
     const policy = await cliPolicy({
       ...(stringFlag(args, "policy") ? { file: stringFlag(args, "policy") } : {}),
       allow: listFlag(args, "allow"),
@@ -112,6 +121,8 @@ export const runCommand: Command = {
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
       ...(stringFlag(args, "cwd") ? { cwd: stringFlag(args, "cwd") } : {}),
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
+      ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
+      ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
       permissions: createPermissionGate({ policy, ...(approver ? { approver } : {}) }),
       callbacks: { onEvent },
       diagnosticsAsText: false,

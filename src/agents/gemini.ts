@@ -1,0 +1,50 @@
+/*
+ * Gemini profile: `@google/gemini-cli` (`gemini --acp`).
+ * Owns: how it is launched (host Node + its bundle), its env, auth and offline wiring.
+ * Invariant: GEMINI_CLI_NO_RELAUNCH keeps it from re-executing itself in a child; it still ignores SIGTERM,
+ *   so dispose relies on the process-group SIGKILL escalation. MCP servers load only in a trusted folder.
+ */
+import { join } from "node:path";
+import { BASE_ENV_ALLOW, BASE_ENV_PREFIXES } from "./common.js";
+import { requireInstalledFile } from "./install.js";
+import type { AgentProfile, PinnedPackage } from "./profile.js";
+
+const PIN: PinnedPackage = { dir: "gemini", package: "@google/gemini-cli", version: "0.61.0" };
+
+/** The gemini profile. */
+export const geminiProfile: AgentProfile = {
+  name: "gemini",
+  title: "Gemini CLI (gemini --acp)",
+  pinned: PIN,
+  launchArgv: ({ installRoot }) => [process.execPath, requireInstalledFile("gemini", installRoot, PIN, join("bundle", "gemini.js")), "--acp"],
+  envAllow: [...BASE_ENV_ALLOW, "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_MODEL"],
+  envPrefixes: BASE_ENV_PREFIXES,
+  envForced: { GEMINI_CLI_NO_RELAUNCH: "true" },
+  chooseAuth: (advertised, _default, env) => {
+    const ids = new Set(advertised.map((m) => m.id));
+    if (env.GEMINI_API_KEY && ids.has("gemini-api-key")) return { methodId: "gemini-api-key", why: "GEMINI_API_KEY is set" };
+    return { methodId: undefined, why: `not authenticated: set GEMINI_API_KEY (gemini offered: ${[...ids].join(", ") || "none"})` };
+  },
+  waitsForMcpInitialized: false,
+  projection: "object-with-unions",
+  modelToolName: (server, tool) => `mcp_${server}_${tool}`,
+  skills: "rules",
+  rulesDelivery: "none",
+  quirks: [
+    "Ignores SIGTERM; dispose escalates to SIGKILL of the process group.",
+    "Ignores session MCP servers unless the cwd is a trusted folder.",
+    "Sends a permission request with no preceding tool_call.",
+  ],
+  offline: {
+    dialect: "gemini",
+    configure: ({ mockOrigin, home, cwd }) => ({
+      env: { GOOGLE_GEMINI_BASE_URL: mockOrigin, GEMINI_API_KEY: "mock-key" },
+      files: {
+        ".gemini/settings.json": JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: true } }, privacy: { usageStatisticsEnabled: false } }),
+        ".gemini/trustedFolders.json": JSON.stringify({ [cwd]: "TRUST_FOLDER" }),
+      },
+    }),
+    shellCall: (command) => ({ name: "run_shell_command", arguments: { command } }),
+    hostToolCall: (server, tool, args) => ({ name: `mcp_${server}_${tool}`, arguments: args }),
+  },
+};

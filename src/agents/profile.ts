@@ -1,0 +1,86 @@
+/*
+ * Agent profile: the declarative description of one ACP agent grok-seat can drive.
+ * Owns: the AgentProfile shape (launch, env allow-list, auth choice, post-session/new setup, quirks,
+ *   tool naming, schema projection, MCP readiness, offline wiring to the mock model).
+ * Does not own: acting on a profile (runtime/) or the profiles themselves (one file per agent beside this).
+ * Invariant: a profile is data plus pure functions; nothing here spawns, reads the network or writes files.
+ */
+import type { AuthChoice, AdvertisedAuthMethod } from "../runtime/auth.js";
+import type { MockToolCall } from "../mock-model/index.js";
+
+/** The names of the built-in agents; `grok` is the default and the reference. */
+export const AGENT_NAMES = ["grok", "codex", "claude", "opencode", "gemini"] as const;
+
+/** One built-in agent name. */
+export type AgentName = (typeof AGENT_NAMES)[number];
+
+/** How a host tool's root schema is listed for this agent (see tools/projection.ts). */
+export type ProjectionMode = "object-with-unions" | "wrap-unions";
+
+/** Which API the agent's model calls speak (the mock model serves each). */
+export type ModelDialect = "chat" | "responses" | "messages" | "gemini";
+
+/** Where launchArgv looks for a pinned install and which Node runs a script agent. */
+export interface LaunchContext {
+  /** `.cache/agents` of the project, or GROK_SEAT_AGENTS_DIR. */
+  installRoot: string;
+}
+
+/** What the offline test rig needs to point the agent at the scripted mock model. */
+export interface OfflineWiring {
+  dialect: ModelDialect;
+  /** Env vars and files (paths relative to the temp HOME) that point the agent at `mockOrigin` (http://127.0.0.1:PORT). */
+  configure(ctx: { mockOrigin: string; home: string; cwd: string }): { env: Record<string, string>; files: Record<string, string> };
+  /** The model-side tool call that runs `command` in the agent's shell tool. */
+  shellCall(command: string): MockToolCall;
+  /** The model-side tool call for host tool `tool` of MCP server `server`. */
+  hostToolCall(server: string, tool: string, args: unknown): MockToolCall;
+}
+
+/** The pinned npm package an agent is installed from. */
+export interface PinnedPackage {
+  /** Folder under the install root (`.cache/agents/<dir>`). */
+  dir: string;
+  package: string;
+  version: string;
+}
+
+/** One ACP agent, described declaratively. */
+export interface AgentProfile {
+  readonly name: string;
+  /** Human title for `seat agents`. */
+  readonly title: string;
+  /** The pinned npm package, when grok-seat installs it (`npm run agents:install`). */
+  readonly pinned?: PinnedPackage;
+  /** The argv that starts the agent speaking ACP on stdio; throws AGENT_NOT_INSTALLED when it is missing. */
+  launchArgv(ctx: LaunchContext): string[];
+  /** Exact variable names copied from the source env when present. */
+  readonly envAllow: readonly string[];
+  /** Variable-name prefixes copied from the source env. */
+  readonly envPrefixes: readonly string[];
+  /** Always set on the agent (telemetry off, permission mode…), overriding the source. */
+  readonly envForced: Readonly<Record<string, string>>;
+  /** Which advertised auth method to use; `null` means call no `authenticate` (the agent's config decides). */
+  chooseAuth(advertised: readonly AdvertisedAuthMethod[], defaultAuthMethodId: unknown, env: NodeJS.ProcessEnv): AuthChoice;
+  /** `session/set_mode` right after session/new, so the agent asks for permission instead of deciding alone. */
+  readonly setModeAfterNew?: string;
+  /** True only for grok: wait for `_x.ai/mcp_initialized` before the first turn. */
+  readonly waitsForMcpInitialized: boolean;
+  /** How host tool schemas are projected for this agent's model API. */
+  readonly projection: ProjectionMode;
+  /** The name the model sees for host tool `tool` of server `server`. */
+  modelToolName(server: string, tool: string): string;
+  /** How requested skills reach the agent: grok plugin dirs, or their text in the rules. */
+  readonly skills: "plugin-dir" | "rules";
+  /** How rules text reaches the agent: grok's `_meta.rules`, Claude's `_meta.systemPrompt.append`, or not at all. */
+  readonly rulesDelivery: "grok-meta" | "claude-append" | "none";
+  /** Known quirks, one sentence each (shown by `seat agents`, docs/agents.md). */
+  readonly quirks: readonly string[];
+  /** How the offline tests point the agent at the mock model; undefined when not wired yet. */
+  readonly offline?: OfflineWiring;
+}
+
+/** The auth choice of an agent whose own config provides credentials: never call `authenticate`. */
+export function noAuthenticate(why: string): AuthChoice {
+  return { methodId: null, why };
+}

@@ -1,0 +1,92 @@
+/*
+ * `seat agents`: every known ACP agent — installed or not, pinned and installed version, auth readiness,
+ *   what it advertised at initialize (load/resume, images, MCP transports), how skills reach it, its quirks.
+ * Owns: the agents table and probeAgent() (shared with `seat probe --agent`).
+ * Does not own: the profiles (agents/) or the probe itself (runtime/probe.ts).
+ * Invariant: only initialize is sent (no session, no model call); every started agent is terminated.
+ */
+import { AGENT_NAMES, agentProfile, defaultInstallRoot, installedVersion, NODE22_PIN, type AgentProfile } from "../../agents/index.js";
+import { isSeatError, messageOf } from "../../errors.js";
+import { agentLaunch, probeAcp, type AcpProbe } from "../../runtime/index.js";
+import { parseFlags } from "../args.js";
+import { EXIT, paletteFor, writeJson } from "../output.js";
+import type { Command } from "./command.js";
+
+/** One row of `seat agents`. */
+export interface AgentRow {
+  agent: string;
+  title: string;
+  pinned: string | null;
+  installed: boolean;
+  installedVersion: string | null;
+  skills: string;
+  quirks: readonly string[];
+  probe?: AcpProbe;
+  error?: { code: string; message: string };
+}
+
+/** Starts a non-grok agent just long enough for initialize; never throws (a failure is in `error`). */
+export async function probeAgent(profile: AgentProfile, env: NodeJS.ProcessEnv = process.env): Promise<{ probe?: AcpProbe; error?: { code: string; message: string } }> {
+  try {
+    const launch = agentLaunch(profile, {}, env);
+    return { probe: await probeAcp({ launch: { ...launch, chooseAuth: profile.chooseAuth } }) };
+  } catch (error) {
+    return { error: { code: isSeatError(error) ? error.code : "INTERNAL", message: messageOf(error) } };
+  }
+}
+
+function rowOf(profile: AgentProfile, root: string): AgentRow {
+  const version = profile.pinned ? installedVersion(root, profile.pinned) : undefined;
+  const needsNode22 = profile.name === "claude";
+  const installed = profile.pinned ? version !== undefined && (!needsNode22 || installedVersion(root, NODE22_PIN) !== undefined) : true;
+  return {
+    agent: profile.name,
+    title: profile.title,
+    pinned: profile.pinned ? `${profile.pinned.package}@${profile.pinned.version}` : null,
+    installed,
+    installedVersion: version ?? null,
+    skills: profile.skills === "plugin-dir" ? "native (plugin dirs)" : "not mapped: requested skills are not delivered yet",
+    quirks: profile.quirks,
+  };
+}
+
+export const agentsCommand: Command = {
+  name: "agents",
+  summary: "list the ACP agents grok-seat can drive: installed, version, auth, capabilities",
+  help: `Usage: seat agents [--json] [--no-probe]
+
+  --json       one JSON object per agent on stdout
+  --no-probe   do not start installed agents to read what they advertise
+Install the pinned agents with \`npm run agents:install [codex|claude|opencode|gemini]\`.
+grok is probed by \`seat probe\`; this table probes the others.`,
+  async run(argv) {
+    const args = parseFlags("agents", argv, { json: { type: "boolean" }, "no-probe": { type: "boolean" } });
+    const root = defaultInstallRoot();
+    const rows: AgentRow[] = [];
+    for (const name of AGENT_NAMES) {
+      const profile = agentProfile(name);
+      const row = rowOf(profile, root);
+      if (name !== "grok" && row.installed && args.values["no-probe"] !== true) Object.assign(row, await probeAgent(profile));
+      rows.push(row);
+    }
+    if (args.values.json) {
+      for (const row of rows) writeJson({ type: "agent", ...row });
+      return EXIT.ok;
+    }
+    const p = paletteFor(process.stdout);
+    const lines: string[] = [];
+    for (const row of rows) {
+      const state = row.agent === "grok" ? "see `seat probe`" : row.installed ? p.green(`installed ${row.installedVersion}`) : p.red(`not installed (npm run agents:install ${row.agent})`);
+      lines.push(`${row.agent}  ${row.title} — ${state}`);
+      if (row.probe) {
+        const c = row.probe.capabilities;
+        lines.push(`    auth: ${row.probe.acpReady ? row.probe.authChoice : p.red(row.probe.error ?? row.probe.authChoice)}`);
+        if (c) lines.push(`    advertises: load ${row.probe.loadSession ? "yes" : "no"}, resume ${c.resume ? "yes" : "no"}, images ${c.image ? "yes" : "no"}, MCP http ${c.mcpHttp ? "yes" : "no"}, sse ${c.mcpSse ? "yes" : "no"}`);
+      }
+      if (row.error) lines.push(`    ${p.red(`${row.error.code}: ${row.error.message}`)}`);
+      lines.push(`    skills: ${row.skills}`);
+    }
+    process.stdout.write(`${lines.join("\n")}\n`);
+    return EXIT.ok;
+  },
+};

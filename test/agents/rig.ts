@@ -1,0 +1,123 @@
+/*
+ * Cross-agent test rig: one real ACP agent (codex, claude, …) offline against the scripted mock model.
+ * Owns: the temp HOME/cwd per test, the agent's offline config files and env (from its profile), the
+ *   required-mode rule (GROK_SEAT_REQUIRE_AGENTS=1: a missing agent fails naming it), and /proc scans
+ *   of the session's process tree (environ of every descendant, survivors after dispose).
+ * Does not own: the profiles (src/agents/) or the mock (src/mock-model/).
+ * Invariant: nothing outside the temp dir and the project's .cache/agents is read or written; every rig
+ *   removes its temp dir and closes its mock in cleanup().
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { TestContext } from "node:test";
+import { agentProfile, defaultInstallRoot, installedVersion, NODE22_PIN, type AgentProfile } from "../../src/agents/index.js";
+import { startMockModel, type MockModelServer, type MockScript } from "../../src/mock-model/index.js";
+import type { SessionOptions } from "../../src/runtime/index.js";
+
+/** The canary: a value placed in the parent env under a non-allow-listed name and as another agent's key. */
+export const CANARY = "gs-canary-7f3a9c1e5b";
+
+/** True when a missing agent must fail the run (CI). */
+export const REQUIRED = process.env.GROK_SEAT_REQUIRE_AGENTS === "1";
+
+/** A started rig. */
+export interface AgentRig {
+  profile: AgentProfile;
+  mock: MockModelServer;
+  home: string;
+  cwd: string;
+  /** Options for createSession (agent, cwd, env with the canary, agentEnv pointing at the mock). */
+  options: SessionOptions;
+  cleanup(): Promise<void>;
+}
+
+/** Why `name` cannot run here, or undefined when its pinned install is present. */
+export function missingInstall(name: string): string | undefined {
+  const profile = agentProfile(name);
+  const root = defaultInstallRoot();
+  if (profile.pinned && installedVersion(root, profile.pinned) === undefined) return `${profile.pinned.package}@${profile.pinned.version}`;
+  if (name === "claude" && installedVersion(root, NODE22_PIN) === undefined) return `${NODE22_PIN.package}@${NODE22_PIN.version}`;
+  return undefined;
+}
+
+/**
+ * Skips the test when `name` is not installed, or throws naming it in required mode. Returns false when skipped.
+ */
+export function requireAgent(t: TestContext, name: string): boolean {
+  const missing = missingInstall(name);
+  if (!missing) return true;
+  const message = `agent "${name}" is not installed (${missing}); run \`npm run agents:install ${name}\``;
+  if (REQUIRED) throw new Error(`GROK_SEAT_REQUIRE_AGENTS=1: ${message}`);
+  t.skip(message);
+  return false;
+}
+
+/** Starts the mock with `script`, writes the agent's offline config under a temp HOME, and builds session options. */
+export async function startAgentRig(name: string, script: MockScript): Promise<AgentRig> {
+  const profile = agentProfile(name);
+  if (!profile.offline) throw new Error(`agent "${name}" has no offline wiring`);
+  const root = mkdtempSync(join(tmpdir(), `gs-agent-${name}-`));
+  const home = join(root, "home");
+  const cwd = join(root, "work");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  const mock = await startMockModel({ script });
+  const { env, files } = profile.offline.configure({ mockOrigin: `http://127.0.0.1:${mock.port}`, home, cwd });
+  for (const [relative, content] of Object.entries(files)) {
+    const path = join(home, relative);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, content);
+  }
+  const source: NodeJS.ProcessEnv = {
+    HOME: home,
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    TMPDIR: process.env.TMPDIR ?? tmpdir(),
+    GROK_SEAT_TEST_CANARY: CANARY,
+    XAI_API_KEY: CANARY,
+  };
+  return {
+    profile,
+    mock,
+    home,
+    cwd,
+    options: { agent: name, cwd, env: source, agentEnv: env, handshakeTimeoutMs: 90_000, turnTimeoutMs: 120_000, killGraceMs: 2_000 },
+    async cleanup() {
+      await mock.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every live descendant of `pid` (itself included), by /proc ppid links. */
+export function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (fields[0] !== "Z") parent.set(Number(entry), Number(fields[1]));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const out = parent.has(pid) ? [pid] : [];
+  for (let i = 0; i < out.length; i += 1) {
+    for (const [child, ppid] of parent) if (ppid === out[i] && !out.includes(child)) out.push(child);
+  }
+  return out;
+}
+
+/** The environ and cmdline of each pid (missing ones left out), for canary scans. */
+export function procText(pids: readonly number[]): Array<{ pid: number; environ: string; cmdline: string }> {
+  const out: Array<{ pid: number; environ: string; cmdline: string }> = [];
+  for (const pid of pids) {
+    try {
+      out.push({ pid, environ: readFileSync(`/proc/${pid}/environ`, "utf8"), cmdline: readFileSync(`/proc/${pid}/cmdline`, "utf8") });
+    } catch {
+      // Gone already.
+    }
+  }
+  return out;
+}
