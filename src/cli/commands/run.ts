@@ -158,8 +158,12 @@ export const runCommand: Command = {
       const result = await session.prompt(prompt);
       spinner.stop();
       if (!json) printer.finish();
-      if (interrupted > 0 || result.stopReason === "cancelled") return EXIT.interrupted;
-      if (result.diagnostic) return exitCodeFor(result.diagnostic.code);
+      if (interrupted > 0) return EXIT.interrupted;
+      // A cancel from outside (seat cancel -s NAME) is an interruption; a cancel the seat made itself carries
+      // its own code (a timeout, MODEL_UNREACHABLE, …) and exits with that code's status.
+      const code = result.diagnostic?.code;
+      if (result.stopReason === "cancelled" && (code === undefined || code === "ACP_STOP_REASON")) return EXIT.interrupted;
+      if (code) return exitCodeFor(code);
       return EXIT.ok;
     } finally {
       process.off("SIGINT", onSigint);
