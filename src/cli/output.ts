@@ -27,6 +27,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case undefined:
       return EXIT.turnFailed;
     case "CLI_USAGE":
+    case "SEAT_BRIEF_INVALID":
       return EXIT.usage;
     case "GROK_NOT_FOUND":
     case "GROK_CHECKSUM_MISMATCH":
@@ -39,6 +40,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
       return EXIT.policyInvalid;
     case "ACP_TURN_TIMEOUT":
     case "ACP_IDLE_TIMEOUT":
+    case "SEAT_CONTROLLER_TIMEOUT":
       return EXIT.timeout;
     case "MUX_UNAVAILABLE":
       return EXIT.muxUnavailable;
@@ -50,6 +52,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "SEAT_NOT_ADMITTED":
     case "SEAT_RELEASE_REFUSED":
     case "HERDR_AGENT_REFUSED":
+    case "LEADER_SOCKET_GONE":
       return EXIT.seatRefused;
     default:
       return EXIT.turnFailed;

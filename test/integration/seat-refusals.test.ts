@@ -181,9 +181,9 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
     assert.notEqual(replaced.result.verdict, "match");
     await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader, exitTimeoutMs: 10_000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"));
     assert.ok(alive(leader.pid), "an unproven leader is never signalled");
-    // A record whose leader birth differs names a process that is gone: nothing is signalled.
-    const stale = await stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: { ...leader, birth: "1" }, exitTimeoutMs: 1000 });
-    assert.equal(stale.leaderStopped, false);
+    // A record whose leader birth differs names a process that is gone, while its socket is still served by
+    // something that cannot be named: release refuses loudly and signals nothing.
+    await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: { ...leader, birth: "1" }, exitTimeoutMs: 1000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"));
     assert.ok(alive(leader.pid), "a pid with another birth is never signalled");
   });
 
