@@ -281,6 +281,11 @@ function refuseRelease(seatId: string, pid: number, what: string, result: { verd
   });
 }
 
+/** True when birth `a` is later than `b` (both decimal tick or second counts); false when either is not a number. */
+function bornAfter(a: string, b: string): boolean {
+  return /^\d+$/.test(a) && /^\d+$/.test(b) && BigInt(a) > BigInt(b);
+}
+
 /** SIGTERM, then (re-proving first) SIGKILL after a grace; whether the pid was observed to exit. */
 async function stopProven(pid: number, birth: string, stillOurs: () => Promise<boolean>): Promise<boolean> {
   process.kill(pid, "SIGTERM");
@@ -318,7 +323,9 @@ export async function stopLeaderAfterTuiExit(input: StopLeaderInput): Promise<Om
   // The bound leader is gone. Whoever serves the socket now is either a leader grok's TUI respawned (proven
   // and stopped: no orphan) or something else (refused by name, left alone).
   const holder = await socketHolder(leader.socketPath);
-  const gone = `the bound leader (pid ${leader.pid}, birth ${leader.birth}) had already exited`;
+  // A refused hire passes a binding with pid -1 when no leader was proven yet (hire.ts cleanUpRefusedHire).
+  const neverBound = leader.pid <= 0;
+  const gone = neverBound ? "no leader had been proven" : `the bound leader (pid ${leader.pid}, birth ${leader.birth}) had already exited`;
   if (holder.pid === null || holder.holds !== "match") {
     // Nothing listening at the path at all (the lock pid, or none, checked against the listeners) → ours to remove.
     const listening = await platformIdentitySource().checkSocketHolder(holder.pid ?? 0, leader.socketPath).catch(() => null);
@@ -334,13 +341,22 @@ export async function stopLeaderAfterTuiExit(input: StopLeaderInput): Promise<Om
   const first = await proveSeatLeader({ ...common, pid: successor, birth: null });
   if (first.result.verdict !== "match" || !first.proof.observed) throw refuseRelease(input.seatId, successor, `${gone}; the process now serving its socket,`, first.result);
   const birth = first.proof.observed.birth;
+  // A respawn happens after the bound leader died: its successor is born later. A record whose leader birth is
+  // not older (e.g. edited to name the live leader under another birth or pid) describes no respawn: refuse.
+  if (!neverBound && !bornAfter(birth, leader.birth)) {
+    throw new SeatError("SEAT_RELEASE_REFUSED", `${gone}; the process now serving its socket, pid ${successor} (birth ${birth}), was not born after the recorded leader, so it is no respawn of it; nothing was stopped. Inspect pid ${successor} by hand.`, {
+      context: { seatId: input.seatId, pid: successor, birth, recordedBirth: leader.birth },
+    });
+  }
   const prove = () => proveSeatLeader({ ...common, pid: successor, birth, socketInode: first.proof.socketInode ?? undefined });
   const stopped = await stopProven(successor, birth, async () => (await prove()).result.verdict === "match");
   if (stopped) await rm(leader.socketDir, { recursive: true, force: true });
   return {
     ...base, tuiExit, leaderStopped: stopped,
     reason: stopped
-      ? `${gone}; grok's TUI had respawned leader pid ${successor} on the same socket, proven bound to the original TUI; it was stopped`
+      ? neverBound
+        ? `${gone}; the leader pid ${successor} serving our socket, proven bound to the original TUI, was stopped`
+        : `${gone}; grok's TUI had respawned leader pid ${successor} on the same socket, proven bound to the original TUI; it was stopped`
       : `${gone}; the respawned leader pid ${successor} did not exit after SIGTERM and SIGKILL`,
   };
 }

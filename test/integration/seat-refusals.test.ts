@@ -5,7 +5,7 @@
  */
 import { afterEach, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, linkSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, chmodSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -143,6 +143,25 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
     // something that cannot be named: release refuses loudly and signals nothing.
     await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: { ...leader, birth: "1" }, exitTimeoutMs: 1000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"));
     assert.ok(alive(leader.pid), "a pid with another birth is never signalled");
+  });
+
+  test("after the TUI exits, a record naming the live leader under a later birth, or a bystander pid under the leader's birth, is no respawn: release refuses and signals nothing; the true record stops it", async (t) => {
+    if (!world(t)) return;
+    const seat = await hireSeat(options(w));
+    const { leader, tui } = seat.parts;
+    await seat.release();
+    await tmux.close(tui.pane);
+    const bystander = spawn("sleep", ["60"], { stdio: "ignore" });
+    w.cleanup.push(() => bystander.kill("SIGKILL"));
+    const later = String(BigInt(leader.birth) + 1n);
+    for (const forged of [{ ...leader, birth: later }, { ...leader, pid: bystander.pid! }]) {
+      await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: forged, exitTimeoutMs: 10_000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED") && /no respawn/.test(e.message));
+      assert.ok(alive(leader.pid), "the leader was not signalled");
+      assert.ok(alive(bystander.pid!), "the bystander was not signalled");
+    }
+    const clean = await stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader, exitTimeoutMs: 10_000 });
+    assert.equal(clean.leaderStopped, true, clean.reason);
+    assert.equal(alive(leader.pid), false);
   });
 
   test("a journal row pointing at some other live leader is never adopted: send refuses and nothing connects", async (t) => {
