@@ -18,11 +18,10 @@ import { ACP, SessionCore, X_AI, connectAcp, type SeatCallbacks, type SeatEvent 
 import { parseGrokVersion, runGrokCommand } from "../grok/index.js";
 import { connectLeader, type LeaderClient } from "../leader/index.js";
 import type { Journal } from "../journal/index.js";
-import { platformIdentitySource } from "../identity/index.js";
 import { HerdrBackend, checkHerdrAgent, type Backend, type PaneDescriptor } from "../mux/index.js";
 import { admitLeader, admitSeat } from "./admission.js";
 import { buildHirePlan, createSocketDir, type HirePlan, type PlanInput } from "./plan.js";
-import { assertProven, bindLeader, bindTui, proveSeatLeader, readLockPid, waitForActiveSession, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
+import { assertProven, bindLeader, nothingServes, bindTui, proveSeatLeader, readLockPid, waitForActiveSession, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
 import { assertCatalogReady, assertNativeOption, assertSelectionEcho } from "./readiness.js";
 import { VisibleSeat, recordedInode, stopLeaderAfterTuiExit } from "./visible-seat.js";
 
@@ -248,10 +247,9 @@ async function cleanUpRefusedHire(state: {
   } else if (pane) {
     await sleep(200); // the pane's process goes on SIGHUP; give it a moment before looking at the socket
   }
-  const listening = await platformIdentitySource().checkSocketHolder(0, plan.socketPath).catch(() => null);
-  if (listening === null || (listening.check.verdict === "mismatch" && listening.inode === null)) {
+  if (await nothingServes(plan.socketPath)) {
     await rm(plan.socketDir, { recursive: true, force: true }).catch(() => undefined);
   } else {
-    step("cleanup-refused", `something still listens on ${plan.socketPath}; its directory ${plan.socketDir} was kept`);
+    step("cleanup-refused", `something may still listen on ${plan.socketPath}; its directory ${plan.socketDir} was kept`);
   }
 }

@@ -253,6 +253,20 @@ export async function socketHolder(socketPath: string): Promise<SocketHolder> {
   }
 }
 
+/**
+ * True only when nothing can be serving `socketPath`: no listening socket is bound at the path and the pid
+ * the lock names (if any) no longer runs. A listener bound elsewhere in the directory (e.g. behind a symlink)
+ * keeps its lock pid alive, so its directory is never removed under it. Unknown is false.
+ */
+export async function nothingServes(socketPath: string): Promise<boolean> {
+  const lockPid = await readLockPid(socketPath);
+  const listening = await platformIdentitySource().checkSocketHolder(lockPid ?? 0, socketPath).catch(() => null);
+  if (listening === null || listening.check.verdict !== "mismatch" || listening.inode !== null) return false;
+  if (lockPid === null) return true;
+  const current = await readIdentity(lockPid);
+  return current === null || current?.state === "Z";
+}
+
 /** Polls observeExit until "exited" or the timeout; returns the last observation. */
 export async function waitForExitObserved(bound: { pid: number; birth: string }, timeoutMs: number): Promise<"exited" | "running" | "unknown"> {
   const deadline = Date.now() + timeoutMs;

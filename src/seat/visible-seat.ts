@@ -21,7 +21,7 @@ import type { LeaderClient } from "../leader/index.js";
 import type { Backend } from "../mux/index.js";
 import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
-import { observeExit, proveSeatLeader, socketHolder, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
+import { nothingServes, observeExit, proveSeatLeader, socketHolder, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
 const SETTLED: DeliveryState[] = ["completed", "failed", "submitted", "uncertain"];
@@ -327,9 +327,7 @@ export async function stopLeaderAfterTuiExit(input: StopLeaderInput): Promise<Om
   const neverBound = leader.pid <= 0;
   const gone = neverBound ? "no leader had been proven" : `the bound leader (pid ${leader.pid}, birth ${leader.birth}) had already exited`;
   if (holder.pid === null || holder.holds !== "match") {
-    // Nothing listening at the path at all (the lock pid, or none, checked against the listeners) → ours to remove.
-    const listening = await platformIdentitySource().checkSocketHolder(holder.pid ?? 0, leader.socketPath).catch(() => null);
-    if (listening && listening.check.verdict === "mismatch" && listening.inode === null) {
+    if (await nothingServes(leader.socketPath)) {
       await rm(leader.socketDir, { recursive: true, force: true });
       return { ...base, tuiExit, leaderStopped: false, reason: `${gone} and nothing serves its socket; nothing was signalled` };
     }
