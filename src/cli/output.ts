@@ -31,6 +31,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
       return EXIT.turnFailed;
     case "CLI_USAGE":
     case "AGENT_NOT_FOUND":
+    case "SEAT_BRIEF_INVALID":
       return EXIT.usage;
     case "GROK_NOT_FOUND":
     case "GROK_CHECKSUM_MISMATCH":
@@ -46,6 +47,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "ACP_IDLE_TIMEOUT":
     // --fail-fast is the idle timeout's early form: the same stuck turn, ended sooner with grok's reason.
     case "MODEL_UNREACHABLE":
+    case "SEAT_CONTROLLER_TIMEOUT":
       return EXIT.timeout;
     case "MUX_UNAVAILABLE":
       return EXIT.muxUnavailable;
@@ -59,6 +61,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "SEAT_NOT_ADMITTED":
     case "SEAT_RELEASE_REFUSED":
     case "HERDR_AGENT_REFUSED":
+    case "LEADER_SOCKET_GONE":
       return EXIT.seatRefused;
     default:
       return EXIT.turnFailed;

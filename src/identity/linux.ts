@@ -35,6 +35,8 @@ export interface ProcessIdentity {
   ttyNr: number | null;
   /** The terminal device on fd 0, when fd 0 is a /dev terminal and readable. */
   tty: string | null;
+  /** Scheduler state letter (stat field 3, "Z" = zombie); absent where the source does not report it (macOS). */
+  state?: string | null;
 }
 
 /** Linux exposes /proc tick counts in USER_HZ, which is 100 on every mainstream architecture. */
@@ -77,6 +79,7 @@ export async function readProcessIdentity(pid: number): Promise<ProcessIdentity 
     uid: statusText === null ? null : parseStatusUids(statusText),
     ttyNr: stat.ttyNr,
     tty: fd0 !== null && /^\/dev\/(pts\/\d+|tty\w*)$/.test(fd0) ? fd0 : null,
+    state: stat.state,
   };
 }
 

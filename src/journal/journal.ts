@@ -42,8 +42,8 @@ export class Journal {
     const at = this.#now().toISOString();
     this.#db
       .prepare(
-        `INSERT INTO seats (seat_id, session_id, socket_path, leader_pid, leader_birth, leader_exe, tui_pid, tui_birth, tui_exe, tui_cwd, tui_tty, mux_descriptor, state, created_at)
-         VALUES (@seat_id, @session_id, @socket_path, @leader_pid, @leader_birth, @leader_exe, @tui_pid, @tui_birth, @tui_exe, @tui_cwd, @tui_tty, @mux_descriptor, @state, @created_at)`,
+        `INSERT INTO seats (seat_id, session_id, socket_path, leader_pid, leader_birth, leader_exe, leader_socket_inode, tui_pid, tui_birth, tui_exe, tui_cwd, tui_tty, mux_descriptor, state, created_at)
+         VALUES (@seat_id, @session_id, @socket_path, @leader_pid, @leader_birth, @leader_exe, @leader_socket_inode, @tui_pid, @tui_birth, @tui_exe, @tui_cwd, @tui_tty, @mux_descriptor, @state, @created_at)`,
       )
       .run({ ...seatColumns(seat), seat_id: seat.seatId, session_id: seat.sessionId, socket_path: seat.socketPath, state: seat.state ?? "hiring", created_at: at });
     return this.getSeat(seat.seatId)!;
@@ -56,7 +56,7 @@ export class Journal {
     const releasedAt = merged.state === "released" ? (current.releasedAt ?? this.#now().toISOString()) : null;
     this.#db
       .prepare(
-        `UPDATE seats SET leader_pid=@leader_pid, leader_birth=@leader_birth, leader_exe=@leader_exe, tui_pid=@tui_pid, tui_birth=@tui_birth,
+        `UPDATE seats SET leader_pid=@leader_pid, leader_birth=@leader_birth, leader_exe=@leader_exe, leader_socket_inode=@leader_socket_inode, tui_pid=@tui_pid, tui_birth=@tui_birth,
          tui_exe=@tui_exe, tui_cwd=@tui_cwd, tui_tty=@tui_tty, mux_descriptor=@mux_descriptor, state=@state, released_at=@released_at WHERE seat_id=@seat_id`,
       )
       .run({ ...seatColumns(merged), state: merged.state, released_at: releasedAt, seat_id: seatId });
@@ -237,6 +237,7 @@ function seatColumns(seat: Partial<SeatRecord> & Partial<NewSeat>) {
     leader_pid: seat.leaderPid ?? null,
     leader_birth: seat.leaderBirth ?? null,
     leader_exe: seat.leaderExe ?? null,
+    leader_socket_inode: seat.leaderSocketInode ?? null,
     tui_pid: seat.tuiPid ?? null,
     tui_birth: seat.tuiBirth ?? null,
     tui_exe: seat.tuiExe ?? null,

@@ -16,6 +16,8 @@ export interface SeatProof {
   leaderPid?: number | null;
   leaderBirth?: string | null;
   leaderExe?: string | null;
+  /** The listening socket inode the proven leader held (Linux); null when not recorded. */
+  leaderSocketInode?: number | null;
   tuiPid?: number | null;
   tuiBirth?: string | null;
   tuiExe?: string | null;
@@ -98,6 +100,7 @@ export function rowToSeat(row: unknown, path: string): SeatRecord {
     leaderPid: r.leader_pid,
     leaderBirth: r.leader_birth,
     leaderExe: r.leader_exe,
+    leaderSocketInode: r.leader_socket_inode ?? null,
     tuiPid: r.tui_pid,
     tuiBirth: r.tui_birth,
     tuiExe: r.tui_exe,

@@ -3,7 +3,8 @@
  * Owns: pragmas (WAL, synchronous=FULL), DDL, and refusing files with an unknown or missing schema.
  * Does not own: reading or writing rows (journal.ts).
  * Invariant: a file is either empty (we create v1), or carries meta.schema = grok-seat.journal.v1;
- *   anything else is JOURNAL_CORRUPT and is never modified. Additive migrations (migrations.ts) run after.
+ *   anything else is JOURNAL_CORRUPT and is never modified. An existing v1 file only ever gains: the nullable
+ *   seats.leader_socket_inode column when it lacks it, then the additive migrations (migrations.ts).
  */
 import Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
@@ -24,7 +25,7 @@ CREATE TABLE seats (
   seat_id TEXT PRIMARY KEY,
   session_id TEXT NOT NULL,
   socket_path TEXT NOT NULL,
-  leader_pid INTEGER, leader_birth TEXT, leader_exe TEXT,
+  leader_pid INTEGER, leader_birth TEXT, leader_exe TEXT, leader_socket_inode INTEGER,
   tui_pid INTEGER, tui_birth TEXT, tui_exe TEXT, tui_cwd TEXT, tui_tty TEXT,
   mux_descriptor TEXT NOT NULL DEFAULT 'null',
   state TEXT NOT NULL CHECK (state IN (${inList(SEAT_STATES)})),
@@ -80,6 +81,9 @@ export function openDatabase(path: string): Database.Database {
       const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get();
       if (schema !== JOURNAL_SCHEMA) throw corrupt(path, `has schema ${JSON.stringify(schema ?? null)}, not ${JOURNAL_SCHEMA}`);
       for (const table of ["seats", "deliveries"]) if (!tables.includes(table)) throw corrupt(path, `is missing the ${table} table`);
+      // Additive within v1: a journal written before the leader's socket inode was recorded gains the column (NULL = not recorded).
+      const columns = db.prepare("SELECT name FROM pragma_table_info('seats')").pluck().all() as string[];
+      if (!columns.includes("leader_socket_inode")) db.exec("ALTER TABLE seats ADD COLUMN leader_socket_inode INTEGER");
       applyMigrations(db);
     }).immediate();
   } catch (err) {

@@ -42,7 +42,7 @@ export async function callController(dir: string, request: ControlRequest, timeo
     let buffer = "";
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new SeatError("LEADER_TIMEOUT", `The seat controller in ${dir} did not answer ${request.op} within ${timeoutMs} ms.`, { context: { dir, op: request.op }, retryable: true }));
+      reject(new SeatError("SEAT_CONTROLLER_TIMEOUT", `The seat controller in ${dir} did not answer ${request.op} within ${timeoutMs} ms.`, { context: { dir, op: request.op }, retryable: true }));
     }, timeoutMs);
     socket.on("connect", () => socket.write(`${JSON.stringify(request)}\n`));
     socket.on("data", (chunk) => (buffer += chunk.toString("utf8")));

@@ -18,6 +18,7 @@ import { markSecretNames, redact, registerSecrets } from "../internal/redact.js"
 import { platformIdentitySource } from "../identity/index.js";
 import { openJournal, type DeliveryState } from "../journal/index.js";
 import { HerdrBackend, TmuxBackend, type Backend } from "../mux/index.js";
+import { assertBrief } from "./brief.js";
 import { hireSeat, type HireSeatOptions } from "./hire.js";
 import { MAX_SOCKET_PATH_BYTES } from "./plan.js";
 import { ensurePrivateDir, journalPath, seatDir, writeSeatFile, type SeatFile } from "./seat-home.js";
@@ -170,6 +171,7 @@ export async function runController(config: ControllerConfig, report: (line: Rec
         switch (request.op) {
           case "send": {
             if (releasing) throw new SeatError("SEAT_NOT_ADMITTED", `Seat ${config.seatId} is being released.`, {});
+            assertBrief(request.text, "SEAT_BRIEF_INVALID", `Seat ${config.seatId} refuses the brief`);
             const hold = config.holdBeforeDispatch
               ? async (d: { promptId: string }) => {
                   writeFileSync(join(dir, `held-${d.promptId}`), String(process.pid));

@@ -6,10 +6,11 @@
  *   cleaning up a refused hire.
  * Does not own: delivery (visible-seat.ts), the per-seat controller process (controller.ts).
  * Invariant: proof before control; one connection, never a reconnect; no brief is typed and no ACP
- *   stdio agent is started; a refused hire stops only a leader it proved, after the TUI exited.
+ *   stdio agent is started; every failure is a SeatError and leaves nothing behind (pane closed, a leader
+ *   proven bound to our TUI stopped after the TUI exited, socket directory removed).
  * Spec: ADR 0224; grok-wire.md §12-§14; docs/seat-protocol.md#hire
  */
-import { realpath } from "node:fs/promises";
+import { realpath, rm } from "node:fs/promises";
 import type { InitializeResponse } from "@agentclientprotocol/sdk";
 import { withTimeout } from "../internal/timeout.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
@@ -20,9 +21,9 @@ import type { Journal } from "../journal/index.js";
 import { HerdrBackend, checkHerdrAgent, type Backend, type PaneDescriptor } from "../mux/index.js";
 import { admitLeader, admitSeat } from "./admission.js";
 import { buildHirePlan, createSocketDir, type HirePlan, type PlanInput } from "./plan.js";
-import { assertProven, bindLeader, bindTui, proveSeatLeader, readLockPid, waitForActiveSession, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
+import { assertProven, bindLeader, nothingServes, bindTui, proveSeatLeader, readLockPid, waitForActiveSession, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
 import { assertCatalogReady, assertNativeOption, assertSelectionEcho } from "./readiness.js";
-import { VisibleSeat, stopLeaderAfterTuiExit } from "./visible-seat.js";
+import { VisibleSeat, recordedInode, stopLeaderAfterTuiExit } from "./visible-seat.js";
 
 /** grok's machine-wide MCP server broadcast; not yet in acp/methods.ts (reported to its owner). */
 
@@ -99,18 +100,22 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
   const uid = options.uid ?? process.getuid?.() ?? 0;
   const readyMs = options.readyTimeoutMs ?? 30_000;
   const requestMs = options.requestTimeoutMs ?? 15_000;
-  const plan = createSocketDir(buildHirePlan(options)) as HirePlan & { socketDir: string; socketPath: string };
-  options.onPlan?.(plan);
-  const exe = await realpath(options.grokBinary);
-  const cli = await readCliVersion(options.grokBinary, options.binaryArgs ?? [], plan.env);
-  step("cli-version", cli);
-  journal.createSeat({ seatId: plan.seatId, sessionId: plan.sessionId, socketPath: plan.socketPath, state: "hiring" });
-
+  let plan: (HirePlan & { socketDir: string; socketPath: string }) | null = null;
+  let seatRow = false;
   let pane: PaneDescriptor | null = null;
   let tui: TuiProof | null = null;
   let leader: LeaderBinding | null = null;
   let client: LeaderClient | null = null;
   try {
+    plan = createSocketDir(buildHirePlan(options)) as HirePlan & { socketDir: string; socketPath: string };
+    options.onPlan?.(plan);
+    const exe = await realpath(options.grokBinary).catch((error: NodeJS.ErrnoException) => {
+      throw new SeatError("GROK_NOT_FOUND", `The grok binary ${options.grokBinary} cannot be resolved (${error.code ?? messageOf(error)}). Pass an existing binary with --grok or GROK_BIN.`, { context: { grokBinary: options.grokBinary }, cause: error });
+    });
+    const cli = await readCliVersion(options.grokBinary, options.binaryArgs ?? [], plan.env);
+    step("cli-version", cli);
+    journal.createSeat({ seatId: plan.seatId, sessionId: plan.sessionId, socketPath: plan.socketPath, state: "hiring" });
+    seatRow = true;
     pane = await backend.launch({ argv: plan.argv, cwd: plan.cwd, env: plan.env, label: plan.seatId });
     step("launched", pane);
     journal.updateSeat(plan.seatId, { muxDescriptor: pane });
@@ -122,7 +127,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     step("ready", { lockPid });
     if (backend instanceof HerdrBackend) step("herdr-agent", await waitForHerdrAgent(backend, pane, plan.sessionId, deadline));
     leader = await bindLeader({ pid: lockPid, tuiPid: tui.pid, exe, cwd: tui.cwd, uid, socketPath: plan.socketPath, socketDir: plan.socketDir, birth: null, requireChildOfTui: true });
-    journal.updateSeat(plan.seatId, { leaderPid: leader.pid, leaderBirth: leader.birth, leaderExe: leader.exe });
+    journal.updateSeat(plan.seatId, { leaderPid: leader.pid, leaderBirth: leader.birth, leaderExe: leader.exe, leaderSocketInode: leader.socketInode });
     step("leader-proven", leader);
 
     client = await connectLeader({ socketPath: plan.socketPath, clientType: "grok-seat", timeoutMs: requestMs, keepaliveMs: 30_000 });
@@ -131,7 +136,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     if (info?.pid !== leader.pid || (info.socket_path !== undefined && info.socket_path !== plan.socketPath)) {
       throw new SeatError("IDENTITY_MISMATCH", `get_leader_info reports pid ${String(info?.pid)} on ${String(info?.socket_path)}; the proven leader is pid ${leader.pid} on ${plan.socketPath}. The seat refuses control.`, { context: { info, leaderPid: leader.pid } });
     }
-    const reproof = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: true });
+    const reproof = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: true, socketInode: recordedInode(leader) });
     assertProven(reproof.result, `The leader pid ${leader.pid} (after connect)`, { socketPath: plan.socketPath });
     step("leader-info", info);
 
@@ -211,12 +216,40 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     return seat;
   } catch (error) {
     step("refused", messageOf(error));
-    await client?.close().catch(() => undefined);
-    if (pane) await backend.close(pane).catch(() => undefined);
-    if (tui && leader) {
-      await stopLeaderAfterTuiExit({ seatId: plan.seatId, tui, leader, exitTimeoutMs: 10_000 }).catch((e) => step("cleanup-refused", messageOf(e)));
-    }
-    journal.updateSeat(plan.seatId, { state: "released" });
-    throw isSeatError(error) ? error : new SeatError("ACP_HANDSHAKE_FAILED", `Hiring seat ${plan.seatId} failed: ${messageOf(error)}.`, { cause: error });
+    await cleanUpRefusedHire({ plan, pane, tui, leader, client, backend, uid, step });
+    if (plan && seatRow) journal.updateSeat(plan.seatId, { state: "released" });
+    throw isSeatError(error) ? error : new SeatError("ACP_HANDSHAKE_FAILED", `Hiring seat ${plan?.seatId ?? "(no plan)"} failed: ${messageOf(error)}.`, { cause: error });
+  }
+}
+
+/**
+ * Leaves nothing of a refused hire behind: closes the connection and the pane, stops a leader the TUI
+ * started (the proven one, or, if none was proven yet, the one serving our socket that re-proves as bound
+ * to our TUI), and removes the private socket directory once nothing serves it.
+ */
+async function cleanUpRefusedHire(state: {
+  plan: (HirePlan & { socketDir: string; socketPath: string }) | null; pane: PaneDescriptor | null; tui: TuiProof | null; leader: LeaderBinding | null;
+  client: LeaderClient | null; backend: Backend; uid: number; step: (step: string, detail?: unknown) => void;
+}): Promise<void> {
+  const { plan, pane, tui, client, backend, step } = state;
+  await client?.close().catch(() => undefined);
+  if (pane) await backend.close(pane).catch(() => undefined);
+  if (!plan) return;
+  if (tui) {
+    // No leader proven yet: a binding that names no process, so release looks for whoever serves the socket
+    // and stops it only if it proves bound to our TUI (session = TUI pid, exe, cwd, uid, holds the socket).
+    const leader = state.leader ?? { pid: -1, birth: "never bound", exe: tui.exe, cwd: tui.cwd, uid: state.uid, socketPath: plan.socketPath, socketDir: plan.socketDir, socketInode: null };
+    const stopped = await stopLeaderAfterTuiExit({ seatId: plan.seatId, tui, leader, exitTimeoutMs: 10_000 }).then(
+      (r) => (step("cleanup", r), true),
+      (e: unknown) => (step("cleanup-refused", messageOf(e)), false),
+    );
+    if (!stopped) return;
+  } else if (pane) {
+    await sleep(200); // the pane's process goes on SIGHUP; give it a moment before looking at the socket
+  }
+  if (await nothingServes(plan.socketPath)) {
+    await rm(plan.socketDir, { recursive: true, force: true }).catch(() => undefined);
+  } else {
+    step("cleanup-refused", `something may still listen on ${plan.socketPath}; its directory ${plan.socketDir} was kept`);
   }
 }

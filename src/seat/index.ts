@@ -12,6 +12,7 @@ export { buildHirePlan, buildTuiEnv, createSocketDir, newSeatId, MAX_SOCKET_PATH
 export type { HirePlan, PlanInput } from "./plan.js";
 export { bindTui, reproveTui, bindLeader, proveSeatLeader, readLockPid, waitForActiveSession, observeExit, waitForExitObserved, assertProven } from "./proof.js";
 export type { TuiProof, LeaderBinding, ProveSeatLeaderInput } from "./proof.js";
+export { assertBrief, briefProblem } from "./brief.js";
 export { hireSeat, readCliVersion } from "./hire.js";
 export type { HireSeatOptions } from "./hire.js";
 export { VisibleSeat, stopLeaderAfterTuiExit } from "./visible-seat.js";

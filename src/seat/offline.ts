@@ -5,7 +5,8 @@
  *   stops the seat's own leader only after the original TUI was observed to exit.
  * Does not own: any leader connection — there is none here, by design (never reconnect).
  * Invariant: nothing is sent, re-sent or adopted; a journal row is only a description to re-prove
- *   against the kernel, and unknown never authorizes a kill.
+ *   against the kernel (leader session = the row's TUI pid, the recorded socket inode, birth, exe, cwd,
+ *   uid, our 0700 socket dir), and a row that does not match, or unknown, never authorizes a kill.
  * Spec: docs/seat-protocol.md#crash-recovery
  */
 import { dirname } from "node:path";
@@ -78,7 +79,7 @@ export async function offlineRelease(journal: Journal, home: string, seatId: str
   if (seat.tuiPid && seat.tuiBirth && seat.leaderPid && seat.leaderBirth && seat.leaderExe && seat.tuiCwd) {
     result = await stopLeaderAfterTuiExit({
       seatId, tui: { pid: seat.tuiPid, birth: seat.tuiBirth },
-      leader: { pid: seat.leaderPid, birth: seat.leaderBirth, exe: seat.leaderExe, cwd: seat.tuiCwd, uid: process.getuid?.() ?? 0, socketPath: seat.socketPath, socketDir: dirname(seat.socketPath), socketInode: null },
+      leader: { pid: seat.leaderPid, birth: seat.leaderBirth, exe: seat.leaderExe, cwd: seat.tuiCwd, uid: process.getuid?.() ?? 0, socketPath: seat.socketPath, socketDir: dirname(seat.socketPath), socketInode: seat.leaderSocketInode },
       exitTimeoutMs: options.closePane ? 10_000 : 0,
     });
   }

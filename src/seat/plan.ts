@@ -10,7 +10,7 @@
  * Spec: ADR 0224 (Decision); grok-wire.md §13 step 1; docs/seat-protocol.md#hire
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { chmodSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { SeatError } from "../errors.js";
@@ -115,13 +115,15 @@ function isInside(child: string, parent: string): boolean {
 
 /**
  * Creates the private socket directory (fresh, 0700, ours) and fills in socketDir, socketPath and the
- * argv. Throws SEAT_REFUSED when the path is too long for sun_path or lies inside $GROK_HOME.
+ * argv. Throws SEAT_REFUSED (after removing the directory it made) when the path is too long for sun_path
+ * or lies inside $GROK_HOME.
  */
 export function createSocketDir(plan: HirePlan): HirePlan {
   const dir = mkdtempSync(join(plan.socketRoot, "gs-"));
   chmodSync(dir, 0o700);
   const socketPath = join(dir, "s");
-  const refuse = (why: string) => new SeatError("SEAT_REFUSED", `The private leader socket ${socketPath} ${why}. Choose another socket root (TMPDIR).`, { context: { socketPath, grokHome: plan.grokHome } });
+  // The directory was created empty just above; a non-recursive rmdir can remove nothing else.
+  const refuse = (why: string) => (rmdirSync(dir), new SeatError("SEAT_REFUSED", `The private leader socket ${socketPath} ${why}. Choose another socket root (TMPDIR).`, { context: { socketPath, grokHome: plan.grokHome } }));
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) throw refuse(`is longer than ${MAX_SOCKET_PATH_BYTES} bytes (sun_path)`);
   // grok's policy-disabled leader mode kills reachable leaders it finds in $GROK_HOME (grok-wire §12.1).
   if (isInside(dir, plan.grokHome)) throw refuse("lies inside $GROK_HOME, where grok may stop leaders it finds");

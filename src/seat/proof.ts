@@ -3,7 +3,7 @@
  * Owns: bindTui (pane pid → birth, exe, cwd, uid, tty), reproving it, proving the leader named by the
  *   lock file (and later by get_leader_info) as the TUI's own child holding our private socket,
  *   waiting for active_sessions.json evidence, and the observed-exit test used by release.
- * Does not own: reading /proc (identity/) or the pane (mux/).
+ * Does not own: reading kernel facts (identity/: every read goes through platformIdentitySource()) or the pane (mux/).
  * Invariant: only "match" authorizes; unknown refuses like mismatch (IDENTITY_UNKNOWN vs IDENTITY_MISMATCH).
  *   active_sessions.json is readiness evidence next to kernel proof, never authority on its own.
  * Spec: ADR 0224 ("Bind the original TUI PID ..."); grok-wire.md §12.1, §14; docs/seat-protocol.md#proof
@@ -12,7 +12,7 @@ import { readFile, realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import { SeatError } from "../errors.js";
 import {
-  check, combineChecks, findActiveSession, lockPathFor, parseProcStat, platformIdentitySource, proveLeader, readActiveSessions, reproveIdentity,
+  check, combineChecks, findActiveSession, lockPathFor, platformIdentitySource, proveLeader, readActiveSessions, reproveIdentity,
   type ActiveSessionEvidence, type IdentityCheck, type IdentityResult, type LeaderProof, type ProcessIdentity,
 } from "../identity/index.js";
 import type { PaneDescriptor } from "../mux/index.js";
@@ -71,14 +71,34 @@ export function assertProven(result: IdentityResult, subject: string, context: R
   if (result.verdict !== "match") throw refuseResult(result, subject, context);
 }
 
+/** How long bindTui waits for a wrapper (e.g. `env`) in the pane to exec the grok binary. */
+export const TUI_EXEC_WAIT_MS = 5_000;
+
+/**
+ * Reads the pane's process until it runs the expected executable: a wrapper (`env -i -- … grok`) keeps
+ * its pid and start time across exec, so while the birth is unchanged and the exe is still another one
+ * the exec has not happened yet. Returns the last reading (the caller judges it).
+ */
+async function readAfterExec(pid: number, exe: string, waitMs: number): Promise<ProcessIdentity | null | undefined> {
+  const deadline = Date.now() + waitMs;
+  const first = await readIdentity(pid);
+  let current = first;
+  while (current && first && current.exe !== exe && current.birth === first.birth && Date.now() < deadline) {
+    await sleep(25);
+    current = await readIdentity(pid);
+  }
+  return current && first && current.birth !== first.birth ? null : current;
+}
+
 /**
  * Binds the TUI running in `pane`: its pid must be the pane's, its executable the grok binary we
- * launched, its cwd the seat's cwd and its uid ours. Throws when any of these is not a match.
+ * launched (waiting up to `execWaitMs` for a wrapper to exec it), its cwd the seat's cwd and its uid
+ * ours. Throws when any of these is not a match.
  */
-export async function bindTui(pane: PaneDescriptor, expected: { exe: string; cwd: string; uid: number }): Promise<TuiProof> {
-  const observed = await readIdentity(pane.pid);
+export async function bindTui(pane: PaneDescriptor, expected: { exe: string; cwd: string; uid: number; execWaitMs?: number }): Promise<TuiProof> {
   const exe = await canonical(expected.exe);
   const cwd = await canonical(expected.cwd);
+  const observed = await readAfterExec(pane.pid, exe, expected.execWaitMs ?? TUI_EXEC_WAIT_MS);
   const checks: IdentityCheck[] = observed
     ? [
         check("exe", observed.exe === exe ? "match" : observed.exe === null ? "unknown" : "mismatch", `exe: ${observed.exe ?? "unreadable"} (expected ${exe})`),
@@ -86,7 +106,7 @@ export async function bindTui(pane: PaneDescriptor, expected: { exe: string; cwd
         check("uid", observed.uid === null ? "unknown" : observed.uid.real === expected.uid ? "match" : "mismatch", `uid: ${observed.uid?.real ?? "unreadable"} (expected ${expected.uid})`),
       ]
     : observed === null
-      ? [check("process", "mismatch", `process: the pane's pid ${pane.pid} does not exist`)]
+      ? [check("process", "mismatch", `process: the pane's pid ${pane.pid} does not exist (or was replaced while binding)`)]
       : [check("process", "unknown", `process: pid ${pane.pid} could not be read`)];
   if (observed && pane.backend === "tmux" && pane.terminal) {
     // The TUI's stdin is the pane's pty; a different terminal means another program.
@@ -130,6 +150,11 @@ export interface ProveSeatLeaderInput {
   birth: string | null;
   /** Require the leader to be the TUI's child (true at hire: "leaders this controller created"). */
   requireChildOfTui: boolean;
+  /**
+   * The listening socket inode recorded at hire: the leader must hold exactly this one. Undefined = not
+   * compared (first proof, or a respawned leader); null = recorded as unknown, which never authorizes.
+   */
+  socketInode?: number | null;
 }
 
 /**
@@ -142,6 +167,21 @@ export async function proveSeatLeader(input: ProveSeatLeaderInput): Promise<{ pr
     expected: { exe: input.exe, cwd: input.cwd, uid: input.uid, birth: input.birth },
   });
   const checks = [...proof.checks];
+  // grok's leader runs in the TUI's session (its sid is the TUI's pid, verified on 1.0.41); unlike the
+  // parent, this survives the TUI's exit, so it binds a leader to its original TUI even after reparenting.
+  const sid = proof.observed?.sid;
+  // Where the platform reports no session id (macOS), only the parent check binds it: at hire that suffices,
+  // after the TUI's exit the binding is unknown and never authorizes.
+  if (proof.observed && (sid !== null && sid !== undefined ? true : !input.requireChildOfTui)) {
+    checks.push(sid === null || sid === undefined
+      ? check("session", "unknown", `session: the session id of pid ${input.pid} is not reported on this platform`)
+      : check("session", sid === input.tuiPid ? "match" : "mismatch", `session: pid ${input.pid} is in session ${sid}, the original TUI is ${input.tuiPid}`));
+  }
+  if (input.socketInode !== undefined && proof.observed) {
+    checks.push(input.socketInode === null
+      ? check("socket-inode", "unknown", "socket-inode: no listening socket inode was recorded for this leader")
+      : check("socket-inode", proof.socketInode === input.socketInode ? "match" : "mismatch", `socket-inode: the socket at ${input.socketPath} is inode ${proof.socketInode ?? "unknown"}, the proven leader held ${input.socketInode}`));
+  }
   if (input.requireChildOfTui) {
     const ppid = proof.observed?.ppid;
     checks.push(ppid === undefined
@@ -180,26 +220,51 @@ export async function waitForActiveSession(grokHome: string, expected: { session
   }
 }
 
-/** True when the process is a zombie (exited, not yet reaped); false when running or unreadable. */
-async function isZombie(pid: number): Promise<boolean> {
-  try {
-    return parseProcStat(await readFile(`/proc/${pid}/stat`, "utf8"))?.state === "Z";
-  } catch {
-    return false;
-  }
-}
-
 /**
- * The original process's exit as the kernel shows it: "exited" when the pid is gone, a zombie, or
- * now names a process with another birth; "running" when it still matches; "unknown" otherwise.
+ * The original process's exit as the platform's identity source shows it: "exited" when the pid is gone,
+ * a zombie, or now names a process with another birth; "running" when it still matches; "unknown" otherwise.
  */
 export async function observeExit(bound: { pid: number; birth: string }): Promise<"exited" | "running" | "unknown"> {
   const current = await readIdentity(bound.pid);
   if (current === undefined) return "unknown";
   if (current === null) return "exited";
   if (current.birth !== bound.birth) return "exited";
-  if (await isZombie(bound.pid)) return "exited";
+  if (current.state === "Z") return "exited";
   return "running";
+}
+
+/** Who serves `socketPath` now: the pid its lock names and whether that pid holds the listening socket. */
+export interface SocketHolder {
+  pid: number | null;
+  holds: "match" | "mismatch" | "unknown";
+  inode: number | null;
+  reason: string;
+}
+
+/** Reads the lock beside `socketPath` and asks the platform's source whether that pid holds the socket. */
+export async function socketHolder(socketPath: string): Promise<SocketHolder> {
+  const pid = await readLockPid(socketPath);
+  if (pid === null) return { pid: null, holds: "unknown", inode: null, reason: `the lock beside ${socketPath} names no pid` };
+  try {
+    const held = await platformIdentitySource().checkSocketHolder(pid, socketPath);
+    return { pid, holds: held.check.verdict, inode: held.inode, reason: held.check.reason };
+  } catch (error) {
+    return { pid, holds: "unknown", inode: null, reason: `socket-holder: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * True only when nothing can be serving `socketPath`: no listening socket is bound at the path and the pid
+ * the lock names (if any) no longer runs. A listener bound elsewhere in the directory (e.g. behind a symlink)
+ * keeps its lock pid alive, so its directory is never removed under it. Unknown is false.
+ */
+export async function nothingServes(socketPath: string): Promise<boolean> {
+  const lockPid = await readLockPid(socketPath);
+  const listening = await platformIdentitySource().checkSocketHolder(lockPid ?? 0, socketPath).catch(() => null);
+  if (listening === null || listening.check.verdict !== "mismatch" || listening.inode !== null) return false;
+  if (lockPid === null) return true;
+  const current = await readIdentity(lockPid);
+  return current === null || current?.state === "Z";
 }
 
 /** Polls observeExit until "exited" or the timeout; returns the last observation. */

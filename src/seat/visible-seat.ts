@@ -3,23 +3,25 @@
  * Owns: delivery (fence → dispatch → consumed → completed | uncertain | failed | submitted), mapping
  *   wire evidence to the journal, waiting for a delivery state, live status, and release.
  * Does not own: launching, proving and attaching (hire.ts), the turn engine (acp/ SessionCore).
- * Invariant: the fence is durable before dispatch; queue membership / runningPromptId means consumed,
- *   not awareness; only a result echoing this session and prompt id completes; cancellation is
+ * Invariant: the fence is durable before dispatch, and each dispatch first re-proves that the socket is
+ *   still served by the proven leader (holder + socket inode); queue membership / runningPromptId means
+ *   consumed, not awareness; only a result echoing this session and prompt id completes; cancellation is
  *   submitted; nothing is re-sent; the controller never answers a permission request; only an observed
- *   exit of the original TUI lets release stop the leader, after re-proving it.
+ *   exit of the original TUI lets release stop the leader (or the leader grok's TUI respawned on the same
+ *   socket), after re-proving it as bound to that TUI; anything else serving the socket is refused by name.
  * Spec: ADR 0224; grok-wire.md §13; docs/seat-protocol.md#delivery, #release
  */
 import { randomUUID } from "node:crypto";
 import { SeatError, messageOf } from "../errors.js";
 import { removePrivateDir } from "../internal/private-dir.js";
+import { platformIdentitySource } from "../identity/index.js";
 import type { AcpPeer, SeatEvent, SessionCore, TurnResult } from "../acp/index.js";
 import type { DeliveryRecord, DeliveryState, Journal } from "../journal/index.js";
 import type { LeaderClient } from "../leader/index.js";
 import type { Backend } from "../mux/index.js";
-import { socketListenerInodes } from "../identity/index.js";
 import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
-import { bindLeader, observeExit, proveSeatLeader, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
+import { nothingServes, observeExit, proveSeatLeader, socketHolder, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
 const SETTLED: DeliveryState[] = ["completed", "failed", "submitted", "uncertain"];
@@ -65,15 +67,23 @@ export class VisibleSeat {
   #turns = new Map<string, Promise<TurnResult>>();
   #closed = false;
   #leaderGone: SeatError | null = null;
+  #peerClosed = false;
 
   constructor(parts: AttachedParts) {
     this.parts = parts;
     this.seatId = parts.plan.seatId;
     this.sessionId = parts.plan.sessionId;
-    void parts.client.closed.then((closed) => {
-      this.#leaderGone = closed.error;
-      this.#notify();
-    });
+    parts.client.closed.then(
+      (closed) => {
+        this.#leaderGone = closed.error;
+        this.#notify();
+      },
+      (error: unknown) => {
+        this.#leaderGone = new SeatError("LEADER_SOCKET_GONE", `The leader connection of seat ${this.seatId} failed: ${messageOf(error)}. The seat does not reconnect.`, { cause: error });
+        this.#notify();
+      },
+    );
+    parts.peer.closed.then(() => void (this.#peerClosed = true), () => void (this.#peerClosed = true));
   }
 
   /** Feeds a seat event (from the session core) into delivery evidence. Called in arrival order. */
@@ -106,12 +116,33 @@ export class VisibleSeat {
       journal.markFailed(promptId, "never dispatched: the leader connection closed before dispatch");
       throw this.#leaderGone ?? new SeatError("SEAT_NOT_ADMITTED", `Seat ${this.seatId} was released before dispatch.`, { context: { seatId: this.seatId } });
     }
+    const refusal = await this.#recheckLeader();
+    if (refusal) {
+      journal.markFailed(promptId, `never dispatched: ${refusal.message}`);
+      this.#notify();
+      throw refusal;
+    }
     const dispatched = journal.markDispatched(promptId);
     this.#notify();
     const turn = this.parts.core.prompt(text, { promptId });
     this.#turns.set(promptId, turn);
-    void turn.then((result) => this.#settle(promptId, result)).finally(() => this.#turns.delete(promptId));
+    turn
+      .then((result) => this.#settle(promptId, result))
+      .catch((error: unknown) => this.#move(() => journal.markUncertain(promptId, `no final result: ${messageOf(error)}`)))
+      .finally(() => this.#turns.delete(promptId));
     return dispatched;
+  }
+
+  /** Re-proves, right before a dispatch, that the socket path is still served by the proven leader; the refusal or null. */
+  async #recheckLeader(): Promise<SeatError | null> {
+    const { leader, tui } = this.parts;
+    const { result } = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false, socketInode: recordedInode(leader) });
+    if (result.verdict === "match") return null;
+    const reasons = result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason);
+    const code = result.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN";
+    return new SeatError(code, `The socket ${leader.socketPath} is no longer proven to be served by leader pid ${leader.pid} (${result.verdict}: ${reasons.join("; ")}); the brief was not sent. Release the seat and hire a fresh one.`, {
+      context: { seatId: this.seatId, socketPath: leader.socketPath, leaderPid: leader.pid, verdict: result.verdict, reasons },
+    });
   }
 
   /** Resolves the delivery once it reaches one of `states` (or any settled state), or its current record on timeout. */
@@ -133,15 +164,28 @@ export class VisibleSeat {
     });
   }
 
-  /** Live status: seat record, admission, whether the TUI is still the bound process, open deliveries. */
+  /**
+   * Live status: seat record, admission, whether the TUI and the leader are still the bound processes,
+   * who serves the socket now (a changed identity is named, never hidden behind "active"), open deliveries.
+   */
   async status(): Promise<Record<string, unknown>> {
     const { journal, tui, leader, admission, selected, plan } = this.parts;
+    const [tuiState, leaderState, holder] = await Promise.all([observeExit(tui), observeExit(leader), socketHolder(leader.socketPath)]);
+    const same = leaderState === "running" && holder.pid === leader.pid && holder.holds === "match" && (holder.inode === null || holder.inode === leader.socketInode);
+    const condition = same
+      ? (this.#leaderGone ? "leader-connection-lost" : "active")
+      : `leader-changed: the bound leader pid ${leader.pid} is ${leaderState}; the socket is now ${holder.pid === null ? "served by no named pid" : `named by pid ${holder.pid} (${holder.holds === "match" ? "holds the socket" : holder.reason})`}`;
     return {
       seatId: this.seatId,
       sessionId: this.sessionId,
+      condition,
       controller: { pid: process.pid, connected: !this.#closed && this.#leaderGone === null, leaderError: this.#leaderGone?.message ?? null },
-      tui: { pid: tui.pid, birth: tui.birth, birthResolution: tui.birthResolution, state: await observeExit(tui), pane: tui.pane },
-      leader: { pid: leader.pid, birth: leader.birth, socketPath: leader.socketPath, socketInode: leader.socketInode },
+      tui: { pid: tui.pid, birth: tui.birth, birthResolution: tui.birthResolution, state: tuiState, pane: tui.pane },
+      leader: {
+        pid: leader.pid, birth: leader.birth, socketPath: leader.socketPath, socketInode: leader.socketInode, state: leaderState,
+        identity: same ? "proven" : "changed",
+        current: { pid: holder.pid, holdsSocket: holder.holds, socketInode: holder.inode, reason: holder.reason },
+      },
       admission,
       selected,
       cwd: plan.cwd,
@@ -191,7 +235,8 @@ export class VisibleSeat {
       this.#move(() => journal.markUncertain(promptId, `the prompt result did not echo session ${this.sessionId} and prompt ${promptId}`));
       return;
     }
-    const lost = this.#leaderGone !== null || this.#closed || /connection .*closed/.test(result.diagnostic?.message ?? "");
+    // Decided by state and code, never by message text: a closed connection or a dead session may have run the turn.
+    const lost = this.#leaderGone !== null || this.#closed || this.#peerClosed || result.diagnostic?.code === "ACP_SESSION_DEAD";
     if (lost) this.#move(() => journal.markUncertain(promptId, `no final result: ${result.diagnostic?.message ?? "the connection closed"}`));
     else this.#move(() => journal.markFailed(promptId, result.diagnostic?.message ?? "the prompt failed"));
   }
@@ -224,42 +269,92 @@ export interface StopLeaderInput {
   exitTimeoutMs: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The socket inode to compare against: the recorded one on Linux (null = not recorded → unknown); not compared where the platform has none. */
+export function recordedInode(leader: { socketInode: number | null }): number | null | undefined {
+  return platformIdentitySource().platform === "linux" ? leader.socketInode : undefined;
+}
+
+function refuseRelease(seatId: string, pid: number, what: string, result: { verdict: string; checks: Array<{ verdict: string; reason: string }> }): SeatError {
+  const reasons = result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason).join("; ");
+  return new SeatError("SEAT_RELEASE_REFUSED", `${what} pid ${pid} could not be proven as this seat's leader (${result.verdict}: ${reasons}); nothing was stopped and it keeps running. Inspect pid ${pid} by hand.`, {
+    context: { seatId, pid, verdict: result.verdict, reasons },
+  });
+}
+
+/** True when birth `a` is later than `b` (both decimal tick or second counts); false when either is not a number. */
+function bornAfter(a: string, b: string): boolean {
+  return /^\d+$/.test(a) && /^\d+$/.test(b) && BigInt(a) > BigInt(b);
+}
+
+/** SIGTERM, then (re-proving first) SIGKILL after a grace; whether the pid was observed to exit. */
+async function stopProven(pid: number, birth: string, stillOurs: () => Promise<boolean>): Promise<boolean> {
+  process.kill(pid, "SIGTERM");
+  let state = await waitForExitObserved({ pid, birth }, 5000);
+  if (state !== "exited") {
+    if (await stillOurs()) process.kill(pid, "SIGKILL");
+    state = await waitForExitObserved({ pid, birth }, 5000);
+  }
+  return state === "exited";
+}
 
 /**
  * Stops the seat's own leader only after the original TUI was observed to exit and the leader was
- * re-proven (bound birth, exe, cwd, uid, our socket inode, 0700 dir); removes the private socket dir
- * after the leader is gone. Never signals anything else.
+ * re-proven (bound birth, exe, cwd, uid, session = the TUI's pid, the recorded socket inode, 0700 dir).
+ * When the bound leader is gone but grok's TUI respawned one on the same socket, that leader is proven
+ * (session = the original TUI, exe, cwd, uid, holds the socket) and stopped, or refused by name.
+ * Removes the private socket dir once nothing serves it. Never signals anything else.
  */
 export async function stopLeaderAfterTuiExit(input: StopLeaderInput): Promise<Omit<ReleaseResult, "controllerClosed">> {
   const base = { seatId: input.seatId };
-  const tuiExit = input.exitTimeoutMs > 0 ? await waitForExitObserved(input.tui, input.exitTimeoutMs) : await observeExit(input.tui);
+  const { leader, tui } = input;
+  const tuiExit = input.exitTimeoutMs > 0 ? await waitForExitObserved(tui, input.exitTimeoutMs) : await observeExit(tui);
   if (tuiExit !== "exited") {
-    return { ...base, tuiExit, leaderStopped: false, reason: `the original TUI (pid ${input.tui.pid}) has not been observed to exit (${tuiExit}); its leader keeps running. Close the TUI, then run release again.` };
+    return { ...base, tuiExit, leaderStopped: false, reason: `the original TUI (pid ${tui.pid}) has not been observed to exit (${tuiExit}); its leader keeps running. Close the TUI, then run release again.` };
   }
-  const leaderState = await observeExit(input.leader);
-  if (leaderState === "exited") {
-    // The bound leader is gone; keep the directory while anything still listens on the path (not ours to touch).
-    const listeners = await socketListenerInodes(input.leader.socketPath).catch(() => [0]);
-    if (listeners.length === 0) removePrivateDir(input.leader.socketDir);
-    return { ...base, tuiExit, leaderStopped: false, reason: `the bound leader (pid ${input.leader.pid}, birth ${input.leader.birth}) had already exited; nothing was signalled` };
+  const common = { exe: leader.exe, cwd: leader.cwd, uid: leader.uid, socketPath: leader.socketPath, socketDir: leader.socketDir, tuiPid: tui.pid, requireChildOfTui: false };
+  if ((await observeExit(leader)) !== "exited") {
+    const prove = () => proveSeatLeader({ ...common, pid: leader.pid, birth: leader.birth, socketInode: recordedInode(leader) });
+    const { result } = await prove();
+    if (result.verdict !== "match") throw refuseRelease(input.seatId, leader.pid, "The leader", result);
+    const stopped = await stopProven(leader.pid, leader.birth, async () => (await prove()).result.verdict === "match");
+    if (stopped) removePrivateDir(leader.socketDir);
+    return { ...base, tuiExit, leaderStopped: stopped, reason: stopped ? `the original TUI exited; the proven leader pid ${leader.pid} was stopped` : `the leader pid ${leader.pid} did not exit after SIGTERM and SIGKILL` };
   }
-  const { result } = await proveSeatLeader({ ...input.leader, tuiPid: input.tui.pid, birth: input.leader.birth, requireChildOfTui: false });
-  if (result.verdict !== "match") {
-    const reasons = result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason).join("; ");
-    throw new SeatError("SEAT_RELEASE_REFUSED", `The leader pid ${input.leader.pid} could not be re-proven (${result.verdict}: ${reasons}); nothing was stopped. Inspect it by hand.`, {
-      context: { seatId: input.seatId, pid: input.leader.pid, verdict: result.verdict, reasons },
+  // The bound leader is gone. Whoever serves the socket now is either a leader grok's TUI respawned (proven
+  // and stopped: no orphan) or something else (refused by name, left alone).
+  const holder = await socketHolder(leader.socketPath);
+  // A refused hire passes a binding with pid -1 when no leader was proven yet (hire.ts cleanUpRefusedHire).
+  const neverBound = leader.pid <= 0;
+  const gone = neverBound ? "no leader had been proven" : `the bound leader (pid ${leader.pid}, birth ${leader.birth}) had already exited`;
+  if (holder.pid === null || holder.holds !== "match") {
+    if (await nothingServes(leader.socketPath)) {
+      removePrivateDir(leader.socketDir);
+      return { ...base, tuiExit, leaderStopped: false, reason: `${gone} and nothing serves its socket; nothing was signalled` };
+    }
+    throw new SeatError("SEAT_RELEASE_REFUSED", `${gone}, but its socket ${leader.socketPath} is still served by a process that cannot be named (${holder.reason}); nothing was stopped. Inspect it by hand.`, {
+      context: { seatId: input.seatId, socketPath: leader.socketPath, lockPid: holder.pid, reason: holder.reason },
     });
   }
-  process.kill(input.leader.pid, "SIGTERM");
-  let state = await waitForExitObserved(input.leader, 5000);
-  if (state !== "exited") {
-    // Re-check identity right before the hard kill: the pid must still be our leader.
-    const again = await bindLeader({ ...input.leader, tuiPid: input.tui.pid, birth: input.leader.birth, requireChildOfTui: false }).then(() => true, () => false);
-    if (again) process.kill(input.leader.pid, "SIGKILL");
-    state = await waitForExitObserved(input.leader, 5000);
+  const successor = holder.pid;
+  const first = await proveSeatLeader({ ...common, pid: successor, birth: null });
+  if (first.result.verdict !== "match" || !first.proof.observed) throw refuseRelease(input.seatId, successor, `${gone}; the process now serving its socket,`, first.result);
+  const birth = first.proof.observed.birth;
+  // A respawn happens after the bound leader died: its successor is born later. A record whose leader birth is
+  // not older (e.g. edited to name the live leader under another birth or pid) describes no respawn: refuse.
+  if (!neverBound && !bornAfter(birth, leader.birth)) {
+    throw new SeatError("SEAT_RELEASE_REFUSED", `${gone}; the process now serving its socket, pid ${successor} (birth ${birth}), was not born after the recorded leader, so it is no respawn of it; nothing was stopped. Inspect pid ${successor} by hand.`, {
+      context: { seatId: input.seatId, pid: successor, birth, recordedBirth: leader.birth },
+    });
   }
-  if (state === "exited") removePrivateDir(input.leader.socketDir);
-  await sleep(0);
-  return { ...base, tuiExit, leaderStopped: state === "exited", reason: state === "exited" ? `the original TUI exited; the proven leader pid ${input.leader.pid} was stopped` : `the leader pid ${input.leader.pid} did not exit after SIGTERM and SIGKILL` };
+  const prove = () => proveSeatLeader({ ...common, pid: successor, birth, socketInode: first.proof.socketInode ?? undefined });
+  const stopped = await stopProven(successor, birth, async () => (await prove()).result.verdict === "match");
+  if (stopped) removePrivateDir(leader.socketDir);
+  return {
+    ...base, tuiExit, leaderStopped: stopped,
+    reason: stopped
+      ? neverBound
+        ? `${gone}; the leader pid ${successor} serving our socket, proven bound to the original TUI, was stopped`
+        : `${gone}; grok's TUI had respawned leader pid ${successor} on the same socket, proven bound to the original TUI; it was stopped`
+      : `${gone}; the respawned leader pid ${successor} did not exit after SIGTERM and SIGKILL`,
+  };
 }

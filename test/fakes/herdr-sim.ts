@@ -248,7 +248,8 @@ export class HerdrSim {
     // argv[0] is looked up on the SERVER's PATH and executed directly (no shell), as portable-pty does.
     const program = lookPath(spec.argv[0]!);
     if (!program) throw new SimError("pane_spawn_failed", `failed to spawn ${spec.argv[0]}: not found on PATH`);
-    const child = spawn(program, spec.argv.slice(1), { argv0: spec.argv[0]!, cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    // A real pane's program leads its own session on its pty (grok's leader then has sid = the TUI's pid): setsid.
+    const child = spawn(program, spec.argv.slice(1), { argv0: spec.argv[0]!, cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     const pane: Pane = { id, workspaceId: ws.id, tabId: tab.id, terminalId: `term_${(Date.now() * 1000).toString(16)}${this.terminalCounter.toString(16)}`,
       cwd: spec.cwd, argv: spec.argv, child, output: "", revision: 1, running: true, closing: false, seqBySource: new Map(), wasWorking: false, ...(spec.label ? { label: spec.label } : {}) };
     this.children.add(child);

@@ -97,8 +97,9 @@ if (argv.includes("--version")) {
   const socketPath = value("--leader-socket")!;
   const sessionId = value("--session-id")!;
   const exe = config.leaderExe ?? process.execPath;
+  // Like grok's TUI, the leader stays in the TUI's session (its sid is the TUI's pid) and ignores SIGHUP.
   const child = spawn(exe, [fileURLToPath(import.meta.url), "--fake-leader", socketPath], {
-    cwd: config.leaderCwd ?? process.cwd(), detached: true, stdio: "ignore", env: { ...process.env, GS_FAKE_CONFIG: JSON.stringify(config) },
+    cwd: config.leaderCwd ?? process.cwd(), detached: false, stdio: "ignore", env: { ...process.env, GS_FAKE_CONFIG: JSON.stringify(config) },
   });
   child.unref();
   const grokHome = process.env.GROK_HOME!;

@@ -5,65 +5,23 @@
  */
 import { afterEach, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { existsSync, linkSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, chmodSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, linkSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, chmodSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { isSeatError } from "../../src/errors.js";
-import { openJournal, type Journal } from "../../src/journal/index.js";
-import { HerdrBackend, HerdrClient, TmuxBackend, isTmuxAvailable, type Backend, type PaneDescriptor } from "../../src/mux/index.js";
-import { hireSeat, proveSeatLeader, reproveTui, stopLeaderAfterTuiExit, observeExit, type HireSeatOptions, type VisibleSeat } from "../../src/seat/index.js";
+import { openJournal } from "../../src/journal/index.js";
+import { HerdrBackend, HerdrClient, TmuxBackend, isTmuxAvailable, type PaneDescriptor } from "../../src/mux/index.js";
+import { hireSeat, proveSeatLeader, reproveTui, stopLeaderAfterTuiExit, observeExit, type VisibleSeat } from "../../src/seat/index.js";
+import { killEverything, makeWorld, options, refusal, type World } from "./seat-world.js";
 import { startHerdrSim, type HerdrSim } from "../fakes/herdr-sim.js";
 import { startFakeLeader } from "../fakes/fake-leader.js";
 import { alive } from "../support/processes.js";
 import { need, type TestLike } from "../support/requirements.js";
 
-const FAKE_TUI = join(process.cwd(), "dist", "test", "integration", "seat-fake-tui.js");
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
-
-interface World { root: string; home: string; grokHome: string; project: string; journal: Journal; backend: Backend; cleanup: Array<() => unknown> }
-
-function makeWorld(backend: Backend): World {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "gs-it-")));
-  const home = join(root, "h");
-  const grokHome = join(home, ".grok");
-  const project = join(root, "p");
-  for (const d of [home, grokHome, project]) mkdirSync(d, { recursive: true, mode: 0o700 });
-  return { root, home, grokHome, project, journal: openJournal(join(root, "seats.db")), backend, cleanup: [] };
-}
-
-function options(w: World, config: Record<string, unknown> = {}, extra: Partial<HireSeatOptions> = {}): HireSeatOptions {
-  return {
-    grokBinary: process.execPath, binaryArgs: [FAKE_TUI, "--gs-config", JSON.stringify(config)], cwd: w.project, mux: w.backend.name, backend: w.backend, journal: w.journal,
-    env: { HOME: w.home, GROK_HOME: w.grokHome, PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    versionFloor: "1.0.41", readyTimeoutMs: 8000, requestTimeoutMs: 5000, ...extra,
-  };
-}
-
-async function killEverything(w: World): Promise<void> {
-  for (const seat of w.journal.listSeats({ includeReleased: true })) {
-    for (const pid of [seat.tuiPid, seat.leaderPid]) if (pid && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
-    const lock = `${seat.socketPath}.lock`;
-    if (existsSync(lock)) { const pid = Number(readFileSync(lock, "utf8")); if (pid && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ } }
-    rmSync(join(seat.socketPath, ".."), { recursive: true, force: true });
-  }
-  for (const fn of w.cleanup.reverse()) await fn();
-  w.journal.close();
-  rmSync(w.root, { recursive: true, force: true });
-}
-
-async function refusal(w: World, config: Record<string, unknown>, extra: Partial<HireSeatOptions> = {}): Promise<{ code: string; message: string }> {
-  try {
-    const seat = await hireSeat(options(w, config, extra));
-    await seat.release({ closePane: true });
-  } catch (error) {
-    assert.ok(isSeatError(error), String(error));
-    return { code: error.code, message: error.message };
-  }
-  assert.fail("the hire was not refused");
-}
 
 let tmuxOk = false;
 before(async () => { tmuxOk = await isTmuxAvailable(); });
@@ -182,10 +140,29 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
     assert.notEqual(replaced.result.verdict, "match");
     await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader, exitTimeoutMs: 10_000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"));
     assert.ok(alive(leader.pid), "an unproven leader is never signalled");
-    // A record whose leader birth differs names a process that is gone: nothing is signalled.
-    const stale = await stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: { ...leader, birth: "1" }, exitTimeoutMs: 1000 });
-    assert.equal(stale.leaderStopped, false);
+    // A record whose leader birth differs names a process that is gone, while its socket is still served by
+    // something that cannot be named: release refuses loudly and signals nothing.
+    await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: { ...leader, birth: "1" }, exitTimeoutMs: 1000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"));
     assert.ok(alive(leader.pid), "a pid with another birth is never signalled");
+  });
+
+  test("after the TUI exits, a record naming the live leader under a later birth, or a bystander pid under the leader's birth, is no respawn: release refuses and signals nothing; the true record stops it", async (t) => {
+    if (!world(t)) return;
+    const seat = await hireSeat(options(w));
+    const { leader, tui } = seat.parts;
+    await seat.release();
+    await tmux.close(tui.pane);
+    const bystander = spawn("sleep", ["60"], { stdio: "ignore" });
+    w.cleanup.push(() => bystander.kill("SIGKILL"));
+    const later = String(BigInt(leader.birth) + 1n);
+    for (const forged of [{ ...leader, birth: later }, { ...leader, pid: bystander.pid! }]) {
+      await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: forged, exitTimeoutMs: 10_000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED") && /no respawn/.test(e.message));
+      assert.ok(alive(leader.pid), "the leader was not signalled");
+      assert.ok(alive(bystander.pid!), "the bystander was not signalled");
+    }
+    const clean = await stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader, exitTimeoutMs: 10_000 });
+    assert.equal(clean.leaderStopped, true, clean.reason);
+    assert.equal(alive(leader.pid), false);
   });
 
   test("a journal row pointing at some other live leader is never adopted: send refuses and nothing connects", async (t) => {
@@ -229,17 +206,24 @@ describe("visible seat on the Herdr simulator (fake TUI: the simulator has no PT
     await seat.release({ closePane: true });
   });
 
-  test("refuses when Herdr's agent fields name another agent than the launched grok session", async () => {
+  test("refuses when Herdr's agent fields name another agent than the launched grok session, and stops the not-yet-proven leader bound to that TUI", async () => {
     const client = await world();
+    let lockPid = 0;
     const r = await refusal(w, {}, {
       onStep: (step, detail) => {
         if (step === "launched") {
           const paneId = (detail as PaneDescriptor).paneId;
           void client.reportAgent(paneId, { source: "herdr:pi", agent: "pi", agent_session_id: seat_sid(w) });
         }
+        if (step === "ready") lockPid = (detail as { lockPid: number }).lockPid;
       },
     });
     assert.equal(r.code, "HERDR_AGENT_REFUSED");
+    const seat = w.journal.listSeats({ includeReleased: true }).at(-1)!;
+    assert.equal(seat.leaderPid, null, "the refusal came before the leader proof");
+    assert.ok(lockPid > 0);
+    assert.equal(alive(lockPid), false, "the leader, proven bound to our TUI (session, exe, cwd, uid, socket), was stopped");
+    assert.equal(existsSync(join(seat.socketPath, "..")), false, "the socket directory was removed");
   });
 });
 

@@ -6,10 +6,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import Database from "better-sqlite3";
 import { isTmuxAvailable } from "../../src/mux/index.js";
+import { callController, seatDir } from "../../src/seat/index.js";
 import { startLiveRig, type LiveRig } from "../support/live-rig.js";
 import { alive } from "../support/processes.js";
 import { gotLive } from "../support/requirements.js";
@@ -19,8 +21,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Ctx { rig: LiveRig; tmux: string; seatHome: string; env: NodeJS.ProcessEnv; pids: Set<number> }
 
-function seatCli(ctx: Ctx, args: string[], extraEnv: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string; json: any } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...ctx.env, ...extraEnv }, encoding: "utf8", timeout: 120_000 });
+function seatCli(ctx: Ctx, args: string[], extraEnv: NodeJS.ProcessEnv = {}, input?: string): { code: number; stdout: string; stderr: string; json: any } {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...ctx.env, ...extraEnv }, encoding: "utf8", timeout: 120_000, ...(input !== undefined ? { input } : {}) });
   const line = r.stdout.trim().split("\n").filter(Boolean).pop() ?? "";
   let json: any = null;
   try { json = JSON.parse(line); } catch { /* text output */ }
@@ -210,6 +212,165 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       const rel = seatCli(ctx, ["release", seatId, "--close-pane", "--json"]);
       assert.equal(rel.code, 0, rel.stderr);
       assert.equal(rel.json.leaderStopped, true);
+    } finally {
+      await teardown(ctx);
+    }
+  });
+
+  test("when the proven leader dies and grok's TUI respawns one on the same socket, status names the change, send refuses with exit 6, and release after the TUI exits proves and stops the respawned leader", async (t) => {
+    const ctx = await setup(0);
+    if (!gotLive(t, ctx)) return;
+    try {
+      const hired = hire(ctx);
+      const seatId: string = hired.seatId;
+      const before = statusOf(ctx, seatId);
+      assert.equal(before.condition, "active");
+      assert.equal(before.leader.identity, "proven");
+      const { pid: leaderPid, socketPath } = before.leader;
+      const tuiPid: number = before.tui.pid;
+      process.kill(leaderPid, "SIGKILL");
+      const respawned = await waitUntil("grok's TUI to respawn a leader on the socket", () => {
+        const lock = existsSync(`${socketPath}.lock`) ? Number(readFileSync(`${socketPath}.lock`, "utf8").trim()) : 0;
+        return lock && lock !== leaderPid && alive(lock) ? lock : null;
+      });
+      ctx.pids.add(respawned);
+      const changed = await waitUntil("status to report the new holder", () => {
+        const s = statusOf(ctx, seatId);
+        return s.leader.current.pid === respawned && s.leader.current.holdsSocket === "match" ? s : null;
+      });
+      assert.equal(changed.leader.pid, leaderPid, "status still says which leader was bound");
+      assert.equal(changed.leader.state, "exited");
+      assert.equal(changed.leader.identity, "changed");
+      assert.match(changed.condition, new RegExp(`^leader-changed: the bound leader pid ${leaderPid} is exited; the socket is now named by pid ${respawned}`));
+      assert.notEqual(changed.leader.current.socketInode, before.leader.socketInode, "the respawned leader listens on a new socket");
+      const text = seatCli(ctx, ["status", seatId]);
+      assert.match(text.stdout, /leader-changed/);
+
+      const refused = seatCli(ctx, ["send", seatId, "a brief after the respawn", "--json"]);
+      assert.equal(refused.code, 6, refused.stdout);
+      assert.equal(refused.json.code, "LEADER_SOCKET_GONE");
+
+      const pane = changed.tui.pane;
+      spawnSync("tmux", ["-L", ctx.tmux, "kill-session", "-t", pane.sessionName]);
+      await waitUntil("the TUI to exit", () => !alive(tuiPid));
+      assert.ok(alive(respawned), "the respawned leader outlives the TUI like the original");
+      const rel = seatCli(ctx, ["release", seatId, "--json"]);
+      assert.equal(rel.code, 0, rel.stdout + rel.stderr);
+      assert.equal(rel.json.leaderStopped, true, rel.json.reason);
+      assert.match(rel.json.reason, new RegExp(`respawned leader pid ${respawned} .*it was stopped`));
+      await waitUntil("the respawned leader to exit (no orphan)", () => !alive(respawned));
+      assert.equal(existsSync(socketPath), false, "the private socket directory is removed");
+    } finally {
+      await teardown(ctx);
+    }
+  });
+
+  test("a bad brief is refused before anything is fenced (CLI exit 2, controller socket SEAT_BRIEF_INVALID), -f FILE and -f - deliver from a file and stdin, and a socket no longer served by the proven leader refuses the dispatch with IDENTITY_MISMATCH and sends nothing", async (t) => {
+    const ctx = await setup(0);
+    if (!gotLive(t, ctx)) return;
+    try {
+      const hired = hire(ctx);
+      const seatId: string = hired.seatId;
+      const badFile = join(ctx.rig.sandbox.root, "bad-brief.txt");
+      writeFileSync(badFile, "a NUL \u0000 inside");
+      for (const args of [["send", seatId, ""], ["send", seatId, "  \n\t "], ["send", seatId, "bell \u0007"], ["send", seatId, "-f", badFile]]) {
+        const r = seatCli(ctx, [...args, "--json"]);
+        assert.equal(r.code, 2, `${JSON.stringify(args)}: ${r.stdout}`);
+        assert.equal(r.json.code, "CLI_USAGE");
+      }
+      const direct = await callController(seatDir(ctx.seatHome, seatId), { op: "send", text: "escape \u001b[31m red" });
+      assert.equal(direct.ok, false);
+      assert.equal((direct.error as { code: string }).code, "SEAT_BRIEF_INVALID");
+      assert.equal(statusOf(ctx, seatId).deliveries.length, 0, "no refused brief was fenced");
+
+      const goodFile = join(ctx.rig.sandbox.root, "brief.txt");
+      writeFileSync(goodFile, "a brief from a file\nwith\ttabs and a second line\n");
+      const fromFile = seatCli(ctx, ["send", seatId, "-f", goodFile, "--prompt-id", `${seatId}-file`, "--json"]);
+      assert.equal(fromFile.code, 0, fromFile.stdout + fromFile.stderr);
+      assert.equal(fromFile.json.state, "consumed");
+      const fromStdin = seatCli(ctx, ["send", seatId, "-f", "-", "--prompt-id", `${seatId}-stdin`, "--json"], {}, "a brief from stdin\n");
+      assert.equal(fromStdin.code, 0, fromStdin.stdout + fromStdin.stderr);
+      assert.equal(fromStdin.json.state, "consumed");
+      const done = await waitUntil("both briefs to complete", () => {
+        const ds = statusOf(ctx, seatId).deliveries;
+        return ds.length === 2 && ds.every((d: any) => d.state === "completed") ? ds : null;
+      }, 90_000);
+      assert.deepEqual(done.map((d: any) => d.text).sort(), ["a brief from a file\nwith\ttabs and a second line\n", "a brief from stdin\n"]);
+      assert.equal(mainRequestsFor(ctx, `${seatId}-file`), 1);
+      assert.equal(mainRequestsFor(ctx, `${seatId}-stdin`), 1);
+
+      // The socket file is removed under the live connection: the path is no longer served by the proven leader.
+      const { socketPath } = statusOf(ctx, seatId).leader;
+      rmSync(socketPath);
+      const promptId = `${seatId}-unproven`;
+      const refused = seatCli(ctx, ["send", seatId, "a brief to an unproven socket", "--prompt-id", promptId, "--json"]);
+      assert.equal(refused.code, 6, refused.stdout);
+      assert.equal(refused.json.code, "IDENTITY_MISMATCH");
+      assert.match(refused.json.message, /socket-file/);
+      const d = statusOf(ctx, seatId).deliveries.find((x: any) => x.promptId === promptId);
+      assert.equal(d.state, "failed");
+      assert.match(d.failureReason, /^never dispatched: /);
+      assert.equal(mainRequestsFor(ctx, promptId), 0, "nothing reached the model");
+    } finally {
+      await teardown(ctx);
+    }
+  });
+
+  test("a released seat's journal row edited to name another seat's live leader cannot stop it: offline release refuses and leaves that leader and its socket untouched", async (t) => {
+    const ctx = await setup(0);
+    if (!gotLive(t, ctx)) return;
+    try {
+      const a = hire(ctx);
+      const b = hire(ctx);
+      const sa = statusOf(ctx, a.seatId);
+      const sb = statusOf(ctx, b.seatId);
+      const relA = seatCli(ctx, ["release", a.seatId, "--close-pane", "--json"]);
+      assert.equal(relA.code, 0, relA.stdout + relA.stderr);
+      assert.equal(relA.json.leaderStopped, true);
+      await waitUntil("A's controller to exit", () => !alive(a.controllerPid));
+      assert.ok(!alive(sa.tui.pid));
+      // The attack: A's row now names B's leader (pid, birth, socket).
+      const db = new Database(join(ctx.seatHome, "seats.db"));
+      db.prepare("UPDATE seats SET leader_pid = ?, leader_birth = ?, socket_path = ? WHERE seat_id = ?").run(sb.leader.pid, sb.leader.birth, sb.leader.socketPath, a.seatId);
+      db.close();
+      const forged = seatCli(ctx, ["release", a.seatId, "--json"]);
+      assert.equal(forged.code, 6, forged.stdout + forged.stderr);
+      assert.equal(forged.json.code, "SEAT_RELEASE_REFUSED");
+      assert.match(forged.json.message, new RegExp(`session: pid ${sb.leader.pid} is in session ${sb.tui.pid}, the original TUI is ${sa.tui.pid}`));
+      assert.match(forged.json.message, /socket-inode/);
+      assert.ok(alive(sb.leader.pid), "B's leader was not signalled");
+      assert.ok(existsSync(sb.leader.socketPath), "B's socket directory is untouched");
+      const stillServes = seatCli(ctx, ["send", b.seatId, "B still works", "--json"]);
+      assert.equal(stillServes.code, 0, stillServes.stdout);
+      assert.equal(stillServes.json.state, "consumed", "B's leader still takes briefs");
+      const relB = seatCli(ctx, ["release", b.seatId, "--close-pane", "--json"]);
+      assert.equal(relB.json.leaderStopped, true);
+    } finally {
+      await teardown(ctx);
+    }
+  });
+
+  test("a hire refused after its leader was proven (version floor) leaves nothing behind: SeatError, pane closed, leader stopped, socket directory removed, controller gone", async (t) => {
+    const ctx = await setup(0);
+    if (!gotLive(t, ctx)) return;
+    try {
+      const r = seatCli(ctx, ["hire", "--visible", "--grok", ctx.rig.binary, "--cwd", ctx.rig.sandbox.project, "--version-floor", "1.0.46", "--tmux-socket", ctx.tmux, "--json"]);
+      assert.equal(r.code, 6, r.stdout + r.stderr);
+      assert.equal(r.json.code, "LEADER_VERSION_REFUSED");
+      const [seatId] = readdirSync(join(ctx.seatHome, "seats"));
+      const file = seatFile(ctx, seatId!);
+      assert.equal(file.state, "refused");
+      const db = new Database(join(ctx.seatHome, "seats.db"), { readonly: true });
+      const row = db.prepare("SELECT leader_pid, tui_pid FROM seats WHERE seat_id = ?").get(seatId) as { leader_pid: number; tui_pid: number };
+      db.close();
+      assert.ok(row.leader_pid > 0, "the leader had been proven before the refusal");
+      for (const pid of [row.leader_pid, row.tui_pid, file.controller_pid]) ctx.pids.add(pid);
+      await waitUntil("the controller to exit", () => !alive(file.controller_pid));
+      assert.ok(!alive(row.tui_pid), "the TUI is gone");
+      assert.ok(!alive(row.leader_pid), "the proven leader was stopped");
+      assert.equal(existsSync(file.socket_dir), false, "the gs-* socket directory was removed");
+      const panes = spawnSync("tmux", ["-L", ctx.tmux, "list-sessions"], { encoding: "utf8" });
+      assert.ok(panes.status !== 0 || panes.stdout.trim() === "", `no pane is left: ${panes.stdout}`);
     } finally {
       await teardown(ctx);
     }

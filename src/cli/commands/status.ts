@@ -32,7 +32,7 @@ export const statusCommand: Command = {
         }
         if (live) {
           if (args.values.json) writeJson({ type: "status", source: "controller", ...live });
-          else printSeat(seatId, "live controller", (live.seat as { state: string }).state, live.deliveries as DeliveryLine[]);
+          else printSeat(seatId, "live controller", `${(live.seat as { state: string }).state}${live.condition && live.condition !== "active" ? `  ${String(live.condition)}` : ""}`, live.deliveries as DeliveryLine[]);
           continue;
         }
         const offline = await offlineStatus(journal, home, seatId);
