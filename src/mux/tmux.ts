@@ -178,9 +178,16 @@ export class TmuxBackend implements Backend {
     return { dead: dead === "1", ...(status ? { status: Number(status) } : {}), pid: Number(pid) };
   }
 
-  /** Names in the server's global environment (starting the server when none runs). */
+  /**
+   * Names in the server's global environment. When no server runs, the launch starts one from this client's
+   * minimal env (tmuxClientEnv), so those are the names. The server is never started just to ask: an empty
+   * server exits at once, and the launch that follows could connect to it while it dies.
+   */
   private async globalEnvNames(): Promise<string[]> {
-    const { stdout } = await this.run(["start-server", ";", "show-environment", "-g"]);
+    const result = await this.exec(["show-environment", "-g"]);
+    if (result.exitCode !== 0 && NO_SERVER.test(result.stderr)) return Object.keys(tmuxClientEnv());
+    if (result.exitCode !== 0) throw this.failure(["show-environment", "-g"], result);
+    const { stdout } = result;
     return stdout.split("\n").map((line) => line.match(/^-?([A-Za-z_][A-Za-z0-9_]*)(=|$)/)?.[1]).filter((name): name is string => !!name);
   }
 

@@ -2,6 +2,7 @@
  * Visible seat delivery states decided by state and code (never by error text), against the fake grok TUI
  * in real tmux: a leader that dies mid-turn leaves the delivery uncertain (it may have run), not failed.
  */
+import { need } from "../support/requirements.js";
 import { afterEach, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -17,7 +18,7 @@ describe("visible seat delivery after a lost connection (fake TUI in real tmux)"
   afterEach(async () => { if (w) await killEverything(w); });
 
   test("a leader killed after the brief was consumed leaves the delivery uncertain with the reason, and the next send refuses with LEADER_SOCKET_GONE", async (t) => {
-    if (!tmuxOk) return t.skip("tmux is not installed");
+    if (!need(t, tmuxOk ? false : "tmux (not found on PATH)")) return;
     const tmux = new TmuxBackend({ socketName: `gs-it-${randomBytes(4).toString("hex")}` });
     w = makeWorld(tmux);
     w.cleanup.push(() => tmux.killServer());

@@ -4,6 +4,7 @@
  * wrapper in the pane to exec grok (and refuses one that execs something else), and a send to a seat that
  * never existed says SEAT_NOT_FOUND.
  */
+import { need, type TestLike } from "../support/requirements.js";
 import { afterEach, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -39,8 +40,8 @@ describe("visible seat hire failures leave nothing behind (fake TUI in real tmux
   let tmux: TmuxBackend;
   let socketRoot: string;
   afterEach(async () => { if (w) await killEverything(w); });
-  const world = (t: { skip(m: string): void }): boolean => {
-    if (!tmuxOk) { t.skip("tmux is not installed"); return false; }
+  const world = (t: TestLike): boolean => {
+    if (!need(t, tmuxOk ? false : "tmux (not found on PATH)")) return false;
     tmux = new TmuxBackend({ socketName: `gs-it-${randomBytes(4).toString("hex")}` });
     w = makeWorld(tmux);
     w.cleanup.push(() => tmux.killServer());
@@ -106,8 +107,8 @@ describe("TUI binding waits for the pane's wrapper to exec grok", { concurrency:
   let w: World;
   let tmux: TmuxBackend;
   afterEach(async () => { if (w) await killEverything(w); });
-  const world = (t: { skip(m: string): void }): boolean => {
-    if (!tmuxOk) { t.skip("tmux is not installed"); return false; }
+  const world = (t: TestLike): boolean => {
+    if (!need(t, tmuxOk ? false : "tmux (not found on PATH)")) return false;
     tmux = new TmuxBackend({ socketName: `gs-it-${randomBytes(4).toString("hex")}` });
     w = makeWorld(tmux);
     w.cleanup.push(() => tmux.killServer());
