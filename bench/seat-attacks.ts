@@ -357,10 +357,9 @@ async function liveAttacks(t: Tally, backend: TmuxBackend, perKind: number): Pro
       const what = ["listener", "file", "directory", "fifo", "listener in another process"][i % 5]!;
       let replacement: Server | null = null;
       let child: ChildProcess | null = null;
-      // A listener at the path while the moved-aside original is still bound under the same name: /proc/net/unix then
-      // lists two listeners for the path and the holder check says it cannot tell them apart (IDENTITY_UNKNOWN), which
-      // refuses too. Accepted here until the proof compares the socket inode recorded at hire (section 4 of issue 8).
-      const replacedCodes = what.startsWith("listener") ? [...LEADER_REFUSED, "IDENTITY_UNKNOWN+SEAT_RELEASE_REFUSED"] : LEADER_REFUSED;
+      // Since the proof re-checks the socket inode recorded at hire, a second listener under the same name is a
+      // mismatch like any other replacement (before that it could only be IDENTITY_UNKNOWN).
+      const replacedCodes = LEADER_REFUSED;
       await attempt("replaced-inode", `socket replaced by a ${what}`, { codes: replacedCodes, checks: what.startsWith("listener") ? ["socket-holder"] : ["socket-file", "socket-holder"] }, "", async () => {
         renameSync(real, aside);
         if (what === "listener") replacement = await listen(real);
@@ -380,8 +379,8 @@ async function liveAttacks(t: Tally, backend: TmuxBackend, perKind: number): Pro
       });
 
       // Reused pid: the record's birth differs from the live process at that pid (the leader's or another one's).
-      // The recorded process (that pid with that birth) no longer exists, so release may also decline as "leader gone".
-      const reused = { codes: [...LEADER_REFUSED, "IDENTITY_MISMATCH+no-signal:leader-gone"], checks: ["birth"] };
+      // Release refuses by name (a successor not born after the recorded leader is no respawn of it).
+      const reused = { codes: LEADER_REFUSED, checks: ["birth"] };
       const birth = String(Number(leader.birth) + 1 + i);
       await attempt("reused-pid", "leader pid recorded with a later birth", reused, `birth ${birth}`, () => {}, () => {}, { ...leader, birth });
       await attempt("reused-pid", "a live bystander pid recorded with the leader's birth", reused, "", () => {}, () => {}, { ...leader, pid: sleeper.pid! });
