@@ -84,6 +84,14 @@ export const ERROR_CODES = {
   SESSION_NAME_INVALID: "a session name is empty, too long or has characters outside [A-Za-z0-9._-]",
   SESSION_IDLE: "the named session has no running turn to cancel",
   SESSION_CLOSE_FAILED: "the agent did not close the named session (session/close failed or timed out)",
+  // fleet/ — BullMQ on Redis
+  FLEET_REDIS_UNAVAILABLE: "Redis could not be reached at the given URL (or refused the password)",
+  FLEET_REDIS_URL_INVALID: "a Redis URL could not be parsed (redis://[:password@]host[:port][/db])",
+  FLEET_JOB_INVALID: "a fleet job's data is missing its prompt or carries options of the wrong shape",
+  FLEET_JOB_NOT_FOUND: "no fleet job with that id (never submitted, or expired after it ended)",
+  FLEET_JOB_UNCERTAIN: "the job's worker died after the prompt was dispatched; it may have reached the model and is never re-sent",
+  FLEET_TOOLS_INVALID: "a --tools module could not be loaded or does not export HostTool objects",
+  FLEET_REDIS_SERVER_FAILED: "the test rig could not start redis-server (not installed, or it exited)",
   // cli/
   CLI_USAGE: "the command line could not be understood",
 } as const;

@@ -34,3 +34,7 @@ export type { PermissionPolicy, PermissionCategory, Approver, PermissionGate } f
 export { stageSkills } from "./skills/index.js";
 export type { StagedSkills } from "./skills/index.js";
 
+
+// Fleets: jobs on BullMQ and Redis, workers on many hosts (docs/fleet.md)
+export { connectFleet, enqueue, startWorker } from "./fleet/index.js";
+export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult, EventsOptions, FleetWorker, WorkerOptions, JobStatus, JobRecord, FleetEvent, JobEvent, CursorEvent } from "./fleet/index.js";

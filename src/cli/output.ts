@@ -20,6 +20,7 @@ export const EXIT = {
   seatRefused: 6,
   muxUnavailable: 7,
   sessionBusy: 75,
+  jobUncertain: 76,
   timeout: 124,
   interrupted: 130,
 } as const;
@@ -32,7 +33,12 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "CLI_USAGE":
     case "AGENT_NOT_FOUND":
     case "SEAT_BRIEF_INVALID":
+    case "FLEET_REDIS_URL_INVALID":
+    case "FLEET_JOB_INVALID":
+    case "FLEET_TOOLS_INVALID":
       return EXIT.usage;
+    case "FLEET_JOB_UNCERTAIN":
+      return EXIT.jobUncertain;
     case "GROK_NOT_FOUND":
     case "GROK_CHECKSUM_MISMATCH":
     case "GROK_PROBE_FAILED":

@@ -14,12 +14,12 @@ test("the library front door exports exactly the listed names", () => {
     "connectAcp", "createPermissionGate", "createSession", "createToolBridge", "ensureGrokBinary",
     "isSeatError", "laneMarker", "listGrokModels", "loadPolicyFile", "normalizeModelSelection", "openSession", "parseGrokModels",
     "parseGrokVersion", "parsePolicyFlags", "probeAcp", "probeGrok", "projectSchema", "resolveGrokBinary",
-    "stageSkills", "toAcpMcpServers", "turnDiagnostic",
+    "stageSkills", "toAcpMcpServers", "turnDiagnostic", "connectFleet", "enqueue", "startWorker",
   ].sort());
 });
 
 test("the grok-seat/testing door exports exactly the offline rig and nothing of the seats", () => {
-  assert.deepEqual(Object.keys(testing).sort(), ["canUnshareNetwork", "createSandbox", "parseScript", "runInLoopbackNamespace", "startMockModel"].sort());
+  assert.deepEqual(Object.keys(testing).sort(), ["canUnshareNetwork", "createSandbox", "parseScript", "runInLoopbackNamespace", "startMockModel", "startRedisServer"].sort());
   for (const name of Object.keys(testing)) assert.equal(name in api, false, `${name} is also on the main front door`);
 });
 

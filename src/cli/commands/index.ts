@@ -14,6 +14,9 @@ import { attachCommand } from "./attach.js";
 import { sessionsCommand } from "./sessions.js";
 import { cancelCommand } from "./cancel.js";
 import { agentsCommand } from "./agents.js";
+import { workerCommand } from "./worker.js";
+import { submitCommand } from "./submit.js";
+import { jobsCommand } from "./jobs.js";
 
 /** Every verb, in help order. */
-export const COMMANDS: readonly Command[] = [runCommand, sessionsCommand, cancelCommand, probeCommand, agentsCommand, modelsCommand, demoCommand, hireCommand, sendCommand, statusCommand, releaseCommand, attachCommand];
+export const COMMANDS: readonly Command[] = [runCommand, sessionsCommand, cancelCommand, probeCommand, agentsCommand, modelsCommand, demoCommand, hireCommand, sendCommand, statusCommand, releaseCommand, attachCommand, workerCommand, submitCommand, jobsCommand];

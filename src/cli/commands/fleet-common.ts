@@ -1,0 +1,35 @@
+/*
+ * What the fleet verbs (`seat worker`, `seat submit`, `seat jobs`) share: where Redis is, and how a job's end
+ *   becomes an exit code.
+ * Owns: `--redis URL` / GROK_SEAT_REDIS_URL, the job-status → exit-code rule (the same codes as `seat run`).
+ * Does not own: the fleet itself (fleet/) or the code table (output.ts).
+ */
+import { SeatError, type ErrorCode } from "../../errors.js";
+import type { JobResult } from "../../fleet/index.js";
+import { stringFlag, type ParsedArgs } from "../args.js";
+import { EXIT, exitCodeFor } from "../output.js";
+
+/** Help text lines for the Redis flag. */
+export const REDIS_HELP = `  --redis URL           the fleet's Redis: redis://[:password@]host[:port][/db] (or GROK_SEAT_REDIS_URL;
+                        a password is better given as GROK_SEAT_REDIS_PASSWORD: argv is visible to ps)`;
+
+/** The Redis URL of a fleet verb; CLI_USAGE when there is none. */
+export function redisUrl(verb: string, args: ParsedArgs): string {
+  const url = stringFlag(args, "redis") ?? process.env.GROK_SEAT_REDIS_URL;
+  if (!url) throw new SeatError("CLI_USAGE", `seat ${verb}: give --redis URL (or set GROK_SEAT_REDIS_URL).`);
+  return url;
+}
+
+/** The exit code for how a job ended: the same as `seat run` (0, 130 cancelled, the turn's code), 76 uncertain. */
+export function exitCodeForJob(result: Pick<JobResult, "status" | "code">): number {
+  switch (result.status) {
+    case "completed":
+      return EXIT.ok;
+    case "cancelled":
+      return EXIT.interrupted;
+    case "uncertain":
+      return exitCodeFor("FLEET_JOB_UNCERTAIN");
+    default:
+      return exitCodeFor(result.code as ErrorCode | undefined);
+  }
+}

@@ -1,0 +1,70 @@
+/*
+ * `seat jobs list|show ID|watch ID [--from CURSOR]|cancel ID`: the fleet's jobs as Redis records them.
+ *   `watch` prints NDJSON, each line with its `cursor` (resume with --from); `show` reports a dispatched job
+ *   whose worker stopped beating as uncertain (and records it so).
+ */
+import { SeatError } from "../../errors.js";
+import { connectFleet, isCursor, type JobRecord } from "../../fleet/index.js";
+import { countFlag, parseFlags, stringFlag } from "../args.js";
+import { EXIT, writeJson } from "../output.js";
+import { REDIS_HELP, exitCodeForJob, redisUrl } from "./fleet-common.js";
+import type { Command } from "./command.js";
+
+function line(record: JobRecord): string {
+  const when = record.submittedAt ? new Date(record.submittedAt).toISOString() : "-";
+  const status = record.derived ? "uncertain*" : record.status;
+  return `${record.id}  ${status.padEnd(10)}  ${when}  ${record.host ?? "-"}  ${JSON.stringify((record.prompt ?? "").slice(0, 60))}`;
+}
+
+export const jobsCommand: Command = {
+  name: "jobs",
+  summary: "list, show, watch or cancel fleet jobs",
+  help: `Usage: seat jobs list|show ID|watch ID|cancel ID --redis URL [flags]
+
+${REDIS_HELP}
+  --json                list/show as JSON
+  --limit N             list: how many, newest first (default 50)
+  --from CURSOR         watch: resume after this cursor (each watched line carries its cursor)
+
+show exits like the job would (0 completed, 130 cancelled, 76 uncertain, …; 1 while it still runs).
+An uncertain job's worker died after the prompt was sent: it may have reached the model; it is never re-sent.`,
+  async run(argv) {
+    const [sub, ...rest] = argv;
+    const args = parseFlags("jobs", rest, { redis: { type: "string" }, json: { type: "boolean" }, limit: { type: "string" }, from: { type: "string" } });
+    if (!sub || !["list", "show", "watch", "cancel"].includes(sub)) throw new SeatError("CLI_USAGE", "seat jobs: say list, show ID, watch ID or cancel ID.");
+    const id = args.positionals[0];
+    if (sub !== "list" && !id) throw new SeatError("CLI_USAGE", `seat jobs ${sub}: give the job id.`);
+    const from = stringFlag(args, "from");
+    if (from !== undefined && !isCursor(from)) throw new SeatError("CLI_USAGE", `seat jobs watch: --from takes a cursor like 1712345678901-0, not "${from}".`);
+    const client = await connectFleet(redisUrl("jobs", args));
+    try {
+      if (sub === "list") {
+        const records = await client.list(countFlag("jobs", args, "limit") ?? 50);
+        if (args.values.json === true) for (const r of records) writeJson({ type: "job", ...r });
+        else for (const r of records) process.stdout.write(`${line(r)}\n`);
+        return EXIT.ok;
+      }
+      const handle = client.job(id!);
+      if (sub === "show") {
+        const record = await handle.state();
+        if (args.values.json === true) writeJson({ type: "job", ...record });
+        else {
+          process.stdout.write(`${line(record)}\n`);
+          if (record.status === "uncertain") process.stdout.write(`uncertain: ${record.message ?? "its worker stopped after dispatch"} — the prompt may have reached the model; it was not re-sent\n`);
+          else if (record.code) process.stdout.write(`${record.code}: ${record.message ?? ""}\n`);
+        }
+        return ["waiting", "active", "dispatched"].includes(record.status) ? EXIT.turnFailed : exitCodeForJob(record);
+      }
+      if (sub === "cancel") {
+        const outcome = await handle.cancel();
+        if (args.values.json === true) writeJson({ type: "cancel", id: id!, ...outcome });
+        else process.stdout.write(`${id}: ${outcome.removed ? "removed from the queue (it never ran)" : `cancel sent (${outcome.status})`}\n`);
+        return EXIT.ok;
+      }
+      for await (const { cursor, event } of handle.events(from ? { from } : {})) writeJson({ ...event, cursor });
+      return exitCodeForJob(await handle.state());
+    } finally {
+      await client.close();
+    }
+  },
+};

@@ -1,0 +1,102 @@
+/*
+ * `seat submit --redis URL "<prompt>"`: queue one headless turn for the fleet and print its job id;
+ *   `--wait` streams its events as the same NDJSON as `seat run --json` and exits with the same codes
+ *   (76 when the job ended uncertain). Ctrl-C while waiting cancels the job.
+ */
+import { SeatError } from "../../errors.js";
+import { connectFleet } from "../../fleet/index.js";
+import { agentProfile } from "../../agents/index.js";
+import { cliPolicy } from "../policy.js";
+import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { EXIT, writeJson } from "../output.js";
+import { REDIS_HELP, exitCodeForJob, redisUrl } from "./fleet-common.js";
+import type { Command } from "./command.js";
+
+export const submitCommand: Command = {
+  name: "submit",
+  summary: "queue a prompt for the fleet (BullMQ on Redis); --wait streams it",
+  help: `Usage: seat submit --redis URL "<prompt>" [flags]
+
+${REDIS_HELP}
+  --agent NAME          grok (default), codex, claude, opencode, gemini — on the worker's host
+  --model ID            model for the turn
+  --cwd DIR             working directory on the worker's host (absolute; default: the worker's)
+  -s, --session NAME    continue a named session (runs on the host that owns it)
+  --policy FILE         a grok-seat.permissions.v1 policy that travels with the job
+  --allow/--ask/--block LIST, --unrestricted   as for seat run (workers have no approver: ask = deny)
+  --turn-timeout SECS   --idle-timeout SECS    as for seat run
+  --id ID               your own job id (default a UUID)
+  --wait                stream the job's events (NDJSON as seat run --json, plus {"type":"job"} lines)
+                        and exit like seat run (0, 1, 124, 130…; 76 = uncertain)
+  --json                print the job id as {"type":"submitted","id":…}`,
+  async run(argv) {
+    const args = parseFlags("submit", argv, {
+      redis: { type: "string" },
+      agent: { type: "string" },
+      model: { type: "string" },
+      cwd: { type: "string" },
+      session: { type: "string", short: "s" },
+      policy: { type: "string" },
+      allow: { type: "string", multiple: true },
+      ask: { type: "string", multiple: true },
+      block: { type: "string", multiple: true },
+      unrestricted: { type: "boolean" },
+      "turn-timeout": { type: "string" },
+      "idle-timeout": { type: "string" },
+      id: { type: "string" },
+      wait: { type: "boolean" },
+      json: { type: "boolean" },
+    });
+    const prompt = args.positionals.join(" ").trim();
+    if (prompt === "") throw new SeatError("CLI_USAGE", 'seat submit: give the prompt as an argument, e.g. seat submit --redis redis://127.0.0.1:6379 "explain this repo".');
+    const url = redisUrl("submit", args);
+    const agent = stringFlag(args, "agent");
+    if (agent !== undefined) agentProfile(agent);
+    const cwd = stringFlag(args, "cwd");
+    if (cwd !== undefined && !cwd.startsWith("/")) throw new SeatError("CLI_USAGE", `seat submit: --cwd is a directory on the worker's host and must be absolute, not "${cwd}".`);
+    const policy = await cliPolicy({
+      ...(stringFlag(args, "policy") ? { file: stringFlag(args, "policy") } : {}),
+      allow: listFlag(args, "allow"),
+      ask: listFlag(args, "ask"),
+      block: listFlag(args, "block"),
+      unrestricted: args.values.unrestricted === true,
+    });
+    const turnTimeoutMs = secondsFlag("submit", args, "turn-timeout");
+    const idleTimeoutMs = secondsFlag("submit", args, "idle-timeout");
+    const client = await connectFleet(url);
+    try {
+      const handle = await client.enqueue({
+        prompt,
+        policy,
+        ...(agent ? { agent } : {}),
+        ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
+        ...(cwd ? { cwd } : {}),
+        ...(stringFlag(args, "session") ? { session: stringFlag(args, "session") } : {}),
+        ...(stringFlag(args, "id") ? { jobId: stringFlag(args, "id") } : {}),
+        ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
+        ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+      });
+      if (args.values.wait !== true) {
+        if (args.values.json === true) writeJson({ type: "submitted", id: handle.id });
+        else process.stdout.write(`${handle.id}\n`);
+        return EXIT.ok;
+      }
+      writeJson({ type: "submitted", id: handle.id });
+      let interrupted = 0;
+      const onSigint = () => {
+        interrupted += 1;
+        if (interrupted === 1) void handle.cancel().catch(() => undefined);
+        else process.exit(EXIT.interrupted);
+      };
+      process.on("SIGINT", onSigint);
+      try {
+        for await (const { event } of handle.events()) writeJson(event);
+        return exitCodeForJob(await handle.state());
+      } finally {
+        process.off("SIGINT", onSigint);
+      }
+    } finally {
+      await client.close();
+    }
+  },
+};

@@ -1,0 +1,55 @@
+/*
+ * `seat worker --redis URL`: a long-running fleet worker on this host; SIGTERM/SIGINT stop it gracefully
+ *   (dispatched turns finish, undispatched jobs go back to the queue), then it exits 0.
+ */
+import { loadToolModules, startWorker } from "../../fleet/index.js";
+import { countFlag, parseFlags, stringFlag } from "../args.js";
+import { EXIT } from "../output.js";
+import { REDIS_HELP, redisUrl } from "./fleet-common.js";
+import type { Command } from "./command.js";
+
+export const workerCommand: Command = {
+  name: "worker",
+  summary: "run fleet jobs from Redis (BullMQ) on this host until SIGTERM",
+  help: `Usage: seat worker --redis URL [flags]
+
+${REDIS_HELP}
+  --concurrency N       turns run at once from the shared queue (default 1)
+  --name HOST           this host's name; its own queue is host-<HOST> (default: hostname)
+  --tools MODULE        a module exporting \`tools\`: HostTool objects served to every job (repeatable)
+
+The agent gets this process's allow-listed environment (HOME, GROK_HOME, GROK_BIN, XAI_API_KEY…).
+SIGTERM: turns already dispatched finish; jobs not yet dispatched go back to the queue; then exit 0.`,
+  async run(argv) {
+    const args = parseFlags("worker", argv, {
+      redis: { type: "string" },
+      concurrency: { type: "string" },
+      name: { type: "string" },
+      tools: { type: "string", multiple: true },
+    });
+    const url = redisUrl("worker", args);
+    const toolPaths = (args.values.tools as string[] | undefined) ?? [];
+    const tools = await loadToolModules(toolPaths);
+    const concurrency = countFlag("worker", args, "concurrency");
+    const name = stringFlag(args, "name");
+    const worker = await startWorker({
+      redis: url,
+      ...(name ? { name } : {}),
+      ...(concurrency ? { concurrency } : {}),
+      tools,
+      onLog: (line) => process.stderr.write(`seat worker: ${line}\n`),
+    });
+    // stdout carries one line a supervisor can wait for.
+    process.stdout.write(`${JSON.stringify({ type: "worker", id: worker.id, name: worker.name, tools: tools.map((t) => t.name) })}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off("SIGTERM", stop);
+        process.off("SIGINT", stop);
+        void worker.close().then(resolve);
+      };
+      process.on("SIGTERM", stop);
+      process.on("SIGINT", stop);
+    });
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,145 @@
+/*
+ * Fleet client: the submitter's side — enqueue a job onto BullMQ, open handles on jobs, list them.
+ * Owns: creating a job's record (waiting) before BullMQ sees it, choosing its queue (the shared queue, or the
+ *   host queue of the host that owns its named session), the job index, and the client's connections.
+ * Does not own: running jobs (worker.ts) or following one (handle.ts).
+ * Invariant: a job is visible in Redis as `waiting` before any worker can take it; its spec is validated
+ *   here and again by the worker; the Redis password never appears in anything this prints or throws.
+ */
+import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { SeatError } from "../errors.js";
+import type { PermissionPolicy } from "../permissions/index.js";
+import { connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
+import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, sessionHostKey } from "./keys.js";
+import { JOB_SCHEMA, validateJobSpec, type JobSpec } from "./job-spec.js";
+import { readJob, transition, type JobRecord } from "./state.js";
+import { jobHandle, type JobHandle } from "./handle.js";
+
+/** What to run. */
+export interface JobRequest {
+  prompt: string;
+  agent?: string;
+  model?: string;
+  /** Working directory on the worker's host (made absolute against this process's cwd). */
+  cwd?: string;
+  /** Continue this named session (runs on the host that owns it once it has run somewhere). */
+  session?: string;
+  /** The permission policy the job carries (default: reads allowed, the rest needs approval = denied). */
+  policy?: PermissionPolicy;
+  turnTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  /** Your own job id ([A-Za-z0-9._-], ≤128); default a random UUID. */
+  jobId?: string;
+}
+
+/** Options of connectFleet. */
+export interface FleetClientOptions {
+  /** How long a job's record and events live after it ended (s). Default 86400. */
+  retainSeconds?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A connection to a fleet's Redis for submitting and watching jobs. */
+export interface FleetClient {
+  /** The Redis URL with any password masked. */
+  readonly displayUrl: string;
+  enqueue(request: JobRequest): Promise<JobHandle>;
+  /** A handle on an existing job (throws FLEET_JOB_NOT_FOUND on first use when there is none). */
+  job(id: string): JobHandle;
+  /** The newest jobs first. */
+  list(limit?: number): Promise<JobRecord[]>;
+  close(): Promise<void>;
+}
+
+/** Connects to the fleet's Redis at `url` (a password may come from GROK_SEAT_REDIS_PASSWORD instead). */
+export async function connectFleet(url: string, options: FleetClientOptions = {}): Promise<FleetClient> {
+  const target = parseRedisUrl(url, options.env);
+  const redis = connect(target, { name: "grok-seat-client" });
+  try {
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw redisError(target, error);
+  }
+  return createClient(target, redis, options.retainSeconds ?? 86_400);
+}
+
+function createClient(target: RedisTarget, redis: Redis, retainSeconds: number): FleetClient {
+  const queues = new Map<string, Queue>();
+  const queueFor = (name: string) => {
+    let queue = queues.get(name);
+    if (!queue) queues.set(name, (queue = new Queue(name, { connection: redis, prefix: BULL_PREFIX })));
+    return queue;
+  };
+  const deps = { target, redis, blocking: () => connect(target, { blocking: true, name: "grok-seat-watch" }), retainSeconds };
+  return {
+    displayUrl: target.displayUrl,
+    async enqueue(request) {
+      const id = request.jobId ?? randomUUID();
+      if (!isJobId(id)) throw new SeatError("FLEET_JOB_INVALID", `A job id may only use [A-Za-z0-9._-] (1–128 characters), not "${id}".`);
+      const spec: JobSpec = validateJobSpec(stripUndefined({
+        schema: JOB_SCHEMA,
+        prompt: request.prompt,
+        agent: request.agent,
+        model: request.model,
+        cwd: request.cwd === undefined ? undefined : resolve(request.cwd),
+        session: request.session,
+        policy: request.policy,
+        turnTimeoutMs: request.turnTimeoutMs,
+        idleTimeoutMs: request.idleTimeoutMs,
+      }));
+      try {
+        const owner = spec.session ? await redis.get(sessionHostKey(spec.cwd ?? "", spec.session)) : null;
+        const queueName = owner ? hostQueue(owner) : SHARED_QUEUE;
+        const now = Date.now();
+        const created = await transition(redis, id, {
+          from: [""],
+          to: "waiting",
+          fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now }) as Record<string, string | number>,
+          event: { queue: queueName },
+        });
+        if (!created.moved) throw new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${created.current}); pick another id.`);
+        await redis.zadd(JOBS_INDEX, now, id);
+        await queueFor(queueName).add("turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } });
+      } catch (error) {
+        throw redisError(target, error);
+      }
+      return jobHandle(deps, id);
+    },
+    job(id) {
+      if (!isJobId(id)) throw new SeatError("FLEET_JOB_NOT_FOUND", `"${id}" is not a fleet job id.`);
+      return jobHandle(deps, id);
+    },
+    async list(limit = 50) {
+      const ids = await redis.zrevrange(JOBS_INDEX, 0, Math.max(0, limit - 1));
+      const records = await Promise.all(ids.map((id) => readJob(redis, id)));
+      const gone = ids.filter((_, i) => !records[i]);
+      // Expired jobs leave the index too.
+      if (gone.length > 0) await redis.zrem(JOBS_INDEX, ...gone);
+      return records.filter((r): r is JobRecord => r !== undefined);
+    },
+    async close() {
+      await Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
+      redis.disconnect();
+    },
+  };
+}
+
+function stripUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Submits one job and returns its handle; `close()` the client it made with `handle.close()`. */
+export async function enqueue(url: string, request: JobRequest, options: FleetClientOptions = {}): Promise<JobHandle & { close(): Promise<void> }> {
+  const client = await connectFleet(url, options);
+  try {
+    const handle = await client.enqueue(request);
+    return Object.assign(handle, { close: () => client.close() });
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}

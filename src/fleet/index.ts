@@ -1,0 +1,16 @@
+/*
+ * Fleet front door: seat fleets on BullMQ and Redis — submit jobs, run workers, follow events.
+ * Owns: the public names of fleet/ (listed by hand). Sits above runtime/ and sessions/, never below them.
+ */
+export { connectFleet, enqueue } from "./client.js";
+export type { FleetClient, FleetClientOptions, JobRequest } from "./client.js";
+export type { JobHandle, JobResult, EventsOptions } from "./handle.js";
+export { startWorker } from "./worker.js";
+export type { FleetWorker, WorkerOptions } from "./worker.js";
+export type { JobStatus, JobRecord } from "./state.js";
+export type { FleetEvent, JobEvent, CursorEvent } from "./events.js";
+export { START as EVENTS_START, isCursor } from "./events.js";
+export { parseRedisUrl, REDIS_PASSWORD_ENV } from "./connection.js";
+export { loadToolModules } from "./tool-modules.js";
+export { startRedisServer } from "./redis-server.js";
+export type { RedisServer, RedisServerOptions } from "./redis-server.js";

@@ -1,0 +1,69 @@
+/*
+ * Job spec: what a fleet job carries from `seat submit` to a worker — the prompt, the agent options and the
+ *   permission policy that travels with it.
+ * Owns: the JobSpec shape (schema `grok-seat.fleet-job.v1`) and its validation on both ends.
+ * Does not own: running it (run-job.ts) or queueing it (enqueue.ts).
+ * Invariant: a worker runs only a spec that validates; the policy is the submitter's, never the worker's —
+ *   a category the submitter did not allow needs approval, and a worker has no approver, so it is denied.
+ */
+import { SeatError } from "../errors.js";
+import { PERMISSION_CATEGORIES, type PermissionPolicy } from "../permissions/index.js";
+
+/** The persisted schema name of a job's data. */
+export const JOB_SCHEMA = "grok-seat.fleet-job.v1";
+
+/** A fleet job's data. */
+export interface JobSpec {
+  schema: typeof JOB_SCHEMA;
+  prompt: string;
+  /** ACP agent profile (default grok). */
+  agent?: string;
+  model?: string;
+  /** Working directory on the worker's host (absolute); default the worker's cwd. */
+  cwd?: string;
+  /** A named session to continue (per cwd) on the host that owns it. */
+  session?: string;
+  /** The submitter's permission policy; absent means the default (reads allowed, the rest needs approval). */
+  policy?: PermissionPolicy;
+  /** Turn limits in ms (0 or absent = the worker's defaults). */
+  turnTimeoutMs?: number;
+  idleTimeoutMs?: number;
+}
+
+const ACTIONS = new Set(["allow", "require-approval", "block"]);
+
+function fail(message: string): never {
+  throw new SeatError("FLEET_JOB_INVALID", message);
+}
+
+/** Checks untrusted job data and returns it typed; throws FLEET_JOB_INVALID naming the first problem. */
+export function validateJobSpec(data: unknown): JobSpec {
+  if (!data || typeof data !== "object" || Array.isArray(data)) fail("A fleet job's data must be an object.");
+  const spec = data as Record<string, unknown>;
+  if (spec.schema !== JOB_SCHEMA) fail(`A fleet job must carry schema "${JOB_SCHEMA}", not ${JSON.stringify(spec.schema)}.`);
+  if (typeof spec.prompt !== "string" || spec.prompt.trim() === "") fail("A fleet job needs a non-empty prompt.");
+  for (const key of ["agent", "model", "cwd", "session"] as const) {
+    if (spec[key] !== undefined && (typeof spec[key] !== "string" || spec[key] === "")) fail(`A fleet job's ${key} must be a non-empty string.`);
+  }
+  if (typeof spec.cwd === "string" && !spec.cwd.startsWith("/")) fail(`A fleet job's cwd must be absolute, not "${spec.cwd}".`);
+  for (const key of ["turnTimeoutMs", "idleTimeoutMs"] as const) {
+    const value = spec[key];
+    if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 0)) fail(`A fleet job's ${key} must be a whole number of ms.`);
+  }
+  if (spec.policy !== undefined) checkPolicy(spec.policy);
+  return spec as unknown as JobSpec;
+}
+
+function checkPolicy(policy: unknown): void {
+  if (!policy || typeof policy !== "object") fail("A fleet job's policy must be an object.");
+  const { defaults, unrestricted, configured } = policy as Record<string, unknown>;
+  if (!defaults || typeof defaults !== "object") fail("A fleet job's policy needs defaults per category.");
+  for (const category of PERMISSION_CATEGORIES) {
+    const action = (defaults as Record<string, unknown>)[category];
+    if (typeof action !== "string" || !ACTIONS.has(action)) fail(`A fleet job's policy has no valid action for "${category}".`);
+  }
+  if (unrestricted !== undefined && typeof unrestricted !== "boolean") fail("A fleet job's policy.unrestricted must be a boolean.");
+  if (configured !== undefined && (!Array.isArray(configured) || configured.some((c) => !PERMISSION_CATEGORIES.includes(c)))) {
+    fail("A fleet job's policy.configured must list known categories.");
+  }
+}

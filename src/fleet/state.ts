@@ -1,0 +1,143 @@
+/*
+ * Job state: the durable record of where a fleet job is — waiting → active → dispatched → completed / failed /
+ *   cancelled / uncertain — and the one guarded transition that moves it.
+ * Owns: the state hash (`grok-seat:job:{id}:state`), the transition script (compare status, write fields,
+ *   append the transition to the job's event stream, set expiry once the job has ended — one atomic step),
+ *   the heartbeat key, and how a reader derives `uncertain` from a dispatched job with no heartbeat.
+ * Does not own: BullMQ's own job state (queued, locked, stalled) or the stream reading (events.ts).
+ * Invariant: `dispatched` is written (and acknowledged by Redis) before a prompt is sent; a job that is
+ *   dispatched is never dispatched again — only a transition out of waiting/active can reach `dispatched`.
+ *   A late result from the run that owned a job may still settle an `uncertain` job (late evidence), no one else.
+ */
+import type { Redis } from "ioredis";
+import { jobKeys } from "./keys.js";
+
+/** Where a fleet job is. */
+export type JobStatus = "waiting" | "active" | "dispatched" | "completed" | "failed" | "cancelled" | "uncertain";
+
+/** Statuses after which nothing more happens (the keys then expire). */
+export const TERMINAL: readonly JobStatus[] = ["completed", "failed", "cancelled", "uncertain"];
+
+/** How long a heartbeat lives; a dispatched job without one is in doubt. */
+export const HEARTBEAT_TTL_MS = 10_000;
+
+/** How often a worker renews the heartbeat of a job it runs. */
+export const HEARTBEAT_EVERY_MS = 2_000;
+
+/** Stream length kept per job (approximate trim, MAXLEN ~). */
+export const EVENTS_MAX_LEN = 10_000;
+
+/** A job's record as stored (all strings in Redis, typed here). */
+export interface JobRecord {
+  id: string;
+  status: JobStatus;
+  /** True when the reader derived `uncertain` (dispatched, no heartbeat) before anyone recorded it. */
+  derived?: boolean;
+  prompt?: string;
+  agent?: string;
+  worker?: string;
+  host?: string;
+  queue?: string;
+  session?: string;
+  promptId?: string;
+  stopReason?: string;
+  code?: string;
+  message?: string;
+  submittedAt?: number;
+  dispatchedAt?: number;
+  endedAt?: number;
+}
+
+// KEYS: state, events, alive. ARGV: allowed statuses (JSON list; "" = no record yet), new status, fields (JSON
+// object), event (JSON), stream max length, expiry seconds (0 = none), run token that must match ("" = any),
+// "1" when the heartbeat must be gone.
+const TRANSITION = `
+local cur = redis.call('HGET', KEYS[1], 'status') or ''
+local ok = false
+for _, s in ipairs(cjson.decode(ARGV[1])) do if s == cur then ok = true end end
+if not ok then return cur end
+if ARGV[8] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then return cur end
+if ARGV[7] ~= '' and redis.call('HGET', KEYS[1], 'run') ~= ARGV[7] then return cur end
+local fields = cjson.decode(ARGV[3])
+local flat = {'status', ARGV[2]}
+for k, v in pairs(fields) do table.insert(flat, k); table.insert(flat, tostring(v)) end
+redis.call('HSET', KEYS[1], unpack(flat))
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'e', ARGV[4])
+if ARGV[6] ~= '0' then
+  redis.call('EXPIRE', KEYS[1], ARGV[6])
+  redis.call('EXPIRE', KEYS[2], ARGV[6])
+end
+return 'OK'
+`;
+
+/** One guarded transition. */
+export interface Transition {
+  from: readonly (JobStatus | "")[];
+  to: JobStatus;
+  fields?: Record<string, string | number>;
+  /** Extra fields of the `job` event appended to the stream. */
+  event?: Record<string, unknown>;
+  /** Only when the record's run token is this one. */
+  run?: string;
+  /** Seconds the keys live once the job has ended. */
+  retainSeconds?: number;
+  /** Only when the job's heartbeat key is gone (its worker stopped beating). */
+  heartbeatGone?: boolean;
+}
+
+/**
+ * Moves job `id` to `t.to` if its status is one of `t.from`; appends `{type:"job", status}` to its stream in the
+ * same atomic step. Resolves true when it moved, false (with the current status) when it did not.
+ */
+export async function transition(redis: Redis, id: string, t: Transition): Promise<{ moved: boolean; current: JobStatus | "" }> {
+  const keys = jobKeys(id);
+  const now = Date.now();
+  const fields = { ...(t.fields ?? {}), updated_at: now, ...(TERMINAL.includes(t.to) ? { ended_at: now } : {}) };
+  const event = JSON.stringify({ type: "job", id, status: t.to, atMs: now, ...(t.event ?? {}) });
+  const expire = TERMINAL.includes(t.to) ? String(t.retainSeconds ?? 86_400) : "0";
+  const answer = (await redis.eval(TRANSITION, 3, keys.state, keys.events, keys.alive, JSON.stringify(t.from), t.to, JSON.stringify(fields), event, String(EVENTS_MAX_LEN), expire, t.run ?? "", t.heartbeatGone ? "1" : "0")) as string;
+  return answer === "OK" ? { moved: true, current: t.to } : { moved: false, current: answer as JobStatus | "" };
+}
+
+/** Reads job `id`'s record, deriving `uncertain` for a dispatched job whose worker stopped its heartbeat. */
+export async function readJob(redis: Redis, id: string): Promise<JobRecord | undefined> {
+  const keys = jobKeys(id);
+  const [hash, alive] = await Promise.all([redis.hgetall(keys.state), redis.exists(keys.alive)]);
+  if (!hash.status) return undefined;
+  const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+  const record: JobRecord = {
+    id,
+    status: hash.status as JobStatus,
+    ...(hash.prompt !== undefined ? { prompt: hash.prompt } : {}),
+    ...(hash.agent ? { agent: hash.agent } : {}),
+    ...(hash.worker ? { worker: hash.worker } : {}),
+    ...(hash.host ? { host: hash.host } : {}),
+    ...(hash.queue ? { queue: hash.queue } : {}),
+    ...(hash.session ? { session: hash.session } : {}),
+    ...(hash.prompt_id ? { promptId: hash.prompt_id } : {}),
+    ...(hash.stop_reason ? { stopReason: hash.stop_reason } : {}),
+    ...(hash.code ? { code: hash.code } : {}),
+    ...(hash.message ? { message: hash.message } : {}),
+    ...(hash.submitted_at ? { submittedAt: num(hash.submitted_at)! } : {}),
+    ...(hash.dispatched_at ? { dispatchedAt: num(hash.dispatched_at)! } : {}),
+    ...(hash.ended_at ? { endedAt: num(hash.ended_at)! } : {}),
+  };
+  if (record.status === "dispatched" && alive === 0) return { ...record, status: "uncertain", derived: true };
+  return record;
+}
+
+/**
+ * Records `uncertain` for a dispatched job whose heartbeat is gone (any reader may: the transition is guarded,
+ * so a job that meanwhile ended or still beats is left alone). Resolves true when this call recorded it.
+ */
+export async function settleDerivedUncertain(redis: Redis, id: string, by: string, retainSeconds?: number): Promise<boolean> {
+  const moved = await transition(redis, id, {
+    from: ["dispatched"],
+    to: "uncertain",
+    fields: { code: "FLEET_JOB_UNCERTAIN", message: `the worker stopped its heartbeat after dispatch (noticed by ${by}); the prompt may have reached the model and is not re-sent` },
+    event: { code: "FLEET_JOB_UNCERTAIN", reason: "heartbeat-lost", noticedBy: by },
+    heartbeatGone: true,
+    ...(retainSeconds ? { retainSeconds } : {}),
+  });
+  return moved.moved;
+}

@@ -1,0 +1,141 @@
+/*
+ * Fleet worker: a long-running process on one host that takes jobs from the shared queue and its own host
+ *   queue (BullMQ Workers) and runs each as one headless turn.
+ * Owns: BullMQ's worker settings for the guarantee (short lock, frequent stalled checks, stall recovery kept
+ *   on so an undispatched job is retried elsewhere), the cancel listener (pub/sub), graceful close.
+ * Does not own: what one job does (run-job.ts), the queue names (keys.ts).
+ * Invariant: a job BullMQ recovers from a dead worker is re-offered to runJob, which re-sends nothing that was
+ *   dispatched; close() finishes dispatched turns and hands back the rest, then resolves.
+ * Trade-off (docs/fleet.md#timing): lockDuration 10 s and stalledInterval 5 s find a dead worker within ~15 s
+ *   (uncertain within 30 s, as promised) at the cost of a lock renewal every 5 s per running job and a stalled
+ *   scan every 5 s per worker; a worker whose event loop stalls longer than the lock sees its job declared
+ *   stalled — its dispatched turn is then reported uncertain, never run twice.
+ */
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import { Worker } from "bullmq";
+import { redactText } from "../internal/redact.js";
+import type { HostTool } from "../tools/index.js";
+import { connect, parseRedisUrl, redisError } from "./connection.js";
+import { BULL_PREFIX, CANCEL_CHANNEL, SHARED_QUEUE, hostQueue } from "./keys.js";
+import { cancelTurn, runJob, type RunContext, type RunningJob } from "./run-job.js";
+
+/** Options of startWorker. */
+export interface WorkerOptions {
+  /** The fleet's Redis (a password may come from GROK_SEAT_REDIS_PASSWORD instead of the URL). */
+  redis: string;
+  /** This host's name (its host queue is `host-<name>`). Default: the machine's hostname. */
+  name?: string;
+  /** Turns run at once from the shared queue. Default 1. The host queue runs one at a time. */
+  concurrency?: number;
+  /** Host tools served to every job's agent (the same HostTool shape, bridge and validation as createSession). */
+  tools?: HostTool[];
+  /** Environment the agent's allow-listed variables come from (HOME, GROK_HOME, GROK_BIN, keys). Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Extra variables set verbatim on the agent. */
+  agentEnv?: Record<string, string>;
+  grokCliBinaryPath?: string;
+  /** BullMQ lock duration (ms). Default 10000. */
+  lockDurationMs?: number;
+  /** BullMQ stalled-job check interval (ms). Default 5000. */
+  stalledIntervalMs?: number;
+  /** How long a job's record and events live after it ended (s). Default 86400. */
+  retainSeconds?: number;
+  /** One line per job transition (already redacted). */
+  onLog?: (line: string) => void;
+}
+
+/** A running worker. */
+export interface FleetWorker {
+  /** This host's name. */
+  readonly name: string;
+  /** A unique id of this worker process (recorded on the jobs it runs). */
+  readonly id: string;
+  /** Jobs running now. */
+  readonly running: number;
+  /** Graceful stop: finishes dispatched turns, hands back undispatched jobs, then closes. */
+  close(): Promise<void>;
+}
+
+/** Starts a worker; resolves once it is connected and taking jobs. */
+export async function startWorker(options: WorkerOptions): Promise<FleetWorker> {
+  const target = parseRedisUrl(options.redis, options.env);
+  const name = options.name ?? hostname();
+  const id = `${name}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  const redis = connect(target, { name: "grok-seat-worker" });
+  const subscriber = connect(target, { blocking: true, name: "grok-seat-cancel" });
+  try {
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    subscriber.disconnect();
+    throw redisError(target, error);
+  }
+  const running = new Map<string, RunningJob>();
+  let closing = false;
+  const log = (line: string) => options.onLog?.(redactText(line));
+  const ctx: RunContext = {
+    redis,
+    host: name,
+    workerId: id,
+    tools: options.tools ?? [],
+    env: options.env ?? process.env,
+    agentEnv: options.agentEnv ?? {},
+    ...(options.grokCliBinaryPath ? { grokCliBinaryPath: options.grokCliBinaryPath } : {}),
+    retainSeconds: options.retainSeconds ?? 86_400,
+    running,
+    isClosing: () => closing,
+    log,
+  };
+  // Cancels arrive as pub/sub messages (the job id); the key in Redis covers a job not yet taken.
+  subscriber.on("message", (_channel: string, jobId: string) => {
+    const entry = running.get(jobId);
+    if (entry) {
+      log(`job ${jobId}: cancel received`);
+      void cancelTurn(entry);
+    }
+  });
+  await subscriber.subscribe(CANCEL_CHANNEL);
+
+  const settings = {
+    connection: { ...target.options, maxRetriesPerRequest: null },
+    prefix: BULL_PREFIX,
+    lockDuration: options.lockDurationMs ?? 10_000,
+    stalledInterval: options.stalledIntervalMs ?? 5_000,
+    // Stall recovery must stay on: it is how an undispatched job reaches another worker. A dispatched one that
+    // comes back is refused by runJob, so a high count never re-sends anything.
+    maxStalledCount: 100,
+    name: id,
+  };
+  const processor = (job: Parameters<typeof runJob>[1], token?: string) => runJob(ctx, job, token);
+  const workers = [
+    new Worker(SHARED_QUEUE, processor, { ...settings, concurrency: options.concurrency ?? 1 }),
+    new Worker(hostQueue(name), processor, { ...settings, concurrency: 1 }),
+  ];
+  for (const worker of workers) {
+    worker.on("error", (error) => log(`worker error: ${error.message}`));
+    worker.on("failed", (job, error) => {
+      if (error?.name !== "WaitingError") log(`job ${job?.id ?? "?"}: BullMQ failed it: ${error?.message ?? "unknown"}`);
+    });
+  }
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  log(`worker ${id} taking jobs from ${SHARED_QUEUE} and ${hostQueue(name)} on ${target.displayUrl}`);
+  let closed: Promise<void> | undefined;
+  return {
+    name,
+    id,
+    get running() {
+      return running.size;
+    },
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        await Promise.all(workers.map((w) => w.close().catch(() => undefined)));
+        subscriber.disconnect();
+        redis.disconnect();
+        log(`worker ${id} stopped`);
+      })();
+      return closed;
+    },
+  };
+}

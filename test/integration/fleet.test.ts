@@ -1,0 +1,162 @@
+/*
+ * Fleet on a real redis-server with `seat worker` processes (each a simulated host with its own HOME) running
+ * the fake agent. The fake logs every session/prompt it receives, so "sent once" is counted at the agent.
+ */
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { connectFleet, type CursorEvent, type FleetClient } from "../../src/fleet/index.js";
+import { need } from "../support/requirements.js";
+import { redisMissing, startFleetRig, until, type FleetRig } from "../support/fleet-rig.js";
+import { runSeat, startSeat } from "../support/cli.js";
+
+async function withFleet(t: TestContext, body: (rig: FleetRig, client: FleetClient) => Promise<void>): Promise<void> {
+  if (!need(t, redisMissing())) return;
+  const rig = await startFleetRig();
+  const client = await connectFleet(rig.redis.url);
+  try {
+    await body(rig, client);
+  } finally {
+    await client.close();
+    await rig.close();
+  }
+}
+
+/** Resolves the first event matching `pick` in job `id`'s stream. */
+async function waitForEvent(client: FleetClient, id: string, pick: (e: CursorEvent["event"]) => boolean): Promise<CursorEvent> {
+  for await (const item of client.job(id).events()) if (pick(item.event)) return item;
+  throw new Error(`job ${id} ended without the awaited event`);
+}
+
+const status = (s: string) => (e: CursorEvent["event"]) => e.type === "job" && e.status === s;
+const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin" });
+
+test("seat submit --wait streams the job's turn as seat run's NDJSON from a worker in another process and exits 0", async (t) => {
+  await withFleet(t, async (rig) => {
+    await rig.startWorker("host-a");
+    await rig.startWorker("host-b");
+    const result = await runSeat(["submit", "--redis", rig.redis.url, "--wait", "hello fleet"], { env: env() });
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; [k: string]: any });
+    assert.ok(lines.every((l) => typeof l.type === "string"));
+    assert.deepEqual(lines.filter((l) => l.type === "job").map((l) => l.status), ["waiting", "active", "dispatched", "completed"]);
+    assert.equal(lines.find((l) => l.type === "done")?.text, "pong from fake");
+    const id = lines[0]!.id as string;
+    const sent = rig.workers.flatMap((w) => w.prompts()).filter((p) => p === `fleet-${id}`);
+    assert.equal(sent.length, 1, "the prompt reached one agent once");
+  });
+});
+
+test("kill -9 of the worker right after dispatch leaves the job uncertain within 30 s and the prompt reached the agent once", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    const a = await rig.startWorker("host-a");
+    const handle = await client.enqueue({ prompt: "scenario:hang-on-prompt keep going" });
+    await waitForEvent(client, handle.id, status("dispatched"));
+    const b = await rig.startWorker("host-b");
+    a.child.kill("SIGKILL");
+    const killedAt = Date.now();
+    const result = await handle.result();
+    const noticedMs = Date.now() - killedAt;
+    assert.equal(result.status, "uncertain");
+    assert.equal(result.code, "FLEET_JOB_UNCERTAIN");
+    assert.ok(noticedMs < 30_000, `reported uncertain ${noticedMs} ms after the kill`);
+    // Give host-b's stalled-job recovery time to take the job back (lock 10 s + check 5 s): it must not re-send.
+    await new Promise((r) => setTimeout(r, Math.max(0, 16_000 - noticedMs)));
+    assert.deepEqual(a.prompts(), [`fleet-${handle.id}`]);
+    assert.deepEqual(b.prompts(), [], "the worker that recovered the stalled job sent nothing");
+    const show = await runSeat(["jobs", "show", handle.id, "--redis", rig.redis.url], { env: env() });
+    assert.equal(show.code, 76, show.stderr);
+    assert.match(show.stdout, /uncertain: .*may have reached the model; it was not re-sent/);
+  });
+});
+
+test("a worker killed before dispatch: the job is retried on another worker and completes there, sent once", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    // host-a's agent never answers session/new, so its job stays active and undispatched.
+    const a = await rig.startWorker("host-a", { scenario: "hang-on-new-session" });
+    const handle = await client.enqueue({ prompt: "retry me" });
+    await waitForEvent(client, handle.id, status("active"));
+    const b = await rig.startWorker("host-b");
+    a.child.kill("SIGKILL");
+    const result = await handle.result();
+    assert.equal(result.status, "completed");
+    assert.equal(result.text, "pong from fake");
+    assert.equal((await handle.state()).host, "host-b");
+    assert.deepEqual(a.prompts(), []);
+    assert.deepEqual(b.prompts(), [`fleet-${handle.id}`]);
+  });
+});
+
+test("cancel reaches the running worker within a second and ends the turn cancelled; seat submit --wait exits 130", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    await rig.startWorker("host-a");
+    const submit = startSeat(["submit", "--redis", rig.redis.url, "--wait", "scenario:hang-on-prompt wait for cancel"], { env: env() });
+    const id = await until(() => /"type":"submitted","id":"([^"]+)"/.exec(submit.stdout())?.[1], 10_000, "the job id");
+    await waitForEvent(client, id, status("dispatched"));
+    const t0 = Date.now();
+    const cancel = await runSeat(["jobs", "cancel", id, "--redis", rig.redis.url], { env: env() });
+    assert.equal(cancel.code, 0, cancel.stderr);
+    const ended = await waitForEvent(client, id, (e) => e.type === "job" && ["cancelled", "completed", "failed"].includes(e.status));
+    const latencyMs = (ended.event as { atMs: number }).atMs - t0;
+    assert.equal((ended.event as { status: string }).status, "cancelled");
+    assert.ok(latencyMs < 1_000, `cancel took ${latencyMs} ms (including the CLI's start)`);
+    const result = await submit.done;
+    assert.equal(result.code, 130, result.stderr);
+    assert.match(result.stdout, /"type":"done","stopReason":"cancelled"/);
+  });
+});
+
+test("a waiting job cancelled before any worker takes it is removed from the queue and never runs", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    const handle = await client.enqueue({ prompt: "never run me" });
+    const outcome = await handle.cancel();
+    assert.deepEqual(outcome, { status: "cancelled", removed: true });
+    const w = await rig.startWorker("host-a");
+    const other = await client.enqueue({ prompt: "run me" });
+    assert.equal((await other.result()).status, "completed");
+    assert.deepEqual(w.prompts(), [`fleet-${other.id}`]);
+  });
+});
+
+test("a watcher that disconnects resumes from its cursor and misses nothing", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    await rig.startWorker("host-a");
+    const handle = await client.enqueue({ prompt: "scenario:slow-stream" });
+    const seen: CursorEvent[] = [];
+    for await (const item of handle.events()) {
+      seen.push(item);
+      if (item.event.type === "text") break; // disconnect mid-turn
+    }
+    await new Promise((r) => setTimeout(r, 400)); // events keep arriving while nobody watches
+    const watch = await runSeat(["jobs", "watch", handle.id, "--from", seen.at(-1)!.cursor, "--redis", rig.redis.url], { env: env() });
+    assert.equal(watch.code, 0, watch.stderr);
+    const resumed = watch.stdout.trim().split("\n").map((l) => JSON.parse(l) as { cursor: string; type: string });
+    const all: string[] = [];
+    for await (const item of client.job(handle.id).events()) all.push(item.cursor);
+    assert.deepEqual([...seen.map((s) => s.cursor), ...resumed.map((r) => r.cursor)], all, "first part + resumed part = the whole stream, no gap, no repeat");
+    assert.equal(resumed.filter((r) => r.type === "text").length + seen.filter((s) => s.event.type === "text").length, 10);
+  });
+});
+
+test("a job's permission policy travels with it: require-approval with no approver is a deny, reported in its events", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    await rig.startWorker("host-a");
+    const denied = await client.enqueue({ prompt: "TOOLTEST run it" });
+    const events: CursorEvent["event"][] = [];
+    for await (const { event } of denied.events()) events.push(event);
+    const permission = events.find((e) => e.type === "permission") as { decision: string; category: string } | undefined;
+    assert.equal(permission?.decision, "deny");
+    const allowed = await client.enqueue({ prompt: "TOOLTEST run it", policy: { defaults: { read: "allow", edit: "allow", execute: "allow", network: "allow", mcp: "allow", other: "allow" }, configured: ["read", "edit", "execute", "network", "mcp", "other"] } });
+    const again: CursorEvent["event"][] = [];
+    for await (const { event } of allowed.events()) again.push(event);
+    assert.equal((again.find((e) => e.type === "permission") as { decision: string } | undefined)?.decision, "allow");
+  });
+});
+
+test("a Redis password in the URL is never printed, not even in an error", async (t) => {
+  if (!need(t, redisMissing())) return;
+  const secret = "s3cret-fleet-pass";
+  const result = await runSeat(["jobs", "show", "no-such-job", "--redis", `redis://:${secret}@127.0.0.1:9/0`], { env: env() });
+  assert.notEqual(result.code, 0);
+  assert.doesNotMatch(result.stdout + result.stderr, new RegExp(secret));
+  assert.match(result.stderr, /redis:\/\/:\*\*\*@127\.0\.0\.1:9\/0|FLEET_REDIS_UNAVAILABLE/);
+});

@@ -1,0 +1,81 @@
+/*
+ * Fleet on the real grok 1.0.41 (offline against the mock model): `seat worker` processes on a real
+ * redis-server, each a simulated host with the sandbox's HOME/GROK_HOME. "Reached the model once" is counted
+ * at the mock by the promptId grok sends (`x-grok-req-id` = `fleet-<job id>`).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { connectFleet } from "../../src/fleet/index.js";
+import { gotLive, need } from "../support/requirements.js";
+import { startLiveRig } from "../support/live-rig.js";
+import { redisMissing, startFleetRig, until } from "../support/fleet-rig.js";
+import { runSeat } from "../support/cli.js";
+
+const useTool = (qualifiedName: string, toolInput: unknown) => ({ name: "use_tool", arguments: { tool_name: qualifiedName, tool_input: toolInput } });
+
+const TOOLS_MODULE = `export const tools = [{
+  name: "word_count",
+  description: "Counts the words of a text.",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  execute: ({ text }) => \`\${text.trim().split(/\\s+/).length} words (counted on \${process.env.HOME.split("/").pop()})\`,
+}];
+`;
+
+test("seat submit --wait streams a real grok turn from a worker process whose host tool answers, with the policy the job carried", async (t) => {
+  if (!need(t, redisMissing())) return;
+  const live = await startLiveRig({ rules: [{ match: "count these", replies: [{ toolCalls: [useTool("host-tools__word_count", { text: "one two three" })] }, { text: "The host tool answered." }] }] });
+  if (!gotLive(t, live)) return;
+  const fleet = await startFleetRig();
+  try {
+    const modulePath = join(fleet.root, "tools.mjs");
+    writeFileSync(modulePath, TOOLS_MODULE);
+    const hostEnv = { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary };
+    await fleet.startWorker("host-a", { env: hostEnv, args: ["--tools", modulePath] });
+    await fleet.startWorker("host-b", { env: hostEnv, args: ["--tools", modulePath] });
+    const result = await runSeat(["submit", "--redis", fleet.redis.url, "--wait", "--allow", "mcp", "--cwd", live.sandbox.project, "count these words"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+    assert.equal(result.code, 0, result.stderr + fleet.workers.map((w) => w.stderr()).join(""));
+    const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; [k: string]: any });
+    const id = lines[0]!.id as string;
+    const end = lines.find((l) => l.type === "tool_end");
+    assert.equal(end?.status, "completed");
+    assert.match(JSON.stringify(end?.rawOutput), /3 words \(counted on home\)/, "the worker's tool ran with the worker's HOME");
+    assert.equal(lines.find((l) => l.type === "permission")?.decision, "allow");
+    assert.equal(lines.find((l) => l.type === "done")?.text, "The host tool answered.");
+    assert.deepEqual(lines.filter((l) => l.type === "job").map((l) => l.status), ["waiting", "active", "dispatched", "completed"]);
+    const reached = live.mock.requests.filter((r) => r.kind === "main" && r.reqId === `fleet-${id}`);
+    assert.equal(reached.length, 1, "one main request for the prompt (the tool follow-up is counted apart)");
+  } finally {
+    await fleet.close();
+    await live.close();
+  }
+});
+
+test("kill -9 of a real-grok worker right after dispatch leaves the job uncertain and the prompt reached the model once", async (t) => {
+  if (!need(t, redisMissing())) return;
+  const long = Array.from({ length: 120 }, (_, i) => `w${i}`).join(" ");
+  const live = await startLiveRig({ rules: [{ match: "slowly", replies: [{ text: long, chunkDelayMs: 200 }] }] });
+  if (!gotLive(t, live)) return;
+  const fleet = await startFleetRig();
+  const client = await connectFleet(fleet.redis.url);
+  try {
+    const hostEnv = { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary };
+    const a = await fleet.startWorker("host-a", { env: hostEnv });
+    const handle = await client.enqueue({ prompt: "answer slowly", cwd: live.sandbox.project });
+    const promptId = `fleet-${handle.id}`;
+    await until(() => (live.mock.requests.some((r) => r.kind === "main" && r.reqId === promptId) ? true : undefined), 60_000, "the prompt at the model");
+    await fleet.startWorker("host-b", { env: hostEnv });
+    a.child.kill("SIGKILL");
+    const killedAt = Date.now();
+    const result = await handle.result();
+    assert.equal(result.status, "uncertain");
+    assert.ok(Date.now() - killedAt < 30_000);
+    await new Promise((r) => setTimeout(r, Math.max(0, 16_000 - (Date.now() - killedAt))));
+    assert.equal(live.mock.requests.filter((r) => r.kind === "main" && r.reqId === promptId).length, 1, "never re-sent");
+  } finally {
+    await client.close();
+    await fleet.close();
+    await live.close();
+  }
+});

@@ -1,0 +1,96 @@
+/*
+ * Fleet rig: a real redis-server on loopback plus `seat worker` processes, each a simulated host with its own
+ *   HOME (and GROK_HOME when it runs the real grok), for the fleet's integration and live tests.
+ * Owns: starting and killing workers (separate processes), the fake agent wrapper that logs every prompt it
+ *   receives (FAKE_GROK_PROMPT_LOG, one promptId a line: the nonce count at the agent), teardown of all of it.
+ */
+import { spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startRedisServer, type RedisServer } from "../../src/testing.js";
+import { FAKE_GROK_JS } from "./fake-agent.js";
+import { startSeat, type CliResult } from "./cli.js";
+
+/** Why redis-server cannot be used here, or false. */
+export function redisMissing(): string | false {
+  return spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0 ? false : "redis-server (Debian package redis-server, not on PATH)";
+}
+
+/** One simulated host running `seat worker`. */
+export interface WorkerProc {
+  name: string;
+  home: string;
+  child: ChildProcess;
+  done: Promise<CliResult>;
+  stderr(): string;
+  /** promptIds the fake agent on this host received (empty for the real grok). */
+  prompts(): string[];
+}
+
+/** A fleet on one machine. */
+export interface FleetRig {
+  redis: RedisServer;
+  root: string;
+  workers: WorkerProc[];
+  /** Starts `seat worker` as host `name`; resolves once it announced itself on stdout. */
+  startWorker(name: string, how?: { scenario?: string; env?: Record<string, string>; args?: string[] }): Promise<WorkerProc>;
+  close(): Promise<void>;
+}
+
+/** Starts redis-server in a temp dir (AOF on, fsync always). */
+export async function startFleetRig(): Promise<FleetRig> {
+  const redis = await startRedisServer();
+  const root = mkdtempSync(join(tmpdir(), "seat-fleet-"));
+  const workers: WorkerProc[] = [];
+  return {
+    redis,
+    root,
+    workers,
+    async startWorker(name, how = {}) {
+      const home = join(root, `${name}-${workers.length}`);
+      mkdirSync(home, { recursive: true });
+      const log = join(home, "prompts.log");
+      const grok = join(home, "grok");
+      const scenario = how.scenario ? `FAKE_GROK_SCENARIO=${how.scenario} ` : "";
+      writeFileSync(grok, `#!/bin/sh\n${scenario}FAKE_GROK_PROMPT_LOG=${JSON.stringify(log)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+      chmodSync(grok, 0o755);
+      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GROK_SEAT_HOME: join(home, ".grok-seat"), GROK_BIN: grok, ...(how.env ?? {}) };
+      const run = startSeat(["worker", "--redis", redis.url, "--name", name, ...(how.args ?? [])], { env, cwd: home });
+      let stderr = "";
+      run.child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+      const deadline = Date.now() + 20_000;
+      while (!run.stdout().includes('"type":"worker"')) {
+        if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`seat worker ${name} did not start: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const proc: WorkerProc = {
+        name,
+        home,
+        child: run.child,
+        done: run.done,
+        stderr: () => stderr,
+        prompts: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "") : []),
+      };
+      workers.push(proc);
+      return proc;
+    },
+    async close() {
+      for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGKILL");
+      await Promise.all(workers.map((w) => w.done));
+      await redis.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `check` every 25 ms until it returns a value or `timeoutMs` passes. */
+export async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
