@@ -1,12 +1,15 @@
 /*
  * Health fixtures: the grok 1.0.41 logs recorded by scripts/record-health-log.mjs (test/fixtures/health/),
- * read from inside the repository.
+ * read from the copy the build puts beside the compiled tests (dist/test/fixtures/health/), like the transcripts,
+ * so a compiled suite run from another tree (the Node 24 CI run) finds them too.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 /** The lines of one recorded log file (e.g. "refused.turn.jsonl"). */
 export function healthFixture(name: string): string[] {
-  return readFileSync(new URL(`../../../test/fixtures/health/${name}`, import.meta.url), "utf8").split("\n").filter((l) => l !== "");
+  const file = new URL(`../fixtures/health/${name}`, import.meta.url);
+  if (!existsSync(file)) throw new Error(`missing fixture test/fixtures/health/${name}: run \`node scripts/record-health-log.mjs\``);
+  return readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
 }
 
 /** The session id and grok pid the recorded logs were normalised to. */
