@@ -31,6 +31,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
       return EXIT.turnFailed;
     case "CLI_USAGE":
     case "AGENT_NOT_FOUND":
+    case "AGENT_MODEL_UNSUPPORTED":
       return EXIT.usage;
     case "GROK_NOT_FOUND":
     case "GROK_CHECKSUM_MISMATCH":
