@@ -67,6 +67,10 @@ const notes = [];
 const rows = AGENT_CHECKS.map((c) => {
   const line = agents.map((a) => {
     const cell = cells.get(`${a}\t${c.id}`);
+    if (!cell && c.only && !c.only.includes(a)) {
+      counts["n/a"] += 1;
+      return `n/a (${c.only.join(", ")} only)`;
+    }
     const outcome = cell?.outcome ?? "not run";
     counts[outcome] += 1;
     if (cell && cell.outcome !== "pass" && cell.note) {

@@ -10,6 +10,8 @@
 export interface AgentCheck {
   id: string;
   label: string;
+  /** The agents the check is about, when not all (the others show "n/a (<agents> only)"). */
+  only?: readonly string[];
 }
 
 /** Every check, in table order. */
@@ -27,6 +29,6 @@ export const AGENT_CHECKS: readonly AgentCheck[] = Object.freeze([
   { id: "rules-text", label: "rules text (host-tool names, skills) reaches the model request" },
   { id: "model-flag", label: "`model` option reaches the model request" },
   { id: "resume", label: "`seat run -s NAME --agent X` in two processes: the 2nd model request carries the 1st turn's nonce (where load/resume is advertised)" },
-  { id: "sigkill-escalation", label: "agent tree ignoring SIGTERM (relaunched child included): dispose escalates to SIGKILL, zero survivors" },
+  { id: "sigkill-escalation", label: "agent tree ignoring SIGTERM (relaunched child included): dispose escalates to SIGKILL, zero survivors", only: ["gemini"] },
   { id: "throwaway-home", label: "`seat agents` / `seat probe --agent X` start agents under a throwaway HOME: the real HOME gets nothing new" },
 ]);

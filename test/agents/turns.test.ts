@@ -74,7 +74,7 @@ for (const agent of AGENTS) {
         try {
           const result = await session.prompt("please fail at once");
           if (result.text.trim() !== "" && result.diagnostic === undefined && /400|error/i.test(result.text)) {
-            notApplicable(`the agent reports the model failure as its own assistant text (${JSON.stringify(result.text.trim().slice(0, 120))}), so the turn is not empty`);
+            notApplicable(`the agent reports the model failure as its own assistant text (it ends ${JSON.stringify(result.text.trim().slice(-100))}), so the turn is not empty`);
           }
           assert.equal(result.text.trim(), "", `no assistant text (${JSON.stringify(result)})`);
           assert.ok(result.diagnostic, `an empty failed turn carries a diagnostic (${JSON.stringify(result)})`);
