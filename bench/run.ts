@@ -19,6 +19,7 @@ import { fmt, machineInfo, machineLine, parseFlags, ratio, REPO_ROOT, RESULTS_DI
 import { benchScale } from "./scale.js";
 import { benchStream } from "./stream.js";
 import { benchSessions, sessionsSection } from "./sessions.js";
+import { agentsSection, benchAgents } from "./agents.js";
 
 type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
 
@@ -281,6 +282,11 @@ async function main(): Promise<void> {
     save("p6-sessions", r);
     show("P6", sessionsSection(r));
   }
+  if (wanted("P7")) {
+    const r = await stamped(commit, () => benchAgents({ rounds: quick ? 2 : 7 }));
+    save("p7-agents", r);
+    show("P7", withStamp(agentsSection(r), r));
+  }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
@@ -296,6 +302,7 @@ async function main(): Promise<void> {
   stored("P4b", "p4b-seat", seatSection);
   stored("P5", "p5-scale", scaleSection);
   stored("P6", "p6-sessions", sessionsSection);
+  stored("P7", "p7-agents", agentsSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);

@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   // agents/ — agent profiles
   AGENT_NOT_FOUND: "no built-in agent profile has that name",
   AGENT_NOT_INSTALLED: "the agent's pinned package (or the Node it needs) is not installed",
+  AGENT_MODEL_UNSUPPORTED: "a model was requested for an agent that takes none (a custom agent)",
   // tools/ — host tools bridge
   TOOL_BRIDGE_FAILED: "the host-tools bridge could not start; its MCP entry was omitted",
   TOOL_INVALID_ARGS: "tool arguments failed validation against the original schema",

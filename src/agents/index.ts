@@ -12,8 +12,8 @@ import { opencodeProfile } from "./opencode.js";
 import { AGENT_NAMES, type AgentName, type AgentProfile } from "./profile.js";
 
 export { AGENT_NAMES, noAuthenticate } from "./profile.js";
-export type { AgentName, AgentProfile, LaunchContext, ModelDialect, OfflineWiring, PinnedPackage, ProjectionMode } from "./profile.js";
-export { buildProfileEnv, profileAllows } from "./common.js";
+export type { AgentName, AgentProfile, LaunchContext, ModelDialect, OfflineWiring, PinnedPackage, ProjectionMode, RulesDelivery, SessionLaunch, SessionLaunchRequest } from "./profile.js";
+export { buildProfileEnv, profileAllows, throwawayHomeEnv } from "./common.js";
 export { defaultInstallRoot, installedVersion, NODE22_PIN } from "./install.js";
 export { splitCommandLine } from "./command-line.js";
 export { customProfile } from "./custom.js";

@@ -25,7 +25,16 @@ export const opencodeProfile: AgentProfile = {
   projection: "object-with-unions",
   modelToolName: (server, tool) => `${server}_${tool}`,
   skills: "rules",
-  rulesDelivery: "none",
+  // OpenCode's `instructions` (files loaded into the system prompt) and `model`, merged over the user's config
+  // through OPENCODE_CONFIG_CONTENT; the model is "<provider>/<model>" as in its config.
+  rulesDelivery: "rules-file",
+  rulesFileName: "grok-seat-rules.md",
+  sessionLaunch: ({ model, rulesFile }) => {
+    const content: Record<string, unknown> = {};
+    if (model) content.model = model;
+    if (rulesFile) content.instructions = [rulesFile];
+    return Object.keys(content).length > 0 ? { env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(content) } } : {};
+  },
   quirks: [
     "Asks for permission only for what its config marks \"ask\" (bash, edit); MCP tools are not gated by default.",
     "Host tools are named <server>_<tool> (one underscore).",
@@ -38,7 +47,7 @@ export const opencodeProfile: AgentProfile = {
       files: {
         "opencode.json": JSON.stringify({
           $schema: "https://opencode.ai/config.json",
-          provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "mock", options: { baseURL: `${mockOrigin}/v1`, apiKey: "mock-key" }, models: { "mock-model": { name: "mock-model", tool_call: true } } } },
+          provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "mock", options: { baseURL: `${mockOrigin}/v1`, apiKey: "mock-key" }, models: { "mock-model": { name: "mock-model", tool_call: true }, "mock-model-2": { name: "mock-model-2", tool_call: true } } } },
           model: "mock/mock-model",
           small_model: "mock/mock-model",
           permission: { bash: "ask", edit: "ask" },

@@ -20,6 +20,25 @@ export type ProjectionMode = "object-with-unions" | "wrap-unions";
 /** Which API the agent's model calls speak (the mock model serves each). */
 export type ModelDialect = "chat" | "responses" | "messages" | "gemini";
 
+/** How rules text reaches an agent (see AgentProfile.rulesDelivery). */
+export type RulesDelivery = "grok-meta" | "claude-append" | "acp-system-prompt" | "rules-file" | "none";
+
+/** What one session asks of the agent's launch: a model, and where its rules file was written. */
+export interface SessionLaunchRequest {
+  model?: string;
+  /** Absolute path of the rules file (rulesDelivery "rules-file"), when there are rules. */
+  rulesFile?: string;
+  /** The private temp dir holding the rules file (and any session-scoped config beside it). */
+  rulesDir?: string;
+}
+
+/** A session's additions to the agent's launch; `files` (name → content) are written into the rules dir. */
+export interface SessionLaunch {
+  args?: string[];
+  env?: Record<string, string>;
+  files?: Record<string, string>;
+}
+
 /** Where launchArgv looks for a pinned install and which Node runs a script agent. */
 export interface LaunchContext {
   /** `.cache/agents` of the project, or GROK_SEAT_AGENTS_DIR. */
@@ -70,10 +89,21 @@ export interface AgentProfile {
   readonly projection: ProjectionMode;
   /** The name the model sees for host tool `tool` of server `server`. */
   modelToolName(server: string, tool: string): string;
-  /** How requested skills reach the agent: grok plugin dirs, or their text in the rules. */
+  /** How requested skills reach the agent: grok plugin dirs, or their SKILL.md text in the rules. */
   readonly skills: "plugin-dir" | "rules";
-  /** How rules text reaches the agent: grok's `_meta.rules`, Claude's `_meta.systemPrompt.append`, or not at all. */
-  readonly rulesDelivery: "grok-meta" | "claude-append" | "none";
+  /**
+   * How rules text reaches the agent: grok's `_meta.rules`, Claude's `_meta.systemPrompt.append`, ACP's
+   * `systemPrompt: {mode: "append"}` on session/new (Codex), a rules file the agent's own config loads
+   * (`rulesFileName`, wired by `sessionLaunch`), or not at all.
+   */
+  readonly rulesDelivery: RulesDelivery;
+  /** For rulesDelivery "rules-file": the file name the rules are written to in a private temp dir. */
+  readonly rulesFileName?: string;
+  /**
+   * Extra argv and env for one session: the requested model and the rules file, in the agent's native way.
+   * Undefined when the agent takes neither (a requested model is then refused with AGENT_MODEL_UNSUPPORTED).
+   */
+  sessionLaunch?(request: SessionLaunchRequest): SessionLaunch;
   /** Known quirks, one sentence each (shown by `seat agents`, docs/agents.md). */
   readonly quirks: readonly string[];
   /** How the offline tests point the agent at the mock model; undefined when not wired yet. */

@@ -36,6 +36,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "FLEET_REDIS_URL_INVALID":
     case "FLEET_JOB_INVALID":
     case "FLEET_TOOLS_INVALID":
+    case "AGENT_MODEL_UNSUPPORTED":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
       return EXIT.jobUncertain;

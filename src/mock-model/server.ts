@@ -129,6 +129,11 @@ function plainReply(res: ServerResponse, reply: MockReply, model: string, counte
   res.end(JSON.stringify({ id: `chatcmpl-mock-${counter}`, object: "chat.completion", created: 0, model, choices: [{ index: 0, message, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }], usage: { prompt_tokens: 11, completion_tokens: 3, total_tokens: 14 } }));
 }
 
+/** The OpenAI error type for a status: a 4xx is the client's fault (agents such as OpenCode retry "server_error"). */
+function errorType(status: number): string {
+  return status >= 500 ? "server_error" : "invalid_request_error";
+}
+
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
@@ -179,7 +184,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       counter += 1;
       if (reply.hang) return; // left open until the client or close() ends it
       if (reply.errorStatus) {
-        json(res, reply.errorStatus, { error: { message: `mock error ${reply.errorStatus}`, type: "server_error" } });
+        json(res, reply.errorStatus, { error: { message: `mock error ${reply.errorStatus}`, type: errorType(reply.errorStatus) } });
         return;
       }
       const model = body.model ?? "mock-model";
@@ -223,7 +228,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       counter += 1;
       if (reply.hang) return;
       if (reply.errorStatus) {
-        json(res, reply.errorStatus, { error: { message: `mock error ${reply.errorStatus}`, type: "server_error" } });
+        json(res, reply.errorStatus, { error: { message: `mock error ${reply.errorStatus}`, type: errorType(reply.errorStatus) } });
         return;
       }
       const model = body.model ?? "mock-model";

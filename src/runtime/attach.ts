@@ -52,7 +52,10 @@ export async function attachSession(
       ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
     });
   } catch (error) {
-    throw new SeatError("SESSION_NOT_RESUMABLE", `grok could not ${method === "session/resume" ? "resume" : "load"} session ${request.sessionId} in ${params.cwd}: ${messageOf(error)}. Its session files may be gone (another GROK_HOME, or deleted); start over with \`seat sessions rm NAME\`.`, { cause: error, context: { ...context, method } });
+    // JSON-RPC errors carry the agent's reason in data.details (Gemini: "No previous sessions found…").
+    const details = (error as { data?: { details?: unknown } } | null)?.data?.details;
+    const reason = typeof details === "string" ? `${messageOf(error)} (${messageOf(details)})` : messageOf(error);
+    throw new SeatError("SESSION_NOT_RESUMABLE", `The agent could not ${method === "session/resume" ? "resume" : "load"} session ${request.sessionId} in ${params.cwd}: ${reason}. Its session files may be gone (another GROK_HOME, or deleted); start over with \`seat sessions rm NAME\`.`, { cause: error, context: { ...context, method } });
   }
   // grok answers without a top-level sessionId and echoes it in _meta; a different id is not our session.
   const echoed = response?.sessionId ?? response?._meta?.sessionId;

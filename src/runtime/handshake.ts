@@ -4,7 +4,8 @@
  *   and turning each failure into a SeatError with a clear next step.
  * Does not own: the process (grok/) or the session after it exists (session.ts).
  * Other agents (agents/): the profile picks the auth method (or none: `null` skips authenticate), decides how
- *   rules travel (grok `_meta.rules`, Claude `_meta.systemPrompt.append`, or not at all), and names the mode
+ *   rules travel (grok `_meta.rules`, Claude `_meta.systemPrompt.append`, ACP `systemPrompt` append for Codex,
+ *   a rules file in the launch, or not at all), and names the mode
  *   set right after session/new. Without a profile the requests are exactly grok's.
  */
 import type { InitializeResponse, McpServer, NewSessionResponse } from "@agentclientprotocol/sdk";
@@ -12,6 +13,7 @@ import { SeatError, messageOf } from "../errors.js";
 import { ACP, type AcpPeer } from "../acp/index.js";
 import { chooseAuthMethod, type AuthChoice, type AdvertisedAuthMethod } from "./auth.js";
 import { attachSession, type AttachRequest, type AttachResult } from "./attach.js";
+import type { RulesDelivery } from "../agents/index.js";
 
 /** What the handshake learned. */
 export interface HandshakeResult {
@@ -43,7 +45,7 @@ export interface HandshakeOptions {
 export interface HandshakeProfile {
   name: string;
   chooseAuth(advertised: readonly AdvertisedAuthMethod[], defaultAuthMethodId: unknown, env: NodeJS.ProcessEnv): AuthChoice;
-  rulesDelivery: "grok-meta" | "claude-append" | "none";
+  rulesDelivery: RulesDelivery;
   setModeAfterNew?: string;
 }
 
@@ -89,6 +91,9 @@ export async function handshake(peer: AcpPeer, options: HandshakeOptions): Promi
     const text = [options.systemPrompt, options.rules].filter(Boolean).join("\n\n");
     if (text) sessionMeta.systemPrompt = { append: text };
   }
+  // ACP's own session/new field (Codex): appended to the agent's instructions. "rules-file" travels in the launch.
+  const appendText = delivery === "acp-system-prompt" ? [options.systemPrompt, options.rules].filter(Boolean).join("\n\n") : "";
+  const systemPrompt = appendText ? { systemPrompt: { mode: "append", content: [{ type: "text", text: appendText }] } } : {};
   const agentVersion = typeof meta.agentVersion === "string" ? meta.agentVersion : undefined;
   const authMethodId = choice.methodId ?? undefined;
   if (options.attach) {
@@ -101,6 +106,7 @@ export async function handshake(peer: AcpPeer, options: HandshakeOptions): Promi
     session = await peer.request<NewSessionResponse>(ACP.agent.session.new, {
       cwd: options.cwd,
       mcpServers: options.mcpServers,
+      ...systemPrompt,
       ...(Object.keys(sessionMeta).length > 0 ? { _meta: sessionMeta } : {}),
     });
   } catch (error) {

@@ -23,7 +23,8 @@ import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "..
 import { withTimeout } from "../internal/timeout.js";
 import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
-import { agentLaunch, resolveAgentProfile } from "./agent-launch.js";
+import { agentLaunch, resolveAgentProfile, withSessionLaunch } from "./agent-launch.js";
+import { skillsRulesBody } from "../skills/index.js";
 import type { PromptInput, SessionOptions } from "./options.js";
 
 /** An ids-only audit record (no paths, schemas, prose or credentials). */
@@ -100,6 +101,8 @@ class Session implements HeadlessSession {
     else if (kind === "allow_once") this.mcpGrants += 1;
   }
   skills: StagedSkills | undefined;
+  /** Removes the files written for a non-grok agent's launch (rules file, session config). */
+  launchCleanup: (() => void) | undefined;
   /** grok's unified.jsonl, followed during each turn (health/). */
   grokLog: string | undefined;
   private disposing: Promise<{ survivors: number[] }> | undefined;
@@ -192,8 +195,9 @@ class Session implements HeadlessSession {
     await this.bridge?.close().catch(() => undefined);
     try {
       this.skills?.cleanup();
+      this.launchCleanup?.();
     } catch {
-      // Best effort: the staged plugin dir is a temp dir.
+      // Best effort: the staged plugin dir and the launch files are temp dirs.
     }
     if (result.survivors.length > 0) {
       await this.report("GROK_DISPOSE_SURVIVORS", `Processes survived dispose: ${result.survivors.join(", ")}.`);
@@ -310,16 +314,25 @@ async function start(session: Session, options: SessionOptions, model: string | 
     }
   }
   const pluginDirs = [...(options.pluginDirs ?? [])];
-  const wantsSkills = !profile && (options.additionalSkillPaths?.length ?? 0) > 0 || options.includeBundledSkill === true || (options.includeBundledSkill !== false && tools.length > 0);
-  if (wantsSkills) {
+  const requestedSkills = (options.additionalSkillPaths?.length ?? 0) > 0 || options.includeBundledSkill === true;
+  if (profile && profile.skills === "rules") {
+    // No plugin dirs outside grok: the requested skills' SKILL.md text goes into the rules instead.
+    if (requestedSkills) {
+      session.skills = stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill === true });
+      rules.push(skillsRulesBody(session.skills));
+    }
+  } else if (requestedSkills || (options.includeBundledSkill !== false && tools.length > 0)) {
     session.skills = stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill !== false });
     pluginDirs.push(session.skills.dir);
     rules.push(skillsRulesText(session.skills.skillNames, session.bridge?.toolNames.length ?? 0));
   }
 
-  const argv = launch ? launch.argv : buildAgentArgv({ binary: binary!.path, ...(model ? { model } : {}), pluginDirs });
+  // A non-grok agent gets the model and the rules its native way (argv, env, a rules file; agent-launch.ts).
+  const sessionLaunch = launch && profile ? withSessionLaunch(profile, launch, { ...(model ? { model } : {}), ...(options.rules || rules.length ? { rules: rules.join("\n\n") } : {}) }) : undefined;
+  session.launchCleanup = sessionLaunch?.cleanup;
+  const argv = sessionLaunch ? sessionLaunch.argv : buildAgentArgv({ binary: binary!.path, ...(model ? { model } : {}), pluginDirs });
   // The auth choice reads this same environment: what grok actually gets, not what we run with.
-  const agentEnv = launch ? launch.env : buildAgentEnv(env, options.agentEnv ?? {});
+  const agentEnv = sessionLaunch ? sessionLaunch.env : buildAgentEnv(env, options.agentEnv ?? {});
   session.grokLog = launch ? undefined : grokLogPath(agentEnv);
   session.process = await spawnAgent({ argv, env: agentEnv, cwd });
   const agentProcess = session.process;

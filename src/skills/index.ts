@@ -6,4 +6,4 @@ export { parseFrontmatter, SKILL_NAME } from "./frontmatter.js";
 export type { FrontmatterResult, SkillFrontmatter } from "./frontmatter.js";
 export { BUNDLED_SKILL_DIR, stageSkills } from "./staging.js";
 export type { StagedSkills, StageSkillsOptions } from "./staging.js";
-export { rulesText } from "./rules.js";
+export { rulesText, skillsRulesBody } from "./rules.js";

@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { describe, test } from "node:test";
+import { describe } from "node:test";
 import { buildProfileEnv } from "../../src/agents/index.js";
-import { requireAgent, startAgentRig } from "./rig.js";
+import { startAgentRig } from "./rig.js";
+import { agentTest } from "./results.js";
 
 const AGENTS = (process.env.GROK_SEAT_AGENTS ?? "codex,claude,opencode,gemini").split(",").map((s) => s.trim()).filter(Boolean);
 const CLI = join(process.cwd(), "dist", "src", "cli", "main.js");
@@ -27,8 +28,7 @@ function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ 
 
 for (const agent of AGENTS) {
   describe(`seat run --agent ${agent} (real agent, offline)`, () => {
-    test(`seat run --agent ${agent} --json streams the turn, and --block execute keeps the shell command from running`, async (t) => {
-      if (!requireAgent(t, agent)) return;
+    agentTest(agent, ["cli-json"], `seat run --agent ${agent} --json streams the turn, and --block execute keeps the shell command from running`, async () => {
       const probe = await startAgentRig(agent, {});
       const wiring = probe.profile.offline!;
       await probe.cleanup();

@@ -10,12 +10,13 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { describe, test } from "node:test";
+import { describe } from "node:test";
 import { createSession, type HeadlessSession } from "../../src/runtime/index.js";
 import { createPermissionGate, parsePolicyFlags, type GateDecision } from "../../src/permissions/index.js";
 import type { HostTool } from "../../src/tools/index.js";
 import type { MockScript } from "../../src/mock-model/index.js";
-import { CANARY, descendants, procText, requireAgent, startAgentRig, type AgentRig } from "./rig.js";
+import { CANARY, descendants, procText, startAgentRig, type AgentRig } from "./rig.js";
+import { agentTest } from "./results.js";
 
 const ALL = ["codex", "claude", "opencode", "gemini"];
 const AGENTS = (process.env.GROK_SEAT_AGENTS ?? ALL.join(",")).split(",").map((s) => s.trim()).filter(Boolean);
@@ -50,8 +51,7 @@ async function withSession(rig: AgentRig, extra: Parameters<typeof createSession
 
 for (const agent of AGENTS) {
   describe(`${agent} (real agent, offline against the mock)`, { concurrency: false }, () => {
-    test(`${agent}: streams a text turn and a second turn in the same session`, async (t) => {
-      if (!requireAgent(t, agent)) return;
+    agentTest(agent, ["text-turns"], `${agent}: streams a text turn and a second turn in the same session`, async () => {
       const script: MockScript = { rules: [{ match: "first question", replies: [{ text: "first answer from mock" }] }, { match: "second question", replies: [{ text: "second answer from mock" }] }] };
       const rig = await startAgentRig(agent, script);
       try {
@@ -70,8 +70,7 @@ for (const agent of AGENTS) {
       }
     });
 
-    test(`${agent}: host tools with object, union and scalar roots are answered by the host; the canary reaches no process; dispose leaves none`, async (t) => {
-      if (!requireAgent(t, agent)) return;
+    agentTest(agent, ["host-tools", "canary", "dispose"], `${agent}: host tools with object, union and scalar roots are answered by the host; the canary reaches no process; dispose leaves none`, async () => {
       const probe = await startAgentRig(agent, {});
       const wiring = probe.profile.offline!;
       const wrapUnion = probe.profile.projection === "wrap-unions";
@@ -122,8 +121,7 @@ for (const agent of AGENTS) {
       }
     });
 
-    test(`${agent}: a shell command the policy allows runs; one it blocks never runs`, async (t) => {
-      if (!requireAgent(t, agent)) return;
+    agentTest(agent, ["shell-allow", "shell-block"], `${agent}: a shell command the policy allows runs; one it blocks never runs`, async () => {
       const probe = await startAgentRig(agent, {});
       const wiring = probe.profile.offline!;
       await probe.cleanup();

@@ -3,9 +3,14 @@
  *   what it advertised at initialize (load/resume, images, MCP transports), how skills reach it, its quirks.
  * Owns: the agents table and probeAgent() (shared with `seat probe --agent`).
  * Does not own: the profiles (agents/) or the probe itself (runtime/probe.ts).
- * Invariant: only initialize is sent (no session, no model call); every started agent is terminated.
+ * Invariant: only initialize is sent (no session, no model call); every started agent is terminated; a probed
+ *   agent runs under a throwaway HOME (and cwd), removed afterwards, so it creates nothing in the user's HOME.
  */
-import { AGENT_NAMES, agentProfile, defaultInstallRoot, installedVersion, NODE22_PIN, type AgentProfile } from "../../agents/index.js";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AGENT_NAMES, agentProfile, defaultInstallRoot, installedVersion, NODE22_PIN, throwawayHomeEnv, type AgentProfile } from "../../agents/index.js";
+import { removePrivateDir } from "../../internal/private-dir.js";
 import { isSeatError, messageOf } from "../../errors.js";
 import { agentLaunch, probeAcp, type AcpProbe } from "../../runtime/index.js";
 import { parseFlags } from "../args.js";
@@ -27,11 +32,25 @@ export interface AgentRow {
 
 /** Starts a non-grok agent just long enough for initialize; never throws (a failure is in `error`). */
 export async function probeAgent(profile: AgentProfile, env: NodeJS.ProcessEnv = process.env): Promise<{ probe?: AcpProbe; error?: { code: string; message: string } }> {
+  // Agents create ~/.codex, ~/.gemini, ~/.cache/opencode… at start: a probe gets a HOME of its own.
+  const home = mkdtempSync(join(tmpdir(), "grok-seat-probe-home-"));
   try {
-    const launch = agentLaunch(profile, {}, env);
-    return { probe: await probeAcp({ launch: { ...launch, chooseAuth: profile.chooseAuth } }) };
+    const launch = agentLaunch(profile, {}, throwawayHomeEnv(env, home));
+    return { probe: await probeAcp({ launch: { ...launch, chooseAuth: profile.chooseAuth }, cwd: home }) };
   } catch (error) {
     return { error: { code: isSeatError(error) ? error.code : "INTERNAL", message: messageOf(error) } };
+  } finally {
+    removePrivateDir(home, { retries: 3 });
+  }
+}
+
+function rulesWay(profile: AgentProfile): string {
+  switch (profile.rulesDelivery) {
+    case "claude-append": return "_meta.systemPrompt.append";
+    case "acp-system-prompt": return "ACP systemPrompt append";
+    case "rules-file": return `rules file ${profile.rulesFileName ?? ""} in the agent's config`.replace("  ", " ");
+    case "grok-meta": return "_meta.rules";
+    default: return "not delivered: this agent takes no rules";
   }
 }
 
@@ -45,7 +64,7 @@ function rowOf(profile: AgentProfile, root: string): AgentRow {
     pinned: profile.pinned ? `${profile.pinned.package}@${profile.pinned.version}` : null,
     installed,
     installedVersion: version ?? null,
-    skills: profile.skills === "plugin-dir" ? "native (plugin dirs)" : "not mapped: requested skills are not delivered yet",
+    skills: profile.skills === "plugin-dir" ? "native (plugin dirs)" : `no native mapping: requested skills' SKILL.md text goes into the session rules (${rulesWay(profile)})`,
     quirks: profile.quirks,
   };
 }

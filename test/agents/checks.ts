@@ -1,0 +1,34 @@
+/*
+ * Agent checks: the rows of docs/agents.md — every check the cross-agent suite runs on each agent, in order.
+ * Owns: the check ids (what a test records) and their one-line descriptions (what the table shows).
+ * Does not own: running checks (the *.test.ts beside this) or rendering (scripts/run-agent-tests.mjs).
+ * Invariant: a test records only ids listed here; the table shows every id for every agent ("not run" when
+ *   no test recorded it), so a check that silently stopped running is visible.
+ */
+
+/** One check of the cross-agent suite. */
+export interface AgentCheck {
+  id: string;
+  label: string;
+  /** The agents the check is about, when not all (the others show "n/a (<agents> only)"). */
+  only?: readonly string[];
+}
+
+/** Every check, in table order. */
+export const AGENT_CHECKS: readonly AgentCheck[] = Object.freeze([
+  { id: "text-turns", label: "text turn streamed in chunks, and a second turn in the same session" },
+  { id: "host-tools", label: "host tools answered by the host through the bridge: object, union and scalar roots (original argument shapes)" },
+  { id: "canary", label: "canary in the parent env absent from environ and cmdline of every process of the session, host-tools MCP child included" },
+  { id: "dispose", label: "dispose: no process of the session survives" },
+  { id: "shell-allow", label: "shell command allowed by the policy runs (marker file exists)" },
+  { id: "shell-block", label: "shell command blocked by the policy never runs (marker file never exists)" },
+  { id: "cli-json", label: "`seat run --agent X --json --block execute,edit` streams NDJSON, denies the command, marker absent" },
+  { id: "cancel", label: "cancel mid-turn: the turn resolves `cancelled`, text so far kept, the next turn works" },
+  { id: "diag-empty-failure", label: "diagnostics rule 2: a failed model call with no text resolves with a diagnostic (never rejects)" },
+  { id: "diag-partial-text", label: "diagnostics rule 5: text streamed before a failure is kept, no diagnostic replaces it" },
+  { id: "rules-text", label: "rules text (host-tool names, skills) reaches the model request" },
+  { id: "model-flag", label: "`model` option reaches the model request" },
+  { id: "resume", label: "`seat run -s NAME --agent X` in two processes: the 2nd model request carries the 1st turn's nonce (where load/resume is advertised)" },
+  { id: "sigkill-escalation", label: "agent tree ignoring SIGTERM (relaunched child included): dispose escalates to SIGKILL, zero survivors", only: ["gemini"] },
+  { id: "throwaway-home", label: "`seat agents` / `seat probe --agent X` start agents under a throwaway HOME: the real HOME gets nothing new" },
+]);
