@@ -16,7 +16,7 @@ export function fleetSizes(quick: boolean): FleetCampaignOptions {
 
 /** One line of figures. */
 export function fleetFigureLine(r: FleetCampaignResult): string {
-  return `R6 fleet: ${r.jobs} jobs (${r.grokJobs} on real grok), ${r.failures} failed (${r.lost} lost, ${r.sentTwice} sent twice, ${r.uncertain} uncertain of which ${r.uncertainInDoubt} really in doubt, ${r.misreported} misreported); ${r.workerKills.afterDispatch + r.workerKills.random} worker kills, ${r.redisRestarts} Redis restarts; cancel p50 ${fmt(r.cancelLatencyMs.p50)} ms p99 ${fmt(r.cancelLatencyMs.p99)} ms (n=${r.cancelLatencyMs.n}); took ${(r.durationMs / 1000).toFixed(1)} s${r.skipped ? ` (real grok skipped: ${r.skipped})` : ""}`;
+  return `R6 fleet: ${r.jobs} jobs (${r.grokJobs} on real grok), ${r.failures} failed (${r.lost} lost, ${r.sentTwice} sent twice, ${r.uncertain} uncertain of which ${r.uncertainInDoubt} really in doubt and ${r.uncertainReached} had reached the agent, ${r.misreported} misreported); ${r.workerKills.afterDispatch + r.workerKills.random} worker kills, ${r.redisRestarts} Redis restarts; cancel p50 ${fmt(r.cancelLatencyMs.p50)} ms p99 ${fmt(r.cancelLatencyMs.p99)} ms (n=${r.cancelLatencyMs.n}); took ${(r.durationMs / 1000).toFixed(1)} s${r.skipped ? ` (real grok skipped: ${r.skipped})` : ""}`;
 }
 
 /** R6's row of the RELIABILITY.md summary. */
