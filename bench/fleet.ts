@@ -67,6 +67,8 @@ export interface FleetCampaignResult {
   workerKills: { afterDispatch: number; random: number };
   redisRestarts: number;
   cancelLatencyMs: { n: number; p50: number; p99: number; max: number };
+  /** Cancels that took 1 s or more, and whether a Redis restart fell inside their window. */
+  slowCancels: Array<{ id: string; ms: number; duringRedisRestart: boolean }>;
   grokJobs: number;
   durationMs: number;
   skipped: string | null;
@@ -147,6 +149,8 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
   const problems: string[] = [];
   const cases: FleetJobCase[] = [];
   const latencies: number[] = [];
+  const slowCancels: FleetCampaignResult["slowCancels"] = [];
+  const restartWindows: Array<[number, number]> = [];
   let afterDispatchKills = 0;
   let randomKills = 0;
   let restarts = 0;
@@ -170,7 +174,7 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
       jobs.push({ kind, handle });
     }
     log(`R6: ${jobs.length} jobs submitted to ${live$.size} workers`);
-    const chaos = runChaos(rig, options, random, fakeSeen, () => [...live$], kill, () => restarts++, log).then((n) => (randomKills = n));
+    const chaos = runChaos(rig, options, random, fakeSeen, () => [...live$], kill, (window) => (restarts++, restartWindows.push(window)), log).then((n) => (randomKills = n));
     const probes = jobs.filter((j) => j.kind !== "fake" && j.kind !== "grok").map(async ({ kind, handle }) => {
       const dispatched = await waitDispatched(client, handle.id);
       if (!dispatched) return;
@@ -178,7 +182,15 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
         const asked = Date.now();
         await retry(() => handle.cancel());
         const ended = await retry(() => handle.state().then((s) => (["cancelled", "completed", "failed", "uncertain"].includes(s.status) ? s : Promise.reject(new Error("running")))), 80);
-        if (ended.status === "cancelled" && ended.endedAt) latencies.push(ended.endedAt - asked);
+        if (ended.status === "cancelled" && ended.endedAt) {
+          const ms = ended.endedAt - asked;
+          latencies.push(ms);
+          if (ms >= 1_000) {
+            const duringRedisRestart = restartWindows.some(([a, b]) => a <= ended.endedAt! && b >= asked);
+            slowCancels.push({ id: handle.id, ms, duringRedisRestart });
+            log(`R6: cancel of ${handle.id} took ${ms} ms${duringRedisRestart ? " (a Redis restart fell inside it)" : ""}`);
+          }
+        }
       } else {
         const worker = [...live$].find((w) => w.name === dispatched);
         if (kill(worker, `right after ${handle.id} was dispatched`)) afterDispatchKills++;
@@ -210,7 +222,7 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
     await rig.close();
     await live?.close();
   }
-  return summarize(cases, problems, { afterDispatchKills, randomKills, restarts, latencies, durationMs: Date.now() - t0, skipped, grokJobs: cases.filter((c) => c.kind.startsWith("grok")).length });
+  return summarize(cases, problems, { afterDispatchKills, randomKills, restarts, latencies, slowCancels, durationMs: Date.now() - t0, skipped, grokJobs: cases.filter((c) => c.kind.startsWith("grok")).length });
 }
 
 /** Follows job `id` until it is dispatched; resolves the host that dispatched it, or undefined when it ended first. */
@@ -224,7 +236,7 @@ async function waitDispatched(client: FleetClient, id: string): Promise<string |
 }
 
 /** Random worker kills and the Redis restarts, each at a seeded fraction of the fake prompts received. */
-async function runChaos(rig: FleetRig, o: FleetCampaignOptions, random: () => number, seen: () => string[], workers: () => WorkerProc[], kill: (w: WorkerProc | undefined, why: string) => boolean, restarted: () => void, log: (l: string) => void): Promise<number> {
+async function runChaos(rig: FleetRig, o: FleetCampaignOptions, random: () => number, seen: () => string[], workers: () => WorkerProc[], kill: (w: WorkerProc | undefined, why: string) => boolean, restarted: (window: [number, number]) => void, log: (l: string) => void): Promise<number> {
   const total = o.fakeJobs + o.killAfterDispatch + o.cancels;
   const events = [
     ...Array.from({ length: o.randomKills }, () => ({ at: 0.05 + random() * 0.8, what: "kill" as const })),
@@ -239,8 +251,9 @@ async function runChaos(rig: FleetRig, o: FleetCampaignOptions, random: () => nu
       if (kill(pool[Math.floor(random() * pool.length)], `random point, ${seen().length} prompts received`)) kills++;
     } else {
       log(`R6: kill -9 redis-server and restart it (AOF), ${seen().length} prompts received`);
+      const down = Date.now();
       await rig.redis.restart();
-      restarted();
+      restarted([down, Date.now()]);
     }
   }
   return kills;
@@ -268,7 +281,7 @@ async function judge(raw: ReturnType<typeof connect>, kind: FleetJobCase["kind"]
   return { id, kind, status, sent, problems };
 }
 
-function summarize(cases: FleetJobCase[], problems: string[], x: { afterDispatchKills: number; randomKills: number; restarts: number; latencies: number[]; durationMs: number; skipped: string | null; grokJobs: number }): FleetCampaignResult {
+function summarize(cases: FleetJobCase[], problems: string[], x: { afterDispatchKills: number; randomKills: number; restarts: number; latencies: number[]; slowCancels: FleetCampaignResult["slowCancels"]; durationMs: number; skipped: string | null; grokJobs: number }): FleetCampaignResult {
   const byStatus: Record<string, number> = {};
   for (const c of cases) byStatus[c.status] = (byStatus[c.status] ?? 0) + 1;
   const uncertain = cases.filter((c) => c.status === "uncertain");
@@ -291,6 +304,7 @@ function summarize(cases: FleetJobCase[], problems: string[], x: { afterDispatch
     workerKills: { afterDispatch: x.afterDispatchKills, random: x.randomKills },
     redisRestarts: x.restarts,
     cancelLatencyMs: { n: x.latencies.length, p50: percentile(x.latencies, 50), p99: percentile(x.latencies, 99), max: Math.max(0, ...x.latencies) },
+    slowCancels: x.slowCancels,
     grokJobs: x.grokJobs,
     durationMs: x.durationMs,
     skipped: x.skipped,
