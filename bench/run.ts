@@ -1,8 +1,9 @@
 /*
- * `npm run bench`: runs P1–P5, prints one table per benchmark, writes bench/results/<name>.json and
+ * `npm run bench`: runs P1–P8, prints one table per benchmark, writes bench/results/<name>.json and
  *   regenerates BENCHMARKS.md from every result file present.
  * Owns: the order of the benchmarks, their sizes (full and --quick), the goals and the markdown.
- * Does not own: any measurement (bench/stream.ts, live.ts, bridge.ts, fence.ts, scale.ts, seat.ts).
+ * Does not own: any measurement (bench/stream.ts, live.ts, bridge.ts, fence.ts, scale.ts, seat.ts, sessions.ts,
+ *   fleet-bench.ts).
  * Usage: node dist/bench/run.js [--quick] [--only=P1,P3] [--p5-grok=1,8] [--p5-fake=1,32]
  *   --quick runs small sizes and writes nothing (a smoke run); the full run rewrites results and BENCHMARKS.md.
  *   --p5-grok / --p5-fake set P5's wave sizes (an empty list skips that agent).
@@ -14,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { runInLoopbackNamespace } from "../src/sandbox/index.js";
 import { benchBridge } from "./bridge.js";
 import { benchFence } from "./fence.js";
+import { benchFleet, fleetBenchSection } from "./fleet-bench.js";
 import { benchLive } from "./live.js";
 import { fmt, machineInfo, machineLine, parseFlags, ratio, REPO_ROOT, RESULTS_DIR, stampLine, table, writeResult, type MachineInfo } from "./report.js";
 import { benchScale } from "./scale.js";
@@ -195,8 +197,8 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "their own stamps; `+dirty` means the work tree had uncommitted changes).",
     "",
     "Reproduce: `npm run bench` (everything; about 4–5 min on 2 cores, most of it P1 and P5's 256 fake agents, which hold",
-    "~16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat),",
-    "`--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
+    "~16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat,",
+    "`P7` the other agents, `P8` the fleet), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
     "The run re-executes itself inside `unshare -rn` (loopback only) where the machine allows it.",
     "",
     "## Goals",
@@ -218,6 +220,10 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  harness's. The mock model runs in the parent so its buffers are not counted either. Survivors: every agent carries a",
     "  unique tag in its environment; /proc is scanned for it after every dispose resolved, and again after the wave's process",
     "  exited (the R1 method).",
+    "- P8: `bench/fleet-bench.ts` (`benchFleet`): a real redis-server (AOF, `appendfsync always`) and `seat worker` processes",
+    "  on the fake agent, one job at a time each; the direct path runs the same jobs with `createSession` in one process, as",
+    "  many at a time as there are workers. Event latency: the fake agent logs each chunk's wall time just before writing",
+    "  it (FAKE_GROK_CHUNK_LOG); the watcher notes when the matching text event comes out of `events()`.",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "",
   ].join("\n");
@@ -287,6 +293,12 @@ async function main(): Promise<void> {
     save("p7-agents", r);
     show("P7", withStamp(agentsSection(r), r));
   }
+  if (wanted("P8")) {
+    const r = await stamped(commit, () => benchFleet(quick ? { jobs: 6, latencyJobs: 2 } : { jobs: 30, latencyJobs: 20 }));
+    save("p8-fleet", r);
+    show("P8", withStamp(fleetBenchSection(r), r));
+    console.log(`P8: took ${(r.durationMs / 1000).toFixed(1)} s`);
+  }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
@@ -303,6 +315,7 @@ async function main(): Promise<void> {
   stored("P5", "p5-scale", scaleSection);
   stored("P6", "p6-sessions", sessionsSection);
   stored("P7", "p7-agents", agentsSection);
+  stored("P8", "p8-fleet", fleetBenchSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);

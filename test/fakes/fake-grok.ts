@@ -9,6 +9,7 @@
  *   env FAKE_GROK_PID_FILE=<path>     grandchild scenarios write the grandchild pid here
  *   env FAKE_GROK_RECORD_FILE=<path>  the fake writes {pid, argv, pluginDirs, model, scenario} here at startup
  *   env FAKE_GROK_PROMPT_LOG=<path>   the fake appends one line (the promptId) per session/prompt it receives
+ *   env FAKE_GROK_CHUNK_LOG=<path>    the fake appends `<promptId>\t<epoch ms, fractional>` just before each text chunk
  *   A prompt whose text contains `scenario:<name>` plays that scenario's `prompt` section for that turn;
  *   a scenario's `keywords` map (text substring → scenario name) does the same (normal maps TOOLTEST → permission).
  * Invariant: stdout carries only protocol lines (and the deliberately broken ones a scenario asks for);
@@ -290,6 +291,7 @@ async function playTurn(t: TurnContext): Promise<acp.PromptResponse> {
         for (const word of step.text.match(/\S+\s*|\s+/g) ?? []) {
           if (step.chunkDelayMs) await sleep(step.chunkDelayMs, t.abort);
           stats.outputTokens++;
+          if (process.env.FAKE_GROK_CHUNK_LOG) appendFileSync(process.env.FAKE_GROK_CHUNK_LOG, `${promptId}\t${performance.timeOrigin + performance.now()}\n`);
           await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: word } }, "AgentMessageChunk", { chunkId: ++stats.chunkId });
         }
       } else if (step.thought !== undefined) {

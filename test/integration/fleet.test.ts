@@ -4,7 +4,9 @@
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { connectFleet, type CursorEvent, type FleetClient } from "../../src/fleet/index.js";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from "../../src/fleet/index.js";
 import { need } from "../support/requirements.js";
 import { redisMissing, startFleetRig, until, type FleetRig } from "../support/fleet-rig.js";
 import { runSeat, startSeat } from "../support/cli.js";
@@ -161,4 +163,37 @@ test("a Redis password in the URL is never printed, not even in an error", async
   assert.notEqual(result.code, 0);
   assert.doesNotMatch(result.stdout + result.stderr, new RegExp(secret));
   assert.match(result.stderr, /redis:\/\/:\*\*\*@127\.0\.0\.1:9\/0|FLEET_REDIS_UNAVAILABLE/);
+});
+
+test("SIGTERM on seat worker hands back a job not yet dispatched (it runs on another worker) and finishes the dispatched one before exiting 0", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    // host-a's agent streams a 4 s turn, and its sessions become ready 3 s after session/new (MCP readiness
+    // waits for the worker's host tool): a window in which a taken job is active but not dispatched.
+    const scenario = join(rig.root, "slow-start.json");
+    writeFileSync(scenario, JSON.stringify({ name: "slow-start", newSession: { mcpInitializedDelayMs: 3_000, mcpToolCount: 1 }, prompt: { steps: [{ text: Array.from({ length: 20 }, (_, i) => `w${i}`).join(" "), chunkDelayMs: 200 }] } }));
+    const tools = join(rig.root, "tools.mjs");
+    writeFileSync(tools, `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`);
+    const a = await rig.startWorker("host-a", { scenario, args: ["--concurrency", "2", "--tools", tools] });
+    const dispatchedJob = await client.enqueue({ prompt: "finish me" });
+    await waitForEvent(client, dispatchedJob.id, status("dispatched"));
+    const waitingJob = await client.enqueue({ prompt: "hand me back" });
+    assert.equal(((await waitForEvent(client, waitingJob.id, status("active"))).event as JobEvent).host, "host-a");
+    a.child.kill("SIGTERM");
+    const b = await rig.startWorker("host-b");
+    const exit = await a.done;
+    const exitedAt = Date.now();
+    assert.equal(exit.code, 0, a.stderr());
+    const finished = await dispatchedJob.result();
+    assert.equal(finished.status, "completed");
+    assert.equal(finished.text.split(/\s+/).filter(Boolean).length, 20, "the whole turn streamed");
+    assert.ok((await dispatchedJob.state()).endedAt! <= exitedAt, "completed before the worker exited");
+    const moved = await waitingJob.result();
+    assert.equal(moved.status, "completed");
+    assert.equal((await waitingJob.state()).host, "host-b");
+    const transitions: JobEvent[] = [];
+    for await (const { event } of waitingJob.events()) if (event.type === "job") transitions.push(event as JobEvent);
+    assert.deepEqual(transitions.map((e) => [e.status, e.host ?? e.reason]), [["waiting", undefined], ["active", "host-a"], ["waiting", "handed-back"], ["active", "host-b"], ["dispatched", "host-b"], ["completed", "host-b"]]);
+    assert.deepEqual(a.prompts(), [`fleet-${dispatchedJob.id}`], "host-a sent only the dispatched job's prompt");
+    assert.deepEqual(b.prompts(), [`fleet-${waitingJob.id}`]);
+  });
 });

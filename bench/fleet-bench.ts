@@ -1,0 +1,127 @@
+/*
+ * P8 fleet: what the queue costs. Jobs/s through BullMQ + a real redis-server with 1, 2 and 3 `seat worker`
+ *   processes against the same jobs run directly in one process (createSession + prompt + dispose, as many at
+ *   a time as there are workers), and event latency from the agent's chunk to a watcher's events() iterator.
+ * Owns: benchFleet() and its BENCHMARKS.md section. Does not own: the rig (test/support/fleet-rig.ts) or the
+ *   report plumbing (run.ts, report.ts).
+ * Method: the fake agent (normal scenario: one short turn) for throughput; every worker runs one job at a time
+ *   (`--concurrency 1`), so k workers and k direct sessions at once have the same parallelism. Each k runs the
+ *   direct batch, then the fleet batch (workers started and ready before the clock starts; the clock runs from
+ *   the first enqueue to the last result). For latency, the fake agent's slow-stream scenario (10 chunks, 150 ms
+ *   apart) with FAKE_GROK_CHUNK_LOG: the agent logs each chunk's wall time just before writing it; the watcher
+ *   notes when the matching text event arrives (k-th chunk ↔ k-th text event). Same machine, same clock.
+ */
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { createSession } from "../src/runtime/index.js";
+import { connectFleet } from "../src/fleet/index.js";
+import { FAKE_GROK_JS } from "../test/support/fake-agent.js";
+import { startFleetRig } from "../test/support/fleet-rig.js";
+import { fmt, percentile, ratio, table } from "./report.js";
+
+/** One parallelism level: the fleet's and the direct path's jobs/s. */
+export interface FleetThroughput {
+  workers: number;
+  jobs: number;
+  fleetJobsPerS: number;
+  directJobsPerS: number;
+  /** fleet ÷ direct (1 = the queue costs nothing). */
+  ratio: number;
+  fleetFailed: number;
+  directFailed: number;
+}
+
+/** P8's result. */
+export interface FleetBenchResult {
+  throughput: FleetThroughput[];
+  eventLatencyMs: { n: number; p50: number; p99: number; max: number };
+  durationMs: number;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+/** Runs P8: `jobs` jobs per level for 1..3 workers, and `latencyJobs` slow-stream jobs for event latency. */
+export async function benchFleet({ jobs = 30, latencyJobs = 10 }: { jobs?: number; latencyJobs?: number } = {}): Promise<FleetBenchResult> {
+  const t0 = Date.now();
+  const rig = await startFleetRig();
+  const chunkLog = join(rig.root, "chunks.log");
+  const agent = join(rig.root, "grok-chunks");
+  writeFileSync(agent, `#!/bin/sh\nFAKE_GROK_CHUNK_LOG=${JSON.stringify(chunkLog)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+  chmodSync(agent, 0o755);
+  const client = await connectFleet(rig.redis.url);
+  const throughput: FleetThroughput[] = [];
+  const samples: number[] = [];
+  let serial = 0;
+  try {
+    for (let k = 1; k <= 3; k++) {
+      await rig.startWorker(`p7-${k}`, { env: { GROK_BIN: agent }, args: ["--concurrency", "1"] });
+      const direct = await timeDirect(agent, rig.root, jobs, k);
+      const f0 = now();
+      const handles = await Promise.all(Array.from({ length: jobs }, () => client.enqueue({ prompt: `p7 job ${++serial}` })));
+      const results = await Promise.all(handles.map((h) => h.result()));
+      const fleetS = (now() - f0) / 1000;
+      const fleetFailed = results.filter((r) => r.status !== "completed" || r.text !== "pong from fake").length;
+      throughput.push({ workers: k, jobs, fleetJobsPerS: jobs / fleetS, directJobsPerS: jobs / direct.seconds, ratio: jobs / fleetS / (jobs / direct.seconds), fleetFailed, directFailed: direct.failed });
+    }
+    // Event latency with one job at a time on a quiet fleet: the watcher is already blocked in XREAD.
+    for (let i = 0; i < latencyJobs; i++) {
+      const handle = await client.enqueue({ prompt: `p7 latency ${i} scenario:slow-stream` });
+      const arrivals: number[] = [];
+      for await (const { event } of handle.events({ pollMs: 5_000 })) if (event.type === "text") arrivals.push(now());
+      const sent = (existsSync(chunkLog) ? readFileSync(chunkLog, "utf8") : "").split("\n").filter((l) => l.startsWith(`fleet-${handle.id}\t`)).map((l) => Number(l.split("\t")[1]));
+      if (sent.length !== arrivals.length) throw new Error(`job ${handle.id}: ${sent.length} chunks sent, ${arrivals.length} text events watched`);
+      sent.forEach((at, n) => samples.push(arrivals[n]! - at));
+    }
+  } finally {
+    await client.close();
+    await rig.close();
+  }
+  return { throughput, eventLatencyMs: { n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: Math.max(0, ...samples) }, durationMs: Date.now() - t0 };
+}
+
+/** The same jobs in this process: `jobs` sessions, `parallel` at a time, each one turn then disposed. */
+async function timeDirect(agent: string, cwd: string, jobs: number, parallel: number): Promise<{ seconds: number; failed: number }> {
+  let next = 0;
+  let failed = 0;
+  const t0 = now();
+  const lane = async () => {
+    while (next < jobs) {
+      next++;
+      const session = await createSession({ grokCliBinaryPath: agent, cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+      try {
+        const result = await session.prompt(`p7 direct job ${next}`);
+        if (result.text !== "pong from fake") failed++;
+      } catch {
+        failed++;
+      } finally {
+        await session.dispose();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, lane));
+  return { seconds: (now() - t0) / 1000, failed };
+}
+
+/** P8's section of BENCHMARKS.md. */
+export function fleetBenchSection(r: FleetBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+  const title = "P8 fleet: jobs/s through BullMQ + Redis vs the same jobs in one process, and event latency";
+  const lat = r.eventLatencyMs;
+  return {
+    title: `${title} (${r.throughput[0]?.jobs ?? 0} fake-agent jobs per level)`,
+    body: [
+      table(["workers (processes) / direct sessions at once", "fleet jobs/s", "direct jobs/s", "fleet ÷ direct", "failed (fleet / direct)"], r.throughput.map((t) => [String(t.workers), fmt(t.fleetJobsPerS), fmt(t.directJobsPerS), ratio(t.ratio), `${t.fleetFailed} / ${t.directFailed}`])),
+      "",
+      table(["event latency: agent chunk → watcher", "n", "p50 (ms)", "p99 (ms)", "max (ms)"], [["fake agent → worker → Redis stream → events()", String(lat.n), fmt(lat.p50), fmt(lat.p99), fmt(lat.max)]]),
+      "",
+      "Each job spawns its agent, starts a session, runs one turn and disposes it, on both paths; the fleet adds the",
+      `enqueue, BullMQ's hand-off, the guarded state transitions and one Redis stream write per event. Workers run one job at a time. Whole section: ${(r.durationMs / 1000).toFixed(0)} s.`,
+      `Percentiles are nearest-rank over n samples${lat.n < 100 ? `; with n = ${lat.n} the p99 is the maximum` : ""}.`,
+    ].join("\n"),
+    goals: [
+      { goal: "every fleet job completed", met: r.throughput.every((t) => t.fleetFailed === 0), measured: `${r.throughput.reduce((n, t) => n + t.fleetFailed, 0)} failed` },
+      { goal: "fleet throughput reported against direct runs at the same parallelism (no numeric goal set)", met: undefined, measured: r.throughput.map((t) => `${t.workers}: ${ratio(t.ratio)}`).join(", ") },
+      { goal: "event latency agent chunk → watcher p99 reported (no numeric goal set)", met: undefined, measured: `p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms` },
+    ],
+  };
+}
