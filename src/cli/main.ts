@@ -27,8 +27,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write("grok-seat 0.1.0\n");
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === verb);
-  if (!command) throw new SeatError("CLI_USAGE", `seat: unknown command "${verb}". Commands: ${COMMANDS.map((c) => c.name).join(", ")}.`);
+  const entry = COMMANDS.find((c) => c.name === verb);
+  if (!entry) throw new SeatError("CLI_USAGE", `seat: unknown command "${verb}". Commands: ${COMMANDS.map((c) => c.name).join(", ")}.`);
+  const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     process.stdout.write(`${command.help}\n`);
     return 0;

@@ -71,7 +71,6 @@ function rowOf(profile: AgentProfile, root: string): AgentRow {
 
 export const agentsCommand: Command = {
   name: "agents",
-  summary: "list the ACP agents grok-seat can drive: installed, version, auth, capabilities",
   help: `Usage: seat agents [--json] [--no-probe]
 
   --json       one JSON object per agent on stdout

@@ -12,7 +12,6 @@ import type { Command } from "./command.js";
 
 export const attachCommand: Command = {
   name: "attach",
-  summary: "attach your terminal to a visible seat's pane (or --print the command)",
   help: `Usage: seat attach <seat> [--print] [--json]
 
   --print   print the attach command instead of running it (also when stdout is not a terminal)`,

@@ -11,7 +11,6 @@ import type { Command } from "./command.js";
 
 export const cancelCommand: Command = {
   name: "cancel",
-  summary: "cancel the running turn of a named session (seat cancel -s NAME)",
   help: `Usage: seat cancel -s NAME [--global] [--cwd DIR] [--json]
 
   Sends cancel to the process running the session's turn, through its control socket (a 0700

@@ -5,7 +5,6 @@
 /** One verb of the CLI. */
 export interface Command {
   name: string;
-  summary: string;
   help: string;
   /** Runs the verb and resolves its exit code. */
   run(argv: string[]): Promise<number>;

@@ -30,7 +30,6 @@ const wordCount: HostTool = {
 
 export const demoCommand: Command = {
   name: "demo",
-  summary: "offline demo: real grok + scripted loopback model + a host tool",
   help: `Usage: seat demo [--json] [--no-netns]
 
 Runs the real grok binary (from the pinned npm package) against the built-in scripted model server on

@@ -26,7 +26,6 @@ const CONTROLLER_MAIN = join(dirname(fileURLToPath(import.meta.url)), "..", ".."
 
 export const hireCommand: Command = {
   name: "hire",
-  summary: "launch a visible grok TUI seat (--visible) held by a per-seat controller",
   help: `Usage: seat hire --visible [--mux tmux|herdr] [--cwd DIR] [--model ID] [--effort LEVEL] [--dry-run] [--json]
 
   --visible            required: a visible \`grok --leader\` TUI in a terminal pane

@@ -1,22 +1,32 @@
 /*
- * The verb table of the `seat` CLI.
+ * The verb table of the `seat` CLI: each verb's name and one-line summary, and how to load it. A verb's module
+ * (and what it imports: the ACP SDK, SQLite, BullMQ…) is loaded only when that verb runs, so `seat run` does not
+ * pay for the fleet or the visible seat.
  */
 import type { Command } from "./command.js";
-import { demoCommand } from "./demo.js";
-import { modelsCommand } from "./models.js";
-import { probeCommand } from "./probe.js";
-import { runCommand } from "./run.js";
-import { hireCommand } from "./hire.js";
-import { sendCommand } from "./send.js";
-import { statusCommand } from "./status.js";
-import { releaseCommand } from "./release.js";
-import { attachCommand } from "./attach.js";
-import { sessionsCommand } from "./sessions.js";
-import { cancelCommand } from "./cancel.js";
-import { agentsCommand } from "./agents.js";
-import { workerCommand } from "./worker.js";
-import { submitCommand } from "./submit.js";
-import { jobsCommand } from "./jobs.js";
+
+/** One verb: its name, its summary for `seat --help`, and its module, loaded on use. */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
 
 /** Every verb, in help order. */
-export const COMMANDS: readonly Command[] = [runCommand, sessionsCommand, cancelCommand, probeCommand, agentsCommand, modelsCommand, demoCommand, hireCommand, sendCommand, statusCommand, releaseCommand, attachCommand, workerCommand, submitCommand, jobsCommand];
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "run", summary: "run one prompt on a headless grok session and stream the answer", load: async () => (await import("./run.js")).runCommand },
+  { name: "sessions", summary: "list, show, close or remove named sessions (seat run -s NAME)", load: async () => (await import("./sessions.js")).sessionsCommand },
+  { name: "cancel", summary: "cancel the running turn of a named session (seat cancel -s NAME)", load: async () => (await import("./cancel.js")).cancelCommand },
+  { name: "probe", summary: "report the grok binary, its version and the ACP auth it advertises", load: async () => (await import("./probe.js")).probeCommand },
+  { name: "agents", summary: "list the ACP agents grok-seat can drive: installed, version, auth, capabilities", load: async () => (await import("./agents.js")).agentsCommand },
+  { name: "models", summary: "list grok's models as grok-cli/<id>", load: async () => (await import("./models.js")).modelsCommand },
+  { name: "demo", summary: "offline demo: real grok + scripted loopback model + a host tool", load: async () => (await import("./demo.js")).demoCommand },
+  { name: "hire", summary: "launch a visible grok TUI seat (--visible) held by a per-seat controller", load: async () => (await import("./hire.js")).hireCommand },
+  { name: "send", summary: "deliver a brief to a visible seat (fenced, then sent once with its own prompt id)", load: async () => (await import("./send.js")).sendCommand },
+  { name: "status", summary: "show seats and their deliveries (live from the controller, else from the journal)", load: async () => (await import("./status.js")).statusCommand },
+  { name: "release", summary: "release a visible seat (stops its own leader only after the TUI exited)", load: async () => (await import("./release.js")).releaseCommand },
+  { name: "attach", summary: "attach your terminal to a visible seat's pane (or --print the command)", load: async () => (await import("./attach.js")).attachCommand },
+  { name: "worker", summary: "run fleet jobs from Redis (BullMQ) on this host until SIGTERM", load: async () => (await import("./worker.js")).workerCommand },
+  { name: "submit", summary: "queue a prompt for the fleet (BullMQ on Redis); --wait streams it", load: async () => (await import("./submit.js")).submitCommand },
+  { name: "jobs", summary: "list, show, watch or cancel fleet jobs", load: async () => (await import("./jobs.js")).jobsCommand },
+];

@@ -18,7 +18,6 @@ function line(record: JobRecord): string {
 
 export const jobsCommand: Command = {
   name: "jobs",
-  summary: "list, show, watch or cancel fleet jobs",
   help: `Usage: seat jobs list|show ID|watch ID|cancel ID --redis URL [flags]
 
 ${REDIS_HELP}

@@ -8,7 +8,6 @@ import type { Command } from "./command.js";
 
 export const modelsCommand: Command = {
   name: "models",
-  summary: "list grok's models as grok-cli/<id>",
   help: `Usage: seat models [--grok PATH] [--json]
 
 Runs \`grok models\` and parses it conservatively; an unparsable answer gives an empty list and a reason.`,

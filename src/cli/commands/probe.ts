@@ -33,7 +33,6 @@ async function probeOtherAgent(name: string, json: boolean): Promise<number> {
 
 export const probeCommand: Command = {
   name: "probe",
-  summary: "report the grok binary, its version and the ACP auth it advertises",
   help: `Usage: seat probe [--grok PATH] [--json] [--no-acp] [--agent NAME]
 
   --grok PATH   grok binary to use (else GROK_BIN, PATH, then the pinned npm package)

@@ -11,7 +11,6 @@ import type { Command } from "./command.js";
 
 export const releaseCommand: Command = {
   name: "release",
-  summary: "release a visible seat (stops its own leader only after the TUI exited)",
   help: `Usage: seat release <seat> [--close-pane] [--json]
 
   --close-pane   close the seat's pane first (ends the TUI), then stop its proven leader

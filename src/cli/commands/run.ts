@@ -45,7 +45,6 @@ function reportOpened(opened: OpenedSession, name: string, json: boolean, palett
 
 export const runCommand: Command = {
   name: "run",
-  summary: "run one prompt on a headless grok session and stream the answer",
   help: `Usage: seat run "<prompt>" [flags]
 
   -s, --session NAME    continue the named session (created on first use; per directory unless --global)

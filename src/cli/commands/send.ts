@@ -46,7 +46,6 @@ function assertSeatExists(home: string, seatId: string): void {
 
 export const sendCommand: Command = {
   name: "send",
-  summary: "deliver a brief to a visible seat (fenced, then sent once with its own prompt id)",
   help: `Usage: seat send <seat> "<brief>" [--wait dispatched|consumed|completed] [--timeout S] [--prompt-id ID] [--json]
        seat send <seat> -f FILE|- [...]
 

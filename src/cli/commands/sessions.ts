@@ -24,7 +24,6 @@ function usageText(usage: Record<string, number>): string {
 
 export const sessionsCommand: Command = {
   name: "sessions",
-  summary: "list, show, close or remove named sessions (seat run -s NAME)",
   help: `Usage: seat sessions <list|show NAME|history NAME|close NAME|rm NAME> [flags]
 
   list                 every named session: name, state or running holder, turns, last use, directory

@@ -12,7 +12,6 @@ interface DeliveryLine { promptId: string; state: string; failureReason?: string
 
 export const statusCommand: Command = {
   name: "status",
-  summary: "show seats and their deliveries (live from the controller, else from the journal)",
   help: `Usage: seat status [<seat>] [--all] [--json]
 
   --all    include released seats

@@ -14,7 +14,6 @@ import type { Command } from "./command.js";
 
 export const submitCommand: Command = {
   name: "submit",
-  summary: "queue a prompt for the fleet (BullMQ on Redis); --wait streams it",
   help: `Usage: seat submit --redis URL "<prompt>" [flags]
 
 ${REDIS_HELP}

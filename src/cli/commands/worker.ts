@@ -10,7 +10,6 @@ import type { Command } from "./command.js";
 
 export const workerCommand: Command = {
   name: "worker",
-  summary: "run fleet jobs from Redis (BullMQ) on this host until SIGTERM",
   help: `Usage: seat worker --redis URL [flags]
 
 ${REDIS_HELP}
