@@ -4,27 +4,16 @@
  * The agent's offline wiring reaches it through the CLI's own environment (allow-listed names only).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { buildProfileEnv } from "../../src/agents/index.js";
-import { startAgentRig } from "./rig.js";
+import { startAgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest } from "./results.js";
+import { runSeat } from "../support/cli.js";
 
-const AGENTS = (process.env.GROK_SEAT_AGENTS ?? "codex,claude,opencode,gemini").split(",").map((s) => s.trim()).filter(Boolean);
-const CLI = join(process.cwd(), "dist", "src", "cli", "main.js");
 
-function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runCli = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => runSeat(args, { env, cwd });
 
 for (const agent of AGENTS) {
   describe(`seat run --agent ${agent} (real agent, offline)`, () => {

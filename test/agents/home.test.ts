@@ -4,27 +4,16 @@
  * (before the fix Codex left ~/.codex, Gemini ~/.gemini, OpenCode ~/.cache/opencode there).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { missingInstall, REQUIRED } from "./rig.js";
+import { missingInstall, REQUIRED, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest } from "./results.js";
+import { runSeat } from "../support/cli.js";
 
-const AGENTS = (process.env.GROK_SEAT_AGENTS ?? "codex,claude,opencode,gemini").split(",").map((s) => s.trim()).filter(Boolean);
-const CLI = join(process.cwd(), "dist", "src", "cli", "main.js");
 
-function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runCli = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => runSeat(args, { env, cwd });
 
 /** Every path under `dir`, relative, sorted. */
 function tree(dir: string): string[] {

@@ -5,15 +5,13 @@
  * with SESSION_NOT_RESUMABLE rather than start a fresh session under the old name).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { agentLaunch, probeAcp } from "../../src/runtime/index.js";
-import { startAgentRig } from "./rig.js";
+import { startAgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest, notApplicable } from "./results.js";
+import { runSeat } from "../support/cli.js";
 
-const AGENTS = (process.env.GROK_SEAT_AGENTS ?? "codex,claude,opencode,gemini").split(",").map((s) => s.trim()).filter(Boolean);
-const CLI = join(process.cwd(), "dist", "src", "cli", "main.js");
 const NONCE = "NONCE-5e1b77";
 
 /**
@@ -27,16 +25,7 @@ const KNOWN_BROKEN: Record<string, { answer: RegExp; why: string }> = {
   },
 };
 
-function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runCli = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => runSeat(args, { env, cwd });
 
 type Line = { type: string; [k: string]: unknown };
 const lines = (out: string): Line[] => out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Line);

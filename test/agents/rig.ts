@@ -21,6 +21,9 @@ export const CANARY = "gs-canary-7f3a9c1e5b";
 /** True when a missing agent must fail the run (CI). */
 export const REQUIRED = process.env.GROK_SEAT_REQUIRE_AGENTS === "1";
 
+/** The agents this run tests (GROK_SEAT_AGENTS, comma-separated; default all four). */
+export const AGENTS_UNDER_TEST = (process.env.GROK_SEAT_AGENTS ?? "codex,claude,opencode,gemini").split(",").map((s) => s.trim()).filter(Boolean);
+
 /** A started rig. */
 export interface AgentRig {
   profile: AgentProfile;

@@ -9,10 +9,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { createSession } from "../../src/runtime/index.js";
-import { startAgentRig } from "./rig.js";
+import { startAgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest } from "./results.js";
 
-const AGENTS = (process.env.GROK_SEAT_AGENTS ?? "codex,claude,opencode,gemini").split(",").map((s) => s.trim()).filter(Boolean);
 
 /** The model id each agent is asked for (OpenCode names models "<provider>/<model>"). */
 const MODEL: Record<string, string> = { codex: "mock-model-2", claude: "mock-model-2", opencode: "mock/mock-model-2", gemini: "mock-model-2" };

@@ -9,11 +9,9 @@ import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { createSession, type HeadlessSession } from "../../src/runtime/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../../src/permissions/index.js";
-import type { MockScript } from "../../src/mock-model/index.js";
-import { startAgentRig, type AgentRig } from "./rig.js";
+import { startAgentRig, type AgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest, notApplicable } from "./results.js";
 
-const AGENTS = (process.env.GROK_SEAT_AGENTS ?? "codex,claude,opencode,gemini").split(",").map((s) => s.trim()).filter(Boolean);
 
 const STORY = `once upon a time ${Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ")} THE-END`;
 
