@@ -284,9 +284,9 @@ async function main(): Promise<void> {
     show("P5", withStamp(scaleSection(r), r));
   }
   if (wanted("P6")) {
-    const r = await benchSessions({ rounds: quick ? 2 : 9 });
+    const r = await stamped(commit, () => benchSessions({ rounds: quick ? 2 : 9 }));
     save("p6-sessions", r);
-    show("P6", sessionsSection(r));
+    show("P6", withStamp(sessionsSection(r), r));
   }
   if (wanted("P7")) {
     const r = await stamped(commit, () => benchAgents({ rounds: quick ? 2 : 7 }));
