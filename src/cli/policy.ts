@@ -4,6 +4,7 @@
  * Does not own: parsing either source or deciding requests (permissions/).
  */
 import { loadPolicyFile, parsePolicyFlags, type PermissionPolicy } from "../permissions/index.js";
+import { listFlag, stringFlag, type ParsedArgs } from "./args.js";
 
 /** Overlays `top` on `base`: every category `top` configures takes `top`'s action. */
 export function layerPolicies(base: PermissionPolicy, top: PermissionPolicy): PermissionPolicy {
@@ -21,4 +22,16 @@ export async function cliPolicy(flags: { file?: string; allow: string[]; ask: st
   const fromFlags = parsePolicyFlags({ allow: flags.allow, ask: flags.ask, block: flags.block, unrestricted: flags.unrestricted });
   if (!flags.file) return fromFlags;
   return layerPolicies(await loadPolicyFile(flags.file), fromFlags);
+}
+
+/** The policy of a verb that takes the standard permission flags (`--policy --allow --ask --block --unrestricted`). */
+export function policyFromArgs(args: ParsedArgs): Promise<PermissionPolicy> {
+  const file = stringFlag(args, "policy");
+  return cliPolicy({
+    ...(file ? { file } : {}),
+    allow: listFlag(args, "allow"),
+    ask: listFlag(args, "ask"),
+    block: listFlag(args, "block"),
+    unrestricted: args.values.unrestricted === true,
+  });
 }

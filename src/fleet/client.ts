@@ -11,27 +11,17 @@ import { resolve } from "node:path";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { SeatError } from "../errors.js";
-import type { PermissionPolicy } from "../permissions/index.js";
 import { connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, sessionHostKey } from "./keys.js";
 import { JOB_SCHEMA, validateJobSpec, type JobSpec } from "./job-spec.js";
 import { readJob, transition, type JobRecord } from "./state.js";
 import { jobHandle, type JobHandle } from "./handle.js";
 
-/** What to run. */
-export interface JobRequest {
-  prompt: string;
-  agent?: string;
-  model?: string;
-  /** Working directory on the worker's host (made absolute against this process's cwd). */
-  cwd?: string;
-  /** Continue this named session (runs on the host that owns it once it has run somewhere). */
-  session?: string;
-  /** The permission policy the job carries (default: reads allowed, the rest needs approval = denied). */
-  policy?: PermissionPolicy;
-  turnTimeoutMs?: number;
-  idleTimeoutMs?: number;
-  /** Your own job id ([A-Za-z0-9._-], ≤128); default a random UUID. */
+/**
+ * What to run: a job spec without its schema name (`cwd` is made absolute against this process's cwd), plus
+ * your own job id ([A-Za-z0-9._-], ≤128; default a random UUID).
+ */
+export interface JobRequest extends Omit<JobSpec, "schema"> {
   jobId?: string;
 }
 

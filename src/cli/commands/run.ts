@@ -11,8 +11,8 @@ import { createSession } from "../../runtime/index.js";
 import { openSession, type OpenedSession } from "../../sessions/index.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
-import { cliPolicy } from "../policy.js";
-import { countFlag, listFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { policyFromArgs } from "../policy.js";
+import { countFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
@@ -98,13 +98,7 @@ export const runCommand: Command = {
     // An unknown agent or a bad --agent-command is a usage error before anything starts.
     if (stringFlag(args, "agent") !== undefined) agentProfile(stringFlag(args, "agent")!);
     if (stringFlag(args, "agent-command") !== undefined) splitCommandLine(stringFlag(args, "agent-command")!);
-    const policy = await cliPolicy({
-      ...(stringFlag(args, "policy") ? { file: stringFlag(args, "policy") } : {}),
-      allow: listFlag(args, "allow"),
-      ask: listFlag(args, "ask"),
-      block: listFlag(args, "block"),
-      unrestricted: args.values.unrestricted === true,
-    });
+    const policy = await policyFromArgs(args);
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const turnTimeoutMs = secondsFlag("run", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;

@@ -6,8 +6,8 @@
 import { SeatError } from "../../errors.js";
 import { connectFleet } from "../../fleet/index.js";
 import { agentProfile } from "../../agents/index.js";
-import { cliPolicy } from "../policy.js";
-import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { policyFromArgs } from "../policy.js";
+import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import { REDIS_HELP, exitCodeForJob, redisUrl } from "./fleet-common.js";
 import type { Command } from "./command.js";
@@ -53,13 +53,7 @@ ${REDIS_HELP}
     if (agent !== undefined) agentProfile(agent);
     const cwd = stringFlag(args, "cwd");
     if (cwd !== undefined && !cwd.startsWith("/")) throw new SeatError("CLI_USAGE", `seat submit: --cwd is a directory on the worker's host and must be absolute, not "${cwd}".`);
-    const policy = await cliPolicy({
-      ...(stringFlag(args, "policy") ? { file: stringFlag(args, "policy") } : {}),
-      allow: listFlag(args, "allow"),
-      ask: listFlag(args, "ask"),
-      block: listFlag(args, "block"),
-      unrestricted: args.values.unrestricted === true,
-    });
+    const policy = await policyFromArgs(args);
     const turnTimeoutMs = secondsFlag("submit", args, "turn-timeout");
     const idleTimeoutMs = secondsFlag("submit", args, "idle-timeout");
     const client = await connectFleet(url);
