@@ -2,13 +2,11 @@
  * Visible seat delivery states decided by state and code (never by error text), against the fake grok TUI
  * in real tmux: a leader that dies mid-turn leaves the delivery uncertain (it may have run), not failed.
  */
-import { need } from "../support/requirements.js";
 import { afterEach, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { TmuxBackend, isTmuxAvailable } from "../../src/mux/index.js";
+import { isTmuxAvailable } from "../../src/mux/index.js";
 import { hireSeat } from "../../src/seat/index.js";
-import { killEverything, makeWorld, options, type World } from "./seat-world.js";
+import { killEverything, options, tmuxWorld, type World } from "./seat-world.js";
 
 let tmuxOk = false;
 before(async () => { tmuxOk = await isTmuxAvailable(); });
@@ -18,10 +16,9 @@ describe("visible seat delivery after a lost connection (fake TUI in real tmux)"
   afterEach(async () => { if (w) await killEverything(w); });
 
   test("a leader killed after the brief was consumed leaves the delivery uncertain with the reason, and the next send refuses with LEADER_SOCKET_GONE", async (t) => {
-    if (!need(t, tmuxOk ? false : "tmux (not found on PATH)")) return;
-    const tmux = new TmuxBackend({ socketName: `gs-it-${randomBytes(4).toString("hex")}` });
-    w = makeWorld(tmux);
-    w.cleanup.push(() => tmux.killServer());
+    const made = tmuxWorld(t, tmuxOk);
+    if (!made) return;
+    w = made.w;
     const seat = await hireSeat(options(w, { turn: { queueDelayMs: 0, resultDelayMs: 30_000 } }));
     const d = await seat.deliver("a long brief", { promptId: "it-lost-1" });
     assert.equal((await seat.waitFor(d.promptId, ["consumed"], 5000))?.state, "consumed");

@@ -4,7 +4,7 @@
  * wrapper in the pane to exec grok (and refuses one that execs something else), and a send to a seat that
  * never existed says SEAT_NOT_FOUND.
  */
-import { need, type TestLike } from "../support/requirements.js";
+import { type TestLike } from "../support/requirements.js";
 import { afterEach, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { isSeatError } from "../../src/errors.js";
 import { TmuxBackend, isTmuxAvailable, type Backend, type LaunchSpec } from "../../src/mux/index.js";
 import { hireSeat, type HireSeatOptions } from "../../src/seat/index.js";
-import { killEverything, makeWorld, options, type World } from "./seat-world.js";
+import { killEverything, options, tmuxWorld, type World } from "./seat-world.js";
 import { alive } from "../support/processes.js";
 
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
@@ -41,10 +41,9 @@ describe("visible seat hire failures leave nothing behind (fake TUI in real tmux
   let socketRoot: string;
   afterEach(async () => { if (w) await killEverything(w); });
   const world = (t: TestLike): boolean => {
-    if (!need(t, tmuxOk ? false : "tmux (not found on PATH)")) return false;
-    tmux = new TmuxBackend({ socketName: `gs-it-${randomBytes(4).toString("hex")}` });
-    w = makeWorld(tmux);
-    w.cleanup.push(() => tmux.killServer());
+    const made = tmuxWorld(t, tmuxOk);
+    if (!made) return false;
+    ({ w, tmux } = made);
     socketRoot = join(w.root, "sr");
     mkdirSync(socketRoot, { mode: 0o700 });
     return true;
@@ -108,10 +107,9 @@ describe("TUI binding waits for the pane's wrapper to exec grok", { concurrency:
   let tmux: TmuxBackend;
   afterEach(async () => { if (w) await killEverything(w); });
   const world = (t: TestLike): boolean => {
-    if (!need(t, tmuxOk ? false : "tmux (not found on PATH)")) return false;
-    tmux = new TmuxBackend({ socketName: `gs-it-${randomBytes(4).toString("hex")}` });
-    w = makeWorld(tmux);
-    w.cleanup.push(() => tmux.killServer());
+    const made = tmuxWorld(t, tmuxOk);
+    if (!made) return false;
+    ({ w, tmux } = made);
     return true;
   };
 

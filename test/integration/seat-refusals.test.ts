@@ -10,16 +10,15 @@ import { existsSync, linkSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, chm
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { isSeatError } from "../../src/errors.js";
 import { openJournal } from "../../src/journal/index.js";
 import { HerdrBackend, HerdrClient, TmuxBackend, isTmuxAvailable, type PaneDescriptor } from "../../src/mux/index.js";
 import { hireSeat, proveSeatLeader, reproveTui, stopLeaderAfterTuiExit, observeExit, type VisibleSeat } from "../../src/seat/index.js";
-import { killEverything, makeWorld, options, refusal, type World } from "./seat-world.js";
+import { killEverything, makeWorld, options, tmuxWorld, refusal, type World } from "./seat-world.js";
 import { startHerdrSim, type HerdrSim } from "../fakes/herdr-sim.js";
 import { startFakeLeader } from "../fakes/fake-leader.js";
 import { alive } from "../support/processes.js";
-import { need, type TestLike } from "../support/requirements.js";
+import { type TestLike } from "../support/requirements.js";
 
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
 
@@ -31,10 +30,9 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
   let tmux: TmuxBackend;
   afterEach(async () => { if (w) await killEverything(w); });
   const world = (t: TestLike): boolean => {
-    if (!need(t, tmuxOk ? false : "tmux (not found on PATH)")) return false;
-    tmux = new TmuxBackend({ socketName: `gs-it-${randomBytes(4).toString("hex")}` });
-    w = makeWorld(tmux);
-    w.cleanup.push(() => tmux.killServer());
+    const made = tmuxWorld(t, tmuxOk);
+    if (!made) return false;
+    ({ w, tmux } = made);
     return true;
   };
 

@@ -8,9 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../src/errors.js";
 import { openJournal, type Journal } from "../../src/journal/index.js";
-import type { Backend } from "../../src/mux/index.js";
+import { randomBytes } from "node:crypto";
+import { TmuxBackend, type Backend } from "../../src/mux/index.js";
 import { hireSeat, type HireSeatOptions } from "../../src/seat/index.js";
 import { alive } from "../support/processes.js";
+import { need, type TestLike } from "../support/requirements.js";
 
 export const FAKE_TUI = join(process.cwd(), "dist", "test", "integration", "seat-fake-tui.js");
 
@@ -25,6 +27,18 @@ export function makeWorld(backend: Backend): World {
   const project = join(root, "p");
   for (const d of [home, grokHome, project]) mkdirSync(d, { recursive: true, mode: 0o700 });
   return { root, home, grokHome, project, journal: openJournal(join(root, "seats.db")), backend, cleanup: [] };
+}
+
+/**
+ * A fresh world on its own private tmux server (killed by its cleanup), or null when tmux is missing: `need`
+ * then fails the test in required mode or skips it.
+ */
+export function tmuxWorld(t: TestLike, tmuxOk: boolean): { w: World; tmux: TmuxBackend } | null {
+  if (!need(t, tmuxOk ? false : "tmux (not found on PATH)")) return null;
+  const tmux = new TmuxBackend({ socketName: `gs-it-${randomBytes(4).toString("hex")}` });
+  const w = makeWorld(tmux);
+  w.cleanup.push(() => tmux.killServer());
+  return { w, tmux };
 }
 
 /** hireSeat options for the fake TUI shaped by `config`. */
