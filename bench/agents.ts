@@ -14,6 +14,7 @@ import { agentLaunch } from "../src/runtime/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../src/permissions/index.js";
 import { missingInstall, startAgentRig } from "../test/agents/rig.js";
 import { runBareTurn } from "./bare-client.js";
+import { timeHarnessTurn } from "./live.js";
 import { fmt, median, ratio, table } from "./report.js";
 
 const AGENTS = ["codex", "claude", "opencode", "gemini"];
@@ -63,21 +64,7 @@ async function benchOne(agent: string, rounds: number): Promise<AgentBench> {
   });
   try {
     const opts = { ...rig.options, killGraceMs: 500 };
-    const runHarness = async (): Promise<Run> => {
-      let first: number | undefined;
-      const t0 = performance.now();
-      const session = await createSession({ ...opts, callbacks: { onText: () => void (first ??= performance.now()) } });
-      try {
-        const ready = performance.now();
-        if (session.state !== "ready") throw new Error(`grok-seat session did not start: ${JSON.stringify(session.diagnostics)}`);
-        const result = await session.prompt("bench turn");
-        const end = performance.now();
-        if (result.stopReason !== "end_turn" || first === undefined) throw new Error(`grok-seat turn: ${JSON.stringify(result)}`);
-        return { ready: ready - t0, first: first - t0, end: end - t0 };
-      } finally {
-        await session.dispose();
-      }
-    };
+    const runHarness = (): Promise<Run> => timeHarnessTurn(opts);
     // The same argv and env the harness uses (profile allow-list + offline wiring), and the same auth choice.
     const launch = agentLaunch(rig.profile, { agentEnv: rig.options.agentEnv ?? {} }, rig.options.env ?? {});
     const auth = agent === "gemini" ? "gemini-api-key" : undefined;

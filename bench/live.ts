@@ -7,7 +7,7 @@
  *   median over rounds of harness total / bare total.
  */
 import { performance } from "node:perf_hooks";
-import { createSession } from "../src/runtime/index.js";
+import { createSession, type SessionOptions } from "../src/runtime/index.js";
 import { startLiveRig } from "../test/support/live-rig.js";
 import { runBareTurn } from "./bare-client.js";
 import { median } from "./report.js";
@@ -35,27 +35,33 @@ function phasesOf(runs: Array<{ ready: number; first: number; end: number }>): L
   return { readyMs: median(runs.map((r) => r.ready)), firstChunkMs: median(runs.map((r) => r.first)), endMs: median(runs.map((r) => r.end)) };
 }
 
+/**
+ * One timed turn through grok-seat (createSession → prompt "bench turn" → dispose): ms from the start to session
+ * ready, first text chunk and turn end. Throws unless the session came up and the turn ended `end_turn` with text.
+ */
+export async function timeHarnessTurn(options: SessionOptions): Promise<{ ready: number; first: number; end: number }> {
+  let first: number | undefined;
+  const t0 = performance.now();
+  const session = await createSession({ ...options, callbacks: { onText: () => void (first ??= performance.now()) } });
+  try {
+    const ready = performance.now();
+    if (session.state !== "ready") throw new Error(`grok-seat session did not start: ${JSON.stringify(session.diagnostics)}`);
+    const result = await session.prompt("bench turn");
+    const end = performance.now();
+    if (result.stopReason !== "end_turn" || first === undefined) throw new Error(`grok-seat turn: ${JSON.stringify(result)}`);
+    return { ready: ready - t0, first: first - t0, end: end - t0 };
+  } finally {
+    await session.dispose();
+  }
+}
+
 /** Runs P2 for `rounds` paired rounds (plus one warm-up pair). */
 export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promise<LiveBenchResult> {
   const rig = await startLiveRig({ fallback: { text: REPLY } });
   if (typeof rig === "string") return { rounds: 0, skipped: rig };
   const harness: Array<{ ready: number; first: number; end: number }> = [];
   const bare: Array<{ ready: number; first: number; end: number }> = [];
-  const runHarness = async () => {
-    let first: number | undefined;
-    const t0 = performance.now();
-    const session = await createSession({ ...rig.sessionOptions, killGraceMs: 500, callbacks: { onText: () => void (first ??= performance.now()) } });
-    try {
-      const ready = performance.now();
-      if (session.state !== "ready") throw new Error(`grok-seat session did not start: ${JSON.stringify(session.diagnostics)}`);
-      const result = await session.prompt("bench turn");
-      const end = performance.now();
-      if (result.stopReason !== "end_turn" || first === undefined) throw new Error(`grok-seat turn: ${JSON.stringify(result)}`);
-      return { ready: ready - t0, first: first - t0, end: end - t0 };
-    } finally {
-      await session.dispose();
-    }
-  };
+  const runHarness = () => timeHarnessTurn({ ...rig.sessionOptions, killGraceMs: 500 });
   const runBare = async () => {
     const run = await runBareTurn({
       argv: [rig.binary, "--no-auto-update", "agent", "--no-leader", "stdio"],
