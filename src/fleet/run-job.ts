@@ -289,7 +289,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
 }
 
 /**
- * Records how this run ended, retried through a Redis outage. A record that vanished (Redis restarted without
+ * Records how this run ended after dispatch, retried through a Redis outage. A record that vanished (Redis restarted without
  * its AOF) is written again with what this run knows, so watchers still see the end.
  */
 async function recordEnd(
@@ -300,9 +300,8 @@ async function recordEnd(
   fields: Record<string, string | number>,
   event: Record<string, unknown>,
   persistMs: number,
-  afterDispatch = true,
 ): Promise<void> {
-  const outcome = await persist(persistMs, () => end(status, fields, event, afterDispatch));
+  const outcome = await persist(persistMs, () => end(status, fields, event, true));
   if (!outcome) {
     ctx.log(`job ${id}: its end (${status}) could not be recorded: Redis did not answer`);
     return;

@@ -125,7 +125,7 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   for (const worker of workers) {
     worker.on("error", (error) => log(`worker error: ${error.message}`));
     worker.on("failed", (job, error) => {
-      if (error?.name !== "WaitingError") log(`job ${job?.id ?? "?"}: BullMQ failed it: ${error?.message ?? "unknown"}`);
+      if (error?.name !== "WaitingError" && error?.name !== "DelayedError") log(`job ${job?.id ?? "?"}: BullMQ failed it: ${error?.message ?? "unknown"}`);
     });
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));

@@ -1,7 +1,8 @@
 /*
- * `seat jobs list|show ID|watch ID [--from CURSOR]|cancel ID`: the fleet's jobs as Redis records them.
- *   `watch` prints NDJSON, each line with its `cursor` (resume with --from); `show` reports a dispatched job
- *   whose worker stopped beating as uncertain (and records it so).
+ * `seat jobs list|show ID|watch ID [--from CURSOR]|cancel ID [--ack-timeout SECS]`: the fleet's jobs as Redis
+ *   records them. `watch` prints NDJSON, each line with its `cursor` (resume with --from); `show` reports a
+ *   dispatched job whose worker stopped beating as uncertain (and records it so); `cancel` waits for a worker to
+ *   acknowledge and says whether one did (exit 1 when none did within the wait).
  */
 import { SeatError } from "../../errors.js";
 import { connectFleet, isCursor, type JobEvent, type JobRecord } from "../../fleet/index.js";
