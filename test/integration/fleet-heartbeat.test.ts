@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from "../../src/fleet/index.js";
 import { connect, parseRedisUrl } from "../../src/fleet/connection.js";
 import { CANCEL_CHANNEL, jobKeys } from "../../src/fleet/keys.js";
+import { transition } from "../../src/fleet/state.js";
 import { need } from "../support/requirements.js";
 import { FAST_STALL, redisMissing, slowStart, startFleetRig, until, type FleetRig } from "../support/fleet-rig.js";
 import { runSeat } from "../support/cli.js";
@@ -118,5 +119,30 @@ test("Redis down for 4 s while the agent starts: the job is handed back, runs on
     assert.ok(!statuses.some(([s]) => s === "failed" || s === "uncertain"), JSON.stringify(statuses));
     assert.ok(statuses.some(([s, r]) => s === "waiting" && r === "redis-error-before-dispatch"), JSON.stringify(statuses));
     assert.deepEqual(w.prompts(), [`fleet-${handle.id}`], "sent once");
+  });
+});
+
+test("a job recorded uncertain while its run still beats is re-judged: watchers keep following it, it is recorded dispatched again, and cancel still reaches it", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    const w = await rig.startWorker("host-a");
+    const handle = await client.enqueue({ prompt: "scenario:hang-on-prompt judged too early" });
+    await waitForEvent(client, handle.id, (e) => e.type === "job" && e.status === "dispatched");
+    const follower = handle.result();
+    // What a watcher records when it finds no heartbeat for a moment (here: recorded while the run beats on).
+    const raw = connect(parseRedisUrl(rig.redis.url), { name: "probe" });
+    try {
+      const judged = await transition(raw, handle.id, { from: ["dispatched"], to: "uncertain", fields: { code: "FLEET_JOB_UNCERTAIN", message: "judged too early", uncertain_reason: "heartbeat-lost" }, event: { code: "FLEET_JOB_UNCERTAIN", reason: "heartbeat-lost" } });
+      assert.equal(judged.moved, true);
+    } finally {
+      raw.disconnect();
+    }
+    assert.equal((await handle.state()).status, "dispatched", "a reader sees the run still beating");
+    await waitForEvent(client, handle.id, (e) => e.type === "job" && e.status === "dispatched" && e.reason === "rejudged");
+    const cancel = await runSeat(["jobs", "cancel", handle.id, "--redis", rig.redis.url], { env: env() });
+    assert.equal(cancel.code, 0, cancel.stdout + cancel.stderr);
+    assert.match(cancel.stdout, /cancel acknowledged/);
+    const result = await follower;
+    assert.equal(result.status, "cancelled", "the watcher followed past the early uncertain to the real end");
+    assert.deepEqual(w.prompts(), [`fleet-${handle.id}`]);
   });
 });
