@@ -92,7 +92,7 @@ function prng(seed: number): () => number {
 }
 
 /** Retries `op` while Redis is restarting (its connections fail a command after a few reconnect attempts). */
-async function retry<T>(op: () => Promise<T>, tries = 40): Promise<T> {
+export async function retry<T>(op: () => Promise<T>, tries = 40): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await op();
@@ -226,7 +226,7 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
 }
 
 /** Follows job `id` until it is dispatched; resolves the host that dispatched it, or undefined when it ended first. */
-async function waitDispatched(client: FleetClient, id: string): Promise<string | undefined> {
+export async function waitDispatched(client: FleetClient, id: string): Promise<string | undefined> {
   for await (const { event } of client.job(id).events()) {
     if (event.type !== "job") continue;
     if (event.status === "dispatched") return event.host;

@@ -1,7 +1,8 @@
 /*
  * Fleet client: the submitter's side — enqueue a job onto BullMQ, open handles on jobs, list them.
  * Owns: creating a job's record (waiting) before BullMQ sees it, choosing its queue (the shared queue, or the
- *   host queue of the host that owns its named session), the job index, and the client's connections.
+ *   host queue of the host that owns its named session), the job index (pruned of expired jobs on every
+ *   enqueue), and the client's connections.
  * Does not own: running jobs (worker.ts) or following one (handle.ts).
  * Invariant: a job is visible in Redis as `waiting` before any worker can take it; its spec is validated
  *   here and again by the worker; the Redis password never appears in anything this prints or throws.
@@ -12,7 +13,7 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { SeatError } from "../errors.js";
 import { connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
-import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, sessionHostKey } from "./keys.js";
+import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, jobKeys, sessionHostKey } from "./keys.js";
 import { JOB_SCHEMA, validateJobSpec, type JobSpec } from "./job-spec.js";
 import { readJob, transition, type JobRecord } from "./state.js";
 import { jobHandle, type JobHandle } from "./handle.js";
@@ -93,6 +94,7 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number):
         });
         if (!created.moved) throw new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${created.current}); pick another id.`);
         await redis.zadd(JOBS_INDEX, now, id);
+        await pruneIndex(redis, now - retainSeconds * 1_000);
         await queueFor(queueName).add("turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } });
       } catch (error) {
         throw redisError(target, error);
@@ -116,6 +118,19 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number):
       redis.disconnect();
     },
   };
+}
+
+/** How many index entries one enqueue checks for expired jobs (amortised: the index never grows without bound). */
+const PRUNE_BATCH = 100;
+
+/** Removes from the job index the ids submitted before `beforeMs` whose records have expired. */
+export async function pruneIndex(redis: Redis, beforeMs: number): Promise<number> {
+  const old = await redis.zrangebyscore(JOBS_INDEX, "-inf", `(${beforeMs}`, "LIMIT", 0, PRUNE_BATCH);
+  if (old.length === 0) return 0;
+  const alive = await Promise.all(old.map((id) => redis.exists(jobKeys(id).state)));
+  const gone = old.filter((_, i) => alive[i] === 0);
+  if (gone.length > 0) await redis.zrem(JOBS_INDEX, ...gone);
+  return gone.length;
 }
 
 function stripUndefined<T extends Record<string, unknown>>(value: T): T {

@@ -4,7 +4,7 @@
  */
 export { connectFleet, enqueue } from "./client.js";
 export type { FleetClient, FleetClientOptions, JobRequest } from "./client.js";
-export type { JobHandle, JobResult, EventsOptions } from "./handle.js";
+export type { JobHandle, JobResult, EventsOptions, CancelOutcome } from "./handle.js";
 export { startWorker } from "./worker.js";
 export type { FleetWorker, WorkerOptions } from "./worker.js";
 export type { JobStatus, JobRecord } from "./state.js";

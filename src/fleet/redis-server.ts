@@ -39,8 +39,11 @@ export interface RedisServer {
   readonly port: number;
   readonly dir: string;
   readonly pid: number | undefined;
-  /** SIGKILL, then start again on the same port and dir (what the AOF kept comes back). */
-  restart(how?: { kill?: boolean }): Promise<void>;
+  /**
+   * SIGKILL (SIGTERM with `kill: false`), stay down `downMs` (default 0), then start again on the same port and
+   * dir (what the AOF kept comes back; without AOF, nothing does).
+   */
+  restart(how?: { kill?: boolean; downMs?: number }): Promise<void>;
   /** SIGKILL without restarting. */
   kill(): Promise<void>;
   /** SIGTERM (SIGKILL after 5 s) and remove the temp dir. */
@@ -133,6 +136,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     },
     async restart(how = {}) {
       await halt(how.kill === false ? "SIGTERM" : "SIGKILL");
+      if (how.downMs) await new Promise((r) => setTimeout(r, how.downMs));
       await launch();
     },
     kill: () => halt("SIGKILL"),

@@ -1,31 +1,38 @@
 /*
  * Running one fleet job on a worker: the fence across hosts.
- * Owns: the processor BullMQ calls — take the job (active), refuse a job already dispatched (stalled-job
- *   recovery lands here: the job is recorded uncertain, never re-sent), start the session, check cancel and
- *   shutdown, record `dispatched`, send the prompt, stream its events, record how it ended.
+ * Owns: the processor BullMQ calls — take the job (active, with a fresh run token), refuse a job already
+ *   dispatched (stalled-job recovery lands here: the job is recorded uncertain, never re-sent), start the session,
+ *   check cancel and shutdown, record `dispatched`, send the prompt, stream its events, record how it ended;
+ *   the run's heartbeat (which also re-checks the cancel key), the hand-back of a job that was not sent.
  * Does not own: BullMQ's queueing, locks and stall detection (worker.ts configures them), the session itself
  *   (runtime/, sessions/), the permission decisions (permissions/).
  * Invariant: the prompt is sent only after `dispatched` was written by the guarded transition and Redis
  *   acknowledged it; a job whose record says dispatched (or anything after) is never prompted again.
- *   Before dispatch, a cancel ends the job cancelled and a shutdown hands it back to its queue.
+ *   Every write after the take — heartbeat, end, hand-back, cancel ack — is compare-and-set on this run's token,
+ *   so a stale run (a worker that was stopped while another took the job) changes nothing.
+ *   Before dispatch, nothing was sent: a Redis error or a shutdown hands the job back to be run (here or
+ *   elsewhere), a busy named session puts it back behind the running turn, a cancel ends it cancelled.
  */
 import { randomUUID } from "node:crypto";
 import type { Job } from "bullmq";
-import { WaitingError } from "bullmq";
+import { DelayedError, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
 import type { SeatEvent } from "../acp/index.js";
-import { isSeatError, messageOf } from "../errors.js";
+import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
 import { openSession } from "../sessions/index.js";
 import { createPermissionGate, DEFAULT_POLICY } from "../permissions/index.js";
 import type { HostTool } from "../tools/index.js";
 import { appendEvent } from "./events.js";
-import { jobKeys, sessionHostKey } from "./keys.js";
+import { sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
-import { HEARTBEAT_EVERY_MS, HEARTBEAT_TTL_MS, transition, type JobStatus } from "./state.js";
+import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, transition, type JobStatus, type Transition } from "./state.js";
+import { claimSessionHost, confirmSessionHost, releaseSessionHost } from "./session-host.js";
 
 /** A job this worker is running, as the cancel listener sees it. */
 export interface RunningJob {
+  id: string;
+  run: string;
   cancelled: boolean;
   session?: HeadlessSession;
   turnRunning: boolean;
@@ -44,29 +51,94 @@ export interface RunContext {
   running: Map<string, RunningJob>;
   isClosing(): boolean;
   log(line: string): void;
+  /** How long a write that must land (hand-back, end) is retried through a Redis outage (ms). Default 30000. */
+  persistMs?: number;
 }
 
 /** Events `seat run --json` does not print are not streamed either. */
 const QUIET = new Set(["queue", "mcp_initialized", "prompt_complete", "user_text"]);
 
+/** How long a job waits for a named session's lease before going back behind the running turn (ms). */
+export const SESSION_WAIT_MS = 2_000;
+
+/** How long a job put back behind a busy named session waits before it is offered again (ms). */
+export const SESSION_RETRY_MS = 1_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Any failure of a Redis command, as a coded error (the hand-back decides by this code). */
+async function viaRedis<T>(op: Promise<T>): Promise<T> {
+  try {
+    return await op;
+  } catch (error) {
+    throw isSeatError(error) ? error : new SeatError("FLEET_REDIS_UNAVAILABLE", `A Redis command failed: ${messageOf(error)}.`, { cause: error, retryable: true });
+  }
+}
+
+/** Retries `op` through Redis errors until `ms` has passed; resolves its value, or undefined when it never landed. */
+async function persist<T>(ms: number, op: () => Promise<T>): Promise<T | undefined> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await op();
+    } catch {
+      if (Date.now() > deadline) return undefined;
+      await sleep(250);
+    }
+  }
+}
+
 /** Runs job `job` (BullMQ's processor); resolves the final status it recorded. */
-export async function runJob(ctx: RunContext, job: Job, token: string | undefined): Promise<JobStatus | "handed-back" | "skipped"> {
+export async function runJob(ctx: RunContext, job: Job, token: string | undefined): Promise<JobStatus | "skipped"> {
   const id = job.id!;
   const { redis } = ctx;
   const retainSeconds = ctx.retainSeconds;
-  const end = (to: JobStatus, fields: Record<string, string | number>, event: Record<string, unknown>, run?: string) =>
-    transition(redis, id, { from: run ? ["dispatched", "uncertain"] : ["waiting", "active"], to, fields, event: { worker: ctx.workerId, host: ctx.host, ...event }, retainSeconds, ...(run ? { run } : {}) });
-
-  let spec: JobSpec;
-  try {
-    spec = validateJobSpec(job.data);
-  } catch (error) {
-    const code = isSeatError(error) ? error.code : "FLEET_JOB_INVALID";
-    await end("failed", { code, message: messageOf(error) }, { code, message: messageOf(error) });
-    return "failed";
-  }
+  const persistMs = ctx.persistMs ?? 30_000;
   const run = randomUUID();
-  const took = await transition(redis, id, { from: ["waiting", "active"], to: "active", fields: { worker: ctx.workerId, host: ctx.host, run }, event: { worker: ctx.workerId, host: ctx.host, attempt: job.attemptsStarted } });
+  const tag = { worker: ctx.workerId, host: ctx.host };
+  /** An end transition of this run: before dispatch from active, after it from dispatched/uncertain. */
+  const end = (to: JobStatus, fields: Record<string, string | number>, event: Record<string, unknown>, afterDispatch: boolean) =>
+    transition(redis, id, { from: afterDispatch ? ["dispatched", "uncertain"] : ["active"], to, fields, event: { ...tag, ...event }, retainSeconds, run });
+
+  // Events reach the stream in the order the session produced them; transitions wait for the chain.
+  let chain: Promise<unknown> = Promise.resolve();
+  const onEvent = (event: SeatEvent) => {
+    if (QUIET.has(event.type)) return;
+    chain = chain.then(() => appendEvent(redis, id, event)).catch(() => undefined);
+  };
+
+  /**
+   * Gives a job that was not sent back to its queue: the record moves to waiting (only from this run), then
+   * BullMQ's job (delayed when `delayMs`). Retried through a Redis outage; if it never lands, BullMQ's
+   * stalled-job recovery re-offers the job once its lock lapses (the record's `active` is taken over then).
+   */
+  const handBack = async (reason: string, delayMs = 0): Promise<never> => {
+    await chain;
+    const back = await persist(persistMs, () => transition(redis, id, { from: ["active", "dispatched", "uncertain"], to: "waiting", run, event: { reason, worker: ctx.workerId } }));
+    let said: string;
+    if (!back) said = "Redis did not answer; stalled-job recovery will re-offer it";
+    // Not ours any more (another run took it, it ended, or the record is gone): leave BullMQ's job alone.
+    else if (!back.moved && back.current !== "waiting") said = `left alone (it is ${back.current || "gone"})`;
+    else {
+      try {
+        if (delayMs > 0) await job.moveToDelayed(Date.now() + delayMs, token);
+        else await job.moveToWait(token);
+        said = "back in its queue";
+      } catch (error) {
+        said = `its queue did not take it back (${messageOf(error)}); stalled-job recovery will re-offer it`;
+      }
+    }
+    ctx.log(`job ${id}: handed back (${reason}): ${said}`);
+    throw delayMs > 0 ? new DelayedError() : new WaitingError();
+  };
+
+  let took: Awaited<ReturnType<typeof transition>>;
+  try {
+    took = await viaRedis(transition(redis, id, { from: ["waiting", "active"], to: "active", fields: { ...tag, run }, event: { ...tag, attempt: job.attemptsStarted } }));
+  } catch {
+    // The take may or may not have landed; nothing was sent either way.
+    return handBack("redis-error-at-take");
+  }
   if (!took.moved) {
     if (took.current === "dispatched") {
       // Stalled-job recovery gave us a job whose prompt may already have reached the model: never re-send.
@@ -75,9 +147,9 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
         to: "uncertain",
         heartbeatGone: true,
         retainSeconds,
-        fields: { code: "FLEET_JOB_UNCERTAIN", message: "its worker died after dispatch; the prompt may have reached the model and was not re-sent" },
+        fields: { code: "FLEET_JOB_UNCERTAIN", message: "its worker died after dispatch; the prompt may have reached the model and was not re-sent", uncertain_reason: "stalled-after-dispatch" },
         event: { code: "FLEET_JOB_UNCERTAIN", reason: "stalled-after-dispatch", noticedBy: ctx.workerId },
-      });
+      }).catch(() => ({ moved: false }));
       ctx.log(doubt.moved ? `job ${id}: uncertain (its worker died after dispatch; not re-sent)` : `job ${id}: dispatched and still beating elsewhere; left alone`);
       return doubt.moved ? "uncertain" : "skipped";
     }
@@ -85,33 +157,60 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     return "skipped";
   }
 
-  const entry: RunningJob = { cancelled: false, turnRunning: false };
+  const entry: RunningJob = { id, run, cancelled: false, turnRunning: false };
   ctx.running.set(id, entry);
-  const beat = () => redis.set(jobKeys(id).alive, ctx.workerId, "PX", HEARTBEAT_TTL_MS).catch(() => undefined);
-  await beat();
-  const heartbeat = setInterval(beat, HEARTBEAT_EVERY_MS);
-  let session: HeadlessSession | undefined;
-  // Events reach the stream in the order the session produced them; transitions wait for the chain.
-  let chain: Promise<unknown> = Promise.resolve();
-  const onEvent = (event: SeatEvent) => {
-    if (QUIET.has(event.type)) return;
-    chain = chain.then(() => appendEvent(redis, id, event)).catch(() => undefined);
-  };
-  const cancelRequested = async () => entry.cancelled || (await redis.exists(jobKeys(id).cancel)) === 1;
-  try {
-    if (await cancelRequested()) {
-      await end("cancelled", { stop_reason: "cancelled" }, { stopReason: "cancelled", reason: "cancelled-before-dispatch" });
-      return "cancelled";
-    }
-    if (spec.session) {
-      const owner = sessionHostKey(spec.cwd ?? "", spec.session);
-      await redis.set(owner, ctx.host, "NX");
-      const holder = await redis.get(owner);
-      if (holder !== ctx.host) {
-        const message = `named session ${spec.session} lives on host ${holder}; this worker is ${ctx.host}`;
-        await end("failed", { code: "FLEET_JOB_INVALID", message }, { code: "FLEET_JOB_INVALID", message });
-        return "failed";
+  let owned = true;
+  const heartbeat = async () => {
+    try {
+      const b = await beat(redis, id, run, ctx.workerId);
+      if (!b.owned && owned) ctx.log(`job ${id}: this run no longer owns the job; its heartbeat stopped`);
+      owned = b.owned;
+      if (b.rejudged) ctx.log(`job ${id}: recorded uncertain while this run was alive; dispatched again`);
+      // The cancel key is re-read on every beat: a pub/sub message lost in a reconnect is not a lost cancel.
+      if (b.owned && b.cancelRequested && !entry.cancelled) {
+        ctx.log(`job ${id}: cancel found on heartbeat`);
+        void acknowledgeCancel(ctx, entry);
       }
+    } catch {
+      // A Redis blip: the next beat retries (the heartbeat lives 10 s).
+    }
+  };
+  const timer = setInterval(() => void heartbeat(), HEARTBEAT_EVERY_MS);
+  let session: HeadlessSession | undefined;
+  let dispatched = false;
+  let claimedHost = false;
+  let opened = false;
+  const cancelRequested = async () => entry.cancelled || (await viaRedis(beat(redis, id, run, ctx.workerId))).cancelRequested;
+  /** Ends the job before dispatch (only while this run owns it); a Redis error hands it back instead. */
+  const endBefore = async <S extends JobStatus>(to: S, fields: Record<string, string | number>, event: Record<string, unknown>): Promise<S> => {
+    await chain;
+    // A name this job claimed for its host is free again before anyone can see the job ended.
+    if (claimedHost && !opened) await viaRedis(releaseSessionHost(redis, sessionHostKey((job.data as JobSpec).cwd ?? "", (job.data as JobSpec).session!), ctx.host));
+    const r = await viaRedis(end(to, fields, event, false));
+    if (!r.moved) ctx.log(`job ${id}: not recorded ${to} (it is ${r.current || "gone"}; this run no longer owns it)`);
+    return to;
+  };
+  const cancelBeforeDispatch = async () => {
+    await viaRedis(setIfRun(redis, id, run, { cancel_acked_by: ctx.workerId, cancel_acked_at: Date.now() }));
+    return endBefore("cancelled", { stop_reason: "cancelled" }, { stopReason: "cancelled", reason: "cancelled-before-dispatch" });
+  };
+  try {
+    let spec: JobSpec;
+    try {
+      spec = validateJobSpec(job.data);
+    } catch (error) {
+      const code = isSeatError(error) ? error.code : "FLEET_JOB_INVALID";
+      return await endBefore("failed", { code, message: messageOf(error) }, { code, message: messageOf(error) });
+    }
+    await heartbeat();
+    if (await cancelRequested()) return await cancelBeforeDispatch();
+    if (spec.session) {
+      const claim = await viaRedis(claimSessionHost(redis, sessionHostKey(spec.cwd ?? "", spec.session), ctx.host));
+      if (!claim.ours) {
+        const message = `named session ${spec.session} lives on host ${claim.holder}; this worker is ${ctx.host}`;
+        return await endBefore("failed", { code: "FLEET_JOB_INVALID", message }, { code: "FLEET_JOB_INVALID", message });
+      }
+      claimedHost = claim.claimedNow;
     }
     const options: SessionOptions = {
       env: ctx.env,
@@ -128,33 +227,33 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       turnTimeoutMs: spec.turnTimeoutMs || 15 * 60_000,
       idleTimeoutMs: spec.idleTimeoutMs || 3 * 60_000,
     };
-    session = spec.session ? (await openSession({ ...options, name: spec.session, waitMs: 60_000 })).session : await createSession(options);
+    if (spec.session) {
+      try {
+        session = (await openSession({ ...options, name: spec.session, waitMs: SESSION_WAIT_MS })).session;
+      } catch (error) {
+        // Another turn of this named session runs (here): queue behind it rather than fail.
+        if (isSeatError(error) && error.code === "SESSION_BUSY") return await handBack("session-busy", SESSION_RETRY_MS);
+        throw error;
+      }
+    } else session = await createSession(options);
     entry.session = session;
     if (session.state !== "ready") {
-      await chain;
       const d = session.diagnostics[0];
-      await end("failed", { code: d?.code ?? "ACP_SESSION_DEAD", message: d?.message ?? "the session did not start" }, { code: d?.code ?? "ACP_SESSION_DEAD" });
-      return "failed";
+      return await endBefore("failed", { code: d?.code ?? "ACP_SESSION_DEAD", message: d?.message ?? "the session did not start" }, { code: d?.code ?? "ACP_SESSION_DEAD" });
     }
-    if (await cancelRequested()) {
-      await chain;
-      await end("cancelled", { stop_reason: "cancelled" }, { stopReason: "cancelled", reason: "cancelled-before-dispatch" });
-      return "cancelled";
-    }
-    if (ctx.isClosing()) {
-      // Graceful stop: nothing was sent, so the job goes back to its queue for another worker.
-      await chain;
-      await transition(redis, id, { from: ["active"], to: "waiting", run, event: { reason: "handed-back", worker: ctx.workerId } });
-      await job.moveToWait(token);
-      throw new WaitingError();
-    }
+    opened = true;
+    if (spec.session) await viaRedis(confirmSessionHost(redis, sessionHostKey(spec.cwd ?? "", spec.session), ctx.host));
+    if (await cancelRequested()) return await cancelBeforeDispatch();
+    // Graceful stop: nothing was sent, so the job goes back to its queue for another worker.
+    if (ctx.isClosing()) return await handBack("handed-back");
     const promptId = `fleet-${id}`;
     await chain;
-    const fenced = await transition(redis, id, { from: ["active"], to: "dispatched", run, fields: { prompt_id: promptId, dispatched_at: Date.now() }, event: { worker: ctx.workerId, host: ctx.host, promptId } });
+    const fenced = await viaRedis(transition(redis, id, { from: ["active"], to: "dispatched", run, fields: { prompt_id: promptId, dispatched_at: Date.now() }, event: { ...tag, promptId } }));
     if (!fenced.moved) {
-      ctx.log(`job ${id}: not dispatched (it is ${fenced.current})`);
+      ctx.log(`job ${id}: not dispatched (it is ${fenced.current || "gone"})`);
       return "skipped";
     }
+    dispatched = true;
     entry.turnRunning = true;
     const turn = session.prompt(spec.prompt, { promptId });
     if (entry.cancelled) void cancelTurn(entry);
@@ -163,31 +262,70 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     await chain;
     const status: JobStatus = result.stopReason === "cancelled" || entry.cancelled ? "cancelled" : result.diagnostic ? "failed" : "completed";
     const fields = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}) };
-    await end(status, fields, { ...(result.stopReason ? { stopReason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code } : {}) }, run);
+    const event = { ...(result.stopReason ? { stopReason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code } : {}) };
+    await recordEnd(ctx, id, end, status, fields, event, persistMs);
     ctx.log(`job ${id}: ${status}`);
     return status;
   } catch (error) {
-    if (error instanceof WaitingError) throw error;
+    if (error instanceof WaitingError || error instanceof DelayedError) throw error;
     await chain;
-    // Before dispatch this ends the job failed; after it, the run token lets only this run settle it.
+    // Before dispatch nothing was sent: a Redis failure hands the job back to be run; only this run may fail it.
+    if (!dispatched && isSeatError(error) && error.code === "FLEET_REDIS_UNAVAILABLE") return await handBack("redis-error-before-dispatch");
     const message = messageOf(error);
     const code = isSeatError(error) ? error.code : "ACP_PROMPT_FAILED";
-    await end("failed", { code, message }, { code, message }).catch(() => undefined);
-    await end("failed", { code, message }, { code, message }, run).catch(() => undefined);
+    if (!dispatched) return await endBefore("failed", { code, message }, { code, message }).catch(() => handBack("redis-error-before-dispatch"));
+    await recordEnd(ctx, id, end, "failed", { code, message }, { code, message }, persistMs);
     return "failed";
   } finally {
-    clearInterval(heartbeat);
+    clearInterval(timer);
     ctx.running.delete(id);
     await session?.dispose().catch(() => undefined);
-    await redis.del(jobKeys(id).alive).catch(() => undefined);
+    if (claimedHost && !opened) {
+      const spec = job.data as JobSpec;
+      await releaseSessionHost(redis, sessionHostKey(spec.cwd ?? "", spec.session!), ctx.host).catch(() => undefined);
+    }
+    await dropHeartbeat(redis, id, run).catch(() => undefined);
   }
+}
+
+/**
+ * Records how this run ended after dispatch, retried through a Redis outage. A record that vanished (Redis restarted without
+ * its AOF) is written again with what this run knows, so watchers still see the end.
+ */
+async function recordEnd(
+  ctx: RunContext,
+  id: string,
+  end: (to: JobStatus, fields: Record<string, string | number>, event: Record<string, unknown>, afterDispatch: boolean) => ReturnType<typeof transition>,
+  status: JobStatus,
+  fields: Record<string, string | number>,
+  event: Record<string, unknown>,
+  persistMs: number,
+): Promise<void> {
+  const outcome = await persist(persistMs, () => end(status, fields, event, true));
+  if (!outcome) {
+    ctx.log(`job ${id}: its end (${status}) could not be recorded: Redis did not answer`);
+    return;
+  }
+  if (!outcome.moved && outcome.current === "") {
+    const again: Transition = { from: [""], to: status, fields: { ...fields, worker: ctx.workerId, host: ctx.host, record_lost: 1 }, event: { ...event, worker: ctx.workerId, host: ctx.host, reason: "record-lost" }, retainSeconds: ctx.retainSeconds };
+    await persist(persistMs, () => transition(ctx.redis, id, again));
+    ctx.log(`job ${id}: its record had vanished (Redis lost it); recorded ${status} again`);
+  } else if (!outcome.moved) ctx.log(`job ${id}: not recorded ${status} (it is ${outcome.current}; another run owns it)`);
+}
+
+/** Acts on a cancel for a running job: records the acknowledgement (only while this run owns it), cancels the turn. */
+export async function acknowledgeCancel(ctx: Pick<RunContext, "redis" | "workerId" | "log">, entry: RunningJob): Promise<void> {
+  const first = !entry.cancelled;
+  const cancelling = cancelTurn(entry);
+  if (first) await setIfRun(ctx.redis, entry.id, entry.run, { cancel_acked_by: ctx.workerId, cancel_acked_at: Date.now() }).catch(() => undefined);
+  await cancelling;
 }
 
 /** Cancels a running turn now and again shortly after (a cancel that raced the prompt's start is not lost). */
 export async function cancelTurn(entry: RunningJob): Promise<void> {
   entry.cancelled = true;
   for (const delayMs of [0, 150, 500]) {
-    if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+    if (delayMs) await sleep(delayMs);
     if (!entry.turnRunning) return;
     await entry.session?.cancel().catch(() => undefined);
   }

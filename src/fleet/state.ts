@@ -3,7 +3,9 @@
  *   cancelled / uncertain — and the one guarded transition that moves it.
  * Owns: the state hash (`grok-seat:job:{id}:state`), the transition script (compare status, write fields,
  *   append the transition to the job's event stream, set expiry once the job has ended — one atomic step),
- *   the heartbeat key, and how a reader derives `uncertain` from a dispatched job with no heartbeat.
+ *   the heartbeat key (its value is the run token; beat and drop are compare-and-set on that token), the
+ *   re-judging of an `uncertain` job whose run still beats, and how a reader derives `uncertain` from a
+ *   dispatched job with no heartbeat.
  * Does not own: BullMQ's own job state (queued, locked, stalled) or the stream reading (events.ts).
  * Invariant: `dispatched` is written (and acknowledged by Redis) before a prompt is sent; a job that is
  *   dispatched is never dispatched again — only a transition out of waiting/active can reach `dispatched`.
@@ -46,6 +48,9 @@ export interface JobRecord {
   submittedAt?: number;
   dispatchedAt?: number;
   endedAt?: number;
+  /** The worker that acknowledged a cancel (it acted on it), and when (ms). */
+  cancelAckedBy?: string;
+  cancelAckedAt?: number;
 }
 
 // KEYS: state, events, alive. ARGV: allowed statuses (JSON list; "" = no record yet), new status, fields (JSON
@@ -102,7 +107,7 @@ export async function transition(redis: Redis, id: string, t: Transition): Promi
 /** Reads job `id`'s record, deriving `uncertain` for a dispatched job whose worker stopped its heartbeat. */
 export async function readJob(redis: Redis, id: string): Promise<JobRecord | undefined> {
   const keys = jobKeys(id);
-  const [hash, alive] = await Promise.all([redis.hgetall(keys.state), redis.exists(keys.alive)]);
+  const [hash, alive] = await Promise.all([redis.hgetall(keys.state), redis.get(keys.alive)]);
   if (!hash.status) return undefined;
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
   const record: JobRecord = {
@@ -121,8 +126,16 @@ export async function readJob(redis: Redis, id: string): Promise<JobRecord | und
     ...(hash.submitted_at ? { submittedAt: num(hash.submitted_at)! } : {}),
     ...(hash.dispatched_at ? { dispatchedAt: num(hash.dispatched_at)! } : {}),
     ...(hash.ended_at ? { endedAt: num(hash.ended_at)! } : {}),
+    ...(hash.cancel_acked_by ? { cancelAckedBy: hash.cancel_acked_by } : {}),
+    ...(hash.cancel_acked_at ? { cancelAckedAt: num(hash.cancel_acked_at)! } : {}),
   };
-  if (record.status === "dispatched" && alive === 0) return { ...record, status: "uncertain", derived: true };
+  const beating = alive !== null && hash.run !== undefined && alive === hash.run;
+  if (record.status === "dispatched" && !beating) return { ...record, status: "uncertain", derived: true };
+  // Re-judged: a run recorded uncertain that still beats is running its turn (its next beat records it so).
+  if (record.status === "uncertain" && beating) {
+    const { code: _c, message: _m, endedAt: _e, ...running } = record;
+    return { ...running, status: "dispatched" };
+  }
   return record;
 }
 
@@ -134,10 +147,84 @@ export async function settleDerivedUncertain(redis: Redis, id: string, by: strin
   const moved = await transition(redis, id, {
     from: ["dispatched"],
     to: "uncertain",
-    fields: { code: "FLEET_JOB_UNCERTAIN", message: `the worker stopped its heartbeat after dispatch (noticed by ${by}); the prompt may have reached the model and is not re-sent` },
+    fields: { code: "FLEET_JOB_UNCERTAIN", message: `the worker stopped its heartbeat after dispatch (noticed by ${by}); the prompt may have reached the model and is not re-sent`, uncertain_reason: "heartbeat-lost" },
     event: { code: "FLEET_JOB_UNCERTAIN", reason: "heartbeat-lost", noticedBy: by },
     heartbeatGone: true,
     ...(retainSeconds ? { retainSeconds } : {}),
   });
   return moved.moved;
+}
+
+// KEYS: state, alive, events, cancel. ARGV: run token, heartbeat ttl (ms), event (JSON, for a re-judged job),
+// stream max length. Returns {owned, cancel requested, re-judged}. A run beats only while the record names it
+// (or while the record is gone entirely: then its beat tells watchers a turn still runs).
+const BEAT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  -- The record vanished (Redis lost it): still say this run is alive, so a watcher waits for its end.
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+  return {0, redis.call('EXISTS', KEYS[4]), 0}
+end
+if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] then return {0, redis.call('EXISTS', KEYS[4]), 0} end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+local rejudged = 0
+if redis.call('HGET', KEYS[1], 'status') == 'uncertain' then
+  redis.call('HSET', KEYS[1], 'status', 'dispatched')
+  redis.call('HDEL', KEYS[1], 'code', 'message', 'ended_at', 'uncertain_reason')
+  redis.call('PERSIST', KEYS[1])
+  redis.call('PERSIST', KEYS[3])
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'e', ARGV[3])
+  rejudged = 1
+end
+return {1, redis.call('EXISTS', KEYS[4]), rejudged}
+`;
+
+// KEYS: alive. ARGV: run token.
+const DROP = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+// KEYS: state. ARGV: run token, then field/value pairs.
+const SET_IF_RUN = `
+if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+return 1
+`;
+
+/** What one heartbeat found. */
+export interface Beat {
+  /** The record still names this run (false: another run took the job, or the record is gone). */
+  owned: boolean;
+  /** The job's cancel key is set. */
+  cancelRequested: boolean;
+  /** The job had been recorded uncertain while this run was alive; it is `dispatched` again. */
+  rejudged: boolean;
+}
+
+/**
+ * Renews job `id`'s heartbeat for run `run` — only while the record names that run (compare-and-set, one
+ * script) — and reports whether a cancel is requested. A job recorded `uncertain` while this run was in fact
+ * alive goes back to `dispatched` (with a `{"type":"job","status":"dispatched","reason":"rejudged"}` event).
+ */
+export async function beat(redis: Redis, id: string, run: string, by: string): Promise<Beat> {
+  const keys = jobKeys(id);
+  const event = JSON.stringify({ type: "job", id, status: "dispatched", atMs: Date.now(), reason: "rejudged", worker: by });
+  const [owned, cancel, rejudged] = (await redis.eval(BEAT, 4, keys.state, keys.alive, keys.events, keys.cancel, run, String(HEARTBEAT_TTL_MS), event, String(EVENTS_MAX_LEN))) as number[];
+  return { owned: owned === 1, cancelRequested: cancel === 1, rejudged: rejudged === 1 };
+}
+
+/** Deletes job `id`'s heartbeat only when it is run `run`'s (a stale run never removes another run's beat). */
+export async function dropHeartbeat(redis: Redis, id: string, run: string): Promise<boolean> {
+  return ((await redis.eval(DROP, 1, jobKeys(id).alive, run)) as number) === 1;
+}
+
+/** Writes `fields` on job `id`'s record only while the record names run `run`. */
+export async function setIfRun(redis: Redis, id: string, run: string, fields: Record<string, string | number>): Promise<boolean> {
+  const flat = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
+  return ((await redis.eval(SET_IF_RUN, 1, jobKeys(id).state, run, ...flat)) as number) === 1;
+}
+
+/** True when job `id`'s heartbeat key exists (some run of it is alive). */
+export async function isBeating(redis: Redis, id: string): Promise<boolean> {
+  return (await redis.exists(jobKeys(id).alive)) === 1;
 }

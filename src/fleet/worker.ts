@@ -2,7 +2,8 @@
  * Fleet worker: a long-running process on one host that takes jobs from the shared queue and its own host
  *   queue (BullMQ Workers) and runs each as one headless turn.
  * Owns: BullMQ's worker settings for the guarantee (short lock, frequent stalled checks, stall recovery kept
- *   on so an undispatched job is retried elsewhere), the cancel listener (pub/sub), graceful close.
+ *   on so an undispatched job is retried elsewhere), the durability check at start (a Redis that may lose
+ *   acknowledged writes is refused unless allowed), the cancel listener (pub/sub), graceful close.
  * Does not own: what one job does (run-job.ts), the queue names (keys.ts).
  * Invariant: a job BullMQ recovers from a dead worker is re-offered to runJob, which re-sends nothing that was
  *   dispatched; close() finishes dispatched turns and hands back the rest, then resolves.
@@ -18,7 +19,8 @@ import { redactText } from "../internal/redact.js";
 import type { HostTool } from "../tools/index.js";
 import { connect, parseRedisUrl, redisError } from "./connection.js";
 import { BULL_PREFIX, CANCEL_CHANNEL, SHARED_QUEUE, hostQueue } from "./keys.js";
-import { cancelTurn, runJob, type RunContext, type RunningJob } from "./run-job.js";
+import { acknowledgeCancel, runJob, type RunContext, type RunningJob } from "./run-job.js";
+import { checkDurability } from "./durability.js";
 
 /** Options of startWorker. */
 export interface WorkerOptions {
@@ -41,6 +43,11 @@ export interface WorkerOptions {
   stalledIntervalMs?: number;
   /** How long a job's record and events live after it ended (s). Default 86400. */
   retainSeconds?: number;
+  /**
+   * Run on a Redis that may lose acknowledged writes (appendonly no, or appendfsync everysec/no, or settings
+   * it will not tell). Default false: startWorker refuses it with FLEET_REDIS_VOLATILE naming the setting.
+   */
+  allowVolatileRedis?: boolean;
   /** One line per job transition (already redacted). */
   onLog?: (line: string) => void;
 }
@@ -64,8 +71,11 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   const id = `${name}/${process.pid}/${randomUUID().slice(0, 8)}`;
   const redis = connect(target, { name: "grok-seat-worker" });
   const subscriber = connect(target, { blocking: true, name: "grok-seat-cancel" });
+  const log = (line: string) => options.onLog?.(redactText(line));
   try {
     await redis.ping();
+    const persistence = await checkDurability(redis, target.displayUrl, options.allowVolatileRedis === true);
+    if (persistence.volatile) log(`warning: Redis at ${target.displayUrl} runs with ${persistence.volatile} (allowed by --allow-volatile-redis): a Redis crash may lose jobs or let a prompt be sent twice`);
   } catch (error) {
     redis.disconnect();
     subscriber.disconnect();
@@ -73,7 +83,6 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   }
   const running = new Map<string, RunningJob>();
   let closing = false;
-  const log = (line: string) => options.onLog?.(redactText(line));
   const ctx: RunContext = {
     redis,
     host: name,
@@ -87,12 +96,13 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
     isClosing: () => closing,
     log,
   };
-  // Cancels arrive as pub/sub messages (the job id); the key in Redis covers a job not yet taken.
+  // Cancels arrive as pub/sub messages (the job id); the key in Redis covers a job not yet taken and a message
+  // lost while this subscriber reconnected (every heartbeat re-reads it).
   subscriber.on("message", (_channel: string, jobId: string) => {
     const entry = running.get(jobId);
-    if (entry) {
+    if (entry && !entry.cancelled) {
       log(`job ${jobId}: cancel received`);
-      void cancelTurn(entry);
+      void acknowledgeCancel(ctx, entry);
     }
   });
   await subscriber.subscribe(CANCEL_CHANNEL);
@@ -115,7 +125,7 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   for (const worker of workers) {
     worker.on("error", (error) => log(`worker error: ${error.message}`));
     worker.on("failed", (job, error) => {
-      if (error?.name !== "WaitingError") log(`job ${job?.id ?? "?"}: BullMQ failed it: ${error?.message ?? "unknown"}`);
+      if (error?.name !== "WaitingError" && error?.name !== "DelayedError") log(`job ${job?.id ?? "?"}: BullMQ failed it: ${error?.message ?? "unknown"}`);
     });
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));

@@ -97,6 +97,7 @@ test("cancel reaches the running worker and ends a turn that would never end by 
     const t0 = Date.now();
     const cancel = await runSeat(["jobs", "cancel", id, "--redis", rig.redis.url], { env: env() });
     assert.equal(cancel.code, 0, cancel.stderr);
+    assert.match(cancel.stdout, /cancel acknowledged by worker host-a\//);
     const ended = await waitForEvent(client, id, (e) => e.type === "job" && ["cancelled", "completed", "failed"].includes(e.status));
     const latencyMs = (ended.event as { atMs: number }).atMs - t0;
     assert.equal((ended.event as { status: string }).status, "cancelled");
@@ -113,7 +114,7 @@ test("a waiting job cancelled before any worker takes it is removed from the que
   await withFleet(t, async (rig, client) => {
     const handle = await client.enqueue({ prompt: "never run me" });
     const outcome = await handle.cancel();
-    assert.deepEqual(outcome, { status: "cancelled", removed: true });
+    assert.deepEqual(outcome, { status: "cancelled", removed: true, acknowledged: true });
     const w = await rig.startWorker("host-a");
     const other = await client.enqueue({ prompt: "run me" });
     assert.equal((await other.result()).status, "completed");

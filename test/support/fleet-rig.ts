@@ -8,7 +8,7 @@ import { spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startRedisServer, type RedisServer } from "../../src/testing.js";
+import { startRedisServer, type RedisServer, type RedisServerOptions } from "../../src/testing.js";
 import { FAKE_GROK_JS } from "./fake-agent.js";
 import { startSeat, type CliResult } from "./cli.js";
 
@@ -38,9 +38,9 @@ export interface FleetRig {
   close(): Promise<void>;
 }
 
-/** Starts redis-server in a temp dir (AOF on, fsync always). */
-export async function startFleetRig(): Promise<FleetRig> {
-  const redis = await startRedisServer();
+/** Starts redis-server in a temp dir (AOF on, fsync always, unless `redisOptions` say otherwise). */
+export async function startFleetRig(redisOptions: RedisServerOptions = {}): Promise<FleetRig> {
+  const redis = await startRedisServer(redisOptions);
   const root = mkdtempSync(join(tmpdir(), "seat-fleet-"));
   const workers: WorkerProc[] = [];
   return {
@@ -93,4 +93,20 @@ export async function until<T>(check: () => Promise<T | undefined> | T | undefin
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Worker flags that find a stopped or dead worker's job within ~4 s (BullMQ lock 2 s, stalled check 1 s). */
+export const FAST_STALL = ["--lock-duration", "2", "--stalled-interval", "1"];
+
+/**
+ * A fake-agent scenario whose sessions become ready `delayMs` after session/new (MCP readiness waits for the
+ * worker's one host tool), and that tools module: a window in which a taken job is active but not dispatched.
+ * Returns the worker args that use both.
+ */
+export function slowStart(root: string, delayMs: number, prompt?: unknown): { scenario: string; args: string[] } {
+  const scenario = join(root, `slow-start-${delayMs}.json`);
+  writeFileSync(scenario, JSON.stringify({ name: "slow-start", newSession: { mcpInitializedDelayMs: delayMs, mcpToolCount: 1 }, ...(prompt ? { prompt } : {}) }));
+  const tools = join(root, "noop-tools.mjs");
+  writeFileSync(tools, `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`);
+  return { scenario, args: ["--tools", tools] };
 }

@@ -20,6 +20,9 @@ export function redisUrl(verb: string, args: ParsedArgs): string {
   return url;
 }
 
+/** Statuses after which a job does nothing more. */
+export const TERMINAL_STATUSES: readonly string[] = ["completed", "failed", "cancelled", "uncertain"];
+
 /** The exit code for how a job ended: the same as `seat run` (0, 130 cancelled, the turn's code), 76 uncertain. */
 export function exitCodeForJob(result: Pick<JobResult, "status" | "code">): number {
   switch (result.status) {

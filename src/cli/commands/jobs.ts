@@ -1,13 +1,14 @@
 /*
- * `seat jobs list|show ID|watch ID [--from CURSOR]|cancel ID`: the fleet's jobs as Redis records them.
- *   `watch` prints NDJSON, each line with its `cursor` (resume with --from); `show` reports a dispatched job
- *   whose worker stopped beating as uncertain (and records it so).
+ * `seat jobs list|show ID|watch ID [--from CURSOR]|cancel ID [--ack-timeout SECS]`: the fleet's jobs as Redis
+ *   records them. `watch` prints NDJSON, each line with its `cursor` (resume with --from); `show` reports a
+ *   dispatched job whose worker stopped beating as uncertain (and records it so); `cancel` waits for a worker to
+ *   acknowledge and says whether one did (exit 1 when none did within the wait).
  */
 import { SeatError } from "../../errors.js";
-import { connectFleet, isCursor, type JobRecord } from "../../fleet/index.js";
-import { countFlag, parseFlags, stringFlag } from "../args.js";
+import { connectFleet, isCursor, type JobEvent, type JobRecord } from "../../fleet/index.js";
+import { countFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
-import { REDIS_HELP, exitCodeForJob, redisUrl } from "./fleet-common.js";
+import { REDIS_HELP, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
 import type { Command } from "./command.js";
 
 function line(record: JobRecord): string {
@@ -24,12 +25,14 @@ ${REDIS_HELP}
   --json                list/show as JSON
   --limit N             list: how many, newest first (default 50)
   --from CURSOR         watch: resume after this cursor (each watched line carries its cursor)
+  --ack-timeout SECS    cancel: how long to wait for the worker to acknowledge (default 5)
 
 show exits like the job would (0 completed, 130 cancelled, 76 uncertain, …; 1 while it still runs).
+cancel says whether a worker acknowledged the cancel (exit 0), or that none did within --ack-timeout (exit 1).
 An uncertain job's worker died after the prompt was sent: it may have reached the model; it is never re-sent.`,
   async run(argv) {
     const [sub, ...rest] = argv;
-    const args = parseFlags("jobs", rest, { redis: { type: "string" }, json: { type: "boolean" }, limit: { type: "string" }, from: { type: "string" } });
+    const args = parseFlags("jobs", rest, { redis: { type: "string" }, json: { type: "boolean" }, limit: { type: "string" }, from: { type: "string" }, "ack-timeout": { type: "string" } });
     if (!sub || !["list", "show", "watch", "cancel"].includes(sub)) throw new SeatError("CLI_USAGE", "seat jobs: say list, show ID, watch ID or cancel ID.");
     const id = args.positionals[0];
     if (sub !== "list" && !id) throw new SeatError("CLI_USAGE", `seat jobs ${sub}: give the job id.`);
@@ -55,13 +58,28 @@ An uncertain job's worker died after the prompt was sent: it may have reached th
         return ["waiting", "active", "dispatched"].includes(record.status) ? EXIT.turnFailed : exitCodeForJob(record);
       }
       if (sub === "cancel") {
-        const outcome = await handle.cancel();
+        const ackTimeoutMs = secondsFlag("jobs", args, "ack-timeout");
+        const outcome = await handle.cancel(ackTimeoutMs !== undefined ? { ackTimeoutMs } : {});
+        const ended = ["completed", "failed", "uncertain"].includes(outcome.status);
         if (args.values.json === true) writeJson({ type: "cancel", id: id!, ...outcome });
-        else process.stdout.write(`${id}: ${outcome.removed ? "removed from the queue (it never ran)" : `cancel sent (${outcome.status})`}\n`);
-        return EXIT.ok;
+        else {
+          const said = outcome.removed
+            ? "removed from the queue (it never ran)"
+            : outcome.acknowledged
+              ? `cancel acknowledged${outcome.acknowledgedBy ? ` by worker ${outcome.acknowledgedBy}` : ""} (${outcome.status})`
+              : ended
+                ? `not cancelled: the job already ended ${outcome.status}`
+                : `cancel requested, but no worker acknowledged it within ${(ackTimeoutMs ?? 5_000) / 1_000} s (${outcome.status}); a worker that runs it re-reads the request on its next heartbeat`;
+          process.stdout.write(`${id}: ${said}\n`);
+        }
+        return outcome.acknowledged || ended ? EXIT.ok : EXIT.turnFailed;
       }
-      for await (const { cursor, event } of handle.events(from ? { from } : {})) writeJson({ ...event, cursor });
-      return exitCodeForJob(await handle.state());
+      let last: JobEvent | undefined;
+      for await (const { cursor, event } of handle.events(from ? { from } : {})) {
+        if (event.type === "job") last = event;
+        writeJson({ ...event, cursor });
+      }
+      return exitCodeForJob(last && TERMINAL_STATUSES.includes(last.status) ? last : await handle.state());
     } finally {
       await client.close();
     }

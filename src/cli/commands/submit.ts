@@ -4,12 +4,12 @@
  *   (76 when the job ended uncertain). Ctrl-C while waiting cancels the job.
  */
 import { SeatError } from "../../errors.js";
-import { connectFleet } from "../../fleet/index.js";
+import { connectFleet, type JobEvent } from "../../fleet/index.js";
 import { agentProfile } from "../../agents/index.js";
 import { policyFromArgs } from "../policy.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
-import { REDIS_HELP, exitCodeForJob, redisUrl } from "./fleet-common.js";
+import { REDIS_HELP, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
 import type { Command } from "./command.js";
 
 export const submitCommand: Command = {
@@ -83,8 +83,13 @@ ${REDIS_HELP}
       };
       process.on("SIGINT", onSigint);
       try {
-        for await (const { event } of handle.events()) writeJson(event);
-        return exitCodeForJob(await handle.state());
+        // The job's own last transition decides the exit code: its record may be gone by now (a volatile Redis).
+        let last: JobEvent | undefined;
+        for await (const { event } of handle.events()) {
+          if (event.type === "job") last = event;
+          writeJson(event);
+        }
+        return exitCodeForJob(last && TERMINAL_STATUSES.includes(last.status) ? last : await handle.state());
       } finally {
         process.off("SIGINT", onSigint);
       }

@@ -2,8 +2,9 @@
  * `seat worker --redis URL`: a long-running fleet worker on this host; SIGTERM/SIGINT stop it gracefully
  *   (dispatched turns finish, undispatched jobs go back to the queue), then it exits 0.
  */
+import { SeatError } from "../../errors.js";
 import { loadToolModules, startWorker } from "../../fleet/index.js";
-import { countFlag, parseFlags, stringFlag } from "../args.js";
+import { countFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT } from "../output.js";
 import { REDIS_HELP, redisUrl } from "./fleet-common.js";
 import type { Command } from "./command.js";
@@ -16,6 +17,11 @@ ${REDIS_HELP}
   --concurrency N       turns run at once from the shared queue (default 1)
   --name HOST           this host's name; its own queue is host-<HOST> (default: hostname)
   --tools MODULE        a module exporting \`tools\`: HostTool objects served to every job (repeatable)
+  --allow-volatile-redis
+                        run although Redis may lose acknowledged writes (appendonly no, appendfsync not
+                        always): without it the worker refuses such a Redis (FLEET_REDIS_VOLATILE)
+  --lock-duration SECS  BullMQ lock of a running job (default 10); a dead worker's job is found after
+  --stalled-interval SECS   about lock + 2 × stalled interval (default 5)
 
 The agent gets this process's allow-listed environment (HOME, GROK_HOME, GROK_BIN, XAI_API_KEY…).
 SIGTERM: turns already dispatched finish; jobs not yet dispatched go back to the queue; then exit 0.`,
@@ -25,14 +31,23 @@ SIGTERM: turns already dispatched finish; jobs not yet dispatched go back to the
       concurrency: { type: "string" },
       name: { type: "string" },
       tools: { type: "string", multiple: true },
+      "allow-volatile-redis": { type: "boolean" },
+      "lock-duration": { type: "string" },
+      "stalled-interval": { type: "string" },
     });
     const url = redisUrl("worker", args);
     const toolPaths = (args.values.tools as string[] | undefined) ?? [];
     const tools = await loadToolModules(toolPaths);
     const concurrency = countFlag("worker", args, "concurrency");
     const name = stringFlag(args, "name");
+    const lockDurationMs = secondsFlag("worker", args, "lock-duration");
+    const stalledIntervalMs = secondsFlag("worker", args, "stalled-interval");
+    if (lockDurationMs === 0 || stalledIntervalMs === 0) throw new SeatError("CLI_USAGE", "seat worker: --lock-duration and --stalled-interval must be more than 0 seconds.");
     const worker = await startWorker({
       redis: url,
+      ...(args.values["allow-volatile-redis"] === true ? { allowVolatileRedis: true } : {}),
+      ...(lockDurationMs ? { lockDurationMs } : {}),
+      ...(stalledIntervalMs ? { stalledIntervalMs } : {}),
       ...(name ? { name } : {}),
       ...(concurrency ? { concurrency } : {}),
       tools,
