@@ -182,7 +182,7 @@ test("a turn that ends while another process holds the write lock resolves (neve
   const { session, home, prompts } = await fakeNamed(t, "hang-on-prompt");
   const turn = session.prompt("wait for cancel", { promptId: "ends-under-lock" });
   await until("the prompt to reach the agent", () => prompts().includes("ends-under-lock"));
-  const lock = await holdWriteLock(join(home, "seats.db"), 3_000);
+  const lock = await holdWriteLock(join(home, "seats.db"), 8_000);
   await session.cancel();
   const result = await turn;
   assert.equal(result.stopReason, "cancelled");
