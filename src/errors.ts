@@ -70,6 +70,7 @@ export const ERROR_CODES = {
   JOURNAL_CORRUPT: "the delivery journal has an unknown schema or broken rows",
   JOURNAL_STATE_INVALID: "a delivery transition is not allowed from its current state",
   JOURNAL_BUSY: "another process held the journal's write lock past the bounded wait; nothing is wrong with the file, retry",
+  JOURNAL_WRITE_FAILED: "the journal could not be written (disk full, read-only file, I/O error); what needed the write was not done",
   // seat/
   SEAT_NOT_FOUND: "no seat with that id in the journal",
   SEAT_REFUSED: "readiness checks refused the seat (catalog tools, model, effort)",

@@ -10,7 +10,7 @@
  * Spec: docs/sessions.md; issue 10 "Named sessions", "One turn at a time, no daemon".
  */
 import { randomUUID } from "node:crypto";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { createSession, type HeadlessSession, type PromptInput, type SessionOptions } from "../runtime/index.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../seat/index.js";
@@ -87,7 +87,7 @@ class NamedSession implements HeadlessSession {
       this.store.startTurn(this.row, promptId, promptText(input));
     } catch (error) {
       // Not recorded, so not sent: the invariant is "running before sent", and nothing ran.
-      const diagnostic = journalDiagnostic(error, "JOURNAL_CORRUPT", "The turn could not be recorded before sending; nothing was sent");
+      const diagnostic = journalDiagnostic(error, "JOURNAL_WRITE_FAILED", "The turn could not be recorded before sending; nothing was sent");
       this.report(diagnostic);
       return { promptId, text: "", echoed: false, diagnostic };
     }
@@ -122,7 +122,7 @@ class NamedSession implements HeadlessSession {
         this.lease.release();
       } catch (error) {
         // Still ours on the row; once this process is gone the next run proves it dead and reclaims it.
-        this.report(journalDiagnostic(error, "JOURNAL_CORRUPT", "The session's lease could not be released"));
+        this.report(journalDiagnostic(error, "JOURNAL_WRITE_FAILED", "The session's lease could not be released"));
       }
       this.store.close();
       return result;
