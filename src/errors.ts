@@ -69,6 +69,8 @@ export const ERROR_CODES = {
   // journal/
   JOURNAL_CORRUPT: "the delivery journal has an unknown schema or broken rows",
   JOURNAL_STATE_INVALID: "a delivery transition is not allowed from its current state",
+  JOURNAL_BUSY: "another process held the journal's write lock past the bounded wait; nothing is wrong with the file, retry",
+  JOURNAL_WRITE_FAILED: "the journal could not be written (disk full, read-only file, I/O error); what needed the write was not done",
   // seat/
   SEAT_NOT_FOUND: "no seat with that id in the journal",
   SEAT_REFUSED: "readiness checks refused the seat (catalog tools, model, effort)",
@@ -85,6 +87,9 @@ export const ERROR_CODES = {
   SESSION_NAME_INVALID: "a session name is empty, too long or has characters outside [A-Za-z0-9._-]",
   SESSION_IDLE: "the named session has no running turn to cancel",
   SESSION_CLOSE_FAILED: "the agent did not close the named session (session/close failed or timed out)",
+  SESSION_PROMPT_ID_REUSED: "a named session's turn was given a prompt id already in its journal; nothing was sent",
+  SESSION_TURN_UNRECORDED: "a named session's turn ended but the journal could not record its end (it stays running until reclaimed)",
+  SESSION_SOCKET_PATH_TOO_LONG: "no control socket path for the named session fits sun_path (seat home and TMPDIR both too long)",
   // fleet/ — BullMQ on Redis
   FLEET_REDIS_UNAVAILABLE: "Redis could not be reached at the given URL (or refused the password)",
   FLEET_REDIS_URL_INVALID: "a Redis URL could not be parsed (redis://[:password@]host[:port][/db])",

@@ -59,6 +59,8 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "MUX_UNAVAILABLE":
       return EXIT.muxUnavailable;
     case "SESSION_BUSY":
+    // Busy, not broken: the same "try again shortly" status as a busy session (nothing was done).
+    case "JOURNAL_BUSY":
       return EXIT.sessionBusy;
     case "IDENTITY_MISMATCH":
     case "IDENTITY_UNKNOWN":

@@ -7,7 +7,8 @@
 export { openJournal, Journal } from "./journal.js";
 export type { RecoveryReport } from "./journal.js";
 export { JOURNAL_SCHEMA, SEAT_STATES, openDatabase } from "./schema.js";
-export { MIGRATIONS, applyMigrations } from "./migrations.js";
+export { MIGRATIONS, applyMigrations, hasPendingMigrations } from "./migrations.js";
+export { JOURNAL_BUSY_WAIT_MS, isSqliteBusy, journalBusy, withBusyRetry } from "./busy.js";
 export type { Migration } from "./migrations.js";
 export { DELIVERY_STATES, DELIVERY_TRANSITIONS, canTransition, assertTransition, assertEvidenceEchoes, evidenceTarget } from "./states.js";
 export type { DeliveryState, DeliveryEvidence, EvidenceKind } from "./states.js";

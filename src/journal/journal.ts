@@ -11,6 +11,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { openDatabase } from "./schema.js";
+import { withBusyRetry } from "./busy.js";
 import { assertEvidenceEchoes, assertTransition, canTransition, evidenceTarget, type DeliveryEvidence, type DeliveryState } from "./states.js";
 import { rowToDelivery, rowToSeat, type DeliveryRecord, type NewSeat, type SeatPatch, type SeatRecord } from "./records.js";
 
@@ -25,7 +26,10 @@ export interface RecoveryReport {
 /** Deliveries that are not final: fenced, dispatched, consumed, uncertain. */
 const OPEN_STATES: DeliveryState[] = ["fenced", "dispatched", "consumed", "uncertain"];
 
-/** The journal handle. Synchronous; one process writes at a time (sqlite locking, busy timeout 5 s). */
+/**
+ * The journal handle. Synchronous; one process writes at a time (sqlite locking): a write waits a bounded
+ * time for another process's lock, then throws JOURNAL_BUSY (journal/busy.ts); reads never wait (WAL).
+ */
 export class Journal {
   readonly path: string;
   readonly #db: Database.Database;
@@ -40,12 +44,12 @@ export class Journal {
   /** Records a new seat in state "hiring" unless another state is given. */
   createSeat(seat: NewSeat): SeatRecord {
     const at = this.#now().toISOString();
-    this.#db
+    this.#retry("recording a seat", () => this.#db
       .prepare(
         `INSERT INTO seats (seat_id, session_id, socket_path, leader_pid, leader_birth, leader_exe, leader_socket_inode, tui_pid, tui_birth, tui_exe, tui_cwd, tui_tty, mux_descriptor, state, created_at)
          VALUES (@seat_id, @session_id, @socket_path, @leader_pid, @leader_birth, @leader_exe, @leader_socket_inode, @tui_pid, @tui_birth, @tui_exe, @tui_cwd, @tui_tty, @mux_descriptor, @state, @created_at)`,
       )
-      .run({ ...seatColumns(seat), seat_id: seat.seatId, session_id: seat.sessionId, socket_path: seat.socketPath, state: seat.state ?? "hiring", created_at: at });
+      .run({ ...seatColumns(seat), seat_id: seat.seatId, session_id: seat.sessionId, socket_path: seat.socketPath, state: seat.state ?? "hiring", created_at: at }));
     return this.getSeat(seat.seatId)!;
   }
 
@@ -54,12 +58,12 @@ export class Journal {
     const current = this.#seatOrThrow(seatId);
     const merged = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) } as SeatRecord;
     const releasedAt = merged.state === "released" ? (current.releasedAt ?? this.#now().toISOString()) : null;
-    this.#db
+    this.#retry("updating a seat", () => this.#db
       .prepare(
         `UPDATE seats SET leader_pid=@leader_pid, leader_birth=@leader_birth, leader_exe=@leader_exe, leader_socket_inode=@leader_socket_inode, tui_pid=@tui_pid, tui_birth=@tui_birth,
          tui_exe=@tui_exe, tui_cwd=@tui_cwd, tui_tty=@tui_tty, mux_descriptor=@mux_descriptor, state=@state, released_at=@released_at WHERE seat_id=@seat_id`,
       )
-      .run({ ...seatColumns(merged), state: merged.state, released_at: releasedAt, seat_id: seatId });
+      .run({ ...seatColumns(merged), state: merged.state, released_at: releasedAt, seat_id: seatId }));
     return this.getSeat(seatId)!;
   }
 
@@ -88,12 +92,12 @@ export class Journal {
         context: { promptId: input.promptId, seatId: input.seatId, state: exists },
       });
     }
-    this.#db
+    this.#retry("fencing a delivery", () => this.#db
       .prepare(
         `INSERT INTO deliveries (delivery_id, seat_id, prompt_id, text, text_sha256, text_length, state, evidence, fenced_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, 'fenced', '[]', ?, ?)`,
       )
-      .run(input.deliveryId ?? randomUUID(), input.seatId, input.promptId, input.text, sha256(input.text), Buffer.byteLength(input.text, "utf8"), at, at);
+      .run(input.deliveryId ?? randomUUID(), input.seatId, input.promptId, input.text, sha256(input.text), Buffer.byteLength(input.text, "utf8"), at, at));
     return this.getDelivery(input.promptId)!;
   }
 
@@ -124,7 +128,7 @@ export class Journal {
    * prompt, or claims completion without echoing both ids.
    */
   recordEvidence(promptId: string, evidence: DeliveryEvidence): DeliveryRecord | null {
-    return this.#db
+    return this.#retry("recording evidence", () => this.#db
       .transaction(() => {
         const delivery = this.getDelivery(promptId);
         if (!delivery) return null;
@@ -134,7 +138,7 @@ export class Journal {
         const moves = target !== null && canTransition(delivery.state, target);
         return this.#write(delivery, moves ? target : delivery.state, evidence, evidence.kind === "failed" ? String(evidence.detail ?? evidence.source) : undefined);
       })
-      .immediate();
+      .immediate());
   }
 
   /** The delivery with this prompt id, or null. */
@@ -163,7 +167,7 @@ export class Journal {
    * that late evidence moved on after its recovery is not recovered again.
    */
   recoverAfterCrash(seatId?: string): RecoveryReport {
-    return this.#db
+    return this.#retry("recovering after a crash", () => this.#db
       .transaction(() => {
         const report: RecoveryReport = { uncertain: [], neverSent: [] };
         for (const delivery of this.openDeliveries(seatId)) {
@@ -181,7 +185,7 @@ export class Journal {
         }
         return report;
       })
-      .immediate();
+      .immediate());
   }
 
   /** The settings this connection runs with, for diagnostics: journal mode, synchronous level (2 = FULL), schema. */
@@ -199,7 +203,7 @@ export class Journal {
   }
 
   #move(promptId: string, to: DeliveryState, evidence: DeliveryEvidence, reason?: string): DeliveryRecord {
-    return this.#db
+    return this.#retry(`moving a delivery to ${to}`, () => this.#db
       .transaction(() => {
         const delivery = this.getDelivery(promptId);
         if (!delivery) {
@@ -208,7 +212,12 @@ export class Journal {
         assertTransition(delivery.state, to, promptId);
         return this.#write(delivery, to, evidence, reason);
       })
-      .immediate();
+      .immediate());
+  }
+
+  /** Runs a write, waiting out another process's lock for the bounded wait, then JOURNAL_BUSY. */
+  #retry<T>(what: string, work: () => T): T {
+    return withBusyRetry(this.path, what, work);
   }
 
   #write(delivery: DeliveryRecord, to: DeliveryState, evidence: DeliveryEvidence, reason?: string): DeliveryRecord {

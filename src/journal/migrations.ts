@@ -58,6 +58,11 @@ CREATE TABLE session_leases (
   },
 ];
 
+/** True when some migration is not yet recorded in `meta` (a read: no lock beyond a WAL snapshot). */
+export function hasPendingMigrations(db: Database.Database): boolean {
+  return MIGRATIONS.some((m) => db.prepare("SELECT 1 FROM meta WHERE key = ?").get(`migration:${m.name}`) === undefined);
+}
+
 /** Applies every migration not yet recorded in `meta`; call inside the open transaction. */
 export function applyMigrations(db: Database.Database, now: () => Date = () => new Date()): string[] {
   const applied: string[] = [];

@@ -5,11 +5,13 @@
  * Invariant: a file is either empty (we create v1), or carries meta.schema = grok-seat.journal.v1;
  *   anything else is JOURNAL_CORRUPT and is never modified. An existing v1 file only ever gains: the nullable
  *   seats.leader_socket_inode column when it lacks it, then the additive migrations (migrations.ts).
+ *   Opening a current file takes no write lock.
  */
 import Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { DELIVERY_STATES } from "./states.js";
-import { applyMigrations } from "./migrations.js";
+import { applyMigrations, hasPendingMigrations } from "./migrations.js";
+import { SQLITE_BUSY_TIMEOUT_MS, withBusyRetry } from "./busy.js";
 
 /** The versioned schema name stored in the meta table. */
 export const JOURNAL_SCHEMA = "grok-seat.journal.v1";
@@ -56,7 +58,42 @@ function corrupt(path: string, why: string, cause?: unknown): SeatError {
   });
 }
 
-/** Opens (or creates) the sqlite file with WAL and synchronous=FULL, creating or verifying schema v1. */
+/**
+ * Checks the schema (JOURNAL_CORRUPT when it is not ours) and says whether the file needs writing: created
+ * (empty), the seats.leader_socket_inode column added, or a migration applied.
+ */
+function inspect(db: Database.Database, path: string): boolean {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+  if (tables.length === 0) return true;
+  if (!tables.includes("meta")) throw corrupt(path, `has tables (${tables.join(", ")}) but no meta table`);
+  const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get();
+  if (schema !== JOURNAL_SCHEMA) throw corrupt(path, `has schema ${JSON.stringify(schema ?? null)}, not ${JOURNAL_SCHEMA}`);
+  for (const table of ["seats", "deliveries"]) if (!tables.includes(table)) throw corrupt(path, `is missing the ${table} table`);
+  const columns = db.prepare("SELECT name FROM pragma_table_info('seats')").pluck().all() as string[];
+  return !columns.includes("leader_socket_inode") || hasPendingMigrations(db);
+}
+
+/** Creates v1, or brings an existing v1 file up to date; call inside an immediate transaction. */
+function upgrade(db: Database.Database): void {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+  if (tables.length === 0) {
+    db.exec(DDL);
+    db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(JOURNAL_SCHEMA);
+    applyMigrations(db);
+    return;
+  }
+  // Additive within v1: a journal written before the leader's socket inode was recorded gains the column (NULL = not recorded).
+  const columns = db.prepare("SELECT name FROM pragma_table_info('seats')").pluck().all() as string[];
+  if (!columns.includes("leader_socket_inode")) db.exec("ALTER TABLE seats ADD COLUMN leader_socket_inode INTEGER");
+  applyMigrations(db);
+}
+
+/**
+ * Opens (or creates) the sqlite file with WAL and synchronous=FULL, creating or verifying schema v1.
+ * A current file is only read (WAL readers never wait for a writer), so opening to read works while another
+ * process writes; the write lock is taken only to create or migrate the file. A lock held past the bounded
+ * wait is JOURNAL_BUSY, never JOURNAL_CORRUPT.
+ */
 export function openDatabase(path: string): Database.Database {
   let db: Database.Database;
   try {
@@ -65,27 +102,15 @@ export function openDatabase(path: string): Database.Database {
     throw corrupt(path, "could not be opened as sqlite", cause);
   }
   try {
-    db.pragma("busy_timeout = 5000");
-    db.pragma("journal_mode = WAL");
+    db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    withBusyRetry(path, "opening it", () => db.pragma("journal_mode = WAL"));
     db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
-    db.transaction(() => {
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
-      if (tables.length === 0) {
-        db.exec(DDL);
-        db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(JOURNAL_SCHEMA);
-        applyMigrations(db);
-        return;
-      }
-      if (!tables.includes("meta")) throw corrupt(path, `has tables (${tables.join(", ")}) but no meta table`);
-      const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get();
-      if (schema !== JOURNAL_SCHEMA) throw corrupt(path, `has schema ${JSON.stringify(schema ?? null)}, not ${JOURNAL_SCHEMA}`);
-      for (const table of ["seats", "deliveries"]) if (!tables.includes(table)) throw corrupt(path, `is missing the ${table} table`);
-      // Additive within v1: a journal written before the leader's socket inode was recorded gains the column (NULL = not recorded).
-      const columns = db.prepare("SELECT name FROM pragma_table_info('seats')").pluck().all() as string[];
-      if (!columns.includes("leader_socket_inode")) db.exec("ALTER TABLE seats ADD COLUMN leader_socket_inode INTEGER");
-      applyMigrations(db);
-    }).immediate();
+    if (withBusyRetry(path, "reading its schema", () => db.transaction(() => inspect(db, path))())) {
+      withBusyRetry(path, "creating or migrating its schema", () => db.transaction(() => {
+        if (inspect(db, path)) upgrade(db);
+      }).immediate());
+    }
   } catch (err) {
     db.close();
     if (err instanceof SeatError) throw err;

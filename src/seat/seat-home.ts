@@ -7,7 +7,7 @@
  *   leader: admission happens only in the controller that launched the pane.
  * Spec: docs/seat-protocol.md#controller
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { SeatError } from "../errors.js";
@@ -51,14 +51,39 @@ export function seatDir(home: string, seatId: string): string {
   return join(home, "seats", seatId);
 }
 
-/** Creates `dir` (and parents) as 0700 directories we own; throws SEAT_REFUSED when it is not private. */
+/**
+ * Creates `dir` (and parents) as 0700 directories we own, or tightens an existing plain directory of ours to
+ * 0700; throws SEAT_REFUSED when it is not private. Looks before it changes anything: a symlink, a
+ * non-directory or another owner's directory is refused with its target left exactly as it was, and the
+ * chmod goes through a descriptor opened without following symlinks, so a swap after the look cannot
+ * redirect it.
+ */
 export function ensurePrivateDir(dir: string, uid = process.getuid?.() ?? 0): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  const problem = privateDirProblem(dir, uid);
-  if (problem) {
-    throw new SeatError("SEAT_REFUSED", `${dir} is not a private 0700 directory owned by uid ${uid} (${problem}). Remove it or choose another GROK_SEAT_HOME.`, { context: { dir } });
+  const refuse = (problem: string) =>
+    new SeatError("SEAT_REFUSED", `${dir} is not a private 0700 directory owned by uid ${uid} (${problem}). Remove it or choose another GROK_SEAT_HOME.`, { context: { dir } });
+  let existing;
+  try {
+    existing = lstatSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw refuse(`${dir} cannot be examined (${(error as NodeJS.ErrnoException).code ?? "error"})`);
   }
+  if (existing?.isSymbolicLink()) throw refuse(`${dir} is a symlink`);
+  if (existing && !existing.isDirectory()) throw refuse(`${dir} is not a directory`);
+  if (existing && existing.uid !== uid) throw refuse(`${dir} is owned by uid ${existing.uid}, not ${uid}`);
+  if (!existing) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    throw refuse(`${dir} could not be opened as a plain directory (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  try {
+    fchmodSync(fd, 0o700);
+  } finally {
+    closeSync(fd);
+  }
+  const problem = privateDirProblem(dir, uid);
+  if (problem) throw refuse(problem);
 }
 
 /** Writes seat.json atomically (0600), redacted (no secret value is ever written). */

@@ -5,19 +5,20 @@
  * Does not own: the agent process and ACP (runtime/), the rows (store.ts), the lease rules (lease.ts).
  * Invariant: a recorded agent session is only ever resumed, never silently replaced by a fresh one
  *   (SESSION_NOT_RESUMABLE instead); a turn is recorded "running" before its prompt is sent and is never
- *   re-sent by anyone; at most one process holds a name's lease.
+ *   re-sent by anyone (a turn that cannot be recorded is not sent); at most one process holds a name's lease;
+ *   prompt() resolves, never rejects: a journal failure in a turn is the resolved turn's diagnostic.
  * Spec: docs/sessions.md; issue 10 "Named sessions", "One turn at a time, no daemon".
  */
 import { randomUUID } from "node:crypto";
-import { join, resolve } from "node:path";
-import { SeatError } from "../errors.js";
+import { resolve } from "node:path";
+import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { createSession, type HeadlessSession, type PromptInput, type SessionOptions } from "../runtime/index.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../seat/index.js";
 import type { IdentitySource } from "../identity/index.js";
-import type { PromptOptions, TurnResult } from "../acp/index.js";
+import type { Diagnostic, PromptOptions, TurnResult } from "../acp/index.js";
 import { acquireLease, type HeldLease } from "./lease.js";
 import { assertSessionName, scopeFor } from "./names.js";
-import { startControlServer, type ControlServer } from "./control.js";
+import { planControlSocket, startControlServer, type ControlServer } from "./control.js";
 import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
 
 /** Options of openSession: a name plus everything createSession takes. */
@@ -54,9 +55,22 @@ function promptText(input: PromptInput): string {
   return input.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
 }
 
+/** A journal failure as a diagnostic: its own code when it is ours (JOURNAL_BUSY, …), else `fallback`. */
+function journalDiagnostic(error: unknown, fallback: Diagnostic["code"], what: string): Diagnostic {
+  if (isSeatError(error)) return { code: error.code, message: error.message };
+  return { code: fallback, message: `${what}: ${messageOf(error)} [${fallback}]` };
+}
+
 class NamedSession implements HeadlessSession {
   #closing: Promise<{ survivors: number[] }> | undefined;
-  constructor(readonly inner: HeadlessSession, readonly store: SessionStore, readonly row: number, readonly lease: HeldLease, readonly control: ControlServer | undefined) {}
+  constructor(
+    readonly inner: HeadlessSession,
+    readonly store: SessionStore,
+    readonly row: number,
+    readonly lease: HeldLease,
+    readonly control: ControlServer | undefined,
+    readonly report: (diagnostic: Diagnostic) => void,
+  ) {}
   get id() { return this.inner.id; }
   get state() { return this.inner.state; }
   get model() { return this.inner.model; }
@@ -69,15 +83,34 @@ class NamedSession implements HeadlessSession {
   async prompt(input: PromptInput, options: PromptOptions = {}): Promise<TurnResult> {
     if (this.inner.state !== "ready" || this.#closing) return this.inner.prompt(input, options);
     const promptId = options.promptId ?? `seat-${randomUUID()}`;
-    this.store.startTurn(this.row, promptId, promptText(input));
+    try {
+      this.store.startTurn(this.row, promptId, promptText(input));
+    } catch (error) {
+      // Not recorded, so not sent: the invariant is "running before sent", and nothing ran.
+      const diagnostic = journalDiagnostic(error, "JOURNAL_WRITE_FAILED", "The turn could not be recorded before sending; nothing was sent");
+      this.report(diagnostic);
+      return { promptId, text: "", echoed: false, diagnostic };
+    }
     const result = await this.inner.prompt(input, { ...options, promptId });
     const state = result.stopReason === "cancelled" ? "interrupted" : result.stopReason === undefined && result.diagnostic ? "failed" : "completed";
-    this.store.finishTurn(promptId, {
-      state, text: result.text,
-      ...(result.stopReason ? { stopReason: result.stopReason } : {}),
-      ...(result.usage ? { usage: result.usage } : {}),
-      ...(result.diagnostic ? { errorCode: result.diagnostic.code } : {}),
-    });
+    try {
+      this.store.finishTurn(promptId, {
+        state, text: result.text,
+        ...(result.stopReason ? { stopReason: result.stopReason } : {}),
+        ...(result.usage ? { usage: result.usage } : {}),
+        ...(result.diagnostic ? { errorCode: result.diagnostic.code } : {}),
+      });
+    } catch (error) {
+      // The turn ran; only its record is missing. Say so with its own code (a busy code would invite a re-send),
+      // keeping the turn's own diagnostic when it has one.
+      const cause = isSeatError(error) ? error.message : messageOf(error);
+      const diagnostic: Diagnostic = {
+        code: "SESSION_TURN_UNRECORDED",
+        message: `Turn ${promptId} ended (${result.stopReason ?? result.diagnostic?.code ?? "no stop reason"}) but the journal could not record it: ${cause}. It stays "running" in the history until the next run reclaims the session; it was not and will not be re-sent. [SESSION_TURN_UNRECORDED]`,
+      };
+      this.report(diagnostic);
+      return result.diagnostic ? result : { ...result, diagnostic };
+    }
     return result;
   }
 
@@ -85,7 +118,12 @@ class NamedSession implements HeadlessSession {
     this.#closing ??= (async () => {
       const result = await this.inner.dispose();
       await this.control?.close();
-      this.lease.release();
+      try {
+        this.lease.release();
+      } catch (error) {
+        // Still ours on the row; once this process is gone the next run proves it dead and reclaims it.
+        this.report(journalDiagnostic(error, "JOURNAL_WRITE_FAILED", "The session's lease could not be released"));
+      }
       this.store.close();
       return result;
     })();
@@ -109,6 +147,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
   const agent = options.agentCommand !== undefined ? "custom" : options.agent ?? "grok";
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = options.home ?? seatHome(options.env ?? process.env);
+  const controlPlace = planControlSocket(home);
   const store = openStore(home);
   let lease: HeldLease | undefined;
   let control: ControlServer | undefined;
@@ -134,14 +173,15 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     } else {
       if (!resumeId) store.bindAgentSession(record.row, inner.id!, options.model ?? null);
       const session = inner;
-      control = await startControlServer(join(home, "sessions"), async () => {
+      control = await startControlServer(controlPlace, async () => {
         await session.cancel();
         return {};
       });
       store.setControlSocket(record.row, lease.holder.pid, control.path);
     }
     record = store.find(scope, options.name)!;
-    return { session: new NamedSession(inner, store, record.row, lease, control), resumed: resumeId !== null && inner.state === "ready", record, interrupted };
+    const report = (diagnostic: Diagnostic) => void Promise.resolve(options.callbacks?.onEvent?.({ type: "diagnostic", diagnostic })).catch(() => undefined);
+    return { session: new NamedSession(inner, store, record.row, lease, control, report), resumed: resumeId !== null && inner.state === "ready", record, interrupted };
   } catch (error) {
     await inner?.dispose();
     await control?.close();

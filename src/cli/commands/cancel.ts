@@ -14,7 +14,9 @@ export const cancelCommand: Command = {
   help: `Usage: seat cancel -s NAME [--global] [--cwd DIR] [--json]
 
   Sends cancel to the process running the session's turn, through its control socket (a 0700
-  directory in the seat home), after proving that process holds the lease and the socket.
+  directory in the seat home, or a short private one under TMPDIR when the home is too long for a
+  socket path), after proving that process holds the lease and the socket. Only reads the journal:
+  it answers while another process writes to it.
   Exit 0 when the cancel was delivered; SESSION_IDLE (exit 1) when no turn runs.`,
   async run(argv) {
     const args = parseFlags("cancel", argv, { session: { type: "string", short: "s" }, global: { type: "boolean" }, cwd: { type: "string" }, json: { type: "boolean" } });
