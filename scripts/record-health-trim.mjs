@@ -1,6 +1,7 @@
 // Records how the real grok 1.0.41 trims $GROK_HOME/logs/unified.jsonl once it grows large: the size that
 // triggers a trim, when grok trims (at start, when a prompt arrives, before a model request), whether the file
-// keeps its inode, and what is kept (how much, the newest or the oldest part, cut on a line boundary or not).
+// keeps its inode, what is kept (how much, the newest or the oldest part, cut on a line boundary or not), and how
+// often grok looks at the size (cadence).
 // src/health/ relies on these facts (docs/health.md#rotation); test/fixtures/health/trim.facts.json holds them.
 // Usage: npm run build && node scripts/record-health-trim.mjs
 // Runs itself inside `unshare -rn` (loopback only); grok talks only to the loopback mock model. Takes ~1 minute.
@@ -149,6 +150,40 @@ async function whenInASession() {
   }
 }
 
+/**
+ * How often grok checks: pushed past the threshold right after it is ready, then sent a short turn every 100 ms
+ * (each writes ~12 lines); the time of each trim after the spawn and after the previous one. Padded again after
+ * each trim, three times.
+ */
+async function cadence() {
+  const w = world(filler(1 * MiB));
+  const spawnedAt = Date.now();
+  const trims = [];
+  try {
+    const session = await open(w);
+    const readyMs = Date.now() - spawnedAt;
+    for (let round = 0; round < 3; round++) {
+      appendFileSync(w.log, filler(GROK_PAD_BYTES(statSync(w.log).size), 2_000_000 + round * 100_000));
+      const seen = w.events.length;
+      const deadline = Date.now() + 10_000;
+      while (w.events.length === seen && Date.now() < deadline) {
+        await session.prompt("say pong");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      trims.push(w.events.length > seen ? Date.now() - spawnedAt : null);
+    }
+    await session.dispose();
+    const at = w.events.map((e) => e.atMs);
+    return { readyMsAfterSpawn: readyMs, trimsMsAfterSpawn: at, gapsMs: at.slice(1).map((t, i) => t - at[i]) };
+  } finally {
+    w.stop();
+    w.sandbox.cleanup();
+  }
+}
+
+/** Bytes to append to a log of `size` bytes to bring it to 5 MiB + 256 KiB. */
+const GROK_PAD_BYTES = (size) => 5 * MiB + 256 * 1024 - size;
+
 const threshold = [];
 for (const size of [5 * MiB - 64 * 1024, 5 * MiB - 1, 5 * MiB, 5 * MiB + 1, 5 * MiB + 64 * 1024]) {
   threshold.push(await startsTrimmed(size));
@@ -156,11 +191,13 @@ for (const size of [5 * MiB - 64 * 1024, 5 * MiB - 1, 5 * MiB, 5 * MiB + 1, 5 * 
 }
 const kept = await whatIsKept();
 console.log("kept:", JSON.stringify(kept));
+const checks = await cadence();
+console.log("cadence:", JSON.stringify(checks));
 const session = await whenInASession();
 for (const m of session.marks) console.log(`session: ${m.atMs} ms ${m.what} (log ${m.size} bytes)`);
 for (const e of session.trims) console.log(`session: ${e.atMs} ms trim ${e.from} -> ${e.to} bytes, same inode: ${e.sameInode}`);
 await mock.close();
 
-const facts = { grok: "1.0.41", recordedAt: new Date().toISOString().slice(0, 10), threshold, kept, session };
+const facts = { grok: "1.0.41", recordedAt: new Date().toISOString().slice(0, 10), threshold, kept, cadence: checks, session };
 writeFileSync(join(repo, "test/fixtures/health/trim.facts.json"), `${JSON.stringify(facts, null, 2)}\n`);
 console.log("wrote test/fixtures/health/trim.facts.json");
