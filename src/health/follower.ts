@@ -74,6 +74,24 @@ function tailSync(path: string, end: number, length: number): Buffer {
   }
 }
 
+/**
+ * The complete lines among the last `maxBytes` of the file at `path` (the first, likely torn, is dropped), read
+ * synchronously; empty when the file is absent or unreadable. Never throws.
+ */
+export function readLogTail(path: string, maxBytes: number): string[] {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return [];
+  }
+  const text = tailSync(path, size, maxBytes).toString("utf8");
+  const lines = text.split("\n");
+  lines.pop(); // after the last newline: an unfinished line, or nothing
+  if (size > maxBytes) lines.shift();
+  return lines;
+}
+
 /** The offset just after the last occurrence of `anchor` in the first `size` bytes of `handle`, or undefined. */
 async function findAfterAnchor(handle: FileHandle, size: number, anchor: Buffer): Promise<number | undefined> {
   // Searched from the end backwards: after a trim our place is near the new end.

@@ -163,3 +163,21 @@ test("a retry stamped after the turn was sent but for a model request already re
   assert.equal(health.signal.aborted, false, "attempts 2 and 3 of the older request do not count");
   assert.equal(stats.stale, 3);
 });
+
+test("a retry of the previous turn's model request that grok logs after this turn was sent is not this turn's", async (t) => {
+  const path = tempLog(t);
+  const sentAtMs = Date.now();
+  const older = retriesAt(sentAtMs - 200, "previous-turn-request");
+  // Attempt 1 of the previous turn's request is already in the log when this turn starts.
+  writeFileSync(path, `${older[0]}\n`);
+  const events: SeatEvent[] = [];
+  const health = startTurnHealth({ logPath: path, ...RECORDED_SCOPE, sentAtMs, failFastAfterRetries: 2, emit: (e) => events.push(e), pollMs: 10 });
+  const lagging = retriesAt(sentAtMs + 5, "previous-turn-request");
+  appendFileSync(path, [lagging[1], lagging[2], retriesAt(sentAtMs + 20, "this-turn-request")[0]].join("\n") + "\n");
+  await until(() => events.length >= 1);
+  await new Promise((r) => setTimeout(r, 40));
+  const stats = await health.stop();
+  assert.deepEqual(events.map((e) => e.type === "retry" && e.attempt), [1]);
+  assert.equal(health.signal.aborted, false);
+  assert.equal(stats.stale, 2);
+});

@@ -16,8 +16,11 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Diagnostic, SeatEvent } from "../acp/index.js";
-import { followLog, type FollowerStats } from "./follower.js";
+import { followLog, readLogTail, type FollowerStats } from "./follower.js";
 import { parseLogLine, readHealthSignal, type HealthSignal } from "./log-line.js";
+
+/** How much of the log's end is read at a turn's start to learn the model requests already under way (bytes). */
+const PRIME_TAIL_BYTES = 256 * 1024;
 
 /** The default of `--fail-fast` with no number. */
 export const DEFAULT_FAIL_FAST_RETRIES = 3;
@@ -101,8 +104,14 @@ export function startTurnHealth(options: TurnHealthOptions): TurnHealth {
   let retries = 0;
   let stale = 0;
   const sentAtMs = options.sentAtMs ?? Date.now();
-  // Model requests grok logged before this turn was sent: their later lines are not this turn's either.
+  // Model requests grok logged before this turn was sent: their later lines are not this turn's either. Primed
+  // from the log's recent tail, so a request of the previous turn that grok still retried after its cancel
+  // would be known even though the follower never reads what came before the turn.
   const olderRequests = new Set<string>();
+  for (const text of readLogTail(options.logPath, PRIME_TAIL_BYTES)) {
+    const line = parseLogLine(text);
+    if (line?.requestId !== undefined && (line.tsMs === undefined || line.tsMs < sentAtMs)) olderRequests.add(line.requestId);
+  }
   let unreachable: Diagnostic | undefined;
   let stopping = false;
   const scope = { sessionId: options.sessionId, ...(options.pid !== undefined ? { pid: options.pid } : {}) };
