@@ -20,7 +20,7 @@ import { followLog, readLogTail, type FollowerStats } from "./follower.js";
 import { parseLogLine, readHealthSignal, type HealthSignal } from "./log-line.js";
 
 /** How much of the log's end is read at a turn's start to learn the model requests already under way (bytes). */
-const PRIME_TAIL_BYTES = 256 * 1024;
+const PRIME_TAIL_BYTES = 64 * 1024;
 
 /** The default of `--fail-fast` with no number. */
 export const DEFAULT_FAIL_FAST_RETRIES = 3;
@@ -109,6 +109,7 @@ export function startTurnHealth(options: TurnHealthOptions): TurnHealth {
   // would be known even though the follower never reads what came before the turn.
   const olderRequests = new Set<string>();
   for (const text of readLogTail(options.logPath, PRIME_TAIL_BYTES)) {
+    if (!text.includes("sampler_request_id")) continue; // cheap: most lines are about nothing of the kind
     const line = parseLogLine(text);
     if (line?.requestId !== undefined && (line.tsMs === undefined || line.tsMs < sentAtMs)) olderRequests.add(line.requestId);
   }
