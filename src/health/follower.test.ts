@@ -120,6 +120,20 @@ test("a log renamed away (rotated) is read to its end before the new file is rea
   assert.equal((await follower.stop()).resets, 1);
 });
 
+test("a log renamed away before the first poll still yields what was appended to it after the follower started", async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, "unified.jsonl");
+  writeFileSync(path, "before\n");
+  const { follower, lines } = follow(path);
+  await new Promise((r) => setTimeout(r, 200)); // no poll yet: the timer is a minute
+  appendFileSync(path, "old, written just before the rotation\n");
+  renameSync(path, join(dir, "unified.jsonl.1"));
+  writeFileSync(path, "new\n");
+  await follower.poll();
+  assert.deepEqual(lines, ["old, written just before the rotation", "new"]);
+  await follower.stop();
+});
+
 test("a log truncated and regrown past the old end within one poll is read from its beginning: the new lines, each once", async (t) => {
   const path = join(tempDir(t), "unified.jsonl");
   writeFileSync(path, numbered("old", 10).join("\n") + "\n");

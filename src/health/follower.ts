@@ -46,7 +46,7 @@ export interface FollowerStats {
 /** A running follower. */
 export interface LogFollower {
   readonly stats: FollowerStats;
-  /** Reads whatever was appended since the last poll (the timer calls this too); a no-op once stopped. */
+  /** Reads whatever was appended before this call and not yet read (the timer calls this too); a no-op once stopped. */
   poll(): Promise<void>;
   /** Stops following after one last poll; returns the stats. Idempotent. */
   stop(): Promise<FollowerStats>;
@@ -235,16 +235,28 @@ export function followLog(options: LogFollowerOptions): LogFollower {
     }
   };
 
+  let queued: Promise<void> | undefined;
+  // A poll asked for while one runs is queued behind it (once), so a caller always gets a read that began
+  // after its call and sees every byte appended before it.
   const poll = (): Promise<void> => {
     if (closed) return Promise.resolve();
-    running ??= readNew().finally(() => {
-      running = undefined;
+    if (!running) {
+      running = readNew().finally(() => {
+        running = undefined;
+      });
+      return running;
+    }
+    queued ??= running.then(() => {
+      queued = undefined;
+      return poll();
     });
-    return running;
+    return queued;
   };
 
   const timer = setInterval(() => void poll(), options.pollMs ?? 250);
   timer.unref();
+  // Open the file now rather than at the first tick: a rotation in the meantime then loses nothing either.
+  void poll();
 
   return {
     stats,
@@ -252,7 +264,6 @@ export function followLog(options: LogFollowerOptions): LogFollower {
     stop() {
       stopped ??= (async () => {
         clearInterval(timer);
-        await running;
         await poll();
         closed = true;
         await closeHandle();
