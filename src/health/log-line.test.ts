@@ -95,3 +95,13 @@ test("parsing and reading never throw, whatever the line (property)", () => {
     ),
   );
 });
+
+test("a line's own stamp and model request id are read for the turn fence; a missing or bad stamp is left out", () => {
+  const retry = fixture("refused.turn.jsonl").find((l) => l.includes("inference_retry"))!;
+  const line = parseLogLine(retry)!;
+  assert.equal(line.tsMs, Date.parse(/"ts":"([^"]*)"/.exec(retry)![1]!));
+  assert.match(line.requestId ?? "", /^[0-9a-f-]{36}$/);
+  assert.equal(parseLogLine('{"msg":"x","ts":"not a time"}')!.tsMs, undefined);
+  assert.equal(parseLogLine('{"msg":"x","ts":12}')!.tsMs, undefined);
+  assert.equal(parseLogLine('{"msg":"x","ctx":{"sampler_request_id":7}}')!.requestId, undefined);
+});

@@ -14,6 +14,10 @@ export interface LogLine {
   /** The ACP session id, when the line is about one session. */
   sid?: string;
   pid?: number;
+  /** When grok wrote the line (its `ts`, ms since the epoch), when it carries a parseable one. */
+  tsMs?: number;
+  /** The model request a retry belongs to (`ctx.sampler_request_id`), when present. */
+  requestId?: string;
   ctx: Record<string, unknown>;
 }
 
@@ -51,9 +55,12 @@ export function parseLogLine(text: string): LogLine | undefined {
   const record = value as Record<string, unknown>;
   if (typeof record.msg !== "string") return undefined;
   const ctx = typeof record.ctx === "object" && record.ctx !== null && !Array.isArray(record.ctx) ? (record.ctx as Record<string, unknown>) : {};
+  const tsMs = typeof record.ts === "string" ? Date.parse(record.ts) : Number.NaN;
   return {
     msg: record.msg,
     ...(typeof record.sid === "string" ? { sid: record.sid } : {}),
+    ...(Number.isFinite(tsMs) ? { tsMs } : {}),
+    ...(typeof ctx.sampler_request_id === "string" && ctx.sampler_request_id !== "" ? { requestId: ctx.sampler_request_id } : {}),
     ...(typeof record.pid === "number" && Number.isInteger(record.pid) ? { pid: record.pid } : {}),
     ctx,
   };

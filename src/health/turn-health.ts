@@ -2,18 +2,25 @@
  * Turn health: while one turn runs, follow grok's log for the turn's session, report each retry and
  *   model-catalogue failure as a SeatEvent, and — with fail-fast — end the turn once grok has retried its
  *   model request N times, with MODEL_UNREACHABLE naming grok's reason.
- * Owns: the link from log lines to events, the fail-fast count and its diagnostic, the turn's abort signal.
+ * Owns: the link from log lines to events, the turn fence (which lines belong to this turn), the fail-fast
+ *   count and its diagnostic, the turn's abort signal.
  * Does not own: reading the file (follower.ts), parsing (log-line.ts), ending the turn (acp/ SessionCore
  *   aborts with the diagnostic as the signal's reason: cancel, then resolve).
  * Invariant: never fails a turn because the log is absent or malformed (bad lines are counted, never
- *   thrown); only lines appended after start() are read; fail-fast fires at most once per turn, and
- *   nothing is reported after it fired or after stop().
+ *   thrown); a line counts for this turn only if grok stamped it at or after the moment the turn was sent
+ *   and it is not about a model request already seen before that moment — whatever the follower re-reads
+ *   after a trim or truncation, an earlier turn's retries are never reported or counted again; fail-fast
+ *   fires at most once per turn, and nothing is reported after it fired or after stop().
+ * Spec: docs/health.md#the-turn-fence
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Diagnostic, SeatEvent } from "../acp/index.js";
-import { followLog, type FollowerStats } from "./follower.js";
+import { followLog, readLogTail, type FollowerStats } from "./follower.js";
 import { parseLogLine, readHealthSignal, type HealthSignal } from "./log-line.js";
+
+/** How much of the log's end is read at a turn's start to learn the model requests already under way (bytes). */
+const PRIME_TAIL_BYTES = 64 * 1024;
 
 /** The default of `--fail-fast` with no number. */
 export const DEFAULT_FAIL_FAST_RETRIES = 3;
@@ -33,6 +40,11 @@ export interface TurnHealthOptions {
   /** grok's pid: catalogue lines carry no session id, only the process's pid. */
   pid?: number;
   promptId?: string;
+  /**
+   * When the turn was sent, in ms since the epoch on this machine's clock (grok stamps its lines with the same
+   * clock). Lines stamped earlier are not this turn's. Default: the moment startTurnHealth is called.
+   */
+  sentAtMs?: number;
   /** End the turn after grok's Nth retry of one model request. Off when undefined or 0. */
   failFastAfterRetries?: number;
   /** Receives each retry / model_catalog event. */
@@ -47,6 +59,8 @@ export interface TurnHealthStats extends FollowerStats {
   /** Lines that were not a grok log object (skipped). */
   malformed: number;
   retries: number;
+  /** Health lines of this session or process that were not this turn's (stamped before it was sent, unstamped, or about an older model request). */
+  stale: number;
 }
 
 /** A running turn-health watch. */
@@ -88,6 +102,17 @@ export function startTurnHealth(options: TurnHealthOptions): TurnHealth {
   const limit = options.failFastAfterRetries && options.failFastAfterRetries > 0 ? Math.floor(options.failFastAfterRetries) : undefined;
   let malformed = 0;
   let retries = 0;
+  let stale = 0;
+  const sentAtMs = options.sentAtMs ?? Date.now();
+  // Model requests grok logged before this turn was sent: their later lines are not this turn's either. Primed
+  // from the log's recent tail, so a request of the previous turn that grok still retried after its cancel
+  // would be known even though the follower never reads what came before the turn.
+  const olderRequests = new Set<string>();
+  for (const text of readLogTail(options.logPath, PRIME_TAIL_BYTES)) {
+    if (!text.includes("sampler_request_id")) continue; // cheap: most lines are about nothing of the kind
+    const line = parseLogLine(text);
+    if (line?.requestId !== undefined && (line.tsMs === undefined || line.tsMs < sentAtMs)) olderRequests.add(line.requestId);
+  }
   let unreachable: Diagnostic | undefined;
   let stopping = false;
   const scope = { sessionId: options.sessionId, ...(options.pid !== undefined ? { pid: options.pid } : {}) };
@@ -101,8 +126,14 @@ export function startTurnHealth(options: TurnHealthOptions): TurnHealth {
         malformed += 1;
         return;
       }
+      const before = line.tsMs === undefined || line.tsMs < sentAtMs;
+      if (before && line.requestId !== undefined) olderRequests.add(line.requestId);
       const signal = readHealthSignal(line, scope);
       if (!signal) return;
+      if (before || (line.requestId !== undefined && olderRequests.has(line.requestId))) {
+        stale += 1;
+        return;
+      }
       if (signal.kind === "retry") retries += 1;
       options.emit(healthEvent(signal, options.promptId));
       if (signal.kind === "retry" && limit !== undefined && signal.attempt >= limit && !unreachable) {
@@ -125,7 +156,7 @@ export function startTurnHealth(options: TurnHealthOptions): TurnHealth {
       stopping = true;
       outer?.removeEventListener("abort", forward);
       const stats = await follower.stop();
-      return { ...stats, malformed, retries };
+      return { ...stats, malformed, retries, stale };
     },
   };
 }

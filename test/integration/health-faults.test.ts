@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createSession, type HeadlessSession } from "../../src/runtime/index.js";
 import type { SeatEvent } from "../../src/acp/index.js";
 import { fakeGrokBinary } from "../support/fake-agent.js";
-import { healthFixture, RECORDED_SCOPE } from "../support/health-fixtures.js";
+import { healthFixture, RECORDED_SCOPE, restamp } from "../support/health-fixtures.js";
 
 async function hungSession(t: TestContext, scenario: string, events: SeatEvent[]): Promise<{ session: HeadlessSession; log: string }> {
   const bin = fakeGrokBinary();
@@ -37,11 +37,11 @@ async function hungSession(t: TestContext, scenario: string, events: SeatEvent[]
   return { session, log: join(grokHome, "logs", "unified.jsonl") };
 }
 
-/** The recorded retry lines, re-addressed to `sessionId`. */
+/** The recorded retry lines, re-addressed to `sessionId` and stamped now (written while the turn runs). */
 function retryLines(sessionId: string): string[] {
   return healthFixture("refused.turn.jsonl")
     .filter((l) => l.includes("inference_retry"))
-    .map((l) => l.split(RECORDED_SCOPE.sessionId).join(sessionId));
+    .map((l, i) => restamp(l.split(RECORDED_SCOPE.sessionId).join(sessionId), Date.now() + i));
 }
 
 test("fail-fast on an agent that never answers the cancel still resolves MODEL_UNREACHABLE and disposes the stuck session", async (t) => {

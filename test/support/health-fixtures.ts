@@ -14,3 +14,14 @@ export function healthFixture(name: string): string[] {
 
 /** The session id and grok pid the recorded logs were normalised to. */
 export const RECORDED_SCOPE = { sessionId: "00000000-0000-4000-8000-000000000002", pid: 4242 } as const;
+
+/** When the recorded turn of `scenario` ("refused", "dns") was sent: the stamp of its first appended line. */
+export function recordedSentAtMs(scenario: string): number {
+  const first = healthFixture(`${scenario}.turn.jsonl`)[0] ?? "";
+  return Date.parse(/"ts":"([^"]*)"/.exec(first)?.[1] ?? "");
+}
+
+/** `line` as grok would have stamped it at `atMs` (a recorded line replayed into a live turn must carry a live time). */
+export function restamp(line: string, atMs: number = Date.now()): string {
+  return line.replace(/"ts":"[^"]*"/, `"ts":"${new Date(atMs).toISOString()}"`);
+}
