@@ -58,7 +58,10 @@ CREATE TABLE session_leases (
   },
 ];
 
-/** Applies every migration not yet recorded in `meta`; call inside the open transaction. */
+/**
+ * Applies every migration not yet recorded in `meta`; call inside the open transaction.
+ * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts (issue 15 §2).
+ */
 export function applyMigrations(db: Database.Database, now: () => Date = () => new Date()): string[] {
   const applied: string[] = [];
   for (const migration of MIGRATIONS) {

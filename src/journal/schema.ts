@@ -56,7 +56,10 @@ function corrupt(path: string, why: string, cause?: unknown): SeatError {
   });
 }
 
-/** Opens (or creates) the sqlite file with WAL and synchronous=FULL, creating or verifying schema v1. */
+/**
+ * Opens (or creates) the sqlite file with WAL and synchronous=FULL, creating or verifying schema v1.
+ * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts (issue 15 §2).
+ */
 export function openDatabase(path: string): Database.Database {
   let db: Database.Database;
   try {
