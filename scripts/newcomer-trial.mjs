@@ -83,11 +83,13 @@ await step("install the tarball into an empty project", () => {
   const theirs = join(app, "node_modules", "better-sqlite3");
   const version = (dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version;
   const addon = join("build", "Release", "better_sqlite3.node");
+  const loads = () => spawnSync(process.execPath, ["-e", "const D = require('better-sqlite3'); new D(':memory:').close()"], { cwd: app, stdio: "ignore" }).status === 0;
   if (existsSync(join(ours, addon)) && version(ours) === version(theirs)) {
     mkdirSync(join(theirs, "build", "Release"), { recursive: true });
     copyFileSync(join(ours, addon), join(theirs, addon));
-  } else {
-    say(`   better-sqlite3 ${version(theirs)} differs from this checkout's: building it (slow)`);
+  }
+  if (!loads()) {
+    say(`   better-sqlite3 ${version(theirs)}: this checkout's addon does not fit (version or Node ABI); building it (slow)`);
     sh(npm, ["rebuild", "better-sqlite3"]);
   }
   sh(process.execPath, ["-e", "const D = require('better-sqlite3'); new D(':memory:').close()"]);
