@@ -124,7 +124,9 @@ await step("the published .d.ts files import only dependencies", () => {
 
 await step("npx seat --help", () => {
   const out = sh(npx, ["--no-install", "seat", "--help"]);
-  if (!/seat/.test(out.stdout + out.stderr)) fail(`no usage text:\n${out.stdout}${out.stderr}`);
+  for (const needed of ["Usage: seat", "run", "demo"]) {
+    if (!(out.stdout + out.stderr).includes(needed)) fail(`the help lacks ${JSON.stringify(needed)}:\n${out.stdout}${out.stderr}`);
+  }
 });
 
 await step("npx seat demo", () => {
