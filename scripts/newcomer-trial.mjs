@@ -111,12 +111,21 @@ await step("links in the shipped README and docs resolve inside the package", ()
 await step("the published .d.ts files import only dependencies", () => {
   const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
   const allowed = new Set(Object.keys(manifest.dependencies ?? {}));
+  // A dependency carries its own types when its manifest names them (or it has an index.d.ts).
+  const shipsTypes = (name) => {
+    const dir = join(app, "node_modules", name);
+    const own = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    return Boolean(own.types || own.typings || JSON.stringify(own.exports ?? {}).includes('"types"') || existsSync(join(dir, "index.d.ts")));
+  };
   const bad = [];
   for (const file of filesUnder(join(pkgDir, "dist")).filter((p) => p.endsWith(".d.ts"))) {
     for (const [, spec] of readFileSync(file, "utf8").matchAll(/(?:from|import\()\s*["']([^"']+)["']/g)) {
       if (spec.startsWith(".") || spec.startsWith("node:") || builtinModules.includes(spec)) continue;
       const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0];
-      if (!allowed.has(name)) bad.push(`${relative(pkgDir, file)} imports ${spec}`);
+      if (!allowed.has(name)) bad.push(`${relative(pkgDir, file)} imports ${spec}, not a dependency`);
+      else if (!shipsTypes(name) && !allowed.has(`@types/${name.replace(/^@/, "").replace("/", "__")}`)) {
+        bad.push(`${relative(pkgDir, file)} imports ${spec}, whose types are not a dependency (TS7016 for a strict consumer)`);
+      }
     }
   }
   if (bad.length > 0) fail(`a type from outside the dependencies leaks into the public API:\n  ${bad.join("\n  ")}`);
