@@ -51,6 +51,7 @@ export const ERROR_CODES = {
   PERMISSION_DENIED: "the permission gate refused a tool call",
   PERMISSION_APPROVER_FAILED: "the permission hook or approver threw or answered nonsense; the call was denied",
   PERMISSION_POLICY_INVALID: "a permission policy (flags or file) could not be parsed",
+  PERMISSION_NO_APPROVER: "a tool call needed approval and nobody could be asked (no approver, no gate), so it was denied",
   // mux/
   MUX_UNAVAILABLE: "the multiplexer is not installed or not reachable",
   MUX_COMMAND_FAILED: "a multiplexer command failed",

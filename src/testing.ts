@@ -7,7 +7,7 @@
  */
 export { startMockModel, parseScript } from "./mock-model/index.js";
 export type { MockModelServer, MockModelOptions, LoggedRequest, MockScript, MockRule, MockReply, MockToolCall } from "./mock-model/index.js";
-export { createSandbox, canUnshareNetwork, runInLoopbackNamespace } from "./sandbox/index.js";
+export { createSandbox, sandboxConfigToml, canUnshareNetwork, runInLoopbackNamespace } from "./sandbox/index.js";
 export type { Sandbox, SandboxOptions } from "./sandbox/index.js";
 export { startRedisServer } from "./fleet/index.js";
 export type { RedisServer, RedisServerOptions } from "./fleet/index.js";

@@ -51,6 +51,8 @@ interface Turn {
   text: string;
   lastActivity: number;
   touch(): void;
+  /** A host-side diagnostic about this turn (a denial nobody could be asked about), reported even when text streamed. */
+  hostDiagnostic?: Diagnostic;
 }
 
 /** How long to wait for the prompt response after sending session/cancel. */
@@ -166,6 +168,15 @@ export class SessionCore {
       });
     }
     return true;
+  }
+
+  /**
+   * Attaches a host-side diagnostic to the running turn (the first one wins): the turn ends with it even when
+   * text streamed, unless the turn itself failed (timeout, lost connection, …), whose diagnostic comes first.
+   * Used for a tool call denied because nobody could be asked (PERMISSION_NO_APPROVER). No running turn: ignored.
+   */
+  noteTurnDiagnostic(diagnostic: Diagnostic): void {
+    if (this.activeTurn && !this.activeTurn.hostDiagnostic) this.activeTurn.hostDiagnostic = diagnostic;
   }
 
   /** Queues an event for the callbacks; they run one at a time, in order. */
@@ -314,7 +325,9 @@ export class SessionCore {
     const usage = readUsage(meta?.usage) ?? readUsage(meta);
     if (usage) this.emit({ type: "usage", usage, promptId: turn.promptId });
     const stopReason = response?.stopReason ?? stopFallback;
-    const diagnostic = turnDiagnostic({ text: turn.text, ...(response?.stopReason === undefined ? {} : { stopReason: response.stopReason }), failure });
+    const own = turnDiagnostic({ text: turn.text, ...(response?.stopReason === undefined ? {} : { stopReason: response.stopReason }), failure });
+    // A denial nobody could be asked about explains a bare stop reason better than the stop reason does.
+    const diagnostic = own && own.code !== "ACP_STOP_REASON" ? own : (turn.hostDiagnostic ?? own);
     if (diagnostic) this.emit({ type: "diagnostic", diagnostic });
     this.emit({ type: "done", stopReason: stopReason ?? (failure ? "error" : "unknown"), promptId: turn.promptId, text: turn.text });
     // A stuck callback is the host's problem, not the agent's: it is reported even when text streamed.

@@ -6,8 +6,12 @@
  */
 export { openJournal, Journal } from "./journal.js";
 export type { RecoveryReport } from "./journal.js";
-export { JOURNAL_SCHEMA, SEAT_STATES, openDatabase } from "./schema.js";
-export { MIGRATIONS, applyMigrations, hasPendingMigrations } from "./migrations.js";
+export { JOURNAL_SCHEMA, SEAT_STATES } from "./schema.js";
+/** @internal The sqlite handle is better-sqlite3's, whose types are a devDependency: not in the published .d.ts. */
+export { openDatabase } from "./schema.js";
+export { MIGRATIONS } from "./migrations.js";
+/** @internal As openDatabase. */
+export { applyMigrations, hasPendingMigrations } from "./migrations.js";
 export { JOURNAL_BUSY_WAIT_MS, isSqliteBusy, journalBusy, withBusyRetry } from "./busy.js";
 export type { Migration } from "./migrations.js";
 export { DELIVERY_STATES, DELIVERY_TRANSITIONS, canTransition, assertTransition, assertEvidenceEchoes, evidenceTarget } from "./states.js";

@@ -58,12 +58,18 @@ CREATE TABLE session_leases (
   },
 ];
 
-/** True when some migration is not yet recorded in `meta` (a read: no lock beyond a WAL snapshot). */
+/**
+ * True when some migration is not yet recorded in `meta` (a read: no lock beyond a WAL snapshot).
+ * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts (issue 15 §2).
+ */
 export function hasPendingMigrations(db: Database.Database): boolean {
   return MIGRATIONS.some((m) => db.prepare("SELECT 1 FROM meta WHERE key = ?").get(`migration:${m.name}`) === undefined);
 }
 
-/** Applies every migration not yet recorded in `meta`; call inside the open transaction. */
+/**
+ * Applies every migration not yet recorded in `meta`; call inside the open transaction.
+ * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts (issue 15 §2).
+ */
 export function applyMigrations(db: Database.Database, now: () => Date = () => new Date()): string[] {
   const applied: string[] = [];
   for (const migration of MIGRATIONS) {

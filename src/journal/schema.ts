@@ -93,6 +93,7 @@ function upgrade(db: Database.Database): void {
  * A current file is only read (WAL readers never wait for a writer), so opening to read works while another
  * process writes; the write lock is taken only to create or migrate the file. A lock held past the bounded
  * wait is JOURNAL_BUSY, never JOURNAL_CORRUPT.
+ * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts (issue 15 §2).
  */
 export function openDatabase(path: string): Database.Database {
   let db: Database.Database;

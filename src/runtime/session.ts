@@ -216,6 +216,7 @@ class Session implements HeadlessSession {
           void this.report("PERMISSION_APPROVER_FAILED", `The permission approver threw or answered something other than allow/always/deny; the ${audit.category} call was denied.`);
         }
         this.core?.emit({ type: "permission", toolCallId, category: audit.category, decision: audit.decision, ...(audit.optionId ? { optionId: audit.optionId } : {}) });
+        if (audit.reason === "no-approver") this.core?.noteTurnDiagnostic(noApproverDiagnostic(audit.category, "gate"));
         return response;
       }
       if (this.options.onPermissionRequest) {
@@ -231,9 +232,22 @@ class Session implements HeadlessSession {
     }
     // The safe default: the agent's own reject option, or `cancelled` when it offered none.
     const denied = chooseResponse("deny", request.options);
+    if (!this.options.permissions && !this.options.onPermissionRequest) this.core?.noteTurnDiagnostic(noApproverDiagnostic(categorize(request), "none"));
     this.core?.emit({ type: "permission", toolCallId, category: "default", decision: denied.decision, ...(denied.optionId ? { optionId: denied.optionId } : {}) });
     return denied.response;
   };
+}
+
+/**
+ * The diagnostic of a call denied because nobody could be asked: it names the category and the policy knob
+ * (`allow` in the gate's policy, `--allow` on the CLI) or the approver that would have been asked.
+ */
+function noApproverDiagnostic(category: string, had: "gate" | "none"): Diagnostic {
+  const knob = `allow it in the policy (createPermissionGate({ policy: parsePolicyFlags({ allow: ["${category}"] }) }); CLI: --allow ${category}) or give the gate an approver`;
+  const why = had === "gate"
+    ? `the policy requires approval for "${category}" and the gate has no approver`
+    : "the session has no permission gate (no `permissions`, no `onPermissionRequest`)";
+  return { code: "PERMISSION_NO_APPROVER", message: `A ${category} tool call was denied because nobody could be asked: ${why}. To let it run, ${knob}.` };
 }
 
 /** The first content kind in `input` the agent did not advertise (image, audio), if any. */

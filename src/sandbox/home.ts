@@ -34,7 +34,11 @@ export interface Sandbox {
   cleanup(): void;
 }
 
-/** The config.toml text for a BYOK mock model with updates, telemetry and remote fetches off. */
+/**
+ * The config.toml text for a BYOK mock model with updates, telemetry and remote fetches off. Published on
+ * `grok-seat/testing` so a user can build a persistent offline home: write it to `<home>/.grok/config.toml`
+ * with the mock on a fixed port (examples/persistent-sandbox.ts). `modelId` must be a bare TOML key.
+ */
 export function sandboxConfigToml(modelBaseUrl: string, modelId = "mock", wireModel = "mock-model"): string {
   return [
     "[cli]",

@@ -113,10 +113,17 @@ test("a shell command is allowed, asked about or blocked per policy, and runs on
             assert.equal(followUps, 1, "the command's output went back to the model");
           } else {
             // grok 1.0.41 ends the turn as cancelled after reject-once ("tell Grok what to do differently"):
-            // the model is never called back, and the empty turn carries the stop-reason diagnostic.
+            // the model is never called back. A denial nobody could be asked about says so and names the knob
+            // (issue 15 §1); a policy block or an approver's no leaves the stop-reason diagnostic.
             assert.equal(result.stopReason, "cancelled");
             assert.equal(result.text, "");
-            assert.equal(result.diagnostic?.code, "ACP_STOP_REASON");
+            if (c.reason === "no-approver") {
+              assert.equal(result.diagnostic?.code, "PERMISSION_NO_APPROVER");
+              assert.match(result.diagnostic.message, /nobody could be asked/);
+              assert.match(result.diagnostic.message, /--allow execute/);
+            } else {
+              assert.equal(result.diagnostic?.code, "ACP_STOP_REASON");
+            }
             assert.equal(followUps, 0);
           }
         });

@@ -88,10 +88,10 @@ test("with no permission hook the safe default rejects the shell command and rep
     const session = await createSession({ ...rig.sessionOptions, callbacks: { onEvent: (e) => void events.push(e) } });
     try {
       const result = await session.prompt("please run echo");
-      // grok 1.0.41 ends the turn as cancelled after reject-once ("tell Grok what to do differently"),
-      // so a turn with no text gets the stop-reason diagnostic of the invariant.
+      // grok 1.0.41 ends the turn as cancelled after reject-once ("tell Grok what to do differently"); with no
+      // gate nobody could be asked, and the turn says so (issue 15 §1) rather than naming the bare stop reason.
       assert.equal(result.stopReason, "cancelled");
-      assert.equal(result.diagnostic?.code, "ACP_STOP_REASON");
+      assert.equal(result.diagnostic?.code, "PERMISSION_NO_APPROVER");
       assert.equal(existsSync(join(rig.sandbox.project, "marker.txt")), false, "the command never ran");
       const decision = events.find((e) => e.type === "permission");
       assert.ok(decision && decision.type === "permission");
