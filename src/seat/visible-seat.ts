@@ -14,14 +14,14 @@
 import { randomUUID } from "node:crypto";
 import { SeatError, messageOf } from "../errors.js";
 import { removePrivateDir } from "../internal/private-dir.js";
-import { platformIdentitySource } from "../identity/index.js";
+import { platformIdentitySource, type LeaderSeal } from "../identity/index.js";
 import type { AcpPeer, SeatEvent, SessionCore, TurnResult } from "../acp/index.js";
 import type { DeliveryRecord, DeliveryState, Journal } from "../journal/index.js";
 import type { LeaderClient } from "../leader/index.js";
 import type { Backend } from "../mux/index.js";
 import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
-import { nothingServes, observeExit, proveSeatLeader, socketHolder, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
+import { nothingServes, observeExit, proveSeatLeader, reproveForDispatch, socketHolder, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
 const SETTLED: DeliveryState[] = ["completed", "failed", "submitted", "uncertain"];
@@ -68,6 +68,8 @@ export class VisibleSeat {
   #closed = false;
   #leaderGone: SeatError | null = null;
   #peerClosed = false;
+  #seal: LeaderSeal | null = null;
+  #proofs = { seal: 0, full: 0 };
 
   constructor(parts: AttachedParts) {
     this.parts = parts;
@@ -136,13 +138,20 @@ export class VisibleSeat {
   /** Re-proves, right before a dispatch, that the socket path is still served by the proven leader; the refusal or null. */
   async #recheckLeader(): Promise<SeatError | null> {
     const { leader, tui } = this.parts;
-    const { result } = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false, socketInode: recordedInode(leader) });
+    const { result, seal, path } = await reproveForDispatch(leader, tui.pid, this.#seal, recordedInode(leader));
+    this.#seal = seal;
+    this.#proofs[path] += 1;
     if (result.verdict === "match") return null;
     const reasons = result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason);
     const code = result.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN";
     return new SeatError(code, `The socket ${leader.socketPath} is no longer proven to be served by leader pid ${leader.pid} (${result.verdict}: ${reasons.join("; ")}); the brief was not sent. Release the seat and hire a fresh one.`, {
       context: { seatId: this.seatId, socketPath: leader.socketPath, leaderPid: leader.pid, verdict: result.verdict, reasons },
     });
+  }
+
+  /** How the dispatch re-proofs so far were decided: from the seal (quick) or by a full proof. */
+  get dispatchProofs(): { seal: number; full: number } {
+    return { ...this.#proofs };
   }
 
   /** Resolves the delivery once it reaches one of `states` (or any settled state), or its current record on timeout. */
