@@ -221,6 +221,21 @@ export class Journal {
     return this.getDelivery(delivery.promptId)!;
   }
 
+  /**
+   * Runs `work` with `synchronous=NORMAL`, then back to FULL. Its commits reach the WAL (they survive a crash of
+   * this process) and are fsynced by the next FULL commit or checkpoint, whichever comes first. For writes whose
+   * durability a FULL commit right after carries (a fence, before its dispatch mark) or that recovery can do
+   * without after a power loss (consumed evidence: the delivery is then recovered as uncertain, never re-sent).
+   */
+  relaxed<T>(work: () => T): T {
+    this.#db.pragma("synchronous = NORMAL");
+    try {
+      return work();
+    } finally {
+      this.#db.pragma("synchronous = FULL");
+    }
+  }
+
   #seatOrThrow(seatId: string): SeatRecord {
     const seat = this.getSeat(seatId);
     if (!seat) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} in the journal ${this.path}. List seats with \`seat status\`.`, { context: { seatId, path: this.path } });

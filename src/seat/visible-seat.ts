@@ -99,7 +99,8 @@ export class VisibleSeat {
       if (!delivery || delivery.seatId !== this.seatId) continue; // the owner's own prompts are not ours to record
       if (delivery.state !== "dispatched" && delivery.state !== "uncertain") continue;
       const running = queue.runningPromptId === promptId;
-      this.#record(promptId, { kind: "consumed", source: "_x.ai/queue/changed", sessionId: queue.sessionId, promptId, detail: running ? "runningPromptId" : "queue entry" });
+      // Consumed is evidence, not a fence: written without its own fsync (see Journal.relaxed).
+      this.#record(promptId, { kind: "consumed", source: "_x.ai/queue/changed", sessionId: queue.sessionId, promptId, detail: running ? "runningPromptId" : "queue entry" }, true);
     }
   }
 
@@ -112,7 +113,9 @@ export class VisibleSeat {
     if (this.#leaderGone) throw this.#leaderGone;
     const { journal } = this.parts;
     const promptId = options.promptId ?? `${this.seatId}-${randomUUID()}`;
-    const fenced = journal.fence({ seatId: this.seatId, promptId, text });
+    // The fence is written now and made durable by markDispatched's FULL commit (one fsync of the WAL covers
+    // both) before anything is sent; a crash of this process in between still finds it (recovered as failed).
+    const fenced = journal.relaxed(() => journal.fence({ seatId: this.seatId, promptId, text }));
     if (options.beforeDispatch) await options.beforeDispatch(fenced);
     if (this.#closed || this.#leaderGone) {
       journal.markFailed(promptId, "never dispatched: the leader connection closed before dispatch");
@@ -250,8 +253,9 @@ export class VisibleSeat {
     else this.#move(() => journal.markFailed(promptId, result.diagnostic?.message ?? "the prompt failed"));
   }
 
-  #record(promptId: string, evidence: Parameters<Journal["recordEvidence"]>[1]): void {
-    this.#move(() => this.parts.journal.recordEvidence(promptId, evidence));
+  #record(promptId: string, evidence: Parameters<Journal["recordEvidence"]>[1], relaxed = false): void {
+    const { journal } = this.parts;
+    this.#move(() => (relaxed ? journal.relaxed(() => journal.recordEvidence(promptId, evidence)) : journal.recordEvidence(promptId, evidence)));
   }
 
   #move(work: () => unknown): void {
