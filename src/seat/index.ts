@@ -13,7 +13,7 @@ export type { HirePlan, PlanInput } from "./plan.js";
 export { awaitHandshake } from "./handshake-wait.js";
 export type { HandshakeLimits, HandshakeReadiness, HandshakeWatch } from "./handshake-wait.js";
 export { bindTui, reproveTui, bindLeader, proveSeatLeader, reproveForDispatch, readLockPid, waitForActiveSession, observeExit, waitForExitObserved, assertProven } from "./proof.js";
-export type { TuiProof, LeaderBinding, ProveSeatLeaderInput, DispatchProof } from "./proof.js";
+export type { TuiProof, LeaderBinding, ProveSeatLeaderInput, DispatchProof, DispatchSeal } from "./proof.js";
 export { assertBrief, briefProblem } from "./brief.js";
 export { hireSeat, readCliVersion } from "./hire.js";
 export type { HireSeatOptions } from "./hire.js";

@@ -191,10 +191,16 @@ export async function proveSeatLeader(input: ProveSeatLeaderInput): Promise<{ pr
   return { proof, result: combineChecks(checks) };
 }
 
+/** A seal and the binding it was proven for: it speaks only for that exact binding. */
+export interface DispatchSeal {
+  key: string;
+  facts: LeaderSeal;
+}
+
 /** A re-proof of a bound leader: the verdict, and the seal that lets the next one be quick (null: none). */
 export interface DispatchProof {
   result: IdentityResult;
-  seal: LeaderSeal | null;
+  seal: DispatchSeal | null;
   /** "seal" when the sealed facts all still held; "full" when the full proof ran. */
   path: "seal" | "full";
 }
@@ -205,20 +211,23 @@ export interface DispatchProof {
  * else — no seal, a changed fact, another platform — runs the full proof (proveSeatLeader, no parent check)
  * and, on a match, seals it for next time. Only a match authorizes, exactly as before.
  */
-export async function reproveForDispatch(leader: LeaderBinding, tuiPid: number, seal: LeaderSeal | null, socketInode: number | null | undefined): Promise<DispatchProof> {
-  if (seal && seal.pid === leader.pid && seal.birth === leader.birth && checkSeal(seal)) {
-    return { result: combineChecks([check("seal", "match", `seal: pid ${leader.pid} (birth ${leader.birth}) still holds socket inode ${seal.socketInode} on fd ${seal.socketFd}; lock, exe, cwd, uid, socket file and directory unchanged`)]), seal, path: "seal" };
+export async function reproveForDispatch(leader: LeaderBinding, tuiPid: number, seal: DispatchSeal | null, socketInode: number | null | undefined): Promise<DispatchProof> {
+  // A seal speaks only for the binding (and TUI, and recorded inode) whose full proof made it.
+  const key = JSON.stringify([leader.pid, leader.birth, leader.exe, leader.cwd, leader.uid, leader.socketPath, leader.socketDir, tuiPid, socketInode ?? null]);
+  if (seal && seal.key === key && checkSeal(seal.facts)) {
+    const facts = seal.facts;
+    return { result: combineChecks([check("seal", "match", `seal: pid ${leader.pid} (birth ${leader.birth}) still holds socket inode ${facts.socketInode} on fd ${facts.socketFd}; lock, exe, cwd, uid, socket file and directory unchanged`)]), seal, path: "seal" };
   }
   const before = socketFileBefore(leader.socketPath, leader.uid);
   const { proof, result } = await proveSeatLeader({ ...leader, tuiPid, birth: leader.birth, requireChildOfTui: false, ...(socketInode !== undefined ? { socketInode } : {}) });
   const observed = proof.observed;
-  const next = result.verdict === "match" && observed && observed.sid === tuiPid && observed.exe && observed.cwd && proof.socketInode !== null
+  const facts = result.verdict === "match" && observed && observed.sid === tuiPid && observed.exe && observed.cwd && proof.socketInode !== null
     ? sealLeader({
         pid: leader.pid, birth: leader.birth, sid: tuiPid, exe: observed.exe, cwd: observed.cwd, uid: leader.uid,
         lockPath: lockPathFor(leader.socketPath), socketPath: leader.socketPath, socketDir: leader.socketDir, socketInode: proof.socketInode,
       }, before)
     : null;
-  return { result, seal: next, path: "full" };
+  return { result, seal: facts ? { key, facts } : null, path: "full" };
 }
 
 /** Proves the leader or throws, returning what to bind. */

@@ -14,14 +14,14 @@
 import { randomUUID } from "node:crypto";
 import { SeatError, messageOf } from "../errors.js";
 import { removePrivateDir } from "../internal/private-dir.js";
-import { platformIdentitySource, type LeaderSeal } from "../identity/index.js";
+import { platformIdentitySource } from "../identity/index.js";
 import type { AcpPeer, SeatEvent, SessionCore, TurnResult } from "../acp/index.js";
 import type { DeliveryRecord, DeliveryState, Journal } from "../journal/index.js";
 import type { LeaderClient } from "../leader/index.js";
 import type { Backend } from "../mux/index.js";
 import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
-import { nothingServes, observeExit, proveSeatLeader, reproveForDispatch, socketHolder, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
+import { nothingServes, observeExit, proveSeatLeader, reproveForDispatch, socketHolder, waitForExitObserved, type DispatchSeal, type LeaderBinding, type TuiProof } from "./proof.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
 const SETTLED: DeliveryState[] = ["completed", "failed", "submitted", "uncertain"];
@@ -68,7 +68,7 @@ export class VisibleSeat {
   #closed = false;
   #leaderGone: SeatError | null = null;
   #peerClosed = false;
-  #seal: LeaderSeal | null = null;
+  #seal: DispatchSeal | null = null;
   #proofs = { seal: 0, full: 0 };
 
   constructor(parts: AttachedParts) {

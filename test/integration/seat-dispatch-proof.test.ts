@@ -9,7 +9,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, rmSync, symlinkSync, w
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { isTmuxAvailable } from "../../src/mux/index.js";
-import { hireSeat, type VisibleSeat } from "../../src/seat/index.js";
+import { hireSeat, reproveForDispatch, type VisibleSeat } from "../../src/seat/index.js";
 import { killEverything, options, tmuxWorld, type World } from "./seat-world.js";
 
 let tmuxOk = false;
@@ -77,6 +77,17 @@ describe("re-proof before dispatch from the leader's seal (fake TUI in real tmux
     await sendOk(seat, "dp-4");
     assert.deepEqual(seat.dispatchProofs, { seal: 2, full: full + 1 }, "restored: one full proof re-seals, the next dispatch is quick again");
     assert.deepEqual(prompts(w), ["dp-1", "dp-2", "dp-3", "dp-4"]);
+
+    // A seal speaks only for the binding it was proven for: another expected exe or uid runs the full proof.
+    const { leader, tui } = seat.parts;
+    const clean = await reproveForDispatch(leader, tui.pid, null, leader.socketInode);
+    assert.ok(clean.seal, "a clean full proof seals");
+    assert.equal((await reproveForDispatch(leader, tui.pid, clean.seal, leader.socketInode)).path, "seal");
+    for (const other of [{ ...leader, exe: "/bin/sh" }, { ...leader, uid: leader.uid + 1 }]) {
+      const r = await reproveForDispatch(other, tui.pid, clean.seal, leader.socketInode);
+      assert.equal(r.path, "full");
+      assert.equal(r.result.verdict, "mismatch");
+    }
   });
 
   test("refuses a dispatch once the leader was replaced by another process serving the same path (pid and birth differ)", async (t) => {
