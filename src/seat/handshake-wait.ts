@@ -158,7 +158,7 @@ export async function awaitHandshake<T>(work: Promise<T>, step: string, watch: H
         const why = capped && !idle
           ? `grok kept showing progress, but the hire's limit of ${seconds(limits.capMs)} for one step ran out`
           : `no sign of progress for the last ${seconds(now - lastProgress)}`;
-        reject(new SeatError("ACP_HANDSHAKE_FAILED", `The leader did not answer ${step} after ${seconds(now - started)}: ${why}. Readiness: ${describe(readiness, watch.leaderPid)}. Release the seat and hire a fresh one; if the machine is busy, raise the request time (requestTimeoutMs).`, {
+        reject(new SeatError("ACP_HANDSHAKE_FAILED", `The leader did not answer ${step} after ${seconds(now - started)}: ${why}. Readiness: ${describe(readiness, watch.leaderPid)}. Hire a fresh seat; on a busy machine the library's requestTimeoutMs (time without progress) and handshakeCapMs (the cap) allow more.`, {
           context: { ...context, step, waitedMs: now - started, idleMs: limits.idleMs, capMs: limits.capMs, leaderPid: watch.leaderPid, readiness },
           retryable: true,
         }));

@@ -2,7 +2,8 @@
  * Hire: launch a visible `grok --leader` TUI, prove it and its leader, attach once, check readiness.
  * Owns: the order of a hire — plan, pane, TUI binding, readiness evidence, Herdr agent check, leader
  *   proof, register + admission, get_leader_info re-proof, initialize + admission, authenticate,
- *   load/resume of the exact session (with a timeout), catalog and model/effort readiness — and
+ *   load/resume of the exact session, catalog and model/effort readiness (each ACP step waits while grok
+ *   shows progress, up to a cap: handshake-wait.ts) — and
  *   cleaning up a refused hire.
  * Does not own: delivery (visible-seat.ts), the per-seat controller process (controller.ts).
  * Invariant: proof before control; one connection, never a reconnect; no brief is typed and no ACP
