@@ -201,8 +201,8 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "Each table names the commit and the time its figures were measured on (a partial run keeps the older tables, with",
     "their own stamps; `+dirty` means the work tree had uncommitted changes).",
     "",
-    "Reproduce: `npm run bench` (everything; about 4–5 min on 2 cores, most of it P1 and P5's 256 fake agents, which hold",
-    "~16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat,",
+    "Reproduce: `npm run bench` (everything; about 5–6 min on 2 cores, most of it P1 and P5's 256 fake agents and 128 real",
+    "grok sessions, each wave holding ~12–16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat,",
     "`P7` the other agents, `P8` the fleet), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
     "The run re-executes itself inside `unshare -rn` (loopback only) where the machine allows it.",
     "",
@@ -230,6 +230,8 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  many at a time as there are workers. Event latency: the fake agent logs each chunk's wall time just before writing",
     "  it (FAKE_GROK_CHUNK_LOG); the watcher notes when the matching text event comes out of `events()`.",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
+    "  Its seat path holds one fsync per brief (the dispatch mark; the fence and the consumed evidence ride on it, see",
+    "  `Journal.relaxed`) and re-proves the leader from its seal; on a disk whose fsync is slow the ratio follows the fsync.",
     "",
   ].join("\n");
 }
