@@ -11,6 +11,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { openDatabase } from "./schema.js";
+import { cacheStatements } from "./statements.js";
 import { assertEvidenceEchoes, assertTransition, canTransition, evidenceTarget, type DeliveryEvidence, type DeliveryState } from "./states.js";
 import { rowToDelivery, rowToSeat, type DeliveryRecord, type NewSeat, type SeatPatch, type SeatRecord } from "./records.js";
 
@@ -33,7 +34,7 @@ export class Journal {
 
   constructor(path: string, now: () => Date = () => new Date()) {
     this.path = path;
-    this.#db = openDatabase(path);
+    this.#db = cacheStatements(openDatabase(path));
     this.#now = now;
   }
 
