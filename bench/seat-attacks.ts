@@ -28,7 +28,7 @@ import { isSeatError, messageOf } from "../src/errors.js";
 import type { IdentityResult } from "../src/identity/index.js";
 import { openJournal, type Journal } from "../src/journal/index.js";
 import { HerdrBackend, TmuxBackend, checkHerdrAgent, type Backend, type PaneDescriptor } from "../src/mux/index.js";
-import { assertProven, hireSeat, proveSeatLeader, reproveTui, stopLeaderAfterTuiExit, waitForExitObserved, type HireSeatOptions, type LeaderBinding, type TuiProof } from "../src/seat/index.js";
+import { assertProven, hireSeat, proveSeatLeader, reproveForDispatch, reproveTui, stopLeaderAfterTuiExit, waitForExitObserved, type DispatchSeal, type HireSeatOptions, type LeaderBinding, type TuiProof } from "../src/seat/index.js";
 import { startHerdrSim } from "../test/fakes/herdr-sim.js";
 
 /** The attack kinds of R3. */
@@ -271,7 +271,10 @@ async function herdrHireAttacks(t: Tally, rounds: number): Promise<void> {
  * Both gates on a (mutated) binding: the re-proof (its code is what assertProven throws) and the release that would
  * signal it (SEAT_RELEASE_REFUSED, or `no-signal:…` when it declines without an error). Code null when either accepted.
  */
-async function gates(tui: TuiProof, leader: LeaderBinding, seatId: string): Promise<AttackOutcome> {
+async function gates(tui: TuiProof, leader: LeaderBinding, seatId: string, seal: DispatchSeal | null = null): Promise<AttackOutcome> {
+  // The dispatch gate first, holding the seal of the clean leader: a seal that still matched would send a brief.
+  const dispatch = await reproveForDispatch(leader, tui.pid, seal, leader.socketInode);
+  if (dispatch.result.verdict === "match") return { code: null, checks: [], reason: `the dispatch re-proof matched (${dispatch.path})` };
   const { result } = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false });
   const proof = identityOutcome(result);
   if (proof.code === null) return proof;
@@ -298,15 +301,21 @@ async function liveAttacks(t: Tally, backend: TmuxBackend, perKind: number): Pro
     t.control("the original TUI exits when its pane closes", (await waitForExitObserved(tui, 10_000)) === "exited");
     const real = leader.socketPath;
     const aside = `${real}.aside`;
+    // The seal a dispatch would hold: made by a clean full re-proof, refreshed after every restore.
+    let seal = (await reproveForDispatch(leader, tui.pid, null, leader.socketInode)).seal;
+    t.control("a clean full re-proof seals the leader for the dispatch gate", seal !== null);
     const control = async (after: string) => {
       const { result } = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false });
       t.control(`clean re-proof ${after}`, result.verdict === "match" && alive(leader.pid), result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason).join("; "));
+      const dispatch = await reproveForDispatch(leader, tui.pid, seal, leader.socketInode);
+      t.control(`clean dispatch re-proof ${after}`, dispatch.result.verdict === "match" && dispatch.seal !== null, dispatch.path);
+      seal = dispatch.seal;
     };
     const attempt = async (kind: AttackKind, variant: string, expected: Expected, detail: string, mutate: () => void | Promise<void>, restore: () => void | Promise<void>, binding: LeaderBinding = leader, tuiBinding: TuiProof = tui) => {
       await mutate();
       let outcome: AttackOutcome;
       try {
-        outcome = await gates(tuiBinding, binding, seat.seatId);
+        outcome = await gates(tuiBinding, binding, seat.seatId, seal);
       } catch (error) {
         outcome = { code: `threw:${codeOfError(error)}`, checks: [], reason: messageOf(error) };
       } finally { await restore(); }

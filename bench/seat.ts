@@ -32,6 +32,8 @@ export interface SeatBenchResult {
   bareLeader: LatencySummary;
   fenceAppendP50Ms: number;
   fenceSamples: number;
+  /** How the leader re-proofs before each dispatch were decided (from the seal, or full). */
+  dispatchProofs: { seal: number; full: number };
   /** Wall time of the whole benchmark (hire, deliveries, release). */
   wallMs: number;
 }
@@ -107,8 +109,9 @@ export async function benchSeat(options: SeatBenchOptions = {}): Promise<SeatBen
     }
     peer.close();
     await client.close();
+    const dispatchProofs = seat.dispatchProofs;
     await seat.release({ closePane: true });
-    return { iterations, seat: summary(viaSeat), bareLeader: summary(bare), fenceAppendP50Ms: summary(fences).p50Ms, fenceSamples: fences.length, wallMs: performance.now() - started };
+    return { iterations, seat: summary(viaSeat), bareLeader: summary(bare), fenceAppendP50Ms: summary(fences).p50Ms, fenceSamples: fences.length, dispatchProofs, wallMs: performance.now() - started };
   } finally {
     for (const s of journal.listSeats({ includeReleased: true })) {
       for (const pid of [s.tuiPid, s.leaderPid]) if (pid) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }

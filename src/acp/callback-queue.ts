@@ -24,10 +24,17 @@ export interface StuckCallback {
   event: SeatEventType;
 }
 
-interface Step {
-  name: string;
-  run: () => unknown;
-}
+/** The named callback each event type goes to (besides onEvent); diagnostics may also go to onText. */
+const SPECIFIC: Partial<Record<SeatEventType, keyof SeatCallbacks>> = {
+  text: "onText",
+  thinking: "onThinking",
+  tool_start: "onToolStart",
+  tool_end: "onToolEnd",
+  plan: "onPlan",
+  usage: "onUsage",
+  retry: "onRetry",
+  diagnostic: "onDiagnostic",
+};
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
@@ -54,6 +61,8 @@ export class CallbackQueue {
   /** Callbacks abandoned whose call has not settled yet. */
   private readonly stuck = new Set<string>();
   private interrupted = false;
+  /** Callback names per event type (diagnostics excluded: onText depends on the event). */
+  private readonly names = new Map<SeatEventType, readonly string[]>();
 
   constructor(
     private readonly callbacks: SeatCallbacks,
@@ -62,10 +71,27 @@ export class CallbackQueue {
     private readonly onAbandon?: (diagnostic: Diagnostic) => void,
   ) {}
 
-  /** Queues one event; delivers it at once when nothing is in flight. */
+  /** Queues one event; delivers it at once (synchronously, no promise) when nothing is in flight. */
   push(event: SeatEvent): void {
-    this.pending.push(event);
-    if (!this.running) void this.pump();
+    if (this.running) {
+      this.pending.push(event);
+      return;
+    }
+    // The hot path of a streamed turn: an idle queue and synchronous callbacks deliver inline; the async pump
+    // starts only once a callback returned a promise or a callback queued more events meanwhile.
+    this.running = true;
+    let waiting: Promise<void> | undefined;
+    try {
+      waiting = this.deliver(event);
+    } catch {
+      // A throwing callback loses its own event, never the ones after it.
+    }
+    if (waiting !== undefined || this.pending.length > 0) {
+      void this.pump(waiting);
+      return;
+    }
+    this.running = false;
+    if (this.idle.length > 0) for (const wake of this.idle.splice(0)) wake();
   }
 
   /** Resolves once every queued event has been delivered (however long that takes). */
@@ -130,9 +156,17 @@ export class CallbackQueue {
     return stuck;
   }
 
-  private async pump(): Promise<void> {
+  /** Delivers what is pending, one event at a time; `first` is a delivery already in flight. Sets running. */
+  private async pump(first?: Promise<void>): Promise<void> {
     this.running = true;
     try {
+      if (first !== undefined) {
+        try {
+          await first;
+        } catch {
+          // As below: the throwing callback loses only its own event.
+        }
+      }
       for (let event = this.pending.shift(); event !== undefined; event = this.pending.shift()) {
         try {
           const waiting = this.deliver(event);
@@ -149,15 +183,15 @@ export class CallbackQueue {
 
   /** Runs the event's callbacks in order; returns a promise only once one of them returned one. */
   private deliver(event: SeatEvent): Promise<void> | undefined {
-    const steps = this.stepsFor(event);
-    for (let i = 0; i < steps.length; i += 1) {
-      const result = steps[i]!.run();
+    const names = this.namesFor(event);
+    for (let i = 0; i < names.length; i += 1) {
+      const result = this.invoke(names[i]!, event);
       if (isThenable(result)) {
         return (async () => {
-          await this.awaitStep(steps[i]!.name, event.type, result);
-          for (let j = i + 1; j < steps.length; j += 1) {
-            if (this.stuck.has(steps[j]!.name)) continue;
-            await this.awaitStep(steps[j]!.name, event.type, steps[j]!.run());
+          await this.awaitStep(names[i]!, event.type, result);
+          for (let j = i + 1; j < names.length; j += 1) {
+            if (this.stuck.has(names[j]!)) continue;
+            await this.awaitStep(names[j]!, event.type, this.invoke(names[j]!, event));
           }
         })();
       }
@@ -189,42 +223,51 @@ export class CallbackQueue {
     this.stuck.delete(name);
   }
 
-  private stepsFor(event: SeatEvent): Step[] {
+  /** The names of the callbacks an event goes to, in order; cached per event type while none is stuck. */
+  private namesFor(event: SeatEvent): readonly string[] {
+    if (this.stuck.size === 0 && event.type !== "diagnostic") {
+      const cached = this.names.get(event.type);
+      if (cached !== undefined) return cached;
+      const names = this.collectNames(event);
+      this.names.set(event.type, names);
+      return names;
+    }
+    return this.collectNames(event).filter((name) => !this.stuck.has(name));
+  }
+
+  private collectNames(event: SeatEvent): string[] {
     const cb = this.callbacks;
-    const steps: Step[] = [];
-    const add = (name: string, run: () => unknown) => {
-      if (!this.stuck.has(name)) steps.push({ name, run });
-    };
-    if (cb.onEvent) add("onEvent", () => cb.onEvent!(event));
+    const names: string[] = [];
+    if (cb.onEvent) names.push("onEvent");
+    const specific = SPECIFIC[event.type];
+    if (specific !== undefined && cb[specific]) names.push(specific);
+    if (event.type === "diagnostic" && this.diagnosticsAsText && event.asText !== false && cb.onText) names.push("onText");
+    return names;
+  }
+
+  /** Calls one named callback with what it takes of the event. */
+  private invoke(name: string, event: SeatEvent): unknown {
+    const cb = this.callbacks;
+    if (name === "onEvent") return cb.onEvent!(event);
     switch (event.type) {
       case "text":
-        if (cb.onText) add("onText", () => cb.onText!(event.text));
-        break;
+        return cb.onText!(event.text);
       case "thinking":
-        if (cb.onThinking) add("onThinking", () => cb.onThinking!(event.text));
-        break;
+        return cb.onThinking!(event.text);
       case "tool_start":
-        if (cb.onToolStart) add("onToolStart", () => cb.onToolStart!(event));
-        break;
+        return cb.onToolStart!(event);
       case "tool_end":
-        if (cb.onToolEnd) add("onToolEnd", () => cb.onToolEnd!(event));
-        break;
+        return cb.onToolEnd!(event);
       case "plan":
-        if (cb.onPlan) add("onPlan", () => cb.onPlan!(event.entries));
-        break;
+        return cb.onPlan!(event.entries);
       case "usage":
-        if (cb.onUsage) add("onUsage", () => cb.onUsage!(event.usage));
-        break;
+        return cb.onUsage!(event.usage);
       case "retry":
-        if (cb.onRetry) add("onRetry", () => cb.onRetry!(event));
-        break;
+        return cb.onRetry!(event);
       case "diagnostic":
-        if (cb.onDiagnostic) add("onDiagnostic", () => cb.onDiagnostic!(event.diagnostic));
-        if (this.diagnosticsAsText && event.asText !== false && cb.onText) add("onText", () => cb.onText!(event.diagnostic.message));
-        break;
+        return name === "onText" ? cb.onText!(event.diagnostic.message) : cb.onDiagnostic!(event.diagnostic);
       default:
-        break;
+        return undefined;
     }
-    return steps;
   }
 }

@@ -62,8 +62,10 @@ export function mapSessionUpdate(notification: SessionNotification): SeatEvent[]
   const withPrompt = promptId === undefined ? {} : { promptId };
   switch (update.sessionUpdate) {
     case "agent_message_chunk": {
+      // The hot path of a streamed turn: no spread, one shape per case.
       const text = textOfContent(update.content);
-      return text === "" ? [] : [{ type: "text", text, ...withPrompt }];
+      if (text === "") return [];
+      return [promptId === undefined ? { type: "text", text } : { type: "text", text, promptId }];
     }
     case "agent_thought_chunk": {
       const text = textOfContent(update.content);

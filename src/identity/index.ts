@@ -18,5 +18,7 @@ export { parsePsLine, parseLsofFields, parseLsofCwd, parseLsofExe, lsofHoldsSock
 export type { LsofFile, MacProcessIdentity } from "./macos.js";
 export { macosSource, execFileRunner, PS_PATH, LSOF_PATH, PS_COLUMNS } from "./macos-source.js";
 export type { CommandResult, CommandRunner } from "./macos-source.js";
+export { sealLeader, checkSeal, socketFdOf, socketFileBefore } from "./seal.js";
+export type { LeaderSeal, SealInput } from "./seal.js";
 export { parseActiveSessions, readActiveSessions, findActiveSession } from "./active-sessions.js";
 export type { ActiveSession, ActiveSessionEvidence } from "./active-sessions.js";

@@ -12,6 +12,7 @@ import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { openDatabase } from "./schema.js";
 import { withBusyRetry } from "./busy.js";
+import { cacheStatements } from "./statements.js";
 import { assertEvidenceEchoes, assertTransition, canTransition, evidenceTarget, type DeliveryEvidence, type DeliveryState } from "./states.js";
 import { rowToDelivery, rowToSeat, type DeliveryRecord, type NewSeat, type SeatPatch, type SeatRecord } from "./records.js";
 
@@ -37,7 +38,7 @@ export class Journal {
 
   constructor(path: string, now: () => Date = () => new Date()) {
     this.path = path;
-    this.#db = openDatabase(path);
+    this.#db = cacheStatements(openDatabase(path));
     this.#now = now;
   }
 
@@ -228,6 +229,21 @@ export class Journal {
       .prepare(`UPDATE deliveries SET state = @state, evidence = @evidence, failure_reason = COALESCE(@reason, failure_reason), updated_at = @at${stamp} WHERE prompt_id = @prompt_id`)
       .run({ state: to, evidence: JSON.stringify(evidenceList), reason: to === "failed" ? (reason ?? null) : null, at, prompt_id: delivery.promptId });
     return this.getDelivery(delivery.promptId)!;
+  }
+
+  /**
+   * Runs `work` with `synchronous=NORMAL`, then back to FULL. Its commits reach the WAL (they survive a crash of
+   * this process) and are fsynced by the next FULL commit or checkpoint, whichever comes first. For writes whose
+   * durability a FULL commit right after carries (a fence, before its dispatch mark) or that recovery can do
+   * without after a power loss (consumed evidence: the delivery is then recovered as uncertain, never re-sent).
+   */
+  relaxed<T>(work: () => T): T {
+    this.#db.pragma("synchronous = NORMAL");
+    try {
+      return work();
+    } finally {
+      this.#db.pragma("synchronous = FULL");
+    }
   }
 
   #seatOrThrow(seatId: string): SeatRecord {

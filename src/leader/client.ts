@@ -50,6 +50,14 @@ export interface LeaderClient {
   close(): Promise<LeaderClosed>;
   /** Resolves (never rejects) when the connection is gone, with the reason. */
   readonly closed: Promise<LeaderClosed>;
+  /** Frames received so far and when the last one arrived (Date.now()); hire reads it as a sign of progress. */
+  activity(): LeaderActivity;
+}
+
+/** What a connection has received: a count and the time of the last frame (null before any). */
+export interface LeaderActivity {
+  framesIn: number;
+  lastFrameAt: number | null;
 }
 
 type Pending = { resolve: (value: unknown) => void; reject: (err: SeatError) => void; settled: boolean };
@@ -74,6 +82,8 @@ class LeaderConnection implements LeaderClient {
   #shutdownNotice: LeaderFrame | null = null;
   #state: "registering" | "open" | "closing" | "closed" = "registering";
   #keepalive: NodeJS.Timeout | null = null;
+  #framesIn = 0;
+  #lastFrameAt: number | null = null;
   #resolveClosed!: (value: LeaderClosed) => void;
 
   constructor(socket: Socket, options: ConnectLeaderOptions) {
@@ -137,6 +147,10 @@ class LeaderConnection implements LeaderClient {
     );
   }
 
+  activity(): LeaderActivity {
+    return { framesIn: this.#framesIn, lastFrameAt: this.#lastFrameAt };
+  }
+
   async ping(options: { timeoutMs?: number } = {}): Promise<void> {
     await this.#request((pending) => this.#pings.push(pending), () => {}, { type: "ping" }, "ping", options.timeoutMs);
   }
@@ -191,6 +205,10 @@ class LeaderConnection implements LeaderClient {
       frames = this.#decoder.push(chunk);
     } catch (err) {
       return this.#fail(asSeatError(err, this.#path));
+    }
+    if (frames.length > 0) {
+      this.#framesIn += frames.length;
+      this.#lastFrameAt = Date.now();
     }
     for (const frame of frames) {
       if (this.#state === "closed") return;

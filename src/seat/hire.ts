@@ -2,7 +2,8 @@
  * Hire: launch a visible `grok --leader` TUI, prove it and its leader, attach once, check readiness.
  * Owns: the order of a hire — plan, pane, TUI binding, readiness evidence, Herdr agent check, leader
  *   proof, register + admission, get_leader_info re-proof, initialize + admission, authenticate,
- *   load/resume of the exact session (with a timeout), catalog and model/effort readiness — and
+ *   load/resume of the exact session, catalog and model/effort readiness (each ACP step waits while grok
+ *   shows progress, up to a cap: handshake-wait.ts) — and
  *   cleaning up a refused hire.
  * Does not own: delivery (visible-seat.ts), the per-seat controller process (controller.ts).
  * Invariant: proof before control; one connection, never a reconnect; no brief is typed and no ACP
@@ -12,7 +13,6 @@
  */
 import { realpath, rm } from "node:fs/promises";
 import type { InitializeResponse } from "@agentclientprotocol/sdk";
-import { withTimeout } from "../internal/timeout.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { ACP, SessionCore, X_AI, connectAcp, type SeatCallbacks, type SeatEvent } from "../acp/index.js";
 import { parseGrokVersion, runGrokCommand } from "../grok/index.js";
@@ -22,6 +22,7 @@ import { HerdrBackend, checkHerdrAgent, type Backend, type PaneDescriptor } from
 import { admitLeader, admitSeat } from "./admission.js";
 import { buildHirePlan, createSocketDir, type HirePlan, type PlanInput } from "./plan.js";
 import { assertProven, bindLeader, nothingServes, bindTui, proveSeatLeader, readLockPid, waitForActiveSession, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
+import { awaitHandshake, type HandshakeLimits, type HandshakeWatch } from "./handshake-wait.js";
 import { assertCatalogReady, assertNativeOption, assertSelectionEcho } from "./readiness.js";
 import { VisibleSeat, recordedInode, stopLeaderAfterTuiExit } from "./visible-seat.js";
 
@@ -35,8 +36,13 @@ export interface HireSeatOptions extends PlanInput {
   uid?: number;
   /** Time for the TUI to come up: socket, lock, active_sessions.json, Herdr agent (default 30 s). */
   readyTimeoutMs?: number;
-  /** Time for register, control and session/load or resume (default 15 s). */
+  /**
+   * Time for register and control; for each ACP step (initialize, authenticate, resume/load, commands, model)
+   * the time without any sign of progress from grok (default 15 s). See handshake-wait.ts.
+   */
   requestTimeoutMs?: number;
+  /** The most one ACP step may take while grok keeps showing progress (default 90 s, never below requestTimeoutMs). */
+  handshakeCapMs?: number;
   callbacks?: SeatCallbacks;
   /** Called with each step name as the hire proceeds (controller logs). */
   onStep?: (step: string, detail?: unknown) => void;
@@ -46,9 +52,6 @@ export interface HireSeatOptions extends PlanInput {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function timed<T>(work: Promise<T>, ms: number, what: string, context: Record<string, unknown>): Promise<T> {
-  return withTimeout(work, ms, () => new SeatError("ACP_HANDSHAKE_FAILED", `${what} did not answer within ${ms} ms. Release the seat and hire a fresh one.`, { context: { ...context, timeoutMs: ms } }));
-}
 
 /** Reads `grok --version` through the same argv prefix the pane will use; the plain semver or null. */
 export async function readCliVersion(binary: string, binaryArgs: string[], env: Record<string, string>): Promise<{ version: string | null; detail: string }> {
@@ -100,6 +103,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
   const uid = options.uid ?? process.getuid?.() ?? 0;
   const readyMs = options.readyTimeoutMs ?? 30_000;
   const requestMs = options.requestTimeoutMs ?? 15_000;
+  const limits: HandshakeLimits = { idleMs: requestMs, capMs: Math.max(options.handshakeCapMs ?? 90_000, requestMs) };
   let plan: (HirePlan & { socketDir: string; socketPath: string }) | null = null;
   let seatRow = false;
   let pane: PaneDescriptor | null = null;
@@ -168,12 +172,14 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
       },
     }, "grok-seat");
     core = new SessionCore(peer, callbacks, { diagnosticsAsText: false });
+    const watch: HandshakeWatch = { client: liveClient, leaderPid: leader.pid, grokHome: plan.grokHome };
+    const timed = <T>(work: Promise<T>, what: string, context: Record<string, unknown>): Promise<T> => awaitHandshake(work, what, watch, limits, context);
 
     const init = await timed(peer.request<InitializeResponse>(ACP.agent.initialize, {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: { name: "grok-seat", version: "0.1.0" },
-    }), requestMs, "initialize", { socketPath: plan.socketPath });
+    }), "initialize", { socketPath: plan.socketPath });
     const admission = admitSeat({ versionFloor: plan.versionFloor, cliVersion: cli.version, registered: liveClient.registered, initialize: init as never });
     step("admitted", admission);
     const initMeta = (init._meta ?? {}) as Record<string, unknown>;
@@ -181,10 +187,10 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     if (!methodId) {
       throw new SeatError("ACP_NOT_AUTHENTICATED", `grok advertises no default auth method (${(init.authMethods ?? []).map((m) => m.id).join(", ") || "none"}); the seat never signs in on the owner's behalf. Sign in to grok in the TUI's profile, then hire again.`, { context: { authMethods: init.authMethods } });
     }
-    await timed(peer.request(ACP.agent.authenticate, { methodId }), requestMs, "authenticate", { methodId });
+    await timed(peer.request(ACP.agent.authenticate, { methodId }), "authenticate", { methodId });
     const caps = (init.agentCapabilities ?? {}) as { sessionCapabilities?: { resume?: unknown } };
     const attachMethod = caps.sessionCapabilities?.resume !== undefined ? ACP.agent.session.resume : ACP.agent.session.load;
-    const attached = await timed(peer.request<Record<string, unknown>>(attachMethod, { sessionId: plan.sessionId, cwd: tui.cwd, mcpServers: [] }), requestMs, attachMethod, { sessionId: plan.sessionId });
+    const attached = await timed(peer.request<Record<string, unknown>>(attachMethod, { sessionId: plan.sessionId, cwd: tui.cwd, mcpServers: [] }), attachMethod, { sessionId: plan.sessionId });
     const attachedId = (attached?._meta as Record<string, unknown> | undefined)?.sessionId ?? attached?.sessionId;
     if (attachedId !== undefined && attachedId !== plan.sessionId) {
       throw new SeatError("IDENTITY_MISMATCH", `${attachMethod} answered for session ${String(attachedId)}, not ${plan.sessionId}. The seat refuses control.`, { context: { attachedId } });
@@ -192,7 +198,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     core.bind(plan.sessionId);
     step("attached", { method: attachMethod });
 
-    const commands = await timed(peer.request<{ tools?: unknown[] }>(X_AI.commandsList, { sessionId: plan.sessionId }), requestMs, X_AI.commandsList, {});
+    const commands = await timed(peer.request<{ tools?: unknown[] }>(X_AI.commandsList, { sessionId: plan.sessionId }), X_AI.commandsList, {});
     const catalog = [
       ...(Array.isArray(initMeta.mcpServers) ? initMeta.mcpServers : []),
       ...(Array.isArray((attached?._meta as Record<string, unknown> | undefined)?.mcpServers) ? ((attached._meta as Record<string, unknown>).mcpServers as unknown[]) : []),
@@ -205,7 +211,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     for (const [kind, value] of [["model", plan.model], ["effort", plan.effort]] as const) {
       if (value === null) continue;
       const configId = assertNativeOption(options_, kind, value);
-      const echoed = await timed(peer.request(ACP.agent.session.setConfigOption, { sessionId: plan.sessionId, configId, value }), requestMs, ACP.agent.session.setConfigOption, { configId, value });
+      const echoed = await timed(peer.request(ACP.agent.session.setConfigOption, { sessionId: plan.sessionId, configId, value }), ACP.agent.session.setConfigOption, { configId, value });
       assertSelectionEcho(echoed, kind, value);
       selected[kind] = value;
       options_ = { ...(options_ as object), ...(echoed as object) };

@@ -12,8 +12,8 @@ import { readFile, realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import { SeatError } from "../errors.js";
 import {
-  check, combineChecks, findActiveSession, lockPathFor, platformIdentitySource, proveLeader, readActiveSessions, reproveIdentity,
-  type ActiveSessionEvidence, type IdentityCheck, type IdentityResult, type LeaderProof, type ProcessIdentity,
+  check, checkSeal, combineChecks, findActiveSession, lockPathFor, platformIdentitySource, proveLeader, readActiveSessions, reproveIdentity,
+  sealLeader, socketFileBefore, type ActiveSessionEvidence, type IdentityCheck, type IdentityResult, type LeaderProof, type LeaderSeal, type ProcessIdentity,
 } from "../identity/index.js";
 import type { PaneDescriptor } from "../mux/index.js";
 
@@ -189,6 +189,45 @@ export async function proveSeatLeader(input: ProveSeatLeaderInput): Promise<{ pr
       : check("parent", ppid === input.tuiPid ? "match" : "mismatch", `parent: pid ${input.pid} has parent ${ppid}, the original TUI is ${input.tuiPid}`));
   }
   return { proof, result: combineChecks(checks) };
+}
+
+/** A seal and the binding it was proven for: it speaks only for that exact binding. */
+export interface DispatchSeal {
+  key: string;
+  facts: LeaderSeal;
+}
+
+/** A re-proof of a bound leader: the verdict, and the seal that lets the next one be quick (null: none). */
+export interface DispatchProof {
+  result: IdentityResult;
+  seal: DispatchSeal | null;
+  /** "seal" when the sealed facts all still held; "full" when the full proof ran. */
+  path: "seal" | "full";
+}
+
+/**
+ * Re-proves a bound leader before a dispatch. With a seal from an earlier full proof, a few synchronous reads
+ * of the leader's own /proc entries, its lock and its socket file decide a match (identity/seal.ts); anything
+ * else — no seal, a changed fact, another platform — runs the full proof (proveSeatLeader, no parent check)
+ * and, on a match, seals it for next time. Only a match authorizes, exactly as before.
+ */
+export async function reproveForDispatch(leader: LeaderBinding, tuiPid: number, seal: DispatchSeal | null, socketInode: number | null | undefined): Promise<DispatchProof> {
+  // A seal speaks only for the binding (and TUI, and recorded inode) whose full proof made it.
+  const key = JSON.stringify([leader.pid, leader.birth, leader.exe, leader.cwd, leader.uid, leader.socketPath, leader.socketDir, tuiPid, socketInode ?? null]);
+  if (seal && seal.key === key && checkSeal(seal.facts)) {
+    const facts = seal.facts;
+    return { result: combineChecks([check("seal", "match", `seal: pid ${leader.pid} (birth ${leader.birth}) still holds socket inode ${facts.socketInode} on fd ${facts.socketFd}; lock, exe, cwd, uid, socket file and directory unchanged`)]), seal, path: "seal" };
+  }
+  const before = socketFileBefore(leader.socketPath, leader.uid);
+  const { proof, result } = await proveSeatLeader({ ...leader, tuiPid, birth: leader.birth, requireChildOfTui: false, ...(socketInode !== undefined ? { socketInode } : {}) });
+  const observed = proof.observed;
+  const facts = result.verdict === "match" && observed && observed.sid === tuiPid && observed.exe && observed.cwd && proof.socketInode !== null
+    ? sealLeader({
+        pid: leader.pid, birth: leader.birth, sid: tuiPid, exe: observed.exe, cwd: observed.cwd, uid: leader.uid,
+        lockPath: lockPathFor(leader.socketPath), socketPath: leader.socketPath, socketDir: leader.socketDir, socketInode: proof.socketInode,
+      }, before)
+    : null;
+  return { result, seal: facts ? { key, facts } : null, path: "full" };
 }
 
 /** Proves the leader or throws, returning what to bind. */

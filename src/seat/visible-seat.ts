@@ -21,7 +21,7 @@ import type { LeaderClient } from "../leader/index.js";
 import type { Backend } from "../mux/index.js";
 import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
-import { nothingServes, observeExit, proveSeatLeader, socketHolder, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
+import { nothingServes, observeExit, proveSeatLeader, reproveForDispatch, socketHolder, waitForExitObserved, type DispatchSeal, type LeaderBinding, type TuiProof } from "./proof.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
 const SETTLED: DeliveryState[] = ["completed", "failed", "submitted", "uncertain"];
@@ -68,6 +68,8 @@ export class VisibleSeat {
   #closed = false;
   #leaderGone: SeatError | null = null;
   #peerClosed = false;
+  #seal: DispatchSeal | null = null;
+  #proofs = { seal: 0, full: 0 };
 
   constructor(parts: AttachedParts) {
     this.parts = parts;
@@ -97,7 +99,8 @@ export class VisibleSeat {
       if (!delivery || delivery.seatId !== this.seatId) continue; // the owner's own prompts are not ours to record
       if (delivery.state !== "dispatched" && delivery.state !== "uncertain") continue;
       const running = queue.runningPromptId === promptId;
-      this.#record(promptId, { kind: "consumed", source: "_x.ai/queue/changed", sessionId: queue.sessionId, promptId, detail: running ? "runningPromptId" : "queue entry" });
+      // Consumed is evidence, not a fence: written without its own fsync (see Journal.relaxed).
+      this.#record(promptId, { kind: "consumed", source: "_x.ai/queue/changed", sessionId: queue.sessionId, promptId, detail: running ? "runningPromptId" : "queue entry" }, true);
     }
   }
 
@@ -110,7 +113,9 @@ export class VisibleSeat {
     if (this.#leaderGone) throw this.#leaderGone;
     const { journal } = this.parts;
     const promptId = options.promptId ?? `${this.seatId}-${randomUUID()}`;
-    const fenced = journal.fence({ seatId: this.seatId, promptId, text });
+    // The fence is written now and made durable by markDispatched's FULL commit (one fsync of the WAL covers
+    // both) before anything is sent; a crash of this process in between still finds it (recovered as failed).
+    const fenced = journal.relaxed(() => journal.fence({ seatId: this.seatId, promptId, text }));
     if (options.beforeDispatch) await options.beforeDispatch(fenced);
     if (this.#closed || this.#leaderGone) {
       journal.markFailed(promptId, "never dispatched: the leader connection closed before dispatch");
@@ -136,13 +141,20 @@ export class VisibleSeat {
   /** Re-proves, right before a dispatch, that the socket path is still served by the proven leader; the refusal or null. */
   async #recheckLeader(): Promise<SeatError | null> {
     const { leader, tui } = this.parts;
-    const { result } = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false, socketInode: recordedInode(leader) });
+    const { result, seal, path } = await reproveForDispatch(leader, tui.pid, this.#seal, recordedInode(leader));
+    this.#seal = seal;
+    this.#proofs[path] += 1;
     if (result.verdict === "match") return null;
     const reasons = result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason);
     const code = result.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN";
     return new SeatError(code, `The socket ${leader.socketPath} is no longer proven to be served by leader pid ${leader.pid} (${result.verdict}: ${reasons.join("; ")}); the brief was not sent. Release the seat and hire a fresh one.`, {
       context: { seatId: this.seatId, socketPath: leader.socketPath, leaderPid: leader.pid, verdict: result.verdict, reasons },
     });
+  }
+
+  /** How the dispatch re-proofs so far were decided: from the seal (quick) or by a full proof. */
+  get dispatchProofs(): { seal: number; full: number } {
+    return { ...this.#proofs };
   }
 
   /** Resolves the delivery once it reaches one of `states` (or any settled state), or its current record on timeout. */
@@ -241,8 +253,9 @@ export class VisibleSeat {
     else this.#move(() => journal.markFailed(promptId, result.diagnostic?.message ?? "the prompt failed"));
   }
 
-  #record(promptId: string, evidence: Parameters<Journal["recordEvidence"]>[1]): void {
-    this.#move(() => this.parts.journal.recordEvidence(promptId, evidence));
+  #record(promptId: string, evidence: Parameters<Journal["recordEvidence"]>[1], relaxed = false): void {
+    const { journal } = this.parts;
+    this.#move(() => (relaxed ? journal.relaxed(() => journal.recordEvidence(promptId, evidence)) : journal.recordEvidence(promptId, evidence)));
   }
 
   #move(work: () => unknown): void {

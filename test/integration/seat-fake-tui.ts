@@ -3,7 +3,7 @@
  * Behaves like the TUI's process layout (grok-wire §14): writes $GROK_HOME/active_sessions.json naming
  * itself, and spawns a leader child (a fake-leader on S with its pid in S.lock) that outlives it.
  * `--version` prints `grok <GS_FAKE_VERSION|1.0.41> (…)`. `--gs-config <json>` (before grok's flags) shapes the leader:
- * registered, agentVersion, mcpServers, tools, configOptions, noEcho, leaderCwd, leaderExe, symlinkSocket, turn.
+ * registered, agentVersion, mcpServers, tools, configOptions, noEcho, leaderCwd, leaderExe, symlinkSocket, turn, auth, silentPong.
  * `turn` scripts session/prompt like grok's leader (bench/seat-crash.ts): each received prompt id is appended to
  * $GROK_HOME/fake-leader-prompts.log, runningPromptId comes after `queueDelayMs`, the result after `resultDelayMs`
  * more, and the turn goes on (persisted to $GROK_HOME/sessions/<cwd>/<session>/updates.jsonl) when the client is gone.
@@ -25,6 +25,26 @@ interface FakeConfig {
   leaderExe?: string;
   symlinkSocket?: boolean;
   turn?: { queueDelayMs?: number; resultDelayMs?: number };
+  /** Answer `authenticate` only after `delayMs` (never with `never`), appending a grok-shaped line for the leader pid to $GROK_HOME/logs/unified.jsonl every `logEveryMs`. */
+  auth?: { delayMs?: number; logEveryMs?: number; never?: boolean };
+  /** The leader does not answer pings. */
+  silentPong?: boolean;
+}
+
+/** A slow `authenticate` like a busy grok's: working (it logs) before it answers, or silent and never answering. */
+function slowAuthenticate(m: JsonRpc, peer: FakeLeaderPeer, auth: NonNullable<FakeConfig["auth"]>): JsonRpc[] {
+  const logDir = join(process.env.GROK_HOME!, "logs");
+  mkdirSync(logDir, { recursive: true });
+  const started = Date.now();
+  const ticker = auth.logEveryMs
+    ? setInterval(() => appendFileSync(join(logDir, "unified.jsonl"), `${JSON.stringify({ ts: new Date().toISOString(), src: "shell", pid: process.pid, ver: "1.0.41", lvl: "info", msg: "session.setup.phase", ctx: { phase: "mcp_merge", elapsed_ms: Date.now() - started } })}\n`), auth.logEveryMs)
+    : null;
+  if (auth.never) return [];
+  setTimeout(() => {
+    if (ticker) clearInterval(ticker);
+    peer.sendAcp({ jsonrpc: "2.0", id: m.id!, result: {} });
+  }, auth.delayMs ?? 0);
+  return [];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -70,6 +90,7 @@ if (argv.includes("--version")) {
   const leader = await startFakeLeader({
     socketPath: listenPath,
     registered: config.registered ?? {},
+    ...(config.silentPong ? { silentPong: true } : {}),
     scenario: {
       initialize: (m) => [{ jsonrpc: "2.0", id: m.id, result: {
         protocolVersion: 1,
@@ -84,6 +105,7 @@ if (argv.includes("--version")) {
         if (option && !config.noEcho) option.currentValue = m.params.value;
         return [{ jsonrpc: "2.0", id: m.id, result: { configOptions: options } }];
       },
+      ...(config.auth ? { authenticate: (m: JsonRpc, peer: FakeLeaderPeer) => slowAuthenticate(m, peer, config.auth!) } : {}),
       ...(config.turn ? { "session/prompt": (m: JsonRpc, peer: FakeLeaderPeer) => scriptedTurn(m, peer, config.turn!) } : {}),
     },
   });
