@@ -9,6 +9,7 @@
  */
 import type Database from "better-sqlite3";
 import { openDatabase } from "../journal/index.js";
+import { redactText } from "../internal/redact.js";
 import { GLOBAL_SCOPE } from "./names.js";
 
 /** A named session as recorded. */
@@ -125,7 +126,7 @@ export class SessionStore {
   startTurn(row: number, promptId: string, prompt: string): void {
     const at = this.#now();
     this.#db.transaction(() => {
-      this.#db.prepare("INSERT INTO session_turns (prompt_id, session_row, prompt, state, started_at) VALUES (?, ?, ?, 'running', ?)").run(promptId, row, prompt, at);
+      this.#db.prepare("INSERT INTO session_turns (prompt_id, session_row, prompt, state, started_at) VALUES (?, ?, ?, 'running', ?)").run(promptId, row, redactText(prompt), at);
       this.#db.prepare("UPDATE named_sessions SET last_used_at = ? WHERE id = ?").run(at, row);
     }).immediate();
   }
@@ -134,7 +135,7 @@ export class SessionStore {
   finishTurn(promptId: string, end: { state: Exclude<TurnState, "running">; stopReason?: string; usage?: object; text: string; errorCode?: string }): void {
     this.#db
       .prepare("UPDATE session_turns SET state = ?, stop_reason = ?, usage = ?, text = ?, error_code = ?, ended_at = ? WHERE prompt_id = ? AND state = 'running'")
-      .run(end.state, end.stopReason ?? null, end.usage ? JSON.stringify(end.usage) : null, end.text, end.errorCode ?? null, this.#now(), promptId);
+      .run(end.state, end.stopReason ?? null, end.usage ? JSON.stringify(end.usage) : null, redactText(end.text), end.errorCode ?? null, this.#now(), promptId);
   }
 
   /** Marks every still-running turn of the session interrupted (its process was proven dead); returns them. */
