@@ -10,7 +10,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
-import { redactText } from "../internal/redact.js";
+import { redact, redactText } from "../internal/redact.js";
 import { openDatabase } from "./schema.js";
 import { assertEvidenceEchoes, assertTransition, canTransition, evidenceTarget, type DeliveryEvidence, type DeliveryState } from "./states.js";
 import { rowToDelivery, rowToSeat, type DeliveryRecord, type NewSeat, type SeatPatch, type SeatRecord } from "./records.js";
@@ -219,7 +219,7 @@ export class Journal {
     const stamp = to !== delivery.state ? `, ${to}_at = @at` : "";
     this.#db
       .prepare(`UPDATE deliveries SET state = @state, evidence = @evidence, failure_reason = COALESCE(@reason, failure_reason), updated_at = @at${stamp} WHERE prompt_id = @prompt_id`)
-      .run({ state: to, evidence: JSON.stringify(evidenceList), reason: to === "failed" && reason !== undefined ? redactText(reason) : null, at, prompt_id: delivery.promptId });
+      .run({ state: to, evidence: JSON.stringify(redact(evidenceList)), reason: to === "failed" && reason !== undefined ? redactText(reason) : null, at, prompt_id: delivery.promptId });
     return this.getDelivery(delivery.promptId)!;
   }
 
