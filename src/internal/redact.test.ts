@@ -73,3 +73,13 @@ test("every agent's auth variable and the fleet's Redis password are secret name
   }
   assert.deepEqual(splitSecretEnv({ ANTHROPIC_API_KEY: "a", HOME: "/h" }).secret, { ANTHROPIC_API_KEY: "a" });
 });
+
+test("a shell output grok reports as bytes is masked as the text it holds, and other number arrays stay as they are", () => {
+  const text = "OPENAI_API_KEY=sk-live-4f9a8b7c6d5e4f3a2b1c\nHOME=/h\n";
+  const event = { type: "tool_end", rawOutput: { type: "Bash", output: [...Buffer.from(text)] } };
+  const masked = redact(event) as typeof event;
+  assert.equal(Buffer.from(masked.rawOutput.output).toString("utf8"), `OPENAI_API_KEY=${REDACTED}\nHOME=/h\n`);
+  const plain = [...Buffer.from("just some output\n")];
+  assert.deepEqual(redact({ output: plain }), { output: plain });
+  assert.deepEqual(redact({ sizes: [1, 2, 3, 300, 5, 6, 7, 8] }), { sizes: [1, 2, 3, 300, 5, 6, 7, 8] });
+});

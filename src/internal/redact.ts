@@ -109,16 +109,29 @@ export function redactEnv(env: Record<string, string | undefined>): Record<strin
 
 /**
  * A deep copy of `value` with secrets masked: strings through redactText, object keys that are secret
- * names get REDACTED, ACP `{name, value}` env pairs with a secret name too. Errors become {name, message}.
+ * names get REDACTED, ACP `{name, value}` env pairs with a secret name too, arrays of bytes (grok's shell output)
+ * as the UTF-8 text they hold. Errors become {name, message}.
  */
 export function redact<T>(value: T): T {
   return walk(value, 0) as T;
 }
 
+// grok reports a shell command's output as an array of bytes (rawOutput {type:"Bash", output:[…]}): text in disguise.
+function isByteArray(value: unknown[]): value is number[] {
+  return value.length >= 8 && value.every((b) => typeof b === "number" && Number.isInteger(b) && b >= 0 && b <= 255);
+}
+
+/** The bytes decoded as UTF-8, masked, and encoded again; the very same numbers when nothing was masked. */
+function redactBytes(bytes: number[]): number[] {
+  const text = Buffer.from(bytes).toString("utf8");
+  const masked = redactText(text);
+  return masked === text ? [...bytes] : [...Buffer.from(masked, "utf8")];
+}
+
 function walk(value: unknown, depth: number): unknown {
   if (typeof value === "string") return redactText(value);
   if (value === null || typeof value !== "object" || depth > 32) return value;
-  if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
+  if (Array.isArray(value)) return isByteArray(value) ? redactBytes(value) : value.map((item) => walk(item, depth + 1));
   if (value instanceof Error) return { name: value.name, message: redactText(value.message) };
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return value; // class instances (Buffer, Date…) stay as they are

@@ -186,26 +186,36 @@ function otherAgentCanaries(): { prefix: string; env: Record<string, string> } {
 
 const shellCall = (command: string) => ({ name: "run_terminal_command", arguments: { command, description: "print the environment" } });
 
-test("headless: canaries in every other agent's key and the Redis password never reach grok (its shell's env goes to the model), an argv, a file, an output or the model", async (t) => {
-  const rig = await startLiveRig({ rules: [{ match: "show the env", replies: [{ toolCalls: [shellCall("env")] }, { text: "env shown" }] }] });
+test("headless: canaries in every other agent's key and the Redis password never reach grok (its shell's env goes to the model), an argv, a file, an output or the model; a key grok's shell prints is masked in our output", async (t) => {
+  const rig = await startLiveRig({ rules: [{ match: "show the env", replies: [{ toolCalls: [shellCall("env")] }, { toolCalls: [shellCall("cat vendor.env")] }, { text: "env shown" }] }] });
   if (!gotLive(t, rig)) return;
   const { prefix, env: canaries } = otherAgentCanaries();
+  // A project file grok's shell prints: its bytes come back in tool_end rawOutput; our NDJSON must mask the key.
+  const vendorKey = `sk-live-${randomBytes(12).toString("hex")}`;
+  writeFileSync(join(rig.sandbox.project, "vendor.env"), `STRIPE_API_KEY=${vendorKey}\n`);
   const marker = `tz-marker-${randomBytes(4).toString("hex")}`;
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, TZ: marker, ...canaries };
   const sampler = startArgvSampler(prefix);
   const outputs: string[] = [];
   let files = { checked: 0, hits: [] as string[] };
+  let failed: unknown;
   try {
     const json = await runSeat(["run", "--json", "--allow", "execute", "please show the env"], { env, cwd: rig.sandbox.project });
     const text = await runSeat(["run", "--allow", "execute", "please show the env"], { env, cwd: rig.sandbox.project });
     outputs.push(json.stdout, json.stderr, text.stdout, text.stderr);
     assert.equal(json.code, 0, json.stderr);
     assert.equal(text.code, 0, text.stderr);
+    const shown = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; rawOutput?: { output?: number[] } }).filter((l) => l.type === "tool_end" && Array.isArray(l.rawOutput?.output));
+    assert.ok(shown.some((l) => Buffer.from(l.rawOutput!.output!).toString("utf8").includes("STRIPE_API_KEY=[redacted]")), "positive control: the shell output came back, masked");
+    assert.ok(!json.stdout.includes(vendorKey) && !json.stdout.includes(JSON.stringify([...Buffer.from(vendorKey)]).slice(1, -1)), "the printed key is not in the NDJSON, as text or bytes");
     files = filesHolding([rig.sandbox.root], prefix);
+  } catch (error) {
+    failed = error;
   } finally {
     const seen = await sampler.stop();
     const modelSaw = JSON.stringify(rig.mock.requests.map((r) => r.body));
     await rig.close();
+    if (failed) throw failed;
     assert.ok(modelSaw.includes(`TZ=${marker}`), "positive control: grok's shell environment reached the model");
     assert.ok(!modelSaw.includes(prefix), "no canary reached grok's environment or the model");
     assert.ok(seen.samples > 10, `the sampler swept /proc ${seen.samples} times`);
