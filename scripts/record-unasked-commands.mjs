@@ -41,11 +41,13 @@ const { ensureGrokBinary } = await import(join(repo, "dist/src/grok/index.js"));
 const { createSandbox, startMockModel } = await import(join(repo, "dist/src/testing.js"));
 const { createPermissionGate, parsePolicyFlags } = await import(join(repo, "dist/src/permissions/index.js"));
 
+// A file outside every sandbox: grok's touch reaches it too (not under its cwd).
+const OUTSIDE = join(tmpdir(), `grok-seat-unasked-outside-${process.pid}.txt`);
 const shell = (command) => ({ label: command, call: { name: "run_terminal_command", arguments: { command, description: "recorded command" } } });
 /** The calls tried: grok's documented read-only list, writers it lets through, writers it asks about, edits. */
 const CALLS = [
   ...["ls", "pwd", "date", "cat /etc/hostname", "wc -c /etc/hostname", "git status", "grep -c root /etc/passwd", "echo hi", "printf hi", "true"].map(shell),
-  ...["touch unasked-touch.txt", "touch unasked-chain.txt && echo done", "mkdir unasked-dir", "ls && touch unasked-after-ls.txt", "touch /tmp/grok-seat-unasked-outside.txt"].map(shell),
+  ...["touch unasked-touch.txt", "touch unasked-chain.txt && echo done", "mkdir unasked-dir", "ls && touch unasked-after-ls.txt", `touch ${OUTSIDE}`].map(shell),
   ...["cp /etc/hostname unasked-cp.txt", "echo hi > unasked-redirect.txt", "sort -o unasked-sort.txt /etc/hostname", "uniq /etc/hostname unasked-uniq.txt", "rm -f unasked-none.txt", "sh -c 'touch unasked-sh.txt'"].map(shell),
   { label: "write tool: unasked-write.txt", call: { name: "write", arguments: { file_path: "unasked-write.txt", content: "hi\n" } } },
 ];
@@ -99,7 +101,7 @@ for (const variant of variants.length > 0 ? variants : ["plain", "toml", "global
     await mock.close();
     sandbox.cleanup();
     if (pluginRoot) rmSync(pluginRoot, { recursive: true, force: true });
-    rmSync("/tmp/grok-seat-unasked-outside.txt", { force: true });
+    rmSync(OUTSIDE, { force: true });
   }
 }
 if (json) console.log(JSON.stringify({ grok: "1.0.41", results }, null, 2));

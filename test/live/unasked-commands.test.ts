@@ -33,6 +33,7 @@ const UNASKED: Case[] = [
   { command: "touch unasked-chain.txt && echo done", creates: "unasked-chain.txt", asked: false },
   { command: "mkdir unasked-dir", creates: "unasked-dir", asked: false },
   { command: "ls && touch unasked-after-ls.txt", creates: "unasked-after-ls.txt", asked: false },
+  { command: "touch ../unasked-outside-cwd.txt", creates: "../unasked-outside-cwd.txt", asked: false },
 ];
 const ASKED: Case[] = [
   { command: "echo hi > gated-redirect.txt", creates: "gated-redirect.txt", asked: true },
