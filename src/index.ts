@@ -28,6 +28,7 @@ export type { GrokBinary, GrokProbe, GrokModels } from "./grok/index.js";
 
 // Host tools, permissions, skills
 export { createToolBridge, projectSchema, toAcpMcpServers } from "./tools/index.js";
+export { HostToolError } from "./tools/index.js";
 export type { HostTool, ToolBridge, OperatorMcpServer } from "./tools/index.js";
 export { createPermissionGate, parsePolicyFlags, loadPolicyFile, categorize, DEFAULT_POLICY } from "./permissions/index.js";
 export type { PermissionPolicy, PermissionCategory, Approver, PermissionGate } from "./permissions/index.js";

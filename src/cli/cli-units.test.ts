@@ -74,3 +74,26 @@ test("a tool's MCP output becomes a one-line snippet", () => {
   assert.equal(toolOutputSnippet(undefined), undefined);
   assert.equal(toolOutputSnippet({ output: { Other: 1 } }), undefined);
 });
+
+test("human output masks credentials in every line it prints: diagnostics on stderr, answer chunks on stdout", async () => {
+  const { createHumanPrinter } = await import("./output.js");
+  const written: string[] = [];
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  const capture = (chunk: string | Uint8Array) => (written.push(String(chunk)), true);
+  process.stdout.write = capture as typeof process.stdout.write;
+  process.stderr.write = capture as typeof process.stderr.write;
+  try {
+    const printer = createHumanPrinter(paletteFor(process.stderr, { NO_COLOR: "1" }));
+    printer.onEvent({ type: "diagnostic", diagnostic: { code: "TOOL_EXECUTE_FAILED", message: 'Host tool "x" threw: upstream refused: api_key=sk-live-4f9a8b7c6d5e4f3a2b1c' } });
+    printer.onEvent({ type: "text", text: "the url is https://bob:pa55@example.com/" } as never);
+    printer.finish();
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
+  const all = written.join("");
+  assert.ok(!all.includes("sk-live-") && !all.includes("pa55"), all);
+  assert.match(all, /api_key=\[redacted\]/);
+  assert.match(all, /https:\/\/bob:\[redacted\]@example\.com/);
+});

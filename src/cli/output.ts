@@ -3,10 +3,11 @@
  * Owns: exit-code table, `--json` line format, human rendering (colour only on a TTY, NO_COLOR honoured).
  * Does not own: what the commands do.
  * Invariant: with --json, stdout carries exactly one JSON object per line, each with a `type` field;
- *   every JSON line passes through redact() (no secret value is ever printed).
+ *   every JSON line passes through redact(), and every human line and answer chunk through redactText() (no secret
+ *   value or credential shape is ever printed).
  */
 import { isSeatError, messageOf, type ErrorCode } from "../errors.js";
-import { redact } from "../internal/redact.js";
+import { redact, redactText } from "../internal/redact.js";
 import type { SeatEvent } from "../acp/index.js";
 
 /** Stable exit codes of the `seat` CLI (documented in the README). */
@@ -178,7 +179,8 @@ export function createHumanPrinter(palette: Palette, beforeOutput: () => void = 
     onEvent(event) {
       if (event.type === "text") {
         beforeOutput();
-        process.stdout.write(event.text);
+        // Per chunk: a credential split across two chunks is not caught here (the --json `done` event is masked whole).
+        process.stdout.write(redactText(event.text));
         endedWithNewline = event.text.endsWith("\n");
         return;
       }
@@ -186,7 +188,7 @@ export function createHumanPrinter(palette: Palette, beforeOutput: () => void = 
       if (!line) return;
       beforeOutput();
       this.finish();
-      process.stderr.write(`${line}\n`);
+      process.stderr.write(`${redactText(line)}\n`);
     },
     finish() {
       if (!endedWithNewline) process.stdout.write("\n");
