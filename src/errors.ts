@@ -95,6 +95,7 @@ export const ERROR_CODES = {
   FLEET_REDIS_SERVER_FAILED: "the test rig could not start redis-server (not installed, or it exited)",
   // cli/
   CLI_USAGE: "the command line could not be understood",
+  CLI_CONFIG_INVALID: "a grok-seat config file (user config.json or project .grok-seat.json) is not valid JSON or has a bad key",
 } as const;
 
 /** A stable SCREAMING_SNAKE error code. */
