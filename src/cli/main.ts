@@ -21,7 +21,7 @@ Usage: seat <command> [flags]
        seat -h, --help         this text
 
 Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join("\n")}
+${COMMANDS.map((c) => `  ${c.name.padEnd(11)} ${c.summary}`).join("\n")}
 
 Defaults you set once (agent, model, policy, agentsDir, redis) live in ~/.config/grok-seat/config.json
 and a project's .grok-seat.json; \`seat config\` shows them. Exit codes are listed in the README.`;

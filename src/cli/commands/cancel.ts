@@ -15,7 +15,11 @@ export const cancelCommand: Command = {
 
   Sends cancel to the process running the session's turn, through its control socket (a 0700
   directory in the seat home), after proving that process holds the lease and the socket.
-  Exit 0 when the cancel was delivered; SESSION_IDLE (exit 1) when no turn runs.`,
+  Exit 0 when the cancel was delivered; SESSION_IDLE (exit 1) when no turn runs.
+
+Examples:
+  seat cancel -s review
+  seat cancel -s nightly --global --json`,
   async run(argv) {
     const args = parseFlags("cancel", argv, { session: { type: "string", short: "s" }, global: { type: "boolean" }, cwd: { type: "string" }, json: { type: "boolean" } });
     const name = stringFlag(args, "session");

@@ -35,8 +35,8 @@ _seat() {
     return 0
   fi
   case "\${COMP_WORDS[1]}" in
-    help) words="$verbs" ;;
-    completion) words="${SHELLS.join(" ")}" ;;
+    help) COMPREPLY=( $(compgen -W "$verbs" -- "$cur") ); return 0 ;;
+    completion) COMPREPLY=( $(compgen -W "${SHELLS.join(" ")}" -- "$cur") ); return 0 ;;
 ${cases}
     *) words="" ;;
   esac

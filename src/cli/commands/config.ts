@@ -32,8 +32,9 @@ flag > env > project > user > default.
 A malformed file, an unknown key or a value of the wrong type exits 2 naming the file and the key.
 
 Examples:
-  echo '{"agent":"codex","model":"gpt-5"}' > .grok-seat.json && seat config
-  seat config --json | grep redis`,
+  seat config
+  seat config --json --model grok-4.6
+  echo '{"agent":"codex","model":"gpt-5"}' > .grok-seat.json   # this project's defaults`,
   async run(argv) {
     const args = parseFlags("config", argv, { json: { type: "boolean" }, agent: { type: "string" }, model: { type: "string" }, policy: { type: "string" }, redis: { type: "string" } });
     const config = loadConfig();

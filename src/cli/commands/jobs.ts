@@ -26,7 +26,11 @@ ${REDIS_HELP}
   --from CURSOR         watch: resume after this cursor (each watched line carries its cursor)
 
 show exits like the job would (0 completed, 130 cancelled, 76 uncertain, …; 1 while it still runs).
-An uncertain job's worker died after the prompt was sent: it may have reached the model; it is never re-sent.`,
+An uncertain job's worker died after the prompt was sent: it may have reached the model; it is never re-sent.
+
+Examples:
+  seat jobs list --redis redis://127.0.0.1:6379
+  seat jobs watch 3f2c… --redis redis://127.0.0.1:6379`,
   async run(argv) {
     const [sub, ...rest] = argv;
     const args = parseFlags("jobs", rest, { redis: { type: "string" }, json: { type: "boolean" }, limit: { type: "string" }, from: { type: "string" } });

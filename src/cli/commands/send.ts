@@ -46,7 +46,11 @@ export const sendCommand: Command = {
 
 An empty or whitespace-only brief, or one with NUL or control characters other than newline and tab,
 is refused (exit 2) before anything is fenced. Refuses when the seat's controller is gone: the seat
-never reconnects.`,
+never reconnects.
+
+Examples:
+  seat send s-1a2b "run the tests and fix what fails"
+  seat send s-1a2b -f brief.md --wait completed --timeout 600`,
   async run(argv) {
     const args = parseFlags("send", argv, { file: { type: "string", short: "f" }, wait: { type: "string" }, timeout: { type: "string" }, "prompt-id": { type: "string" }, json: { type: "boolean" } });
     const [seatId, positional, ...extra] = args.positionals;
