@@ -96,7 +96,7 @@ export const completionCommand: Command = {
 Prints a completion script for the shell: verbs, each verb's flags, then file names.
 
 Examples:
-  eval "$(seat completion bash)"                       # this bash session
+  seat completion bash > /tmp/seat.bash && . /tmp/seat.bash   # this bash session
   seat completion bash > ~/.local/share/bash-completion/completions/seat
   seat completion zsh > "\${fpath[1]}/_seat"
   seat completion fish > ~/.config/fish/completions/seat.fish`,
