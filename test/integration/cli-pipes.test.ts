@@ -173,3 +173,18 @@ test("fuzz: closed stdout, closed stdin and signals at random points of a turn n
     }
   }
 });
+
+test("an exception or rejection no verb caught is one coded line (or one error object), exit 1, never a stack trace", async () => {
+  const w = world("last-resort");
+  for (const hook of ["throw-uncaught", "reject-unhandled"]) {
+    const env = { ...w.env, GROK_SEAT_TEST_HOOKS: hook };
+    const human = await runSeat(["run", "--grok", w.grok, "--cwd", w.dir, "scenario:slow-stream go"], { env });
+    assert.equal(human.code, 1, hook);
+    assert.doesNotMatch(human.stderr, STACK, hook);
+    assert.equal(human.stderr.trim(), `seat: internal error: test hook ${hook} [INTERNAL]`);
+    const json = await runSeat(["sessions", "list", "--json"], { env });
+    assert.equal(json.code, 1, hook);
+    assert.deepEqual(JSON.parse(json.stdout.trim().split("\n").at(-1)!), { type: "error", code: "INTERNAL", message: `test hook ${hook}` });
+    assert.doesNotMatch(json.stderr, STACK, hook);
+  }
+});

@@ -183,13 +183,13 @@ test("seat run --json -s NAME into a reader that goes away (| head -1) cancels g
   }
 });
 
-test("SIGTERM or a closed stdin at a random point of a real grok turn: no stack trace, exit 130 or 0, no grok left, no running turn", async (t) => {
+test("SIGHUP, SIGTERM or a closed stdin at a random point of a real grok turn: no stack trace, exit 130 or 0, no grok left, no running turn", async (t) => {
   const long = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
   const rig = await startLiveRig({ rules: [{ match: "slowly", replies: [{ text: long, chunkDelayMs: 100 }] }] });
   if (!gotLive(t, rig)) return;
   try {
     const env = { ...envFor(rig), GROK_SEAT_HOME: join(rig.sandbox.home, "seat") };
-    for (const [i, action] of (["SIGTERM", "stdin", "SIGTERM"] as const).entries()) {
+    for (const [i, action] of (["SIGHUP", "stdin", "SIGTERM"] as const).entries()) {
       const delayMs = Math.floor(Math.random() * 1500);
       const result = await seatPiped(["run", "--json", "-s", `r${i}`, "--cwd", rig.sandbox.project, "answer slowly"], env, undefined, (line, child) => {
         if (line.includes('"type":"session"')) setTimeout(() => (action === "stdin" ? child.stdin!.destroy() : child.kill(action)), delayMs);
