@@ -13,6 +13,9 @@ import { join } from "node:path";
 import { FAKE_GROK_JS } from "../support/fake-agent.js";
 import { SEAT_MAIN, runSeat, type CliResult } from "../support/cli.js";
 import { alive } from "../support/processes.js";
+import { need } from "../support/requirements.js";
+import { redisMissing, startFleetRig } from "../support/fleet-rig.js";
+import { connectFleet } from "../../src/fleet/index.js";
 
 const work = mkdtempSync(join(tmpdir(), "cli-pipes-"));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -186,5 +189,39 @@ test("an exception or rejection no verb caught is one coded line (or one error o
     assert.equal(json.code, 1, hook);
     assert.deepEqual(JSON.parse(json.stdout.trim().split("\n").at(-1)!), { type: "error", code: "INTERNAL", message: `test hook ${hook}` });
     assert.doesNotMatch(json.stderr, STACK, hook);
+  }
+});
+
+test("seat submit -f FILE|- queues the file's or stdin's prompt; --wait into a reader that goes away cancels the job and exits 141", async (t) => {
+  if (!need(t, redisMissing())) return;
+  const rig = await startFleetRig();
+  const client = await connectFleet(rig.redis.url);
+  try {
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.root };
+    const file = join(rig.root, "prompt.txt");
+    writeFileSync(file, "from a file\n");
+    const queued = await runSeat(["submit", "--redis", rig.redis.url, "--json", "-f", file], { env });
+    assert.equal(queued.code, 0, queued.stderr);
+    const id = (JSON.parse(queued.stdout.trim()) as { id: string }).id;
+    assert.equal((await client.job(id).state()).prompt, "from a file\n");
+    await client.job(id).cancel();
+    await rig.startWorker("host-a");
+    // 5 MB from stdin travel through Redis to a worker's agent, and the turn completes.
+    const line = "the quick brown fox jumps over the lazy dog. ";
+    const big = line.repeat(Math.ceil((5 * 1024 * 1024) / line.length));
+    const fromStdin = await seatWith(["submit", "--redis", rig.redis.url, "--wait", "-f", "-"], env, undefined, big);
+    assert.equal(fromStdin.code, 0, fromStdin.stderr);
+    const bigId = (JSON.parse(fromStdin.stdout.split("\n")[0]!) as { id: string }).id;
+    assert.equal((await client.job(bigId).state()).status, "completed");
+    assert.ok((await client.job(bigId).state()).prompt?.startsWith(line), "the job carries the file's text");
+    const waited = await seatWith(["submit", "--redis", rig.redis.url, "--wait", "scenario:hang-on-prompt wait for cancel"], env, { kind: "close-stdout", afterMs: 0, from: "first-line" });
+    assert.equal(waited.code, 141, waited.stderr);
+    assert.doesNotMatch(waited.stderr, STACK);
+    const jobs = await runSeat(["jobs", "list", "--json", "--redis", rig.redis.url], { env });
+    const statuses = jobs.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: string; status: string }).map((j) => j.status).sort();
+    assert.deepEqual(statuses, ["cancelled", "cancelled", "completed"], "the job whose stream nobody read was cancelled");
+  } finally {
+    await client.close();
+    await rig.close();
   }
 });
