@@ -153,8 +153,11 @@ Examples:
     let session: HeadlessSession | undefined;
     let signals = 0;
     let pipeClosed = false;
+    let finished = false;
     const onSignal = () => {
       signals += 1;
+      // Everything is already disposed: nothing to cancel, just stop.
+      if (finished) process.exit(EXIT.interrupted);
       if (signals === 1) {
         if (!json) process.stderr.write(palette.yellow("\n^C cancelling the turn… (Ctrl-C again to stop now)\n"));
         stop.abort();
@@ -198,9 +201,11 @@ Examples:
       return EXIT.ok;
     } finally {
       spinner.stop();
-      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
-      releasePipe();
+      // The handlers stay until the agent is gone: a signal or a closed pipe during dispose must not end the
+      // process before its agent (that would orphan it). After that a signal just ends the process (130).
       const survivors = session ? (await session.dispose()).survivors : [];
+      finished = true;
+      releasePipe();
       if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
     }
   },
