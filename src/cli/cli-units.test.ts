@@ -19,6 +19,9 @@ test("error codes map to the documented exit codes", () => {
   assert.equal(exitCodeFor("ACP_IDLE_TIMEOUT"), 124);
   assert.equal(exitCodeFor("ACP_PROMPT_FAILED"), 1);
   assert.equal(exitCodeFor("MODEL_UNREACHABLE"), 124);
+  assert.equal(exitCodeFor("CLI_CONFIG_INVALID"), 2);
+  assert.equal(exitCodeFor("SESSION_NAME_INVALID"), 2);
+  assert.equal(EXIT.brokenPipe, 141);
 });
 
 test("--fail-fast takes an optional count: alone (last, or before a flag) it means the default, a number right after it is the count", () => {
