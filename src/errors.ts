@@ -102,6 +102,7 @@ export const ERROR_CODES = {
   FLEET_REDIS_VOLATILE: "the fleet's Redis may lose acknowledged writes (appendonly not yes, or appendfsync not always); a worker refuses it unless --allow-volatile-redis",
   // cli/
   CLI_USAGE: "the command line could not be understood",
+  CLI_CONFIG_INVALID: "a grok-seat config file (user config.json or project .grok-seat.json) is not valid JSON or has a bad key",
 } as const;
 
 /** A stable SCREAMING_SNAKE error code. */

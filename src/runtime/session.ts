@@ -115,13 +115,22 @@ class Session implements HeadlessSession {
     this.queue = new CallbackQueue(options.callbacks ?? {}, options.diagnosticsAsText !== false, (d) => this.diagnostics.push(d));
   }
 
+  /** Who a start failure is about: "Grok", or the other agent's own title (never "Grok" for Codex). */
+  agentTitle(): string {
+    try {
+      return resolveAgentProfile(this.options)?.title ?? "Grok";
+    } catch {
+      return this.options.agentCommand !== undefined ? "The agent" : `Agent ${String(this.options.agent)}`;
+    }
+  }
+
   get laneMarker(): string {
     return laneMarker(this.model);
   }
 
   /** Records a diagnostic and delivers it through the callback queue; a stuck callback is abandoned. */
   async report(code: ErrorCode, message: string, how: { asCreate?: boolean; asText?: boolean } = {}): Promise<void> {
-    const diagnostic = how.asCreate ? createDiagnostic(code, message) : { code, message };
+    const diagnostic = how.asCreate ? createDiagnostic(code, message, this.agentTitle()) : { code, message };
     this.diagnostics.push(diagnostic);
     this.queue.push({ type: "diagnostic", diagnostic, ...(how.asText === false ? { asText: false } : {}) });
     await this.queue.settle(Date.now() + REPORT_PATIENCE_MS);

@@ -76,7 +76,11 @@ export const agentsCommand: Command = {
   --json       one JSON object per agent on stdout
   --no-probe   do not start installed agents to read what they advertise
 Install the pinned agents with \`npm run agents:install [codex|claude|opencode|gemini]\`.
-grok is probed by \`seat probe\`; this table probes the others.`,
+grok is probed by \`seat probe\`; this table probes the others.
+
+Examples:
+  seat agents
+  seat agents --json --no-probe | jq -r .agent`,
   async run(argv) {
     const args = parseFlags("agents", argv, { json: { type: "boolean" }, "no-probe": { type: "boolean" } });
     const root = defaultInstallRoot();

@@ -40,7 +40,12 @@ export const probeCommand: Command = {
   --grok PATH   grok binary to use (else GROK_BIN, PATH, then the pinned npm package)
   --no-acp      only run \`grok --version\`; skip starting the agent
   --json        one JSON object on stdout
-  --agent NAME  probe another ACP agent instead (codex, claude, opencode, gemini): start it, initialize, stop`,
+  --agent NAME  probe another ACP agent instead (codex, claude, opencode, gemini): start it, initialize, stop
+
+Examples:
+  seat probe
+  seat probe --json --no-acp
+  seat probe --agent codex`,
   async run(argv) {
     const args = parseFlags("probe", argv, { grok: { type: "string" }, json: { type: "boolean" }, "no-acp": { type: "boolean" }, agent: { type: "string" } });
     const agentName = stringFlag(args, "agent");
