@@ -6,7 +6,8 @@
  *   anything else is JOURNAL_CORRUPT and is never modified. An existing v1 file only ever gains: the nullable
  *   seats.leader_socket_inode column when it lacks it, then the additive migrations (migrations.ts).
  */
-import Database from "better-sqlite3";
+import { createRequire } from "node:module";
+import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { DELIVERY_STATES } from "./states.js";
 import { applyMigrations } from "./migrations.js";
@@ -56,11 +57,16 @@ function corrupt(path: string, why: string, cause?: unknown): SeatError {
   });
 }
 
+// better-sqlite3 (a native addon) is required when the first file is opened, not at import: `import "grok-seat"`
+// stays light and openDatabase stays synchronous (issue 15 §8).
+const require = createRequire(import.meta.url);
+
 /** Opens (or creates) the sqlite file with WAL and synchronous=FULL, creating or verifying schema v1. */
 export function openDatabase(path: string): Database.Database {
   let db: Database.Database;
   try {
-    db = new Database(path);
+    const Sqlite = require("better-sqlite3") as typeof Database;
+    db = new Sqlite(path);
   } catch (cause) {
     throw corrupt(path, "could not be opened as sqlite", cause);
   }
