@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   ACP_CALLBACK_STUCK: "an embedder callback did not return in time and was abandoned",
   // runtime/ — the headless seat
   SESSION_OPTIONS_INVALID: "createSession was given options that are not an object",
+  MODEL_UNKNOWN: "the requested model is not in the agent's catalogue (grok's session/new models); nothing was sent",
   // agents/ — agent profiles
   AGENT_NOT_FOUND: "no built-in agent profile has that name",
   AGENT_NOT_INSTALLED: "the agent's pinned package (or the Node it needs) is not installed",
