@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   AGENT_NOT_FOUND: "no built-in agent profile has that name",
   AGENT_NOT_INSTALLED: "the agent's pinned package (or the Node it needs) is not installed",
   AGENT_MODEL_UNSUPPORTED: "a model was requested for an agent that takes none (a custom agent)",
+  AGENT_INSTALL_FAILED: "`seat agents install` could not install an agent (npm missing, failed or unreachable)",
   // tools/ — host tools bridge
   TOOL_BRIDGE_FAILED: "the host-tools bridge could not start; its MCP entry was omitted",
   TOOL_INVALID_ARGS: "tool arguments failed validation against the original schema",

@@ -59,3 +59,11 @@ export function connectAcp(stream: Stream, handlers: AcpHandlers, name = "grok-s
     },
   };
 }
+
+/** ACP's "authentication required" error number (the SDK's RequestError.authRequired). */
+const AUTH_REQUIRED = -32000;
+
+/** True when an agent answered a request with ACP's "authentication required" error (-32000). */
+export function isAuthRequired(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === AUTH_REQUIRED;
+}

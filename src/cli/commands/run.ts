@@ -65,7 +65,8 @@ export const runCommand: Command = {
                         request N times (default ${DEFAULT_FAIL_FAST_RETRIES}); grok's retries are shown either way
   --grok PATH           grok binary to use
   --agent NAME          drive another ACP agent: codex, claude, opencode, gemini (default grok;
-                        install them with \`npm run agents:install\`, list them with \`seat agents\`)
+                        install them with \`seat agents install NAME\`, list them with \`seat agents\`)
+  --agent-path-any      use an agent found on PATH even when its version is not the one grok-seat tests
   --agent-command CMD   drive any ACP agent started by CMD (split like a shell would, never run by one)`,
   async run(argv) {
     const args = parseFlags("run", optionalNumberFlag(argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES), {
@@ -86,6 +87,7 @@ export const runCommand: Command = {
       wait: { type: "string" },
       agent: { type: "string" },
       "agent-command": { type: "string" },
+      "agent-path-any": { type: "boolean" },
     });
     const prompt = args.positionals.join(" ").trim();
     if (prompt === "") throw new SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
@@ -116,6 +118,7 @@ export const runCommand: Command = {
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
       ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
+      ...(args.values["agent-path-any"] === true ? { allowUntestedAgentVersion: true } : {}),
       permissions: createPermissionGate({ policy, ...(approver ? { approver } : {}) }),
       callbacks: { onEvent },
       diagnosticsAsText: false,
