@@ -338,7 +338,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   session.process = await spawnAgent({ argv, env: agentEnv, cwd });
   const agentProcess = session.process;
   const core = (session.core = new SessionCore(
-    (session.peer = connectAcp(agentProcess.stream, {
+    (session.peer = await connectAcp(agentProcess.stream, {
       onSessionUpdate: (n) => core.handleUpdate(n),
       onExtNotification: (method, params) => core.handleExt(method, params),
       onPermissionRequest: (request) => session.answerPermission(request),
