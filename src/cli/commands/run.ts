@@ -8,7 +8,7 @@ import { createInterface } from "node:readline/promises";
 import type { SeatEvent } from "../../acp/index.js";
 import { SeatError } from "../../errors.js";
 import { createSession } from "../../runtime/index.js";
-import { openSession, type OpenedSession } from "../../sessions/index.js";
+import type { OpenedSession } from "../../sessions/index.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
@@ -128,7 +128,8 @@ export const runCommand: Command = {
     };
     let opened: OpenedSession | undefined;
     try {
-      opened = name === undefined ? undefined : await openSession({ ...options, name, global: args.values.global === true, waitMs });
+      // Named sessions (and the journal, leases, seat paths behind them) load only with -s (issue 15 §8).
+      opened = name === undefined ? undefined : await (await import("../../sessions/index.js")).openSession({ ...options, name, global: args.values.global === true, waitMs });
     } finally {
       if (name !== undefined && !opened) spinner.stop();
     }
