@@ -37,5 +37,6 @@ export type { StagedSkills } from "./skills/index.js";
 
 
 // Fleets: jobs on BullMQ and Redis, workers on many hosts (docs/fleet.md)
-export { connectFleet, enqueue, startWorker } from "./fleet/index.js";
+// Loaded on first call (fleet/on-use.ts): importing grok-seat loads neither BullMQ nor ioredis.
+export { connectFleet, enqueue, startWorker } from "./fleet/on-use.js";
 export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult, EventsOptions, FleetWorker, WorkerOptions, JobStatus, JobRecord, FleetEvent, JobEvent, CursorEvent } from "./fleet/index.js";

@@ -43,6 +43,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "FLEET_JOB_INVALID":
     case "FLEET_TOOLS_INVALID":
     case "AGENT_MODEL_UNSUPPORTED":
+    case "MODEL_UNKNOWN":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
       return EXIT.jobUncertain;

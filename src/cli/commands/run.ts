@@ -9,7 +9,7 @@ import { createInterface } from "node:readline/promises";
 import type { SeatEvent } from "../../acp/index.js";
 import { SeatError } from "../../errors.js";
 import { createSession, type HeadlessSession } from "../../runtime/index.js";
-import { assertSessionName, openSession, type OpenedSession } from "../../sessions/index.js";
+import type { OpenedSession } from "../../sessions/index.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
@@ -71,7 +71,8 @@ export const runCommand: Command = {
                         The word after --fail-fast must be N, a flag, or nothing: --fail-fast=N is unambiguous
   --grok PATH           grok binary to use
   --agent NAME          drive another ACP agent: codex, claude, opencode, gemini (default grok;
-                        install them with \`npm run agents:install\`, list them with \`seat agents\`)
+                        install them with \`seat agents install NAME\`, list them with \`seat agents\`)
+  --agent-path-any      use an agent found on PATH even when its version is not the one grok-seat tests
   --agent-command CMD   drive any ACP agent started by CMD (split like a shell would, never run by one)
 
 Defaults for --agent, --model and --policy can come from a config file (see \`seat config\`).
@@ -104,6 +105,7 @@ Examples:
       wait: { type: "string" },
       agent: { type: "string" },
       "agent-command": { type: "string" },
+      "agent-path-any": { type: "boolean" },
     });
     const json = args.values.json === true;
     const name = stringFlag(args, "session");
@@ -111,7 +113,12 @@ Examples:
       throw new SeatError("CLI_USAGE", "seat run: --global and --wait only apply to a named session (-s NAME).");
     }
     // Everything a user can get wrong is refused (exit 2) before any agent starts or any prompt is read.
-    if (name !== undefined) assertSessionName(name);
+    // Named sessions (and the journal, leases, seat paths behind them) load only with -s (issue 15 §8).
+    const sessions = name === undefined ? undefined : await import("../../sessions/index.js");
+    if (sessions !== undefined && name !== undefined) {
+      const { assertSessionName } = sessions;
+      assertSessionName(name);
+    }
     const cwd = directoryFlag("run", args, "cwd");
     const waitMs = secondsFlag("run", args, "wait", 0) ?? 0;
     // An unknown agent or a bad --agent-command is a usage error before anything starts.
@@ -140,6 +147,7 @@ Examples:
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
       ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
+      ...(args.values["agent-path-any"] === true ? { allowUntestedAgentVersion: true } : {}),
       permissions: createPermissionGate({ policy, ...(approver ? { approver } : {}) }),
       callbacks: { onEvent },
       diagnosticsAsText: false,
@@ -176,7 +184,7 @@ Examples:
     try {
       let opened: OpenedSession | undefined;
       try {
-        opened = name === undefined ? undefined : await openSession({ ...options, name, global: args.values.global === true, waitMs });
+        opened = sessions === undefined || name === undefined ? undefined : await sessions.openSession({ ...options, name, global: args.values.global === true, waitMs });
       } finally {
         if (name !== undefined && !opened) spinner.stop();
       }
