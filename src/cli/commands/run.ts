@@ -116,7 +116,7 @@ Examples:
     // Named sessions (and the journal, leases, seat paths behind them) load only with -s (issue 15 §8).
     const sessions = name === undefined ? undefined : await import("../../sessions/index.js");
     if (sessions !== undefined && name !== undefined) {
-      const { assertSessionName } = sessions;
+      const assertSessionName: (value: unknown) => asserts value is string = sessions.assertSessionName;
       assertSessionName(name);
     }
     const cwd = directoryFlag("run", args, "cwd");
