@@ -38,3 +38,6 @@ export type { StagedSkills } from "./skills/index.js";
 // Fleets: jobs on BullMQ and Redis, workers on many hosts (docs/fleet.md)
 export { connectFleet, enqueue, startWorker } from "./fleet/index.js";
 export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult, EventsOptions, FleetWorker, WorkerOptions, JobStatus, JobRecord, FleetEvent, JobEvent, CursorEvent } from "./fleet/index.js";
+
+// Attention: one state for everything that runs (docs/supervision.md)
+export type { AttentionState, StateEvent, WaitingOn, AttentionSnapshot } from "./attention/index.js";
