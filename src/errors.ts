@@ -102,6 +102,9 @@ export const ERROR_CODES = {
   FLEET_REDIS_VOLATILE: "the fleet's Redis may lose acknowledged writes (appendonly not yes, or appendfsync not always); a worker refuses it unless --allow-volatile-redis",
   // cli/
   CLI_USAGE: "the command line could not be understood",
+  // board/
+  BOARD_UNSAFE_ADDRESS: "the board was asked to listen on an address other machines reach without a token from GROK_SEAT_BOARD_TOKEN",
+  BOARD_LISTEN_FAILED: "the board could not listen on its address and port (in use, or not an address of this machine)",
 } as const;
 
 /** A stable SCREAMING_SNAKE error code. */

@@ -129,6 +129,12 @@ class Session implements HeadlessSession {
     return this.tracker.snapshot();
   }
 
+  /** The state after a turn: set just before its `done` event, so `done` stays the turn's last event. */
+  afterTurn = (end: { stopReason?: string; diagnostic?: { code: string } }): void => {
+    const after = stateAfterTurn(end);
+    this.tracker.set(after.state, after.reason ? { reason: after.reason } : {});
+  };
+
   get laneMarker(): string {
     return laneMarker(this.model);
   }
@@ -176,8 +182,8 @@ class Session implements HeadlessSession {
       ...(health ? { signal: health.signal } : options.signal ? { signal: options.signal } : {}),
     });
     await health?.stop();
-    const after = stateAfterTurn(result);
-    this.tracker.set(after.state, after.reason ? { reason: after.reason } : {});
+    // A turn that ended without reaching finish() (refused before sending) still leaves `working`.
+    if (this.tracker.snapshot().state === "working" || this.tracker.snapshot().state === "waiting") this.afterTurn(result);
     const timedOut = ["ACP_TURN_TIMEOUT", "ACP_IDLE_TIMEOUT", "MODEL_UNREACHABLE"].includes(result.diagnostic?.code ?? "");
     // A timeout that grok acknowledged (it answered the cancel) leaves the session usable; one it never
     // answered means the agent is stuck, so the session is disposed. A lost connection is fatal too.
@@ -224,6 +230,8 @@ class Session implements HeadlessSession {
     if (result.survivors.length > 0) {
       await this.report("GROK_DISPOSE_SURVIVORS", `Processes survived dispose: ${result.survivors.join(", ")}.`);
     }
+    // The last state change (done, interrupted) is delivered before dispose resolves, within the callback grace.
+    await this.queue.settle(Date.now());
     return result;
   }
 
@@ -390,7 +398,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
       onPermissionRequest: (request) => session.answerPermission(request),
     })),
     options.callbacks ?? {},
-    { queue: session.queue },
+    { queue: session.queue, onTurnEnd: session.afterTurn },
   ));
   const exitedEarly = agentProcess.exited.then((exit) => {
     throw new SeatError("GROK_EXITED", `grok exited during the handshake (code ${exit.code ?? "none"}, signal ${exit.signal ?? "none"}).`, { context: { ...exit } });

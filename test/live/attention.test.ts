@@ -78,7 +78,10 @@ test("seat run --json prints each state change, and a turn cancelled from anothe
     const done = await runSeat(["run", "--json", "hello"], { env, cwd: rig.sandbox.project });
     assert.equal(done.code, 0, done.stderr);
     const states = done.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.type === "state").map((e) => e.state);
-    assert.deepEqual(states, ["starting", "idle", "working", "idle", "done"]);
+    // `done` stays the stream's last line: the state after the turn comes before it, the session's end is the exit code.
+    assert.deepEqual(states, ["starting", "idle", "working", "idle"]);
+    const lines = done.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(lines.at(-1)?.type, "done");
 
     const run = startSeat(["run", "-s", "ps-hang", "--json", "hang now"], { env, cwd: rig.sandbox.project });
     const listed = await until("seat ps to list the running named session", async () => {

@@ -29,5 +29,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "worker", summary: "run fleet jobs from Redis (BullMQ) on this host until SIGTERM", load: async () => (await import("./worker.js")).workerCommand },
   { name: "submit", summary: "queue a prompt for the fleet (BullMQ on Redis); --wait streams it", load: async () => (await import("./submit.js")).submitCommand },
   { name: "jobs", summary: "list, show, watch or cancel fleet jobs", load: async () => (await import("./jobs.js")).jobsCommand },
+  { name: "board", summary: "serve the attention page and the fleet's queues (bull-board) on loopback behind a token", load: async () => (await import("./board.js")).boardCommand },
   { name: "ps", summary: "list what is live (named sessions, seats, fleet jobs) and its state; --watch, --on-waiting", load: async () => (await import("./ps.js")).psCommand },
 ];

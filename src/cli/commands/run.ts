@@ -106,8 +106,12 @@ export const runCommand: Command = {
     const palette = paletteFor(process.stderr);
     const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
     const printer = createHumanPrinter(palette, () => spinner.stop());
+    let turnDone = false;
     const onEvent = (event: SeatEvent) => {
       if (!json) return printer.onEvent(event);
+      // `done` ends the stream: the session's own end at dispose (done/interrupted) is what the exit code says.
+      if (event.type === "done") turnDone = true;
+      else if (event.type === "state" && turnDone) return;
       if (event.type !== "queue" && event.type !== "mcp_initialized" && event.type !== "prompt_complete" && event.type !== "user_text") writeJson(event);
     };
     const options = {
