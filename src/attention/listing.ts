@@ -11,8 +11,12 @@
  */
 import { existsSync } from "node:fs";
 import { openJournal } from "../journal/index.js";
-import { journalPath, seatHome } from "../seat/index.js";
-import { judgeHolder, requestState, SessionStore } from "../sessions/index.js";
+// Single files rather than the front doors of seat/ and sessions/: those load the runtime and the seat stack
+// (≈170 ms of imports), which `seat ps` never uses.
+import { journalPath, seatHome } from "../seat/seat-home.js";
+import { judgeHolder } from "../sessions/lease.js";
+import { requestState } from "../sessions/control.js";
+import { SessionStore } from "../sessions/store.js";
 import { platformIdentitySource } from "../identity/index.js";
 import type { FleetClient } from "../fleet/index.js";
 import { jobAttentionState, seatAttentionState, type AttentionState } from "./states.js";

@@ -18,7 +18,9 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { SeatError, messageOf } from "../errors.js";
 import { isPrivateDir, ownUid, privateDirProblem } from "../internal/private-dir.js";
-import { MAX_SOCKET_PATH_BYTES, ensurePrivateDir } from "../seat/index.js";
+// The two light modules, not seat/'s front door: `seat ps` reaches this file and must not load the seat stack.
+import { MAX_SOCKET_PATH_BYTES } from "../internal/socket-path.js";
+import { ensurePrivateDir } from "../seat/seat-home.js";
 
 /** Where a control socket is bound: in `dir` itself (the seat home's sessions/), or a fresh directory under it. */
 export interface ControlPlace {
