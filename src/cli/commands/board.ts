@@ -29,7 +29,8 @@ ${REDIS_HELP}
 
 Open the printed address once: the token then moves into a same-site cookie. Without it every request is 401.`,
   async run(argv) {
-    const args = parseFlags("board", argv, { redis: { type: "string" }, port: { type: "string" }, host: { type: "string" } });
+    // --json only shapes an error (main.ts prints it as a JSON object); the board itself prints one line.
+    const args = parseFlags("board", argv, { redis: { type: "string" }, port: { type: "string" }, host: { type: "string" }, json: { type: "boolean" } });
     if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat board takes no arguments (got "${args.positionals[0]}").`);
     const rawPort = stringFlag(args, "port");
     const port = rawPort === undefined ? 0 : Number(rawPort);
