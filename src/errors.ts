@@ -105,6 +105,9 @@ export const ERROR_CODES = {
   // cli/
   CLI_USAGE: "the command line could not be understood",
   CLI_CONFIG_INVALID: "a grok-seat config file (user config.json or project .grok-seat.json) is not valid JSON or has a bad key",
+  // board/
+  BOARD_UNSAFE_ADDRESS: "the board was asked to listen on an address other machines reach without a token from GROK_SEAT_BOARD_TOKEN",
+  BOARD_LISTEN_FAILED: "the board could not listen on its address and port (in use, or not an address of this machine)",
 } as const;
 
 /** A stable SCREAMING_SNAKE error code. */

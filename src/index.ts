@@ -40,3 +40,6 @@ export type { StagedSkills } from "./skills/index.js";
 // Loaded on first call (fleet/on-use.ts): importing grok-seat loads neither BullMQ nor ioredis.
 export { connectFleet, enqueue, startWorker } from "./fleet/on-use.js";
 export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult, EventsOptions, FleetWorker, WorkerOptions, JobStatus, JobRecord, FleetEvent, JobEvent, CursorEvent } from "./fleet/index.js";
+
+// Attention: one state for everything that runs (docs/supervision.md)
+export type { AttentionState, StateEvent, WaitingOn, AttentionSnapshot } from "./attention/index.js";

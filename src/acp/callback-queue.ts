@@ -34,6 +34,7 @@ const SPECIFIC: Partial<Record<SeatEventType, keyof SeatCallbacks>> = {
   usage: "onUsage",
   retry: "onRetry",
   diagnostic: "onDiagnostic",
+  state: "onState",
 };
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -264,6 +265,8 @@ export class CallbackQueue {
         return cb.onUsage!(event.usage);
       case "retry":
         return cb.onRetry!(event);
+      case "state":
+        return cb.onState!(event);
       case "diagnostic":
         return name === "onText" ? cb.onText!(event.diagnostic.message) : cb.onDiagnostic!(event.diagnostic);
       default:

@@ -5,6 +5,7 @@
  * Invariant: the same ACP update maps to the same event whichever seat received it.
  */
 import type { ErrorCode } from "../errors.js";
+import type { StateEvent } from "../attention/states.js";
 
 /** One entry of an ACP plan. */
 export interface PlanEntry {
@@ -54,7 +55,9 @@ export type SeatEvent =
   | { type: "retry"; attempt: number; max: number; reason: string; detail: string; promptId?: string }
   /** grok's model-catalogue refresh is retrying or gave up (from grok's own log). */
   | { type: "model_catalog"; status: "retrying" | "failed"; attempt?: number; max?: number; reason?: string; detail?: string }
-  | { type: "done"; stopReason: string; promptId?: string; text: string };
+  | { type: "done"; stopReason: string; promptId?: string; text: string }
+  /** The session's attention state changed (starting, idle, working, waiting, done, …; see attention/). */
+  | StateEvent;
 
 /** The type tags of SeatEvent. */
 export type SeatEventType = SeatEvent["type"];
@@ -74,4 +77,6 @@ export interface SeatCallbacks {
   onDiagnostic?: (diagnostic: Diagnostic) => void | Promise<void>;
   /** grok is retrying its model request (attempt, max, reason). */
   onRetry?: (event: Extract<SeatEvent, { type: "retry" }>) => void | Promise<void>;
+  /** The session's attention state changed (one call per change). */
+  onState?: (event: StateEvent) => void | Promise<void>;
 }

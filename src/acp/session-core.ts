@@ -97,11 +97,17 @@ export class SessionCore {
   constructor(
     private readonly peer: AcpPeer,
     callbacks: SeatCallbacks = {},
-    /** `queue`: share an existing callback queue (the headless seat reports its own diagnostics through it). */
-    options: { diagnosticsAsText?: boolean; queue?: CallbackQueue } = {},
+    /**
+     * `queue`: share an existing callback queue (the headless seat reports its own diagnostics through it).
+     * `onTurnEnd`: told how a turn ended just before its `done` event is queued (the seat's state follows it).
+     */
+    options: { diagnosticsAsText?: boolean; queue?: CallbackQueue; onTurnEnd?: (end: { stopReason?: string; diagnostic?: Diagnostic }) => void } = {},
   ) {
     this.queue = options.queue ?? new CallbackQueue(callbacks, options.diagnosticsAsText !== false);
+    this.onTurnEnd = options.onTurnEnd;
   }
+
+  private readonly onTurnEnd: ((end: { stopReason?: string; diagnostic?: Diagnostic }) => void) | undefined;
 
   /** Names the ACP session this core drives (after session/new, load or resume). */
   bind(sessionId: string): void {
@@ -329,6 +335,7 @@ export class SessionCore {
     // A denial nobody could be asked about explains a bare stop reason better than the stop reason does.
     const diagnostic = own && own.code !== "ACP_STOP_REASON" ? own : (turn.hostDiagnostic ?? own);
     if (diagnostic) this.emit({ type: "diagnostic", diagnostic });
+    this.onTurnEnd?.({ ...(stopReason === undefined ? {} : { stopReason }), ...(diagnostic ? { diagnostic } : {}) });
     this.emit({ type: "done", stopReason: stopReason ?? (failure ? "error" : "unknown"), promptId: turn.promptId, text: turn.text });
     // A stuck callback is the host's problem, not the agent's: it is reported even when text streamed.
     const stuck = await this.queue.settle(deadline);

@@ -44,6 +44,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "FLEET_TOOLS_INVALID":
     case "AGENT_MODEL_UNSUPPORTED":
     case "MODEL_UNKNOWN":
+    case "BOARD_UNSAFE_ADDRESS":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
       return EXIT.jobUncertain;

@@ -105,6 +105,12 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   const onEvent = (event: SeatEvent) => {
     if (QUIET.has(event.type)) return;
     chain = chain.then(() => appendEvent(redis, id, event)).catch(() => undefined);
+    // The session's attention state is also kept on the record (only while it names this run), so a lister
+    // (`seat ps --redis`) reads one hash per job instead of scanning its stream.
+    if (event.type === "state") {
+      const fields = { attention_state: event.state, attention_since: event.since, attention_waiting_on: event.waitingOn ?? "" };
+      chain = chain.then(() => setIfRun(redis, id, run, fields)).catch(() => undefined);
+    }
   };
 
   /**

@@ -52,6 +52,12 @@ export interface JobRecord {
   /** The worker that acknowledged a cancel (it acted on it), and when (ms). */
   cancelAckedBy?: string;
   cancelAckedAt?: number;
+  /** The running session's last attention state (starting, working, waiting, …), when its worker reported one. */
+  attentionState?: string;
+  /** When that state began (ISO 8601). */
+  attentionSince?: string;
+  /** With `waiting`: what it waits on (approval, question). */
+  attentionWaitingOn?: string;
 }
 
 // KEYS: state, events, alive. ARGV: allowed statuses (JSON list; "" = no record yet), new status, fields (JSON
@@ -130,6 +136,9 @@ export async function readJob(redis: Redis, id: string): Promise<JobRecord | und
     ...(hash.ended_at ? { endedAt: num(hash.ended_at)! } : {}),
     ...(hash.cancel_acked_by ? { cancelAckedBy: hash.cancel_acked_by } : {}),
     ...(hash.cancel_acked_at ? { cancelAckedAt: num(hash.cancel_acked_at)! } : {}),
+    ...(hash.attention_state ? { attentionState: hash.attention_state } : {}),
+    ...(hash.attention_since ? { attentionSince: hash.attention_since } : {}),
+    ...(hash.attention_waiting_on ? { attentionWaitingOn: hash.attention_waiting_on } : {}),
   };
   const beating = alive !== null && hash.run !== undefined && alive === hash.run;
   if (record.status === "dispatched" && !beating) return { ...record, status: "uncertain", derived: true };

@@ -13,8 +13,11 @@ export type PermissionHook = (request: RequestPermissionRequest) => Promise<Requ
 /** A permission gate (see permissions/): decides and reports an audit record. */
 export interface PermissionDecider {
   decide(request: RequestPermissionRequest): Promise<{ response: RequestPermissionResponse; audit: { category: string; decision: string; optionId?: string; reason?: string } }>;
-  /** The policy's action for a category without asking anyone; the host-tools bridge checks "mcp" on every call. */
-  policyAction?(category: "mcp"): "allow" | "require-approval" | "block";
+  /**
+   * The policy's action for a category without asking anyone; the host-tools bridge checks "mcp" on every call,
+   * and a request whose category answers "require-approval" puts the session in the `waiting` state.
+   */
+  policyAction?(category: "read" | "edit" | "execute" | "network" | "mcp" | "other"): "allow" | "require-approval" | "block";
 }
 
 /** Options of createSession. */

@@ -26,6 +26,7 @@ import { handshake, type HandshakeResult } from "./handshake.js";
 import { unknownModelError } from "./model-check.js";
 import { agentLaunch, resolveAgentProfile, withSessionLaunch } from "./agent-launch.js";
 import { skillsRulesBody } from "../skills/index.js";
+import { createStateTracker, isFinalState, stateAfterTurn, type AttentionSnapshot, type StateTracker } from "../attention/index.js";
 import type { PromptInput, SessionOptions } from "./options.js";
 
 /** An ids-only audit record (no paths, schemas, prose or credentials). */
@@ -55,6 +56,11 @@ export interface HeadlessSession {
   cancel(): Promise<void>;
   /** Ends the session: best-effort cancel, then the process tree. Idempotent. */
   dispose(): Promise<{ survivors: number[] }>;
+  /**
+   * Where the session is now (starting, idle, working, waiting on an approval, …) and since when; every change
+   * is also a `{type:"state"}` event (onEvent, onState).
+   */
+  attention(): AttentionSnapshot;
 }
 
 const CLIENT_VERSION = "0.1.0";
@@ -112,8 +118,12 @@ class Session implements HeadlessSession {
   /** One queue for every callback of this session: turn events and our own diagnostics alike. */
   readonly queue: CallbackQueue;
 
+  /** The session's attention state; its changes go through the callback queue, in order with the turn's events. */
+  readonly tracker: StateTracker;
+
   constructor(readonly options: SessionOptions, readonly model: string | undefined) {
     this.queue = new CallbackQueue(options.callbacks ?? {}, options.diagnosticsAsText !== false, (d) => this.diagnostics.push(d));
+    this.tracker = createStateTracker((event) => this.queue.push(event));
   }
 
   /** Who a start failure is about: "Grok", or the other agent's own title (never "Grok" for Codex). */
@@ -124,6 +134,16 @@ class Session implements HeadlessSession {
       return this.options.agentCommand !== undefined ? "The agent" : `Agent ${String(this.options.agent)}`;
     }
   }
+
+  attention(): AttentionSnapshot {
+    return this.tracker.snapshot();
+  }
+
+  /** The state after a turn: set just before its `done` event, so `done` stays the turn's last event. */
+  afterTurn = (end: { stopReason?: string; diagnostic?: { code: string } }): void => {
+    const after = stateAfterTurn(end);
+    this.tracker.set(after.state, after.reason ? { reason: after.reason } : {});
+  };
 
   get laneMarker(): string {
     return laneMarker(this.model);
@@ -161,6 +181,7 @@ class Session implements HeadlessSession {
       return { promptId, text: "", diagnostic, echoed: false };
     }
     const core = this.core;
+    this.tracker.set("working");
     const health = this.grokLog && this.id
       ? startTurnHealth({ logPath: this.grokLog, sessionId: this.id, pid: this.agent?.pid, promptId, failFastAfterRetries: this.options.failFastAfterRetries, emit: (e) => core.emit(e), signal: options.signal })
       : undefined;
@@ -171,6 +192,8 @@ class Session implements HeadlessSession {
       ...(health ? { signal: health.signal } : options.signal ? { signal: options.signal } : {}),
     });
     await health?.stop();
+    // A turn that ended without reaching finish() (refused before sending) still leaves `working`.
+    if (this.tracker.snapshot().state === "working" || this.tracker.snapshot().state === "waiting") this.afterTurn(result);
     const timedOut = ["ACP_TURN_TIMEOUT", "ACP_IDLE_TIMEOUT", "MODEL_UNREACHABLE"].includes(result.diagnostic?.code ?? "");
     // A timeout that grok acknowledged (it answered the cancel) leaves the session usable; one it never
     // answered means the agent is stuck, so the session is disposed. A lost connection is fatal too.
@@ -192,6 +215,11 @@ class Session implements HeadlessSession {
   private async teardown(): Promise<{ survivors: number[] }> {
     const wasReady = this.state === "ready";
     this.state = this.state === "dead" ? "dead" : "disposed";
+    // A session that ends between turns is done; one that ends under a running turn (or before it was up) was
+    // interrupted; a turn's own failed/cancelled stays the last word.
+    const was = this.tracker.snapshot().state;
+    if (was === "idle") this.tracker.set("done");
+    else if (!isFinalState(was)) this.tracker.set("interrupted");
     // A running turn is cancelled (it resolves ACP_SESSION_DISPOSED) and stuck callbacks stop holding us.
     this.queue.interrupt();
     if (wasReady) await this.core?.close(DISPOSE_CANCEL_GRACE_MS).catch(() => undefined);
@@ -212,6 +240,8 @@ class Session implements HeadlessSession {
     if (result.survivors.length > 0) {
       await this.report("GROK_DISPOSE_SURVIVORS", `Processes survived dispose: ${result.survivors.join(", ")}.`);
     }
+    // The last state change (done, interrupted) is delivered before dispose resolves, within the callback grace.
+    await this.queue.settle(Date.now());
     return result;
   }
 
@@ -219,7 +249,16 @@ class Session implements HeadlessSession {
     const toolCallId = request.toolCall.toolCallId;
     try {
       if (this.options.permissions) {
-        const { response, audit } = await this.options.permissions.decide(request);
+        // Only a call the policy sends to an approver waits on someone; a policy answer is immediate.
+        const asks = this.options.permissions.policyAction?.(categorize(request)) === "require-approval";
+        if (asks) this.tracker.set("waiting", { waitingOn: "approval" });
+        let decided: Awaited<ReturnType<NonNullable<SessionOptions["permissions"]>["decide"]>>;
+        try {
+          decided = await this.options.permissions.decide(request);
+        } finally {
+          if (asks && this.tracker.snapshot().state === "waiting") this.tracker.set("working");
+        }
+        const { response, audit } = decided;
         this.noteMcpAnswer(request, response);
         this.audit.push({ event: "permission", toolCallId, category: audit.category, decision: audit.decision });
         if (audit.reason === "approver-failed") {
@@ -284,11 +323,13 @@ export async function createSession(options: SessionOptions = {}): Promise<Headl
   } catch (error) {
     const seatError = error instanceof SeatError ? error : new SeatError("ACP_HANDSHAKE_FAILED", messageOf(error), { cause: error });
     const tail = session.process?.stderrTail(2_000).trim();
+    session.tracker.set("failed", { reason: seatError.code });
     await session.dispose();
     session.state = "dead";
     const message = tail ? `${seatError.message}\ngrok stderr (tail):\n${tail}` : seatError.message;
     await session.report(seatError.code, message, { asCreate: true });
   }
+  if (session.state === "ready") session.tracker.set("idle");
   return session;
 }
 
@@ -367,7 +408,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
       onPermissionRequest: (request) => session.answerPermission(request),
     })),
     options.callbacks ?? {},
-    { queue: session.queue },
+    { queue: session.queue, onTurnEnd: session.afterTurn },
   ));
   const exitedEarly = agentProcess.exited.then((exit) => {
     throw new SeatError("GROK_EXITED", `grok exited during the handshake (code ${exit.code ?? "none"}, signal ${exit.signal ?? "none"}).`, { context: { ...exit } });

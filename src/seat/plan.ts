@@ -17,9 +17,10 @@ import { SeatError } from "../errors.js";
 import { privateDirProblem } from "../internal/private-dir.js";
 import { markSecretNames, registerSecrets } from "../internal/redact.js";
 import { VERIFIED_VERSION_FLOOR } from "./admission.js";
+import { MAX_SOCKET_PATH_BYTES } from "../internal/socket-path.js";
 
 /** The longest socket path we accept (Linux sun_path is 108 bytes, macOS 104, minus a margin). */
-export const MAX_SOCKET_PATH_BYTES = 100;
+export { MAX_SOCKET_PATH_BYTES };
 
 /** Environment names copied into the TUI's env when set (nothing else of the caller leaks in). */
 export const TUI_ENV_ALLOW_LIST = ["HOME", "GROK_HOME", "PATH", "TERM", "COLORTERM", "LANG", "LC_ALL", "XAI_API_KEY", "GROK_TELEMETRY_ENABLED", "TZ"] as const;

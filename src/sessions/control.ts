@@ -8,8 +8,8 @@
  *   cancelling does (the HeadlessSession).
  * Invariant: the socket lives in a 0700 directory owned by us (so only our uid can connect) and is removed
  *   when the lease is released, or by the next holder once this one is proven dead; its path is never longer
- *   than MAX_SOCKET_PATH_BYTES (the kernel would bind a silently truncated name); the only operation is
- *   cancel, which never sends a prompt.
+ *   than MAX_SOCKET_PATH_BYTES (the kernel would bind a silently truncated name); its operations are
+ *   cancel, which never sends a prompt, and state, which only reads the session's attention snapshot.
  */
 import { randomBytes } from "node:crypto";
 import { createConnection, createServer, type Server } from "node:net";
@@ -18,7 +18,9 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { SeatError, messageOf } from "../errors.js";
 import { isPrivateDir, ownUid, privateDirProblem } from "../internal/private-dir.js";
-import { MAX_SOCKET_PATH_BYTES, ensurePrivateDir } from "../seat/index.js";
+// The two light modules, not seat/'s front door: `seat ps` reaches this file and must not load the seat stack.
+import { MAX_SOCKET_PATH_BYTES } from "../internal/socket-path.js";
+import { ensurePrivateDir } from "../seat/seat-home.js";
 
 /** Where a control socket is bound: in `dir` itself (the seat home's sessions/), or a fresh directory under it. */
 export interface ControlPlace {
@@ -105,7 +107,7 @@ export interface ControlServer {
  * Listens on a fresh socket at `place` (a directory, created 0700, or a planned place); `onCancel` runs for
  * each cancel request. SESSION_SOCKET_PATH_TOO_LONG when the path would not fit sun_path.
  */
-export async function startControlServer(place: ControlPlace | string, onCancel: () => Promise<{ promptId?: string }>): Promise<ControlServer> {
+export async function startControlServer(place: ControlPlace | string, onCancel: () => Promise<{ promptId?: string }>, onState?: () => object): Promise<ControlServer> {
   const planned = typeof place === "string" ? { dir: place, runtime: false } : place;
   const probe = planned.runtime ? join(planned.dir, `${RUNTIME_PREFIX}XXXXXX`, "s") : join(planned.dir, `ctl-${"0".repeat(12)}.sock`);
   if (!fits(probe)) {
@@ -124,6 +126,11 @@ export async function startControlServer(place: ControlPlace | string, onCancel:
         op = (JSON.parse(buffer.slice(0, buffer.indexOf("\n"))) as { op?: unknown }).op;
       } catch {
         op = undefined;
+      }
+      // `state` only reads (for `seat ps`): the session's attention snapshot, nothing else.
+      if (op === "state" && onState) {
+        socket.end(`${JSON.stringify({ ok: true, ...onState() })}\n`);
+        return;
       }
       if (op !== "cancel") {
         socket.end(`${JSON.stringify({ ok: false, error: "unknown operation" })}\n`);
@@ -176,6 +183,34 @@ export function requestCancel(path: string, timeoutMs = 10_000): Promise<{ ok: b
         resolve(JSON.parse(answer.trim()) as { ok: boolean; promptId?: string; error?: string });
       } catch {
         resolve({ ok: false, error: "no answer" });
+      }
+    });
+  });
+}
+
+/**
+ * Asks the control socket at `path` for the session's attention snapshot (`seat ps`); resolves null when the
+ * holder does not answer within `timeoutMs` or does not know the operation. Never rejects.
+ */
+export function requestState(path: string, timeoutMs = 1_000): Promise<Record<string, unknown> | null> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    let answer = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(null);
+    }, timeoutMs);
+    socket.setEncoding("utf8");
+    socket.on("connect", () => socket.write(`${JSON.stringify({ op: "state" })}\n`));
+    socket.on("data", (chunk: string) => (answer += chunk));
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      clearTimeout(timer);
+      try {
+        const parsed = JSON.parse(answer.trim()) as Record<string, unknown>;
+        resolve(parsed.ok === true ? parsed : null);
+      } catch {
+        resolve(null);
       }
     });
   });

@@ -78,6 +78,7 @@ class NamedSession implements HeadlessSession {
   get diagnostics() { return this.inner.diagnostics; }
   get audit() { return this.inner.audit; }
   get agent() { return this.inner.agent; }
+  attention() { return this.inner.attention(); }
   cancel() { return this.inner.cancel(); }
 
   async prompt(input: PromptInput, options: PromptOptions = {}): Promise<TurnResult> {
@@ -176,7 +177,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       control = await startControlServer(controlPlace, async () => {
         await session.cancel();
         return {};
-      });
+      }, () => session.attention());
       store.setControlSocket(record.row, lease.holder.pid, control.path);
     }
     record = store.find(scope, options.name)!;

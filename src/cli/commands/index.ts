@@ -31,4 +31,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "jobs", summary: "list, show, watch or cancel fleet jobs", load: async () => (await import("./jobs.js")).jobsCommand },
   { name: "config", summary: "show the effective defaults (agent, model, policy, agentsDir, redis) and their source", load: async () => (await import("./config.js")).configCommand },
   { name: "completion", summary: "print a bash, zsh or fish completion script", load: async () => (await import("./completion.js")).completionCommand },
+  { name: "board", summary: "serve the attention page and the fleet's queues (bull-board) on loopback behind a token", load: async () => (await import("./board.js")).boardCommand },
+  { name: "ps", summary: "list what is live (named sessions, seats, fleet jobs) and its state; --watch, --on-waiting", load: async () => (await import("./ps.js")).psCommand },
 ];

@@ -136,9 +136,13 @@ Examples:
     // Diagnostics before the turn are held: a start failure is one {"type":"error"} (README), not a diagnostic.
     let starting = true;
     const held: SeatEvent[] = [];
+    let turnDone = false;
     const onEvent = (event: SeatEvent) => {
       if (starting && event.type === "diagnostic") return void held.push(event);
       if (!json) return printer.onEvent(event);
+      // `done` ends the stream: the session's own end at dispose (done/interrupted) is what the exit code says.
+      if (event.type === "done") turnDone = true;
+      else if (event.type === "state" && turnDone) return;
       if (event.type !== "queue" && event.type !== "mcp_initialized" && event.type !== "prompt_complete" && event.type !== "user_text") writeJson(event);
     };
     const options = {

@@ -1,0 +1,67 @@
+/*
+ * `seat board [--redis URL] [--port N] [--host H]`: serves the attention page (live items, their states,
+ *   pending approvals with approve / deny) and, with --redis, bull-board's view of the fleet's queues, until
+ *   Ctrl-C. The access token comes from GROK_SEAT_BOARD_TOKEN, or is made fresh and printed once.
+ */
+import { SeatError } from "../../errors.js";
+import type { ApprovalsSource } from "../../attention/approvals-source.js";
+import { parseFlags, stringFlag } from "../args.js";
+import { EXIT } from "../output.js";
+import { REDIS_HELP } from "./fleet-common.js";
+import type { Command } from "./command.js";
+
+/**
+ * The approvals the board lists and answers. None until approvals/ is merged: then this returns
+ * `{ list: () => listApprovals({ redis }), answer: (id, a) => answerApproval(id, a, { redis }) }`.
+ */
+function approvalsSource(_redis: string | undefined): ApprovalsSource | undefined {
+  return undefined;
+}
+
+export const boardCommand: Command = {
+  name: "board",
+  help: `Usage: seat board [--redis URL] [--port N] [--host H]
+
+  --port N      port to listen on (default: any free port)
+  --host H      address to listen on (default 127.0.0.1); any other than loopback needs the token in
+                GROK_SEAT_BOARD_TOKEN
+${REDIS_HELP}
+
+Open the printed address once: the token then moves into a same-site cookie. Without it every request is 401.`,
+  async run(argv) {
+    // --json only shapes an error (main.ts prints it as a JSON object); the board itself prints one line.
+    const args = parseFlags("board", argv, { redis: { type: "string" }, port: { type: "string" }, host: { type: "string" }, json: { type: "boolean" } });
+    if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat board takes no arguments (got "${args.positionals[0]}").`);
+    const rawPort = stringFlag(args, "port");
+    const port = rawPort === undefined ? 0 : Number(rawPort);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new SeatError("CLI_USAGE", `seat board: --port takes a port number (0–65535), not "${rawPort}".`);
+    const redis = stringFlag(args, "redis");
+    const envToken = process.env.GROK_SEAT_BOARD_TOKEN || undefined;
+    const fleet = redis === undefined ? undefined : await (await import("../../fleet/index.js")).connectFleet(redis);
+    const approvals = approvalsSource(redis);
+    const { startBoard } = await import("../../board/server.js");
+    let board;
+    try {
+      board = await startBoard({
+        ...(stringFlag(args, "host") ? { host: stringFlag(args, "host") } : {}),
+        port,
+        ...(envToken ? { token: envToken } : {}),
+        ...(redis ? { redisUrl: redis } : {}),
+        listing: fleet ? { fleet } : {},
+        ...(approvals ? { approvals } : {}),
+      });
+    } catch (error) {
+      await fleet?.close();
+      throw error;
+    }
+    // The token is printed once, and only when it was made here (one from the environment stays there).
+    process.stdout.write(envToken ? `board: ${board.url}\n` : `board: ${board.url}?token=${board.token}\n`);
+    await new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    });
+    await board.close();
+    await fleet?.close();
+    return EXIT.ok;
+  },
+};
