@@ -21,8 +21,11 @@ import { retry, waitDispatched } from "./fleet.js";
 export interface R7FleetResult {
   /** Scenario runs attempted. */
   tried: number;
-  /** doubleSends, lostCancels, falseUncertain (goal 0 each), heartbeatGaps, notFound, and runs per scenario. */
+  /** Outcomes that must never happen (goal 0 each): doubleSends, lostCancels, falseUncertain, heartbeatGaps, notFound,
+   *  and scenarioErrors (a run that could not be carried out: it proves nothing, so it counts against the goal). */
   counts: Record<string, number>;
+  /** Runs per scenario. */
+  runs: Record<string, number>;
   problems: string[];
 }
 
@@ -46,17 +49,19 @@ const sends = (workers: WorkerProc[], id: string) => workers.flatMap((w) => w.pr
 /** Runs the three scenarios (1 each when quick, 5 each otherwise); every process and temp dir is gone when it resolves. */
 export async function runR7Fleet(opts: { quick: boolean }): Promise<R7FleetResult> {
   const n = opts.quick ? 1 : 5;
-  const counts: Record<string, number> = { doubleSends: 0, lostCancels: 0, falseUncertain: 0, heartbeatGaps: 0, notFound: 0, staleWorker: 0, droppedSubscriber: 0, volatileRestart: 0 };
+  const counts: Record<string, number> = { doubleSends: 0, lostCancels: 0, falseUncertain: 0, heartbeatGaps: 0, notFound: 0, scenarioErrors: 0 };
+  const runs: Record<string, number> = { staleWorker: 0, droppedSubscriber: 0, volatileRestart: 0 };
   const problems: string[] = [];
   const scenario = async (name: string, redisOptions: Parameters<typeof startFleetRig>[0], body: (rig: FleetRig, client: FleetClient, i: number) => Promise<void>) => {
     const rig = await startFleetRig(redisOptions);
     const client = await connectFleet(rig.redis.url);
     try {
       for (let i = 0; i < n; i++) {
-        counts[name]!++;
+        runs[name]!++;
         try {
           await body(rig, client, i);
         } catch (error) {
+          counts.scenarioErrors!++;
           problems.push(`${name} #${i + 1}: ${isSeatError(error) ? `${error.code}: ` : ""}${messageOf(error)}`);
         }
       }
@@ -154,6 +159,6 @@ export async function runR7Fleet(opts: { quick: boolean }): Promise<R7FleetResul
     if (sends([w], handle.id) > 1) counts.doubleSends!++;
   });
 
-  const tried = counts.staleWorker! + counts.droppedSubscriber! + counts.volatileRestart!;
-  return { tried, counts, problems };
+  const tried = runs.staleWorker! + runs.droppedSubscriber! + runs.volatileRestart!;
+  return { tried, counts, runs, problems };
 }
