@@ -100,6 +100,19 @@ export const ERROR_CODES = {
   FLEET_TOOLS_INVALID: "a --tools module could not be loaded or does not export HostTool objects",
   FLEET_REDIS_SERVER_FAILED: "the test rig could not start redis-server (not installed, or it exited)",
   FLEET_REDIS_VOLATILE: "the fleet's Redis may lose acknowledged writes (appendonly not yes, or appendfsync not always); a worker refuses it unless --allow-volatile-redis",
+  // worktrees/ — one git worktree per seat
+  WORKTREE_NOT_A_REPO: "the directory a seat worktree was asked from is not inside a git worktree",
+  WORKTREE_NAME_INVALID: "a worktree name is not one safe path segment and ref component ([A-Za-z0-9._-], no \"..\", no .lock)",
+  WORKTREE_EXISTS: "the branch seat/<name> already exists and neither --reuse nor the same owner asked for it",
+  WORKTREE_BASE_INVALID: "the base ref does not name a commit (or the repository has no commit yet)",
+  WORKTREE_NOT_FOUND: "no seat worktree with that name in this repository",
+  WORKTREE_GIT_MISSING: "git is not installed or older than the version worktrees need",
+  WORKTREE_GIT_FAILED: "a git command failed (its command, exit code and stderr tail are in the context)",
+  WORKTREE_DIRTY: "a worktree has uncommitted changes where a clean one is needed (the user's before merge, the seat's before discard)",
+  WORKTREE_DETACHED: "the user's worktree is not on a branch, so there is nothing to merge into",
+  WORKTREE_CONFLICT: "merging (or rebasing) the seat's branch conflicts; nothing was changed in the user's tree",
+  WORKTREE_NOT_FAST_FORWARD: "--ff-only (or --rebase's final step) cannot fast-forward the user's branch; nothing was changed",
+  WORKTREE_RECORD_CORRUPT: "a worktree record under the seat home has an unknown schema",
   // cli/
   CLI_USAGE: "the command line could not be understood",
 } as const;

@@ -37,6 +37,9 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "FLEET_JOB_INVALID":
     case "FLEET_TOOLS_INVALID":
     case "AGENT_MODEL_UNSUPPORTED":
+    case "WORKTREE_NOT_A_REPO":
+    case "WORKTREE_NAME_INVALID":
+    case "WORKTREE_BASE_INVALID":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
       return EXIT.jobUncertain;

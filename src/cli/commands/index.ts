@@ -29,4 +29,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "worker", summary: "run fleet jobs from Redis (BullMQ) on this host until SIGTERM", load: async () => (await import("./worker.js")).workerCommand },
   { name: "submit", summary: "queue a prompt for the fleet (BullMQ on Redis); --wait streams it", load: async () => (await import("./submit.js")).submitCommand },
   { name: "jobs", summary: "list, show, watch or cancel fleet jobs", load: async () => (await import("./jobs.js")).jobsCommand },
+  { name: "worktrees", summary: "list this repository's seat worktrees: branch, ahead/behind, dirty, who uses it", load: async () => (await import("./worktrees.js")).worktreesCommand },
+  { name: "diff", summary: "show what a seat's worktree changed (seat diff NAME [--stat])", load: async () => (await import("./diff.js")).diffCommand },
+  { name: "merge", summary: "merge a seat's branch into your checked-out branch (clean tree only; a conflict changes nothing)", load: async () => (await import("./merge.js")).mergeCommand },
+  { name: "discard", summary: "remove a seat's worktree and its branch (--force drops uncommitted changes)", load: async () => (await import("./discard.js")).discardCommand },
 ];

@@ -16,6 +16,8 @@ import { countFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } fr
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
+import { WORKTREE_FLAGS, finishRunWorktree, prepareRunWorktree, reportRunWorktree, worktreeArgv } from "../worktree-run.js";
+import type { WorktreeRecord } from "../../worktrees/index.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
@@ -66,9 +68,15 @@ export const runCommand: Command = {
   --grok PATH           grok binary to use
   --agent NAME          drive another ACP agent: codex, claude, opencode, gemini (default grok;
                         install them with \`npm run agents:install\`, list them with \`seat agents\`)
-  --agent-command CMD   drive any ACP agent started by CMD (split like a shell would, never run by one)`,
+  --agent-command CMD   drive any ACP agent started by CMD (split like a shell would, never run by one)
+  --worktree [NAME]     work in a git worktree of this repository on branch seat/NAME (default: the session
+                        name, or run-<time>), kept under the seat home; each turn's changes are committed
+                        there, never in your tree (review: seat diff / seat merge / seat discard)
+  --base REF            with --worktree: branch from REF instead of HEAD
+  --reuse               with --worktree: work on an existing seat/NAME branch`,
   async run(argv) {
-    const args = parseFlags("run", optionalNumberFlag(argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES), {
+    const args = parseFlags("run", worktreeArgv(optionalNumberFlag(argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES)), {
+      ...WORKTREE_FLAGS,
       model: { type: "string" },
       cwd: { type: "string" },
       json: { type: "boolean" },
@@ -104,6 +112,9 @@ export const runCommand: Command = {
     const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const failFastAfterRetries = countFlag("run", args, "fail-fast");
     const palette = paletteFor(process.stderr);
+    // A worktree is made (or refused with a coded error) before any agent starts; the agent's cwd is the worktree.
+    const worktree: WorktreeRecord | undefined = await prepareRunWorktree(args, name, stringFlag(args, "cwd") ?? process.cwd());
+    if (worktree) reportRunWorktree(worktree, json, palette);
     const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
     const printer = createHumanPrinter(palette, () => spinner.stop());
     const onEvent = (event: SeatEvent) => {
@@ -112,7 +123,7 @@ export const runCommand: Command = {
     };
     const options = {
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
-      ...(stringFlag(args, "cwd") ? { cwd: stringFlag(args, "cwd") } : {}),
+      ...(worktree ? { cwd: worktree.path } : stringFlag(args, "cwd") ? { cwd: stringFlag(args, "cwd") } : {}),
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
       ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
@@ -147,8 +158,10 @@ export const runCommand: Command = {
     };
     process.on("SIGINT", onSigint);
     process.on("SIGTERM", onSigint);
+    let turn: { promptId: string; prompt: string } | undefined;
     try {
       const result = await session.prompt(prompt);
+      turn = { promptId: result.promptId, prompt };
       spinner.stop();
       if (!json) printer.finish();
       if (interrupted > 0) return EXIT.interrupted;
@@ -163,6 +176,9 @@ export const runCommand: Command = {
       process.off("SIGTERM", onSigint);
       const { survivors } = await session.dispose();
       if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
+      // After dispose: no agent process writes while the turn is committed. A turn that threw leaves its
+      // changes uncommitted in the worktree (seat worktrees shows them dirty).
+      if (worktree && turn) await finishRunWorktree(worktree, turn, json, palette);
     }
   },
 };
