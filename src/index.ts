@@ -38,3 +38,7 @@ export type { StagedSkills } from "./skills/index.js";
 // Fleets: jobs on BullMQ and Redis, workers on many hosts (docs/fleet.md)
 export { connectFleet, enqueue, startWorker } from "./fleet/index.js";
 export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult, EventsOptions, FleetWorker, WorkerOptions, JobStatus, JobRecord, FleetEvent, JobEvent, CursorEvent } from "./fleet/index.js";
+
+// Worktrees: one git worktree per seat, a commit per turn, then review, merge or discard (docs/worktrees.md)
+export { createWorktree, commitTurn, listWorktrees, findWorktree, diffWorktree, mergeWorktree, discardWorktree } from "./worktrees/index.js";
+export type { CreateWorktreeOptions, CreatedWorktree, WorktreeRecord, WorktreeStatus, TurnCommit, MergeMode, MergeResult, DiscardResult } from "./worktrees/index.js";
