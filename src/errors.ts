@@ -112,6 +112,7 @@ export const ERROR_CODES = {
   WORKTREE_DETACHED: "the user's worktree is not on a branch, so there is nothing to merge into",
   WORKTREE_CONFLICT: "merging (or rebasing) the seat's branch conflicts; nothing was changed in the user's tree",
   WORKTREE_NOT_FAST_FORWARD: "--ff-only (or --rebase's final step) cannot fast-forward the user's branch; nothing was changed",
+  WORKTREE_BUSY: "another live process works in that seat worktree (its lock is held); two seats never share one",
   WORKTREE_RECORD_CORRUPT: "a worktree record under the seat home has an unknown schema",
   // cli/
   CLI_USAGE: "the command line could not be understood",

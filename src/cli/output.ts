@@ -62,6 +62,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "MUX_UNAVAILABLE":
       return EXIT.muxUnavailable;
     case "SESSION_BUSY":
+    case "WORKTREE_BUSY":
     // Busy, not broken: the same "try again shortly" status as a busy session (nothing was done).
     case "JOURNAL_BUSY":
       return EXIT.sessionBusy;

@@ -7,7 +7,7 @@
  *   after the session is disposed, so no agent process writes while it is taken.
  */
 import { SeatError } from "../errors.js";
-import { commitTurn, createWorktree, listRecords, resolveRepository, worktreeNameProblem, type WorktreeRecord } from "../worktrees/index.js";
+import { commitTurn, createWorktree, listRecords, lockWorktree, resolveRepository, worktreeNameProblem, type WorktreeLock, type WorktreeRecord } from "../worktrees/index.js";
 import { stringFlag, type ParsedArgs } from "./args.js";
 import { writeJson, type Palette } from "./output.js";
 
@@ -38,11 +38,27 @@ export const WORKTREE_FLAGS = {
   reuse: { type: "boolean" },
 } as const;
 
+/** The worktree a run works in, locked for this process until release(). */
+export interface RunWorktree {
+  record: WorktreeRecord;
+  lock: WorktreeLock;
+}
+
 /**
- * The worktree a run works in: made (or reused) with --worktree; for a named session without the flag, the
- * worktree it made on an earlier turn (so a named session keeps its tree); else none.
+ * The worktree a run works in, locked for this process (WORKTREE_BUSY while another seat works in it): made (or
+ * reused) with --worktree; for a named session without the flag, the worktree it made on an earlier turn (so a
+ * named session keeps its tree); else none.
  */
-export async function prepareRunWorktree(args: ParsedArgs, session: string | undefined, cwd: string): Promise<WorktreeRecord | undefined> {
+export async function prepareRunWorktree(args: ParsedArgs, session: string | undefined, cwd: string): Promise<RunWorktree | undefined> {
+  const record = await findRunWorktree(args, session, cwd);
+  if (!record) return undefined;
+  const owner = session === undefined ? "run" : `session:${session}`;
+  const lock = lockWorktree(await home(), record, owner);
+  process.once("exit", () => lock.release());
+  return { record, lock };
+}
+
+async function findRunWorktree(args: ParsedArgs, session: string | undefined, cwd: string): Promise<WorktreeRecord | undefined> {
   const asked = stringFlag(args, "worktree");
   if (asked === undefined) {
     if (stringFlag(args, "base") !== undefined || args.values.reuse === true) throw new SeatError("CLI_USAGE", "seat run: --base and --reuse only apply with --worktree.");

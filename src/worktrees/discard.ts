@@ -8,6 +8,7 @@ import { SeatError } from "../errors.js";
 import { git, spawnGit } from "./git.js";
 import { deleteRecord, type WorktreeRecord } from "./records.js";
 import { dirtyPaths } from "./review.js";
+import { lockWorktree } from "./lock.js";
 
 /** What discardWorktree removed. */
 export interface DiscardResult {
@@ -17,8 +18,20 @@ export interface DiscardResult {
   pruned: boolean;
 }
 
-/** Removes the seat worktree, branch `seat/<name>` and the record. Throws WORKTREE_DIRTY on uncommitted changes unless `force`. */
+/**
+ * Removes the seat worktree, branch `seat/<name>` and the record. Throws WORKTREE_DIRTY on uncommitted changes
+ * unless `force`, and WORKTREE_BUSY while a seat works in it (even with `force`).
+ */
 export async function discardWorktree(home: string, record: WorktreeRecord, options: { force?: boolean } = {}): Promise<DiscardResult> {
+  const lock = lockWorktree(home, record, "discard");
+  try {
+    return await discardLocked(home, record, options);
+  } finally {
+    lock.release();
+  }
+}
+
+async function discardLocked(home: string, record: WorktreeRecord, options: { force?: boolean }): Promise<DiscardResult> {
   const root = record.repository;
   const pruned = !existsSync(record.path);
   if (pruned) {

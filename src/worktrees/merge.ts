@@ -12,6 +12,7 @@ import { NO_OPTIONAL_LOCKS, SEAT_IDENTITY, git, spawnGit } from "./git.js";
 import { NO_HOOKS } from "./create.js";
 import { dirtyPaths } from "./review.js";
 import type { WorktreeRecord } from "./records.js";
+import { lockWorktree } from "./lock.js";
 
 /** How to merge: a merge (fast-forward when possible), one squashed commit, fast-forward only, or rebase first. */
 export type MergeMode = "merge" | "squash" | "ff-only" | "rebase";
@@ -26,8 +27,12 @@ export interface MergeResult {
   files: string[];
 }
 
-/** Merges the seat's branch into the user's current branch. Throws WORKTREE_DIRTY, WORKTREE_DETACHED, WORKTREE_CONFLICT, WORKTREE_NOT_FAST_FORWARD. */
-export async function mergeWorktree(record: WorktreeRecord, options: { mode?: MergeMode; message?: string } = {}): Promise<MergeResult> {
+/**
+ * Merges the seat's branch into the user's current branch. Throws WORKTREE_DIRTY, WORKTREE_DETACHED,
+ * WORKTREE_CONFLICT, WORKTREE_NOT_FAST_FORWARD; with `home`, a --rebase waits for no one: WORKTREE_BUSY while a
+ * seat works in the worktree.
+ */
+export async function mergeWorktree(record: WorktreeRecord, options: { mode?: MergeMode; message?: string; home?: string } = {}): Promise<MergeResult> {
   const mode = options.mode ?? "merge";
   const root = record.repository;
   const into = await spawnGit(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: root, env: NO_OPTIONAL_LOCKS });
@@ -41,7 +46,15 @@ export async function mergeWorktree(record: WorktreeRecord, options: { mode?: Me
   }
   const before = (await git(["rev-parse", "HEAD"], { cwd: root, env: NO_OPTIONAL_LOCKS })).stdout.trim();
   const seatRef = `refs/heads/${record.branch}`;
-  if (mode === "rebase") await rebaseSeat(record, before);
+  if (mode === "rebase") {
+    // The rebase rewrites the seat's own worktree: never while a seat works in it.
+    const lock = options.home === undefined ? undefined : lockWorktree(options.home, record, "merge --rebase");
+    try {
+      await rebaseSeat(record, before);
+    } finally {
+      lock?.release();
+    }
+  }
   const probe = await git(["merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", seatRef], { cwd: root, env: NO_OPTIONAL_LOCKS, okCodes: [0, 1] });
   if (probe.code === 1) {
     const files = probe.stdout.split("\n").slice(1).filter((l) => l !== "");

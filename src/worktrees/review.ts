@@ -11,6 +11,7 @@ import { NO_OPTIONAL_LOCKS, git, spawnGit } from "./git.js";
 import { assertWorktreeName } from "./names.js";
 import { listRecords, readRecord, type WorktreeRecord } from "./records.js";
 import { resolveRepository } from "./repo.js";
+import { worktreeHolder, type WorktreeHolder } from "./lock.js";
 
 /** A seat worktree with its live state. */
 export interface WorktreeStatus extends WorktreeRecord {
@@ -21,6 +22,8 @@ export interface WorktreeStatus extends WorktreeRecord {
   dirty: string[];
   /** The worktree's directory is gone (discard prunes it). */
   missing: boolean;
+  /** The live process working in it now (its lock), or null. */
+  in_use: WorktreeHolder | null;
 }
 
 /** The record of seat worktree `name` in the repository containing `cwd`; WORKTREE_NOT_FOUND when none. */
@@ -39,17 +42,17 @@ export async function dirtyPaths(dir: string, untracked = true): Promise<string[
 }
 
 /** The live state of one seat worktree. */
-export async function worktreeStatus(record: WorktreeRecord): Promise<WorktreeStatus> {
+export async function worktreeStatus(home: string, record: WorktreeRecord): Promise<WorktreeStatus> {
   const missing = !existsSync(record.path);
   const counts = await spawnGit(["rev-list", "--left-right", "--count", `refs/heads/${record.branch}...HEAD`], { cwd: record.repository, env: NO_OPTIONAL_LOCKS });
   const [ahead, behind] = counts.code === 0 ? counts.stdout.trim().split(/\s+/).map(Number) : [0, 0];
-  return { ...record, ahead: ahead ?? 0, behind: behind ?? 0, dirty: missing ? [] : await dirtyPaths(record.path), missing };
+  return { ...record, ahead: ahead ?? 0, behind: behind ?? 0, dirty: missing ? [] : await dirtyPaths(record.path), missing, in_use: worktreeHolder(home, record) ?? null };
 }
 
 /** Every seat worktree of the repository containing `cwd`, with its live state. */
 export async function listWorktrees(home: string, cwd: string): Promise<WorktreeStatus[]> {
   const repo = await resolveRepository(cwd);
-  return Promise.all(listRecords(home, repo.key).map(worktreeStatus));
+  return Promise.all(listRecords(home, repo.key).map((r) => worktreeStatus(home, r)));
 }
 
 /**

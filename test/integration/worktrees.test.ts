@@ -5,6 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -209,4 +210,37 @@ test("bad input is refused with a code before any agent starts: not a repo, bad 
   const old = await run(["--worktree", "x", "hi there"], w.repo, { ...w.env, PATH: `${oldGit}:${w.env.PATH}` });
   assert.equal(errorOf(old).code, "WORKTREE_GIT_MISSING");
   assert.match(errorOf(old).message, /git version 2\.20\.1: worktrees need git 2\.38\.0 or newer/);
+});
+
+test("two seats never share a worktree: a live holder's lock refuses runs and discard, a dead or reused-pid holder's lock is taken over", async (t) => {
+  const w = world(t);
+  const { record } = await createWorktree({ home: w.home, cwd: w.repo, name: "shared", owner: "run" });
+  const lockModule = new URL("../../src/worktrees/index.js", import.meta.url).href;
+  const holder = spawn(process.execPath, ["--input-type=module", "-e", `import { lockWorktree } from ${JSON.stringify(lockModule)}; lockWorktree(${JSON.stringify(w.home)}, ${JSON.stringify(record)}, "run"); process.stdout.write("locked\\n"); setInterval(() => {}, 1000);`], { stdio: ["ignore", "pipe", "inherit"] });
+  t.after(() => holder.kill("SIGKILL"));
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
+    holder.on("exit", () => reject(new Error("the lock holder exited")));
+  });
+  const run = () => runSeat(["run", "--json", "--grok", join(w.dir, "no-grok"), "--worktree", "shared", "--reuse", "hi there"], { env: w.env, cwd: w.repo });
+  const busy = await run();
+  assert.equal(busy.code, 75, busy.stdout);
+  assert.equal(errorOf(busy).code, "WORKTREE_BUSY");
+  assert.equal(errorOf(busy).context.pid, holder.pid);
+  assert.equal(errorOf(await w.seat(["discard", "shared", "--force", "--json"])).code, "WORKTREE_BUSY");
+  assert.equal(errorOf(await w.seat(["merge", "shared", "--rebase", "--json"])).code, "WORKTREE_BUSY");
+  const listed = JSON.parse((await w.seat(["worktrees", "--json"])).stdout.trim()) as { in_use: { pid: number; holder: string } | null };
+  assert.deepEqual([listed.in_use?.pid, listed.in_use?.holder], [holder.pid, "run"]);
+
+  holder.kill("SIGKILL");
+  await new Promise((resolve) => holder.once("close", resolve));
+  const after = await run();
+  assert.equal(after.code, 3, `past the lock, on to the missing agent: ${after.stdout}`);
+  assert.equal((JSON.parse((await w.seat(["worktrees", "--json"])).stdout.trim()) as { in_use: unknown }).in_use, null, "the run released its lock");
+
+  // A lock naming a live pid with another start time is a reused pid: its holder is proven gone.
+  const lockFile = join(w.home, "worktrees", record.repo_key, "locks", "shared.lock");
+  writeFileSync(lockFile, JSON.stringify({ pid: process.pid, start_ticks: "1", holder: "run", since: new Date().toISOString() }));
+  assert.equal((await run()).code, 3);
+  assert.equal(existsSync(lockFile), false);
 });

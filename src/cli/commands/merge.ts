@@ -28,9 +28,10 @@ export const mergeCommand: Command = {
     const modes = (["squash", "ff-only", "rebase"] as const).filter((m) => args.values[m] === true);
     if (modes.length > 1) throw new SeatError("CLI_USAGE", `seat merge: choose one of --squash, --ff-only, --rebase (got ${modes.map((m) => `--${m}`).join(" and ")}).`);
     const mode: MergeMode = modes[0] ?? "merge";
-    const record = await findWorktree(seatHome(), stringFlag(args, "cwd") ?? process.cwd(), args.positionals[0]!);
+    const home = seatHome();
+    const record = await findWorktree(home, stringFlag(args, "cwd") ?? process.cwd(), args.positionals[0]!);
     const message = stringFlag(args, "message");
-    const result = await mergeWorktree(record, { mode, ...(message !== undefined ? { message } : {}) });
+    const result = await mergeWorktree(record, { mode, home, ...(message !== undefined ? { message } : {}) });
     if (args.values.json === true) writeJson({ type: "merged", name: record.name, branch: record.branch, ...result });
     else process.stdout.write(result.files.length === 0 ? `${record.branch}: nothing to merge into ${result.into}\n` : `${record.branch} → ${result.into} (${mode}): ${result.files.length} file(s), now at ${result.head.slice(0, 12)}\n`);
     return EXIT.ok;

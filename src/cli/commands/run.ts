@@ -16,8 +16,7 @@ import { countFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } fr
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
-import { WORKTREE_FLAGS, finishRunWorktree, prepareRunWorktree, reportRunWorktree, worktreeArgv } from "../worktree-run.js";
-import type { WorktreeRecord } from "../../worktrees/index.js";
+import { WORKTREE_FLAGS, finishRunWorktree, prepareRunWorktree, reportRunWorktree, worktreeArgv, type RunWorktree } from "../worktree-run.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
@@ -113,8 +112,8 @@ export const runCommand: Command = {
     const failFastAfterRetries = countFlag("run", args, "fail-fast");
     const palette = paletteFor(process.stderr);
     // A worktree is made (or refused with a coded error) before any agent starts; the agent's cwd is the worktree.
-    const worktree: WorktreeRecord | undefined = await prepareRunWorktree(args, name, stringFlag(args, "cwd") ?? process.cwd());
-    if (worktree) reportRunWorktree(worktree, json, palette);
+    const worktree: RunWorktree | undefined = await prepareRunWorktree(args, name, stringFlag(args, "cwd") ?? process.cwd());
+    if (worktree) reportRunWorktree(worktree.record, json, palette);
     const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
     const printer = createHumanPrinter(palette, () => spinner.stop());
     const onEvent = (event: SeatEvent) => {
@@ -123,7 +122,7 @@ export const runCommand: Command = {
     };
     const options = {
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
-      ...(worktree ? { cwd: worktree.path } : stringFlag(args, "cwd") ? { cwd: stringFlag(args, "cwd") } : {}),
+      ...(worktree ? { cwd: worktree.record.path } : stringFlag(args, "cwd") ? { cwd: stringFlag(args, "cwd") } : {}),
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
       ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
@@ -178,7 +177,11 @@ export const runCommand: Command = {
       if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
       // After dispose: no agent process writes while the turn is committed. A turn that threw leaves its
       // changes uncommitted in the worktree (seat worktrees shows them dirty).
-      if (worktree && turn) await finishRunWorktree(worktree, turn, json, palette);
+      try {
+        if (worktree && turn) await finishRunWorktree(worktree.record, turn, json, palette);
+      } finally {
+        worktree?.lock.release();
+      }
     }
   },
 };
