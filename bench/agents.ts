@@ -51,7 +51,7 @@ const phases = (runs: Run[]): AgentPhases => ({ readyMs: median(runs.map((r) => 
 
 async function benchOne(agent: string, rounds: number): Promise<AgentBench> {
   const missing = missingInstall(agent);
-  if (missing) return { agent, error: `not installed (${missing}); run npm run agents:install ${agent}` };
+  if (missing) return { agent, error: `not installed (${missing}); run npm run agents:install (seat agents install ${agent})` };
   const probe = await startAgentRig(agent, {});
   const wiring = probe.profile.offline!;
   await probe.cleanup();

@@ -5,14 +5,14 @@
  * Owns: runFleetCampaign() and its figures (lost, sent twice, uncertain and whether each was really in doubt,
  *   misreports, cancel latency). Rendering is bench/fleet-render.ts; sizes and the report file are torture.ts.
  * Does not own: the fleet (src/fleet) or the rig (test/support/fleet-rig.ts, live-rig.ts).
- * Method: one router executable is every worker's GROK_BIN: a job whose model is `fleet-fake` runs the fake
+ * Method: one router executable is every worker's GROK_BIN: a job whose cwd is the `fleet-fake` folder runs the fake
  *   agent (which appends each promptId it receives to one shared log), any other the real grok 1.0.41 against
  *   the loopback mock model (which logs each request's promptId). "Sent twice" is counted there, by promptId,
  *   never from the fleet's own records. Kills and the Redis restart are triggered by the number of prompts the
  *   agents have received, so they land mid-run on any machine speed. A job whose worker died before dispatch
  *   waits for BullMQ's stalled-job recovery (lock 10 s + check 5 s) and runs elsewhere.
  */
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectFleet, type FleetClient, type JobHandle, type JobRecord } from "../src/fleet/index.js";
 import { readEvents, START } from "../src/fleet/events.js";
@@ -121,11 +121,14 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
   const router = join(rig.root, "grok-router");
   writeFileSync(router, [
     "#!/bin/sh",
-    `case " $* " in *" fleet-fake "*) FAKE_GROK_PROMPT_LOG=${JSON.stringify(promptLog)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@";; esac`,
+    // Routed by the job's cwd, not a made-up model: grok-seat refuses a model the agent's catalogue lacks.
+    `case "$(pwd -P)" in */fleet-fake) FAKE_GROK_PROMPT_LOG=${JSON.stringify(promptLog)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@";; esac`,
     `exec ${live ? JSON.stringify(live.binary) : "false"} "$@"`,
     "",
   ].join("\n"));
   chmodSync(router, 0o755);
+  const fakeCwd = join(rig.root, "fleet-fake");
+  mkdirSync(fakeCwd, { recursive: true });
   const hostEnv: Record<string, string> = { GROK_BIN: router, ...(live ? { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_DISABLE_AUTOUPDATER: "1", GROK_TELEMETRY_ENABLED: "0" } : {}) };
   const killed = new Set<string>();
   let serial = 0;
@@ -170,7 +173,7 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
     const jobs: Array<{ kind: FleetJobCase["kind"]; handle: JobHandle }> = [];
     for (const [n, kind] of kinds.entries()) {
       const prompt = kind === "kill-after-dispatch" ? `job ${n} scenario:slow-stream` : kind === "cancel" ? `job ${n} scenario:hang-on-prompt` : kind === "grok-kill-after-dispatch" ? `job ${n}: answer slowly` : `job ${n}`;
-      const handle = await client.enqueue({ prompt, jobId: `r6-${n}`, ...(kind.startsWith("grok") ? { cwd: live!.sandbox.project } : { model: "fleet-fake" }) });
+      const handle = await client.enqueue({ prompt, jobId: `r6-${n}`, ...(kind.startsWith("grok") ? { cwd: live!.sandbox.project } : { cwd: fakeCwd }) });
       jobs.push({ kind, handle });
     }
     log(`R6: ${jobs.length} jobs submitted to ${live$.size} workers`);

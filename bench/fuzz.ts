@@ -235,9 +235,9 @@ function acpCheck(numRuns: number) {
   return fc.check(
     fc.asyncProperty(fc.array(acpLine(), { maxLength: 8 }), fc.constantFrom("answer", "wrong-id-then-answer", "close"), async (lines, ending) => {
       const agent = memoryAgent();
-      let peer: ReturnType<typeof connectAcp> | undefined;
+      let peer: Awaited<ReturnType<typeof connectAcp>> | undefined;
       const core: SessionCore = new SessionCore(
-        (peer = connectAcp(agent.stream, {
+        (peer = await connectAcp(agent.stream, {
           onSessionUpdate: (n) => core.handleUpdate(n),
           onExtNotification: (m, p) => core.handleExt(m, p),
           onPermissionRequest: async () => ({ outcome: { outcome: "cancelled" } }),

@@ -1,5 +1,5 @@
 /*
- * `npm run bench`: runs P1–P8, prints one table per benchmark, writes bench/results/<name>.json and
+ * `npm run bench`: runs P1–P9, prints one table per benchmark, writes bench/results/<name>.json and
  *   regenerates BENCHMARKS.md from every result file present.
  * Owns: the order of the benchmarks, their sizes (full and --quick), the goals and the markdown.
  * Does not own: any measurement (bench/stream.ts, live.ts, bridge.ts, fence.ts, scale.ts, seat.ts, sessions.ts,
@@ -22,6 +22,7 @@ import { benchScale } from "./scale.js";
 import { benchStream } from "./stream.js";
 import { benchSessions, sessionsSection } from "./sessions.js";
 import { agentsSection, benchAgents } from "./agents.js";
+import { benchWeight, weightSection } from "./weight.js";
 
 type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
 
@@ -203,7 +204,7 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "",
     "Reproduce: `npm run bench` (everything; about 5–6 min on 2 cores, most of it P1 and P5's 256 fake agents and 128 real",
     "grok sessions, each wave holding ~12–16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat,",
-    "`P7` the other agents, `P8` the fleet), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
+    "`P7` the other agents, `P8` the fleet, `P9` import and CLI weight), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
     "The run re-executes itself inside `unshare -rn` (loopback only) where the machine allows it.",
     "",
     "## Goals",
@@ -229,6 +230,9 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  on the fake agent, one job at a time each; the direct path runs the same jobs with `createSession` in one process, as",
     "  many at a time as there are workers. Event latency: the fake agent logs each chunk's wall time just before writing",
     "  it (FAKE_GROK_CHUNK_LOG); the watcher notes when the matching text event comes out of `events()`.",
+    "- P9: `bench/weight.ts` (`benchWeight`): a fresh `node` per round imports `grok-seat` through the package's own exports",
+    "  and reports the import's duration from inside; `seat run --json` (process wall time) against the same turn through",
+    "  the library in the warm bench process, same binary, sandbox and mock; the overhead is the median of per-round differences.",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "  Its seat path holds one fsync per brief (the dispatch mark; the fence and the consumed evidence ride on it, see",
     "  `Journal.relaxed`) and re-proves the leader from its seal; on a disk whose fsync is slow the ratio follows the fsync.",
@@ -306,6 +310,11 @@ async function main(): Promise<void> {
     show("P8", withStamp(fleetBenchSection(r), r));
     console.log(`P8: took ${(r.durationMs / 1000).toFixed(1)} s`);
   }
+  if (wanted("P9")) {
+    const r = await stamped(commit, () => benchWeight({ rounds: quick ? 2 : 9 }));
+    save("p9-weight", r);
+    show("P9", withStamp(weightSection(r), r));
+  }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
@@ -323,6 +332,7 @@ async function main(): Promise<void> {
   stored("P6", "p6-sessions", sessionsSection);
   stored("P7", "p7-agents", agentsSection);
   stored("P8", "p8-fleet", fleetBenchSection);
+  stored("P9", "p9-weight", weightSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);

@@ -82,7 +82,7 @@ export async function benchSeat(options: SeatBenchOptions = {}): Promise<SeatBen
     const bare: number[] = [];
     const client = await connectLeader({ socketPath: seat.parts.leader.socketPath, clientType: "grok-seat-bench", timeoutMs: 10_000 });
     const waiting = new Map<string, () => void>();
-    const peer = connectAcp(client.stream, {
+    const peer = await connectAcp(client.stream, {
       onSessionUpdate: () => {},
       onExtNotification: (method, params) => {
         const p = params as { entries?: Array<{ id?: string }>; runningPromptId?: string } | null;

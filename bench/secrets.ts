@@ -7,7 +7,9 @@
  *   then an allow-listed canary (XAI_API_KEY, which grok must receive) on the real grok TUI through the `seat`
  *   CLI (hire, send, status, release) and headless (`seat run`), checked by a /proc/<pid>/cmdline sampler
  *   process running throughout, the tmux server's environment, and a grep of every file under the seat home
- *   and socket dir and of every CLI output.
+ *   and socket dir and of every CLI output; and (issue 14 §6b) canaries in every other agent's key variable and
+ *   the Redis password under `seat run`, whose grok runs `env` so its shell's environment reaches the model: none
+ *   may reach grok, the model, an argv, a file or an output.
  * Does not own: the env allow-list (src/grok/launch.ts) or the bridge (src/tools/).
  */
 import { spawnSync } from "node:child_process";
@@ -25,7 +27,7 @@ import { startLiveRig } from "../test/support/live-rig.js";
 
 /** One checked session. */
 export interface SecretsCase {
-  agent: "fake" | "grok" | "grok-tui (XAI_API_KEY)" | "seat run (XAI_API_KEY)";
+  agent: "fake" | "grok" | "grok-tui (XAI_API_KEY)" | "seat run (XAI_API_KEY)" | "seat run (other agents' keys)";
   /** Full /proc/<pid>/cmdline sweeps the sampler made while the case ran (allow-listed canary cases). */
   argvSweeps?: number;
   /** Files grepped for the canary (seat home, socket dir). */
@@ -178,6 +180,45 @@ async function checkHeadlessRun(): Promise<SecretsCase> {
   return { agent, processesChecked: 0, argvSweeps: seen.samples, leaks, ...(code !== 0 ? { skipped: `seat run exited ${code}` } : {}) };
 }
 
+/** Secret names of the other agents and the fleet (src/internal/redact.ts SECRET_ENV_NAMES beyond xAI's). */
+const OTHER_SECRET_NAMES = ["OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GROK_SEAT_REDIS_PASSWORD"];
+
+/** `seat run` on real grok with a canary in each other agent's key variable; grok's shell prints its env to the model. */
+async function checkOtherAgentKeys(): Promise<SecretsCase> {
+  const agent = "seat run (other agents' keys)" as const;
+  const rig = await startLiveRig({ rules: [{ match: "show the env", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: "env", description: "print the environment" } }] }, { text: "env shown" }] }] });
+  if (typeof rig === "string") return { agent, processesChecked: 0, leaks: [], skipped: rig };
+  const prefix = `canary-${randomBytes(8).toString("hex")}`;
+  const marker = `tz-marker-${randomBytes(4).toString("hex")}`;
+  const canaries = Object.fromEntries(OTHER_SECRET_NAMES.map((name) => [name, `${prefix}-${name.toLowerCase()}`]));
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, TZ: marker, ...canaries };
+  const sampler = startArgvSampler(prefix);
+  const outputs: string[] = [];
+  let code: number | null = null;
+  let modelSaw = "";
+  let files = { checked: 0, hits: [] as string[] };
+  try {
+    for (const args of [["run", "--json", "--allow", "execute", "please show the env"], ["run", "--allow", "execute", "please show the env"]]) {
+      const r = await runSeat(args, { env, cwd: rig.sandbox.project });
+      outputs.push(r.stdout, r.stderr);
+      code ??= r.code;
+    }
+    modelSaw = JSON.stringify(rig.mock.requests.map((r) => r.body));
+    files = filesHolding([rig.sandbox.root], prefix);
+  } finally {
+    await rig.close();
+  }
+  const seen = await sampler.stop();
+  const leaks = [
+    ...seen.hits.map((h) => `argv ${h.slice(0, 80)}`),
+    ...files.hits.map((f) => `file ${f}`),
+    ...(outputs.some((o) => o.includes(prefix)) ? ["CLI output"] : []),
+    ...(modelSaw.includes(prefix) ? ["grok's environment / model requests"] : []),
+  ];
+  const note = code !== 0 ? `seat run exited ${code}` : !modelSaw.includes(`TZ=${marker}`) ? "positive control failed: grok's shell env did not reach the model" : undefined;
+  return { agent, processesChecked: 0, argvSweeps: seen.samples, filesChecked: files.checked, leaks, ...(note ? { skipped: note } : {}) };
+}
+
 /** Runs R5 with the canary set in process.env for the duration. */
 export async function runSecretsCheck(): Promise<SecretsResult> {
   const canary = `canary-${randomUUID()}`;
@@ -208,6 +249,6 @@ export async function runSecretsCheck(): Promise<SecretsResult> {
     if (previous === undefined) delete process.env[CANARY_NAME];
     else process.env[CANARY_NAME] = previous;
   }
-  cases.push(await checkVisibleSeat(), await checkHeadlessRun());
+  cases.push(await checkVisibleSeat(), await checkHeadlessRun(), await checkOtherAgentKeys());
   return { cases, leaks: cases.reduce((n, c) => n + c.leaks.length, 0) };
 }

@@ -34,10 +34,12 @@ export const ERROR_CODES = {
   ACP_CALLBACK_STUCK: "an embedder callback did not return in time and was abandoned",
   // runtime/ — the headless seat
   SESSION_OPTIONS_INVALID: "createSession was given options that are not an object",
+  MODEL_UNKNOWN: "the requested model is not in the agent's catalogue (grok's session/new models); nothing was sent",
   // agents/ — agent profiles
   AGENT_NOT_FOUND: "no built-in agent profile has that name",
   AGENT_NOT_INSTALLED: "the agent's pinned package (or the Node it needs) is not installed",
   AGENT_MODEL_UNSUPPORTED: "a model was requested for an agent that takes none (a custom agent)",
+  AGENT_INSTALL_FAILED: "`seat agents install` could not install an agent (npm missing, failed or unreachable)",
   // tools/ — host tools bridge
   TOOL_BRIDGE_FAILED: "the host-tools bridge could not start; its MCP entry was omitted",
   TOOL_INVALID_ARGS: "tool arguments failed validation against the original schema",
@@ -116,6 +118,7 @@ export const ERROR_CODES = {
   WORKTREE_RECORD_CORRUPT: "a worktree record under the seat home has an unknown schema",
   // cli/
   CLI_USAGE: "the command line could not be understood",
+  CLI_CONFIG_INVALID: "a grok-seat config file (user config.json or project .grok-seat.json) is not valid JSON or has a bad key",
 } as const;
 
 /** A stable SCREAMING_SNAKE error code. */

@@ -28,6 +28,7 @@ export type { GrokBinary, GrokProbe, GrokModels } from "./grok/index.js";
 
 // Host tools, permissions, skills
 export { createToolBridge, projectSchema, toAcpMcpServers } from "./tools/index.js";
+export { HostToolError } from "./tools/index.js";
 export type { HostTool, ToolBridge, OperatorMcpServer } from "./tools/index.js";
 export { createPermissionGate, parsePolicyFlags, loadPolicyFile, categorize, DEFAULT_POLICY } from "./permissions/index.js";
 export type { PermissionPolicy, PermissionCategory, Approver, PermissionGate } from "./permissions/index.js";
@@ -36,7 +37,8 @@ export type { StagedSkills } from "./skills/index.js";
 
 
 // Fleets: jobs on BullMQ and Redis, workers on many hosts (docs/fleet.md)
-export { connectFleet, enqueue, startWorker } from "./fleet/index.js";
+// Loaded on first call (fleet/on-use.ts): importing grok-seat loads neither BullMQ nor ioredis.
+export { connectFleet, enqueue, startWorker } from "./fleet/on-use.js";
 export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult, EventsOptions, FleetWorker, WorkerOptions, JobStatus, JobRecord, FleetEvent, JobEvent, CursorEvent } from "./fleet/index.js";
 
 // Worktrees: one git worktree per seat, a commit per turn, then review, merge or discard (docs/worktrees.md)

@@ -6,7 +6,8 @@
  * Invariant: handlers are called synchronously in arrival order (the SDK starts notification handlers in
  *   order but does not await them, so nothing here awaits before handing a message on).
  */
-import { client, RequestError, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification, type Stream } from "@agentclientprotocol/sdk";
+import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification, Stream } from "@agentclientprotocol/sdk";
+import { loadAcpSdk } from "../internal/acp-sdk.js";
 import { ACP } from "./methods.js";
 
 /** What the connection hands upward. */
@@ -27,8 +28,12 @@ export interface AcpPeer {
   close(): void;
 }
 
-/** Connects the client side of ACP over `stream`. */
-export function connectAcp(stream: Stream, handlers: AcpHandlers, name = "grok-seat"): AcpPeer {
+/**
+ * Connects the client side of ACP over `stream`. Async because the ACP SDK is loaded on first use (issue 15 §8);
+ * messages that arrive meanwhile wait in the stream.
+ */
+export async function connectAcp(stream: Stream, handlers: AcpHandlers, name = "grok-seat"): Promise<AcpPeer> {
+  const { client, RequestError } = await loadAcpSdk();
   const app = client({ name })
     .onNotification(ACP.client.session.update, ({ params }) => {
       handlers.onSessionUpdate(params);
@@ -58,4 +63,12 @@ export function connectAcp(stream: Stream, handlers: AcpHandlers, name = "grok-s
       connection.close();
     },
   };
+}
+
+/** ACP's "authentication required" error number (the SDK's RequestError.authRequired). */
+const AUTH_REQUIRED = -32000;
+
+/** True when an agent answered a request with ACP's "authentication required" error (-32000). */
+export function isAuthRequired(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === AUTH_REQUIRED;
 }

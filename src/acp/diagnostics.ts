@@ -37,7 +37,7 @@ export function turnDiagnostic(outcome: TurnOutcome): Diagnostic | undefined {
   };
 }
 
-/** The diagnostic for a session that could not be created (rule 1). */
-export function createDiagnostic(code: ErrorCode, message: string): Diagnostic {
-  return { code, message: `Grok session could not start: ${message}` };
+/** The diagnostic for a session that could not be created (rule 1); `agent` names who failed (default Grok). */
+export function createDiagnostic(code: ErrorCode, message: string, agent = "Grok"): Diagnostic {
+  return { code, message: `${agent} session could not start: ${message}` };
 }

@@ -1,7 +1,7 @@
 /*
  * ACP front door: the session core both seats share — connection, update mapping, events, diagnostics.
  */
-export { connectAcp } from "./connection.js";
+export { connectAcp, isAuthRequired } from "./connection.js";
 export type { AcpHandlers, AcpPeer } from "./connection.js";
 export { SessionCore } from "./session-core.js";
 export { CallbackQueue, stuckDiagnostic } from "./callback-queue.js";

@@ -1,14 +1,38 @@
 /*
  * ACP method names: the one place wire method strings appear.
- * Owns: the SDK's method table re-exported, and grok's `_x.ai/*` extension names.
+ * Owns: the SDK's method table (mirrored here so that importing grok-seat does not load the SDK; methods.test.ts
+ *   checks it equals the SDK's own `methods`), and grok's `_x.ai/*` extension names.
  * Does not own: handling them (connection.ts, updates.ts).
  * Invariant: client→agent extension methods are sent `_`-prefixed (bare `x.ai/*` gets -32601).
  * Spec: shared reference grok-wire.md §10.1.
  */
-import { methods } from "@agentclientprotocol/sdk";
-
-/** The SDK's stable ACP method constants. */
-export const ACP = methods;
+/** The SDK's stable ACP method constants (`methods` of @agentclientprotocol/sdk 2.4, checked by methods.test.ts). */
+export const ACP = {
+  agent: {
+    initialize: "initialize",
+    authenticate: "authenticate",
+    logout: "logout",
+    session: {
+      new: "session/new",
+      load: "session/load",
+      list: "session/list",
+      delete: "session/delete",
+      resume: "session/resume",
+      close: "session/close",
+      setMode: "session/set_mode",
+      setConfigOption: "session/set_config_option",
+      prompt: "session/prompt",
+      cancel: "session/cancel",
+    },
+  },
+  client: {
+    session: { requestPermission: "session/request_permission", update: "session/update" },
+    fs: { writeTextFile: "fs/write_text_file", readTextFile: "fs/read_text_file" },
+    terminal: { create: "terminal/create", output: "terminal/output", release: "terminal/release", waitForExit: "terminal/wait_for_exit", kill: "terminal/kill" },
+    elicitation: { create: "elicitation/create", complete: "elicitation/complete" },
+  },
+  protocol: { cancelRequest: "$/cancel_request" },
+} as const;
 
 /** grok's extension methods and notifications, as they appear on the wire. */
 export const X_AI = {

@@ -16,7 +16,7 @@ async function turnAnsweredWith(result: unknown, before: string[] = []) {
   const reader = fromClient.readable.getReader();
   const enc = new TextEncoder();
   const core: SessionCore = new SessionCore(
-    connectAcp(ndJsonStream(fromClient.writable, toClient.readable), {
+    await connectAcp(ndJsonStream(fromClient.writable, toClient.readable), {
       onSessionUpdate: (n) => core.handleUpdate(n),
       onExtNotification: (m, p) => core.handleExt(m, p),
       onPermissionRequest: async () => ({ outcome: { outcome: "cancelled" } }),

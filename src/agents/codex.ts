@@ -10,17 +10,18 @@ import { BASE_ENV_ALLOW, BASE_ENV_PREFIXES } from "./common.js";
 import { requireInstalledFile } from "./install.js";
 import { noAuthenticate, type AgentProfile, type PinnedPackage } from "./profile.js";
 
-const PIN: PinnedPackage = { dir: "codex", package: "@agentclientprotocol/codex-acp", version: "2.6.0" };
+const PIN: PinnedPackage = { dir: "codex", package: "@agentclientprotocol/codex-acp", version: "2.6.0", bin: "codex-acp" };
 
 /** The codex profile. */
 export const codexProfile: AgentProfile = {
   name: "codex",
   title: "OpenAI Codex (codex-acp)",
   pinned: PIN,
-  launchArgv: ({ installRoot }) => [process.execPath, requireInstalledFile("codex", installRoot, PIN, join("dist", "index.js"))],
+  launchArgv: (ctx) => [process.execPath, requireInstalledFile("codex", ctx, PIN, join("dist", "index.js"))],
   envAllow: [...BASE_ENV_ALLOW, "CODEX_HOME", "CODEX_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "INITIAL_AGENT_MODE", "MODEL_PROVIDER"],
   envPrefixes: BASE_ENV_PREFIXES,
   envForced: { NO_BROWSER: "1" },
+  keyVars: ["OPENAI_API_KEY", "CODEX_API_KEY"],
   chooseAuth: (advertised, _default, env) => {
     const ids = new Set(advertised.map((m) => m.id));
     // Older adapters offer codex-api-key/openai-api-key; codex-acp 2.6.0 offers a single "api-key".

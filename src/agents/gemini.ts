@@ -9,16 +9,17 @@ import { BASE_ENV_ALLOW, BASE_ENV_PREFIXES } from "./common.js";
 import { requireInstalledFile } from "./install.js";
 import type { AgentProfile, PinnedPackage } from "./profile.js";
 
-const PIN: PinnedPackage = { dir: "gemini", package: "@google/gemini-cli", version: "0.61.0" };
+const PIN: PinnedPackage = { dir: "gemini", package: "@google/gemini-cli", version: "0.61.0", bin: "gemini" };
 
 /** The gemini profile. */
 export const geminiProfile: AgentProfile = {
   name: "gemini",
   title: "Gemini CLI (gemini --acp)",
   pinned: PIN,
-  launchArgv: ({ installRoot }) => [process.execPath, requireInstalledFile("gemini", installRoot, PIN, join("bundle", "gemini.js")), "--acp"],
+  launchArgv: (ctx) => [process.execPath, requireInstalledFile("gemini", ctx, PIN, join("bundle", "gemini.js")), "--acp"],
   envAllow: [...BASE_ENV_ALLOW, "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_MODEL"],
   envPrefixes: BASE_ENV_PREFIXES,
+  keyVars: ["GEMINI_API_KEY"],
   envForced: { GEMINI_CLI_NO_RELAUNCH: "true" },
   chooseAuth: (advertised, _default, env) => {
     const ids = new Set(advertised.map((m) => m.id));

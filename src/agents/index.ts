@@ -14,7 +14,10 @@ import { AGENT_NAMES, type AgentName, type AgentProfile } from "./profile.js";
 export { AGENT_NAMES, noAuthenticate } from "./profile.js";
 export type { AgentName, AgentProfile, LaunchContext, ModelDialect, OfflineWiring, PinnedPackage, ProjectionMode, RulesDelivery, SessionLaunch, SessionLaunchRequest } from "./profile.js";
 export { buildProfileEnv, profileAllows, throwawayHomeEnv } from "./common.js";
-export { defaultInstallRoot, installedVersion, NODE22_PIN } from "./install.js";
+export { AGENTS_DIR_ENV, defaultInstallRoot, findOnPath, installCommand, installedVersion, lookupAgentPackage, NODE22_PIN } from "./install.js";
+export type { AgentPackage, AgentPackageLookup, PathPackage } from "./install.js";
+export { builtInInstallTable, installAgents, planInstall } from "./installer.js";
+export type { InstallOptions, InstallOutcome, InstallTable, InstallUnit } from "./installer.js";
 export { splitCommandLine } from "./command-line.js";
 export { customProfile } from "./custom.js";
 

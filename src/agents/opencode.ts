@@ -9,16 +9,17 @@ import { BASE_ENV_ALLOW, BASE_ENV_PREFIXES } from "./common.js";
 import { requireInstalledFile } from "./install.js";
 import { noAuthenticate, type AgentProfile, type PinnedPackage } from "./profile.js";
 
-const PIN: PinnedPackage = { dir: "opencode", package: "opencode-ai", version: "1.18.33" };
+const PIN: PinnedPackage = { dir: "opencode", package: "opencode-ai", version: "1.18.33", bin: "opencode" };
 
 /** The opencode profile. */
 export const opencodeProfile: AgentProfile = {
   name: "opencode",
   title: "OpenCode (opencode acp)",
   pinned: PIN,
-  launchArgv: ({ installRoot }) => [requireInstalledFile("opencode", installRoot, PIN, join("bin", "opencode.exe")), "acp"],
+  launchArgv: (ctx) => [requireInstalledFile("opencode", ctx, PIN, join("bin", "opencode.exe")), "acp"],
   envAllow: [...BASE_ENV_ALLOW, "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"],
   envPrefixes: BASE_ENV_PREFIXES,
+  keyVars: ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"],
   envForced: { OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1" },
   chooseAuth: () => noAuthenticate("OpenCode takes its provider credentials from its config file"),
   waitsForMcpInitialized: false,

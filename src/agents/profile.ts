@@ -41,8 +41,12 @@ export interface SessionLaunch {
 
 /** Where launchArgv looks for a pinned install and which Node runs a script agent. */
 export interface LaunchContext {
-  /** `.cache/agents` of the project, or GROK_SEAT_AGENTS_DIR. */
+  /** GROK_SEAT_AGENTS_DIR, else `$XDG_CACHE_HOME/grok-seat/agents` (agents/install.ts). */
   installRoot: string;
+  /** The environment whose PATH is searched for an agent that is not in the install root. Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Use an agent found on PATH even when its version is not the pinned one we test. */
+  allowUntestedVersion?: boolean;
 }
 
 /** What the offline test rig needs to point the agent at the scripted mock model. */
@@ -58,10 +62,12 @@ export interface OfflineWiring {
 
 /** The pinned npm package an agent is installed from. */
 export interface PinnedPackage {
-  /** Folder under the install root (`.cache/agents/<dir>`). */
+  /** Folder under the install root (`<root>/<dir>`). */
   dir: string;
   package: string;
   version: string;
+  /** The package's executable, looked for on PATH when the agent is not in the install root. */
+  bin?: string;
 }
 
 /** One ACP agent, described declaratively. */
@@ -69,7 +75,7 @@ export interface AgentProfile {
   readonly name: string;
   /** Human title for `seat agents`. */
   readonly title: string;
-  /** The pinned npm package, when grok-seat installs it (`npm run agents:install`). */
+  /** The pinned npm package, when grok-seat installs it (`seat agents install`). */
   readonly pinned?: PinnedPackage;
   /** The argv that starts the agent speaking ACP on stdio; throws AGENT_NOT_INSTALLED when it is missing. */
   launchArgv(ctx: LaunchContext): string[];
@@ -79,6 +85,8 @@ export interface AgentProfile {
   readonly envPrefixes: readonly string[];
   /** Always set on the agent (telemetry off, permission mode…), overriding the source. */
   readonly envForced: Readonly<Record<string, string>>;
+  /** The variables that carry this agent's own credentials, named when it is not authenticated. */
+  readonly keyVars?: readonly string[];
   /** Which advertised auth method to use; `null` means call no `authenticate` (the agent's config decides). */
   chooseAuth(advertised: readonly AdvertisedAuthMethod[], defaultAuthMethodId: unknown, env: NodeJS.ProcessEnv): AuthChoice;
   /** `session/set_mode` right after session/new, so the agent asks for permission instead of deciding alone. */

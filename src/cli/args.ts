@@ -4,6 +4,8 @@
  * Does not own: what the flags mean (commands/).
  * Invariant: an unknown flag, a missing value or a malformed number is a CLI_USAGE error naming it; nothing runs.
  */
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { SeatError, messageOf } from "../errors.js";
 
@@ -16,14 +18,55 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-/** Parses argv strictly against `spec`; throws CLI_USAGE on anything unexpected. */
+/** Parses argv strictly against `spec`; throws CLI_USAGE on anything unexpected, naming the flag in our words. */
 export function parseFlags(verb: string, argv: string[], spec: FlagSpec): ParsedArgs {
   try {
     const { values, positionals } = parseArgs({ args: argv, options: spec, allowPositionals: true, strict: true });
     return { values: values as ParsedArgs["values"], positionals };
   } catch (error) {
-    throw new SeatError("CLI_USAGE", `seat ${verb}: ${messageOf(error)}. See \`seat ${verb} --help\`.`, { cause: error });
+    // parseArgs' own text quotes unevenly and talks about its API; we say which flag and what to do instead.
+    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flagProblem(argv, spec) ?? `the flags could not be read (${messageOf(error)})`}. See \`seat ${verb} --help\`.`, { cause: error });
   }
+}
+
+/** The first flag of `argv` that `spec` refuses, described for a person; undefined when none is found. */
+export function flagProblem(argv: readonly string[], spec: FlagSpec): string | undefined {
+  const byShort = new Map(Object.entries(spec).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === "--") return undefined;
+    if (!arg.startsWith("-") || arg === "-") continue;
+    let name: string | undefined;
+    let shown: string;
+    let inline = false;
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+      shown = `--${name}`;
+      inline = eq !== -1;
+      if (!(name in spec)) return `unknown flag ${shown}${unknownHint(shown)}`;
+    } else {
+      shown = `-${arg[1]}`;
+      name = byShort.get(arg[1]!);
+      if (name === undefined) return `unknown flag ${shown}${unknownHint(shown)}`;
+      inline = arg.length > 2;
+    }
+    const option = spec[name]!;
+    if (option.type === "boolean") {
+      if (inline) return `${shown} is a switch and takes no value`;
+      continue;
+    }
+    if (inline) continue;
+    const next = argv[i + 1];
+    if (next === undefined) return `${shown} needs a value`;
+    if (next.startsWith("-") && next !== "-") return `${shown} needs a value, got the flag "${next}" (write ${shown}=VALUE for a value that starts with "-")`;
+    i += 1;
+  }
+  return undefined;
+}
+
+function unknownHint(flag: string): string {
+  return ` (a prompt that starts with "-" goes after "--", e.g. seat run -- "${flag} …")`;
 }
 
 /** Reads a string flag. */
@@ -44,10 +87,11 @@ export function secondsFlag(verb: string, args: ParsedArgs, name: string, fallba
 }
 
 /**
- * Gives a flag an optional value: `--NAME` alone becomes `--NAME=<fallback>`, `--NAME <digits>` becomes
- * `--NAME=<digits>` (parseArgs has no optional values; without this the next positional would be taken).
+ * Gives a flag an optional value: `--NAME` alone (last, or before another flag or `--`) becomes
+ * `--NAME=<fallback>`, `--NAME <digits>` becomes `--NAME=<digits>` (parseArgs has no optional values). Any other
+ * word right after `--NAME` is CLI_USAGE: it is neither silently the count nor silently prompt text.
  */
-export function optionalNumberFlag(argv: string[], name: string, fallback: number): string[] {
+export function optionalNumberFlag(verb: string, argv: string[], name: string, fallback: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
@@ -55,9 +99,13 @@ export function optionalNumberFlag(argv: string[], name: string, fallback: numbe
       out.push(...argv.slice(i));
       break;
     }
+    const next = argv[i + 1];
     if (arg !== `--${name}`) out.push(arg);
-    else if (/^\d+$/.test(argv[i + 1] ?? "")) out.push(`--${name}=${argv[++i]}`);
-    else out.push(`--${name}=${fallback}`);
+    else if (next === undefined || next.startsWith("-")) out.push(`--${name}=${fallback}`);
+    else if (/^\d+$/.test(next)) out.push(`--${name}=${argv[++i]}`);
+    else {
+      throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} takes an optional whole number, got "${next}". Write --${name}=N, or put the prompt before --${name} or after "--".`);
+    }
   }
   return out;
 }
@@ -75,4 +123,19 @@ export function listFlag(args: ParsedArgs, name: string): string[] {
   const value = args.values[name];
   const parts = Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
   return parts.flatMap((p) => p.split(",")).map((p) => p.trim()).filter((p) => p !== "");
+}
+
+/** Reads a directory flag (e.g. --cwd): CLI_USAGE unless it names an existing directory; the absolute path. */
+export function directoryFlag(verb: string, args: ParsedArgs, name: string): string | undefined {
+  const raw = stringFlag(args, name);
+  if (raw === undefined) return undefined;
+  let isDir: boolean;
+  try {
+    isDir = statSync(raw).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} ${raw} ${code === "ENOENT" ? "does not exist" : `cannot be read (${code ?? "error"})`}; give an existing directory.`, { context: { [name]: raw } });
+  }
+  if (!isDir) throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} ${raw} is not a directory; give an existing directory.`, { context: { [name]: raw } });
+  return resolve(raw);
 }

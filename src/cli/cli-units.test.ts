@@ -19,14 +19,17 @@ test("error codes map to the documented exit codes", () => {
   assert.equal(exitCodeFor("ACP_IDLE_TIMEOUT"), 124);
   assert.equal(exitCodeFor("ACP_PROMPT_FAILED"), 1);
   assert.equal(exitCodeFor("MODEL_UNREACHABLE"), 124);
+  assert.equal(exitCodeFor("CLI_CONFIG_INVALID"), 2);
+  assert.equal(exitCodeFor("SESSION_NAME_INVALID"), 2);
+  assert.equal(EXIT.brokenPipe, 141);
 });
 
-test("--fail-fast takes an optional count: alone it means the default, a number right after it is the count", () => {
+test("--fail-fast takes an optional count: alone (last, or before a flag) it means the default, a number right after it is the count", () => {
   const spec = { "fail-fast": { type: "string" as const }, json: { type: "boolean" as const } };
-  const parse = (argv: string[]) => parseFlags("run", optionalNumberFlag(argv, "fail-fast", 3), spec);
-  const alone = parse(["--fail-fast", "say hello"]);
-  assert.equal(countFlag("run", alone, "fail-fast"), 3);
-  assert.deepEqual(alone.positionals, ["say hello"]);
+  const parse = (argv: string[]) => parseFlags("run", optionalNumberFlag("run", argv, "fail-fast", 3), spec);
+  const beforeFlag = parse(["--fail-fast", "--json", "say hello"]);
+  assert.equal(countFlag("run", beforeFlag, "fail-fast"), 3);
+  assert.deepEqual(beforeFlag.positionals, ["say hello"]);
   assert.equal(countFlag("run", parse(["--json", "--fail-fast", "5", "hi"]), "fail-fast"), 5);
   assert.equal(countFlag("run", parse(["hi", "--fail-fast"]), "fail-fast"), 3);
   assert.equal(countFlag("run", parse(["--fail-fast=7", "hi"]), "fail-fast"), 7);
@@ -34,6 +37,36 @@ test("--fail-fast takes an optional count: alone it means the default, a number 
   assert.deepEqual(parse(["--", "--fail-fast"]).positionals, ["--fail-fast"]);
   for (const bad of ["0", "-1", "two", "1.5"]) {
     assert.throws(() => countFlag("run", parse([`--fail-fast=${bad}`, "hi"]), "fail-fast"), (e) => isSeatError(e, "CLI_USAGE") && /fail-fast/.test(e.message), bad);
+  }
+});
+
+test("a word after --fail-fast that is not a number is a usage error, never prompt text", () => {
+  for (const argv of [["--fail-fast", "abc", "hi"], ["--fail-fast", "say hello"], ["--fail-fast", "1.5", "hi"]]) {
+    assert.throws(() => optionalNumberFlag("run", argv, "fail-fast", 3), (e) => isSeatError(e, "CLI_USAGE") && e.message.includes(`got "${argv[1]}"`) && /--fail-fast=N/.test(e.message), argv.join(" "));
+  }
+});
+
+test("a refused flag is named in our words: unknown, missing value, switch given a value", () => {
+  const spec = { json: { type: "boolean" as const }, model: { type: "string" as const }, session: { type: "string" as const, short: "s" } };
+  const message = (argv: string[]) => {
+    try {
+      parseFlags("run", argv, spec);
+    } catch (error) {
+      assert.ok(isSeatError(error, "CLI_USAGE"));
+      return error.message;
+    }
+    assert.fail(`accepted ${argv.join(" ")}`);
+  };
+  assert.match(message(["--frob", "hi"]), /^seat run: unknown flag --frob \(/);
+  assert.match(message(["-x", "hi"]), /^seat run: unknown flag -x /);
+  assert.match(message(["hi", "--model"]), /^seat run: --model needs a value\./);
+  assert.match(message(["--model", "--json", "hi"]), /--model needs a value, got the flag "--json"/);
+  assert.match(message(["--json=yes", "hi"]), /--json is a switch and takes no value/);
+  for (const argv of [["--frob"], ["--json=1"], ["--model"]]) {
+    const text = message(argv);
+    assert.doesNotMatch(text, /parseArgs|To specify a positional/, argv.join(" "));
+    assert.equal((text.match(/'/g) ?? []).length % 2, 0, `balanced quotes: ${text}`);
+    assert.equal((text.match(/"/g) ?? []).length % 2, 0, `balanced quotes: ${text}`);
   }
 });
 
@@ -73,4 +106,27 @@ test("a tool's MCP output becomes a one-line snippet", () => {
   assert.equal(toolOutputSnippet({ output: "x".repeat(100) })?.length, 80);
   assert.equal(toolOutputSnippet(undefined), undefined);
   assert.equal(toolOutputSnippet({ output: { Other: 1 } }), undefined);
+});
+
+test("human output masks credentials in every line it prints: diagnostics on stderr, answer chunks on stdout", async () => {
+  const { createHumanPrinter } = await import("./output.js");
+  const written: string[] = [];
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  const capture = (chunk: string | Uint8Array) => (written.push(String(chunk)), true);
+  process.stdout.write = capture as typeof process.stdout.write;
+  process.stderr.write = capture as typeof process.stderr.write;
+  try {
+    const printer = createHumanPrinter(paletteFor(process.stderr, { NO_COLOR: "1" }));
+    printer.onEvent({ type: "diagnostic", diagnostic: { code: "TOOL_EXECUTE_FAILED", message: 'Host tool "x" threw: upstream refused: api_key=sk-live-4f9a8b7c6d5e4f3a2b1c' } });
+    printer.onEvent({ type: "text", text: "the url is https://bob:pa55@example.com/" } as never);
+    printer.finish();
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
+  const all = written.join("");
+  assert.ok(!all.includes("sk-live-") && !all.includes("pa55"), all);
+  assert.match(all, /api_key=\[redacted\]/);
+  assert.match(all, /https:\/\/bob:\[redacted\]@example\.com/);
 });

@@ -1,50 +1,105 @@
 #!/usr/bin/env node
 /*
  * `seat` entry point: picks the verb, runs it, and turns any failure into a message and a stable exit code.
- * Owns: the verb table and top-level help.
- * Does not own: any verb's behaviour (commands/) or the exit-code table (output.ts).
+ * Owns: the verb table lookup, top-level help (`seat help [VERB]`, `-V`), the config hand-off to a verb, and the
+ *   last-resort handlers (an uncaught exception or rejection is one coded line, never a stack trace).
+ * Does not own: any verb's behaviour (commands/), the exit-code table (output.ts), closed pipes (pipes.ts).
  */
 import { SeatError, isSeatError, messageOf } from "../errors.js";
-import { errorJson, exitCodeFor, writeJson } from "./output.js";
+import { EXIT, errorJson, exitCodeFor, writeJson } from "./output.js";
+import { watchPipes } from "./pipes.js";
+import { applyConfigEnv, loadConfig, withConfigDefaults } from "./config.js";
 import { COMMANDS } from "./commands/index.js";
+import { testHookEnabled } from "./test-hooks.js";
+
+const VERSION = "grok-seat 0.1.0";
 
 const HELP = `seat — drive xAI's Grok Build CLI from an orchestrator
 
 Usage: seat <command> [flags]
+       seat help <command>     that command's flags and examples (also: seat <command> --help)
+       seat -V, --version      print the version
+       seat -h, --help         this text
 
 Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(9)} ${c.summary}`).join("\n")}
+${COMMANDS.map((c) => `  ${c.name.padEnd(11)} ${c.summary}`).join("\n")}
 
-Run \`seat <command> --help\` for its flags. Exit codes are listed in the README.`;
+Defaults you set once (agent, model, policy, agentsDir, redis) live in ~/.config/grok-seat/config.json
+and a project's .grok-seat.json; \`seat config\` shows them. Exit codes are listed in the README.`;
+
+/** Verbs whose flags or environment a config file can default. */
+const CONFIG_VERBS = new Set(["run", "submit", "worker", "jobs", "agents", "probe"]);
+
+const json = process.argv.includes("--json");
+
+/** Prints one failure: a coded line on stderr, or an `error` object with --json. Never a stack trace. */
+function reportFailure(error: unknown): void {
+  if (json) {
+    writeJson(errorJson(error));
+    return;
+  }
+  const message = isSeatError(error) ? error.message : `internal error: ${messageOf(error)} [INTERNAL]`;
+  // Verb messages already say `seat run: …`; the prefix is added only when they do not.
+  process.stderr.write(`${/^seat[\s:]/.test(message) ? message : `seat: ${message}`}\n`);
+}
+
+/** Last resort: whatever escaped a verb becomes one coded line and exit 1 (EPIPE is pipes.ts's business). */
+function lastResort(error: unknown): void {
+  try {
+    reportFailure(error);
+  } finally {
+    process.exit(exitCodeFor(isSeatError(error) ? error.code : undefined));
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
-  if (verb === undefined || verb === "--help" || verb === "-h" || verb === "help") {
+  if (verb === undefined || verb === "--help" || verb === "-h") {
     process.stdout.write(`${HELP}\n`);
-    return verb === undefined ? 2 : 0;
+    return verb === undefined ? EXIT.usage : EXIT.ok;
   }
-  if (verb === "--version") {
-    process.stdout.write("grok-seat 0.1.0\n");
-    return 0;
+  if (verb === "--version" || verb === "-V") {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const names = COMMANDS.map((c) => c.name).join(", ");
+  if (verb === "help") {
+    const [topic, ...extra] = rest;
+    if (topic === undefined) {
+      process.stdout.write(`${HELP}\n`);
+      return EXIT.ok;
+    }
+    const about = COMMANDS.find((c) => c.name === topic);
+    if (!about || extra.length > 0) throw new SeatError("CLI_USAGE", `seat help: give one command, one of ${names}; got "${rest.join(" ")}".`);
+    process.stdout.write(`${(await about.load()).help}\n`);
+    return EXIT.ok;
   }
   const entry = COMMANDS.find((c) => c.name === verb);
-  if (!entry) throw new SeatError("CLI_USAGE", `seat: unknown command "${verb}". Commands: ${COMMANDS.map((c) => c.name).join(", ")}.`);
+  if (!entry) throw new SeatError("CLI_USAGE", `seat: unknown command "${verb}". Commands: ${names}. See \`seat --help\`.`);
   const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     process.stdout.write(`${command.help}\n`);
-    return 0;
+    return EXIT.ok;
   }
-  return command.run(rest);
+  if (!CONFIG_VERBS.has(verb)) return command.run(rest);
+  const config = loadConfig();
+  applyConfigEnv(config);
+  return command.run(withConfigDefaults(verb, rest, config));
 }
 
-const json = process.argv.includes("--json");
+watchPipes(EXIT.brokenPipe);
+process.on("uncaughtException", lastResort);
+process.on("unhandledRejection", lastResort);
+if (testHookEnabled("throw-uncaught")) setImmediate(() => {
+  throw new Error("test hook throw-uncaught");
+});
+if (testHookEnabled("reject-unhandled")) void Promise.reject(new Error("test hook reject-unhandled"));
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (json) writeJson(errorJson(error));
-    else process.stderr.write(`seat: ${isSeatError(error) ? error.message : messageOf(error)}\n`);
+    reportFailure(error);
     process.exitCode = exitCodeFor(isSeatError(error) ? error.code : undefined);
   },
 );

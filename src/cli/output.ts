@@ -3,11 +3,13 @@
  * Owns: exit-code table, `--json` line format, human rendering (colour only on a TTY, NO_COLOR honoured).
  * Does not own: what the commands do.
  * Invariant: with --json, stdout carries exactly one JSON object per line, each with a `type` field;
- *   every JSON line passes through redact() (no secret value is ever printed).
+ *   every JSON line passes through redact(), and every human line and answer chunk through redactText() (no secret
+ *   value or credential shape is ever printed).
  */
 import { isSeatError, messageOf, type ErrorCode } from "../errors.js";
-import { redact } from "../internal/redact.js";
+import { redact, redactText } from "../internal/redact.js";
 import type { SeatEvent } from "../acp/index.js";
+import { isStdoutClosed } from "./pipes.js";
 
 /** Stable exit codes of the `seat` CLI (documented in the README). */
 export const EXIT = {
@@ -23,6 +25,8 @@ export const EXIT = {
   jobUncertain: 76,
   timeout: 124,
   interrupted: 130,
+  /** The reader of stdout went away (`seat … | head -1`): 128 + SIGPIPE, as a shell reports `yes | head -1`. */
+  brokenPipe: 141,
 } as const;
 
 /** The exit code for an error code. */
@@ -31,6 +35,8 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case undefined:
       return EXIT.turnFailed;
     case "CLI_USAGE":
+    case "CLI_CONFIG_INVALID":
+    case "SESSION_NAME_INVALID":
     case "AGENT_NOT_FOUND":
     case "SEAT_BRIEF_INVALID":
     case "FLEET_REDIS_URL_INVALID":
@@ -40,6 +46,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "WORKTREE_NOT_A_REPO":
     case "WORKTREE_NAME_INVALID":
     case "WORKTREE_BASE_INVALID":
+    case "MODEL_UNKNOWN":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
       return EXIT.jobUncertain;
@@ -83,6 +90,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
 
 /** Writes one NDJSON line to stdout. */
 export function writeJson(value: { type: string } & Record<string, unknown>): void {
+  if (isStdoutClosed()) return;
   process.stdout.write(`${JSON.stringify(redact(value))}\n`);
 }
 
@@ -132,8 +140,11 @@ export function humanLine(event: SeatEvent, palette: Palette): string | undefine
     }
     case "permission":
       return palette.yellow(`▸ permission ${event.category}: ${event.decision}${event.optionId ? ` (${event.optionId})` : ""}`);
-    case "diagnostic":
-      return palette.red(`! ${event.diagnostic.message} [${event.diagnostic.code}]`);
+    case "diagnostic": {
+      // A message made from a SeatError already carries its code; it is not repeated.
+      const { code, message } = event.diagnostic;
+      return palette.red(`! ${message}${message.includes(`[${code}]`) ? "" : ` [${code}]`}`);
+    }
     case "retry":
       return palette.yellow(`grok is retrying the model request: ${event.reason} (attempt ${event.attempt}/${event.max})`);
     case "model_catalog":
@@ -182,7 +193,9 @@ export function createHumanPrinter(palette: Palette, beforeOutput: () => void = 
     onEvent(event) {
       if (event.type === "text") {
         beforeOutput();
-        process.stdout.write(event.text);
+        if (isStdoutClosed()) return;
+        // Per chunk: a credential split across two chunks is not caught here (the --json `done` event is masked whole).
+        process.stdout.write(redactText(event.text));
         endedWithNewline = event.text.endsWith("\n");
         return;
       }
@@ -190,10 +203,10 @@ export function createHumanPrinter(palette: Palette, beforeOutput: () => void = 
       if (!line) return;
       beforeOutput();
       this.finish();
-      process.stderr.write(`${line}\n`);
+      process.stderr.write(`${redactText(line)}\n`);
     },
     finish() {
-      if (!endedWithNewline) process.stdout.write("\n");
+      if (!endedWithNewline && !isStdoutClosed()) process.stdout.write("\n");
       endedWithNewline = true;
     },
   };

@@ -8,8 +8,13 @@
 /** The variable that switches test hooks on, e.g. `GROK_SEAT_TEST_HOOKS=hold-before-dispatch`. */
 export const TEST_HOOKS_ENV = "GROK_SEAT_TEST_HOOKS";
 
-/** Every hook the code knows: hold-before-dispatch parks a delivery after its fence until killed. */
-export type TestHook = "hold-before-dispatch";
+/**
+ * Every hook the code knows: hold-before-dispatch parks a delivery after its fence until killed;
+ * throw-uncaught and reject-unhandled make `seat` throw outside any verb's try (the last-resort handlers' test);
+ * agent-pins-from-env makes `seat agents install` take its install table from GROK_SEAT_TEST_AGENT_PINS (JSON
+ * `{name: {dir, package, version}}`), so a test installs a tiny local package instead of the real agents.
+ */
+export type TestHook = "hold-before-dispatch" | "throw-uncaught" | "reject-unhandled" | "agent-pins-from-env";
 
 /** True when `hook` is named in GROK_SEAT_TEST_HOOKS of `env`. */
 export function testHookEnabled(hook: TestHook, env: NodeJS.ProcessEnv = process.env): boolean {

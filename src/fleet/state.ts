@@ -12,6 +12,7 @@
  *   A late result from the run that owned a job may still settle an `uncertain` job (late evidence), no one else.
  */
 import type { Redis } from "ioredis";
+import { redact } from "../internal/redact.js";
 import { jobKeys } from "./keys.js";
 
 /** Where a fleet job is. */
@@ -97,8 +98,9 @@ export interface Transition {
 export async function transition(redis: Redis, id: string, t: Transition): Promise<{ moved: boolean; current: JobStatus | "" }> {
   const keys = jobKeys(id);
   const now = Date.now();
-  const fields = { ...(t.fields ?? {}), updated_at: now, ...(TERMINAL.includes(t.to) ? { ended_at: now } : {}) };
-  const event = JSON.stringify({ type: "job", id, status: t.to, atMs: now, ...(t.event ?? {}) });
+  // Redacted like every event: a job's message (a diagnostic's text) is read back by `seat jobs show`.
+  const fields = redact({ ...(t.fields ?? {}), updated_at: now, ...(TERMINAL.includes(t.to) ? { ended_at: now } : {}) });
+  const event = JSON.stringify(redact({ type: "job", id, status: t.to, atMs: now, ...(t.event ?? {}) }));
   const expire = TERMINAL.includes(t.to) ? String(t.retainSeconds ?? 86_400) : "0";
   const answer = (await redis.eval(TRANSITION, 3, keys.state, keys.events, keys.alive, JSON.stringify(t.from), t.to, JSON.stringify(fields), event, String(EVENTS_MAX_LEN), expire, t.run ?? "", t.heartbeatGone ? "1" : "0")) as string;
   return answer === "OK" ? { moved: true, current: t.to } : { moved: false, current: answer as JobStatus | "" };

@@ -27,3 +27,5 @@ export { killProcessTree, snapshotTree, readProcStat, isAlive, hasProcFs } from 
 export type { ProcessRef, KillTreeOptions } from "./process-tree.js";
 export { runGrokCommand } from "./grok-command.js";
 export type { GrokCommandResult, GrokCommandOptions } from "./grok-command.js";
+export { hasAskEveryCommandRule, shellGateReport, ASK_EVERY_COMMAND_TOML, ASKED_SHELL_EXAMPLES, UNASKED_FACTS_VERSION, UNASKED_SHELL_EXAMPLES } from "./unasked.js";
+export type { ShellGateReport } from "./unasked.js";

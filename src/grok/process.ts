@@ -8,8 +8,9 @@
  */
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
-import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
+import type { Stream } from "@agentclientprotocol/sdk";
 import { SeatError } from "../errors.js";
+import { loadAcpSdk } from "../internal/acp-sdk.js";
 import { killProcessTree, readProcStat } from "./process-tree.js";
 
 /** Options for spawnAgent: a full argv (see buildAgentArgv), an env (see buildAgentEnv) and a cwd. */
@@ -89,6 +90,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
   child.on("error", () => {});
   const pid = child.pid!;
   const startTime = readProcStat(pid)?.startTicks;
+  // Loaded once the child runs, so the SDK's load overlaps the agent's start-up; its stdout waits in the pipe.
+  const { ndJsonStream } = await loadAcpSdk();
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,

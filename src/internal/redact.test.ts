@@ -40,3 +40,46 @@ test("a SeatError built with a secret in its message or context never carries it
   assert.ok(!JSON.stringify(error.context).includes(CANARY));
   assert.equal((error.context.env as Record<string, string>).XAI_API_KEY, REDACTED);
 });
+
+test("well-known credential shapes are masked though nobody registered them, keeping the name, scheme and user", () => {
+  const key = "sk-live-4f9a8b7c6d5e4f3a2b1c";
+  assert.equal(redactText(`upstream refused: api_key=${key}`), `upstream refused: api_key=${REDACTED}`);
+  assert.equal(redactText(`auth with ${key} failed`), `auth with ${REDACTED} failed`);
+  assert.equal(redactText("xai-0123456789abcdefghijKLMN rejected"), `${REDACTED} rejected`);
+  assert.equal(redactText("Authorization: Bearer eyJhbGciOi.J9x1.sig"), `Authorization: Bearer ${REDACTED}`);
+  assert.equal(redactText("token=abc password='hunter two' SECRET: s3cr3t"), `token=${REDACTED} password='${REDACTED}' SECRET: ${REDACTED}`);
+  assert.equal(redactText('{"client_secret":"abc123","stripe_api_key": "rk_1"}'), `{"client_secret":"${REDACTED}","stripe_api_key": "${REDACTED}"}`);
+  assert.equal(redactText("MY_SERVICE_TOKEN=zzz9 GROK_SEAT_REDIS_PASSWORD=pw"), `MY_SERVICE_TOKEN=${REDACTED} GROK_SEAT_REDIS_PASSWORD=${REDACTED}`);
+  assert.equal(redactText("fetch https://alice:pa55word@example.com/x and redis://:pw@127.0.0.1:6379/0"), `fetch https://alice:${REDACTED}@example.com/x and redis://:${REDACTED}@127.0.0.1:6379/0`);
+  assert.deepEqual(redact({ message: `api_key=${key}`, nested: [{ url: "https://u:p9@h" }] }), { message: `api_key=${REDACTED}`, nested: [{ url: `https://u:${REDACTED}@h` }] });
+  assert.equal(redactText(redactText(`api_key=${key}`)), `api_key=${REDACTED}`, "masking twice changes nothing");
+});
+
+test("ordinary text that only looks close to a credential stays as it is", () => {
+  for (const text of [
+    "max_tokens=100 prompt_tokens: 5 inputTokens:3",
+    "the bearer responsibility",
+    "@xai-official/grok-linux-x64 and xai-grok-workspace",
+    "sk-learn 0.24",
+    "see https://example.com:8080/path",
+    "tokens are counted; the secret is patience",
+  ]) assert.equal(redactText(text), text);
+});
+
+test("every agent's auth variable and the fleet's Redis password are secret names", () => {
+  for (const name of ["OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GROK_SEAT_REDIS_PASSWORD"]) {
+    assert.equal(isSecretName(name), true, name);
+    assert.equal(redactText(`${name}=v`), `${name}=${REDACTED}`);
+  }
+  assert.deepEqual(splitSecretEnv({ ANTHROPIC_API_KEY: "a", HOME: "/h" }).secret, { ANTHROPIC_API_KEY: "a" });
+});
+
+test("a shell output grok reports as bytes is masked as the text it holds, and other number arrays stay as they are", () => {
+  const text = "OPENAI_API_KEY=sk-live-4f9a8b7c6d5e4f3a2b1c\nHOME=/h\n";
+  const event = { type: "tool_end", rawOutput: { type: "Bash", output: [...Buffer.from(text)] } };
+  const masked = redact(event) as typeof event;
+  assert.equal(Buffer.from(masked.rawOutput.output).toString("utf8"), `OPENAI_API_KEY=${REDACTED}\nHOME=/h\n`);
+  const plain = [...Buffer.from("just some output\n")];
+  assert.deepEqual(redact({ output: plain }), { output: plain });
+  assert.deepEqual(redact({ sizes: [1, 2, 3, 300, 5, 6, 7, 8] }), { sizes: [1, 2, 3, 300, 5, 6, 7, 8] });
+});

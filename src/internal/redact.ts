@@ -1,19 +1,26 @@
 /*
  * Redaction: the one place that decides which environment values are secret and masks them.
- * Owns: the allow-list of secret names (XAI_API_KEY, GROK_API_KEY, GROK_CODE_XAI_API_KEY plus names an
- *   embedder marks secret), the process-wide set of secret values seen so far, and masking them in
- *   text, env maps, argv and nested plans/contexts.
+ * Owns: the allow-list of secret names (xAI's, every agent profile's auth variables, the fleet's Redis password,
+ *   plus names an embedder marks secret), the process-wide set of secret values seen so far, the well-known
+ *   credential shapes (CREDENTIAL_SHAPES: `sk-…`, `xai-…`, bearer tokens, `api_key=`/`token=`/`password=`/
+ *   `secret=` assignments, URL userinfo), and masking all of them in text, env maps, argv and nested plans/contexts.
  * Does not own: where secrets travel (grok/, mux/, seat/ pass them only through a process environment).
  * Invariant: every serialiser of a plan, env, error, log line or audit event goes through redact();
- *   a secret value is replaced by REDACTED wherever it appears, and a secret name's value is masked
- *   even when its value was never registered.
+ *   a secret value is replaced by REDACTED wherever it appears, a secret name's value is masked even when its
+ *   value was never registered, and a value in a credential shape is masked though nobody registered it.
  */
 
 /** What a secret value is replaced with. */
 export const REDACTED = "[redacted]";
 
 /** Environment names whose values are always secret. */
-export const SECRET_ENV_NAMES: readonly string[] = Object.freeze(["XAI_API_KEY", "GROK_API_KEY", "GROK_CODE_XAI_API_KEY"]);
+export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
+  "XAI_API_KEY", "GROK_API_KEY", "GROK_CODE_XAI_API_KEY",
+  // Every agent profile's auth variables (agents/*.ts; agents.test.ts checks each profile against this list).
+  "OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+  // The fleet's Redis password (fleet/connection.ts).
+  "GROK_SEAT_REDIS_PASSWORD",
+]);
 
 const extraNames = new Set<string>();
 const values = new Set<string>();
@@ -56,12 +63,41 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** `text` with every registered secret value and every `SECRET_NAME=value` assignment masked. */
+/**
+ * Well-known credential shapes, masked in any text whether or not the value was registered: provider keys
+ * (`sk-…` as OpenAI/Anthropic use, `xai-…`; 16+ characters with a digit), bearer tokens (with a digit), assignments to a name ending in api_key, token,
+ * password, passwd or secret (`=` or `:`, bare, quoted or JSON), and the password of URL userinfo.
+ * Each entry keeps what identifies the place (name, scheme, user) and masks only the value.
+ */
+export const CREDENTIAL_SHAPES: ReadonlyArray<{ name: string; pattern: RegExp; replace: (match: string, ...groups: string[]) => string }> = Object.freeze([
+  {
+    name: "url-userinfo",
+    pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@]*):([^\s/@]+)@/gi,
+    replace: (_m: string, scheme: string, user: string, pass: string) => (pass === REDACTED ? _m : `${scheme}${user}:${REDACTED}@`),
+  },
+  {
+    name: "assignment",
+    pattern: /(?<![A-Za-z0-9])([A-Za-z0-9_.-]*?(?:api[_-]?key|apikey|access[_-]?key|token|password|passwd|secret))(["']?[ \t]*[:=][ \t]*)("[^"]*"|'[^']*'|[^\s"',;&)}\]]+)/gi,
+    replace: (m: string, name: string, sep: string, value: string) => {
+      const bare = value.replace(/^["']|["']$/g, "");
+      if (bare === "" || bare.startsWith("[redacted")) return m;
+      const quote = value.startsWith('"') || value.startsWith("'") ? value[0]! : "";
+      return `${name}${sep}${quote}${REDACTED}${quote}`;
+    },
+  },
+  // Bearer tokens and provider keys need a digit, so prose ("bearer responsibility", "xai-grok-workspace") stays.
+  { name: "bearer", pattern: /\b(bearer)([ \t]+)(?=[A-Za-z0-9._~+/-]{0,512}\d)[A-Za-z0-9._~+/-]{8,}=*/gi, replace: (_m: string, word: string, gap: string) => `${word}${gap}${REDACTED}` },
+  { name: "provider-key", pattern: /(?<![A-Za-z0-9_-])(?:sk|xai)-(?=[A-Za-z0-9_-]{0,512}\d)[A-Za-z0-9_-]{16,}/g, replace: () => REDACTED },
+]);
+
+/** `text` with every registered secret value, every `SECRET_NAME=value` assignment and every credential shape masked. */
 export function redactText(text: string): string {
   let out = text;
   for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
   const names = secretNames().map(escapeRegExp).join("|");
-  return out.replace(new RegExp(`\\b(${names})=(?!\\[redacted\\])("[^"]*"|'[^']*'|[^\\s"',;]+)`, "g"), `$1=${REDACTED}`);
+  out = out.replace(new RegExp(`\\b(${names})=(?!\\[redacted\\])("[^"]*"|'[^']*'|[^\\s"',;]+)`, "g"), `$1=${REDACTED}`);
+  for (const shape of CREDENTIAL_SHAPES) out = out.replace(shape.pattern, shape.replace as (substring: string, ...args: any[]) => string);
+  return out;
 }
 
 /** An env map with each secret name's value masked (names stay, so a reader sees what was passed). */
@@ -73,16 +109,29 @@ export function redactEnv(env: Record<string, string | undefined>): Record<strin
 
 /**
  * A deep copy of `value` with secrets masked: strings through redactText, object keys that are secret
- * names get REDACTED, ACP `{name, value}` env pairs with a secret name too. Errors become {name, message}.
+ * names get REDACTED, ACP `{name, value}` env pairs with a secret name too, arrays of bytes (grok's shell output)
+ * as the UTF-8 text they hold. Errors become {name, message}.
  */
 export function redact<T>(value: T): T {
   return walk(value, 0) as T;
 }
 
+// grok reports a shell command's output as an array of bytes (rawOutput {type:"Bash", output:[…]}): text in disguise.
+function isByteArray(value: unknown[]): value is number[] {
+  return value.length >= 8 && value.every((b) => typeof b === "number" && Number.isInteger(b) && b >= 0 && b <= 255);
+}
+
+/** The bytes decoded as UTF-8, masked, and encoded again; the very same numbers when nothing was masked. */
+function redactBytes(bytes: number[]): number[] {
+  const text = Buffer.from(bytes).toString("utf8");
+  const masked = redactText(text);
+  return masked === text ? [...bytes] : [...Buffer.from(masked, "utf8")];
+}
+
 function walk(value: unknown, depth: number): unknown {
   if (typeof value === "string") return redactText(value);
   if (value === null || typeof value !== "object" || depth > 32) return value;
-  if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
+  if (Array.isArray(value)) return isByteArray(value) ? redactBytes(value) : value.map((item) => walk(item, depth + 1));
   if (value instanceof Error) return { name: value.name, message: redactText(value.message) };
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return value; // class instances (Buffer, Date…) stay as they are

@@ -10,6 +10,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
+import { redact, redactText } from "../internal/redact.js";
 import { openDatabase } from "./schema.js";
 import { withBusyRetry } from "./busy.js";
 import { cacheStatements } from "./statements.js";
@@ -98,7 +99,8 @@ export class Journal {
         `INSERT INTO deliveries (delivery_id, seat_id, prompt_id, text, text_sha256, text_length, state, evidence, fenced_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, 'fenced', '[]', ?, ?)`,
       )
-      .run(input.deliveryId ?? randomUUID(), input.seatId, input.promptId, input.text, sha256(input.text), Buffer.byteLength(input.text, "utf8"), at, at));
+      // The stored text is redacted (the journal is a file we write); hash and length are of what was sent.
+      .run(input.deliveryId ?? randomUUID(), input.seatId, input.promptId, redactText(input.text), sha256(input.text), Buffer.byteLength(input.text, "utf8"), at, at));
     return this.getDelivery(input.promptId)!;
   }
 
@@ -227,7 +229,7 @@ export class Journal {
     const stamp = to !== delivery.state ? `, ${to}_at = @at` : "";
     this.#db
       .prepare(`UPDATE deliveries SET state = @state, evidence = @evidence, failure_reason = COALESCE(@reason, failure_reason), updated_at = @at${stamp} WHERE prompt_id = @prompt_id`)
-      .run({ state: to, evidence: JSON.stringify(evidenceList), reason: to === "failed" ? (reason ?? null) : null, at, prompt_id: delivery.promptId });
+      .run({ state: to, evidence: JSON.stringify(redact(evidenceList)), reason: to === "failed" && reason !== undefined ? redactText(reason) : null, at, prompt_id: delivery.promptId });
     return this.getDelivery(delivery.promptId)!;
   }
 

@@ -7,7 +7,8 @@
  *   seats.leader_socket_inode column when it lacks it, then the additive migrations (migrations.ts).
  *   Opening a current file takes no write lock.
  */
-import Database from "better-sqlite3";
+import { createRequire } from "node:module";
+import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { DELIVERY_STATES } from "./states.js";
 import { applyMigrations, hasPendingMigrations } from "./migrations.js";
@@ -58,6 +59,10 @@ function corrupt(path: string, why: string, cause?: unknown): SeatError {
   });
 }
 
+// better-sqlite3 (a native addon) is required when the first file is opened, not at import: `import "grok-seat"`
+// stays light and openDatabase stays synchronous (issue 15 §8).
+const require = createRequire(import.meta.url);
+
 /**
  * Checks the schema (JOURNAL_CORRUPT when it is not ours) and says whether the file needs writing: created
  * (empty), the seats.leader_socket_inode column added, or a migration applied.
@@ -98,7 +103,8 @@ function upgrade(db: Database.Database): void {
 export function openDatabase(path: string): Database.Database {
   let db: Database.Database;
   try {
-    db = new Database(path);
+    const Sqlite = require("better-sqlite3") as typeof Database;
+    db = new Sqlite(path);
   } catch (cause) {
     throw corrupt(path, "could not be opened as sqlite", cause);
   }

@@ -22,9 +22,10 @@ export function resolveAgentProfile(options: Pick<SessionOptions, "agent" | "age
 }
 
 /** The argv and env that start `profile`'s agent. Throws AGENT_NOT_INSTALLED when it is not installed. */
-export function agentLaunch(profile: AgentProfile, options: Pick<SessionOptions, "agentsDir" | "agentEnv">, env: NodeJS.ProcessEnv): { argv: string[]; env: Record<string, string> } {
+export function agentLaunch(profile: AgentProfile, options: Pick<SessionOptions, "agentsDir" | "agentEnv" | "allowUntestedAgentVersion">, env: NodeJS.ProcessEnv): { argv: string[]; env: Record<string, string> } {
   const installRoot = options.agentsDir ?? defaultInstallRoot(env);
-  return { argv: profile.launchArgv({ installRoot }), env: buildProfileEnv(profile, env, options.agentEnv ?? {}) };
+  const argv = profile.launchArgv({ installRoot, env, ...(options.allowUntestedAgentVersion === true ? { allowUntestedVersion: true } : {}) });
+  return { argv, env: buildProfileEnv(profile, env, options.agentEnv ?? {}) };
 }
 
 /** A launch with one session's additions, and how to remove the files written for it. */

@@ -10,7 +10,7 @@
  */
 import type { InitializeResponse, McpServer, NewSessionResponse } from "@agentclientprotocol/sdk";
 import { SeatError, messageOf } from "../errors.js";
-import { ACP, type AcpPeer } from "../acp/index.js";
+import { ACP, isAuthRequired, type AcpPeer } from "../acp/index.js";
 import { chooseAuthMethod, type AuthChoice, type AdvertisedAuthMethod } from "./auth.js";
 import { attachSession, type AttachRequest, type AttachResult } from "./attach.js";
 import type { RulesDelivery } from "../agents/index.js";
@@ -47,10 +47,19 @@ export interface HandshakeProfile {
   chooseAuth(advertised: readonly AdvertisedAuthMethod[], defaultAuthMethodId: unknown, env: NodeJS.ProcessEnv): AuthChoice;
   rulesDelivery: RulesDelivery;
   setModeAfterNew?: string;
+  /** The agent's own credential variables, named when it answers "authentication required". */
+  keyVars?: readonly string[];
 }
 
-function failed(step: string, error: unknown): SeatError {
+function failed(step: string, error: unknown, profile?: HandshakeProfile): SeatError {
   if (error instanceof SeatError) return error;
+  // An agent that needs credentials we did not have (Codex without a key answers session/new with -32000).
+  if (isAuthRequired(error)) {
+    const agent = profile?.name ?? "grok";
+    const vars = profile ? profile.keyVars ?? [] : ["XAI_API_KEY"];
+    const fix = vars.length > 0 ? `set ${vars.join(" or ")} in its environment, or sign it in with its own login/config` : "sign it in with its own login/config";
+    return new SeatError("ACP_NOT_AUTHENTICATED", `${agent} is not authenticated (its ${step} answered: ${messageOf(error)}): ${fix}.`, { cause: error, context: { agent, step, keyVars: vars } });
+  }
   return new SeatError("ACP_HANDSHAKE_FAILED", `ACP ${step} failed: ${messageOf(error)}.`, { cause: error, context: { step } });
 }
 
@@ -110,7 +119,7 @@ export async function handshake(peer: AcpPeer, options: HandshakeOptions): Promi
       ...(Object.keys(sessionMeta).length > 0 ? { _meta: sessionMeta } : {}),
     });
   } catch (error) {
-    throw failed("session/new", error);
+    throw failed("session/new", error, profile);
   }
   await setModeAfter(peer, profile, session.sessionId);
   return { initialize: init, authMethodId, session, ...(agentVersion ? { agentVersion } : {}) };
@@ -122,6 +131,6 @@ async function setModeAfter(peer: AcpPeer, profile: HandshakeProfile | undefined
   try {
     await peer.request(ACP.agent.session.setMode, { sessionId, modeId: profile.setModeAfterNew });
   } catch (error) {
-    throw failed(`session/set_mode ${profile.setModeAfterNew}`, error);
+    throw failed(`session/set_mode ${profile.setModeAfterNew}`, error, profile);
   }
 }

@@ -23,8 +23,10 @@ export interface SessionOptions {
   agent?: string;
   /** Any other ACP agent: its command line (parsed without a shell) or argv. Takes precedence over `agent`. */
   agentCommand?: string | readonly string[];
-  /** Where pinned agents are installed. Default: GROK_SEAT_AGENTS_DIR, else the project's `.cache/agents`. */
+  /** Where pinned agents are installed (`seat agents install`). Default: GROK_SEAT_AGENTS_DIR, else `$XDG_CACHE_HOME/grok-seat/agents` (`~/.cache/grok-seat/agents`). */
   agentsDir?: string;
+  /** Use an agent found on PATH even when its version is not the one grok-seat tests (its pinned version). */
+  allowUntestedAgentVersion?: boolean;
   /** Working directory of the session (absolute). Default: process.cwd(). */
   cwd?: string;
   /** `grok-cli/<id>`, `grok/<id>` or a bare id; `grok/default` or none omits `-m`. */

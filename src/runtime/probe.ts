@@ -53,7 +53,7 @@ export async function probeAcp(options: ProbeOptions): Promise<AcpProbe> {
   } catch (error) {
     return { acpReady: false, authMethods: [], authChoice: "agent did not start", error: messageOf(error) };
   }
-  const peer = connectAcp(agent.stream, {
+  const peer = await connectAcp(agent.stream, {
     onSessionUpdate() {},
     onExtNotification() {},
     onPermissionRequest: async () => ({ outcome: { outcome: "cancelled" } }),

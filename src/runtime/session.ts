@@ -23,6 +23,7 @@ import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "..
 import { withTimeout } from "../internal/timeout.js";
 import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
+import { unknownModelError } from "./model-check.js";
 import { agentLaunch, resolveAgentProfile, withSessionLaunch } from "./agent-launch.js";
 import { skillsRulesBody } from "../skills/index.js";
 import type { PromptInput, SessionOptions } from "./options.js";
@@ -115,13 +116,22 @@ class Session implements HeadlessSession {
     this.queue = new CallbackQueue(options.callbacks ?? {}, options.diagnosticsAsText !== false, (d) => this.diagnostics.push(d));
   }
 
+  /** Who a start failure is about: "Grok", or the other agent's own title (never "Grok" for Codex). */
+  agentTitle(): string {
+    try {
+      return resolveAgentProfile(this.options)?.title ?? "Grok";
+    } catch {
+      return this.options.agentCommand !== undefined ? "The agent" : `Agent ${String(this.options.agent)}`;
+    }
+  }
+
   get laneMarker(): string {
     return laneMarker(this.model);
   }
 
   /** Records a diagnostic and delivers it through the callback queue; a stuck callback is abandoned. */
   async report(code: ErrorCode, message: string, how: { asCreate?: boolean; asText?: boolean } = {}): Promise<void> {
-    const diagnostic = how.asCreate ? createDiagnostic(code, message) : { code, message };
+    const diagnostic = how.asCreate ? createDiagnostic(code, message, this.agentTitle()) : { code, message };
     this.diagnostics.push(diagnostic);
     this.queue.push({ type: "diagnostic", diagnostic, ...(how.asText === false ? { asText: false } : {}) });
     await this.queue.settle(Date.now() + REPORT_PATIENCE_MS);
@@ -351,7 +361,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   session.process = await spawnAgent({ argv, env: agentEnv, cwd });
   const agentProcess = session.process;
   const core = (session.core = new SessionCore(
-    (session.peer = connectAcp(agentProcess.stream, {
+    (session.peer = await connectAcp(agentProcess.stream, {
       onSessionUpdate: (n) => core.handleUpdate(n),
       onExtNotification: (method, params) => core.handleExt(method, params),
       onPermissionRequest: (request) => session.answerPermission(request),
@@ -372,6 +382,9 @@ async function start(session: Session, options: SessionOptions, model: string | 
     timeoutMs,
     () => new SeatError("ACP_HANDSHAKE_FAILED", `grok did not finish the ACP handshake within ${timeoutMs} ms.`, { retryable: true }),
   );
+  // An unknown `-m` makes grok fall back and retry until the idle timeout: refuse it now (issue 15 §7).
+  const refusedModel = profile ? undefined : unknownModelError(model, result.session);
+  if (refusedModel) throw refusedModel;
   core.bind(result.session.sessionId);
   session.promptCapabilities = { ...(result.initialize.agentCapabilities?.promptCapabilities ?? {}) };
   session.id = result.session.sessionId;

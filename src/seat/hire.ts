@@ -156,7 +156,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     };
     const liveClient = client;
     let core: SessionCore | null = null;
-    const peer = connectAcp(liveClient.stream, {
+    const peer = await connectAcp(liveClient.stream, {
       onSessionUpdate: (n) => core?.handleUpdate(n),
       onExtNotification: (method, params) => {
         if (method === X_AI.mcpServersUpdated) {

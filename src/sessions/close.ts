@@ -31,7 +31,7 @@ export async function closeAgentSession(input: {
   const binary = await resolveGrokBinary({ ...(input.grokCliBinaryPath ? { explicitPath: input.grokCliBinaryPath } : {}), env });
   const cwd = resolve(input.cwd);
   const agent = await spawnAgent({ argv: buildAgentArgv({ binary: binary.path }), env: buildAgentEnv(env, input.agentEnv ?? {}), cwd });
-  const peer = connectAcp(agent.stream, { onSessionUpdate() {}, onExtNotification() {}, onPermissionRequest: async () => ({ outcome: { outcome: "cancelled" } }) });
+  const peer = await connectAcp(agent.stream, { onSessionUpdate() {}, onExtNotification() {}, onPermissionRequest: async () => ({ outcome: { outcome: "cancelled" } }) });
   const timeoutMs = input.timeoutMs ?? 60_000;
   try {
     return await withTimeout(

@@ -11,6 +11,7 @@
 import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { JOURNAL_BUSY_WAIT_MS, openDatabase, withBusyRetry } from "../journal/index.js";
+import { redactText } from "../internal/redact.js";
 import { GLOBAL_SCOPE } from "./names.js";
 
 /** A named session as recorded. */
@@ -154,7 +155,7 @@ export class SessionStore {
       if (used !== undefined) {
         throw new SeatError("SESSION_PROMPT_ID_REUSED", `Prompt id ${promptId} already names a turn in the journal (${used}); nothing was sent. Give each turn a fresh prompt id, or none.`, { context: { promptId, state: used } });
       }
-      this.#db.prepare("INSERT INTO session_turns (prompt_id, session_row, prompt, state, started_at) VALUES (?, ?, ?, 'running', ?)").run(promptId, row, prompt, at);
+      this.#db.prepare("INSERT INTO session_turns (prompt_id, session_row, prompt, state, started_at) VALUES (?, ?, ?, 'running', ?)").run(promptId, row, redactText(prompt), at);
       this.#db.prepare("UPDATE named_sessions SET last_used_at = ? WHERE id = ?").run(at, row);
     }).immediate());
   }
@@ -163,7 +164,7 @@ export class SessionStore {
   finishTurn(promptId: string, end: { state: Exclude<TurnState, "running">; stopReason?: string; usage?: object; text: string; errorCode?: string }): void {
     this.#retry("recording the end of a turn", () => this.#db
       .prepare("UPDATE session_turns SET state = ?, stop_reason = ?, usage = ?, text = ?, error_code = ?, ended_at = ? WHERE prompt_id = ? AND state = 'running'")
-      .run(end.state, end.stopReason ?? null, end.usage ? JSON.stringify(end.usage) : null, end.text, end.errorCode ?? null, this.#now(), promptId), this.#endWaitMs);
+      .run(end.state, end.stopReason ?? null, end.usage ? JSON.stringify(end.usage) : null, redactText(end.text), end.errorCode ?? null, this.#now(), promptId), this.#endWaitMs);
   }
 
   /** Marks every still-running turn of the session interrupted (its process was proven dead); returns them. */

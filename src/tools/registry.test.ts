@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isSeatError } from "../errors.js";
-import { buildToolRegistry, createToolRegistry, EXECUTE_ERROR_MODEL_CHARS, type HostTool } from "./registry.js";
+import { buildToolRegistry, createToolRegistry, EXECUTE_ERROR_MODEL_CHARS, HostToolError, isHostToolError, type HostTool } from "./registry.js";
 
 const signal = new AbortController().signal;
 
@@ -76,9 +76,9 @@ test("validates against $ref/$defs in the original schema", async () => {
   assert.match(bad.content[0]!.text, /\/to must have required property 'x'/);
 });
 
-test("turns a throw into an isError result carrying the message, and strings pass through as text", async () => {
+test("turns a HostToolError into an isError result carrying the message, and strings pass through as text", async () => {
   const registry = createToolRegistry([
-    { name: "boom", description: "", inputSchema: { type: "object" }, execute: () => { throw new Error("disk on fire"); } },
+    { name: "boom", description: "", inputSchema: { type: "object" }, execute: () => { throw new HostToolError("disk on fire"); } },
     { name: "hello", description: "", inputSchema: { type: "object" }, execute: async () => "hi" },
   ]);
   const failed = await registry.call("boom", {}, signal);
@@ -114,23 +114,36 @@ test("keeps tools whose schemas share an $id apart, each validating against its 
   assert.match((await registry.call("b", { n: 1 }, signal)).content[0]!.text, /required property 's'/);
 });
 
-test("a throwing execute reaches the model tagged TOOL_EXECUTE_FAILED with only its first line, bounded; the host hook gets the whole error", async () => {
-  const thrown = new Error(`cannot open /home/me/secret.txt\nstack detail with token=abc123`);
+test("a throwing execute reaches the model as a bare TOOL_EXECUTE_FAILED, no word of its message; the host hook gets the whole error", async () => {
+  const thrown = new Error("upstream refused: api_key=sk-live-4f9a8b7c6d5e4f3a2b1c\nstack detail with token=abc123");
   const seen: Array<[string, unknown]> = [];
   const registry = createToolRegistry(
     [
       { name: "boom", description: "", inputSchema: { type: "object" }, execute: () => { throw thrown; } },
-      { name: "long", description: "", inputSchema: { type: "object" }, execute: () => { throw new Error("x".repeat(1_000)); } },
+      { name: "str", description: "", inputSchema: { type: "object" }, execute: () => { throw "password=hunter2"; } },
     ],
     { onExecuteError: (name, error) => void seen.push([name, error]) },
   );
   const failed = await registry.call("boom", {}, signal);
   assert.equal(failed.isError, true);
-  assert.equal(failed.content[0]!.text, 'Host tool "boom" failed: cannot open /home/me/secret.txt [TOOL_EXECUTE_FAILED]');
-  assert.deepEqual(seen, [["boom", thrown]]);
+  assert.equal(failed.content[0]!.text, 'Host tool "boom" failed [TOOL_EXECUTE_FAILED]');
+  assert.equal((await registry.call("str", {}, signal)).content[0]!.text, 'Host tool "str" failed [TOOL_EXECUTE_FAILED]');
+  assert.deepEqual(seen, [["boom", thrown], ["str", "password=hunter2"]]);
+});
+
+test("a HostToolError's first line reaches the model, bounded and with credentials masked", async () => {
+  const registry = createToolRegistry([
+    { name: "quota", description: "", inputSchema: { type: "object" }, execute: () => { throw new HostToolError("quota exceeded, retry in 5 s (key sk-live-4f9a8b7c6d5e4f3a2b1c)\nsecond line"); } },
+    { name: "long", description: "", inputSchema: { type: "object" }, execute: () => { throw new HostToolError("x".repeat(1_000)); } },
+    { name: "foreign", description: "", inputSchema: { type: "object" }, execute: () => { throw Object.assign(new Error("from another copy of grok-seat"), { [Symbol.for("grok-seat.HostToolError")]: true }); } },
+  ]);
+  assert.equal((await registry.call("quota", {}, signal)).content[0]!.text, 'Host tool "quota" failed: quota exceeded, retry in 5 s (key [redacted]) [TOOL_EXECUTE_FAILED]');
   const long = (await registry.call("long", {}, signal)).content[0]!.text;
   assert.ok(long.length < EXECUTE_ERROR_MODEL_CHARS + 80, `bounded (${long.length})`);
   assert.match(long, /…\s\[TOOL_EXECUTE_FAILED\]$/);
+  assert.equal((await registry.call("foreign", {}, signal)).content[0]!.text, 'Host tool "foreign" failed: from another copy of grok-seat [TOOL_EXECUTE_FAILED]');
+  assert.equal(isHostToolError(new HostToolError("m")), true);
+  assert.equal(isHostToolError(new Error("m")), false);
 });
 
 test("buildToolRegistry omits only the unusable tools, each with TOOL_SCHEMA_INVALID naming it, and serves the rest", async () => {

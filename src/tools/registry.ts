@@ -6,15 +6,40 @@
  *   call never reaches `execute`. Tool failures are MCP `isError` results, never HTTP or JSON-RPC errors.
  *   One unusable tool (bad name, duplicate, schema that does not compile) is omitted on its own; the rest
  *   are served (buildToolRegistry). A throwing `execute` reaches the model as
- *   `Host tool "<name>" failed: <first line, at most 200 characters> [TOOL_EXECUTE_FAILED]` — an exception
- *   message may carry paths or secrets, so the whole error goes only to the host's onExecuteError.
+ *   `Host tool "<name>" failed [TOOL_EXECUTE_FAILED]` and nothing more — an exception message may carry paths or
+ *   secrets (an upstream's `api_key=…`), so the error goes only to the host's onExecuteError. A tool author who
+ *   wants the model to read a message throws a HostToolError: its first line (at most 200 characters, redacted)
+ *   follows `failed: `.
  */
 import { SeatError, messageOf } from "../errors.js";
+import { redactText } from "../internal/redact.js";
 import { projectSchema, type JsonSchema, type ProjectionMode } from "./projection.js";
 import { compileValidator, describeIssues, type ArgumentValidator } from "./validation.js";
 
-/** How much of an exception message the model sees: the first line, at most this many characters. */
+/** How much of a HostToolError's message the model sees: the first line, at most this many characters. */
 export const EXECUTE_ERROR_MODEL_CHARS = 200;
+
+// A registered symbol, so a HostToolError from another copy of this package (a worker's tools module) still counts.
+const HOST_TOOL_ERROR = Symbol.for("grok-seat.HostToolError");
+
+/**
+ * The error a host tool throws when the model should read why it failed: `Host tool "<name>" failed: <first line
+ * of the message, at most 200 characters, credentials masked> [TOOL_EXECUTE_FAILED]`. Any other thrown value
+ * reaches the model as `Host tool "<name>" failed [TOOL_EXECUTE_FAILED]` only. Write the message for the model:
+ * no paths, ids or secrets it should not see.
+ */
+export class HostToolError extends Error {
+  readonly [HOST_TOOL_ERROR] = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "HostToolError";
+  }
+}
+
+/** True when `error` is a HostToolError (from this or another copy of grok-seat). */
+export function isHostToolError(error: unknown): error is HostToolError {
+  return error instanceof HostToolError || (typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[HOST_TOOL_ERROR] === true);
+}
 
 /** What a host tool's `execute` receives besides its arguments; `signal` aborts when the call is abandoned. */
 export interface ToolContext {
@@ -24,7 +49,7 @@ export interface ToolContext {
 /**
  * A tool implemented in the host process and served to grok over MCP. `inputSchema` may be any JSON Schema
  * (object, root anyOf/oneOf, $ref/$defs, even a scalar root). A string result is sent as text, anything
- * else as JSON text; a throw becomes an MCP `isError` result carrying the message.
+ * else as JSON text; a throw becomes an MCP `isError` result (see HostToolError for what the model reads).
  */
 export interface HostTool {
   name: string;
@@ -94,10 +119,15 @@ function resultText(value: unknown): string {
   }
 }
 
-/** The text the model gets for a throwing `execute`: one line, bounded, tagged with the code. */
+/**
+ * The text the model gets for a throwing `execute`, tagged with the code: the bare failure for any error, plus the
+ * first line (bounded, credentials masked) of a HostToolError's message.
+ */
 export function executeFailureText(toolName: string, error: unknown): string {
-  const firstLine = (messageOf(error).split(/\r?\n/, 1)[0] ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim();
-  const shown = firstLine.length > EXECUTE_ERROR_MODEL_CHARS ? `${firstLine.slice(0, EXECUTE_ERROR_MODEL_CHARS)}…` : firstLine;
+  if (!isHostToolError(error)) return `Host tool "${toolName}" failed [TOOL_EXECUTE_FAILED]`;
+  const firstLine = ((error.message ?? "").split(/\r?\n/, 1)[0] ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim();
+  // Masked after cutting too: a cut must not leave the start of a credential the whole line would have masked.
+  const shown = redactText(firstLine.length > EXECUTE_ERROR_MODEL_CHARS ? `${redactText(firstLine).slice(0, EXECUTE_ERROR_MODEL_CHARS)}…` : firstLine);
   return `Host tool "${toolName}" failed: ${shown || "(no message)"} [TOOL_EXECUTE_FAILED]`;
 }
 

@@ -8,15 +8,15 @@
  *   compile too; that meta-schema is added on first use. A refusal names every failing instancePath.
  */
 import { createRequire } from "node:module";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import type addFormatsModule from "ajv-formats";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { SeatError, messageOf } from "../errors.js";
 import type { JsonSchema } from "./projection.js";
 
+// Ajv (CommonJS) is required on the first compile, not at import: `import "grok-seat"` stays light and
+// compileArgumentValidator stays synchronous (issue 15 §8).
 const require = createRequire(import.meta.url);
-const draft07MetaSchema = require("ajv/dist/refs/json-schema-draft-07.json") as Record<string, unknown>;
-const addFormats = addFormatsModule.default;
 
 /** At most this many distinct failures are quoted in one refusal message. */
 const MAX_QUOTED_ERRORS = 8;
@@ -38,13 +38,15 @@ let hasDraft07 = false;
 
 function sharedAjv(schema: JsonSchema): Ajv2020 {
   ajvInstance ??= (() => {
-    const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+    const { Ajv2020: Ajv } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+    const addFormats = (require("ajv-formats") as typeof addFormatsModule).default;
+    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
     addFormats(ajv);
     return ajv;
   })();
   const declared = typeof schema === "object" ? schema.$schema : undefined;
   if (!hasDraft07 && typeof declared === "string" && declared.includes("draft-07")) {
-    ajvInstance.addMetaSchema(draft07MetaSchema);
+    ajvInstance.addMetaSchema(require("ajv/dist/refs/json-schema-draft-07.json") as Record<string, unknown>);
     hasDraft07 = true;
   }
   return ajvInstance;

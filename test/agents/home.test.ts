@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { missingInstall, REQUIRED, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
+import { agentsDirEnv, missingInstall, REQUIRED, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest } from "./results.js";
 import { runSeat } from "../support/cli.js";
 
@@ -27,7 +27,7 @@ function fakeRealHome(): { home: string; cwd: string; env: NodeJS.ProcessEnv; cl
   const cwd = join(root, "work");
   mkdirSync(home);
   mkdirSync(cwd);
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TMPDIR: process.env.TMPDIR ?? tmpdir(), NO_COLOR: "1" };
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TMPDIR: process.env.TMPDIR ?? tmpdir(), NO_COLOR: "1", ...agentsDirEnv() };
   return { home, cwd, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 

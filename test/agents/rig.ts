@@ -4,7 +4,8 @@
  *   required-mode rule (GROK_SEAT_REQUIRE_AGENTS=1: a missing agent fails naming it), and /proc scans
  *   of the session's process tree (environ of every descendant, survivors after dispose).
  * Does not own: the profiles (src/agents/) or the mock (src/mock-model/).
- * Invariant: nothing outside the temp dir and the project's .cache/agents is read or written; every rig
+ * Invariant: nothing outside the temp dir and the agents' install root (GROK_SEAT_AGENTS_DIR, else
+ *   `$XDG_CACHE_HOME/grok-seat/agents`, resolved from this process's env) is read or written; every rig
  *   removes its temp dir and closes its mock in cleanup().
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -35,6 +36,14 @@ export interface AgentRig {
   cleanup(): Promise<void>;
 }
 
+/**
+ * GROK_SEAT_AGENTS_DIR pinned to this process's install root: a test's agent or CLI runs under a temp HOME, where
+ * the default root (`~/.cache/grok-seat/agents`) would be another, empty folder.
+ */
+export function agentsDirEnv(): { GROK_SEAT_AGENTS_DIR: string } {
+  return { GROK_SEAT_AGENTS_DIR: defaultInstallRoot() };
+}
+
 /** Why `name` cannot run here, or undefined when its pinned install is present. */
 export function missingInstall(name: string): string | undefined {
   const profile = agentProfile(name);
@@ -50,7 +59,7 @@ export function missingInstall(name: string): string | undefined {
 export function requireAgent(t: TestContext, name: string): boolean {
   const missing = missingInstall(name);
   if (!missing) return true;
-  const message = `agent "${name}" is not installed (${missing}); run \`npm run agents:install ${name}\``;
+  const message = `agent "${name}" is not installed (${missing}) in ${defaultInstallRoot()}; run \`npm run agents:install\` (\`seat agents install ${name}\`)`;
   if (REQUIRED) throw new Error(`GROK_SEAT_REQUIRE_AGENTS=1: ${message}`);
   t.skip(message);
   return false;
@@ -76,6 +85,7 @@ export async function startAgentRig(name: string, script: MockScript): Promise<A
     HOME: home,
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     TMPDIR: process.env.TMPDIR ?? tmpdir(),
+    ...agentsDirEnv(),
     GROK_SEAT_TEST_CANARY: CANARY,
     XAI_API_KEY: CANARY,
   };

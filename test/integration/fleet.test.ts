@@ -198,3 +198,23 @@ test("SIGTERM on seat worker hands back a job not yet dispatched (it runs on ano
     assert.deepEqual(b.prompts(), [`fleet-${waitingJob.id}`]);
   });
 });
+
+test("a failed job whose agent error quotes a key keeps it out of the job record, its stream and seat jobs show (redacted before Redis)", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    await rig.startWorker("host-a");
+    const handle = await client.enqueue({ prompt: "scenario:error-with-key go" });
+    const result = await handle.result();
+    assert.equal(result.status, "failed");
+    const { Redis } = await import("ioredis");
+    const redis = new Redis(rig.redis.url);
+    try {
+      const stored = JSON.stringify([await redis.hgetall(`grok-seat:job:{${handle.id}}:state`), await redis.xrange(`grok-seat:job:{${handle.id}}:events`, "-", "+")]);
+      assert.match(stored, /upstream refused: api_key=\[redacted\]/, "the failure is recorded, masked");
+      for (const secret of ["sk-live-9e8d7c6b5a4f3e2d1c0b", "tok3n-9e8d7c6b5a4f"]) assert.ok(!stored.includes(secret), `${secret} is not in Redis`);
+    } finally {
+      redis.disconnect();
+    }
+    const shown = await runSeat(["jobs", "show", "--redis", rig.redis.url, handle.id], { env: env() });
+    assert.ok(!shown.stdout.includes("sk-live-9e8d7c6b5a4f3e2d1c0b"), shown.stdout);
+  });
+});

@@ -13,7 +13,7 @@ async function replay(file: string, answerPermission = true) {
   const events: SeatEvent[] = [];
   let core!: SessionCore;
   const permissionIds: unknown[] = [];
-  const peer = connectAcp(stream, {
+  const peer = await connectAcp(stream, {
     onSessionUpdate: (n) => core.handleUpdate(n),
     onExtNotification: (m, p) => core.handleExt(m, p),
     onPermissionRequest: async (request) => {

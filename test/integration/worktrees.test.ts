@@ -192,11 +192,11 @@ test("bad input is refused with a code before any agent starts: not a repo, bad 
   assert.equal(errorOf(await run(["--base", "main", "hi there"])).code, "CLI_USAGE");
   // --reuse gets past the worktree step (to the missing agent) and works on the existing branch.
   const reused = await run(["--worktree", "taken", "--reuse", "hi there"]);
-  const lines = reused.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; branch?: string; diagnostic?: { code: string } });
+  const lines = reused.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; branch?: string; code?: string });
   assert.equal(reused.code, 3, reused.stdout);
   assert.equal(lines[0]!.type, "worktree");
   assert.equal(lines[0]!.branch, "seat/taken");
-  assert.equal(lines[1]!.diagnostic?.code, "GROK_NOT_FOUND", "the run went on to start the agent");
+  assert.equal(lines.pop()!.code, "GROK_NOT_FOUND", "the run went on to start the agent");
 
   const noGit = join(w.dir, "bin-empty");
   mkdirSync(noGit);

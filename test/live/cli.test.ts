@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runSeat, startSeat } from "../support/cli.js";
+import { spawn, type ChildProcess } from "node:child_process";
+import { SEAT_MAIN, runSeat, startSeat } from "../support/cli.js";
 import { startLiveRig, type LiveRig } from "../support/live-rig.js";
 import { gotLive } from "../support/requirements.js";
 
@@ -140,4 +141,84 @@ test("seat demo runs the whole stack offline and the model quotes the host tool'
   const done = lines.find((l) => l.type === "done");
   assert.equal(done?.stopReason, "end_turn");
   assert.match(done?.text ?? "", /The host tool answered: 5 words\./, "the answer quotes what the tool returned");
+});
+
+/** Runs seat with stdin fed `input` (then closed); `onLine` sees each stdout line and may act on the child. */
+function seatPiped(args: string[], env: NodeJS.ProcessEnv, input: string | undefined, onLine: (line: string, child: ChildProcess) => void = () => undefined): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SEAT_MAIN, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  let seen = 0;
+  child.stdin.on("error", () => undefined);
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d.toString();
+    const lines = stdout.split("\n").slice(0, -1);
+    for (; seen < lines.length; seen += 1) onLine(lines[seen]!, child);
+  });
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  if (input !== undefined) child.stdin.end(input);
+  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+}
+
+const STACK = /^\s+at .+:\d+:\d+\)?$|node:internal/m;
+
+test("seat run --json -s NAME into a reader that goes away (| head -1) cancels grok's turn, records it cancelled, exits 141 quietly", async (t) => {
+  const long = Array.from({ length: 80 }, (_, i) => `w${i}`).join(" ");
+  const rig = await startLiveRig({ rules: [{ match: "slowly", replies: [{ text: long, chunkDelayMs: 150 }] }] });
+  if (!gotLive(t, rig)) return;
+  try {
+    const env = { ...envFor(rig), GROK_SEAT_HOME: join(rig.sandbox.home, "seat") };
+    const result = await seatPiped(["run", "--json", "-s", "piped", "--cwd", rig.sandbox.project, "answer slowly"], env, undefined, (line, child) => {
+      if (line.includes('"type":"text"')) child.stdout!.destroy();
+    });
+    assert.equal(result.code, 141, result.stderr);
+    assert.doesNotMatch(result.stderr, STACK);
+    assert.deepEqual(processesIn(rig.sandbox.grokHome), []);
+    const history = await runSeat(["sessions", "history", "piped", "--json", "--cwd", rig.sandbox.project], { env });
+    const turns = history.stdout.trim().split("\n").map((l) => JSON.parse(l) as { state: string; stopReason: string | null; text: string });
+    assert.deepEqual(turns.map((x) => [x.state, x.stopReason]), [["interrupted", "cancelled"]]);
+    assert.ok(turns[0]!.text.length < long.length, "grok stopped early");
+  } finally {
+    await rig.close();
+  }
+});
+
+test("SIGHUP, SIGTERM or a closed stdin at a random point of a real grok turn: no stack trace, exit 130 or 0, no grok left, no running turn", async (t) => {
+  const long = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
+  const rig = await startLiveRig({ rules: [{ match: "slowly", replies: [{ text: long, chunkDelayMs: 100 }] }] });
+  if (!gotLive(t, rig)) return;
+  try {
+    const env = { ...envFor(rig), GROK_SEAT_HOME: join(rig.sandbox.home, "seat") };
+    for (const [i, action] of (["SIGHUP", "stdin", "SIGTERM"] as const).entries()) {
+      const delayMs = Math.floor(Math.random() * 1500);
+      const result = await seatPiped(["run", "--json", "-s", `r${i}`, "--cwd", rig.sandbox.project, "answer slowly"], env, undefined, (line, child) => {
+        if (line.includes('"type":"session"')) setTimeout(() => (action === "stdin" ? child.stdin!.destroy() : child.kill(action)), delayMs);
+      });
+      const label = `${action} after ${delayMs} ms`;
+      assert.ok(action === "stdin" ? result.code === 0 : result.code === 130 || result.code === 0, `${label}: exit ${result.code}\n${result.stderr}`);
+      assert.doesNotMatch(result.stderr, STACK, label);
+      assert.deepEqual(processesIn(rig.sandbox.grokHome), [], label);
+      const history = await runSeat(["sessions", "history", `r${i}`, "--json", "--cwd", rig.sandbox.project], { env });
+      for (const line of history.stdout.trim().split("\n").filter(Boolean)) assert.notEqual((JSON.parse(line) as { state: string }).state, "running", label);
+    }
+  } finally {
+    await rig.close();
+  }
+});
+
+test("a 5 MB prompt from `seat run -f -` reaches the real grok and the model, and the turn ends", async (t) => {
+  const rig = await startLiveRig();
+  if (!gotLive(t, rig)) return;
+  try {
+    const line = "the quick brown fox jumps over the lazy dog. ";
+    const big = `${line.repeat(Math.ceil((5 * 1024 * 1024) / line.length))}END-OF-BIG-PROMPT`;
+    const result = await seatPiped(["run", "--json", "--cwd", rig.sandbox.project, "-f", "-"], envFor(rig), big);
+    assert.equal(result.code, 0, result.stderr);
+    const done = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; stopReason?: string }).find((l) => l.type === "done");
+    assert.equal(done?.stopReason, "end_turn");
+    const reached = rig.mock.requests.some((r) => JSON.stringify(r.body ?? "").includes("END-OF-BIG-PROMPT"));
+    assert.ok(reached, "the end of the 5 MB prompt reached the model");
+  } finally {
+    await rig.close();
+  }
 });

@@ -17,7 +17,9 @@ import { createSession } from "../../src/runtime/index.js";
 import { snapshotTree } from "../../src/grok/index.js";
 import { CONTROLLER_ENV_ALLOW_LIST } from "../../src/seat/controller.js";
 import type { HostTool } from "../../src/tools/index.js";
-import { SEAT_MAIN, runSeat } from "../support/cli.js";
+import { SEAT_MAIN, runSeat, startSeat } from "../support/cli.js";
+import { redisMissing, until } from "../support/fleet-rig.js";
+import { startRedisServer } from "../../src/testing.js";
 import { alive } from "../support/processes.js";
 import { filesHolding, startArgvSampler } from "../support/secret-canary.js";
 import { startLiveRig } from "../support/live-rig.js";
@@ -174,3 +176,141 @@ for (const [label, flags] of [["blocks", { block: ["mcp"] }], ["asks for (no app
     }
   });
 }
+
+/** Canaries for every secret name grok-seat knows besides xAI's: each agent's keys and the fleet's Redis password. */
+function otherAgentCanaries(): { prefix: string; env: Record<string, string> } {
+  const prefix = `canary-${randomBytes(8).toString("hex")}`;
+  const names = ["OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GROK_SEAT_REDIS_PASSWORD"];
+  return { prefix, env: Object.fromEntries(names.map((name) => [name, `${prefix}-${name.toLowerCase().replace(/_/g, "-")}`])) };
+}
+
+const shellCall = (command: string) => ({ name: "run_terminal_command", arguments: { command, description: "print the environment" } });
+
+test("headless: canaries in every other agent's key and the Redis password never reach grok (its shell's env goes to the model), an argv, a file, an output or the model; a key grok's shell prints is masked in our output", async (t) => {
+  const rig = await startLiveRig({ rules: [{ match: "show the env", replies: [{ toolCalls: [shellCall("env")] }, { toolCalls: [shellCall("cat vendor.env")] }, { text: "env shown" }] }] });
+  if (!gotLive(t, rig)) return;
+  const { prefix, env: canaries } = otherAgentCanaries();
+  // A project file grok's shell prints: its bytes come back in tool_end rawOutput; our NDJSON must mask the key.
+  const vendorKey = `sk-live-${randomBytes(12).toString("hex")}`;
+  writeFileSync(join(rig.sandbox.project, "vendor.env"), `STRIPE_API_KEY=${vendorKey}\n`);
+  const marker = `tz-marker-${randomBytes(4).toString("hex")}`;
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, TZ: marker, ...canaries };
+  const sampler = startArgvSampler(prefix);
+  const outputs: string[] = [];
+  let files = { checked: 0, hits: [] as string[] };
+  let failed: unknown;
+  try {
+    const json = await runSeat(["run", "--json", "--allow", "execute", "please show the env"], { env, cwd: rig.sandbox.project });
+    const text = await runSeat(["run", "--allow", "execute", "please show the env"], { env, cwd: rig.sandbox.project });
+    outputs.push(json.stdout, json.stderr, text.stdout, text.stderr);
+    assert.equal(json.code, 0, json.stderr);
+    assert.equal(text.code, 0, text.stderr);
+    const shown = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; rawOutput?: { output?: number[] } }).filter((l) => l.type === "tool_end" && Array.isArray(l.rawOutput?.output));
+    assert.ok(shown.some((l) => Buffer.from(l.rawOutput!.output!).toString("utf8").includes("STRIPE_API_KEY=[redacted]")), "positive control: the shell output came back, masked");
+    assert.ok(!json.stdout.includes(vendorKey) && !json.stdout.includes(JSON.stringify([...Buffer.from(vendorKey)]).slice(1, -1)), "the printed key is not in the NDJSON, as text or bytes");
+    files = filesHolding([rig.sandbox.root], prefix);
+  } catch (error) {
+    failed = error;
+  } finally {
+    const seen = await sampler.stop();
+    const modelSaw = JSON.stringify(rig.mock.requests.map((r) => r.body));
+    await rig.close();
+    if (failed) throw failed;
+    assert.ok(modelSaw.includes(`TZ=${marker}`), "positive control: grok's shell environment reached the model");
+    assert.ok(!modelSaw.includes(prefix), "no canary reached grok's environment or the model");
+    assert.ok(seen.samples > 10, `the sampler swept /proc ${seen.samples} times`);
+    assert.deepEqual(seen.hits, [], "no process ever carried a canary on its argv");
+    assert.ok(files.checked >= 3, `grepped ${files.checked} files (grok's session record, config, logs)`);
+    assert.deepEqual(files.hits, [], "no file under HOME/GROK_HOME or the project holds a canary");
+    assert.deepEqual(outputs.filter((o) => o.includes(prefix)), [], "no output holds a canary");
+  }
+});
+
+/** Every key's value in the Redis at `port` (strings, hashes, lists, sets, sorted sets, streams) as one text. */
+async function redisContents(port: number, password: string): Promise<{ keys: number; text: string }> {
+  const { Redis } = await import("ioredis");
+  const redis = new Redis({ host: "127.0.0.1", port, password, lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    const keys = await redis.keys("*");
+    const parts: unknown[] = [];
+    for (const key of keys) {
+      const type = await redis.type(key);
+      if (type === "string") parts.push(await redis.getBuffer(key).then((b) => b?.toString("latin1")));
+      else if (type === "hash") parts.push(await redis.hgetall(key));
+      else if (type === "list") parts.push(await redis.lrange(key, 0, -1));
+      else if (type === "set") parts.push(await redis.smembers(key));
+      else if (type === "zset") parts.push(await redis.zrange(key, 0, -1));
+      else if (type === "stream") parts.push(await redis.xrange(key, "-", "+"));
+      else parts.push(`(${type} ${key})`);
+    }
+    return { keys: keys.length, text: JSON.stringify({ keys, parts }) };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const LEAKY_TOOLS = `export const tools = [
+  { name: "vendor", description: "Calls a vendor.", inputSchema: { type: "object", properties: {} },
+    execute: () => { throw new Error("anthropic refused key " + process.env.ANTHROPIC_API_KEY + " for this call"); } },
+  { name: "upstream", description: "Calls upstream.", inputSchema: { type: "object", properties: {} },
+    execute: () => { throw new Error("upstream refused: api_key=" + process.env.LEAKY_UPSTREAM_KEY); } },
+];
+`;
+
+test("fleet: a worker's tool errors carrying an agent key or an sk- key reach neither the model, Redis, the submitter nor the worker's log; no canary reaches grok, an argv or a file", async (t) => {
+  if (!need(t, redisMissing())) return;
+  const useTool = (name: string) => ({ name: "use_tool", arguments: { tool_name: `host-tools__${name}`, tool_input: {} } });
+  const live = await startLiveRig({ rules: [{ match: "call the vendors", replies: [{ toolCalls: [useTool("vendor")] }, { toolCalls: [useTool("upstream")] }, { toolCalls: [shellCall("env")] }, { text: "vendors called" }] }] });
+  if (!gotLive(t, live)) return;
+  const { prefix, env: canaries } = otherAgentCanaries();
+  const skKey = `sk-live-${randomBytes(12).toString("hex")}`;
+  const marker = `tz-marker-${randomBytes(4).toString("hex")}`;
+  const redis = await startRedisServer({ password: canaries.GROK_SEAT_REDIS_PASSWORD });
+  const url = `redis://127.0.0.1:${redis.port}`; // the password travels in GROK_SEAT_REDIS_PASSWORD, never argv
+  const modulePath = join(live.sandbox.root, "tools.mjs");
+  writeFileSync(modulePath, LEAKY_TOOLS);
+  const base = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...canaries };
+  const sampler = startArgvSampler(prefix);
+  const outputs: string[] = [];
+  const worker = startSeat(["worker", "--redis", url, "--name", "host-a", "--tools", modulePath], {
+    env: { ...base, HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary, GROK_SEAT_HOME: join(live.sandbox.root, "seat-home"), TZ: marker, LEAKY_UPSTREAM_KEY: skKey },
+    cwd: live.sandbox.root,
+  });
+  let stored = { keys: 0, text: "" };
+  let files = { checked: 0, hits: [] as string[] };
+  let failed: unknown;
+  try {
+    await until(() => (worker.stdout().includes('"type":"worker"') ? true : undefined), 20_000, "the worker to start");
+    const result = await runSeat(["submit", "--redis", url, "--wait", "--allow", "mcp,execute", "--cwd", live.sandbox.project, "please call the vendors"], { env: base });
+    outputs.push(result.stdout, result.stderr);
+    assert.equal(result.code, 0, `the turn completes; the tool failures are diagnostics: ${result.stdout} ${result.stderr}`);
+    const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; [k: string]: any });
+    assert.equal(lines.find((l) => l.type === "done")?.text, "vendors called");
+    const diagnostics = lines.filter((l) => l.type === "diagnostic").map((l) => l.diagnostic.message as string);
+    assert.ok(diagnostics.some((m) => /upstream refused: api_key=\[redacted\]/.test(m)), `the submitter sees the failure, masked: ${diagnostics.join(" | ")}`);
+    assert.ok(diagnostics.some((m) => /anthropic refused key \[redacted\] for this call/.test(m)), diagnostics.join(" | "));
+    stored = await redisContents(redis.port, canaries.GROK_SEAT_REDIS_PASSWORD!);
+    files = filesHolding([live.sandbox.root, redis.dir], prefix);
+  } catch (error) {
+    failed = error;
+  } finally {
+    worker.child.kill("SIGTERM");
+    const ended = await worker.done;
+    outputs.push(ended.stdout, ended.stderr);
+    const seen = await sampler.stop();
+    const modelSaw = JSON.stringify(live.mock.requests.map((r) => r.body));
+    await redis.stop();
+    await live.close();
+    if (failed) throw failed;
+    assert.ok(modelSaw.includes(`TZ=${marker}`), "positive control: the worker's grok shell environment reached the model");
+    assert.match(modelSaw, /Host tool \\+"vendor\\+" failed \[TOOL_EXECUTE_FAILED\]/);
+    for (const secret of [prefix, skKey, "sk-live-", "anthropic refused", "upstream refused"]) assert.ok(!modelSaw.includes(secret), `${secret} never reached the model`);
+    assert.ok(stored.keys >= 3, `read ${stored.keys} Redis keys`);
+    for (const secret of [prefix, skKey]) assert.ok(!stored.text.includes(secret), `${secret} is nowhere in Redis (state, events, BullMQ)`);
+    assert.ok(seen.samples > 10, `the sampler swept /proc ${seen.samples} times`);
+    assert.deepEqual(seen.hits, [], "no process ever carried a canary on its argv");
+    assert.deepEqual(files.hits, [], "no file (grok home, seat home, Redis AOF) holds a canary");
+    assert.deepEqual(outputs.filter((o) => o.includes(prefix) || o.includes(skKey)), [], "no submitter or worker output holds a secret");
+  }
+});

@@ -99,7 +99,7 @@ for (const via of ["--plugin-dir and _meta.pluginDirs", "_meta.pluginDirs alone"
       const updates: SessionNotification[] = [];
       const argv = buildAgentArgv({ binary: rig.binary, pluginDirs: via === "_meta.pluginDirs alone" ? [] : [staged.dir] });
       const agent = await spawnAgent({ argv, env: buildAgentEnv(rig.sessionOptions.env, rig.sessionOptions.agentEnv), cwd: rig.sandbox.project });
-      const peer = connectAcp(agent.stream, {
+      const peer = await connectAcp(agent.stream, {
         onSessionUpdate: (n) => void updates.push(n),
         onExtNotification: () => undefined,
         onPermissionRequest: async () => ({ outcome: { outcome: "cancelled" } }),

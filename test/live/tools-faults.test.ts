@@ -1,13 +1,14 @@
 /*
- * Live host-tool faults (issue 8 §3): one unusable tool is omitted alone, and a throwing `execute` reaches
- * the model tagged TOOL_EXECUTE_FAILED with a bounded one-line message — read from the mock model's log of
- * the follow-up request — while the host gets the whole error as a diagnostic (never as onText).
+ * Live host-tool faults (issue 8 §3, issue 14 §6a): one unusable tool is omitted alone, and a throwing `execute`
+ * reaches the model as a bare TOOL_EXECUTE_FAILED (a HostToolError with its bounded, masked first line) — read
+ * from the mock model's log of the follow-up request — while the host gets the whole error, credentials masked,
+ * as a diagnostic (never as onText).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createPermissionGate, parsePolicyFlags } from "../../src/permissions/index.js";
 import { createSession } from "../../src/runtime/index.js";
-import type { HostTool } from "../../src/tools/index.js";
+import { HostToolError, type HostTool } from "../../src/tools/index.js";
 import { lastFollowUpResults, mainRequestText, resultFor, withLiveRig } from "../support/live-turns.js";
 
 const useTool = (qualifiedName: string, toolInput: unknown) => ({ name: "use_tool", arguments: { tool_name: qualifiedName, tool_input: toolInput } });
@@ -45,9 +46,13 @@ test("one host tool with an invalid schema is omitted with its own diagnostic an
   });
 });
 
-test("a throwing execute reaches the model tagged TOOL_EXECUTE_FAILED with only its first line; the whole error goes to the host as a diagnostic", async (t) => {
+test("a throwing execute reaches the model as a bare TOOL_EXECUTE_FAILED (no word of its message, no key); a HostToolError's line does, masked; the host gets the whole error, masked", async (t) => {
+  const key = "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e";
   const script = {
-    rules: [{ match: "read the file", replies: [{ toolCalls: [useTool("host-tools__read", { path: "notes.txt" })] }, { text: "it failed" }] }],
+    rules: [
+      { match: "read the file", replies: [{ toolCalls: [useTool("host-tools__read", { path: "notes.txt" })] }, { text: "it failed" }] },
+      { match: "check the quota", replies: [{ toolCalls: [useTool("host-tools__quota", {})] }, { text: "quota said no" }] },
+    ],
   };
   await withLiveRig(t, script, async (rig) => {
     const read: HostTool = {
@@ -55,23 +60,40 @@ test("a throwing execute reaches the model tagged TOOL_EXECUTE_FAILED with only 
       description: "Reads a file.",
       inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
       execute: () => {
-        throw new Error("cannot open notes.txt\nat /srv/private/layout with canary-token-123");
+        throw new Error(`upstream refused: api_key=${key}\nat /srv/private/layout with canary-token-123`);
+      },
+    };
+    const quota: HostTool = {
+      name: "quota",
+      description: "Checks the quota.",
+      inputSchema: { type: "object", properties: {} },
+      execute: () => {
+        throw new HostToolError(`quota exceeded, retry in 5 s (key ${key})`);
       },
     };
     const texts: string[] = [];
-    const session = await createSession({ ...rig.sessionOptions, tools: [read], permissions: mcpAllowed(), callbacks: { onText: (text) => void texts.push(text) } });
+    const session = await createSession({ ...rig.sessionOptions, tools: [read, quota], permissions: mcpAllowed(), callbacks: { onText: (text) => void texts.push(text) } });
     try {
       assert.equal(session.state, "ready", JSON.stringify(session.diagnostics));
       const result = await session.prompt("please read the file", { promptId: "throwing-tool" });
       assert.equal(result.text, "it failed");
       const seen = resultFor(lastFollowUpResults(rig, "throwing-tool"), "host-tools__read", { path: "notes.txt" });
       assert.ok(seen, "the follow-up request carries the tool result");
-      assert.match(seen.content, /Host tool \\?"read\\?" failed: cannot open notes\.txt \[TOOL_EXECUTE_FAILED\]/);
-      assert.ok(!JSON.stringify(rig.mock.requests.map((r) => r.body)).includes("canary-token-123"), "the rest of the message never reached the model");
-      const host = session.diagnostics.find((d) => d.code === "TOOL_EXECUTE_FAILED");
-      assert.ok(host, JSON.stringify(session.diagnostics));
-      assert.match(host.message, /canary-token-123/, "the host got the whole error");
-      assert.ok(!texts.join("").includes("canary-token-123"), "the whole error never went to onText");
+      assert.match(seen.content, /Host tool \\?"read\\?" failed \[TOOL_EXECUTE_FAILED\]/);
+      assert.ok(!seen.content.includes("upstream refused"), "no word of the message reached the model");
+
+      const told = await session.prompt("please check the quota", { promptId: "host-tool-error" });
+      assert.equal(told.text, "quota said no");
+      const quotaSeen = resultFor(lastFollowUpResults(rig, "host-tool-error"), "host-tools__quota", {});
+      assert.match(quotaSeen?.content ?? "", /Host tool \\?"quota\\?" failed: quota exceeded, retry in 5 s \(key \[redacted\]\) \[TOOL_EXECUTE_FAILED\]/);
+
+      const modelSaw = JSON.stringify(rig.mock.requests.map((r) => r.body));
+      for (const secret of [key, "sk-live-", "canary-token-123", "/srv/private"]) assert.ok(!modelSaw.includes(secret), `${secret} never reached the model`);
+      const host = session.diagnostics.filter((d) => d.code === "TOOL_EXECUTE_FAILED");
+      assert.equal(host.length, 2, JSON.stringify(session.diagnostics));
+      assert.match(host[0]!.message, /upstream refused: api_key=\[redacted\]\nat \/srv\/private\/layout with canary-token-123/, "the host got the whole error, the key masked");
+      assert.ok(!JSON.stringify(session.diagnostics).includes(key), "no diagnostic holds the key");
+      assert.ok(!texts.join("").includes("upstream refused"), "the error never went to onText");
     } finally {
       await session.dispose();
     }

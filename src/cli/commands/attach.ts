@@ -14,7 +14,11 @@ export const attachCommand: Command = {
   name: "attach",
   help: `Usage: seat attach <seat> [--print] [--json]
 
-  --print   print the attach command instead of running it (also when stdout is not a terminal)`,
+  --print   print the attach command instead of running it (also when stdout is not a terminal)
+
+Examples:
+  seat attach s-1a2b
+  seat attach s-1a2b --print`,
   async run(argv) {
     const args = parseFlags("attach", argv, { print: { type: "boolean" }, json: { type: "boolean" } });
     const [seatId] = args.positionals;

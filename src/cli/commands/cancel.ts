@@ -17,7 +17,11 @@ export const cancelCommand: Command = {
   directory in the seat home, or a short private one under TMPDIR when the home is too long for a
   socket path), after proving that process holds the lease and the socket. Only reads the journal:
   it answers while another process writes to it.
-  Exit 0 when the cancel was delivered; SESSION_IDLE (exit 1) when no turn runs.`,
+  Exit 0 when the cancel was delivered; SESSION_IDLE (exit 1) when no turn runs.
+
+Examples:
+  seat cancel -s review
+  seat cancel -s nightly --global --json`,
   async run(argv) {
     const args = parseFlags("cancel", argv, { session: { type: "string", short: "s" }, global: { type: "boolean" }, cwd: { type: "string" }, json: { type: "boolean" } });
     const name = stringFlag(args, "session");

@@ -34,7 +34,11 @@ export const demoCommand: Command = {
 
 Runs the real grok binary (from the pinned npm package) against the built-in scripted model server on
 127.0.0.1, in a throwaway HOME/GROK_HOME. Nothing reaches the network: with --no-netns it still only
-talks to loopback, but without the namespace's guarantee.`,
+talks to loopback, but without the namespace's guarantee.
+
+Examples:
+  seat demo
+  seat demo --json | jq -c 'select(.type=="tool_end")'`,
   async run(argv) {
     const args = parseFlags("demo", argv, { json: { type: "boolean" }, "no-netns": { type: "boolean" } });
     const json = args.values.json === true;

@@ -15,7 +15,11 @@ export const diffCommand: Command = {
   The diff of branch seat/NAME against where it forked from your HEAD, then any uncommitted changes
   left in the seat's worktree.
   --stat      a diffstat instead of the patch
-  --cwd DIR   a directory of the repository (default: current)`,
+  --cwd DIR   a directory of the repository (default: current)
+
+Examples:
+  seat diff fix-1 --stat
+  seat diff fix-1 | less`,
   async run(argv) {
     const args = parseFlags("diff", argv, { stat: { type: "boolean" }, cwd: { type: "string" } });
     if (args.positionals.length !== 1) throw new SeatError("CLI_USAGE", "seat diff: give exactly one worktree name. See `seat worktrees`.");

@@ -16,7 +16,11 @@ export const discardCommand: Command = {
   worktree has uncommitted changes (WORKTREE_DIRTY) unless --force. A worktree whose directory vanished is
   pruned from git's list.
   --force     throw uncommitted changes away too
-  --cwd DIR   a directory of the repository (default: current)`,
+  --cwd DIR   a directory of the repository (default: current)
+
+Examples:
+  seat discard fix-1
+  seat discard fix-1 --force`,
   async run(argv) {
     const args = parseFlags("discard", argv, { force: { type: "boolean" }, cwd: { type: "string" }, json: { type: "boolean" } });
     if (args.positionals.length !== 1) throw new SeatError("CLI_USAGE", "seat discard: give exactly one worktree name. See `seat worktrees`.");

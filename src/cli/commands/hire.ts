@@ -42,7 +42,11 @@ export const hireCommand: Command = {
   --json               one JSON object on stdout
 
 State lives in $GROK_SEAT_HOME (default ~/.grok-seat): journal seats.db and seats/<seat>/.
-Leader mode ignores grok's CLI permission allow/deny flags, so none are offered: permission prompts stay in the TUI.`,
+Leader mode ignores grok's CLI permission allow/deny flags, so none are offered: permission prompts stay in the TUI.
+
+Examples:
+  seat hire --visible --mux tmux --cwd ~/src/app
+  seat hire --visible --dry-run --json`,
   async run(argv) {
     const args = parseFlags("hire", argv, {
       visible: { type: "boolean" }, mux: { type: "string" }, cwd: { type: "string" }, model: { type: "string" }, effort: { type: "string" },

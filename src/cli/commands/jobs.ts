@@ -29,7 +29,12 @@ ${REDIS_HELP}
 
 show exits like the job would (0 completed, 130 cancelled, 76 uncertain, …; 1 while it still runs).
 cancel says whether a worker acknowledged the cancel (exit 0), or that none did within --ack-timeout (exit 1).
-An uncertain job's worker died after the prompt was sent: it may have reached the model; it is never re-sent.`,
+An uncertain job's worker died after the prompt was sent: it may have reached the model; it is never re-sent.
+
+Examples:
+  seat jobs list --redis redis://127.0.0.1:6379
+  seat jobs watch 3f2c… --redis redis://127.0.0.1:6379
+  seat jobs cancel 3f2c… --ack-timeout 10`,
   async run(argv) {
     const [sub, ...rest] = argv;
     const args = parseFlags("jobs", rest, { redis: { type: "string" }, json: { type: "boolean" }, limit: { type: "string" }, from: { type: "string" }, "ack-timeout": { type: "string" } });

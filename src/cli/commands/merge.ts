@@ -21,7 +21,12 @@ export const mergeCommand: Command = {
   --ff-only   fast-forward only
   --rebase    replay the seat's commits onto your HEAD (in the seat's worktree), then fast-forward
   -m MSG      the merge or squash commit message
-  --cwd DIR   a directory of the repository (default: current)`,
+  --cwd DIR   a directory of the repository (default: current)
+
+Examples:
+  seat merge fix-1
+  seat merge fix-1 --squash -m "fix the flaky test"
+  seat merge fix-1 --rebase`,
   async run(argv) {
     const args = parseFlags("merge", argv, { squash: { type: "boolean" }, "ff-only": { type: "boolean" }, rebase: { type: "boolean" }, message: { type: "string", short: "m" }, cwd: { type: "string" }, json: { type: "boolean" } });
     if (args.positionals.length !== 1) throw new SeatError("CLI_USAGE", "seat merge: give exactly one worktree name. See `seat worktrees`.");

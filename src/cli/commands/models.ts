@@ -10,7 +10,11 @@ export const modelsCommand: Command = {
   name: "models",
   help: `Usage: seat models [--grok PATH] [--json]
 
-Runs \`grok models\` and parses it conservatively; an unparsable answer gives an empty list and a reason.`,
+Runs \`grok models\` and parses it conservatively; an unparsable answer gives an empty list and a reason.
+
+Examples:
+  seat models
+  seat models --json | jq -r '.models[]'`,
   async run(argv) {
     const args = parseFlags("models", argv, { grok: { type: "string" }, json: { type: "boolean" } });
     const explicit = stringFlag(args, "grok");

@@ -1,8 +1,10 @@
 /*
  * `seat probe`: where grok is, which version it is, and what ACP auth it advertises.
  * Binary readiness (grok --version) and authenticated-ACP readiness are reported separately (seed 002).
+ * It also says plainly which shell commands grok runs without asking (issue 14 §9): the execute gate sees only
+ * what grok asks about, unless grok's own config has `[permission] ask = ["Bash"]` (grok/unasked.ts).
  */
-import { probeGrok, resolveGrokBinary } from "../../grok/index.js";
+import { probeGrok, resolveGrokBinary, shellGateReport } from "../../grok/index.js";
 import { probeAcp } from "../../runtime/index.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, exitCodeFor, paletteFor, writeJson } from "../output.js";
@@ -38,7 +40,12 @@ export const probeCommand: Command = {
   --grok PATH   grok binary to use (else GROK_BIN, PATH, then the pinned npm package)
   --no-acp      only run \`grok --version\`; skip starting the agent
   --json        one JSON object on stdout
-  --agent NAME  probe another ACP agent instead (codex, claude, opencode, gemini): start it, initialize, stop`,
+  --agent NAME  probe another ACP agent instead (codex, claude, opencode, gemini): start it, initialize, stop
+
+Examples:
+  seat probe
+  seat probe --json --no-acp
+  seat probe --agent codex`,
   async run(argv) {
     const args = parseFlags("probe", argv, { grok: { type: "string" }, json: { type: "boolean" }, "no-acp": { type: "boolean" }, agent: { type: "string" } });
     const agentName = stringFlag(args, "agent");
@@ -47,6 +54,7 @@ export const probeCommand: Command = {
     const binary = await resolveGrokBinary(explicit ? { explicitPath: explicit } : {});
     const version = await probeGrok({ binary: binary.path });
     const acp = args.values["no-acp"] || !version.binaryReady ? undefined : await probeAcp({ binary: binary.path });
+    const shellGate = shellGateReport();
     if (args.values.json) {
       writeJson({
         type: "probe",
@@ -57,6 +65,7 @@ export const probeCommand: Command = {
         channel: version.channel ?? null,
         ...(version.error ? { versionError: version.error.message } : {}),
         ...(acp ? { acp } : {}),
+        shellGate,
       });
     } else {
       const p = paletteFor(process.stdout);
@@ -69,6 +78,7 @@ export const probeCommand: Command = {
         out.push(`authMethods: ${acp.authMethods.join(", ") || "none"}${acp.defaultAuthMethodId ? ` (default ${acp.defaultAuthMethodId})` : ""}`);
         out.push(`acpReady:    ${acp.acpReady ? p.green(`yes, via ${acp.authChoice}`) : p.red(`no — ${acp.error ?? acp.authChoice}`)}`);
       }
+      out.push(`shell gate:  ${shellGate.asksForEveryCommand ? p.green(shellGate.note) : p.yellow(shellGate.note)}`);
       process.stdout.write(`${out.join("\n")}\n`);
     }
     if (!version.binaryReady) return EXIT.grokUnavailable;

@@ -14,7 +14,11 @@ export const releaseCommand: Command = {
   help: `Usage: seat release <seat> [--close-pane] [--json]
 
   --close-pane   close the seat's pane first (ends the TUI), then stop its proven leader
-  --json         the release result as one JSON object`,
+  --json         the release result as one JSON object
+
+Examples:
+  seat release s-1a2b
+  seat release s-1a2b --close-pane --json`,
   async run(argv) {
     const args = parseFlags("release", argv, { "close-pane": { type: "boolean" }, json: { type: "boolean" } });
     const [seatId, ...extra] = args.positionals;

@@ -1,20 +1,23 @@
 /*
  * `seat run "<prompt>"`: one headless turn, streamed — text to stdout, one line per tool call to stderr,
  *   or NDJSON events with --json.
- * Ctrl-C cancels the turn, waits for grok to end it, disposes the session (no orphans) and exits 130;
- *   a second Ctrl-C stops waiting and disposes at once.
+ * Ctrl-C (or SIGTERM, SIGHUP) cancels the turn, waits for grok to end it, disposes the session (no orphans) and
+ *   exits 130; a second one stops waiting and disposes at once. A closed stdout (`| head -1`) cancels the same
+ *   way and exits 141. The prompt is an argument, or `-f FILE|-` (a file or stdin, any size).
  */
 import { createInterface } from "node:readline/promises";
 import type { SeatEvent } from "../../acp/index.js";
 import { SeatError } from "../../errors.js";
-import { createSession } from "../../runtime/index.js";
-import { openSession, type OpenedSession } from "../../sessions/index.js";
+import { createSession, type HeadlessSession } from "../../runtime/index.js";
+import type { OpenedSession } from "../../sessions/index.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
-import { countFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { countFlag, directoryFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { promptFrom } from "../prompt-input.js";
+import { onStdoutClosed } from "../pipes.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
-import { EXIT, createHumanPrinter, exitCodeFor, paletteFor, startSpinner, writeJson } from "../output.js";
+import { EXIT, createHumanPrinter, exitCodeFor, humanLine, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 import { WORKTREE_FLAGS, finishRunWorktree, prepareRunWorktree, reportRunWorktree, worktreeArgv, type RunWorktree } from "../worktree-run.js";
 
@@ -47,7 +50,9 @@ function reportOpened(opened: OpenedSession, name: string, json: boolean, palett
 export const runCommand: Command = {
   name: "run",
   help: `Usage: seat run "<prompt>" [flags]
+       seat run -f FILE|- [flags]
 
+  -f, --file FILE       read the prompt from FILE, or from stdin when FILE is "-" (any size)
   -s, --session NAME    continue the named session (created on first use; per directory unless --global)
   --global              with -s: a name shared by every directory
   --wait SECS           with -s: queue behind a running turn for up to SECS (default: exit 75 at once)
@@ -63,19 +68,34 @@ export const runCommand: Command = {
   --turn-timeout SECS   cancel the turn after SECS (default 900, 0 = off)
   --idle-timeout SECS   cancel when grok is silent for SECS (default 180, 0 = off)
   --fail-fast [N]       end the turn with MODEL_UNREACHABLE (exit 124) once grok has retried its model
-                        request N times (default ${DEFAULT_FAIL_FAST_RETRIES}); grok's retries are shown either way
+                        request N times (default ${DEFAULT_FAIL_FAST_RETRIES}); grok's retries are shown either way.
+                        The word after --fail-fast must be N, a flag, or nothing: --fail-fast=N is unambiguous
   --grok PATH           grok binary to use
   --agent NAME          drive another ACP agent: codex, claude, opencode, gemini (default grok;
-                        install them with \`npm run agents:install\`, list them with \`seat agents\`)
+                        install them with \`seat agents install NAME\`, list them with \`seat agents\`)
+  --agent-path-any      use an agent found on PATH even when its version is not the one grok-seat tests
   --agent-command CMD   drive any ACP agent started by CMD (split like a shell would, never run by one)
   --worktree [NAME]     work in a git worktree of this repository on branch seat/NAME (default: the session
                         name, or run-<time>), kept under the seat home; each turn's changes are committed
                         there, never in your tree (review: seat diff / seat merge / seat discard)
   --base REF            with --worktree: branch from REF instead of HEAD
-  --reuse               with --worktree: work on an existing seat/NAME branch`,
+  --reuse               with --worktree: work on an existing seat/NAME branch
+
+Defaults for --agent, --model and --policy can come from a config file (see \`seat config\`).
+Exit codes: 0 ok, 1 failed, 2 usage, 3 agent unavailable, 4 not authenticated, 124 timeout,
+130 interrupted, 141 stdout closed (the turn was cancelled); the README has the full table.
+
+Examples:
+  seat run "explain this repo"
+  seat run --json --cwd ../service "list the TODOs" | jq -r 'select(.type=="text").text'
+  seat run -s review "look at the last commit"      # a named session, continued next time
+  git diff | seat run -f - --allow read              # the prompt from stdin
+  seat run --agent codex --model gpt-5 "hello"
+  seat run --worktree fix-1 --allow edit "fix the failing test"   # then: seat diff fix-1; seat merge fix-1`,
   async run(argv) {
-    const args = parseFlags("run", worktreeArgv(optionalNumberFlag(argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES)), {
+    const args = parseFlags("run", worktreeArgv(optionalNumberFlag("run", argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES)), {
       ...WORKTREE_FLAGS,
+      file: { type: "string", short: "f" },
       model: { type: "string" },
       cwd: { type: "string" },
       json: { type: "boolean" },
@@ -93,39 +113,52 @@ export const runCommand: Command = {
       wait: { type: "string" },
       agent: { type: "string" },
       "agent-command": { type: "string" },
+      "agent-path-any": { type: "boolean" },
     });
-    const prompt = args.positionals.join(" ").trim();
-    if (prompt === "") throw new SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
     const json = args.values.json === true;
     const name = stringFlag(args, "session");
     if (name === undefined && (args.values.global === true || stringFlag(args, "wait") !== undefined)) {
       throw new SeatError("CLI_USAGE", "seat run: --global and --wait only apply to a named session (-s NAME).");
     }
+    // Everything a user can get wrong is refused (exit 2) before any agent starts or any prompt is read.
+    // Named sessions (and the journal, leases, seat paths behind them) load only with -s (issue 15 §8).
+    const sessions = name === undefined ? undefined : await import("../../sessions/index.js");
+    if (sessions !== undefined && name !== undefined) {
+      const assertSessionName: (value: unknown) => asserts value is string = sessions.assertSessionName;
+      assertSessionName(name);
+    }
+    const cwd = directoryFlag("run", args, "cwd");
     const waitMs = secondsFlag("run", args, "wait", 0) ?? 0;
     // An unknown agent or a bad --agent-command is a usage error before anything starts.
     if (stringFlag(args, "agent") !== undefined) agentProfile(stringFlag(args, "agent")!);
     if (stringFlag(args, "agent-command") !== undefined) splitCommandLine(stringFlag(args, "agent-command")!);
-    const policy = await policyFromArgs(args);
-    const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const turnTimeoutMs = secondsFlag("run", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const failFastAfterRetries = countFlag("run", args, "fail-fast");
+    const policy = await policyFromArgs(args);
+    const prompt = await promptFrom("run", stringFlag(args, "file"), args.positionals, 'seat run "explain this repo"');
+    const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const palette = paletteFor(process.stderr);
     // A worktree is made (or refused with a coded error) before any agent starts; the agent's cwd is the worktree.
-    const worktree: RunWorktree | undefined = await prepareRunWorktree(args, name, stringFlag(args, "cwd") ?? process.cwd());
+    const worktree: RunWorktree | undefined = await prepareRunWorktree(args, name, cwd ?? process.cwd());
     if (worktree) reportRunWorktree(worktree.record, json, palette);
     const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
     const printer = createHumanPrinter(palette, () => spinner.stop());
+    // Diagnostics before the turn are held: a start failure is one {"type":"error"} (README), not a diagnostic.
+    let starting = true;
+    const held: SeatEvent[] = [];
     const onEvent = (event: SeatEvent) => {
+      if (starting && event.type === "diagnostic") return void held.push(event);
       if (!json) return printer.onEvent(event);
       if (event.type !== "queue" && event.type !== "mcp_initialized" && event.type !== "prompt_complete" && event.type !== "user_text") writeJson(event);
     };
     const options = {
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
-      ...(worktree ? { cwd: worktree.record.path } : stringFlag(args, "cwd") ? { cwd: stringFlag(args, "cwd") } : {}),
+      ...(worktree ? { cwd: worktree.record.path } : cwd ? { cwd } : {}),
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
       ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
+      ...(args.values["agent-path-any"] === true ? { allowUntestedAgentVersion: true } : {}),
       permissions: createPermissionGate({ policy, ...(approver ? { approver } : {}) }),
       callbacks: { onEvent },
       diagnosticsAsText: false,
@@ -133,37 +166,54 @@ export const runCommand: Command = {
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
       ...(failFastAfterRetries ? { failFastAfterRetries } : {}),
     };
-    let opened: OpenedSession | undefined;
-    try {
-      opened = name === undefined ? undefined : await openSession({ ...options, name, global: args.values.global === true, waitMs });
-    } finally {
-      if (name !== undefined && !opened) spinner.stop();
-    }
-    const session = opened?.session ?? (await createSession(options));
-    if (opened) reportOpened(opened, name!, json, palette);
-    if (session.state !== "ready") {
-      spinner.stop();
-      return exitCodeFor(session.diagnostics[0]?.code);
-    }
-    let interrupted = 0;
-    const onSigint = () => {
-      interrupted += 1;
-      if (interrupted === 1) {
+    // Ctrl-C, SIGTERM, SIGHUP and a closed stdout all end the turn as a cancel, from the first moment: before
+    // the session exists the turn is never sent; during it, grok is asked to cancel and the turn is recorded so.
+    const stop = new AbortController();
+    let session: HeadlessSession | undefined;
+    let signals = 0;
+    let pipeClosed = false;
+    let finished = false;
+    const onSignal = () => {
+      signals += 1;
+      // Everything is already disposed: nothing to cancel, just stop.
+      if (finished) process.exit(EXIT.interrupted);
+      if (signals === 1) {
         if (!json) process.stderr.write(palette.yellow("\n^C cancelling the turn… (Ctrl-C again to stop now)\n"));
-        void session.cancel();
+        stop.abort();
       } else {
-        void session.dispose().then(() => process.exit(EXIT.interrupted));
+        void (session ? session.dispose() : Promise.resolve()).then(() => process.exit(EXIT.interrupted));
       }
     };
-    process.on("SIGINT", onSigint);
-    process.on("SIGTERM", onSigint);
+    const releasePipe = onStdoutClosed(() => {
+      pipeClosed = true;
+      spinner.stop();
+      stop.abort();
+    });
+    const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+    const stoppedCode = () => (pipeClosed ? EXIT.brokenPipe : EXIT.interrupted);
     let turn: { promptId: string; prompt: string } | undefined;
     try {
-      const result = await session.prompt(prompt);
+      let opened: OpenedSession | undefined;
+      try {
+        opened = sessions === undefined || name === undefined ? undefined : await sessions.openSession({ ...options, name, global: args.values.global === true, waitMs });
+      } finally {
+        if (name !== undefined && !opened) spinner.stop();
+      }
+      session = opened?.session ?? (await createSession(options));
+      starting = false;
+      if (opened) reportOpened(opened, name!, json, palette);
+      if (session.state !== "ready") {
+        spinner.stop();
+        return reportStartFailure(held, json, palette);
+      }
+      for (const event of held) onEvent(event);
+      if (stop.signal.aborted) return stoppedCode();
+      const result = await session.prompt(prompt, { signal: stop.signal });
       turn = { promptId: result.promptId, prompt };
       spinner.stop();
       if (!json) printer.finish();
-      if (interrupted > 0) return EXIT.interrupted;
+      if (stop.signal.aborted) return stoppedCode();
       // A cancel from outside (seat cancel -s NAME) is an interruption; a cancel the seat made itself carries
       // its own code (a timeout, MODEL_UNREACHABLE, …) and exits with that code's status.
       const code = result.diagnostic?.code;
@@ -171,17 +221,34 @@ export const runCommand: Command = {
       if (code) return exitCodeFor(code);
       return EXIT.ok;
     } finally {
-      process.off("SIGINT", onSigint);
-      process.off("SIGTERM", onSigint);
-      const { survivors } = await session.dispose();
+      spinner.stop();
+      // The handlers stay until the agent is gone: a signal or a closed pipe during dispose must not end the
+      // process before its agent (that would orphan it). After that a signal just ends the process (130).
+      const survivors = session ? (await session.dispose()).survivors : [];
+      finished = true;
+      releasePipe();
       if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
       // After dispose: no agent process writes while the turn is committed. A turn that threw leaves its
       // changes uncommitted in the worktree (seat worktrees shows them dirty).
       try {
-        if (worktree && turn) await finishRunWorktree(worktree.record, turn, json, palette);
+        if (worktree && turn) await finishRunWorktree(worktree.record, turn, json && !pipeClosed, palette);
       } finally {
         worktree?.lock.release();
       }
     }
   },
 };
+
+/** A session that could not start: its earlier diagnostics as such, then the failure as an error; its exit code. */
+function reportStartFailure(held: SeatEvent[], json: boolean, palette: ReturnType<typeof paletteFor>): number {
+  const diagnostics = held.flatMap((e) => (e.type === "diagnostic" ? [e.diagnostic] : []));
+  const fatal = diagnostics.pop();
+  for (const d of diagnostics) {
+    if (json) writeJson({ type: "diagnostic", diagnostic: d });
+    else process.stderr.write(`${humanLine({ type: "diagnostic", diagnostic: d }, palette)}\n`);
+  }
+  if (!fatal) return EXIT.turnFailed;
+  if (json) writeJson({ type: "error", code: fatal.code, message: fatal.message });
+  else process.stderr.write(`seat run: ${fatal.message}${fatal.message.includes(`[${fatal.code}]`) ? "" : ` [${fatal.code}]`}\n`);
+  return exitCodeFor(fatal.code);
+}

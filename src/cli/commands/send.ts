@@ -4,21 +4,15 @@
  *   fenced (CLI_USAGE), and rendering the delivery's state.
  * Does not own: delivery (the controller's VisibleSeat); reconnecting (never: no controller, no send).
  */
-import { readFile } from "node:fs/promises";
 import { SeatError } from "../../errors.js";
 import { openJournal } from "../../journal/index.js";
 import { assertBrief, callController, isControllerGone, journalPath, seatDir, seatHome, unwrapReply } from "../../seat/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { readTextInput } from "../prompt-input.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 
 const WAITS = ["dispatched", "consumed", "completed"] as const;
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 async function briefFrom(file: string | undefined, positional: string | undefined): Promise<string> {
   if (file === undefined) {
@@ -26,12 +20,7 @@ async function briefFrom(file: string | undefined, positional: string | undefine
     return positional;
   }
   if (positional !== undefined) throw new SeatError("CLI_USAGE", "seat send: give the brief either as an argument or with -f, not both.");
-  if (file === "-") return readStdin();
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    throw new SeatError("CLI_USAGE", `seat send: cannot read the brief file ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}).`, { context: { file } });
-  }
+  return readTextInput("send", file, "brief");
 }
 
 /** Throws SEAT_NOT_FOUND when the journal has no such seat (so "no controller" means "gone", not "never existed"). */
@@ -57,7 +46,11 @@ export const sendCommand: Command = {
 
 An empty or whitespace-only brief, or one with NUL or control characters other than newline and tab,
 is refused (exit 2) before anything is fenced. Refuses when the seat's controller is gone: the seat
-never reconnects.`,
+never reconnects.
+
+Examples:
+  seat send s-1a2b "run the tests and fix what fails"
+  seat send s-1a2b -f brief.md --wait completed --timeout 600`,
   async run(argv) {
     const args = parseFlags("send", argv, { file: { type: "string", short: "f" }, wait: { type: "string" }, timeout: { type: "string" }, "prompt-id": { type: "string" }, json: { type: "boolean" } });
     const [seatId, positional, ...extra] = args.positionals;

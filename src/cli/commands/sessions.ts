@@ -33,7 +33,12 @@ export const sessionsCommand: Command = {
   rm NAME              delete the record and its history (grok's own session files are left alone)
   --global             the name is global, not this directory's
   --cwd DIR            the directory whose names to use (default: current)
-  --json               one JSON object per line`,
+  --json               one JSON object per line
+
+Examples:
+  seat sessions list
+  seat sessions history review --limit 3
+  seat sessions rm review`,
   async run(argv) {
     const args = parseFlags("sessions", argv, { json: { type: "boolean" }, global: { type: "boolean" }, cwd: { type: "string" }, limit: { type: "string" }, grok: { type: "string" } });
     const [sub, name, ...extra] = args.positionals;

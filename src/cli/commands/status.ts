@@ -15,7 +15,11 @@ export const statusCommand: Command = {
   help: `Usage: seat status [<seat>] [--all] [--json]
 
   --all    include released seats
-  --json   one JSON object per seat`,
+  --json   one JSON object per seat
+
+Examples:
+  seat status
+  seat status s-1a2b --json`,
   async run(argv) {
     const args = parseFlags("status", argv, { json: { type: "boolean" }, all: { type: "boolean" } });
     const home = seatHome();

@@ -1,13 +1,16 @@
 /*
  * `seat submit --redis URL "<prompt>"`: queue one headless turn for the fleet and print its job id;
  *   `--wait` streams its events as the same NDJSON as `seat run --json` and exits with the same codes
- *   (76 when the job ended uncertain). Ctrl-C while waiting cancels the job.
+ *   (76 when the job ended uncertain). Ctrl-C while waiting cancels the job; so does a closed stdout (exit 141).
+ *   The prompt is an argument or `-f FILE|-`.
  */
 import { SeatError } from "../../errors.js";
 import { connectFleet, type JobEvent } from "../../fleet/index.js";
 import { agentProfile } from "../../agents/index.js";
 import { policyFromArgs } from "../policy.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { promptFrom } from "../prompt-input.js";
+import { onStdoutClosed } from "../pipes.js";
 import { EXIT, writeJson } from "../output.js";
 import { REDIS_HELP, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
 import type { Command } from "./command.js";
@@ -15,8 +18,10 @@ import type { Command } from "./command.js";
 export const submitCommand: Command = {
   name: "submit",
   help: `Usage: seat submit --redis URL "<prompt>" [flags]
+       seat submit --redis URL -f FILE|- [flags]
 
 ${REDIS_HELP}
+  -f, --file FILE       read the prompt from FILE, or from stdin when FILE is "-"
   --agent NAME          grok (default), codex, claude, opencode, gemini — on the worker's host
   --model ID            model for the turn
   --cwd DIR             working directory on the worker's host (absolute; default: the worker's)
@@ -27,9 +32,14 @@ ${REDIS_HELP}
   --id ID               your own job id (default a UUID)
   --wait                stream the job's events (NDJSON as seat run --json, plus {"type":"job"} lines)
                         and exit like seat run (0, 1, 124, 130…; 76 = uncertain)
-  --json                print the job id as {"type":"submitted","id":…}`,
+  --json                print the job id as {"type":"submitted","id":…}
+
+Examples:
+  seat submit --redis redis://127.0.0.1:6379 "summarize the open issues"
+  seat submit --wait -f prompt.md --cwd /srv/repo   # GROK_SEAT_REDIS_URL set`,
   async run(argv) {
     const args = parseFlags("submit", argv, {
+      file: { type: "string", short: "f" },
       redis: { type: "string" },
       agent: { type: "string" },
       model: { type: "string" },
@@ -46,16 +56,15 @@ ${REDIS_HELP}
       wait: { type: "boolean" },
       json: { type: "boolean" },
     });
-    const prompt = args.positionals.join(" ").trim();
-    if (prompt === "") throw new SeatError("CLI_USAGE", 'seat submit: give the prompt as an argument, e.g. seat submit --redis redis://127.0.0.1:6379 "explain this repo".');
     const url = redisUrl("submit", args);
     const agent = stringFlag(args, "agent");
     if (agent !== undefined) agentProfile(agent);
     const cwd = stringFlag(args, "cwd");
     if (cwd !== undefined && !cwd.startsWith("/")) throw new SeatError("CLI_USAGE", `seat submit: --cwd is a directory on the worker's host and must be absolute, not "${cwd}".`);
-    const policy = await policyFromArgs(args);
     const turnTimeoutMs = secondsFlag("submit", args, "turn-timeout");
     const idleTimeoutMs = secondsFlag("submit", args, "idle-timeout");
+    const policy = await policyFromArgs(args);
+    const prompt = await promptFrom("submit", stringFlag(args, "file"), args.positionals, 'seat submit --redis redis://127.0.0.1:6379 "explain this repo"');
     const client = await connectFleet(url);
     try {
       const handle = await client.enqueue({
@@ -76,11 +85,17 @@ ${REDIS_HELP}
       }
       writeJson({ type: "submitted", id: handle.id });
       let interrupted = 0;
+      let pipeClosed = false;
       const onSigint = () => {
         interrupted += 1;
         if (interrupted === 1) void handle.cancel().catch(() => undefined);
         else process.exit(EXIT.interrupted);
       };
+      // Nobody reads the stream any more (`| head`): the job is cancelled like a Ctrl-C, and we exit 141.
+      const releasePipe = onStdoutClosed(() => {
+        pipeClosed = true;
+        void handle.cancel().catch(() => undefined);
+      });
       process.on("SIGINT", onSigint);
       try {
         // The job's own last transition decides the exit code: its record may be gone by now (a volatile Redis).
@@ -89,9 +104,11 @@ ${REDIS_HELP}
           if (event.type === "job") last = event;
           writeJson(event);
         }
-        return exitCodeForJob(last && TERMINAL_STATUSES.includes(last.status) ? last : await handle.state());
+        const code = exitCodeForJob(last && TERMINAL_STATUSES.includes(last.status) ? last : await handle.state());
+        return pipeClosed ? EXIT.brokenPipe : code;
       } finally {
         process.off("SIGINT", onSigint);
+        releasePipe();
       }
     } finally {
       await client.close();

@@ -24,7 +24,11 @@ ${REDIS_HELP}
   --stalled-interval SECS   about lock + 2 × stalled interval (default 5)
 
 The agent gets this process's allow-listed environment (HOME, GROK_HOME, GROK_BIN, XAI_API_KEY…).
-SIGTERM: turns already dispatched finish; jobs not yet dispatched go back to the queue; then exit 0.`,
+SIGTERM: turns already dispatched finish; jobs not yet dispatched go back to the queue; then exit 0.
+
+Examples:
+  seat worker --redis redis://127.0.0.1:6379
+  GROK_SEAT_REDIS_PASSWORD=… seat worker --redis redis://fleet:6379`,
   async run(argv) {
     const args = parseFlags("worker", argv, {
       redis: { type: "string" },

@@ -22,7 +22,11 @@ export const worktreesCommand: Command = {
   your HEAD, clean / dirty (uncommitted changes, e.g. after a crash mid-turn) / missing, the seat using it
   (session:NAME or run), and its directory.
   --cwd DIR   a directory of the repository (default: current)
-  --json      one JSON object per worktree`,
+  --json      one JSON object per worktree
+
+Examples:
+  seat worktrees
+  seat worktrees --json | jq -r 'select(.dirty != []).name'`,
   async run(argv) {
     const args = parseFlags("worktrees", argv, { json: { type: "boolean" }, cwd: { type: "string" } });
     const all = await listWorktrees(seatHome(), stringFlag(args, "cwd") ?? process.cwd());
