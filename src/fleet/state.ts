@@ -52,6 +52,10 @@ export interface JobRecord {
   /** The worker that acknowledged a cancel (it acted on it), and when (ms). */
   cancelAckedBy?: string;
   cancelAckedAt?: number;
+  /** A job with a repo: the branch it pushed (seat/<job id>), its head commit and a diffstat against the base. */
+  branch?: string;
+  commit?: string;
+  diffstat?: string;
 }
 
 // KEYS: state, events, alive. ARGV: allowed statuses (JSON list; "" = no record yet), new status, fields (JSON
@@ -130,6 +134,9 @@ export async function readJob(redis: Redis, id: string): Promise<JobRecord | und
     ...(hash.ended_at ? { endedAt: num(hash.ended_at)! } : {}),
     ...(hash.cancel_acked_by ? { cancelAckedBy: hash.cancel_acked_by } : {}),
     ...(hash.cancel_acked_at ? { cancelAckedAt: num(hash.cancel_acked_at)! } : {}),
+    ...(hash.branch ? { branch: hash.branch } : {}),
+    ...(hash.commit ? { commit: hash.commit } : {}),
+    ...(hash.diffstat !== undefined ? { diffstat: hash.diffstat } : {}),
   };
   const beating = alive !== null && hash.run !== undefined && alive === hash.run;
   if (record.status === "dispatched" && !beating) return { ...record, status: "uncertain", derived: true };

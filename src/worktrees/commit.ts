@@ -23,7 +23,7 @@ export function turnCommitMessage(promptId: string, prompt: string): string {
 }
 
 /** Commits everything the agent changed (tracked, new and deleted files; .gitignore honoured) on the seat's branch. */
-export async function commitTurn(record: WorktreeRecord, turn: { promptId: string; prompt: string }): Promise<TurnCommit> {
+export async function commitTurn(record: Pick<WorktreeRecord, "path" | "branch">, turn: { promptId: string; prompt: string }): Promise<TurnCommit> {
   const cwd = record.path;
   await git(["add", "--all"], { cwd });
   const staged = await git(["diff", "--cached", "--quiet"], { cwd, okCodes: [0, 1] });

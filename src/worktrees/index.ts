@@ -23,3 +23,5 @@ export { discardWorktree } from "./discard.js";
 export { lockWorktree, worktreeHolder } from "./lock.js";
 export type { WorktreeHolder, WorktreeLock } from "./lock.js";
 export type { DiscardResult } from "./discard.js";
+export { cacheDir, finishJobWorktree, prepareJobWorktree } from "./remote.js";
+export type { JobWorktree, JobWorktreeResult } from "./remote.js";
