@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { SeatError } from "../errors.js";
 import { NO_OPTIONAL_LOCKS, requireGit, spawnGit } from "./git.js";
 
@@ -16,7 +16,7 @@ export interface Repository {
   root: string;
   /** The common git directory shared by all its worktrees. */
   commonDir: string;
-  /** A stable key naming the repository under the seat home (basename + hash of the common dir). */
+  /** A stable key naming the repository under the seat home (its name + a hash of the common git dir). */
   key: string;
 }
 
@@ -33,6 +33,9 @@ export async function resolveRepository(dir: string): Promise<Repository> {
   }
   const realRoot = realpathSync(root);
   const realCommon = realpathSync(commonDir);
-  const key = `${basename(realRoot).replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 32)}-${createHash("sha256").update(realCommon).digest("hex").slice(0, 12)}`;
+  // The key comes from the common git dir alone, so every worktree of the repository (a seat's included) finds the
+  // same records; its readable part is the main worktree's name (the parent of `.git`) or the bare repository's.
+  const named = basename(realCommon) === ".git" ? basename(dirname(realCommon)) : basename(realCommon).replace(/\.git$/, "");
+  const key = `${named.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 32) || "repo"}-${createHash("sha256").update(realCommon).digest("hex").slice(0, 12)}`;
   return { root: realRoot, commonDir: realCommon, key };
 }

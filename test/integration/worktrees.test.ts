@@ -80,6 +80,9 @@ test("a seat worktree lives under the seat home on seat/<name>; its turn commit 
   assert.match(patch.stdout, /^\+TWO$/m);
   assert.deepEqual(snapshotUserTree(w.repo), before, "review reads only");
 
+  // From inside the seat's own worktree the repository (and so its seat worktrees) is the same.
+  const inside = await w.seat(["worktrees", "--json"], record.path);
+  assert.equal((JSON.parse(inside.stdout.trim()) as { name: string }).name, "fix-1", inside.stdout + inside.stderr);
   const merged = await w.seat(["merge", "fix-1", "--json"]);
   assert.equal(merged.code, 0, merged.stderr);
   const result = JSON.parse(merged.stdout.trim()) as { into: string; files: string[]; head: string };
