@@ -11,7 +11,10 @@ import type Database from "better-sqlite3";
 /** Most distinct SQL texts kept; past it the cache starts over (the journal has a few dozen). */
 const MAX_STATEMENTS = 256;
 
-/** Makes `db.prepare` return one cached statement per SQL text, reset to its default mode; returns `db`. */
+/**
+ * Makes `db.prepare` return one cached statement per SQL text, reset to its default mode; returns `db`.
+ * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts (issue 15 §2).
+ */
 export function cacheStatements(db: Database.Database): Database.Database {
   const prepare = db.prepare.bind(db);
   const cache = new Map<string, Database.Statement>();

@@ -239,7 +239,7 @@ test("config files: the user's and the nearest project .grok-seat.json give defa
     assert.deepEqual([layered.model.value, layered.model.source, layered.model.file], ["grok-4.6", "project", join(project, ".grok-seat.json")]);
     assert.deepEqual([layered.policy.value, layered.policy.source], [join(project, "policy.json"), "project"]);
     assert.deepEqual([layered.agentsDir.value, layered.agentsDir.source], [join(xdg, "grok-seat", "agents"), "user"]);
-    assert.deepEqual([layered.redis.value, layered.redis.source], ["redis://:***@127.0.0.1:6390", "user"], "a password in a config file is never shown");
+    assert.deepEqual([layered.redis.value, layered.redis.source], ["redis://:[redacted]@127.0.0.1:6390", "user"], "a password in a config file is never shown");
     assert.deepEqual([layered.agent.value, layered.agent.source], [null, "default"]);
     const over = await show(["--model", "mock"], { GROK_SEAT_REDIS_URL: "redis://127.0.0.1:6391" });
     assert.deepEqual([over.model.value, over.model.source], ["mock", "flag"]);

@@ -3,15 +3,15 @@
  *   (flag, env, project .grok-seat.json, user config.json, default).
  * Owns: showing the layers. Does not own: loading or validating them (config.ts).
  */
+import { redactText } from "../../internal/redact.js";
 import { CONFIG_KEYS, loadConfig, type ConfigEntry } from "../config.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 
-/** A Redis URL with its password masked (config files may carry one; output never does). */
+/** A value with any credential masked by the one redaction point (a Redis URL in a config file may carry a password). */
 function shown(entry: ConfigEntry): string | null {
-  if (entry.key !== "redis" || entry.value === null) return entry.value;
-  return entry.value.replace(/^(rediss?:\/\/[^:@/]*:)[^@]*@/, "$1***@");
+  return entry.value === null ? null : redactText(entry.value);
 }
 
 export const configCommand: Command = {
