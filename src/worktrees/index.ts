@@ -20,7 +20,7 @@ export type { WorktreeStatus } from "./review.js";
 export { mergeWorktree } from "./merge.js";
 export type { MergeMode, MergeResult } from "./merge.js";
 export { discardWorktree } from "./discard.js";
-export { lockWorktree, worktreeHolder } from "./lock.js";
+export { deadHolder, lockWorktree, worktreeHolder } from "./lock.js";
 export type { WorktreeHolder, WorktreeLock } from "./lock.js";
 export type { DiscardResult } from "./discard.js";
 export { cacheDir, finishJobWorktree, prepareJobWorktree } from "./remote.js";

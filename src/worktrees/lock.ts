@@ -69,6 +69,20 @@ export function worktreeHolder(home: string, record: WorktreeRecord): WorktreeHo
   return isGone(holder) ? undefined : holder;
 }
 
+/**
+ * The holder of a lock left behind by a process that died while it held it (a crash mid-turn), or undefined when
+ * there is no lock or its holder is alive (or cannot be told gone).
+ */
+export function deadHolder(home: string, record: WorktreeRecord): WorktreeHolder | undefined {
+  let holder: WorktreeHolder;
+  try {
+    holder = JSON.parse(readFileSync(lockPath(home, record), "utf8")) as WorktreeHolder;
+  } catch {
+    return undefined;
+  }
+  return isGone(holder) ? holder : undefined;
+}
+
 /** Takes the worktree's lock for this process; throws WORKTREE_BUSY (retryable) while a live process holds it. */
 export function lockWorktree(home: string, record: WorktreeRecord, holder: string): WorktreeLock {
   const path = lockPath(home, record);

@@ -11,7 +11,7 @@ import { NO_OPTIONAL_LOCKS, git, spawnGit } from "./git.js";
 import { assertWorktreeName } from "./names.js";
 import { listRecords, readRecord, type WorktreeRecord } from "./records.js";
 import { resolveRepository } from "./repo.js";
-import { worktreeHolder, type WorktreeHolder } from "./lock.js";
+import { deadHolder, worktreeHolder, type WorktreeHolder } from "./lock.js";
 
 /** A seat worktree with its live state. */
 export interface WorktreeStatus extends WorktreeRecord {
@@ -24,6 +24,8 @@ export interface WorktreeStatus extends WorktreeRecord {
   missing: boolean;
   /** The live process working in it now (its lock), or null. */
   in_use: WorktreeHolder | null;
+  /** A process that died while it worked here (its lock is left): its turn was interrupted; changes stay uncommitted. */
+  interrupted: WorktreeHolder | null;
 }
 
 /** The record of seat worktree `name` in the repository containing `cwd`; WORKTREE_NOT_FOUND when none. */
@@ -46,7 +48,7 @@ export async function worktreeStatus(home: string, record: WorktreeRecord): Prom
   const missing = !existsSync(record.path);
   const counts = await spawnGit(["rev-list", "--left-right", "--count", `refs/heads/${record.branch}...HEAD`], { cwd: record.repository, env: NO_OPTIONAL_LOCKS });
   const [ahead, behind] = counts.code === 0 ? counts.stdout.trim().split(/\s+/).map(Number) : [0, 0];
-  return { ...record, ahead: ahead ?? 0, behind: behind ?? 0, dirty: missing ? [] : await dirtyPaths(record.path), missing, in_use: worktreeHolder(home, record) ?? null };
+  return { ...record, ahead: ahead ?? 0, behind: behind ?? 0, dirty: missing ? [] : await dirtyPaths(record.path), missing, in_use: worktreeHolder(home, record) ?? null, interrupted: deadHolder(home, record) ?? null };
 }
 
 /** Every seat worktree of the repository containing `cwd`, with its live state. */

@@ -235,8 +235,14 @@ test("two seats never share a worktree: a live holder's lock refuses runs and di
   const listed = JSON.parse((await w.seat(["worktrees", "--json"])).stdout.trim()) as { in_use: { pid: number; holder: string } | null };
   assert.deepEqual([listed.in_use?.pid, listed.in_use?.holder], [holder.pid, "run"]);
 
+  // The holder dies mid-turn, leaving a half-written file: seat worktrees says the turn was interrupted and the
+  // change is there, uncommitted.
+  writeFiles(record.path, { "half.txt": "written before the crash\n" });
   holder.kill("SIGKILL");
   await new Promise((resolve) => holder.once("close", resolve));
+  const crashed = JSON.parse((await w.seat(["worktrees", "--json"])).stdout.trim()) as { in_use: unknown; interrupted: { pid: number } | null; dirty: string[] };
+  assert.deepEqual([crashed.in_use, crashed.interrupted?.pid, crashed.dirty], [null, holder.pid, ["?? half.txt"]]);
+  assert.match((await w.seat(["worktrees"])).stdout, new RegExp(`dirty \\(1 uncommitted\\), interrupted \\(pid ${holder.pid} died mid-turn\\)`));
   const after = await run();
   assert.equal(after.code, 3, `past the lock, on to the missing agent: ${after.stdout}`);
   assert.equal((JSON.parse((await w.seat(["worktrees", "--json"])).stdout.trim()) as { in_use: unknown }).in_use, null, "the run released its lock");
