@@ -30,7 +30,7 @@ test("real grok writes files in its seat worktree: commits on seat/<name>, the u
   const write = (name: string, file: string, content: string) => ({ toolCalls: [{ name: "write", arguments: { file_path: join(tree(name), file), content } }] });
   const rig = await startLiveRig({
     rules: [
-      { match: "write the greeting", replies: [write("s1", "hello.txt", "hello from grok\n"), { text: "greeting written" }] },
+      { match: "write the greeting", replies: [write("s1", "hello.txt", "hello from grok\n"), { toolCalls: [{ name: "run_terminal_command", arguments: { command: "pwd > where.txt", description: "note the cwd" } }] }, { text: "greeting written" }] },
       { match: "write the farewell", replies: [write("s1", "bye.txt", "bye from grok\n"), { text: "farewell written" }] },
       { match: "shout line two", replies: [write("clash", "a.txt", "one\nTWO FROM GROK\nthree\n"), { text: "shouted" }] },
     ],
@@ -41,7 +41,7 @@ test("real grok writes files in its seat worktree: commits on seat/<name>, the u
   const seat = (args: string[]) => runSeat(args, { env, cwd: repo });
   const before = snapshotUserTree(repo);
 
-  const first = await seat(["run", "--json", "-s", "s1", "--worktree", "--allow", "edit", "please write the greeting"]);
+  const first = await seat(["run", "--json", "-s", "s1", "--worktree", "--allow", "edit,execute", "please write the greeting"]);
   assert.equal(first.code, 0, first.stdout + first.stderr);
   const firstLines = lines(first);
   const made = firstLines.find((l) => l.type === "worktree")!;
@@ -53,6 +53,7 @@ test("real grok writes files in its seat worktree: commits on seat/<name>, the u
   const done = firstLines.find((l) => l.type === "done")!;
   assert.equal(gitIn(repo, ["log", "-1", "--format=%s", "seat/s1"]).trim(), `seat: ${done.promptId} please write the greeting`);
   assert.equal(gitIn(repo, ["show", "seat/s1:hello.txt"]), "hello from grok\n");
+  assert.equal(gitIn(repo, ["show", "seat/s1:where.txt"]), `${tree("s1")}\n`, "grok's cwd is the seat worktree");
   assert.deepEqual(snapshotUserTree(repo), before, "grok's write landed in the seat's tree, not the user's");
 
   // The named session keeps its worktree: the next turn needs no --worktree and commits on the same branch.
@@ -61,7 +62,7 @@ test("real grok writes files in its seat worktree: commits on seat/<name>, the u
   assert.equal(lines(second).find((l) => l.type === "session")?.resumed, true, "the same named session continued");
   assert.equal(lines(second).find((l) => l.type === "worktree")?.path, tree("s1"));
   assert.deepEqual(gitIn(repo, ["log", "--format=%s", "main..seat/s1"]).trim().split("\n").map((s) => s.replace(/^seat: \S+ /, "")), ["now write the farewell", "please write the greeting"]);
-  assert.deepEqual(gitIn(repo, ["ls-tree", "--name-only", "seat/s1"]).trim().split("\n").sort(), ["README.md", "a.txt", "bye.txt", "hello.txt"], "only the agent's files were committed");
+  assert.deepEqual(gitIn(repo, ["ls-tree", "--name-only", "seat/s1"]).trim().split("\n").sort(), ["README.md", "a.txt", "bye.txt", "hello.txt", "where.txt"], "only the agent's files were committed");
   assert.deepEqual(snapshotUserTree(repo), before);
 
   const merged = await seat(["merge", "s1", "--json"]);
