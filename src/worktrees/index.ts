@@ -15,7 +15,7 @@ export { createWorktree } from "./create.js";
 export type { CreateWorktreeOptions, CreatedWorktree } from "./create.js";
 export { commitTurn, turnCommitMessage } from "./commit.js";
 export type { TurnCommit } from "./commit.js";
-export { diffWorktree, findWorktree, listWorktrees, worktreeStatus } from "./review.js";
+export { diffWorktree, findWorktree, listWorktrees, shortStat, worktreeStatus } from "./review.js";
 export type { WorktreeStatus } from "./review.js";
 export { mergeWorktree } from "./merge.js";
 export type { MergeMode, MergeResult } from "./merge.js";

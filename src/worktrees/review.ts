@@ -68,3 +68,8 @@ export async function diffWorktree(record: WorktreeRecord, options: { stat?: boo
   const pending = await git(["diff", "--no-color", ...format, "HEAD", "--"], { cwd: record.path, env: NO_OPTIONAL_LOCKS });
   return pending.stdout === "" ? committed.stdout : `${committed.stdout}${committed.stdout === "" ? "" : "\n"}# uncommitted in ${record.path}\n${pending.stdout}`;
 }
+
+/** One line of what the seat's branch changed since its base: `git diff --shortstat` ("" when nothing). */
+export async function shortStat(record: Pick<WorktreeRecord, "repository" | "base_commit" | "branch">): Promise<string> {
+  return (await git(["diff", "--shortstat", record.base_commit, `refs/heads/${record.branch}`, "--"], { cwd: record.repository, env: NO_OPTIONAL_LOCKS })).stdout.trim();
+}

@@ -35,4 +35,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "diff", summary: "show what a seat's worktree changed (seat diff NAME [--stat])", load: async () => (await import("./diff.js")).diffCommand },
   { name: "merge", summary: "merge a seat's branch into your checked-out branch (clean tree only; a conflict changes nothing)", load: async () => (await import("./merge.js")).mergeCommand },
   { name: "discard", summary: "remove a seat's worktree and its branch (--force drops uncommitted changes)", load: async () => (await import("./discard.js")).discardCommand },
+  { name: "compare", summary: "run one prompt on several agents at once, each in its own worktree; one table of results", load: async () => (await import("./compare.js")).compareCommand },
 ];
