@@ -23,6 +23,7 @@ import { benchStream } from "./stream.js";
 import { benchSessions, sessionsSection } from "./sessions.js";
 import { agentsSection, benchAgents } from "./agents.js";
 import { benchWeight, weightSection } from "./weight.js";
+import { benchWorktrees, worktreesSection } from "./worktrees.js";
 
 type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
 
@@ -233,6 +234,8 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "- P9: `bench/weight.ts` (`benchWeight`): a fresh `node` per round imports `grok-seat` through the package's own exports",
     "  and reports the import's duration from inside; `seat run --json` (process wall time) against the same turn through",
     "  the library in the warm bench process, same binary, sandbox and mock; the overhead is the median of per-round differences.",
+    "- P12: `bench/worktrees.ts` (`benchWorktrees`): a 10k-file repository; a bare `git worktree add` against `createWorktree`,",
+    "  alternating order per round, each worktree removed untimed; one warm-up round of each not counted.",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "  Its seat path holds one fsync per brief (the dispatch mark; the fence and the consumed evidence ride on it, see",
     "  `Journal.relaxed`) and re-proves the leader from its seal; on a disk whose fsync is slow the ratio follows the fsync.",
@@ -315,6 +318,11 @@ async function main(): Promise<void> {
     save("p9-weight", r);
     show("P9", withStamp(weightSection(r), r));
   }
+  if (wanted("P12")) {
+    const r = await stamped(commit, () => benchWorktrees(quick ? { files: 1_000, rounds: 2 } : {}));
+    save("p12-worktrees", r);
+    show("P12", withStamp(worktreesSection(r), r));
+  }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
@@ -333,6 +341,7 @@ async function main(): Promise<void> {
   stored("P7", "p7-agents", agentsSection);
   stored("P8", "p8-fleet", fleetBenchSection);
   stored("P9", "p9-weight", weightSection);
+  stored("P12", "p12-worktrees", worktreesSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);

@@ -43,3 +43,7 @@ export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult,
 
 // Attention: one state for everything that runs (docs/supervision.md)
 export type { AttentionState, StateEvent, WaitingOn, AttentionSnapshot } from "./attention/index.js";
+
+// Worktrees: one git worktree per seat, a commit per turn, then review, merge or discard (docs/worktrees.md)
+export { createWorktree, commitTurn, listWorktrees, findWorktree, diffWorktree, mergeWorktree, discardWorktree } from "./worktrees/index.js";
+export type { CreateWorktreeOptions, CreatedWorktree, WorktreeRecord, WorktreeStatus, TurnCommit, MergeMode, MergeResult, DiscardResult } from "./worktrees/index.js";

@@ -43,6 +43,9 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "FLEET_JOB_INVALID":
     case "FLEET_TOOLS_INVALID":
     case "AGENT_MODEL_UNSUPPORTED":
+    case "WORKTREE_NOT_A_REPO":
+    case "WORKTREE_NAME_INVALID":
+    case "WORKTREE_BASE_INVALID":
     case "MODEL_UNKNOWN":
     case "BOARD_UNSAFE_ADDRESS":
       return EXIT.usage;
@@ -67,6 +70,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "MUX_UNAVAILABLE":
       return EXIT.muxUnavailable;
     case "SESSION_BUSY":
+    case "WORKTREE_BUSY":
     // Busy, not broken: the same "try again shortly" status as a busy session (nothing was done).
     case "JOURNAL_BUSY":
       return EXIT.sessionBusy;

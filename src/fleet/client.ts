@@ -78,6 +78,8 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number):
         model: request.model,
         cwd: request.cwd === undefined ? undefined : resolve(request.cwd),
         session: request.session,
+        repo: request.repo,
+        base: request.base,
         policy: request.policy,
         turnTimeoutMs: request.turnTimeoutMs,
         idleTimeoutMs: request.idleTimeoutMs,

@@ -25,6 +25,13 @@ export interface JobSpec {
   session?: string;
   /** The submitter's permission policy; absent means the default (reads allowed, the rest needs approval). */
   policy?: PermissionPolicy;
+  /**
+   * A repository (URL, or a path absolute on the workers' hosts) to work on: the worker runs the job in a worktree of
+   * its cache clone on branch seat/<job id> and pushes that branch there at the end (docs/worktrees.md).
+   */
+  repo?: string;
+  /** With repo: branch from this ref instead of the repository's HEAD. */
+  base?: string;
   /** Turn limits in ms (0 or absent = the worker's defaults). */
   turnTimeoutMs?: number;
   idleTimeoutMs?: number;
@@ -42,10 +49,12 @@ export function validateJobSpec(data: unknown): JobSpec {
   const spec = data as Record<string, unknown>;
   if (spec.schema !== JOB_SCHEMA) fail(`A fleet job must carry schema "${JOB_SCHEMA}", not ${JSON.stringify(spec.schema)}.`);
   if (typeof spec.prompt !== "string" || spec.prompt.trim() === "") fail("A fleet job needs a non-empty prompt.");
-  for (const key of ["agent", "model", "cwd", "session"] as const) {
+  for (const key of ["agent", "model", "cwd", "session", "repo", "base"] as const) {
     if (spec[key] !== undefined && (typeof spec[key] !== "string" || spec[key] === "")) fail(`A fleet job's ${key} must be a non-empty string.`);
   }
   if (typeof spec.cwd === "string" && !spec.cwd.startsWith("/")) fail(`A fleet job's cwd must be absolute, not "${spec.cwd}".`);
+  if (spec.repo !== undefined && (spec.cwd !== undefined || spec.session !== undefined)) fail("A fleet job with a repo works in its own worktree: it takes neither cwd nor session.");
+  if (spec.base !== undefined && spec.repo === undefined) fail("A fleet job's base only applies with a repo.");
   for (const key of ["turnTimeoutMs", "idleTimeoutMs"] as const) {
     const value = spec[key];
     if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 0)) fail(`A fleet job's ${key} must be a whole number of ms.`);

@@ -28,6 +28,8 @@ import { sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
 import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, transition, type JobStatus, type Transition } from "./state.js";
 import { claimSessionHost, confirmSessionHost, releaseSessionHost } from "./session-host.js";
+import { seatHome } from "../seat/index.js";
+import { finishJobWorktree, prepareJobWorktree, type JobWorktree } from "../worktrees/index.js";
 
 /** A job this worker is running, as the cancel listener sees it. */
 export interface RunningJob {
@@ -183,6 +185,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   };
   const timer = setInterval(() => void heartbeat(), HEARTBEAT_EVERY_MS);
   let session: HeadlessSession | undefined;
+  let tree: JobWorktree | undefined;
   let dispatched = false;
   let claimedHost = false;
   let opened = false;
@@ -218,13 +221,15 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       }
       claimedHost = claim.claimedNow;
     }
+    // A job with a repo works in its own worktree of this worker's cache clone (made before dispatch).
+    if (spec.repo) tree = await prepareJobWorktree({ home: seatHome(), repo: spec.repo, name: id, ...(spec.base ? { base: spec.base } : {}) });
     const options: SessionOptions = {
       env: ctx.env,
       agentEnv: ctx.agentEnv,
       ...(ctx.grokCliBinaryPath ? { grokCliBinaryPath: ctx.grokCliBinaryPath } : {}),
       ...(spec.agent ? { agent: spec.agent } : {}),
       ...(spec.model ? { model: spec.model } : {}),
-      ...(spec.cwd ? { cwd: spec.cwd } : {}),
+      ...(tree ? { cwd: tree.path } : spec.cwd ? { cwd: spec.cwd } : {}),
       ...(ctx.tools.length > 0 ? { tools: ctx.tools } : {}),
       // The submitter's policy; a worker has no approver, so require-approval is a deny (reported as an event).
       permissions: createPermissionGate({ policy: spec.policy ?? DEFAULT_POLICY }),
@@ -266,8 +271,21 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     const result = await turn;
     entry.turnRunning = false;
     await chain;
-    const status: JobStatus = result.stopReason === "cancelled" || entry.cancelled ? "cancelled" : result.diagnostic ? "failed" : "completed";
-    const fields = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}) };
+    let status: JobStatus = result.stopReason === "cancelled" || entry.cancelled ? "cancelled" : result.diagnostic ? "failed" : "completed";
+    const fields: Record<string, string | number> = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}) };
+    if (tree) {
+      // The agent is gone before its work is committed; only a completed turn is pushed (one atomic push).
+      await session.dispose().catch(() => undefined);
+      const finishing = tree;
+      tree = undefined;
+      try {
+        const out = await finishJobWorktree(finishing, { promptId, prompt: spec.prompt }, { push: status === "completed" });
+        Object.assign(fields, { branch: out.branch, commit: out.commit, diffstat: out.diffstat });
+      } catch (error) {
+        status = "failed";
+        Object.assign(fields, { code: isSeatError(error) ? error.code : "WORKTREE_GIT_FAILED", message: messageOf(error) });
+      }
+    }
     const event = { ...(result.stopReason ? { stopReason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code } : {}) };
     await recordEnd(ctx, id, end, status, fields, event, persistMs);
     ctx.log(`job ${id}: ${status}`);
@@ -286,6 +304,8 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     clearInterval(timer);
     ctx.running.delete(id);
     await session?.dispose().catch(() => undefined);
+    // A job that ended before its turn did (an error, no dispatch) leaves nothing: its worktree goes, unpushed.
+    if (tree) await finishJobWorktree(tree, { promptId: `fleet-${id}`, prompt: "" }, { push: false }).catch(() => undefined);
     if (claimedHost && !opened) {
       const spec = job.data as JobSpec;
       await releaseSessionHost(redis, sessionHostKey(spec.cwd ?? "", spec.session!), ctx.host).catch(() => undefined);

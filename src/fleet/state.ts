@@ -58,6 +58,10 @@ export interface JobRecord {
   attentionSince?: string;
   /** With `waiting`: what it waits on (approval, question). */
   attentionWaitingOn?: string;
+  /** A job with a repo: the branch it pushed (seat/<job id>), its head commit and a diffstat against the base. */
+  branch?: string;
+  commit?: string;
+  diffstat?: string;
 }
 
 // KEYS: state, events, alive. ARGV: allowed statuses (JSON list; "" = no record yet), new status, fields (JSON
@@ -139,6 +143,9 @@ export async function readJob(redis: Redis, id: string): Promise<JobRecord | und
     ...(hash.attention_state ? { attentionState: hash.attention_state } : {}),
     ...(hash.attention_since ? { attentionSince: hash.attention_since } : {}),
     ...(hash.attention_waiting_on ? { attentionWaitingOn: hash.attention_waiting_on } : {}),
+    ...(hash.branch ? { branch: hash.branch } : {}),
+    ...(hash.commit ? { commit: hash.commit } : {}),
+    ...(hash.diffstat !== undefined ? { diffstat: hash.diffstat } : {}),
   };
   const beating = alive !== null && hash.run !== undefined && alive === hash.run;
   if (record.status === "dispatched" && !beating) return { ...record, status: "uncertain", derived: true };

@@ -33,4 +33,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "completion", summary: "print a bash, zsh or fish completion script", load: async () => (await import("./completion.js")).completionCommand },
   { name: "board", summary: "serve the attention page and the fleet's queues (bull-board) on loopback behind a token", load: async () => (await import("./board.js")).boardCommand },
   { name: "ps", summary: "list what is live (named sessions, seats, fleet jobs) and its state; --watch, --on-waiting", load: async () => (await import("./ps.js")).psCommand },
+  { name: "worktrees", summary: "list this repository's seat worktrees: branch, ahead/behind, dirty, who uses it", load: async () => (await import("./worktrees.js")).worktreesCommand },
+  { name: "diff", summary: "show what a seat's worktree changed (seat diff NAME [--stat])", load: async () => (await import("./diff.js")).diffCommand },
+  { name: "merge", summary: "merge a seat's branch into your checked-out branch (clean tree only; a conflict changes nothing)", load: async () => (await import("./merge.js")).mergeCommand },
+  { name: "discard", summary: "remove a seat's worktree and its branch (--force drops uncommitted changes)", load: async () => (await import("./discard.js")).discardCommand },
+  { name: "compare", summary: "run one prompt on several agents at once, each in its own worktree; one table of results", load: async () => (await import("./compare.js")).compareCommand },
 ];

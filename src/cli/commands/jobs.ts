@@ -19,7 +19,7 @@ function line(record: JobRecord): string {
 
 export const jobsCommand: Command = {
   name: "jobs",
-  help: `Usage: seat jobs list|show ID|watch ID|cancel ID --redis URL [flags]
+  help: `Usage: seat jobs list|show ID|diff ID|watch ID|cancel ID --redis URL [flags]
 
 ${REDIS_HELP}
   --json                list/show as JSON
@@ -28,6 +28,7 @@ ${REDIS_HELP}
   --ack-timeout SECS    cancel: how long to wait for the worker to acknowledge (default 5)
 
 show exits like the job would (0 completed, 130 cancelled, 76 uncertain, …; 1 while it still runs).
+diff shows a --repo job's pushed branch (seat/<job id>), its commit and the diffstat against its base.
 cancel says whether a worker acknowledged the cancel (exit 0), or that none did within --ack-timeout (exit 1).
 An uncertain job's worker died after the prompt was sent: it may have reached the model; it is never re-sent.
 
@@ -38,7 +39,7 @@ Examples:
   async run(argv) {
     const [sub, ...rest] = argv;
     const args = parseFlags("jobs", rest, { redis: { type: "string" }, json: { type: "boolean" }, limit: { type: "string" }, from: { type: "string" }, "ack-timeout": { type: "string" } });
-    if (!sub || !["list", "show", "watch", "cancel"].includes(sub)) throw new SeatError("CLI_USAGE", "seat jobs: say list, show ID, watch ID or cancel ID.");
+    if (!sub || !["list", "show", "watch", "cancel", "diff"].includes(sub)) throw new SeatError("CLI_USAGE", "seat jobs: say list, show ID, diff ID, watch ID or cancel ID.");
     const id = args.positionals[0];
     if (sub !== "list" && !id) throw new SeatError("CLI_USAGE", `seat jobs ${sub}: give the job id.`);
     const from = stringFlag(args, "from");
@@ -61,6 +62,14 @@ Examples:
           else if (record.code) process.stdout.write(`${record.code}: ${record.message ?? ""}\n`);
         }
         return ["waiting", "active", "dispatched"].includes(record.status) ? EXIT.turnFailed : exitCodeForJob(record);
+      }
+      if (sub === "diff") {
+        // A --repo job's result: the branch it pushed, its commit and the diffstat against its base.
+        const record = await handle.state();
+        if (args.values.json === true) writeJson({ type: "job_diff", id: id!, branch: record.branch ?? null, commit: record.commit ?? null, diffstat: record.diffstat ?? null, status: record.status });
+        else if (!record.branch) process.stdout.write(`${id}: no branch (${record.status}; only a --repo … --worktree job that ended has one)\n`);
+        else process.stdout.write(`${record.branch} ${record.commit ?? ""} (${record.status})\n${record.diffstat ? `${record.diffstat}\n` : "no changes\n"}`);
+        return record.branch ? EXIT.ok : EXIT.turnFailed;
       }
       if (sub === "cancel") {
         const ackTimeoutMs = secondsFlag("jobs", args, "ack-timeout");

@@ -19,6 +19,7 @@ import { onStdoutClosed } from "../pipes.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, humanLine, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
+import { WORKTREE_FLAGS, finishRunWorktree, prepareRunWorktree, reportRunWorktree, worktreeArgv, type RunWorktree } from "../worktree-run.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
@@ -74,6 +75,11 @@ export const runCommand: Command = {
                         install them with \`seat agents install NAME\`, list them with \`seat agents\`)
   --agent-path-any      use an agent found on PATH even when its version is not the one grok-seat tests
   --agent-command CMD   drive any ACP agent started by CMD (split like a shell would, never run by one)
+  --worktree [NAME]     work in a git worktree of this repository on branch seat/NAME (default: the session
+                        name, or run-<time>), kept under the seat home; each turn's changes are committed
+                        there, never in your tree (review: seat diff / seat merge / seat discard)
+  --base REF            with --worktree: branch from REF instead of HEAD
+  --reuse               with --worktree: work on an existing seat/NAME branch
 
 Defaults for --agent, --model and --policy can come from a config file (see \`seat config\`).
 Exit codes: 0 ok, 1 failed, 2 usage, 3 agent unavailable, 4 not authenticated, 124 timeout,
@@ -84,9 +90,11 @@ Examples:
   seat run --json --cwd ../service "list the TODOs" | jq -r 'select(.type=="text").text'
   seat run -s review "look at the last commit"      # a named session, continued next time
   git diff | seat run -f - --allow read              # the prompt from stdin
-  seat run --agent codex --model gpt-5 "hello"`,
+  seat run --agent codex --model gpt-5 "hello"
+  seat run --worktree fix-1 --allow edit "fix the failing test"   # then: seat diff fix-1; seat merge fix-1`,
   async run(argv) {
-    const args = parseFlags("run", optionalNumberFlag("run", argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES), {
+    const args = parseFlags("run", worktreeArgv(optionalNumberFlag("run", argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES)), {
+      ...WORKTREE_FLAGS,
       file: { type: "string", short: "f" },
       model: { type: "string" },
       cwd: { type: "string" },
@@ -131,6 +139,9 @@ Examples:
     const prompt = await promptFrom("run", stringFlag(args, "file"), args.positionals, 'seat run "explain this repo"');
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const palette = paletteFor(process.stderr);
+    // A worktree is made (or refused with a coded error) before any agent starts; the agent's cwd is the worktree.
+    const worktree: RunWorktree | undefined = await prepareRunWorktree(args, name, cwd ?? process.cwd());
+    if (worktree) reportRunWorktree(worktree.record, json, palette);
     const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
     const printer = createHumanPrinter(palette, () => spinner.stop());
     // Diagnostics before the turn are held: a start failure is one {"type":"error"} (README), not a diagnostic.
@@ -147,7 +158,7 @@ Examples:
     };
     const options = {
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
-      ...(cwd ? { cwd } : {}),
+      ...(worktree ? { cwd: worktree.record.path } : cwd ? { cwd } : {}),
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
       ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
@@ -185,6 +196,7 @@ Examples:
     const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     const stoppedCode = () => (pipeClosed ? EXIT.brokenPipe : EXIT.interrupted);
+    let turn: { promptId: string; prompt: string } | undefined;
     try {
       let opened: OpenedSession | undefined;
       try {
@@ -202,6 +214,7 @@ Examples:
       for (const event of held) onEvent(event);
       if (stop.signal.aborted) return stoppedCode();
       const result = await session.prompt(prompt, { signal: stop.signal });
+      turn = { promptId: result.promptId, prompt };
       spinner.stop();
       if (!json) printer.finish();
       if (stop.signal.aborted) return stoppedCode();
@@ -219,6 +232,13 @@ Examples:
       finished = true;
       releasePipe();
       if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
+      // After dispose: no agent process writes while the turn is committed. A turn that threw leaves its
+      // changes uncommitted in the worktree (seat worktrees shows them dirty).
+      try {
+        if (worktree && turn) await finishRunWorktree(worktree.record, turn, json && !pipeClosed, palette);
+      } finally {
+        worktree?.lock.release();
+      }
     }
   },
 };

@@ -26,6 +26,9 @@ ${REDIS_HELP}
   --model ID            model for the turn
   --cwd DIR             working directory on the worker's host (absolute; default: the worker's)
   -s, --session NAME    continue a named session (runs on the host that owns it)
+  --repo URL|PATH --worktree   work on that repository in a worktree of the worker's cache clone, on
+                        branch seat/<job id>, pushed to the repository when the turn completes
+  --base REF            with --repo: branch from REF instead of the repository's HEAD
   --policy FILE         a grok-seat.permissions.v1 policy that travels with the job
   --allow/--ask/--block LIST, --unrestricted   as for seat run (workers have no approver: ask = deny)
   --turn-timeout SECS   --idle-timeout SECS    as for seat run
@@ -36,7 +39,8 @@ ${REDIS_HELP}
 
 Examples:
   seat submit --redis redis://127.0.0.1:6379 "summarize the open issues"
-  seat submit --wait -f prompt.md --cwd /srv/repo   # GROK_SEAT_REDIS_URL set`,
+  seat submit --wait -f prompt.md --cwd /srv/repo   # GROK_SEAT_REDIS_URL set
+  seat submit --wait --repo git@example.com:team/app.git --worktree --allow edit "fix the flaky test"`,
   async run(argv) {
     const args = parseFlags("submit", argv, {
       file: { type: "string", short: "f" },
@@ -45,6 +49,9 @@ Examples:
       model: { type: "string" },
       cwd: { type: "string" },
       session: { type: "string", short: "s" },
+      repo: { type: "string" },
+      worktree: { type: "boolean" },
+      base: { type: "string" },
       policy: { type: "string" },
       allow: { type: "string", multiple: true },
       ask: { type: "string", multiple: true },
@@ -61,6 +68,10 @@ Examples:
     if (agent !== undefined) agentProfile(agent);
     const cwd = stringFlag(args, "cwd");
     if (cwd !== undefined && !cwd.startsWith("/")) throw new SeatError("CLI_USAGE", `seat submit: --cwd is a directory on the worker's host and must be absolute, not "${cwd}".`);
+    const repo = stringFlag(args, "repo");
+    if ((repo !== undefined) !== (args.values.worktree === true)) throw new SeatError("CLI_USAGE", "seat submit: --repo and --worktree go together (the job works in a worktree of that repository).");
+    if (repo !== undefined && (cwd !== undefined || stringFlag(args, "session") !== undefined)) throw new SeatError("CLI_USAGE", "seat submit: a --repo job works in its own worktree; it takes neither --cwd nor --session.");
+    if (stringFlag(args, "base") !== undefined && repo === undefined) throw new SeatError("CLI_USAGE", "seat submit: --base only applies with --repo … --worktree.");
     const turnTimeoutMs = secondsFlag("submit", args, "turn-timeout");
     const idleTimeoutMs = secondsFlag("submit", args, "idle-timeout");
     const policy = await policyFromArgs(args);
@@ -74,6 +85,8 @@ Examples:
         ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
         ...(cwd ? { cwd } : {}),
         ...(stringFlag(args, "session") ? { session: stringFlag(args, "session") } : {}),
+        ...(repo ? { repo } : {}),
+        ...(stringFlag(args, "base") ? { base: stringFlag(args, "base") } : {}),
         ...(stringFlag(args, "id") ? { jobId: stringFlag(args, "id") } : {}),
         ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
         ...(idleTimeoutMs ? { idleTimeoutMs } : {}),

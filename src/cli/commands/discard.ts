@@ -1,0 +1,34 @@
+/*
+ * `seat discard NAME [--force]`: removes a seat's worktree, its branch seat/NAME and its record.
+ */
+import { SeatError } from "../../errors.js";
+import { seatHome } from "../../seat/index.js";
+import { discardWorktree, findWorktree } from "../../worktrees/index.js";
+import { parseFlags, stringFlag } from "../args.js";
+import { EXIT, writeJson } from "../output.js";
+import type { Command } from "./command.js";
+
+export const discardCommand: Command = {
+  name: "discard",
+  help: `Usage: seat discard NAME [--force] [--json]
+
+  Removes the seat worktree NAME, its branch seat/NAME (merged or not) and its record. Refused while the
+  worktree has uncommitted changes (WORKTREE_DIRTY) unless --force. A worktree whose directory vanished is
+  pruned from git's list.
+  --force     throw uncommitted changes away too
+  --cwd DIR   a directory of the repository (default: current)
+
+Examples:
+  seat discard fix-1
+  seat discard fix-1 --force`,
+  async run(argv) {
+    const args = parseFlags("discard", argv, { force: { type: "boolean" }, cwd: { type: "string" }, json: { type: "boolean" } });
+    if (args.positionals.length !== 1) throw new SeatError("CLI_USAGE", "seat discard: give exactly one worktree name. See `seat worktrees`.");
+    const home = seatHome();
+    const record = await findWorktree(home, stringFlag(args, "cwd") ?? process.cwd(), args.positionals[0]!);
+    const result = await discardWorktree(home, record, { force: args.values.force === true });
+    if (args.values.json === true) writeJson({ type: "discarded", ...result });
+    else process.stdout.write(`${result.name}: worktree and ${result.branch} removed${result.pruned ? " (its directory was already gone; pruned)" : ""}\n`);
+    return EXIT.ok;
+  },
+};
