@@ -99,13 +99,20 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   const run = randomUUID();
   const tag = { worker: ctx.workerId, host: ctx.host };
   /** An end transition of this run: before dispatch from active, after it from dispatched/uncertain. */
+  // The turn's `done` is held back and appended by the end transition itself (one atomic step), so a worker that
+  // dies between the two leaves neither: a watcher never sees `done` on a job that then reads `uncertain`.
+  let heldDone: SeatEvent | undefined;
   const end = (to: JobStatus, fields: Record<string, string | number>, event: Record<string, unknown>, afterDispatch: boolean) =>
-    transition(redis, id, { from: afterDispatch ? ["dispatched", "uncertain"] : ["active"], to, fields, event: { ...tag, ...event }, retainSeconds, run });
+    transition(redis, id, { from: afterDispatch ? ["dispatched", "uncertain"] : ["active"], to, fields, event: { ...tag, ...event }, retainSeconds, run, ...(afterDispatch && heldDone ? { before: [heldDone] } : {}) });
 
   // Events reach the stream in the order the session produced them; transitions wait for the chain.
   let chain: Promise<unknown> = Promise.resolve();
   const onEvent = (event: SeatEvent) => {
     if (QUIET.has(event.type)) return;
+    if (event.type === "done") {
+      heldDone = event;
+      return;
+    }
     chain = chain.then(() => appendEvent(redis, id, event)).catch(() => undefined);
     // The session's attention state is also kept on the record (only while it names this run), so a lister
     // (`seat ps --redis`) reads one hash per job instead of scanning its stream.
@@ -287,7 +294,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       }
     }
     const event = { ...(result.stopReason ? { stopReason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code } : {}) };
-    await recordEnd(ctx, id, end, status, fields, event, persistMs);
+    await recordEnd(ctx, id, end, status, fields, event, persistMs, heldDone);
     ctx.log(`job ${id}: ${status}`);
     return status;
   } catch (error) {
@@ -298,7 +305,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     const message = messageOf(error);
     const code = isSeatError(error) ? error.code : "ACP_PROMPT_FAILED";
     if (!dispatched) return await endBefore("failed", { code, message }, { code, message }).catch(() => handBack("redis-error-before-dispatch"));
-    await recordEnd(ctx, id, end, "failed", { code, message }, { code, message }, persistMs);
+    await recordEnd(ctx, id, end, "failed", { code, message }, { code, message }, persistMs, heldDone);
     return "failed";
   } finally {
     clearInterval(timer);
@@ -326,6 +333,7 @@ async function recordEnd(
   fields: Record<string, string | number>,
   event: Record<string, unknown>,
   persistMs: number,
+  done?: object,
 ): Promise<void> {
   const outcome = await persist(persistMs, () => end(status, fields, event, true));
   if (!outcome) {
@@ -333,7 +341,7 @@ async function recordEnd(
     return;
   }
   if (!outcome.moved && outcome.current === "") {
-    const again: Transition = { from: [""], to: status, fields: { ...fields, worker: ctx.workerId, host: ctx.host, record_lost: 1 }, event: { ...event, worker: ctx.workerId, host: ctx.host, reason: "record-lost" }, retainSeconds: ctx.retainSeconds };
+    const again: Transition = { from: [""], to: status, fields: { ...fields, worker: ctx.workerId, host: ctx.host, record_lost: 1 }, event: { ...event, worker: ctx.workerId, host: ctx.host, reason: "record-lost" }, retainSeconds: ctx.retainSeconds, ...(done ? { before: [done] } : {}) };
     await persist(persistMs, () => transition(ctx.redis, id, again));
     ctx.log(`job ${id}: its record had vanished (Redis lost it); recorded ${status} again`);
   } else if (!outcome.moved) ctx.log(`job ${id}: not recorded ${status} (it is ${outcome.current}; another run owns it)`);

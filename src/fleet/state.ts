@@ -66,7 +66,7 @@ export interface JobRecord {
 
 // KEYS: state, events, alive. ARGV: allowed statuses (JSON list; "" = no record yet), new status, fields (JSON
 // object), event (JSON), stream max length, expiry seconds (0 = none), run token that must match ("" = any),
-// "1" when the heartbeat must be gone.
+// "1" when the heartbeat must be gone, events to append before the job event (JSON list of JSON strings).
 const TRANSITION = `
 local cur = redis.call('HGET', KEYS[1], 'status') or ''
 local ok = false
@@ -78,6 +78,7 @@ local fields = cjson.decode(ARGV[3])
 local flat = {'status', ARGV[2]}
 for k, v in pairs(fields) do table.insert(flat, k); table.insert(flat, tostring(v)) end
 redis.call('HSET', KEYS[1], unpack(flat))
+for _, e in ipairs(cjson.decode(ARGV[9])) do redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'e', e) end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'e', ARGV[4])
 if ARGV[6] ~= '0' then
   redis.call('EXPIRE', KEYS[1], ARGV[6])
@@ -99,6 +100,11 @@ export interface Transition {
   retainSeconds?: number;
   /** Only when the job's heartbeat key is gone (its worker stopped beating). */
   heartbeatGone?: boolean;
+  /**
+   * Events appended just before the `job` event, in the same atomic step, and only when the job moves: a turn's
+   * `done` goes here, so the stream never says done without the job's end being recorded (or the reverse).
+   */
+  before?: readonly object[];
 }
 
 /**
@@ -112,7 +118,8 @@ export async function transition(redis: Redis, id: string, t: Transition): Promi
   const fields = redact({ ...(t.fields ?? {}), updated_at: now, ...(TERMINAL.includes(t.to) ? { ended_at: now } : {}) });
   const event = JSON.stringify(redact({ type: "job", id, status: t.to, atMs: now, ...(t.event ?? {}) }));
   const expire = TERMINAL.includes(t.to) ? String(t.retainSeconds ?? 86_400) : "0";
-  const answer = (await redis.eval(TRANSITION, 3, keys.state, keys.events, keys.alive, JSON.stringify(t.from), t.to, JSON.stringify(fields), event, String(EVENTS_MAX_LEN), expire, t.run ?? "", t.heartbeatGone ? "1" : "0")) as string;
+  const before = JSON.stringify((t.before ?? []).map((e) => JSON.stringify(redact(e))));
+  const answer = (await redis.eval(TRANSITION, 3, keys.state, keys.events, keys.alive, JSON.stringify(t.from), t.to, JSON.stringify(fields), event, String(EVENTS_MAX_LEN), expire, t.run ?? "", t.heartbeatGone ? "1" : "0", before)) as string;
   return answer === "OK" ? { moved: true, current: t.to } : { moved: false, current: answer as JobStatus | "" };
 }
 
