@@ -38,3 +38,7 @@ export type { StagedSkills } from "./skills/index.js";
 // Fleets: jobs on BullMQ and Redis, workers on many hosts (docs/fleet.md)
 export { connectFleet, enqueue, startWorker } from "./fleet/index.js";
 export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult, EventsOptions, FleetWorker, WorkerOptions, JobStatus, JobRecord, FleetEvent, JobEvent, CursorEvent } from "./fleet/index.js";
+
+// Approvals held for a person (issue 16 §1; docs/supervision.md)
+export { listApprovals, answerApproval } from "./approvals/index.js";
+export type { PendingApproval, ApprovalAnswer, ApprovalsOptions } from "./approvals/index.js";

@@ -37,6 +37,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "FLEET_JOB_INVALID":
     case "FLEET_TOOLS_INVALID":
     case "AGENT_MODEL_UNSUPPORTED":
+    case "APPROVAL_ANSWER_INVALID":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
       return EXIT.jobUncertain;
@@ -54,6 +55,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "ACP_IDLE_TIMEOUT":
     // --fail-fast is the idle timeout's early form: the same stuck turn, ended sooner with grok's reason.
     case "MODEL_UNREACHABLE":
+    case "APPROVAL_TIMEOUT":
     case "SEAT_CONTROLLER_TIMEOUT":
       return EXIT.timeout;
     case "MUX_UNAVAILABLE":
@@ -128,6 +130,13 @@ export function humanLine(event: SeatEvent, palette: Palette): string | undefine
     }
     case "permission":
       return palette.yellow(`▸ permission ${event.category}: ${event.decision}${event.optionId ? ` (${event.optionId})` : ""}`);
+    case "approval_asked": {
+      const a = event.approval;
+      const what = a.target.command ?? a.target.paths?.join(", ") ?? a.target.toolName ?? a.title;
+      return palette.yellow(`▸ approval needed (${a.category}): ${what} — seat approve ${a.id} | seat deny ${a.id} (until ${a.deadline})`);
+    }
+    case "approval_answered":
+      return palette.yellow(`▸ approval ${event.id}: ${event.decision} (${event.via}${event.by ? ` by ${event.by}` : ""})`);
     case "diagnostic":
       return palette.red(`! ${event.diagnostic.message} [${event.diagnostic.code}]`);
     case "retry":

@@ -8,6 +8,8 @@
  *   idempotent, finishes even when a callback never returns, and leaves no descendant process alive.
  *   Our own diagnostics go through the same callback queue as the turn's events, with bounded patience.
  *   The auth method is chosen from the environment grok is spawned with, never from ours.
+ *   With `approvals`, a request the gate would deny for want of an approver is held (approvals/) until an
+ *   answer, its deadline (APPROVAL_TIMEOUT) or the end of its turn; it is never allowed by any of the latter.
  * Spec: seed 002 "Session lifecycle", "Diagnostics and empty-output invariant"; docs/contract.md.
  */
 import { randomUUID } from "node:crypto";
@@ -18,9 +20,10 @@ import { markSecretNames, registerSecrets } from "../internal/redact.js";
 import { CallbackQueue, checkPromptInput, connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
 import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, toolOmittedAudit, type ToolBridge } from "../tools/index.js";
-import { categorize, chooseResponse } from "../permissions/index.js";
+import { categorize, chooseResponse, type ApprovalRequest } from "../permissions/index.js";
 import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";
+import { ApprovalQueue } from "../approvals/index.js";
 import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
 import { agentLaunch, resolveAgentProfile, withSessionLaunch } from "./agent-launch.js";
@@ -111,8 +114,21 @@ class Session implements HeadlessSession {
   /** One queue for every callback of this session: turn events and our own diagnostics alike. */
   readonly queue: CallbackQueue;
 
+  /** Held approvals (options.approvals), when on. */
+  readonly approvals: ApprovalQueue | undefined;
+
   constructor(readonly options: SessionOptions, readonly model: string | undefined) {
     this.queue = new CallbackQueue(options.callbacks ?? {}, options.diagnosticsAsText !== false, (d) => this.diagnostics.push(d));
+    const held = options.approvals;
+    if (held) {
+      const config = held === true ? {} : held;
+      this.approvals = new ApprovalQueue({
+        owner: () => ({ kind: config.owner?.kind ?? "session", id: this.id ?? "", ...(config.owner?.name !== undefined ? { name: config.owner.name } : {}) }),
+        ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
+        emit: (event) => this.core?.emit(event),
+        onHold: () => this.core?.holdIdle() ?? (() => undefined),
+      });
+    }
   }
 
   get laneMarker(): string {
@@ -161,6 +177,8 @@ class Session implements HeadlessSession {
       ...(health ? { signal: health.signal } : options.signal ? { signal: options.signal } : {}),
     });
     await health?.stop();
+    // An approval still pending when its turn ended can no longer be answered: it is denied (APPROVAL_EXPIRED).
+    this.approvals?.expireAll();
     const timedOut = ["ACP_TURN_TIMEOUT", "ACP_IDLE_TIMEOUT", "MODEL_UNREACHABLE"].includes(result.diagnostic?.code ?? "");
     // A timeout that grok acknowledged (it answered the cancel) leaves the session usable; one it never
     // answered means the agent is stuck, so the session is disposed. A lost connection is fatal too.
@@ -184,6 +202,7 @@ class Session implements HeadlessSession {
     this.state = this.state === "dead" ? "dead" : "disposed";
     // A running turn is cancelled (it resolves ACP_SESSION_DISPOSED) and stuck callbacks stop holding us.
     this.queue.interrupt();
+    this.approvals?.close();
     if (wasReady) await this.core?.close(DISPOSE_CANCEL_GRACE_MS).catch(() => undefined);
     this.peer?.close();
     let result: { survivors: number[] } = { survivors: [] };
@@ -209,7 +228,11 @@ class Session implements HeadlessSession {
     const toolCallId = request.toolCall.toolCallId;
     try {
       if (this.options.permissions) {
-        const { response, audit } = await this.options.permissions.decide(request);
+        let held = false;
+        const queue = this.approvals;
+        const local = typeof this.options.approvals === "object" ? this.options.approvals.local : undefined;
+        const context = queue ? { approver: (q: ApprovalRequest) => { held = true; return queue.approver(local)(q); }, timeoutMs: queue.timeoutMs } : undefined;
+        const { response, audit } = await this.options.permissions.decide(request, context);
         this.noteMcpAnswer(request, response);
         this.audit.push({ event: "permission", toolCallId, category: audit.category, decision: audit.decision });
         if (audit.reason === "approver-failed") {
@@ -217,6 +240,9 @@ class Session implements HeadlessSession {
         }
         this.core?.emit({ type: "permission", toolCallId, category: audit.category, decision: audit.decision, ...(audit.optionId ? { optionId: audit.optionId } : {}) });
         if (audit.reason === "no-approver") this.core?.noteTurnDiagnostic(noApproverDiagnostic(audit.category, "gate"));
+        if (held && audit.reason === "approver-timeout") {
+          this.core?.noteTurnDiagnostic({ code: "APPROVAL_TIMEOUT", message: `A ${audit.category} tool call waited ${Math.round(queue!.timeoutMs / 1000)} s for approval and nobody answered, so it was denied. Answer sooner (seat approvals, seat approve ID) or raise the deadline (--approval-timeout SECS).` });
+        }
         return response;
       }
       if (this.options.onPermissionRequest) {

@@ -1,6 +1,9 @@
 /*
  * `seat run "<prompt>"`: one headless turn, streamed — text to stdout, one line per tool call to stderr,
  *   or NDJSON events with --json.
+ * A call the policy sends for approval is held (approvals/) until someone answers — the terminal (on a TTY) or
+ *   `seat approve|deny` from another shell over this run's control socket, first answer wins — or its deadline
+ *   denies it (APPROVAL_TIMEOUT). Every run, named or not, serves a control socket in a 0700 directory.
  * Ctrl-C cancels the turn, waits for grok to end it, disposes the session (no orphans) and exits 130;
  *   a second Ctrl-C stops waiting and disposes at once.
  */
@@ -8,7 +11,9 @@ import { createInterface } from "node:readline/promises";
 import type { SeatEvent } from "../../acp/index.js";
 import { SeatError } from "../../errors.js";
 import { createSession } from "../../runtime/index.js";
-import { openSession, type OpenedSession } from "../../sessions/index.js";
+import { openSession, planControlSocket, startControlServer, type ControlServer, type OpenedSession } from "../../sessions/index.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS, processApprovals } from "../../approvals/index.js";
+import { seatHome } from "../../seat/index.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
@@ -20,13 +25,19 @@ import type { Command } from "./command.js";
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
 
-/** Asks the person at the terminal; only used when stdin is a TTY and output is not --json. */
+/**
+ * Asks the person at the terminal; only used when stdin is a TTY and output is not --json. It races the held
+ * approval: when another shell answers first, the question is withdrawn and the terminal told so.
+ */
 function terminalApprover(): Approver {
   return async (request) => {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
-      const answer = await rl.question(`Allow ${request.category} — ${request.request.toolCall.title ?? "tool call"}? [y/N] `);
+      const answer = await rl.question(`Allow ${request.category} — ${request.request.toolCall.title ?? "tool call"}? [y/N] `, { signal: request.signal });
       return /^y(es)?$/i.test(answer.trim()) ? "allow" : "deny";
+    } catch (error) {
+      if (request.signal.aborted) process.stderr.write("\n▸ answered elsewhere (APPROVAL_ALREADY_ANSWERED); this prompt was withdrawn\n");
+      throw error;
     } finally {
       rl.close();
     }
@@ -55,7 +66,10 @@ export const runCommand: Command = {
   --json                NDJSON events on stdout (text, thinking, tool_start, tool_end, plan, usage,
                         permission, retry, model_catalog, diagnostic, done)
   --allow LIST          categories to allow: read,edit,execute,network,mcp,other
-  --ask LIST            categories that need approval (asked on a TTY; denied otherwise)
+  --ask LIST            categories that need approval: held until answered (on a TTY, or from any shell
+                        with seat approvals / seat approve ID / seat deny ID; first answer wins)
+  --approval-timeout SECS  deny a held approval nobody answered after SECS (APPROVAL_TIMEOUT; default 900,
+                        or the policy file's approvalTimeout)
   --block LIST          categories to refuse
   --policy FILE         a grok-seat.permissions.v1 JSON policy (flags override it)
   --unrestricted        allow sensitive categories unless --ask/--block name them
@@ -79,6 +93,7 @@ export const runCommand: Command = {
       unrestricted: { type: "boolean" },
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
+      "approval-timeout": { type: "string" },
       "fail-fast": { type: "string" },
       grok: { type: "string" },
       session: { type: "string", short: "s" },
@@ -100,6 +115,10 @@ export const runCommand: Command = {
     if (stringFlag(args, "agent-command") !== undefined) splitCommandLine(stringFlag(args, "agent-command")!);
     const policy = await policyFromArgs(args);
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
+    const approvalTimeoutMs = secondsFlag("run", args, "approval-timeout", policy.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    if (approvalTimeoutMs <= 0) throw new SeatError("CLI_USAGE", "seat run: --approval-timeout takes a number of seconds above 0 (a held approval always has a deadline).");
+    // Where this run's control socket goes (refused before anything starts when no place fits).
+    const controlPlace = name === undefined ? planControlSocket(seatHome()) : undefined;
     const turnTimeoutMs = secondsFlag("run", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const failFastAfterRetries = countFlag("run", args, "fail-fast");
@@ -116,7 +135,8 @@ export const runCommand: Command = {
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
       ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
-      permissions: createPermissionGate({ policy, ...(approver ? { approver } : {}) }),
+      permissions: createPermissionGate({ policy }),
+      approvals: { timeoutMs: approvalTimeoutMs, owner: name === undefined ? { kind: "session" as const } : { kind: "named-session" as const, name }, ...(approver ? { local: approver } : {}) },
       callbacks: { onEvent },
       diagnosticsAsText: false,
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
@@ -134,6 +154,15 @@ export const runCommand: Command = {
     if (session.state !== "ready") {
       spinner.stop();
       return exitCodeFor(session.diagnostics[0]?.code);
+    }
+    let control: ControlServer | undefined;
+    if (controlPlace) {
+      try {
+        control = await startControlServer(controlPlace, { cancel: async () => { await session.cancel(); return {}; }, approvals: processApprovals });
+      } catch (error) {
+        // The turn still runs; its held approvals can then be answered only here (a TTY) or by their deadline.
+        onEvent({ type: "diagnostic", diagnostic: { code: "SEAT_REFUSED", message: `This run's control socket could not start (${error instanceof Error ? error.message : String(error)}); seat approve/deny/cancel cannot reach it.` } });
+      }
     }
     let interrupted = 0;
     const onSigint = () => {
@@ -162,6 +191,7 @@ export const runCommand: Command = {
       process.off("SIGINT", onSigint);
       process.off("SIGTERM", onSigint);
       const { survivors } = await session.dispose();
+      await control?.close();
       if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
     }
   },
