@@ -65,3 +65,20 @@ test("the turn's own failure comes before a noted diagnostic", async () => {
   answer({ stopReason: "cancelled" });
   assert.equal((await turn).diagnostic?.code, "ACP_TURN_TIMEOUT");
 });
+
+test("the idle timeout does not run while a held approval is pending, and runs again once it is released", async () => {
+  const { peer, answer } = scriptedPeer();
+  const core = new SessionCore(peer);
+  core.bind("s1");
+  const turn = core.prompt("needs approval", { idleTimeoutMs: 30 });
+  await new Promise((resolve) => setImmediate(resolve));
+  const release = core.holdIdle();
+  let ended = false;
+  void turn.then(() => (ended = true));
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  assert.equal(ended, false, "four idle periods passed while held, and the turn still runs");
+  release();
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  answer({ stopReason: "cancelled" });
+  assert.equal((await turn).diagnostic?.code, "ACP_IDLE_TIMEOUT", "released, the silence ends the turn again");
+});
