@@ -12,8 +12,12 @@ import { runSeat, startSeat, type CliResult } from "../support/cli.js";
 import { needGrok, type TestLike } from "../support/requirements.js";
 import { startLiveRig, type LiveRig } from "../support/live-rig.js";
 import type { MockScript } from "../../src/mock-model/index.js";
+import type { SeatEvent } from "../../src/acp/index.js";
+import { createSession } from "../../src/runtime/index.js";
+import { createPermissionGate, parsePolicyFlags } from "../../src/permissions/index.js";
+import { answerApproval, listApprovals } from "../../src/index.js";
 
-const CASES = ["approve", "deny", "timeout"] as const;
+const CASES = ["approve", "deny", "timeout", "library"] as const;
 const marker = (name: string) => `approval-${name}.txt`;
 
 const SCRIPT: MockScript = {
@@ -132,4 +136,44 @@ test("a held approval nobody answers is denied at its deadline with APPROVAL_TIM
   const diagnostic = events.find((e) => e.type === "diagnostic")?.diagnostic as { code?: string } | undefined;
   assert.equal(diagnostic?.code, "APPROVAL_TIMEOUT", done.stdout.slice(-2000));
   assert.equal(done.code, 124);
+});
+
+test("library: a session with approvals holds the call, approval_asked carries it, answerApproval allows it once; without approvals it is denied with PERMISSION_NO_APPROVER", async (t) => {
+  const r = await rig(t);
+  const cwd = r.sandbox.project;
+  const events: SeatEvent[] = [];
+  const held = await createSession({
+    ...r.sessionOptions,
+    permissions: createPermissionGate({ policy: parsePolicyFlags({ ask: ["execute"] }) }),
+    approvals: { timeoutMs: 60_000 },
+    callbacks: {
+      onEvent: async (e) => {
+        events.push(e);
+        if (e.type === "approval_asked") {
+          assert.ok((await listApprovals({ env: { HOME: r.sandbox.home, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home") } })).some((a) => a.id === e.approval.id));
+          assert.deepEqual(await answerApproval(e.approval.id, { decision: "allow", by: "test" }), { id: e.approval.id, decision: "allow" });
+        }
+      },
+    },
+  });
+  try {
+    assert.equal(held.state, "ready", JSON.stringify(held.diagnostics));
+    const result = await held.prompt("please run approval case library");
+    assert.equal(result.diagnostic, undefined, JSON.stringify(result.diagnostic));
+    assert.equal(readFileSync(join(cwd, marker("library")), "utf8"), "ran\n");
+    const asked = events.find((e) => e.type === "approval_asked");
+    assert.equal(asked?.type === "approval_asked" && asked.approval.owner.kind, "session");
+    assert.equal(asked?.type === "approval_asked" && asked.approval.owner.id, held.id);
+    assert.deepEqual(events.filter((e) => e.type === "approval_answered").map((e) => e.type === "approval_answered" && [e.decision, e.via, e.by]), [["allow", "answer", "test"]]);
+  } finally {
+    await held.dispose();
+  }
+  const off = await createSession({ ...r.sessionOptions, permissions: createPermissionGate({ policy: parsePolicyFlags({ ask: ["execute"] }) }) });
+  try {
+    const result = await off.prompt("please run approval case library");
+    assert.equal(result.diagnostic?.code, "PERMISSION_NO_APPROVER");
+    assert.equal(readFileSync(join(cwd, marker("library")), "utf8"), "ran\n", "still exactly one run");
+  } finally {
+    await off.dispose();
+  }
 });
