@@ -75,7 +75,7 @@ test("a named seat run waits on its held shell command; seat approve from anothe
   // Waiting longer than the idle timeout (2 s) is fine: the idle timeout does not run while an approval is held.
   await new Promise((resolve) => setTimeout(resolve, 2_500));
   // Two answers from two processes at once: exactly one is applied, the other is told whose answer stood.
-  const answers = await Promise.all([runSeat(["approve", String(approval.id), "--json"], { env, cwd }), runSeat(["approve", String(approval.id), "--json"], { env, cwd })]);
+  const answers = await Promise.all([runSeat(["approve", String(approval.id), "--always", "--json"], { env, cwd }), runSeat(["approve", String(approval.id), "--always", "--json"], { env, cwd })]);
   const won = answers.filter((a) => a.code === 0);
   const lost = answers.filter((a) => a.code !== 0);
   assert.equal(won.length, 1, answers.map((a) => a.stdout + a.stderr).join("\n"));
@@ -93,7 +93,10 @@ test("a named seat run waits on its held shell command; seat approve from anothe
   const answered = events.find((e) => e.type === "approval_answered");
   assert.equal(answered?.decision, "allow");
   assert.equal(answered?.via, "answer");
-  assert.ok(events.some((e) => e.type === "permission" && e.decision === "allow"));
+  assert.equal(answered?.always, true, "--always travelled with the answer");
+  const permission = events.find((e) => e.type === "permission");
+  assert.equal(permission?.decision, "allow");
+  assert.match(String(permission?.optionId), /always/, "grok was answered with its allow-always option");
   const listed = await runSeat(["approvals", "--json"], { env, cwd });
   assert.equal(lines(listed.stdout).some((l) => l.id === approval.id), false, "gone once answered");
 });
@@ -102,6 +105,8 @@ test("a plain seat run's held command denied with seat deny never runs; unknown,
   const r = await rig(t);
   const env = envFor(r);
   const cwd = r.sandbox.project;
+  const watch = startSeat(["approvals", "--watch", "--json"], { env, cwd });
+  t.after(() => void watch.child.kill("SIGKILL"));
   const run = startSeat(["run", "--json", "please run approval case deny"], { env, cwd });
   t.after(() => void run.child.kill("SIGKILL"));
   const approval = await waitForApproval(env, cwd, (a) => (a.owner as { pid?: number }).pid === run.child.pid, run);
@@ -122,6 +127,13 @@ test("a plain seat run's held command denied with seat deny never runs; unknown,
   const events = lines(done.stdout);
   assert.equal(events.find((e) => e.type === "approval_answered")?.decision, "deny");
   assert.ok(events.some((e) => e.type === "permission" && e.decision === "deny"));
+  // The watcher saw it appear and go, then stops on SIGINT with exit 0.
+  const seen = () => lines(watch.stdout()).filter((l) => l.id === approval.id).map((l) => l.type);
+  const until = Date.now() + 10_000;
+  while (seen().length < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(seen(), ["approval", "approval_gone"]);
+  watch.child.kill("SIGINT");
+  assert.equal((await watch.done).code, 0);
 });
 
 test("a held approval nobody answers is denied at its deadline with APPROVAL_TIMEOUT (exit 124), and the command never runs", async (t) => {

@@ -117,8 +117,17 @@ export const runCommand: Command = {
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const approvalTimeoutMs = secondsFlag("run", args, "approval-timeout", policy.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     if (approvalTimeoutMs <= 0) throw new SeatError("CLI_USAGE", "seat run: --approval-timeout takes a number of seconds above 0 (a held approval always has a deadline).");
-    // Where this run's control socket goes (refused before anything starts when no place fits).
-    const controlPlace = name === undefined ? planControlSocket(seatHome()) : undefined;
+    // Where a plain run's control socket goes (a named run's is openSession's). When no place fits, the run
+    // still runs; its held approvals are then answerable only on its terminal or by their deadline.
+    let controlPlace: ReturnType<typeof planControlSocket> | undefined;
+    let controlProblem: string | undefined;
+    if (name === undefined) {
+      try {
+        controlPlace = planControlSocket(seatHome());
+      } catch (error) {
+        controlProblem = error instanceof Error ? error.message : String(error);
+      }
+    }
     const turnTimeoutMs = secondsFlag("run", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const failFastAfterRetries = countFlag("run", args, "fail-fast");
@@ -156,6 +165,7 @@ export const runCommand: Command = {
       return exitCodeFor(session.diagnostics[0]?.code);
     }
     let control: ControlServer | undefined;
+    if (controlProblem) onEvent({ type: "diagnostic", diagnostic: { code: "SESSION_SOCKET_PATH_TOO_LONG", message: `${controlProblem} This run serves no control socket: seat approve/deny/cancel cannot reach it.` } });
     if (controlPlace) {
       try {
         control = await startControlServer(controlPlace, { cancel: async () => { await session.cancel(); return {}; }, approvals: processApprovals });
