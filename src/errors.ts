@@ -57,7 +57,6 @@ export const ERROR_CODES = {
   APPROVAL_NOT_FOUND: "no pending or recent approval has that id",
   APPROVAL_ALREADY_ANSWERED: "the approval was already answered; the first answer stands",
   APPROVAL_EXPIRED: "the approval's turn ended (or its deadline passed) before this answer",
-  APPROVAL_FLEET_UNSUPPORTED: "fleet approvals (Redis) were asked for, but this version does not hold fleet approvals yet",
   APPROVAL_ANSWER_INVALID: "an answer to an approval is malformed (decision must be allow or deny; an id is url-safe)",
   // mux/
   MUX_UNAVAILABLE: "the multiplexer is not installed or not reachable",

@@ -1,7 +1,8 @@
 /*
  * Approvals API: listApprovals() and answerApproval() — every held approval this user can answer.
  * Owns: combining this process's queues (local.ts) with the other live runs of this user (remote.ts).
- * Does not own: holding (queue.ts), the socket (sessions/), Redis (fleet/).
+ * Does not own: holding (queue.ts), the socket (sessions/), Redis (fleet/approvals.ts, loaded only when `redis`
+ *   is given: fleet/ sits above this folder, so it is imported lazily and never at load time).
  * Invariant: an answer reaches at most the one run that holds the id; that run's queue decides first-wins, so
  *   a second answer from anywhere is told APPROVAL_ALREADY_ANSWERED naming the first.
  */
@@ -12,24 +13,33 @@ import { processApprovals } from "./local.js";
 import { localQueues, type ApprovalAnswer } from "./queue.js";
 import { answerRemote, remoteRuns } from "./remote.js";
 
-/** Where to look: `redis` (fleet jobs) is not served yet and is refused rather than ignored. */
+/** Where to look: this machine's runs, plus the fleet's jobs when `redis` is given. */
 export interface ApprovalsOptions {
+  /** A fleet's Redis URL (as `seat worker --redis`): its jobs' held approvals are listed and answered too. */
   redis?: string;
   /** Environment whose GROK_SEAT_HOME / HOME locates the control sockets. Default: process.env. */
   env?: NodeJS.ProcessEnv;
 }
 
-function refuseRedis(options: ApprovalsOptions | undefined): void {
-  if (options?.redis !== undefined) {
-    throw new SeatError("APPROVAL_FLEET_UNSUPPORTED", "Fleet approvals (--redis) are not available in this version: fleet jobs still deny a call that needs approval (PERMISSION_NO_APPROVER). Allow the category when submitting (--allow), or run the prompt locally with seat run.", { context: { redis: "given" } });
+/** Runs `use` on a connection to the fleet's Redis (closed after); failures are FLEET_REDIS_UNAVAILABLE. */
+async function withFleet<T>(url: string, env: NodeJS.ProcessEnv | undefined, use: (fleet: typeof import("../fleet/index.js"), redis: import("ioredis").Redis) => Promise<T>): Promise<T> {
+  const fleet = await import("../fleet/index.js");
+  const target = fleet.parseRedisUrl(url, env ?? process.env);
+  const redis = fleet.connectRedis(target, { name: "seat-approvals" });
+  try {
+    return await use(fleet, redis);
+  } catch (error) {
+    throw isSeatError(error) ? error : fleet.redisError(target, error);
+  } finally {
+    redis.disconnect();
   }
 }
 
 /** Every pending approval of this user on this machine: this process's sessions, then the other live runs. */
 export async function listApprovals(options?: ApprovalsOptions): Promise<PendingApproval[]> {
-  refuseRedis(options);
   const remote = await remoteRuns(options?.env ? { env: options.env } : {});
-  return [...processApprovals.list(), ...remote.flatMap((r) => r.approvals)];
+  const fleet = options?.redis !== undefined ? await withFleet(options.redis, options.env, (f, redis) => f.listFleetApprovals(redis)) : [];
+  return [...processApprovals.list(), ...remote.flatMap((r) => r.approvals), ...fleet];
 }
 
 /**
@@ -39,7 +49,6 @@ export async function listApprovals(options?: ApprovalsOptions): Promise<Pending
 export async function answerApproval(id: string, answer: ApprovalAnswer, options?: ApprovalsOptions): Promise<{ id: string; decision: "allow" | "deny" }> {
   assertApprovalId(id);
   const checked = parseAnswer(answer);
-  refuseRedis(options);
   if (localQueues().some((q) => q.knows(id))) return processApprovals.answer(id, checked);
   const runs = await remoteRuns(options?.env ? { env: options.env } : {});
   // The run listing it pending first; else every run, since a settled id is no longer listed but still known.
@@ -53,5 +62,6 @@ export async function answerApproval(id: string, answer: ApprovalAnswer, options
       if (error.code !== "APPROVAL_NOT_FOUND") throw error;
     }
   }
+  if (options?.redis !== undefined) return withFleet(options.redis, options.env, (f, redis) => f.answerFleetApproval(redis, id, checked));
   throw new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${id} in this user's live runs. List them with \`seat approvals\`.`, { context: { id, runs: runs.length } });
 }

@@ -166,7 +166,7 @@ test("listApprovals and answerApproval reach this process's queues; a malformed 
       await assert.rejects(answerApproval(id, bad as never), (e: unknown) => isSeatError(e) && e.code === "APPROVAL_ANSWER_INVALID");
     }
     await assert.rejects(answerApproval("../etc", { decision: "allow" }), (e: unknown) => isSeatError(e) && e.code === "APPROVAL_ANSWER_INVALID");
-    await assert.rejects(listApprovals({ redis: "redis://127.0.0.1:1" }), (e: unknown) => isSeatError(e) && e.code === "APPROVAL_FLEET_UNSUPPORTED");
+    await assert.rejects(listApprovals({ redis: "not a url" }), (e: unknown) => isSeatError(e) && e.code === "FLEET_REDIS_URL_INVALID");
     assert.deepEqual(queue.list().map((a) => a.id), [id], "still pending after the refusals");
     assert.deepEqual(await answerApproval(id, { decision: "deny" }), { id, decision: "deny" });
     assert.equal((await decided).audit.decision, "deny");

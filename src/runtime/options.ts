@@ -72,7 +72,7 @@ export interface SessionOptions {
    * once with PERMISSION_NO_APPROVER. `seat run` turns it on. `local`: an approver raced against the queue
    * (the terminal's prompt); the first answer wins.
    */
-  approvals?: boolean | { timeoutMs?: number; owner?: { kind: "session" | "named-session" | "job"; name?: string }; local?: Approver };
+  approvals?: boolean | { timeoutMs?: number; owner?: { kind: "session" | "named-session" | "job"; id?: string; name?: string }; local?: Approver };
   /** Cancel a turn running longer than this (ms). Off by default. */
   turnTimeoutMs?: number;
   /** Cancel a turn silent for this long (ms). Off by default. */

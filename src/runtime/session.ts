@@ -123,7 +123,7 @@ class Session implements HeadlessSession {
     if (held) {
       const config = held === true ? {} : held;
       this.approvals = new ApprovalQueue({
-        owner: () => ({ kind: config.owner?.kind ?? "session", id: this.id ?? "", ...(config.owner?.name !== undefined ? { name: config.owner.name } : {}) }),
+        owner: () => ({ kind: config.owner?.kind ?? "session", id: config.owner?.id ?? this.id ?? "", ...(config.owner?.name !== undefined ? { name: config.owner.name } : {}) }),
         ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
         emit: (event) => this.core?.emit(event),
         onHold: () => this.core?.holdIdle() ?? (() => undefined),

@@ -54,7 +54,7 @@ export async function answerCommand(verb: "approve" | "deny", argv: string[]): P
 
 export const approvalsCommand: Command = {
   name: "approvals",
-  help: `Usage: seat approvals [--json] [--watch]
+  help: `Usage: seat approvals [--json] [--watch] [--redis URL]
 
   Lists the permission requests your live seat runs hold for a person (seat run with --ask, or the
   default policy): id, category, whose it is, its deadline and what it would touch (redacted). Only runs
@@ -62,7 +62,8 @@ export const approvalsCommand: Command = {
   process is proven to hold its socket. Answer with seat approve ID [--always] or seat deny ID
   [--message TEXT]; the first answer wins.
   --json    one {"type":"approval",...} line per approval
-  --watch   keep listing: print each approval as it appears and when it goes (Ctrl-C stops)`,
+  --watch   keep listing: print each approval as it appears and when it goes (Ctrl-C stops)
+  --redis URL  also the fleet's jobs (their approvals live in Redis; seat approve|deny ID --redis URL)`,
   async run(argv) {
     const args = parseFlags("approvals", argv, { json: { type: "boolean" }, watch: { type: "boolean" }, redis: { type: "string" } });
     if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", "seat approvals takes no arguments.");

@@ -7,7 +7,7 @@ import type { Command } from "./command.js";
 
 export const approveCommand: Command = {
   name: "approve",
-  help: `Usage: seat approve ID [--always] [--json]
+  help: `Usage: seat approve ID [--always] [--json] [--redis URL]
 
   Allows the held approval ID (see seat approvals); with --always, allows this kind of call for the rest
   of that session. The first answer wins: a later one fails APPROVAL_ALREADY_ANSWERED naming the first;

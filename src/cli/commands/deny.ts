@@ -7,7 +7,7 @@ import type { Command } from "./command.js";
 
 export const denyCommand: Command = {
   name: "deny",
-  help: `Usage: seat deny ID [--message TEXT] [--json]
+  help: `Usage: seat deny ID [--message TEXT] [--json] [--redis URL]
 
   Denies the held approval ID (see seat approvals); the call never runs. --message is a note for the
   record (at most 1000 characters). The first answer wins, as for seat approve.`,

@@ -22,7 +22,9 @@ ${REDIS_HELP}
   --cwd DIR             working directory on the worker's host (absolute; default: the worker's)
   -s, --session NAME    continue a named session (runs on the host that owns it)
   --policy FILE         a grok-seat.permissions.v1 policy that travels with the job
-  --allow/--ask/--block LIST, --unrestricted   as for seat run (workers have no approver: ask = deny)
+  --allow/--ask/--block LIST, --unrestricted   as for seat run; a call that needs approval is held in Redis
+                        for a person: seat approvals --redis URL, seat approve|deny ID --redis URL
+  --approval-timeout SECS  deny a held approval nobody answered after SECS (APPROVAL_TIMEOUT; default 900)
   --turn-timeout SECS   --idle-timeout SECS    as for seat run
   --id ID               your own job id (default a UUID)
   --wait                stream the job's events (NDJSON as seat run --json, plus {"type":"job"} lines)
@@ -42,6 +44,7 @@ ${REDIS_HELP}
       unrestricted: { type: "boolean" },
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
+      "approval-timeout": { type: "string" },
       id: { type: "string" },
       wait: { type: "boolean" },
       json: { type: "boolean" },
@@ -54,6 +57,11 @@ ${REDIS_HELP}
     const cwd = stringFlag(args, "cwd");
     if (cwd !== undefined && !cwd.startsWith("/")) throw new SeatError("CLI_USAGE", `seat submit: --cwd is a directory on the worker's host and must be absolute, not "${cwd}".`);
     const policy = await policyFromArgs(args);
+    const approvalTimeoutMs = secondsFlag("submit", args, "approval-timeout");
+    if (approvalTimeoutMs !== undefined) {
+      if (approvalTimeoutMs <= 0) throw new SeatError("CLI_USAGE", "seat submit: --approval-timeout takes a number of seconds above 0.");
+      policy.approvalTimeoutMs = approvalTimeoutMs;
+    }
     const turnTimeoutMs = secondsFlag("submit", args, "turn-timeout");
     const idleTimeoutMs = secondsFlag("submit", args, "idle-timeout");
     const client = await connectFleet(url);
