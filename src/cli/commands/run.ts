@@ -64,7 +64,7 @@ export const runCommand: Command = {
   --model ID            grok-cli/<id>, grok/<id> or a bare id (grok/default = grok's default)
   --cwd DIR             working directory of the session (default: current)
   --json                NDJSON events on stdout (text, thinking, tool_start, tool_end, plan, usage,
-                        permission, retry, model_catalog, diagnostic, done)
+                        permission, approval_asked, approval_answered, retry, model_catalog, diagnostic, done)
   --allow LIST          categories to allow: read,edit,execute,network,mcp,other
   --ask LIST            categories that need approval: held until answered (on a TTY, or from any shell
                         with seat approvals / seat approve ID / seat deny ID; first answer wins)
