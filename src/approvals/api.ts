@@ -10,7 +10,7 @@ import { SeatError, isSeatError } from "../errors.js";
 import type { PendingApproval } from "../acp/index.js";
 import { assertApprovalId, parseAnswer } from "./answer.js";
 import { processApprovals } from "./local.js";
-import { localQueues, type ApprovalAnswer } from "./queue.js";
+import { queueFor, type ApprovalAnswer } from "./queue.js";
 import { answerRemote, remoteRuns } from "./remote.js";
 
 /** Where to look: this machine's runs, plus the fleet's jobs when `redis` is given. */
@@ -49,7 +49,7 @@ export async function listApprovals(options?: ApprovalsOptions): Promise<Pending
 export async function answerApproval(id: string, answer: ApprovalAnswer, options?: ApprovalsOptions): Promise<{ id: string; decision: "allow" | "deny" }> {
   assertApprovalId(id);
   const checked = parseAnswer(answer);
-  if (localQueues().some((q) => q.knows(id))) return processApprovals.answer(id, checked);
+  if (queueFor(id)) return processApprovals.answer(id, checked);
   const runs = await remoteRuns(options?.env ? { env: options.env } : {});
   // The run listing it pending first; else every run, since a settled id is no longer listed but still known.
   const holder = runs.find((r) => r.approvals.some((a) => a.id === id));

@@ -3,7 +3,7 @@
  * shell of the same user (the run's control socket).
  * Owns: the public names of approvals/ (listed by hand; adding one is an API decision).
  */
-export { ApprovalQueue, DEFAULT_APPROVAL_TIMEOUT_MS, localQueues } from "./queue.js";
+export { ApprovalQueue, DEFAULT_APPROVAL_TIMEOUT_MS, localQueues, queueFor } from "./queue.js";
 export type { ApprovalAnswer, ApprovalOwner, ApprovalQueueOptions } from "./queue.js";
 export { listApprovals, answerApproval } from "./api.js";
 export type { ApprovalsOptions } from "./api.js";

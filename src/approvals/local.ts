@@ -6,7 +6,7 @@
 import { SeatError } from "../errors.js";
 import type { PendingApproval } from "../acp/index.js";
 import { assertApprovalId, parseAnswer } from "./answer.js";
-import { localQueues } from "./queue.js";
+import { localQueues, queueFor } from "./queue.js";
 
 /** The held approvals of every live session in this process: list them, answer one (first answer wins). */
 export const processApprovals = {
@@ -17,7 +17,7 @@ export const processApprovals = {
   answer(id: unknown, answer: unknown): { id: string; decision: "allow" | "deny" } {
     assertApprovalId(id);
     const checked = parseAnswer(answer);
-    const queue = localQueues().find((q) => q.knows(id));
+    const queue = queueFor(id);
     if (!queue) throw new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${id}. List them with \`seat approvals\`.`, { context: { id } });
     return queue.answer(id, checked);
   },

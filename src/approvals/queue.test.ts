@@ -99,6 +99,9 @@ test("the first answer wins: a second is told APPROVAL_ALREADY_ANSWERED naming t
     assert.match(second.message, /deny by bob/);
     assert.equal((await decided).audit.decision, "deny");
     assert.equal(code(() => queue.answer("ap_0000000000000000", { decision: "allow" })), "APPROVAL_NOT_FOUND");
+    // Once the session is disposed its queue is still asked: a late answer hears who answered, not NOT_FOUND.
+    queue.close();
+    assert.equal(code(() => processApprovals.answer(id, { decision: "allow" })), "APPROVAL_ALREADY_ANSWERED");
   } finally {
     queue.close();
   }
@@ -137,10 +140,10 @@ test("the terminal approver races the queue: whichever answers first wins and th
     const first = await decide(shell("ls", "a"), () => "always");
     assert.deepEqual(first.response, { outcome: { outcome: "selected", optionId: "always" } });
     // A remote answer comes first: the terminal's question is aborted and its late answer ignored.
-    let stopped = false;
+    let stopped: unknown;
     const slow: Approver = ({ signal }) => new Promise((resolve, reject) => {
       signal.addEventListener("abort", () => {
-        stopped = true;
+        stopped = (signal.reason as { code?: unknown }).code;
         reject(new Error("withdrawn"));
       });
       setTimeout(() => resolve("allow"), 500);
@@ -149,7 +152,7 @@ test("the terminal approver races the queue: whichever answers first wins and th
     const { id } = await until(() => queue.list()[0]);
     processApprovals.answer(id, { decision: "deny" });
     assert.equal((await decided).audit.decision, "deny");
-    assert.equal(stopped, true);
+    assert.equal(stopped, "APPROVAL_ALREADY_ANSWERED", "the terminal is told why its question was withdrawn");
   } finally {
     queue.close();
   }

@@ -46,10 +46,18 @@ interface Pending {
 const SETTLED_KEPT = 256;
 
 const live = new Set<ApprovalQueue>();
+/** Queues of sessions disposed lately: still asked, so a late answer hears ALREADY_ANSWERED / EXPIRED, not NOT_FOUND. */
+const closed: ApprovalQueue[] = [];
+const CLOSED_KEPT = 16;
 
 /** The live queues of this process (sessions that hold approvals and are not disposed). */
 export function localQueues(): ApprovalQueue[] {
   return [...live];
+}
+
+/** The queue that holds or held approval `id` in this process (live, or among the lately disposed), if any. */
+export function queueFor(id: string): ApprovalQueue | undefined {
+  return [...live, ...closed].find((q) => q.knows(id));
 }
 
 function approvalId(): string {
@@ -112,7 +120,10 @@ export class ApprovalQueue {
   /** Expires what is pending and leaves the registry (the session is gone). */
   close(): void {
     this.expireAll();
-    live.delete(this);
+    if (live.delete(this)) {
+      closed.push(this);
+      if (closed.length > CLOSED_KEPT) closed.shift();
+    }
   }
 
   /**
@@ -146,7 +157,8 @@ export class ApprovalQueue {
           release();
           resolve(answer);
         },
-        stopLocal: () => localStop.abort(new Error("answered elsewhere")),
+        // The reason is a coded diagnostic, so a local approver can tell "answered elsewhere" from the deadline.
+        stopLocal: () => localStop.abort({ code: "APPROVAL_ALREADY_ANSWERED", message: `Approval ${id} was answered elsewhere first.` }),
       });
       this.options.emit?.({ type: "approval_asked", approval: structuredClone(view) });
       if (question.signal.aborted) this.expire(id, "timeout");

@@ -26,7 +26,8 @@ const SCRIPT: MockScript = {
     replies: [
       // grok 1.0.41 refuses run_terminal_command without `description`; `>>` lets a second run show as a second line.
       { toolCalls: [{ name: "run_terminal_command", arguments: { command: `echo ran >> ${marker(name)}`, description: `append to ${marker(name)}` } }] },
-      { text: `case ${name} went on` },
+      // The approve case's answer streams slowly, so its run is still alive when the losing answer arrives.
+      { text: `case ${name} went on and on`, ...(name === "approve" ? { chunkDelayMs: 400 } : {}) },
     ],
   })),
 };

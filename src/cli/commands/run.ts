@@ -36,7 +36,9 @@ function terminalApprover(): Approver {
       const answer = await rl.question(`Allow ${request.category} — ${request.request.toolCall.title ?? "tool call"}? [y/N] `, { signal: request.signal });
       return /^y(es)?$/i.test(answer.trim()) ? "allow" : "deny";
     } catch (error) {
-      if (request.signal.aborted) process.stderr.write("\n▸ answered elsewhere (APPROVAL_ALREADY_ANSWERED); this prompt was withdrawn\n");
+      const reason = request.signal.reason as { code?: unknown } | undefined;
+      if (request.signal.aborted && reason?.code === "APPROVAL_ALREADY_ANSWERED") process.stderr.write("\n▸ answered elsewhere first (APPROVAL_ALREADY_ANSWERED); this prompt was withdrawn\n");
+      else if (request.signal.aborted) process.stderr.write("\n▸ no answer in time; the call was denied (APPROVAL_TIMEOUT)\n");
       throw error;
     } finally {
       rl.close();
