@@ -44,7 +44,7 @@ async function main(): Promise<void> {
       const lease = await acquireLease(store, record);
       leases.push(lease);
       const since = new Date().toISOString();
-      const server = await startControlServer(place, async () => ({}), () => ({ state: i % 5 === 0 ? "waiting" : "working", since, ...(i % 5 === 0 ? { waitingOn: "approval" } : {}) }));
+      const server = await startControlServer(place, { cancel: async () => ({}), state: () => ({ state: i % 5 === 0 ? "waiting" : "working", since, ...(i % 5 === 0 ? { waitingOn: "approval" } : {}) }) });
       servers.push(server);
       store.setControlSocket(record.row, lease.holder.pid, server.path);
     }

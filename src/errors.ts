@@ -54,6 +54,12 @@ export const ERROR_CODES = {
   PERMISSION_APPROVER_FAILED: "the permission hook or approver threw or answered nonsense; the call was denied",
   PERMISSION_POLICY_INVALID: "a permission policy (flags or file) could not be parsed",
   PERMISSION_NO_APPROVER: "a tool call needed approval and nobody could be asked (no approver, no gate), so it was denied",
+  // approvals/ — held approvals (issue 16 §1)
+  APPROVAL_TIMEOUT: "a held approval reached its deadline unanswered, so the call was denied",
+  APPROVAL_NOT_FOUND: "no pending or recent approval has that id",
+  APPROVAL_ALREADY_ANSWERED: "the approval was already answered; the first answer stands",
+  APPROVAL_EXPIRED: "the approval's turn ended (or its deadline passed) before this answer",
+  APPROVAL_ANSWER_INVALID: "an answer to an approval is malformed (decision must be allow or deny; an id is url-safe)",
   // mux/
   MUX_UNAVAILABLE: "the multiplexer is not installed or not reachable",
   MUX_COMMAND_FAILED: "a multiplexer command failed",

@@ -37,6 +37,25 @@ export interface QueueState {
   runningPromptId?: string;
 }
 
+/**
+ * A permission request held for a person (approvals/): what it would touch (redacted), whose it is, and its
+ * deadline. Defined here because it travels as the `approval_asked` event; approvals/ owns the queue.
+ */
+export interface PendingApproval {
+  /** Stable for the approval's life, url-safe (`ap_` + hex). */
+  id: string;
+  category: "read" | "edit" | "execute" | "network" | "mcp" | "other";
+  /** The tool call's title (redacted). */
+  title: string;
+  /** The command, paths or tool name the call would touch (redacted). */
+  target: { command?: string; paths?: string[]; toolName?: string };
+  /** The session, named session or fleet job it belongs to, and the process holding it. */
+  owner: { kind: "session" | "named-session" | "job"; id: string; name?: string; pid?: number; host?: string };
+  /** ISO times. */
+  askedAt: string;
+  deadline: string;
+}
+
 /** Everything a seat reports, one object per happening, discriminated by `type`. */
 export type SeatEvent =
   | { type: "text"; text: string; promptId?: string }
@@ -50,6 +69,8 @@ export type SeatEvent =
   | { type: "mcp_initialized"; sessionId: string; toolCount: number }
   | { type: "prompt_complete"; sessionId: string; promptId: string; stopReason: string }
   | { type: "permission"; toolCallId: string; category: string; decision: string; optionId?: string }
+  | { type: "approval_asked"; approval: PendingApproval }
+  | { type: "approval_answered"; id: string; toolCallId: string; decision: "allow" | "deny"; via: "answer" | "timeout" | "expired"; always?: boolean; by?: string }
   | { type: "diagnostic"; diagnostic: Diagnostic; /** false: never delivered as onText (e.g. a host tool's own error). */ asText?: boolean }
   /** grok retried its model request (from grok's own log, see health/): `reason` short, `detail` grok's text. */
   | { type: "retry"; attempt: number; max: number; reason: string; detail: string; promptId?: string }

@@ -65,3 +65,21 @@ test("the turn's own failure comes before a noted diagnostic", async () => {
   answer({ stopReason: "cancelled" });
   assert.equal((await turn).diagnostic?.code, "ACP_TURN_TIMEOUT");
 });
+
+test("the idle timeout does not run while a held approval is pending, and runs again once it is released", async () => {
+  const { peer, answer } = scriptedPeer();
+  const cancels: string[] = [];
+  const recording: AcpPeer = { ...peer, notify: async (method: string) => void cancels.push(method) };
+  const core = new SessionCore(recording);
+  core.bind("s1");
+  const turn = core.prompt("needs approval", { idleTimeoutMs: 30 });
+  await new Promise((resolve) => setImmediate(resolve));
+  const release = core.holdIdle();
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.deepEqual(cancels, [], "five idle periods passed while held, and nothing cancelled the turn");
+  release();
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.deepEqual(cancels, ["session/cancel"], "released, the silence cancels the turn");
+  answer({ stopReason: "cancelled" });
+  assert.equal((await turn).diagnostic?.code, "ACP_IDLE_TIMEOUT");
+});

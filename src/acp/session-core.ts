@@ -53,6 +53,8 @@ interface Turn {
   touch(): void;
   /** A host-side diagnostic about this turn (a denial nobody could be asked about), reported even when text streamed. */
   hostDiagnostic?: Diagnostic;
+  /** Held approvals of this turn: while any is pending the idle timeout does not run (issue 16 §1). */
+  holds?: number;
 }
 
 /** How long to wait for the prompt response after sending session/cancel. */
@@ -185,6 +187,23 @@ export class SessionCore {
     if (this.activeTurn && !this.activeTurn.hostDiagnostic) this.activeTurn.hostDiagnostic = diagnostic;
   }
 
+  /**
+   * Stops the running turn's idle timeout until the returned release runs (a held approval waits for a person,
+   * not for grok); releasing counts as activity. The turn timeout still runs. No running turn: a no-op.
+   */
+  holdIdle(): () => void {
+    const turn = this.activeTurn;
+    if (!turn) return () => undefined;
+    turn.holds = (turn.holds ?? 0) + 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      turn.holds = (turn.holds ?? 1) - 1;
+      turn.touch();
+    };
+  }
+
   /** Queues an event for the callbacks; they run one at a time, in order. */
   emit(event: SeatEvent): void {
     this.queue.push(event);
@@ -259,6 +278,10 @@ export class SessionCore {
       const ms = options.idleTimeoutMs;
       const check = () => {
         if (failure) return;
+        if ((turn.holds ?? 0) > 0) {
+          timers.push(setTimeout(check, ms));
+          return;
+        }
         const idle = Date.now() - turn.lastActivity;
         if (idle >= ms) fail("ACP_IDLE_TIMEOUT", `Grok sent nothing for ${ms} ms; the turn was cancelled.`);
         else timers.push(setTimeout(check, ms - idle));

@@ -48,6 +48,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "WORKTREE_BASE_INVALID":
     case "MODEL_UNKNOWN":
     case "BOARD_UNSAFE_ADDRESS":
+    case "APPROVAL_ANSWER_INVALID":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
       return EXIT.jobUncertain;
@@ -65,6 +66,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "ACP_IDLE_TIMEOUT":
     // --fail-fast is the idle timeout's early form: the same stuck turn, ended sooner with grok's reason.
     case "MODEL_UNREACHABLE":
+    case "APPROVAL_TIMEOUT":
     case "SEAT_CONTROLLER_TIMEOUT":
       return EXIT.timeout;
     case "MUX_UNAVAILABLE":
@@ -141,6 +143,13 @@ export function humanLine(event: SeatEvent, palette: Palette): string | undefine
     }
     case "permission":
       return palette.yellow(`▸ permission ${event.category}: ${event.decision}${event.optionId ? ` (${event.optionId})` : ""}`);
+    case "approval_asked": {
+      const a = event.approval;
+      const what = a.target.command ?? a.target.paths?.join(", ") ?? a.target.toolName ?? a.title;
+      return palette.yellow(`▸ approval needed (${a.category}): ${what} — seat approve ${a.id} | seat deny ${a.id} (until ${a.deadline})`);
+    }
+    case "approval_answered":
+      return palette.yellow(`▸ approval ${event.id}: ${event.decision} (${event.via}${event.by ? ` by ${event.by}` : ""})`);
     case "diagnostic": {
       // A message made from a SeatError already carries its code; it is not repeated.
       const { code, message } = event.diagnostic;

@@ -14,7 +14,8 @@ export function layerPolicies(base: PermissionPolicy, top: PermissionPolicy): Pe
     defaults[category] = top.defaults[category];
     configured.add(category);
   }
-  return { defaults, unrestricted: base.unrestricted === true || top.unrestricted === true, configured: [...configured] };
+  const approvalTimeoutMs = top.approvalTimeoutMs ?? base.approvalTimeoutMs;
+  return { defaults, unrestricted: base.unrestricted === true || top.unrestricted === true, configured: [...configured], ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}) };
 }
 
 /** Builds the policy from `--policy FILE` (optional) and `--allow/--ask/--block/--unrestricted`. */

@@ -12,6 +12,8 @@ export type { FleetEvent, JobEvent, CursorEvent } from "./events.js";
 export { START as EVENTS_START, isCursor } from "./events.js";
 export { parseRedisUrl, REDIS_PASSWORD_ENV } from "./connection.js";
 export { loadToolModules } from "./tool-modules.js";
+export { listFleetApprovals, answerFleetApproval } from "./approvals.js";
+export { connect as connectRedis, redisError } from "./connection.js";
 export { startRedisServer } from "./redis-server.js";
 export type { RedisServer, RedisServerOptions } from "./redis-server.js";
 export { openFleetQueues } from "./queues.js";

@@ -4,7 +4,8 @@
  * Owns: the JobSpec shape (schema `grok-seat.fleet-job.v1`) and its validation on both ends.
  * Does not own: running it (run-job.ts) or queueing it (enqueue.ts).
  * Invariant: a worker runs only a spec that validates; the policy is the submitter's, never the worker's —
- *   a category the submitter did not allow needs approval, and a worker has no approver, so it is denied.
+ *   a category the submitter did not allow needs approval, which the worker holds in Redis for a person
+ *   (fleet/approvals.ts) until an answer or its deadline (`policy.approvalTimeoutMs`, default 15 min).
  */
 import { SeatError } from "../errors.js";
 import { PERMISSION_CATEGORIES, type PermissionPolicy } from "../permissions/index.js";
@@ -72,6 +73,8 @@ function checkPolicy(policy: unknown): void {
     if (typeof action !== "string" || !ACTIONS.has(action)) fail(`A fleet job's policy has no valid action for "${category}".`);
   }
   if (unrestricted !== undefined && typeof unrestricted !== "boolean") fail("A fleet job's policy.unrestricted must be a boolean.");
+  const approvalTimeoutMs = (policy as Record<string, unknown>).approvalTimeoutMs;
+  if (approvalTimeoutMs !== undefined && (typeof approvalTimeoutMs !== "number" || !(approvalTimeoutMs > 0))) fail("A fleet job's policy.approvalTimeoutMs must be a positive number of ms.");
   if (configured !== undefined && (!Array.isArray(configured) || configured.some((c) => !PERMISSION_CATEGORIES.includes(c)))) {
     fail("A fleet job's policy.configured must list known categories.");
   }

@@ -24,6 +24,8 @@ import { openSession } from "../sessions/index.js";
 import { createPermissionGate, DEFAULT_POLICY } from "../permissions/index.js";
 import type { HostTool } from "../tools/index.js";
 import { appendEvent } from "./events.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS, processApprovals } from "../approvals/index.js";
+import { ANSWER_POLL_MS, publishApproval, readAnswers, settleApproval } from "./approvals.js";
 import { sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
 import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, transition, type JobStatus, type Transition } from "./state.js";
@@ -105,6 +107,32 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   const end = (to: JobStatus, fields: Record<string, string | number>, event: Record<string, unknown>, afterDispatch: boolean) =>
     transition(redis, id, { from: afterDispatch ? ["dispatched", "uncertain"] : ["active"], to, fields, event: { ...tag, ...event }, retainSeconds, run, ...(afterDispatch && heldDone ? { before: [heldDone] } : {}) });
 
+  // Held approvals (issue 16 §1): published to Redis before their event, answered from any host, read back here.
+  const pendingApprovals = new Set<string>();
+  let answerPoll: NodeJS.Timeout | undefined;
+  const pollAnswers = async () => {
+    for (const record of await readAnswers(redis, id, [...pendingApprovals]).catch(() => [])) {
+      try {
+        processApprovals.answer(record.view.id, { decision: record.decision ?? "deny", ...(record.always ? { always: true } : {}), ...(record.by ? { by: record.by } : {}) });
+      } catch {
+        // Settled here first (deadline, end of turn): the local outcome stands and is recorded by its event.
+      }
+    }
+  };
+  const trackApprovals = (event: SeatEvent): Promise<unknown> => {
+    if (event.type === "approval_asked") {
+      pendingApprovals.add(event.approval.id);
+      answerPoll ??= setInterval(() => void pollAnswers(), ANSWER_POLL_MS);
+      return publishApproval(redis, id, run, event.approval, retainSeconds);
+    }
+    if (event.type === "approval_answered") {
+      pendingApprovals.delete(event.id);
+      const why = event.via === "timeout" ? "timeout" : event.via === "expired" ? "turn-ended" : undefined;
+      return settleApproval(redis, id, event.id, { state: why ? "expired" : "answered", decision: event.decision, ...(why ? { why } : {}) });
+    }
+    return Promise.resolve();
+  };
+
   // Events reach the stream in the order the session produced them; transitions wait for the chain.
   let chain: Promise<unknown> = Promise.resolve();
   const onEvent = (event: SeatEvent) => {
@@ -113,7 +141,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       heldDone = event;
       return;
     }
-    chain = chain.then(() => appendEvent(redis, id, event)).catch(() => undefined);
+    chain = chain.then(() => trackApprovals(event)).catch(() => undefined).then(() => appendEvent(redis, id, event)).catch(() => undefined);
     // The session's attention state is also kept on the record (only while it names this run), so a lister
     // (`seat ps --redis`) reads one hash per job instead of scanning its stream.
     if (event.type === "state") {
@@ -238,8 +266,9 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       ...(spec.model ? { model: spec.model } : {}),
       ...(tree ? { cwd: tree.path } : spec.cwd ? { cwd: spec.cwd } : {}),
       ...(ctx.tools.length > 0 ? { tools: ctx.tools } : {}),
-      // The submitter's policy; a worker has no approver, so require-approval is a deny (reported as an event).
+      // The submitter's policy; a call it sends for approval is held in Redis for anyone to answer (seat approve --redis).
       permissions: createPermissionGate({ policy: spec.policy ?? DEFAULT_POLICY }),
+      approvals: { timeoutMs: spec.policy?.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, owner: { kind: "job", id } },
       callbacks: { onEvent },
       diagnosticsAsText: false,
       turnTimeoutMs: spec.turnTimeoutMs || 15 * 60_000,
@@ -278,7 +307,10 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     const result = await turn;
     entry.turnRunning = false;
     await chain;
-    let status: JobStatus = result.stopReason === "cancelled" || entry.cancelled ? "cancelled" : result.diagnostic ? "failed" : "completed";
+    // grok ends a turn whose tool was denied as `cancelled`; a held approval nobody answered is a failure of the
+    // job (APPROVAL_TIMEOUT, exit 124), not a cancel anyone asked for.
+    const timedOut = result.diagnostic?.code === "APPROVAL_TIMEOUT" && !entry.cancelled;
+    let status: JobStatus = timedOut ? "failed" : result.stopReason === "cancelled" || entry.cancelled ? "cancelled" : result.diagnostic ? "failed" : "completed";
     const fields: Record<string, string | number> = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}) };
     if (tree) {
       // The agent is gone before its work is committed; only a completed turn is pushed (one atomic push).
@@ -309,6 +341,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     return "failed";
   } finally {
     clearInterval(timer);
+    clearInterval(answerPoll);
     ctx.running.delete(id);
     await session?.dispose().catch(() => undefined);
     // A job that ended before its turn did (an error, no dispatch) leaves nothing: its worktree goes, unpushed.

@@ -4,6 +4,8 @@
  * Does not own: receiving the request (acp/ client handlers call decide()) or showing a prompt to a human.
  * Invariants: decide() never rejects; anything uncertain denies — require-approval without an approver,
  *   an approver that throws, answers nonsense or times out. Options are chosen by kind (options.ts).
+ *   A session that holds approvals (approvals/) passes its queue as the fallback approver of decide(); the gate's
+ *   own approver, when given, still comes first.
  * Pipeline: categorize.ts → policy.ts (resolveAction) → approver → options.ts (chooseResponse).
  */
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
@@ -51,10 +53,18 @@ export interface PermissionGateOptions {
   approverTimeoutMs?: number;
 }
 
+/** What a session may add to one decision: the approver to ask when the gate has none, and its deadline. */
+export interface DecideContext {
+  /** Asked only when the gate was created without an approver (a held-approval queue, approvals/). */
+  approver?: Approver;
+  /** The fallback approver's deadline (ms); past it the call is denied with reason approver-timeout. */
+  timeoutMs?: number;
+}
+
 /** A permission gate for one session. */
 export interface PermissionGate {
   /** Decides one request; never rejects. Concurrent calls are independent. */
-  decide(request: RequestPermissionRequest): Promise<GateDecision>;
+  decide(request: RequestPermissionRequest, context?: DecideContext): Promise<GateDecision>;
   /** The policy's action for a category, without asking anyone (the host-tools bridge checks `mcp`). */
   policyAction(category: PermissionCategory): PermissionAction;
 }
@@ -90,7 +100,7 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
   const timeoutMs = options.approverTimeoutMs ?? 300_000;
   return {
     policyAction: (category) => resolveAction(options.policy, category).action,
-    async decide(request) {
+    async decide(request, context) {
       const toolCallId = String(request?.toolCall?.toolCallId ?? "");
       const category = categorize(request ?? ({} as RequestPermissionRequest));
       const offered = request?.options;
@@ -106,8 +116,9 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
       const { action, source } = resolveAction(options.policy, category);
       if (action === "allow") return finish("allow-once", source);
       if (action === "block") return finish("deny", source);
-      if (!options.approver) return finish("deny", "default", "no-approver");
-      const asked = await ask(options.approver, request, category, timeoutMs);
+      const approver = options.approver ?? context?.approver;
+      if (!approver) return finish("deny", "default", "no-approver");
+      const asked = await ask(approver, request, category, options.approver ? timeoutMs : context?.timeoutMs ?? timeoutMs);
       if ("failed" in asked) return finish("deny", "default", asked.failed);
       const answer: Answer = asked.answer === "always" ? "allow-always" : asked.answer === "allow" ? "allow-once" : "deny";
       return finish(answer, "approver");

@@ -15,6 +15,7 @@ export type {
   ApprovalRequest,
   Approver,
   ApproverAnswer,
+  DecideContext,
   FallbackReason,
   GateDecision,
   PermissionAudit,

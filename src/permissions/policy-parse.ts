@@ -4,7 +4,8 @@
  * Does not own: resolving actions (policy.ts).
  * Invariant: anything unclear is refused, never guessed — an unknown category, a category in two lists,
  *   an unknown key or bad JSON throws PERMISSION_POLICY_INVALID naming the bad value.
- * File: {"schema":"grok-seat.permissions.v1","allow":[],"ask":[],"block":[],"unrestricted":false}
+ * File: {"schema":"grok-seat.permissions.v1","allow":[],"ask":[],"block":[],"unrestricted":false,"approvalTimeout":900}
+ *   (`approvalTimeout`: seconds a held approval waits for a person, a positive number; optional).
  */
 import { readFile } from "node:fs/promises";
 import { SeatError, messageOf } from "../errors.js";
@@ -87,8 +88,8 @@ export function parsePolicyJson(text: string, origin = "policy file"): Permissio
     throw invalid(`${origin} has schema ${JSON.stringify(record.schema)}; expected "${POLICY_SCHEMA}".`, { origin, value: record.schema });
   }
   for (const key of Object.keys(record)) {
-    if (!["schema", "unrestricted", ...LISTS].includes(key)) {
-      throw invalid(`${origin} has unknown key "${key}"; allowed keys are schema, allow, ask, block, unrestricted.`, { origin, value: key });
+    if (!["schema", "unrestricted", "approvalTimeout", ...LISTS].includes(key)) {
+      throw invalid(`${origin} has unknown key "${key}"; allowed keys are schema, allow, ask, block, unrestricted, approvalTimeout.`, { origin, value: key });
     }
   }
   const lists = { allow: [] as string[], ask: [] as string[], block: [] as string[] };
@@ -103,7 +104,12 @@ export function parsePolicyJson(text: string, origin = "policy file"): Permissio
   if (record.unrestricted !== undefined && typeof record.unrestricted !== "boolean") {
     throw invalid(`${origin} "unrestricted" must be true or false.`, { origin, value: record.unrestricted });
   }
-  return buildPolicy(lists, record.unrestricted === true, origin);
+  const timeout = record.approvalTimeout;
+  if (timeout !== undefined && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0 || timeout > 7 * 24 * 3600)) {
+    throw invalid(`${origin} "approvalTimeout" must be a number of seconds above 0 (at most a week), got ${JSON.stringify(timeout)}.`, { origin, value: timeout });
+  }
+  const policy = buildPolicy(lists, record.unrestricted === true, origin);
+  return timeout === undefined ? policy : { ...policy, approvalTimeoutMs: Math.round(timeout * 1000) };
 }
 
 /** Reads and parses a policy file; an unreadable file is PERMISSION_POLICY_INVALID naming the path. */

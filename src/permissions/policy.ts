@@ -18,6 +18,8 @@ export interface PermissionPolicy {
   defaults: Record<PermissionCategory, PermissionAction>;
   unrestricted?: boolean;
   configured?: readonly PermissionCategory[];
+  /** How long a held approval waits for a person before it is denied (ms; policy file `approvalTimeout`, seconds). */
+  approvalTimeoutMs?: number;
 }
 
 /** Where a resolved action came from: an operator's entry or unrestricted mode ("policy"), or the built-in default. */

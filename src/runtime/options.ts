@@ -6,13 +6,15 @@
 import type { ContentBlock, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import type { SeatCallbacks } from "../acp/index.js";
 import type { HostTool, OperatorMcpServer } from "../tools/index.js";
+import type { Approver, DecideContext } from "../permissions/index.js";
 
 /** A permission hook: answers one `session/request_permission` with one of the offered options. */
 export type PermissionHook = (request: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
 
 /** A permission gate (see permissions/): decides and reports an audit record. */
 export interface PermissionDecider {
-  decide(request: RequestPermissionRequest): Promise<{ response: RequestPermissionResponse; audit: { category: string; decision: string; optionId?: string; reason?: string } }>;
+  /** `context`: the held-approval queue the session offers when the gate has no approver of its own (issue 16 §1). */
+  decide(request: RequestPermissionRequest, context?: DecideContext): Promise<{ response: RequestPermissionResponse; audit: { category: string; decision: string; optionId?: string; reason?: string } }>;
   /**
    * The policy's action for a category without asking anyone; the host-tools bridge checks "mcp" on every call,
    * and a request whose category answers "require-approval" puts the session in the `waiting` state.
@@ -68,6 +70,14 @@ export interface SessionOptions {
   permissions?: PermissionDecider;
   /** Permission hook; with neither, every request is answered with the reject option and reported. */
   onPermissionRequest?: PermissionHook;
+  /**
+   * Hold a request the gate's policy sends for approval, when the gate has no approver of its own, as a pending
+   * approval (approvals/: listApprovals, answerApproval, `seat approvals`) until it is answered or its deadline
+   * passes (denied, APPROVAL_TIMEOUT). Off by default for the library: without it such a request is denied at
+   * once with PERMISSION_NO_APPROVER. `seat run` turns it on. `local`: an approver raced against the queue
+   * (the terminal's prompt); the first answer wins.
+   */
+  approvals?: boolean | { timeoutMs?: number; owner?: { kind: "session" | "named-session" | "job"; id?: string; name?: string }; local?: Approver };
   /** Cancel a turn running longer than this (ms). Off by default. */
   turnTimeoutMs?: number;
   /** Cancel a turn silent for this long (ms). Off by default. */

@@ -8,6 +8,8 @@
  *   idempotent, finishes even when a callback never returns, and leaves no descendant process alive.
  *   Our own diagnostics go through the same callback queue as the turn's events, with bounded patience.
  *   The auth method is chosen from the environment grok is spawned with, never from ours.
+ *   With `approvals`, a request the gate would deny for want of an approver is held (approvals/) until an
+ *   answer, its deadline (APPROVAL_TIMEOUT) or the end of its turn; it is never allowed by any of the latter.
  * Spec: seed 002 "Session lifecycle", "Diagnostics and empty-output invariant"; docs/contract.md.
  */
 import { randomUUID } from "node:crypto";
@@ -18,9 +20,10 @@ import { markSecretNames, registerSecrets } from "../internal/redact.js";
 import { CallbackQueue, checkPromptInput, connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
 import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, toolOmittedAudit, type ToolBridge } from "../tools/index.js";
-import { categorize, chooseResponse } from "../permissions/index.js";
+import { categorize, chooseResponse, type ApprovalRequest } from "../permissions/index.js";
 import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";
+import { ApprovalQueue } from "../approvals/index.js";
 import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
 import { unknownModelError } from "./model-check.js";
@@ -121,9 +124,22 @@ class Session implements HeadlessSession {
   /** The session's attention state; its changes go through the callback queue, in order with the turn's events. */
   readonly tracker: StateTracker;
 
+  /** Held approvals (options.approvals), when on. */
+  readonly approvals: ApprovalQueue | undefined;
+
   constructor(readonly options: SessionOptions, readonly model: string | undefined) {
     this.queue = new CallbackQueue(options.callbacks ?? {}, options.diagnosticsAsText !== false, (d) => this.diagnostics.push(d));
     this.tracker = createStateTracker((event) => this.queue.push(event));
+    const held = options.approvals;
+    if (held) {
+      const config = held === true ? {} : held;
+      this.approvals = new ApprovalQueue({
+        owner: () => ({ kind: config.owner?.kind ?? "session", id: config.owner?.id ?? this.id ?? "", ...(config.owner?.name !== undefined ? { name: config.owner.name } : {}) }),
+        ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
+        emit: (event) => this.core?.emit(event),
+        onHold: () => this.core?.holdIdle() ?? (() => undefined),
+      });
+    }
   }
 
   /** Who a start failure is about: "Grok", or the other agent's own title (never "Grok" for Codex). */
@@ -192,6 +208,8 @@ class Session implements HeadlessSession {
       ...(health ? { signal: health.signal } : options.signal ? { signal: options.signal } : {}),
     });
     await health?.stop();
+    // An approval still pending when its turn ended can no longer be answered: it is denied (APPROVAL_EXPIRED).
+    this.approvals?.expireAll();
     // A turn that ended without reaching finish() (refused before sending) still leaves `working`.
     if (this.tracker.snapshot().state === "working" || this.tracker.snapshot().state === "waiting") this.afterTurn(result);
     const timedOut = ["ACP_TURN_TIMEOUT", "ACP_IDLE_TIMEOUT", "MODEL_UNREACHABLE"].includes(result.diagnostic?.code ?? "");
@@ -222,6 +240,7 @@ class Session implements HeadlessSession {
     else if (!isFinalState(was)) this.tracker.set("interrupted");
     // A running turn is cancelled (it resolves ACP_SESSION_DISPOSED) and stuck callbacks stop holding us.
     this.queue.interrupt();
+    this.approvals?.close();
     if (wasReady) await this.core?.close(DISPOSE_CANCEL_GRACE_MS).catch(() => undefined);
     this.peer?.close();
     let result: { survivors: number[] } = { survivors: [] };
@@ -252,9 +271,13 @@ class Session implements HeadlessSession {
         // Only a call the policy sends to an approver waits on someone; a policy answer is immediate.
         const asks = this.options.permissions.policyAction?.(categorize(request)) === "require-approval";
         if (asks) this.tracker.set("waiting", { waitingOn: "approval" });
+        let held = false;
+        const queue = this.approvals;
+        const local = typeof this.options.approvals === "object" ? this.options.approvals.local : undefined;
+        const context = queue ? { approver: (q: ApprovalRequest) => { held = true; return queue.approver(local)(q); }, timeoutMs: queue.timeoutMs } : undefined;
         let decided: Awaited<ReturnType<NonNullable<SessionOptions["permissions"]>["decide"]>>;
         try {
-          decided = await this.options.permissions.decide(request);
+          decided = await this.options.permissions.decide(request, context);
         } finally {
           if (asks && this.tracker.snapshot().state === "waiting") this.tracker.set("working");
         }
@@ -266,6 +289,9 @@ class Session implements HeadlessSession {
         }
         this.core?.emit({ type: "permission", toolCallId, category: audit.category, decision: audit.decision, ...(audit.optionId ? { optionId: audit.optionId } : {}) });
         if (audit.reason === "no-approver") this.core?.noteTurnDiagnostic(noApproverDiagnostic(audit.category, "gate"));
+        if (held && audit.reason === "approver-timeout") {
+          this.core?.noteTurnDiagnostic({ code: "APPROVAL_TIMEOUT", message: `A ${audit.category} tool call waited ${Math.round(queue!.timeoutMs / 1000)} s for approval and nobody answered, so it was denied. Answer sooner (seat approvals, seat approve ID) or raise the deadline (--approval-timeout SECS).` });
+        }
         return response;
       }
       if (this.options.onPermissionRequest) {

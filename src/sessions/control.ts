@@ -8,8 +8,10 @@
  *   cancelling does (the HeadlessSession).
  * Invariant: the socket lives in a 0700 directory owned by us (so only our uid can connect) and is removed
  *   when the lease is released, or by the next holder once this one is proven dead; its path is never longer
- *   than MAX_SOCKET_PATH_BYTES (the kernel would bind a silently truncated name); its operations are
- *   cancel, which never sends a prompt, and state, which only reads the session's attention snapshot.
+ *   than MAX_SOCKET_PATH_BYTES (the kernel would bind a silently truncated name); the operations are cancel
+ *   (never sends a prompt), state (only reads the session's attention snapshot, for `seat ps`) and, when the
+ *   holder has held approvals (approvals/), `approvals` (list them, with the holder's pid) and `answer` (one
+ *   answer to one approval; a refusal carries its stable code).
  */
 import { randomBytes } from "node:crypto";
 import { createConnection, createServer, type Server } from "node:net";
@@ -97,6 +99,33 @@ function prepare(place: ControlPlace): { path: string; cleanup(): void } {
   return { path, cleanup };
 }
 
+/** What a control socket serves: cancel, and the holder's held approvals when it has any. */
+export interface ControlHandlers {
+  cancel: () => Promise<{ promptId?: string }>;
+  /** Only reads: the session's attention snapshot (`seat ps`). */
+  state?: () => object;
+  approvals?: {
+    list(): unknown[];
+    /** Throws a SeatError (APPROVAL_*) to refuse; its code travels back. */
+    answer(id: string, answer: unknown): { id: string; decision: string };
+  };
+}
+
+/** One control request's answer line (JSON), never throwing. */
+async function serve(op: Record<string, unknown>, handlers: ControlHandlers): Promise<Record<string, unknown>> {
+  try {
+    if (op.op === "cancel") return { ok: true, ...(await handlers.cancel()) };
+    if (op.op === "state" && handlers.state) return { ok: true, ...handlers.state() };
+    if (op.op === "approvals") return { ok: true, pid: process.pid, approvals: handlers.approvals?.list() ?? [] };
+    if (op.op === "answer" && handlers.approvals && typeof op.id === "string") return { ok: true, ...handlers.approvals.answer(op.id, op.answer) };
+    if (op.op === "answer") return { ok: false, code: "APPROVAL_NOT_FOUND", error: "this run holds no approvals" };
+    return { ok: false, error: "unknown operation" };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return { ok: false, error: messageOf(error), ...(typeof code === "string" ? { code } : {}), ...((error as { context?: unknown }).context ? { context: (error as { context?: unknown }).context } : {}) };
+  }
+}
+
 /** A listening control socket. */
 export interface ControlServer {
   path: string;
@@ -107,7 +136,8 @@ export interface ControlServer {
  * Listens on a fresh socket at `place` (a directory, created 0700, or a planned place); `onCancel` runs for
  * each cancel request. SESSION_SOCKET_PATH_TOO_LONG when the path would not fit sun_path.
  */
-export async function startControlServer(place: ControlPlace | string, onCancel: () => Promise<{ promptId?: string }>, onState?: () => object): Promise<ControlServer> {
+export async function startControlServer(place: ControlPlace | string, onCancel: (() => Promise<{ promptId?: string }>) | ControlHandlers): Promise<ControlServer> {
+  const handlers: ControlHandlers = typeof onCancel === "function" ? { cancel: onCancel } : onCancel;
   const planned = typeof place === "string" ? { dir: place, runtime: false } : place;
   const probe = planned.runtime ? join(planned.dir, `${RUNTIME_PREFIX}XXXXXX`, "s") : join(planned.dir, `ctl-${"0".repeat(12)}.sock`);
   if (!fits(probe)) {
@@ -120,26 +150,20 @@ export async function startControlServer(place: ControlPlace | string, onCancel:
     socket.on("error", () => undefined);
     socket.on("data", (chunk: string) => {
       buffer += chunk;
-      if (!buffer.includes("\n") || buffer.length > 4096) return;
-      let op: unknown;
+      if (buffer.length > 16_384) {
+        socket.end(`${JSON.stringify({ ok: false, error: "request too long" })}\n`);
+        return;
+      }
+      if (!buffer.includes("\n")) return;
+      let op: Record<string, unknown> = {};
       try {
-        op = (JSON.parse(buffer.slice(0, buffer.indexOf("\n"))) as { op?: unknown }).op;
+        const parsed: unknown = JSON.parse(buffer.slice(0, buffer.indexOf("\n")));
+        if (typeof parsed === "object" && parsed !== null) op = parsed as Record<string, unknown>;
       } catch {
-        op = undefined;
+        // not JSON: an unknown operation
       }
-      // `state` only reads (for `seat ps`): the session's attention snapshot, nothing else.
-      if (op === "state" && onState) {
-        socket.end(`${JSON.stringify({ ok: true, ...onState() })}\n`);
-        return;
-      }
-      if (op !== "cancel") {
-        socket.end(`${JSON.stringify({ ok: false, error: "unknown operation" })}\n`);
-        return;
-      }
-      onCancel().then(
-        (r) => socket.end(`${JSON.stringify({ ok: true, ...r })}\n`),
-        (error: unknown) => socket.end(`${JSON.stringify({ ok: false, error: messageOf(error) })}\n`),
-      );
+      buffer = "";
+      void serve(op, handlers).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
     });
   });
   try {

@@ -12,7 +12,7 @@ export { acquireLease, judgeHolder, selfHolder } from "./lease.js";
 export type { HeldLease, Holder } from "./lease.js";
 export { assertSessionName, scopeFor, GLOBAL_SCOPE } from "./names.js";
 export { startControlServer, requestCancel, requestState, planControlSocket, removeDeadControlSocket } from "./control.js";
-export type { ControlServer, ControlPlace } from "./control.js";
+export type { ControlServer, ControlPlace, ControlHandlers } from "./control.js";
 export { lookup, summarize, closeNamed, removeNamed, cancelNamed } from "./manage.js";
 export type { SessionSummary } from "./manage.js";
 export { closeAgentSession } from "./close.js";

@@ -20,6 +20,7 @@ import { acquireLease, type HeldLease } from "./lease.js";
 import { assertSessionName, scopeFor } from "./names.js";
 import { planControlSocket, startControlServer, type ControlServer } from "./control.js";
 import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
+import { processApprovals } from "../approvals/index.js";
 
 /** Options of openSession: a name plus everything createSession takes. */
 export interface OpenSessionOptions extends SessionOptions {
@@ -174,10 +175,15 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     } else {
       if (!resumeId) store.bindAgentSession(record.row, inner.id!, options.model ?? null);
       const session = inner;
-      control = await startControlServer(controlPlace, async () => {
-        await session.cancel();
-        return {};
-      }, () => session.attention());
+      // The socket also serves this process's held approvals (seat approvals / approve / deny).
+      control = await startControlServer(controlPlace, {
+        cancel: async () => {
+          await session.cancel();
+          return {};
+        },
+        state: () => session.attention(),
+        approvals: processApprovals,
+      });
       store.setControlSocket(record.row, lease.holder.pid, control.path);
     }
     record = store.find(scope, options.name)!;

@@ -17,6 +17,7 @@ test("the library front door exports exactly the listed names", () => {
     "stageSkills", "toAcpMcpServers", "turnDiagnostic", "connectFleet", "enqueue", "startWorker",
     "createWorktree", "commitTurn", "listWorktrees", "findWorktree", "diffWorktree", "mergeWorktree", "discardWorktree",
     "HostToolError",
+    "listApprovals", "answerApproval",
   ].sort());
 });
 

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from "../../src/fleet/index.js";
+import { answerApproval } from "../../src/approvals/index.js";
 import { need } from "../support/requirements.js";
 import { redisMissing, startFleetRig, until, type FleetRig } from "../support/fleet-rig.js";
 import { runSeat, startSeat } from "../support/cli.js";
@@ -142,12 +143,16 @@ test("a watcher that disconnects resumes from its cursor and misses nothing", as
   });
 });
 
-test("a job's permission policy travels with it: require-approval with no approver is a deny, reported in its events", async (t) => {
+test("a job's permission policy travels with it: require-approval holds the call for a person (issue 16 §1), denied from Redis it is a deny, reported in its events", async (t) => {
   await withFleet(t, async (rig, client) => {
     await rig.startWorker("host-a");
     const denied = await client.enqueue({ prompt: "TOOLTEST run it" });
     const events: CursorEvent["event"][] = [];
-    for await (const { event } of denied.events()) events.push(event);
+    for await (const { event } of denied.events()) {
+      events.push(event);
+      if (event.type === "approval_asked") assert.deepEqual(await answerApproval(event.approval.id, { decision: "deny" }, { redis: rig.redis.url }), { id: event.approval.id, decision: "deny" });
+    }
+    assert.equal((events.find((e) => e.type === "approval_answered") as { via?: string } | undefined)?.via, "answer");
     const permission = events.find((e) => e.type === "permission") as { decision: string; category: string } | undefined;
     assert.equal(permission?.decision, "deny");
     const allowed = await client.enqueue({ prompt: "TOOLTEST run it", policy: { defaults: { read: "allow", edit: "allow", execute: "allow", network: "allow", mcp: "allow", other: "allow" }, configured: ["read", "edit", "execute", "network", "mcp", "other"] } });

@@ -4,12 +4,19 @@
  * Ctrl-C (or SIGTERM, SIGHUP) cancels the turn, waits for grok to end it, disposes the session (no orphans) and
  *   exits 130; a second one stops waiting and disposes at once. A closed stdout (`| head -1`) cancels the same
  *   way and exits 141. The prompt is an argument, or `-f FILE|-` (a file or stdin, any size).
+ * A call the policy sends for approval is held (approvals/) until someone answers — the terminal (on a TTY) or
+ *   `seat approve|deny` from another shell over this run's control socket, first answer wins — or its deadline
+ *   denies it (APPROVAL_TIMEOUT). Every run, named or not, serves a control socket in a 0700 directory.
  */
 import { createInterface } from "node:readline/promises";
 import type { SeatEvent } from "../../acp/index.js";
 import { SeatError } from "../../errors.js";
 import { createSession, type HeadlessSession } from "../../runtime/index.js";
 import type { OpenedSession } from "../../sessions/index.js";
+// Single files, not the front doors: a plain run loads neither the journal nor the visible seat (issue 15 §8).
+import { planControlSocket, startControlServer, type ControlServer } from "../../sessions/control.js";
+import { seatHome } from "../../seat/seat-home.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS, processApprovals } from "../../approvals/index.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
@@ -24,13 +31,21 @@ import { WORKTREE_FLAGS, finishRunWorktree, prepareRunWorktree, reportRunWorktre
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
 
-/** Asks the person at the terminal; only used when stdin is a TTY and output is not --json. */
+/**
+ * Asks the person at the terminal; only used when stdin is a TTY and output is not --json. It races the held
+ * approval: when another shell answers first, the question is withdrawn and the terminal told so.
+ */
 function terminalApprover(): Approver {
   return async (request) => {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
-      const answer = await rl.question(`Allow ${request.category} — ${request.request.toolCall.title ?? "tool call"}? [y/N] `);
+      const answer = await rl.question(`Allow ${request.category} — ${request.request.toolCall.title ?? "tool call"}? [y/N] `, { signal: request.signal });
       return /^y(es)?$/i.test(answer.trim()) ? "allow" : "deny";
+    } catch (error) {
+      const reason = request.signal.reason as { code?: unknown } | undefined;
+      if (request.signal.aborted && reason?.code === "APPROVAL_ALREADY_ANSWERED") process.stderr.write("\n▸ answered elsewhere first (APPROVAL_ALREADY_ANSWERED); this prompt was withdrawn\n");
+      else if (request.signal.aborted) process.stderr.write("\n▸ no answer in time; the call was denied (APPROVAL_TIMEOUT)\n");
+      throw error;
     } finally {
       rl.close();
     }
@@ -59,9 +74,12 @@ export const runCommand: Command = {
   --model ID            grok-cli/<id>, grok/<id> or a bare id (grok/default = grok's default)
   --cwd DIR             working directory of the session (default: current)
   --json                NDJSON events on stdout (text, thinking, tool_start, tool_end, plan, usage,
-                        permission, retry, model_catalog, diagnostic, done)
+                        permission, approval_asked, approval_answered, retry, model_catalog, diagnostic, done)
   --allow LIST          categories to allow: read,edit,execute,network,mcp,other
-  --ask LIST            categories that need approval (asked on a TTY; denied otherwise)
+  --ask LIST            categories that need approval: held until answered (on a TTY, or from any shell
+                        with seat approvals / seat approve ID / seat deny ID; first answer wins)
+  --approval-timeout SECS  deny a held approval nobody answered after SECS (APPROVAL_TIMEOUT; default 900,
+                        or the policy file's approvalTimeout)
   --block LIST          categories to refuse
   --policy FILE         a grok-seat.permissions.v1 JSON policy (flags override it)
   --unrestricted        allow sensitive categories unless --ask/--block name them
@@ -106,6 +124,7 @@ Examples:
       unrestricted: { type: "boolean" },
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
+      "approval-timeout": { type: "string" },
       "fail-fast": { type: "string" },
       grok: { type: "string" },
       session: { type: "string", short: "s" },
@@ -136,6 +155,19 @@ Examples:
     const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const failFastAfterRetries = countFlag("run", args, "fail-fast");
     const policy = await policyFromArgs(args);
+    const approvalTimeoutMs = secondsFlag("run", args, "approval-timeout", policy.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    if (approvalTimeoutMs <= 0) throw new SeatError("CLI_USAGE", "seat run: --approval-timeout takes a number of seconds above 0 (a held approval always has a deadline).");
+    // Where a plain run's control socket goes (a named run's is openSession's). When no place fits, the run
+    // still runs; its held approvals are then answerable only on its terminal or by their deadline.
+    let controlPlace: ReturnType<typeof planControlSocket> | undefined;
+    let controlProblem: string | undefined;
+    if (name === undefined) {
+      try {
+        controlPlace = planControlSocket(seatHome());
+      } catch (error) {
+        controlProblem = error instanceof Error ? error.message : String(error);
+      }
+    }
     const prompt = await promptFrom("run", stringFlag(args, "file"), args.positionals, 'seat run "explain this repo"');
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const palette = paletteFor(process.stderr);
@@ -163,7 +195,8 @@ Examples:
       ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
       ...(args.values["agent-path-any"] === true ? { allowUntestedAgentVersion: true } : {}),
-      permissions: createPermissionGate({ policy, ...(approver ? { approver } : {}) }),
+      permissions: createPermissionGate({ policy }),
+      approvals: { timeoutMs: approvalTimeoutMs, owner: name === undefined ? { kind: "session" as const } : { kind: "named-session" as const, name }, ...(approver ? { local: approver } : {}) },
       callbacks: { onEvent },
       diagnosticsAsText: false,
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
@@ -197,6 +230,7 @@ Examples:
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     const stoppedCode = () => (pipeClosed ? EXIT.brokenPipe : EXIT.interrupted);
     let turn: { promptId: string; prompt: string } | undefined;
+    let control: ControlServer | undefined;
     try {
       let opened: OpenedSession | undefined;
       try {
@@ -212,6 +246,16 @@ Examples:
         return reportStartFailure(held, json, palette);
       }
       for (const event of held) onEvent(event);
+      if (controlProblem) onEvent({ type: "diagnostic", diagnostic: { code: "SESSION_SOCKET_PATH_TOO_LONG", message: `${controlProblem} This run serves no control socket: seat approve/deny/cancel cannot reach it.` } });
+      if (controlPlace) {
+        const running = session;
+        try {
+          control = await startControlServer(controlPlace, { cancel: async () => { await running.cancel(); return {}; }, state: () => running.attention(), approvals: processApprovals });
+        } catch (error) {
+          // The turn still runs; its held approvals can then be answered only here (a TTY) or by their deadline.
+          onEvent({ type: "diagnostic", diagnostic: { code: "SEAT_REFUSED", message: `This run's control socket could not start (${error instanceof Error ? error.message : String(error)}); seat approve/deny/cancel cannot reach it.` } });
+        }
+      }
       if (stop.signal.aborted) return stoppedCode();
       const result = await session.prompt(prompt, { signal: stop.signal });
       turn = { promptId: result.promptId, prompt };
@@ -231,6 +275,7 @@ Examples:
       const survivors = session ? (await session.dispose()).survivors : [];
       finished = true;
       releasePipe();
+      await control?.close();
       if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
       // After dispose: no agent process writes while the turn is committed. A turn that threw leaves its
       // changes uncommitted in the worktree (seat worktrees shows them dirty).

@@ -30,7 +30,9 @@ ${REDIS_HELP}
                         branch seat/<job id>, pushed to the repository when the turn completes
   --base REF            with --repo: branch from REF instead of the repository's HEAD
   --policy FILE         a grok-seat.permissions.v1 policy that travels with the job
-  --allow/--ask/--block LIST, --unrestricted   as for seat run (workers have no approver: ask = deny)
+  --allow/--ask/--block LIST, --unrestricted   as for seat run; a call that needs approval is held in Redis
+                        for a person: seat approvals --redis URL, seat approve|deny ID --redis URL
+  --approval-timeout SECS  deny a held approval nobody answered after SECS (APPROVAL_TIMEOUT; default 900)
   --turn-timeout SECS   --idle-timeout SECS    as for seat run
   --id ID               your own job id (default a UUID)
   --wait                stream the job's events (NDJSON as seat run --json, plus {"type":"job"} lines)
@@ -59,6 +61,7 @@ Examples:
       unrestricted: { type: "boolean" },
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
+      "approval-timeout": { type: "string" },
       id: { type: "string" },
       wait: { type: "boolean" },
       json: { type: "boolean" },
@@ -72,9 +75,14 @@ Examples:
     if ((repo !== undefined) !== (args.values.worktree === true)) throw new SeatError("CLI_USAGE", "seat submit: --repo and --worktree go together (the job works in a worktree of that repository).");
     if (repo !== undefined && (cwd !== undefined || stringFlag(args, "session") !== undefined)) throw new SeatError("CLI_USAGE", "seat submit: a --repo job works in its own worktree; it takes neither --cwd nor --session.");
     if (stringFlag(args, "base") !== undefined && repo === undefined) throw new SeatError("CLI_USAGE", "seat submit: --base only applies with --repo … --worktree.");
+    const policy = await policyFromArgs(args);
+    const approvalTimeoutMs = secondsFlag("submit", args, "approval-timeout");
+    if (approvalTimeoutMs !== undefined) {
+      if (approvalTimeoutMs <= 0) throw new SeatError("CLI_USAGE", "seat submit: --approval-timeout takes a number of seconds above 0.");
+      policy.approvalTimeoutMs = approvalTimeoutMs;
+    }
     const turnTimeoutMs = secondsFlag("submit", args, "turn-timeout");
     const idleTimeoutMs = secondsFlag("submit", args, "idle-timeout");
-    const policy = await policyFromArgs(args);
     const prompt = await promptFrom("submit", stringFlag(args, "file"), args.positionals, 'seat submit --redis redis://127.0.0.1:6379 "explain this repo"');
     const client = await connectFleet(url);
     try {

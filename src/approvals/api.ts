@@ -1,0 +1,67 @@
+/*
+ * Approvals API: listApprovals() and answerApproval() — every held approval this user can answer.
+ * Owns: combining this process's queues (local.ts) with the other live runs of this user (remote.ts).
+ * Does not own: holding (queue.ts), the socket (sessions/), Redis (fleet/approvals.ts, loaded only when `redis`
+ *   is given: fleet/ sits above this folder, so it is imported lazily and never at load time).
+ * Invariant: an answer reaches at most the one run that holds the id; that run's queue decides first-wins, so
+ *   a second answer from anywhere is told APPROVAL_ALREADY_ANSWERED naming the first.
+ */
+import { SeatError, isSeatError } from "../errors.js";
+import type { PendingApproval } from "../acp/index.js";
+import { assertApprovalId, parseAnswer } from "./answer.js";
+import { processApprovals } from "./local.js";
+import { queueFor, type ApprovalAnswer } from "./queue.js";
+import { answerRemote, remoteRuns } from "./remote.js";
+
+/** Where to look: this machine's runs, plus the fleet's jobs when `redis` is given. */
+export interface ApprovalsOptions {
+  /** A fleet's Redis URL (as `seat worker --redis`): its jobs' held approvals are listed and answered too. */
+  redis?: string;
+  /** Environment whose GROK_SEAT_HOME / HOME locates the control sockets. Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Runs `use` on a connection to the fleet's Redis (closed after); failures are FLEET_REDIS_UNAVAILABLE. */
+async function withFleet<T>(url: string, env: NodeJS.ProcessEnv | undefined, use: (fleet: typeof import("../fleet/index.js"), redis: import("ioredis").Redis) => Promise<T>): Promise<T> {
+  const fleet = await import("../fleet/index.js");
+  const target = fleet.parseRedisUrl(url, env ?? process.env);
+  const redis = fleet.connectRedis(target, { name: "seat-approvals" });
+  try {
+    return await use(fleet, redis);
+  } catch (error) {
+    throw isSeatError(error) ? error : fleet.redisError(target, error);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Every pending approval of this user on this machine: this process's sessions, then the other live runs. */
+export async function listApprovals(options?: ApprovalsOptions): Promise<PendingApproval[]> {
+  const remote = await remoteRuns(options?.env ? { env: options.env } : {});
+  const fleet = options?.redis !== undefined ? await withFleet(options.redis, options.env, (f, redis) => f.listFleetApprovals(redis)) : [];
+  return [...processApprovals.list(), ...remote.flatMap((r) => r.approvals), ...fleet];
+}
+
+/**
+ * Answers one pending approval wherever it is held. Throws APPROVAL_ANSWER_INVALID (malformed), APPROVAL_NOT_FOUND,
+ * APPROVAL_ALREADY_ANSWERED (naming the first answer) or APPROVAL_EXPIRED.
+ */
+export async function answerApproval(id: string, answer: ApprovalAnswer, options?: ApprovalsOptions): Promise<{ id: string; decision: "allow" | "deny" }> {
+  assertApprovalId(id);
+  const checked = parseAnswer(answer);
+  if (queueFor(id)) return processApprovals.answer(id, checked);
+  const runs = await remoteRuns(options?.env ? { env: options.env } : {});
+  // The run listing it pending first; else every run, since a settled id is no longer listed but still known.
+  const holder = runs.find((r) => r.approvals.some((a) => a.id === id));
+  const ordered = holder ? [holder] : runs;
+  for (const run of ordered) {
+    try {
+      return await answerRemote(run, id, checked);
+    } catch (error) {
+      if (!isSeatError(error)) continue;
+      if (error.code !== "APPROVAL_NOT_FOUND") throw error;
+    }
+  }
+  if (options?.redis !== undefined) return withFleet(options.redis, options.env, (f, redis) => f.answerFleetApproval(redis, id, checked));
+  throw new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${id} in this user's live runs. List them with \`seat approvals\`.`, { context: { id, runs: runs.length } });
+}

@@ -1,0 +1,15 @@
+/*
+ * Approvals front door: permission requests held for a person, answered from this process or from another
+ * shell of the same user (the run's control socket).
+ * Owns: the public names of approvals/ (listed by hand; adding one is an API decision).
+ */
+export { ApprovalQueue, DEFAULT_APPROVAL_TIMEOUT_MS, localQueues, queueFor } from "./queue.js";
+export type { ApprovalAnswer, ApprovalOwner, ApprovalQueueOptions } from "./queue.js";
+export { listApprovals, answerApproval } from "./api.js";
+export type { ApprovalsOptions } from "./api.js";
+export { parseAnswer, assertApprovalId } from "./answer.js";
+export { processApprovals } from "./local.js";
+export { remoteRuns, candidateSockets } from "./remote.js";
+export type { RemoteRun } from "./remote.js";
+export { describeRequest } from "./target.js";
+export type { PendingApproval } from "../acp/index.js";

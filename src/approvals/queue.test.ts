@@ -1,0 +1,199 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
+import { isSeatError } from "../errors.js";
+import type { SeatEvent } from "../acp/index.js";
+import { createPermissionGate, parsePolicyFlags, type Approver } from "../permissions/index.js";
+import { registerSecrets } from "../internal/redact.js";
+import { ApprovalQueue } from "./queue.js";
+import { processApprovals } from "./local.js";
+import { parseAnswer } from "./answer.js";
+import { answerApproval, listApprovals } from "./api.js";
+
+const OPTIONS = [
+  { optionId: "allow-once", name: "Yes", kind: "allow_once" },
+  { optionId: "always", name: "Always", kind: "allow_always" },
+  { optionId: "reject-once", name: "No", kind: "reject_once" },
+] as RequestPermissionRequest["options"];
+
+function shell(command: string, id = "call-1"): RequestPermissionRequest {
+  return { sessionId: "s1", toolCall: { toolCallId: id, kind: "execute", title: `Run ${command}`, rawInput: { command } }, options: OPTIONS } as RequestPermissionRequest;
+}
+
+function setup(timeoutMs = 60_000) {
+  const events: SeatEvent[] = [];
+  let holds = 0;
+  const queue = new ApprovalQueue({
+    owner: () => ({ kind: "named-session", id: "sess-1", name: "work" }),
+    timeoutMs,
+    emit: (e) => void events.push(e),
+    onHold: () => {
+      holds += 1;
+      return () => (holds -= 1);
+    },
+  });
+  const gate = createPermissionGate({ policy: parsePolicyFlags({}) });
+  const decide = (request: RequestPermissionRequest, local?: Approver) => gate.decide(request, { approver: queue.approver(local), timeoutMs: queue.timeoutMs });
+  return { queue, events, gate, decide, holds: () => holds };
+}
+
+async function until<T>(fn: () => T | undefined, ms = 2_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = fn();
+    if (value !== undefined) return value;
+    if (Date.now() > end) assert.fail("condition not met in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function code(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(isSeatError(error));
+    return error.code;
+  }
+  return "no error";
+}
+
+test("a require-approval call with no approver is held, not denied: it waits with its fields until an answer allows it", async () => {
+  const { queue, events, decide, holds } = setup();
+  try {
+    const decided = decide(shell("make test"));
+    const pending = await until(() => queue.list()[0]);
+    assert.match(pending.id, /^ap_[0-9a-f]{16}$/);
+    assert.equal(pending.category, "execute");
+    assert.equal(pending.title, "Run make test");
+    assert.deepEqual(pending.target, { command: "make test" });
+    assert.deepEqual({ ...pending.owner, host: undefined }, { kind: "named-session", id: "sess-1", name: "work", pid: process.pid, host: undefined });
+    assert.equal(Date.parse(pending.deadline) - Date.parse(pending.askedAt), 60_000);
+    assert.equal(holds(), 1, "the session's idle timeout is held while the approval waits");
+    assert.deepEqual(events.map((e) => e.type), ["approval_asked"]);
+    assert.deepEqual(queue.answer(pending.id, { decision: "allow", by: "alice" }), { id: pending.id, decision: "allow" });
+    const { response, audit } = await decided;
+    assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "allow-once" } });
+    assert.equal(audit.via, "approver");
+    assert.equal(holds(), 0);
+    assert.deepEqual(events[1], { type: "approval_answered", id: pending.id, toolCallId: "call-1", decision: "allow", via: "answer", by: "alice" });
+    assert.deepEqual(queue.list(), []);
+  } finally {
+    queue.close();
+  }
+});
+
+test("the first answer wins: a second is told APPROVAL_ALREADY_ANSWERED naming the first, an unknown id APPROVAL_NOT_FOUND", async () => {
+  const { queue, decide } = setup();
+  try {
+    const decided = decide(shell("rm -rf build"));
+    const { id } = await until(() => queue.list()[0]);
+    queue.answer(id, { decision: "deny", by: "bob", message: "not now" });
+    const second = (() => {
+      try {
+        queue.answer(id, { decision: "allow", by: "carol" });
+      } catch (error) {
+        return error;
+      }
+    })();
+    assert.ok(isSeatError(second) && second.code === "APPROVAL_ALREADY_ANSWERED");
+    assert.match(second.message, /deny by bob/);
+    assert.equal((await decided).audit.decision, "deny");
+    assert.equal(code(() => queue.answer("ap_0000000000000000", { decision: "allow" })), "APPROVAL_NOT_FOUND");
+    // Once the session is disposed its queue is still asked: a late answer hears who answered, not NOT_FOUND.
+    queue.close();
+    assert.equal(code(() => processApprovals.answer(id, { decision: "allow" })), "APPROVAL_ALREADY_ANSWERED");
+  } finally {
+    queue.close();
+  }
+});
+
+test("a deadline denies the call (never allows it) and a later answer is APPROVAL_EXPIRED; so does the end of the turn", async () => {
+  const { queue, events, decide } = setup(50);
+  try {
+    const decided = decide(shell("deploy"));
+    const { id } = await until(() => queue.list()[0]);
+    const { response, audit } = await decided;
+    assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "reject-once" } });
+    assert.equal(audit.reason, "approver-timeout");
+    assert.deepEqual(events.at(-1), { type: "approval_answered", id, toolCallId: "call-1", decision: "deny", via: "timeout" });
+    assert.equal(code(() => queue.answer(id, { decision: "allow" })), "APPROVAL_EXPIRED");
+  } finally {
+    queue.close();
+  }
+  const turn = setup();
+  try {
+    const decided = turn.decide(shell("deploy"));
+    const { id } = await until(() => turn.queue.list()[0]);
+    turn.queue.expireAll();
+    assert.equal((await decided).audit.decision, "deny");
+    assert.equal(code(() => turn.queue.answer(id, { decision: "allow" })), "APPROVAL_EXPIRED");
+    assert.equal(turn.holds(), 0);
+  } finally {
+    turn.queue.close();
+  }
+});
+
+test("the terminal approver races the queue: whichever answers first wins and the other is stopped", async () => {
+  const { queue, decide } = setup();
+  try {
+    // The terminal answers first.
+    const first = await decide(shell("ls", "a"), () => "always");
+    assert.deepEqual(first.response, { outcome: { outcome: "selected", optionId: "always" } });
+    // A remote answer comes first: the terminal's question is aborted and its late answer ignored.
+    let stopped: unknown;
+    const slow: Approver = ({ signal }) => new Promise((resolve, reject) => {
+      signal.addEventListener("abort", () => {
+        stopped = (signal.reason as { code?: unknown }).code;
+        reject(new Error("withdrawn"));
+      });
+      setTimeout(() => resolve("allow"), 500);
+    });
+    const decided = decide(shell("rm x", "b"), slow);
+    const { id } = await until(() => queue.list()[0]);
+    processApprovals.answer(id, { decision: "deny" });
+    assert.equal((await decided).audit.decision, "deny");
+    assert.equal(stopped, "APPROVAL_ALREADY_ANSWERED", "the terminal is told why its question was withdrawn");
+  } finally {
+    queue.close();
+  }
+});
+
+test("listApprovals and answerApproval reach this process's queues; a malformed answer or id is APPROVAL_ANSWER_INVALID and allows nothing", async () => {
+  const { queue, decide } = setup();
+  try {
+    const decided = decide(shell("npm publish"));
+    const { id } = await until(() => queue.list()[0]);
+    const listed = await listApprovals({ env: { HOME: "/nonexistent-home-for-test" } });
+    assert.ok(listed.some((a) => a.id === id));
+    for (const bad of [{ decision: "yes" }, { decision: "deny", always: true }, { decision: "allow", extra: 1 }, null, "allow"]) {
+      await assert.rejects(answerApproval(id, bad as never), (e: unknown) => isSeatError(e) && e.code === "APPROVAL_ANSWER_INVALID");
+    }
+    await assert.rejects(answerApproval("../etc", { decision: "allow" }), (e: unknown) => isSeatError(e) && e.code === "APPROVAL_ANSWER_INVALID");
+    await assert.rejects(listApprovals({ redis: "not a url" }), (e: unknown) => isSeatError(e) && e.code === "FLEET_REDIS_URL_INVALID");
+    assert.deepEqual(queue.list().map((a) => a.id), [id], "still pending after the refusals");
+    assert.deepEqual(await answerApproval(id, { decision: "deny" }), { id, decision: "deny" });
+    assert.equal((await decided).audit.decision, "deny");
+  } finally {
+    queue.close();
+  }
+});
+
+test("what a held approval shows is redacted: a registered secret in the command or title never appears", async () => {
+  registerSecrets({ XAI_API_KEY: "xai-secret-value-123456" });
+  const { queue, decide } = setup();
+  try {
+    const decided = decide(shell("curl -H 'Authorization: xai-secret-value-123456' https://x"));
+    const pending = await until(() => queue.list()[0]);
+    assert.doesNotMatch(JSON.stringify(pending), /xai-secret-value-123456/);
+    assert.match(pending.target.command ?? "", /\[redacted\]/);
+    queue.answer(pending.id, { decision: "deny" });
+    await decided;
+  } finally {
+    queue.close();
+  }
+});
+
+test("parseAnswer keeps only what an answer may carry", () => {
+  assert.deepEqual(parseAnswer({ decision: "allow", always: true, by: "me" }), { decision: "allow", always: true, by: "me" });
+  assert.deepEqual(parseAnswer({ decision: "deny", message: "no" }), { decision: "deny", message: "no" });
+});

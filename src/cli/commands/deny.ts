@@ -1,0 +1,15 @@
+/*
+ * `seat deny ID [--message TEXT]`: deny one held approval (from any shell of the same user).
+ * Owns: the help text. The body is shared with `seat approve` (approvals.ts).
+ */
+import { answerCommand } from "./approvals.js";
+import type { Command } from "./command.js";
+
+export const denyCommand: Command = {
+  name: "deny",
+  help: `Usage: seat deny ID [--message TEXT] [--json] [--redis URL]
+
+  Denies the held approval ID (see seat approvals); the call never runs. --message is a note for the
+  record (at most 1000 characters). The first answer wins, as for seat approve.`,
+  run: (argv) => answerCommand("deny", argv),
+};
