@@ -1,30 +1,14 @@
 /*
  * Approvals source: the small interface through which `seat ps` and the board see pending approvals and
  *   answer one, whatever holds them (a run's control socket, the fleet's Redis, a test's in-process queue).
- * Owns: the PendingApproval / ApprovalAnswer shapes as attention/ and board/ read them, and matching an
- *   approval to the live item it belongs to.
+ * Owns: the interface, and matching an approval to the live item it belongs to (the shapes are approvals/').
  * Does not own: holding or deciding approvals (approvals/, fleet/); this folder only lists and forwards.
  * Invariant: nothing here answers by itself; an answer is only ever forwarded from a person's explicit act.
  */
 
-/** One approval waiting for a person (the shape approvals/ publishes). */
-export interface PendingApproval {
-  id: string;
-  category: string;
-  title: string;
-  target: { command?: string; paths?: string[]; toolName?: string };
-  owner: { kind: "session" | "named-session" | "job"; id: string; name?: string; pid?: number; host?: string };
-  askedAt: string;
-  deadline: string;
-}
+import type { ApprovalAnswer, PendingApproval } from "../approvals/index.js";
 
-/** A person's answer to one pending approval. */
-export interface ApprovalAnswer {
-  decision: "allow" | "deny";
-  always?: boolean;
-  message?: string;
-  by?: string;
-}
+export type { ApprovalAnswer, PendingApproval };
 
 /** Where pending approvals come from and where answers go. */
 export interface ApprovalsSource {

@@ -3,6 +3,7 @@
  *   pending approvals with approve / deny) and, with --redis, bull-board's view of the fleet's queues, until
  *   Ctrl-C. The access token comes from GROK_SEAT_BOARD_TOKEN, or is made fresh and printed once.
  */
+import { answerApproval, listApprovals } from "../../approvals/index.js";
 import { SeatError } from "../../errors.js";
 import type { ApprovalsSource } from "../../attention/approvals-source.js";
 import { parseFlags, stringFlag } from "../args.js";
@@ -14,8 +15,10 @@ import type { Command } from "./command.js";
  * The approvals the board lists and answers. None until approvals/ is merged: then this returns
  * `{ list: () => listApprovals({ redis }), answer: (id, a) => answerApproval(id, a, { redis }) }`.
  */
-function approvalsSource(_redis: string | undefined): ApprovalsSource | undefined {
-  return undefined;
+/** Pending approvals of this user's runs (their control sockets) and, with --redis, of the fleet. */
+function approvalsSource(redis: string | undefined): ApprovalsSource {
+  const where = redis ? { redis } : {};
+  return { list: () => listApprovals(where), answer: (id, answer) => answerApproval(id, answer, where) };
 }
 
 export const boardCommand: Command = {

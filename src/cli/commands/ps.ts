@@ -5,6 +5,7 @@
  * --watch lists again every --interval and prints each change; --on-waiting runs CMD (split like a shell
  *   would, never run by one) once for each item that starts waiting, with SEAT_PS_* variables describing it.
  */
+import { answerApproval, listApprovals } from "../../approvals/index.js";
 import { spawn } from "node:child_process";
 import { SeatError } from "../../errors.js";
 import { splitCommandLine } from "../../agents/index.js";
@@ -20,8 +21,10 @@ import type { Command } from "./command.js";
  * The pending approvals `seat ps` counts. None until approvals/ is merged: then this returns
  * `{ list: () => listApprovals({ redis }), answer: (id, a) => answerApproval(id, a, { redis }) }`.
  */
-function approvalsSource(_redis: string | undefined): ApprovalsSource | undefined {
-  return undefined;
+/** Pending approvals of this user's runs (their control sockets) and, with --redis, of the fleet. */
+function approvalsSource(redis: string | undefined): ApprovalsSource {
+  const where = redis ? { redis } : {};
+  return { list: () => listApprovals(where), answer: (id, answer) => answerApproval(id, answer, where) };
 }
 
 function table(items: readonly LiveItem[]): string {
