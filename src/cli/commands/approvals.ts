@@ -63,7 +63,12 @@ export const approvalsCommand: Command = {
   [--message TEXT]; the first answer wins.
   --json    one {"type":"approval",...} line per approval
   --watch   keep listing: print each approval as it appears and when it goes (Ctrl-C stops)
-  --redis URL  also the fleet's jobs (their approvals live in Redis; seat approve|deny ID --redis URL)`,
+  --redis URL  also the fleet's jobs (their approvals live in Redis; seat approve|deny ID --redis URL)
+
+Examples:
+  seat approvals
+  seat approvals --watch --json
+  seat approvals --redis redis://127.0.0.1:6379`,
   async run(argv) {
     const args = parseFlags("approvals", argv, { json: { type: "boolean" }, watch: { type: "boolean" }, redis: { type: "string" } });
     if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", "seat approvals takes no arguments.");

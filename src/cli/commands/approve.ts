@@ -11,6 +11,11 @@ export const approveCommand: Command = {
 
   Allows the held approval ID (see seat approvals); with --always, allows this kind of call for the rest
   of that session. The first answer wins: a later one fails APPROVAL_ALREADY_ANSWERED naming the first;
-  an approval whose turn ended fails APPROVAL_EXPIRED; an unknown id APPROVAL_NOT_FOUND.`,
+  an approval whose turn ended fails APPROVAL_EXPIRED; an unknown id APPROVAL_NOT_FOUND.
+
+Examples:
+  seat approve ap_3f2c9a
+  seat approve ap_3f2c9a --always
+  seat approve ap_3f2c9a --redis redis://127.0.0.1:6379`,
   run: (argv) => answerCommand("approve", argv),
 };

@@ -30,7 +30,11 @@ export const boardCommand: Command = {
                 GROK_SEAT_BOARD_TOKEN
 ${REDIS_HELP}
 
-Open the printed address once: the token then moves into a same-site cookie. Without it every request is 401.`,
+Open the printed address once: the token then moves into a same-site cookie. Without it every request is 401.
+
+Examples:
+  seat board --redis redis://127.0.0.1:6379
+  GROK_SEAT_BOARD_TOKEN=… seat board --port 8088`,
   async run(argv) {
     // --json only shapes an error (main.ts prints it as a JSON object); the board itself prints one line.
     const args = parseFlags("board", argv, { redis: { type: "string" }, port: { type: "string" }, host: { type: "string" }, json: { type: "boolean" } });

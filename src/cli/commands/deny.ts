@@ -10,6 +10,10 @@ export const denyCommand: Command = {
   help: `Usage: seat deny ID [--message TEXT] [--json] [--redis URL]
 
   Denies the held approval ID (see seat approvals); the call never runs. --message is a note for the
-  record (at most 1000 characters). The first answer wins, as for seat approve.`,
+  record (at most 1000 characters). The first answer wins, as for seat approve.
+
+Examples:
+  seat deny ap_3f2c9a
+  seat deny ap_3f2c9a --message "not on the main branch"`,
   run: (argv) => answerCommand("deny", argv),
 };

@@ -55,7 +55,12 @@ export const psCommand: Command = {
                       SEAT_PS_SINCE, SEAT_PS_CWD, SEAT_PS_PID, SEAT_PS_HOST, SEAT_PS_PENDING_APPROVALS set
 ${REDIS_HELP}
 
-States: starting, working, waiting, idle, done, failed, cancelled, interrupted, uncertain.`,
+States: starting, working, waiting, idle, done, failed, cancelled, interrupted, uncertain.
+
+Examples:
+  seat ps
+  seat ps --json --redis redis://127.0.0.1:6379
+  seat ps --watch --on-waiting notify-send`,
   async run(argv) {
     const args = parseFlags("ps", argv, { json: { type: "boolean" }, watch: { type: "boolean" }, interval: { type: "string" }, "on-waiting": { type: "string" }, redis: { type: "string" } });
     if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat ps takes no arguments (got "${args.positionals[0]}").`);

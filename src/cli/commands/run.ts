@@ -176,12 +176,13 @@ Examples:
     if (worktree) reportRunWorktree(worktree.record, json, palette);
     const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
     const printer = createHumanPrinter(palette, () => spinner.stop());
-    // Diagnostics before the turn are held: a start failure is one {"type":"error"} (README), not a diagnostic.
+    // Diagnostics and state changes before the turn are held: a start failure is one {"type":"error"} (README),
+    // not a diagnostic; once the session is up they are replayed in order.
     let starting = true;
     const held: SeatEvent[] = [];
     let turnDone = false;
     const onEvent = (event: SeatEvent) => {
-      if (starting && event.type === "diagnostic") return void held.push(event);
+      if (starting && (event.type === "diagnostic" || event.type === "state")) return void held.push(event);
       if (!json) return printer.onEvent(event);
       // `done` ends the stream: the session's own end at dispose (done/interrupted) is what the exit code says.
       if (event.type === "done") turnDone = true;
