@@ -100,6 +100,9 @@ export const ERROR_CODES = {
   FLEET_TOOLS_INVALID: "a --tools module could not be loaded or does not export HostTool objects",
   FLEET_REDIS_SERVER_FAILED: "the test rig could not start redis-server (not installed, or it exited)",
   FLEET_REDIS_VOLATILE: "the fleet's Redis may lose acknowledged writes (appendonly not yes, or appendfsync not always); a worker refuses it unless --allow-volatile-redis",
+  // usage/
+  BUDGET_EXCEEDED: "the turn's usage went over its budget; it was cancelled (the text so far is kept), or, for a fleet job, never dispatched",
+  BUDGET_UNMETERED: "a budget was given for an agent that does not report the usage it limits; nothing was sent (allowUnmetered / --allow-unmetered runs anyway)",
   // cli/
   CLI_USAGE: "the command line could not be understood",
 } as const;

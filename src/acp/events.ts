@@ -21,6 +21,10 @@ export interface Usage {
   cachedReadTokens?: number;
   reasoningTokens?: number;
   modelCalls?: number;
+  /** Tokens written to the prompt cache (grok `cacheCreationTokens`). */
+  cacheCreationTokens?: number;
+  /** Cost the agent reported, in ticks (1 USD = 1e10 ticks); absent when it did not say. */
+  costUsdTicks?: number;
 }
 
 /** A diagnostic: a stable code plus text a human can act on. */
@@ -45,6 +49,8 @@ export type SeatEvent =
   | { type: "tool_end"; toolCallId: string; title?: string; status: "completed" | "failed"; rawOutput?: unknown }
   | { type: "plan"; entries: PlanEntry[] }
   | { type: "usage"; usage: Usage; promptId?: string }
+  /** One model call's usage, reported while the turn runs (grok: `response_completed`); budgets are checked on it. */
+  | { type: "model_usage"; usage: Usage; promptId?: string }
   | { type: "queue"; queue: QueueState }
   | { type: "mcp_initialized"; sessionId: string; toolCount: number }
   | { type: "prompt_complete"; sessionId: string; promptId: string; stopReason: string }

@@ -21,6 +21,7 @@ export const EXIT = {
   muxUnavailable: 7,
   sessionBusy: 75,
   jobUncertain: 76,
+  budgetExceeded: 77,
   timeout: 124,
   interrupted: 130,
 } as const;
@@ -40,6 +41,10 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
       return EXIT.jobUncertain;
+    case "BUDGET_EXCEEDED":
+      return EXIT.budgetExceeded;
+    case "BUDGET_UNMETERED":
+      return EXIT.usage;
     case "GROK_NOT_FOUND":
     case "GROK_CHECKSUM_MISMATCH":
     case "GROK_PROBE_FAILED":

@@ -26,6 +26,7 @@ import { handshake, type HandshakeResult } from "./handshake.js";
 import { agentLaunch, resolveAgentProfile, withSessionLaunch } from "./agent-launch.js";
 import { skillsRulesBody } from "../skills/index.js";
 import type { PromptInput, SessionOptions } from "./options.js";
+import { budgetRefusal } from "./budget-gate.js";
 
 /** An ids-only audit record (no paths, schemas, prose or credentials). */
 export type AuditEvent = Record<string, string | number | boolean>;
@@ -150,6 +151,15 @@ class Session implements HeadlessSession {
       await this.report(diagnostic.code, diagnostic.message);
       return { promptId, text: "", diagnostic, echoed: false };
     }
+    const budget = options.budget ?? this.options.budget;
+    const costOf = options.costOf ?? this.options.costOf;
+    if (budget !== undefined) {
+      const refusal = budgetRefusal(budget, this.options, typeof costOf === "function");
+      if (refusal) {
+        await this.report(refusal.code, refusal.message);
+        return { promptId, text: "", diagnostic: refusal, echoed: false };
+      }
+    }
     const core = this.core;
     const health = this.grokLog && this.id
       ? startTurnHealth({ logPath: this.grokLog, sessionId: this.id, pid: this.agent?.pid, promptId, failFastAfterRetries: this.options.failFastAfterRetries, emit: (e) => core.emit(e), signal: options.signal })
@@ -159,6 +169,8 @@ class Session implements HeadlessSession {
       turnTimeoutMs: options.turnTimeoutMs ?? this.options.turnTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs ?? this.options.idleTimeoutMs,
       ...(health ? { signal: health.signal } : options.signal ? { signal: options.signal } : {}),
+      ...(budget ? { budget } : {}),
+      ...(costOf ? { costOf } : {}),
     });
     await health?.stop();
     const timedOut = ["ACP_TURN_TIMEOUT", "ACP_IDLE_TIMEOUT", "MODEL_UNREACHABLE"].includes(result.diagnostic?.code ?? "");

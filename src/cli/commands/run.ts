@@ -16,6 +16,7 @@ import { countFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } fr
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
+import { BUDGET_FLAG_SPEC, BUDGET_HELP, budgetFromArgs, joinBudgetValues } from "../budget-flags.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
@@ -63,12 +64,13 @@ export const runCommand: Command = {
   --idle-timeout SECS   cancel when grok is silent for SECS (default 180, 0 = off)
   --fail-fast [N]       end the turn with MODEL_UNREACHABLE (exit 124) once grok has retried its model
                         request N times (default ${DEFAULT_FAIL_FAST_RETRIES}); grok's retries are shown either way
+${BUDGET_HELP}
   --grok PATH           grok binary to use
   --agent NAME          drive another ACP agent: codex, claude, opencode, gemini (default grok;
                         install them with \`npm run agents:install\`, list them with \`seat agents\`)
   --agent-command CMD   drive any ACP agent started by CMD (split like a shell would, never run by one)`,
   async run(argv) {
-    const args = parseFlags("run", optionalNumberFlag(argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES), {
+    const args = parseFlags("run", joinBudgetValues(optionalNumberFlag(argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES)), {
       model: { type: "string" },
       cwd: { type: "string" },
       json: { type: "boolean" },
@@ -86,6 +88,7 @@ export const runCommand: Command = {
       wait: { type: "string" },
       agent: { type: "string" },
       "agent-command": { type: "string" },
+      ...BUDGET_FLAG_SPEC,
     });
     const prompt = args.positionals.join(" ").trim();
     if (prompt === "") throw new SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
@@ -98,6 +101,7 @@ export const runCommand: Command = {
     // An unknown agent or a bad --agent-command is a usage error before anything starts.
     if (stringFlag(args, "agent") !== undefined) agentProfile(stringFlag(args, "agent")!);
     if (stringFlag(args, "agent-command") !== undefined) splitCommandLine(stringFlag(args, "agent-command")!);
+    const { budget, allowUnmetered } = budgetFromArgs("run", args);
     const policy = await policyFromArgs(args);
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const turnTimeoutMs = secondsFlag("run", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
@@ -122,6 +126,8 @@ export const runCommand: Command = {
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
       ...(failFastAfterRetries ? { failFastAfterRetries } : {}),
+      ...(budget ? { budget } : {}),
+      ...(allowUnmetered ? { allowUnmetered } : {}),
     };
     let opened: OpenedSession | undefined;
     try {
