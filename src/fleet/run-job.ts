@@ -19,7 +19,7 @@ import { DelayedError, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
 import type { SeatEvent } from "../acp/index.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
-import { createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
+import { budgetRefusal, createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
 import { openSession } from "../sessions/index.js";
 import { createPermissionGate, DEFAULT_POLICY } from "../permissions/index.js";
 import type { HostTool } from "../tools/index.js";
@@ -226,7 +226,12 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       diagnosticsAsText: false,
       turnTimeoutMs: spec.turnTimeoutMs || 15 * 60_000,
       idleTimeoutMs: spec.idleTimeoutMs || 3 * 60_000,
+      ...(spec.budget ? { budget: spec.budget } : {}),
+      ...(spec.allowUnmetered ? { allowUnmetered: true } : {}),
     };
+    // A budget nobody can keep is refused before any session starts: the job never reaches the model.
+    const refusal = spec.budget ? budgetRefusal(spec.budget, options, false) : undefined;
+    if (refusal) return await endBefore("failed", { code: refusal.code, message: refusal.message }, { code: refusal.code });
     if (spec.session) {
       try {
         session = (await openSession({ ...options, name: spec.session, waitMs: SESSION_WAIT_MS })).session;
@@ -261,8 +266,10 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     entry.turnRunning = false;
     await chain;
     const status: JobStatus = result.stopReason === "cancelled" || entry.cancelled ? "cancelled" : result.diagnostic ? "failed" : "completed";
-    const fields = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}) };
-    const event = { ...(result.stopReason ? { stopReason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code } : {}) };
+    // The turn's usage as the agent reported it (absent = unknown, never zero): the job's ledger entry.
+    const usage: Record<string, string> = result.usage ? { usage: JSON.stringify(result.usage) } : {};
+    const fields: Record<string, string | number> = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}), ...usage };
+    const event = { ...(result.stopReason ? { stopReason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code } : {}), ...(result.usage ? { usage: result.usage } : {}) };
     await recordEnd(ctx, id, end, status, fields, event, persistMs);
     ctx.log(`job ${id}: ${status}`);
     return status;

@@ -13,6 +13,7 @@
  */
 import type { Redis } from "ioredis";
 import { jobKeys } from "./keys.js";
+import { readUsage, type Usage } from "../acp/index.js";
 
 /** Where a fleet job is. */
 export type JobStatus = "waiting" | "active" | "dispatched" | "completed" | "failed" | "cancelled" | "uncertain";
@@ -51,6 +52,8 @@ export interface JobRecord {
   /** The worker that acknowledged a cancel (it acted on it), and when (ms). */
   cancelAckedBy?: string;
   cancelAckedAt?: number;
+  /** The turn's usage as the agent reported it (absent: unknown, never zero). */
+  usage?: Usage;
 }
 
 // KEYS: state, events, alive. ARGV: allowed statuses (JSON list; "" = no record yet), new status, fields (JSON
@@ -104,6 +107,14 @@ export async function transition(redis: Redis, id: string, t: Transition): Promi
   return answer === "OK" ? { moved: true, current: t.to } : { moved: false, current: answer as JobStatus | "" };
 }
 
+function parseUsage(text: string): Usage | undefined {
+  try {
+    return readUsage(JSON.parse(text));
+  } catch {
+    return undefined; // a record written by hand; its usage is unknown
+  }
+}
+
 /** Reads job `id`'s record, deriving `uncertain` for a dispatched job whose worker stopped its heartbeat. */
 export async function readJob(redis: Redis, id: string): Promise<JobRecord | undefined> {
   const keys = jobKeys(id);
@@ -128,6 +139,7 @@ export async function readJob(redis: Redis, id: string): Promise<JobRecord | und
     ...(hash.ended_at ? { endedAt: num(hash.ended_at)! } : {}),
     ...(hash.cancel_acked_by ? { cancelAckedBy: hash.cancel_acked_by } : {}),
     ...(hash.cancel_acked_at ? { cancelAckedAt: num(hash.cancel_acked_at)! } : {}),
+    ...(hash.usage ? { usage: parseUsage(hash.usage) } : {}),
   };
   const beating = alive !== null && hash.run !== undefined && alive === hash.run;
   if (record.status === "dispatched" && !beating) return { ...record, status: "uncertain", derived: true };

@@ -79,3 +79,42 @@ test("kill -9 of a real-grok worker right after dispatch leaves the job uncertai
     await live.close();
   }
 });
+
+test("seat submit --max-tokens: the worker cancels the turn over budget after two model calls; the job ends cancelled with BUDGET_EXCEEDED and its usage", async (t) => {
+  if (!need(t, redisMissing())) return;
+  const shell = (command: string) => ({ name: "run_terminal_command", arguments: { command, description: "wait" } });
+  const live = await startLiveRig({ rules: [{ match: "spend three calls", replies: [{ text: "one ", toolCalls: [shell("sleep 1")] }, { text: "two ", toolCalls: [shell("sleep 2")] }, { text: "three" }] }] });
+  if (!gotLive(t, live)) return;
+  const fleet = await startFleetRig();
+  try {
+    await fleet.startWorker("host-a", { env: { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary } });
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+    const result = await runSeat(["submit", "--redis", fleet.redis.url, "--wait", "--allow", "execute", "--max-tokens", "20", "--cwd", live.sandbox.project, "please spend three calls"], { env });
+    assert.equal(result.code, 77, result.stderr + fleet.workers.map((w) => w.stderr()).join(""));
+    const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; [k: string]: any });
+    const id = lines[0]!.id as string;
+    assert.equal(lines.find((l) => l.type === "done")?.text, "one two ");
+    const last = lines.filter((l) => l.type === "job").at(-1);
+    assert.equal(last?.status, "cancelled");
+    assert.equal(last?.code, "BUDGET_EXCEEDED");
+    assert.equal(last?.usage?.modelCalls, 2, "the job's stream carries the usage grok reported");
+    const client = await connectFleet(fleet.redis.url);
+    try {
+      const record = await client.job(id).state();
+      assert.equal(record.status, "cancelled");
+      assert.equal(record.code, "BUDGET_EXCEEDED");
+      assert.equal(record.usage?.modelCalls, 2, "the job record carries its usage");
+    } finally {
+      await client.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    assert.equal(live.mock.requests.filter((r) => r.reqId === `fleet-${id}` && (r.kind === "main" || r.kind === "tool_followup")).length, 2, "the mock saw two model calls");
+    // A budget an agent cannot be held to is refused before anything is queued.
+    const refused = await runSeat(["submit", "--redis", fleet.redis.url, "--agent", "codex", "--max-tokens", "100", "say pong"], { env });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /BUDGET_UNMETERED/);
+  } finally {
+    await fleet.close();
+    await live.close();
+  }
+});

@@ -11,6 +11,8 @@ import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import { REDIS_HELP, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
 import type { Command } from "./command.js";
+import { BUDGET_FLAG_SPEC, BUDGET_HELP, budgetFromArgs, joinBudgetValues } from "../budget-flags.js";
+import { meteringOf, unmeteredProblem } from "../../usage/index.js";
 
 export const submitCommand: Command = {
   name: "submit",
@@ -24,12 +26,13 @@ ${REDIS_HELP}
   --policy FILE         a grok-seat.permissions.v1 policy that travels with the job
   --allow/--ask/--block LIST, --unrestricted   as for seat run (workers have no approver: ask = deny)
   --turn-timeout SECS   --idle-timeout SECS    as for seat run
+${BUDGET_HELP}
   --id ID               your own job id (default a UUID)
   --wait                stream the job's events (NDJSON as seat run --json, plus {"type":"job"} lines)
                         and exit like seat run (0, 1, 124, 130…; 76 = uncertain)
   --json                print the job id as {"type":"submitted","id":…}`,
   async run(argv) {
-    const args = parseFlags("submit", argv, {
+    const args = parseFlags("submit", joinBudgetValues(argv), {
       redis: { type: "string" },
       agent: { type: "string" },
       model: { type: "string" },
@@ -45,6 +48,7 @@ ${REDIS_HELP}
       id: { type: "string" },
       wait: { type: "boolean" },
       json: { type: "boolean" },
+      ...BUDGET_FLAG_SPEC,
     });
     const prompt = args.positionals.join(" ").trim();
     if (prompt === "") throw new SeatError("CLI_USAGE", 'seat submit: give the prompt as an argument, e.g. seat submit --redis redis://127.0.0.1:6379 "explain this repo".');
@@ -53,6 +57,10 @@ ${REDIS_HELP}
     if (agent !== undefined) agentProfile(agent);
     const cwd = stringFlag(args, "cwd");
     if (cwd !== undefined && !cwd.startsWith("/")) throw new SeatError("CLI_USAGE", `seat submit: --cwd is a directory on the worker's host and must be absolute, not "${cwd}".`);
+    const { budget, allowUnmetered } = budgetFromArgs("submit", args);
+    // A budget the agent cannot be held to is refused here, before anything is queued.
+    const unmetered = budget && !allowUnmetered ? unmeteredProblem(budget, meteringOf(agent), agent ?? "grok", false) : undefined;
+    if (unmetered) throw new SeatError("BUDGET_UNMETERED", `seat submit: ${unmetered} Nothing was queued.`);
     const policy = await policyFromArgs(args);
     const turnTimeoutMs = secondsFlag("submit", args, "turn-timeout");
     const idleTimeoutMs = secondsFlag("submit", args, "idle-timeout");
@@ -68,6 +76,8 @@ ${REDIS_HELP}
         ...(stringFlag(args, "id") ? { jobId: stringFlag(args, "id") } : {}),
         ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
         ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+        ...(budget ? { budget } : {}),
+        ...(allowUnmetered ? { allowUnmetered } : {}),
       });
       if (args.values.wait !== true) {
         if (args.values.json === true) writeJson({ type: "submitted", id: handle.id });
