@@ -38,3 +38,7 @@ export type { StagedSkills } from "./skills/index.js";
 // Fleets: jobs on BullMQ and Redis, workers on many hosts (docs/fleet.md)
 export { connectFleet, enqueue, startWorker } from "./fleet/index.js";
 export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult, EventsOptions, FleetWorker, WorkerOptions, JobStatus, JobRecord, FleetEvent, JobEvent, CursorEvent } from "./fleet/index.js";
+
+// Spend: the usage ledger, budgets and the operator's prices (docs/spend.md)
+export { queryUsage, loadPrices, computeCost } from "./usage/index.js";
+export type { TurnBudget, UsageQuery, UsageTotals, UsageGrouping, PriceTable, ModelPrice } from "./usage/index.js";

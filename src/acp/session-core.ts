@@ -18,7 +18,8 @@ import { turnDiagnostic } from "./diagnostics.js";
 import type { Diagnostic, SeatCallbacks, SeatEvent, Usage } from "./events.js";
 import { ACP } from "./methods.js";
 import { mapExtNotification, mapSessionUpdate, readUsage, sessionIdOf } from "./updates.js";
-import { createTurnMeter, TICKS_PER_USD, type TurnBudget, type TurnMeter } from "../usage/index.js";
+// budget.ts alone, not the usage front door: the turn engine must not load the ledger's SQLite.
+import { createTurnMeter, TICKS_PER_USD, type TurnBudget, type TurnMeter } from "../usage/budget.js";
 
 /** Per-turn options. */
 export interface PromptOptions {

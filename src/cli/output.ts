@@ -44,6 +44,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "BUDGET_EXCEEDED":
       return EXIT.budgetExceeded;
     case "BUDGET_UNMETERED":
+    case "PRICES_INVALID":
       return EXIT.usage;
     case "GROK_NOT_FOUND":
     case "GROK_CHECKSUM_MISMATCH":

@@ -17,7 +17,9 @@ import { randomUUID } from "node:crypto";
 import type { Job } from "bullmq";
 import { DelayedError, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
-import type { SeatEvent } from "../acp/index.js";
+import type { SeatEvent, TurnResult } from "../acp/index.js";
+import { ledgerEntriesOf, recordUsage } from "../usage/index.js";
+import { ensurePrivateDir, journalPath, seatHome } from "../seat/index.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { budgetRefusal, createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
 import { openSession } from "../sessions/index.js";
@@ -266,6 +268,8 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     entry.turnRunning = false;
     await chain;
     const status: JobStatus = result.stopReason === "cancelled" || entry.cancelled ? "cancelled" : result.diagnostic ? "failed" : "completed";
+    // A named session's turn is in the ledger already (sessions/), under its name.
+    if (!spec.session) recordJobUsage(ctx, id, spec, result);
     // The turn's usage as the agent reported it (absent = unknown, never zero): the job's ledger entry.
     const usage: Record<string, string> = result.usage ? { usage: JSON.stringify(result.usage) } : {};
     const fields: Record<string, string | number> = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}), ...usage };
@@ -292,6 +296,17 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       await releaseSessionHost(redis, sessionHostKey(spec.cwd ?? "", spec.session!), ctx.host).catch(() => undefined);
     }
     await dropHeartbeat(redis, id, run).catch(() => undefined);
+  }
+}
+
+/** Adds a job's turn to this host's ledger (seat usage --by job); a failure is logged, never the job's. */
+function recordJobUsage(ctx: RunContext, id: string, spec: JobSpec, result: TurnResult): void {
+  try {
+    const home = seatHome();
+    ensurePrivateDir(home);
+    recordUsage(journalPath(home), ledgerEntriesOf(result, { source: "job", agent: spec.agent ?? "grok", jobId: id, ...(spec.session ? { session: spec.session } : {}), ...(spec.model ? { model: spec.model } : {}) }));
+  } catch (error) {
+    ctx.log(`job ${id}: its usage could not be added to this host's ledger: ${messageOf(error)}`);
   }
 }
 

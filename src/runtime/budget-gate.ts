@@ -5,7 +5,9 @@
  * Does not own: the check during the turn (acp/session-core.ts with usage/budget.ts) or the metering table (usage/).
  */
 import type { Diagnostic } from "../acp/index.js";
-import { budgetProblem, meteringOf, unmeteredProblem, type TurnBudget } from "../usage/index.js";
+// The two files alone, not the usage front door: a session must not load the ledger's SQLite.
+import { budgetProblem, type TurnBudget } from "../usage/budget.js";
+import { meteringOf, unmeteredProblem } from "../usage/metering.js";
 import type { SessionOptions } from "./options.js";
 
 /** The diagnostic that refuses `budget` on this session, or undefined when the turn may run with it. */

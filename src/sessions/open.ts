@@ -20,6 +20,7 @@ import { acquireLease, type HeldLease } from "./lease.js";
 import { assertSessionName, scopeFor } from "./names.js";
 import { planControlSocket, startControlServer, type ControlServer } from "./control.js";
 import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
+import { ledgerEntriesOf, recordUsage } from "../usage/index.js";
 
 /** Options of openSession: a name plus everything createSession takes. */
 export interface OpenSessionOptions extends SessionOptions {
@@ -70,6 +71,8 @@ class NamedSession implements HeadlessSession {
     readonly lease: HeldLease,
     readonly control: ControlServer | undefined,
     readonly report: (diagnostic: Diagnostic) => void,
+    /** Who the ledger rows of this session's turns name. */
+    readonly ledger: { name: string; agent: string; model?: string },
   ) {}
   get id() { return this.inner.id; }
   get state() { return this.inner.state; }
@@ -110,6 +113,12 @@ class NamedSession implements HeadlessSession {
       };
       this.report(diagnostic);
       return result.diagnostic ? result : { ...result, diagnostic };
+    }
+    try {
+      recordUsage(this.store.path, ledgerEntriesOf(result, { source: "session", agent: this.ledger.agent, session: this.ledger.name, ...(this.ledger.model ? { model: this.ledger.model } : {}) }));
+    } catch (error) {
+      // The turn and its record stand; only its ledger row is missing, and the turn's own record keeps its usage.
+      this.report(journalDiagnostic(error, "JOURNAL_WRITE_FAILED", `Turn ${promptId}'s usage could not be added to the ledger`));
     }
     return result;
   }
@@ -181,7 +190,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     }
     record = store.find(scope, options.name)!;
     const report = (diagnostic: Diagnostic) => void Promise.resolve(options.callbacks?.onEvent?.({ type: "diagnostic", diagnostic })).catch(() => undefined);
-    return { session: new NamedSession(inner, store, record.row, lease, control, report), resumed: resumeId !== null && inner.state === "ready", record, interrupted };
+    return { session: new NamedSession(inner, store, record.row, lease, control, report, { name: options.name, agent: record.agent, ...(record.model ? { model: record.model } : {}) }), resumed: resumeId !== null && inner.state === "ready", record, interrupted };
   } catch (error) {
     await inner?.dispose();
     await control?.close();

@@ -7,3 +7,7 @@ export { budgetProblem, createTurnMeter, parseMaxCost, parseMaxTokens, tokensOf,
 export type { Spend, TurnBudget, TurnMeter, UsageReport } from "./budget.js";
 export { meteringOf, unmeteredProblem } from "./metering.js";
 export type { Metering } from "./metering.js";
+export { computeCost, loadPrices, parsePrices } from "./prices.js";
+export type { ModelPrice, PriceTable, PricedTokens } from "./prices.js";
+export { ledgerEntriesOf, queryUsage, recordUsage, USAGE_GROUPINGS } from "./ledger.js";
+export type { FinishedTurn, LedgerEntry, UsageGrouping, UsageQuery, UsageTotals } from "./ledger.js";

@@ -15,6 +15,7 @@ test("the library front door exports exactly the listed names", () => {
     "isSeatError", "laneMarker", "listGrokModels", "loadPolicyFile", "normalizeModelSelection", "openSession", "parseGrokModels",
     "parseGrokVersion", "parsePolicyFlags", "probeAcp", "probeGrok", "projectSchema", "resolveGrokBinary",
     "stageSkills", "toAcpMcpServers", "turnDiagnostic", "connectFleet", "enqueue", "startWorker",
+    "queryUsage", "loadPrices", "computeCost",
   ].sort());
 });
 

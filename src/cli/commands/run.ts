@@ -5,8 +5,10 @@
  *   a second Ctrl-C stops waiting and disposes at once.
  */
 import { createInterface } from "node:readline/promises";
-import type { SeatEvent } from "../../acp/index.js";
-import { SeatError } from "../../errors.js";
+import type { SeatEvent, TurnResult, Usage } from "../../acp/index.js";
+import { SeatError, messageOf } from "../../errors.js";
+import { computeCost, ledgerEntriesOf, loadPrices, recordUsage } from "../../usage/index.js";
+import { ensurePrivateDir, journalPath, seatHome } from "../../seat/index.js";
 import { createSession } from "../../runtime/index.js";
 import { openSession, type OpenedSession } from "../../sessions/index.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
@@ -32,6 +34,19 @@ function terminalApprover(): Approver {
       rl.close();
     }
   };
+}
+
+/** Adds a plain run's turn to the ledger in the seat home's journal; a failure is said, never fatal. */
+function recordRunUsage(result: TurnResult, agent: string, model: string | undefined, json: boolean): void {
+  try {
+    const home = seatHome();
+    ensurePrivateDir(home);
+    recordUsage(journalPath(home), ledgerEntriesOf(result, { source: "run", agent, ...(model ? { model } : {}) }));
+  } catch (error) {
+    const diagnostic = { code: "JOURNAL_WRITE_FAILED", message: `The turn's usage could not be added to the ledger: ${messageOf(error)}` };
+    if (json) writeJson({ type: "diagnostic", diagnostic });
+    else process.stderr.write(`! ${diagnostic.message}\n`);
+  }
 }
 
 /** Says which session a named run continued, and any turn a dead holder left interrupted (never re-sent). */
@@ -65,6 +80,7 @@ export const runCommand: Command = {
   --fail-fast [N]       end the turn with MODEL_UNREACHABLE (exit 124) once grok has retried its model
                         request N times (default ${DEFAULT_FAIL_FAST_RETRIES}); grok's retries are shown either way
 ${BUDGET_HELP}
+  --prices FILE         a grok-seat.prices.v1 price file: keeps --max-cost from reported tokens
   --grok PATH           grok binary to use
   --agent NAME          drive another ACP agent: codex, claude, opencode, gemini (default grok;
                         install them with \`npm run agents:install\`, list them with \`seat agents\`)
@@ -89,6 +105,7 @@ ${BUDGET_HELP}
       agent: { type: "string" },
       "agent-command": { type: "string" },
       ...BUDGET_FLAG_SPEC,
+      prices: { type: "string" },
     });
     const prompt = args.positionals.join(" ").trim();
     if (prompt === "") throw new SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
@@ -102,6 +119,8 @@ ${BUDGET_HELP}
     if (stringFlag(args, "agent") !== undefined) agentProfile(stringFlag(args, "agent")!);
     if (stringFlag(args, "agent-command") !== undefined) splitCommandLine(stringFlag(args, "agent-command")!);
     const { budget, allowUnmetered } = budgetFromArgs("run", args);
+    const prices = stringFlag(args, "prices") === undefined ? undefined : loadPrices(stringFlag(args, "prices")!);
+    const model = stringFlag(args, "model");
     const policy = await policyFromArgs(args);
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const turnTimeoutMs = secondsFlag("run", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
@@ -128,6 +147,8 @@ ${BUDGET_HELP}
       ...(failFastAfterRetries ? { failFastAfterRetries } : {}),
       ...(budget ? { budget } : {}),
       ...(allowUnmetered ? { allowUnmetered } : {}),
+      // With a price file, a cost budget is kept from the tokens grok reports per call (priced as the turn's model).
+      ...(prices ? { costOf: (usage: Usage) => computeCost(prices, model, usage) } : {}),
     };
     let opened: OpenedSession | undefined;
     try {
@@ -156,6 +177,8 @@ ${BUDGET_HELP}
     try {
       const result = await session.prompt(prompt);
       spinner.stop();
+      // A named session's turn is in the ledger already (sessions/); a plain run's goes in here.
+      if (!opened) recordRunUsage(result, stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok"), stringFlag(args, "model"), json);
       if (!json) printer.finish();
       if (interrupted > 0) return EXIT.interrupted;
       // A cancel from outside (seat cancel -s NAME) is an interruption; a cancel the seat made itself carries
