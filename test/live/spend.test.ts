@@ -104,3 +104,36 @@ test("a budget on an agent that reports no usage is refused before anything is s
     assert.equal(rig.mock.requests.filter((r) => r.kind === "main").length, 1);
   });
 });
+
+test("the ledger's totals equal the mock's counts exactly: a plain run and a named session's turn on real grok", async (t) => {
+  const list = (path: string) => ({ name: "list_dir", arguments: { path } });
+  // Per call the mock reports prompt 11 and completion = words + tool calls: 13, 13, 12 → 33 in, 5 out, 3 calls.
+  await withRig(t, { rules: [{ match: "count my spend", replies: [{ text: "one ", toolCalls: [list(".")] }, { text: "two ", toolCalls: [list(".")] }, { text: "three" }] }] }, async (rig) => {
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary };
+    const plain = await runSeat(["run", "--json", "--cwd", rig.sandbox.project, "please count my spend"], { env });
+    assert.equal(plain.code, 0, plain.stderr);
+    const named = await runSeat(["run", "--json", "-s", "ledgered", "--cwd", rig.sandbox.project, "please count my spend"], { env });
+    assert.equal(named.code, 0, named.stderr);
+    const calls = rig.mock.requests.filter((r) => r.kind === "main" || r.kind === "tool_followup").length;
+    assert.equal(calls, 6, "the mock answered three model calls per turn");
+    const usage = await runSeat(["usage", "--json", "--by", "session"], { env, cwd: rig.sandbox.project });
+    assert.equal(usage.code, 0, usage.stderr);
+    const groups = usage.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
+    const pick = (key: string) => groups.find((g) => g.key === key);
+    for (const key of ["unknown", "ledgered"]) {
+      const g = pick(key);
+      assert.equal(g?.turns, 1, key);
+      assert.equal(g?.modelCalls, 3, key);
+      assert.equal(g?.inputTokens, 33, key);
+      assert.equal(g?.outputTokens, 5, key);
+      assert.equal(g?.unreportedTurns, 0, key);
+      assert.equal(g?.costUsd, null, `${key}: grok reported no cost for the mock, so it is unknown, not 0`);
+      assert.equal(g?.costSource, "unknown");
+    }
+    const byModel = await runSeat(["usage", "--json", "--by", "model"], { env });
+    const models = byModel.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
+    assert.equal(models.length, 1);
+    assert.equal(models[0]!.turns, 2);
+    assert.equal(models[0]!.inputTokens + models[0]!.outputTokens, 76);
+  });
+});
