@@ -103,6 +103,7 @@ export const ERROR_CODES = {
   // usage/
   BUDGET_EXCEEDED: "the turn's usage went over its budget; it was cancelled (the text so far is kept), or, for a fleet job, never dispatched",
   BUDGET_UNMETERED: "a budget was given for an agent that does not report the usage it limits; nothing was sent (allowUnmetered / --allow-unmetered runs anyway)",
+  SESSION_BUDGET_INVALID: "a named session's budget is not a positive number of tokens or USD; nothing was started",
   PRICES_INVALID: "the price file could not be read, is not JSON, or gives a model a price that is not a number of USD per million tokens",
   // cli/
   CLI_USAGE: "the command line could not be understood",

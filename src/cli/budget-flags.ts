@@ -43,7 +43,7 @@ export function joinBudgetValues(argv: string[]): string[] {
       break;
     }
     const next = argv[i + 1];
-    if ((arg === "--max-tokens" || arg === "--max-cost") && next !== undefined && /^-[\d.$]/.test(next)) {
+    if (["--max-tokens", "--max-cost", "--session-max-tokens", "--session-max-cost"].includes(arg) && next !== undefined && /^-[\d.$]/.test(next)) {
       out.push(`${arg}=${next}`);
       i += 1;
     } else out.push(arg);

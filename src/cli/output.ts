@@ -45,6 +45,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
       return EXIT.budgetExceeded;
     case "BUDGET_UNMETERED":
     case "PRICES_INVALID":
+    case "SESSION_BUDGET_INVALID":
       return EXIT.usage;
     case "GROK_NOT_FOUND":
     case "GROK_CHECKSUM_MISMATCH":

@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS usage_ledger (
   source TEXT NOT NULL CHECK (source IN ('run', 'session', 'job')),
   agent TEXT NOT NULL,
   session_name TEXT,
+  session_row INTEGER,
   job_id TEXT,
   prompt_id TEXT NOT NULL,
   model TEXT,
@@ -78,6 +79,13 @@ CREATE TABLE IF NOT EXISTS usage_ledger (
   stop_reason TEXT
 );
 CREATE INDEX IF NOT EXISTS usage_ledger_by_time ON usage_ledger (recorded_at);
+CREATE INDEX IF NOT EXISTS usage_ledger_by_session ON usage_ledger (session_row);
+CREATE TABLE IF NOT EXISTS session_budgets (
+  session_row INTEGER PRIMARY KEY REFERENCES named_sessions(id) ON DELETE CASCADE,
+  max_tokens INTEGER,
+  max_cost_usd REAL,
+  set_at TEXT NOT NULL
+);
 `,
   },
 ];

@@ -69,3 +69,14 @@ test("grok is metered per call for tokens; other agents are unmetered; a cost bu
   assert.equal(unmeteredProblem({ maxCostUsd: 1 }, meteringOf("grok"), "grok", true), undefined);
   assert.ok(unmeteredProblem({ maxCostUsd: 1 }, meteringOf("codex"), "codex", true));
 });
+
+test("a session budget refuses the next turn once spent, and otherwise bounds it by what is left or its own budget", async () => {
+  const { nextTurnBudget } = await import("./index.js");
+  assert.deepEqual(nextTurnBudget({ maxTokens: 20 }, { tokens: 14, costUsd: null, turns: 1 }, undefined), { budget: { maxTokens: 6 } });
+  assert.deepEqual(nextTurnBudget({ maxTokens: 20 }, { tokens: 14, costUsd: null, turns: 1 }, { maxTokens: 3 }), { budget: { maxTokens: 3 } });
+  assert.deepEqual(nextTurnBudget({ maxCostUsd: 1 }, { tokens: 0, costUsd: 0.25, turns: 1 }, { maxTokens: 9 }), { budget: { maxTokens: 9, maxCostUsd: 0.75 } });
+  assert.deepEqual(nextTurnBudget({ maxCostUsd: 1 }, { tokens: 0, costUsd: null, turns: 1 }, undefined), { budget: { maxCostUsd: 1 } }, "an unknown spend leaves the whole limit (nothing known was spent)");
+  const spent = nextTurnBudget({ maxTokens: 20 }, { tokens: 20, costUsd: null, turns: 2 }, undefined);
+  assert.ok("refusal" in spent && /20 tokens over 2 turn\(s\), its whole budget of 20; nothing was sent/.test(spent.refusal));
+  assert.ok("refusal" in nextTurnBudget({ maxCostUsd: 0.5 }, { tokens: 0, costUsd: 0.5, turns: 1 }, undefined));
+});

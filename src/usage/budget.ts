@@ -49,18 +49,18 @@ export function budgetProblem(budget: unknown): string | undefined {
 }
 
 /** Reads `--max-tokens N` for verb `verb`; throws CLI_USAGE naming the value unless it is a whole number ≥ 1. */
-export function parseMaxTokens(verb: string, raw: string): number {
+export function parseMaxTokens(verb: string, raw: string, flag = "--max-tokens"): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
-    throw new SeatError("CLI_USAGE", `seat ${verb}: --max-tokens takes a whole number of tokens above 0, got "${raw}".`, { context: { value: raw } });
+    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flag} takes a whole number of tokens above 0, got "${raw}".`, { context: { value: raw } });
   }
   return Number(raw);
 }
 
 /** Reads `--max-cost USD` for verb `verb`; throws CLI_USAGE naming the value unless it is a number > 0. */
-export function parseMaxCost(verb: string, raw: string): number {
+export function parseMaxCost(verb: string, raw: string, flag = "--max-cost"): number {
   const usd = Number(raw.startsWith("$") ? raw.slice(1) : raw);
   if (!/^\$?\d+(\.\d+)?$/.test(raw) || !(usd > 0) || !Number.isFinite(usd)) {
-    throw new SeatError("CLI_USAGE", `seat ${verb}: --max-cost takes a number of US dollars above 0 (e.g. 0.50), got "${raw}".`, { context: { value: raw } });
+    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flag} takes a number of US dollars above 0 (e.g. 0.50), got "${raw}".`, { context: { value: raw } });
   }
   return usd;
 }

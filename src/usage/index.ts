@@ -11,3 +11,5 @@ export { computeCost, loadPrices, parsePrices } from "./prices.js";
 export type { ModelPrice, PriceTable, PricedTokens } from "./prices.js";
 export { ledgerEntriesOf, queryUsage, recordUsage, USAGE_GROUPINGS } from "./ledger.js";
 export type { FinishedTurn, LedgerEntry, UsageGrouping, UsageQuery, UsageTotals } from "./ledger.js";
+export { nextTurnBudget, readSessionBudget, setSessionBudget } from "./session-budget.js";
+export type { SessionSpend } from "./session-budget.js";

@@ -22,6 +22,8 @@ export interface LedgerEntry {
   source: "run" | "session" | "job";
   agent: string;
   session: string | null;
+  /** The named session's row in the journal (its budget's spend is summed by it); null outside a named session. */
+  sessionRow: number | null;
   jobId: string | null;
   promptId: string;
   model: string | null;
@@ -51,12 +53,13 @@ const num = (v: unknown): number | null => (typeof v === "number" && Number.isFi
  * The ledger rows of one finished turn: one per model of grok's `_meta.usage.modelUsage`, else one for the turn
  * (its model from `_meta.modelId`, else `model`). A turn whose agent reported nothing still gets a row, all unknown.
  */
-export function ledgerEntriesOf(turn: FinishedTurn, where: { source: LedgerEntry["source"]; agent: string; session?: string; jobId?: string; model?: string; now?: Date }): LedgerEntry[] {
+export function ledgerEntriesOf(turn: FinishedTurn, where: { source: LedgerEntry["source"]; agent: string; session?: string; sessionRow?: number; jobId?: string; model?: string; now?: Date }): LedgerEntry[] {
   const base = {
     recordedAt: (where.now ?? new Date()).toISOString(),
     source: where.source,
     agent: where.agent,
     session: where.session ?? null,
+    sessionRow: where.sessionRow ?? null,
     jobId: where.jobId ?? null,
     promptId: turn.promptId,
     stopReason: turn.stopReason ?? null,
@@ -85,7 +88,7 @@ export function ledgerEntriesOf(turn: FinishedTurn, where: { source: LedgerEntry
   }];
 }
 
-const COLUMNS = ["recorded_at", "source", "agent", "session_name", "job_id", "prompt_id", "model", "input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens", "model_calls", "cost_usd_ticks", "stop_reason"] as const;
+const COLUMNS = ["recorded_at", "source", "agent", "session_name", "session_row", "job_id", "prompt_id", "model", "input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens", "model_calls", "cost_usd_ticks", "stop_reason"] as const;
 
 /** How long a ledger write waits for another process's lock before JOURNAL_BUSY. */
 const LEDGER_WAIT_MS = 10_000;
@@ -98,7 +101,7 @@ export function recordUsage(journalFile: string, entries: readonly LedgerEntry[]
     const insert = db.prepare(`INSERT INTO usage_ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`);
     withBusyRetry(journalFile, "recording usage", () => db.transaction(() => {
       for (const e of entries) {
-        insert.run(e.recordedAt, e.source, e.agent, e.session, e.jobId, e.promptId, e.model, e.inputTokens, e.outputTokens, e.cachedTokens, e.reasoningTokens, e.modelCalls, e.costUsdTicks, e.stopReason);
+        insert.run(e.recordedAt, e.source, e.agent, e.session, e.sessionRow, e.jobId, e.promptId, e.model, e.inputTokens, e.outputTokens, e.cachedTokens, e.reasoningTokens, e.modelCalls, e.costUsdTicks, e.stopReason);
       }
     })(), LEDGER_WAIT_MS);
   } finally {

@@ -27,7 +27,7 @@ const GROK_META = {
 test("a turn becomes one ledger row per model; a turn that reported nothing is a row of unknowns, never zeros", () => {
   const at = new Date("2026-12-01T10:00:00Z");
   const [row] = ledgerEntriesOf({ promptId: "p1", stopReason: "end_turn", usage: { inputTokens: 22, outputTokens: 5, modelCalls: 2 }, responseMeta: GROK_META }, { source: "run", agent: "grok", now: at });
-  assert.deepEqual(row, { recordedAt: at.toISOString(), source: "run", agent: "grok", session: null, jobId: null, promptId: "p1", stopReason: "end_turn", model: "mock-model", inputTokens: 22, outputTokens: 5, cachedTokens: 0, reasoningTokens: 0, modelCalls: 2, costUsdTicks: null });
+  assert.deepEqual(row, { recordedAt: at.toISOString(), source: "run", agent: "grok", session: null, sessionRow: null, jobId: null, promptId: "p1", stopReason: "end_turn", model: "mock-model", inputTokens: 22, outputTokens: 5, cachedTokens: 0, reasoningTokens: 0, modelCalls: 2, costUsdTicks: null });
   const [silent] = ledgerEntriesOf({ promptId: "p2", stopReason: "end_turn" }, { source: "session", agent: "codex", session: "alpha", model: "gpt-x", now: at });
   assert.equal(silent!.model, "gpt-x");
   for (const key of ["inputTokens", "outputTokens", "cachedTokens", "reasoningTokens", "modelCalls", "costUsdTicks"] as const) assert.equal(silent![key], null, key);

@@ -137,3 +137,28 @@ test("the ledger's totals equal the mock's counts exactly: a plain run and a nam
     assert.equal(models[0]!.inputTokens + models[0]!.outputTokens, 76);
   });
 });
+
+test("a named session's budget is recorded with it: a turn with nothing left is refused before anything is sent", async (t) => {
+  await withRig(t, {}, async (rig) => {
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary };
+    const run = (...args: string[]) => runSeat(["run", "--json", "-s", "capped", "--cwd", rig.sandbox.project, ...args], { env });
+    const mainCalls = () => rig.mock.requests.filter((r) => r.kind === "main").length;
+    assert.equal((await run("--session-max-tokens", "0", "say pong")).code, 2, "a zero session budget is a usage error");
+    // "pong from mock" is 11 + 3 = 14 tokens: the first turn fits the session's 20.
+    const first = await run("--session-max-tokens", "20", "say pong");
+    assert.equal(first.code, 0, first.stderr);
+    // The budget was recorded: the second turn (no flag) runs with the 6 tokens left and goes over on its call.
+    const second = await run("say pong");
+    assert.equal(second.code, 77, second.stdout);
+    assert.match(second.stdout, /BUDGET_EXCEEDED/);
+    assert.equal(mainCalls(), 2);
+    // 28 of 20 spent: the third turn is refused before anything is sent.
+    const third = await run("say pong");
+    assert.equal(third.code, 77, third.stdout);
+    assert.match(third.stdout, /28 tokens over 2 turn\(s\), its whole budget of 20; nothing was sent/);
+    assert.equal(mainCalls(), 2, "the refused turn never reached the model");
+    const history = await runSeat(["sessions", "history", "capped", "--json"], { env, cwd: rig.sandbox.project });
+    assert.equal(history.code, 0, history.stderr);
+    assert.equal((history.stdout.match(/"promptId"/g) ?? []).length, 2, "the refused turn was not recorded as a turn");
+  });
+});

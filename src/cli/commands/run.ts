@@ -7,14 +7,14 @@
 import { createInterface } from "node:readline/promises";
 import type { SeatEvent, TurnResult, Usage } from "../../acp/index.js";
 import { SeatError, messageOf } from "../../errors.js";
-import { computeCost, ledgerEntriesOf, loadPrices, recordUsage } from "../../usage/index.js";
+import { computeCost, ledgerEntriesOf, loadPrices, parseMaxCost, parseMaxTokens, recordUsage, type TurnBudget } from "../../usage/index.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../../seat/index.js";
 import { createSession } from "../../runtime/index.js";
 import { openSession, type OpenedSession } from "../../sessions/index.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
-import { countFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { countFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag, type ParsedArgs } from "../args.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
@@ -33,6 +33,17 @@ function terminalApprover(): Approver {
     } finally {
       rl.close();
     }
+  };
+}
+
+/** The session budget the --session-max-* flags give, or undefined. */
+function sessionBudgetFromArgs(args: ParsedArgs): TurnBudget | undefined {
+  const tokens = stringFlag(args, "session-max-tokens");
+  const cost = stringFlag(args, "session-max-cost");
+  if (tokens === undefined && cost === undefined) return undefined;
+  return {
+    ...(tokens === undefined ? {} : { maxTokens: parseMaxTokens("run", tokens, "--session-max-tokens") }),
+    ...(cost === undefined ? {} : { maxCostUsd: parseMaxCost("run", cost, "--session-max-cost") }),
   };
 }
 
@@ -81,6 +92,8 @@ export const runCommand: Command = {
                         request N times (default ${DEFAULT_FAIL_FAST_RETRIES}); grok's retries are shown either way
 ${BUDGET_HELP}
   --prices FILE         a grok-seat.prices.v1 price file: keeps --max-cost from reported tokens
+  --session-max-tokens N, --session-max-cost USD
+                        with -s: record a budget for the whole session; a turn is refused once it is spent
   --grok PATH           grok binary to use
   --agent NAME          drive another ACP agent: codex, claude, opencode, gemini (default grok;
                         install them with \`npm run agents:install\`, list them with \`seat agents\`)
@@ -106,6 +119,8 @@ ${BUDGET_HELP}
       "agent-command": { type: "string" },
       ...BUDGET_FLAG_SPEC,
       prices: { type: "string" },
+      "session-max-tokens": { type: "string" },
+      "session-max-cost": { type: "string" },
     });
     const prompt = args.positionals.join(" ").trim();
     if (prompt === "") throw new SeatError("CLI_USAGE", 'seat run: give the prompt as an argument, e.g. seat run "explain this repo".');
@@ -119,6 +134,8 @@ ${BUDGET_HELP}
     if (stringFlag(args, "agent") !== undefined) agentProfile(stringFlag(args, "agent")!);
     if (stringFlag(args, "agent-command") !== undefined) splitCommandLine(stringFlag(args, "agent-command")!);
     const { budget, allowUnmetered } = budgetFromArgs("run", args);
+    const sessionBudget = sessionBudgetFromArgs(args);
+    if (sessionBudget && name === undefined) throw new SeatError("CLI_USAGE", "seat run: --session-max-tokens and --session-max-cost only apply to a named session (-s NAME).");
     const prices = stringFlag(args, "prices") === undefined ? undefined : loadPrices(stringFlag(args, "prices")!);
     const model = stringFlag(args, "model");
     const policy = await policyFromArgs(args);
@@ -152,7 +169,7 @@ ${BUDGET_HELP}
     };
     let opened: OpenedSession | undefined;
     try {
-      opened = name === undefined ? undefined : await openSession({ ...options, name, global: args.values.global === true, waitMs });
+      opened = name === undefined ? undefined : await openSession({ ...options, name, global: args.values.global === true, waitMs, ...(sessionBudget ? { sessionBudget } : {}) });
     } finally {
       if (name !== undefined && !opened) spinner.stop();
     }
