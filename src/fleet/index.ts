@@ -14,3 +14,5 @@ export { parseRedisUrl, REDIS_PASSWORD_ENV } from "./connection.js";
 export { loadToolModules } from "./tool-modules.js";
 export { startRedisServer } from "./redis-server.js";
 export type { RedisServer, RedisServerOptions } from "./redis-server.js";
+export { parseFleetBudget, reserveBudget, settleBudget, budgetKey } from "./budget.js";
+export type { FleetBudget, Reservation } from "./budget.js";

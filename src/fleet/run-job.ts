@@ -28,6 +28,7 @@ import type { HostTool } from "../tools/index.js";
 import { appendEvent } from "./events.js";
 import { sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
+import { reservationOf, reserveBudget, settleBudget, type FleetBudget, type Reservation } from "./budget.js";
 import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, transition, type JobStatus, type Transition } from "./state.js";
 import { claimSessionHost, confirmSessionHost, releaseSessionHost } from "./session-host.js";
 
@@ -55,6 +56,8 @@ export interface RunContext {
   log(line: string): void;
   /** How long a write that must land (hand-back, end) is retried through a Redis outage (ms). Default 30000. */
   persistMs?: number;
+  /** The queue's shared budget (fleet/budget.ts): each job reserves its turn budget before dispatch. */
+  budget?: FleetBudget;
 }
 
 /** Events `seat run --json` does not print are not streamed either. */
@@ -180,6 +183,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   const timer = setInterval(() => void heartbeat(), HEARTBEAT_EVERY_MS);
   let session: HeadlessSession | undefined;
   let dispatched = false;
+  let reservation: Reservation | undefined;
   let claimedHost = false;
   let opened = false;
   const cancelRequested = async () => entry.cancelled || (await viaRedis(beat(redis, id, run, ctx.workerId))).cancelRequested;
@@ -213,6 +217,22 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
         return await endBefore("failed", { code: "FLEET_JOB_INVALID", message }, { code: "FLEET_JOB_INVALID", message });
       }
       claimedHost = claim.claimedNow;
+    }
+    if (ctx.budget) {
+      // The queue's budget is reserved atomically before the dispatch mark: a job that does not fit never starts.
+      const { limit, unit, period } = ctx.budget;
+      const amount = reservationOf(ctx.budget, spec.budget);
+      if (amount === undefined) {
+        const message = `This worker keeps a fleet budget of ${limit} ${unit} per ${period}; a job must carry its own ${unit === "tokens" ? "--max-tokens" : "--max-cost"} to reserve from it. Not dispatched.`;
+        return await endBefore("failed", { code: "BUDGET_UNMETERED", message }, { code: "BUDGET_UNMETERED" });
+      }
+      const reserved = await viaRedis(reserveBudget(redis, job.queueName, ctx.budget, amount));
+      if (!reserved.ok) {
+        const message = `Queue ${job.queueName} has spent ${reserved.spent} of its ${limit} ${unit} this ${period}; this job's ${amount} would go over. Not dispatched.`;
+        ctx.log(`job ${id}: over the fleet budget, not dispatched`);
+        return await endBefore("failed", { code: "BUDGET_EXCEEDED", message }, { code: "BUDGET_EXCEEDED" });
+      }
+      reservation = reserved.reservation;
     }
     const options: SessionOptions = {
       env: ctx.env,
@@ -266,6 +286,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     if (entry.cancelled) void cancelTurn(entry);
     const result = await turn;
     entry.turnRunning = false;
+    if (reservation && ctx.budget) await settleBudget(redis, reservation, spentOf(ctx.budget, result)).catch((error: unknown) => ctx.log(`job ${id}: its fleet budget reservation could not be settled: ${messageOf(error)}`));
     await chain;
     const status: JobStatus = result.stopReason === "cancelled" || entry.cancelled ? "cancelled" : result.diagnostic ? "failed" : "completed";
     // A named session's turn is in the ledger already (sessions/), under its name.
@@ -288,6 +309,8 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     await recordEnd(ctx, id, end, "failed", { code, message }, { code, message }, persistMs);
     return "failed";
   } finally {
+    // Reserved but never sent (a session that did not start, a cancel, a hand-back): the budget gets it back.
+    if (reservation && !dispatched) await settleBudget(redis, reservation, 0).catch(() => undefined);
     clearInterval(timer);
     ctx.running.delete(id);
     await session?.dispose().catch(() => undefined);
@@ -297,6 +320,14 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     }
     await dropHeartbeat(redis, id, run).catch(() => undefined);
   }
+}
+
+/** What a turn spent in the fleet budget's unit, or undefined when the agent did not report it. */
+function spentOf(budget: FleetBudget, result: TurnResult): number | undefined {
+  const u = result.usage;
+  if (budget.unit === "usd") return u?.costUsdTicks === undefined ? undefined : u.costUsdTicks / 1e10;
+  if (u?.totalTokens !== undefined) return u.totalTokens;
+  return u?.inputTokens === undefined && u?.outputTokens === undefined ? undefined : (u.inputTokens ?? 0) + (u.outputTokens ?? 0);
 }
 
 /** Adds a job's turn to this host's ledger (seat usage --by job); a failure is logged, never the job's. */
