@@ -118,3 +118,35 @@ test("seat submit --max-tokens: the worker cancels the turn over budget after tw
     await live.close();
   }
 });
+
+test("fleet budget race: 20 jobs, a budget for exactly 5, 3 real-grok workers → exactly 5 dispatched, 15 refused over budget, none uncertain", async (t) => {
+  if (!need(t, redisMissing())) return;
+  const live = await startLiveRig();
+  if (!gotLive(t, live)) return;
+  const fleet = await startFleetRig();
+  try {
+    const hostEnv = { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary };
+    // "pong from mock" is 14 tokens; each job reserves its own --max-tokens 14, the queue has 70 a day.
+    for (const name of ["host-a", "host-b", "host-c"]) await fleet.startWorker(name, { env: hostEnv, args: ["--budget", "70tokens/day", "--concurrency", "2"] });
+    const client = await connectFleet(fleet.redis.url);
+    try {
+      const handles = [];
+      for (let i = 0; i < 20; i += 1) handles.push(await client.enqueue({ prompt: `say pong ${i}`, cwd: live.sandbox.project, budget: { maxTokens: 14 } }));
+      const results = await Promise.all(handles.map((h) => h.result()));
+      const statuses = results.map((r) => `${r.status}:${r.code ?? ""}`);
+      assert.equal(statuses.filter((s) => s === "completed:").length, 5, statuses.join(" "));
+      assert.equal(statuses.filter((s) => s === "failed:BUDGET_EXCEEDED").length, 15, statuses.join(" "));
+      assert.equal(statuses.filter((s) => s.startsWith("uncertain")).length, 0);
+      const reached = new Set(live.mock.requests.filter((r) => r.kind === "main" && r.reqId?.startsWith("fleet-")).map((r) => r.reqId));
+      assert.equal(reached.size, 5, "exactly five prompts reached the model");
+      const refused = await client.job(results.find((r) => r.code === "BUDGET_EXCEEDED")!.id).state();
+      assert.match(refused.message ?? "", /has spent \d+ of its 70 tokens this day; this job's 14 would go over\. Not dispatched\./);
+      assert.equal(refused.dispatchedAt, undefined, "a refused job was never marked dispatched");
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await fleet.close();
+    await live.close();
+  }
+});
