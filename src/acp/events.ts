@@ -60,6 +60,11 @@ export type SeatEvent =
   | { type: "retry"; attempt: number; max: number; reason: string; detail: string; promptId?: string }
   /** grok's model-catalogue refresh is retrying or gave up (from grok's own log). */
   | { type: "model_catalog"; status: "retrying" | "failed"; attempt?: number; max?: number; reason?: string; detail?: string }
+  /**
+   * The model answered with a limit status (429 rate limited, 503 unavailable, 529 overloaded, 402 out of credit),
+   * from grok's own log: `final` false while grok retries (attempt/max), true when grok gave up on the request.
+   */
+  | { type: "rate_limited"; statusCode: number; final: boolean; attempt?: number; max?: number; detail: string; promptId?: string }
   | { type: "done"; stopReason: string; promptId?: string; text: string };
 
 /** The type tags of SeatEvent. */

@@ -145,6 +145,8 @@ export function humanLine(event: SeatEvent, palette: Palette): string | undefine
           ? `grok gave up refreshing its model catalogue: ${event.reason ?? "unknown error"}`
           : `grok could not refresh its model catalogue (attempt ${event.attempt ?? "?"}/${event.max ?? "?"})`,
       );
+    case "rate_limited":
+      return palette.yellow(`the model answered HTTP ${event.statusCode} (a limit): ${event.final ? "grok gave up on the request" : `grok retries (attempt ${event.attempt ?? "?"}/${event.max ?? "?"})`}`);
     case "plan":
       return palette.dim(`▸ plan: ${event.entries.map((e) => `${e.status === "completed" ? "✓" : "·"} ${e.content}`).join("; ")}`);
     default:

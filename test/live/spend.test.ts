@@ -162,3 +162,34 @@ test("a named session's budget is recorded with it: a turn with nothing left is 
     assert.equal((history.stdout.match(/"promptId"/g) ?? []).length, 2, "the refused turn was not recorded as a turn");
   });
 });
+
+test("a model answering 429 shows as rate_limited events while grok retries; 402 is final at once (grok does not retry it)", async (t) => {
+  await withRig(t, { fallback: { errorStatus: 429 } }, async (rig) => {
+    const events: SeatEvent[] = [];
+    const session = await createSession({ ...rig.sessionOptions, callbacks: { onEvent: (e) => void events.push(e) } });
+    try {
+      const result = await session.prompt("say pong");
+      assert.equal(result.diagnostic?.code, "ACP_PROMPT_FAILED", "grok 1.0.41 gives up on a 429 after one retry");
+      const limited = events.filter((e): e is Extract<SeatEvent, { type: "rate_limited" }> => e.type === "rate_limited");
+      assert.ok(limited.length >= 1, JSON.stringify(events.map((e) => e.type)));
+      assert.equal(limited[0]!.statusCode, 429);
+      assert.equal(limited[0]!.final, false);
+      assert.equal(limited[0]!.attempt, 1);
+      assert.equal(limited[0]!.promptId, result.promptId);
+    } finally {
+      await session.dispose();
+    }
+    rig.mock.setScript({ fallback: { errorStatus: 402 } });
+    const before = rig.mock.requests.filter((r) => r.kind === "main").length;
+    const again = await createSession({ ...rig.sessionOptions, failFastAfterRetries: 3 });
+    try {
+      const started = Date.now();
+      const result = await again.prompt("say pong");
+      assert.equal(result.diagnostic?.code, "ACP_PROMPT_FAILED");
+      assert.ok(Date.now() - started < 5_000, "out of credit ends the turn at once");
+      assert.equal(rig.mock.requests.filter((r) => r.kind === "main").length - before, 1, "a 402 is never retried");
+    } finally {
+      await again.dispose();
+    }
+  });
+});
