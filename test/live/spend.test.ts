@@ -164,11 +164,14 @@ test("a named session's budget is recorded with it: a turn with nothing left is 
 });
 
 test("a model answering 429 shows as rate_limited events while grok retries; 402 is final at once (grok does not retry it)", async (t) => {
-  await withRig(t, { fallback: { errorStatus: 429 } }, async (rig) => {
+  await withRig(t, { fallback: { errorStatus: 429, retryAfterSeconds: 2 } }, async (rig) => {
     const events: SeatEvent[] = [];
     const session = await createSession({ ...rig.sessionOptions, callbacks: { onEvent: (e) => void events.push(e) } });
     try {
+      const started = Date.now();
       const result = await session.prompt("say pong");
+      // grok 1.0.41 honours retry-after (it waits before its one retry) but does not log the delay.
+      assert.ok(Date.now() - started >= 2_000, `grok waited the retry-after (${Date.now() - started} ms)`);
       assert.equal(result.diagnostic?.code, "ACP_PROMPT_FAILED", "grok 1.0.41 gives up on a 429 after one retry");
       const limited = events.filter((e): e is Extract<SeatEvent, { type: "rate_limited" }> => e.type === "rate_limited");
       assert.ok(limited.length >= 1, JSON.stringify(events.map((e) => e.type)));
