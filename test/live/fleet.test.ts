@@ -107,6 +107,9 @@ test("seat submit --max-tokens: the worker cancels the turn over budget after tw
     } finally {
       await client.close();
     }
+    const shown = await runSeat(["jobs", "show", id, "--redis", fleet.redis.url], { env });
+    assert.match(shown.stdout, /BUDGET_EXCEEDED: The turn used 26 tokens over 2 model call/);
+    assert.match(shown.stdout, /usage: .*modelCalls 2/);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     assert.equal(live.mock.requests.filter((r) => r.reqId === `fleet-${id}` && (r.kind === "main" || r.kind === "tool_followup")).length, 2, "the mock saw two model calls");
     // A budget an agent cannot be held to is refused before anything is queued.
