@@ -10,6 +10,8 @@ import type { SeatEvent } from "../../src/acp/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../../src/permissions/index.js";
 import { withLiveRig as withRig } from "../support/live-turns.js";
 import { runSeat } from "../support/cli.js";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 /** Three model calls: two that each ask for a slow shell command (13 tokens each), then the answer (12): 38 in all. */
 const THREE_CALLS = {
@@ -88,6 +90,22 @@ test("seat run --max-tokens cancels the turn over budget: exit 77, BUDGET_EXCEED
     const promptId = done?.promptId as string;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     assert.equal(callsOf(rig.mock.requests, promptId), 2);
+  });
+});
+
+test("seat run --max-cost with a price file prices each call from grok's tokens and cancels the turn over budget", async (t) => {
+  await withRig(t, THREE_CALLS, async (rig) => {
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary };
+    // $1 per million tokens either way: a 13-token call costs $0.000013, two cost $0.000026 > $0.00002.
+    const prices = join(rig.sandbox.home, "prices.json");
+    writeFileSync(prices, JSON.stringify({ schema: "grok-seat.prices.v1", models: { "*": { input: 1, output: 1 } } }));
+    const result = await runSeat(["run", "--json", "--allow", "execute", "--max-cost", "0.00002", "--prices", prices, "--cwd", rig.sandbox.project, "please spend three calls"], { env });
+    assert.equal(result.code, 77, result.stderr + result.stdout);
+    assert.match(result.stdout, /cost \$0\.000026 over 2 model call/);
+    const done = JSON.parse(result.stdout.trim().split("\n").find((l) => l.includes('"type":"done"'))!) as { promptId: string; stopReason: string };
+    assert.equal(done.stopReason, "cancelled");
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    assert.equal(callsOf(rig.mock.requests, done.promptId), 2);
   });
 });
 
