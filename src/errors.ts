@@ -122,6 +122,11 @@ export const ERROR_CODES = {
   WORKTREE_NOT_FAST_FORWARD: "--ff-only (or --rebase's final step) cannot fast-forward the user's branch; nothing was changed",
   WORKTREE_BUSY: "another live process works in that seat worktree (its lock is held); two seats never share one",
   WORKTREE_RECORD_CORRUPT: "a worktree record under the seat home has an unknown schema",
+  // usage/
+  BUDGET_EXCEEDED: "the turn's usage went over its budget; it was cancelled (the text so far is kept), or, for a fleet job, never dispatched",
+  BUDGET_UNMETERED: "a budget was given for an agent that does not report the usage it limits; nothing was sent (allowUnmetered / --allow-unmetered runs anyway)",
+  SESSION_BUDGET_INVALID: "a named session's budget is not a positive number of tokens or USD; nothing was started",
+  PRICES_INVALID: "the price file could not be read, is not JSON, or gives a model a price that is not a number of USD per million tokens",
   // cli/
   CLI_USAGE: "the command line could not be understood",
   CLI_CONFIG_INVALID: "a grok-seat config file (user config.json or project .grok-seat.json) is not valid JSON or has a bad key",

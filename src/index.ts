@@ -51,3 +51,7 @@ export type { CreateWorktreeOptions, CreatedWorktree, WorktreeRecord, WorktreeSt
 // Approvals held for a person (issue 16 §1; docs/supervision.md)
 export { listApprovals, answerApproval } from "./approvals/index.js";
 export type { PendingApproval, ApprovalAnswer, ApprovalsOptions } from "./approvals/index.js";
+
+// Spend: the usage ledger, budgets and the operator's prices (docs/spend.md)
+export { queryUsage, loadPrices, computeCost } from "./usage/index.js";
+export type { TurnBudget, UsageQuery, UsageTotals, UsageGrouping, PriceTable, ModelPrice } from "./usage/index.js";

@@ -22,6 +22,10 @@ export interface Usage {
   cachedReadTokens?: number;
   reasoningTokens?: number;
   modelCalls?: number;
+  /** Tokens written to the prompt cache (grok `cacheCreationTokens`). */
+  cacheCreationTokens?: number;
+  /** Cost the agent reported, in ticks (1 USD = 1e10 ticks); absent when it did not say. */
+  costUsdTicks?: number;
 }
 
 /** A diagnostic: a stable code plus text a human can act on. */
@@ -65,6 +69,8 @@ export type SeatEvent =
   | { type: "tool_end"; toolCallId: string; title?: string; status: "completed" | "failed"; rawOutput?: unknown }
   | { type: "plan"; entries: PlanEntry[] }
   | { type: "usage"; usage: Usage; promptId?: string }
+  /** One model call's usage, reported while the turn runs (grok: `response_completed`); budgets are checked on it. */
+  | { type: "model_usage"; usage: Usage; promptId?: string }
   | { type: "queue"; queue: QueueState }
   | { type: "mcp_initialized"; sessionId: string; toolCount: number }
   | { type: "prompt_complete"; sessionId: string; promptId: string; stopReason: string }
@@ -78,7 +84,12 @@ export type SeatEvent =
   | { type: "model_catalog"; status: "retrying" | "failed"; attempt?: number; max?: number; reason?: string; detail?: string }
   | { type: "done"; stopReason: string; promptId?: string; text: string }
   /** The session's attention state changed (starting, idle, working, waiting, done, …; see attention/). */
-  | StateEvent;
+  | StateEvent
+  /**
+   * The model answered with a limit status (429 rate limited, 503 unavailable, 529 overloaded, 402 out of credit),
+   * from grok's own log: `final` false while grok retries (attempt/max), true when grok gave up on the request.
+   */
+  | { type: "rate_limited"; statusCode: number; final: boolean; attempt?: number; max?: number; detail: string; promptId?: string };
 
 /** The type tags of SeatEvent. */
 export type SeatEventType = SeatEvent["type"];

@@ -5,6 +5,7 @@
  * Invariant: pure; never throws, whatever it is given (getters that throw included). A refused input means
  *   nothing is sent and prompt() resolves with this diagnostic instead of rejecting with a TypeError.
  */
+import { budgetProblem } from "../usage/budget.js"; // budget.ts alone: no SQLite in the turn engine
 import type { Diagnostic } from "./events.js";
 
 function kindOf(value: unknown): string {
@@ -38,6 +39,11 @@ function optionsProblem(options: unknown): string | undefined {
     const ms = o[name];
     if (ms !== undefined && (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0)) return `a ${name} that is not a finite number of milliseconds >= 0`;
   }
+  if (o.budget !== undefined) {
+    const problem = budgetProblem(o.budget);
+    if (problem) return `an invalid budget: ${problem}`;
+  }
+  if (o.costOf !== undefined && typeof o.costOf !== "function") return "a costOf that is not a function";
   const signal = o.signal as { aborted?: unknown; addEventListener?: unknown } | undefined | null;
   if (signal !== undefined && (typeof signal !== "object" || signal === null || typeof signal.aborted !== "boolean" || typeof signal.addEventListener !== "function")) {
     return "a signal that is not an AbortSignal";

@@ -18,6 +18,8 @@ import { turnDiagnostic } from "./diagnostics.js";
 import type { Diagnostic, SeatCallbacks, SeatEvent, Usage } from "./events.js";
 import { ACP } from "./methods.js";
 import { mapExtNotification, mapSessionUpdate, readUsage, sessionIdOf } from "./updates.js";
+// budget.ts alone, not the usage front door: the turn engine must not load the ledger's SQLite.
+import { createTurnMeter, TICKS_PER_USD, type TurnBudget, type TurnMeter } from "../usage/budget.js";
 
 /** Per-turn options. */
 export interface PromptOptions {
@@ -29,6 +31,13 @@ export interface PromptOptions {
   idleTimeoutMs?: number;
   /** Aborting cancels the turn (like cancel()); aborting with a Diagnostic as the reason ends it with that diagnostic. */
   signal?: AbortSignal;
+  /**
+   * Cancel the turn at once (stop reason `cancelled`, diagnostic BUDGET_EXCEEDED, text kept) when the usage the
+   * agent reports per model call goes over this budget. Checked on every report; see docs/spend.md.
+   */
+  budget?: TurnBudget;
+  /** With a cost budget: the USD cost of one model call's usage when the agent reported none (a price table). */
+  costOf?: (usage: Usage) => number | undefined;
 }
 
 /** How one turn ended. Always produced; never thrown. */
@@ -55,6 +64,9 @@ interface Turn {
   hostDiagnostic?: Diagnostic;
   /** Held approvals of this turn: while any is pending the idle timeout does not run (issue 16 §1). */
   holds?: number;
+  /** The turn's budget meter, when it has a budget. */
+  meter?: TurnMeter;
+  costOf?: (usage: Usage) => number | undefined;
 }
 
 /** How long to wait for the prompt response after sending session/cancel. */
@@ -151,7 +163,14 @@ export class SessionCore {
       // mcp_initialized may arrive before session/new answers; remember it by id either way.
       if (!method.endsWith("mcp_initialized")) return;
     }
-    for (const event of mapExtNotification(method, params)) {
+    for (let event of mapExtNotification(method, params)) {
+      if (event.type === "model_usage" && this.activeTurn) {
+        const turn = this.activeTurn;
+        event = { ...event, promptId: turn.promptId };
+        this.emit(event);
+        this.meterUsage(turn, event.usage);
+        continue;
+      }
       if (event.type === "mcp_initialized") {
         this.mcpReady.add(event.sessionId);
         for (const wake of this.mcpWaiters.splice(0)) wake();
@@ -204,6 +223,19 @@ export class SessionCore {
     };
   }
 
+  /** Counts one model call's usage against the turn's budget; a crossed budget cancels the turn at once. */
+  private meterUsage(turn: Turn, usage: Usage): void {
+    turn.touch();
+    if (!turn.meter) return;
+    const reported = usage.costUsdTicks === undefined ? undefined : usage.costUsdTicks / TICKS_PER_USD;
+    const costUsd = reported ?? turn.costOf?.(usage);
+    const crossed = turn.meter.add({ ...usage, ...(costUsd === undefined ? {} : { costUsd }) });
+    if (!crossed) return;
+    // The budget's diagnostic wins over a bare stop reason even when text streamed (the text is kept).
+    turn.hostDiagnostic = crossed;
+    this.running.get(turn.promptId)?.end(crossed, CANCEL_GRACE_MS);
+  }
+
   /** Queues an event for the callbacks; they run one at a time, in order. */
   emit(event: SeatEvent): void {
     this.queue.push(event);
@@ -221,6 +253,10 @@ export class SessionCore {
     const promptId = typeof askedId === "string" && askedId.length > 0 ? askedId : `seat-${randomUUID()}`;
     const turn: Turn = { promptId, text: "", lastActivity: Date.now(), touch() { this.lastActivity = Date.now(); } };
     const refused = checkPromptInput(content, given);
+    if (!refused && options?.budget) {
+      turn.meter = createTurnMeter(options.budget);
+      if (options.costOf) turn.costOf = options.costOf;
+    }
     if (refused) return this.finish(turn, refused, undefined);
     const settled = this.runTurn(turn, content, options ?? {});
     return settled;
@@ -321,8 +357,8 @@ export class SessionCore {
       if (this.activeTurn === turn) this.activeTurn = undefined;
     }
     try {
-      // A disposed session's turn was cancelled by us, whether or not grok answered the cancel in time.
-      const cancelled = failure?.code === "ACP_SESSION_DISPOSED" ? "cancelled" : undefined;
+      // A disposed session's turn (or one over budget) was cancelled by us, whether or not grok answered the cancel in time.
+      const cancelled = failure?.code === "ACP_SESSION_DISPOSED" || failure?.code === "BUDGET_EXCEEDED" ? "cancelled" : undefined;
       return await this.finish(turn, failure, response, deadline, cancelled);
     } finally {
       this.running.delete(promptId);

@@ -56,3 +56,13 @@ test("usage reads camelCase and snake_case alike and drops absent fields", () =>
   assert.equal(readUsage({}), undefined);
   assert.equal(readUsage("14"), undefined);
 });
+
+test("grok's per-call response_completed becomes a model_usage event of one model call; other session notifications map to nothing", () => {
+  const events = mapExtNotification("_x.ai/session_notification", {
+    sessionId: "s1",
+    update: { sessionUpdate: "response_completed", usage: { input_tokens: 11, output_tokens: 3, cache_read_input_tokens: 2, cache_creation_input_tokens: 1, reasoning_tokens: 4 } },
+  });
+  assert.deepEqual(events, [{ type: "model_usage", usage: { inputTokens: 11, outputTokens: 3, cachedReadTokens: 2, cacheCreationTokens: 1, reasoningTokens: 4, modelCalls: 1 } }]);
+  assert.deepEqual(mapExtNotification("_x.ai/session_notification", { sessionId: "s1", update: { sessionUpdate: "session_summary_generated", session_summary: "x" } }), []);
+  assert.deepEqual(mapExtNotification("_x.ai/session_notification", { sessionId: "s1", update: { sessionUpdate: "response_completed" } }), []);
+});

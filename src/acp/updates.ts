@@ -38,6 +38,8 @@ export function readUsage(raw: unknown): Usage | undefined {
     cachedReadTokens: num(raw.cachedReadTokens) ?? num(raw.cache_read_input_tokens),
     reasoningTokens: num(raw.reasoningTokens) ?? num(raw.reasoning_tokens),
     modelCalls: num(raw.modelCalls),
+    cacheCreationTokens: num(raw.cacheCreationTokens) ?? num(raw.cache_creation_input_tokens),
+    costUsdTicks: num(raw.costUsdTicks),
   };
   for (const key of Object.keys(usage) as (keyof Usage)[]) if (usage[key] === undefined) delete usage[key];
   return Object.keys(usage).length > 0 ? usage : undefined;
@@ -130,6 +132,13 @@ export function mapExtNotification(method: string, params: unknown): SeatEvent[]
           ...(running === undefined ? {} : { runningPromptId: running }),
         },
       }];
+    }
+    case X_AI.sessionNotification: {
+      // grok reports each model call's usage as it completes (grok-wire.md §8); no prompt id rides along.
+      const update = isObj(params.update) ? params.update : undefined;
+      if (update?.sessionUpdate !== "response_completed") return [];
+      const usage = readUsage(update.usage);
+      return usage ? [{ type: "model_usage", usage: { ...usage, modelCalls: 1 } }] : [];
     }
     case X_AI.promptComplete:
       return [{

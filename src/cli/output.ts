@@ -23,6 +23,7 @@ export const EXIT = {
   muxUnavailable: 7,
   sessionBusy: 75,
   jobUncertain: 76,
+  budgetExceeded: 77,
   timeout: 124,
   interrupted: 130,
   /** The reader of stdout went away (`seat … | head -1`): 128 + SIGPIPE, as a shell reports `yes | head -1`. */
@@ -52,6 +53,12 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
       return EXIT.jobUncertain;
+    case "BUDGET_EXCEEDED":
+      return EXIT.budgetExceeded;
+    case "BUDGET_UNMETERED":
+    case "PRICES_INVALID":
+    case "SESSION_BUDGET_INVALID":
+      return EXIT.usage;
     case "GROK_NOT_FOUND":
     case "GROK_CHECKSUM_MISMATCH":
     case "GROK_PROBE_FAILED":
@@ -163,6 +170,8 @@ export function humanLine(event: SeatEvent, palette: Palette): string | undefine
           ? `grok gave up refreshing its model catalogue: ${event.reason ?? "unknown error"}`
           : `grok could not refresh its model catalogue (attempt ${event.attempt ?? "?"}/${event.max ?? "?"})`,
       );
+    case "rate_limited":
+      return palette.yellow(`the model answered HTTP ${event.statusCode} (a limit): ${event.final ? "grok gave up on the request" : `grok retries (attempt ${event.attempt ?? "?"}/${event.max ?? "?"})`}`);
     case "plan":
       return palette.dim(`▸ plan: ${event.entries.map((e) => `${e.status === "completed" ? "✓" : "·"} ${e.content}`).join("; ")}`);
     default:

@@ -83,6 +83,8 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number):
         policy: request.policy,
         turnTimeoutMs: request.turnTimeoutMs,
         idleTimeoutMs: request.idleTimeoutMs,
+        budget: request.budget,
+        allowUnmetered: request.allowUnmetered,
       }));
       try {
         const owner = spec.session ? await redis.get(sessionHostKey(spec.cwd ?? "", spec.session)) : null;

@@ -18,3 +18,5 @@ export { startRedisServer } from "./redis-server.js";
 export type { RedisServer, RedisServerOptions } from "./redis-server.js";
 export { openFleetQueues } from "./queues.js";
 export type { FleetQueues } from "./queues.js";
+export { parseFleetBudget, reserveBudget, settleBudget, budgetKey } from "./budget.js";
+export type { FleetBudget, Reservation } from "./budget.js";

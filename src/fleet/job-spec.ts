@@ -8,6 +8,7 @@
  *   (fleet/approvals.ts) until an answer or its deadline (`policy.approvalTimeoutMs`, default 15 min).
  */
 import { SeatError } from "../errors.js";
+import { budgetProblem, type TurnBudget } from "../usage/index.js";
 import { PERMISSION_CATEGORIES, type PermissionPolicy } from "../permissions/index.js";
 
 /** The persisted schema name of a job's data. */
@@ -36,6 +37,10 @@ export interface JobSpec {
   /** Turn limits in ms (0 or absent = the worker's defaults). */
   turnTimeoutMs?: number;
   idleTimeoutMs?: number;
+  /** The turn's budget (docs/spend.md); a crossed budget cancels the turn with BUDGET_EXCEEDED. */
+  budget?: TurnBudget;
+  /** Run the budget even on an agent that does not report what it limits. */
+  allowUnmetered?: boolean;
 }
 
 const ACTIONS = new Set(["allow", "require-approval", "block"]);
@@ -61,6 +66,11 @@ export function validateJobSpec(data: unknown): JobSpec {
     if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 0)) fail(`A fleet job's ${key} must be a whole number of ms.`);
   }
   if (spec.policy !== undefined) checkPolicy(spec.policy);
+  if (spec.budget !== undefined) {
+    const problem = budgetProblem(spec.budget);
+    if (problem) fail(`A fleet job's ${problem}.`);
+  }
+  if (spec.allowUnmetered !== undefined && typeof spec.allowUnmetered !== "boolean") fail("A fleet job's allowUnmetered must be a boolean.");
   return spec as unknown as JobSpec;
 }
 

@@ -17,9 +17,11 @@ import { randomUUID } from "node:crypto";
 import type { Job } from "bullmq";
 import { DelayedError, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
-import type { SeatEvent } from "../acp/index.js";
+import type { SeatEvent, TurnResult } from "../acp/index.js";
+import { ledgerEntriesOf, recordUsage } from "../usage/index.js";
+import { ensurePrivateDir, journalPath, seatHome } from "../seat/index.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
-import { createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
+import { budgetRefusal, createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
 import { openSession } from "../sessions/index.js";
 import { createPermissionGate, DEFAULT_POLICY } from "../permissions/index.js";
 import type { HostTool } from "../tools/index.js";
@@ -28,9 +30,9 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS, processApprovals } from "../approvals/inde
 import { ANSWER_POLL_MS, publishApproval, readAnswers, settleApproval } from "./approvals.js";
 import { sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
+import { reservationOf, reserveBudget, settleBudget, type FleetBudget, type Reservation } from "./budget.js";
 import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, transition, type JobStatus, type Transition } from "./state.js";
 import { claimSessionHost, confirmSessionHost, releaseSessionHost } from "./session-host.js";
-import { seatHome } from "../seat/index.js";
 import { finishJobWorktree, prepareJobWorktree, type JobWorktree } from "../worktrees/index.js";
 
 /** A job this worker is running, as the cancel listener sees it. */
@@ -57,6 +59,8 @@ export interface RunContext {
   log(line: string): void;
   /** How long a write that must land (hand-back, end) is retried through a Redis outage (ms). Default 30000. */
   persistMs?: number;
+  /** The queue's shared budget (fleet/budget.ts): each job reserves its turn budget before dispatch. */
+  budget?: FleetBudget;
 }
 
 /** Events `seat run --json` does not print are not streamed either. */
@@ -222,6 +226,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   let session: HeadlessSession | undefined;
   let tree: JobWorktree | undefined;
   let dispatched = false;
+  let reservation: Reservation | undefined;
   let claimedHost = false;
   let opened = false;
   const cancelRequested = async () => entry.cancelled || (await viaRedis(beat(redis, id, run, ctx.workerId))).cancelRequested;
@@ -258,6 +263,22 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     }
     // A job with a repo works in its own worktree of this worker's cache clone (made before dispatch).
     if (spec.repo) tree = await prepareJobWorktree({ home: seatHome(), repo: spec.repo, name: id, ...(spec.base ? { base: spec.base } : {}) });
+    if (ctx.budget) {
+      // The queue's budget is reserved atomically before the dispatch mark: a job that does not fit never starts.
+      const { limit, unit, period } = ctx.budget;
+      const amount = reservationOf(ctx.budget, spec.budget);
+      if (amount === undefined) {
+        const message = `This worker keeps a fleet budget of ${limit} ${unit} per ${period}; a job must carry its own ${unit === "tokens" ? "--max-tokens" : "--max-cost"} to reserve from it. Not dispatched.`;
+        return await endBefore("failed", { code: "BUDGET_UNMETERED", message }, { code: "BUDGET_UNMETERED" });
+      }
+      const reserved = await viaRedis(reserveBudget(redis, job.queueName, ctx.budget, amount));
+      if (!reserved.ok) {
+        const message = `Queue ${job.queueName} has spent ${reserved.spent} of its ${limit} ${unit} this ${period}; this job's ${amount} would go over. Not dispatched.`;
+        ctx.log(`job ${id}: over the fleet budget, not dispatched`);
+        return await endBefore("failed", { code: "BUDGET_EXCEEDED", message }, { code: "BUDGET_EXCEEDED" });
+      }
+      reservation = reserved.reservation;
+    }
     const options: SessionOptions = {
       env: ctx.env,
       agentEnv: ctx.agentEnv,
@@ -273,7 +294,12 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       diagnosticsAsText: false,
       turnTimeoutMs: spec.turnTimeoutMs || 15 * 60_000,
       idleTimeoutMs: spec.idleTimeoutMs || 3 * 60_000,
+      ...(spec.budget ? { budget: spec.budget } : {}),
+      ...(spec.allowUnmetered ? { allowUnmetered: true } : {}),
     };
+    // A budget nobody can keep is refused before any session starts: the job never reaches the model.
+    const refusal = spec.budget ? budgetRefusal(spec.budget, options, false) : undefined;
+    if (refusal) return await endBefore("failed", { code: refusal.code, message: refusal.message }, { code: refusal.code });
     if (spec.session) {
       try {
         session = (await openSession({ ...options, name: spec.session, waitMs: SESSION_WAIT_MS })).session;
@@ -306,12 +332,17 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     if (entry.cancelled) void cancelTurn(entry);
     const result = await turn;
     entry.turnRunning = false;
+    if (reservation && ctx.budget) await settleBudget(redis, reservation, spentOf(ctx.budget, result)).catch((error: unknown) => ctx.log(`job ${id}: its fleet budget reservation could not be settled: ${messageOf(error)}`));
     await chain;
     // grok ends a turn whose tool was denied as `cancelled`; a held approval nobody answered is a failure of the
     // job (APPROVAL_TIMEOUT, exit 124), not a cancel anyone asked for.
     const timedOut = result.diagnostic?.code === "APPROVAL_TIMEOUT" && !entry.cancelled;
     let status: JobStatus = timedOut ? "failed" : result.stopReason === "cancelled" || entry.cancelled ? "cancelled" : result.diagnostic ? "failed" : "completed";
-    const fields: Record<string, string | number> = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}) };
+    // A named session's turn is in the ledger already (sessions/), under its name.
+    if (!spec.session) recordJobUsage(ctx, id, spec, result);
+    // The turn's usage as the agent reported it (absent = unknown, never zero): the job's ledger entry.
+    const usage: Record<string, string> = result.usage ? { usage: JSON.stringify(result.usage) } : {};
+    const fields: Record<string, string | number> = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}), ...usage };
     if (tree) {
       // The agent is gone before its work is committed; only a completed turn is pushed (one atomic push).
       await session.dispose().catch(() => undefined);
@@ -325,7 +356,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
         Object.assign(fields, { code: isSeatError(error) ? error.code : "WORKTREE_GIT_FAILED", message: messageOf(error) });
       }
     }
-    const event = { ...(result.stopReason ? { stopReason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code } : {}) };
+    const event = { ...(result.stopReason ? { stopReason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code } : {}), ...(result.usage ? { usage: result.usage } : {}) };
     await recordEnd(ctx, id, end, status, fields, event, persistMs, heldDone);
     ctx.log(`job ${id}: ${status}`);
     return status;
@@ -340,6 +371,8 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     await recordEnd(ctx, id, end, "failed", { code, message }, { code, message }, persistMs, heldDone);
     return "failed";
   } finally {
+    // Reserved but never sent (a session that did not start, a cancel, a hand-back): the budget gets it back.
+    if (reservation && !dispatched) await settleBudget(redis, reservation, 0).catch(() => undefined);
     clearInterval(timer);
     clearInterval(answerPoll);
     ctx.running.delete(id);
@@ -351,6 +384,25 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       await releaseSessionHost(redis, sessionHostKey(spec.cwd ?? "", spec.session!), ctx.host).catch(() => undefined);
     }
     await dropHeartbeat(redis, id, run).catch(() => undefined);
+  }
+}
+
+/** What a turn spent in the fleet budget's unit, or undefined when the agent did not report it. */
+function spentOf(budget: FleetBudget, result: TurnResult): number | undefined {
+  const u = result.usage;
+  if (budget.unit === "usd") return u?.costUsdTicks === undefined ? undefined : u.costUsdTicks / 1e10;
+  if (u?.totalTokens !== undefined) return u.totalTokens;
+  return u?.inputTokens === undefined && u?.outputTokens === undefined ? undefined : (u.inputTokens ?? 0) + (u.outputTokens ?? 0);
+}
+
+/** Adds a job's turn to this host's ledger (seat usage --by job); a failure is logged, never the job's. */
+function recordJobUsage(ctx: RunContext, id: string, spec: JobSpec, result: TurnResult): void {
+  try {
+    const home = seatHome();
+    ensurePrivateDir(home);
+    recordUsage(journalPath(home), ledgerEntriesOf(result, { source: "job", agent: spec.agent ?? "grok", jobId: id, ...(spec.session ? { session: spec.session } : {}), ...(spec.model ? { model: spec.model } : {}) }));
+  } catch (error) {
+    ctx.log(`job ${id}: its usage could not be added to this host's ledger: ${messageOf(error)}`);
   }
 }
 

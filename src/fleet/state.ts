@@ -14,6 +14,7 @@
 import type { Redis } from "ioredis";
 import { redact } from "../internal/redact.js";
 import { jobKeys } from "./keys.js";
+import { readUsage, type Usage } from "../acp/index.js";
 
 /** Where a fleet job is. */
 export type JobStatus = "waiting" | "active" | "dispatched" | "completed" | "failed" | "cancelled" | "uncertain";
@@ -62,6 +63,8 @@ export interface JobRecord {
   branch?: string;
   commit?: string;
   diffstat?: string;
+  /** The turn's usage as the agent reported it (absent: unknown, never zero). */
+  usage?: Usage;
 }
 
 // KEYS: state, events, alive. ARGV: allowed statuses (JSON list; "" = no record yet), new status, fields (JSON
@@ -123,6 +126,14 @@ export async function transition(redis: Redis, id: string, t: Transition): Promi
   return answer === "OK" ? { moved: true, current: t.to } : { moved: false, current: answer as JobStatus | "" };
 }
 
+function parseUsage(text: string): Usage | undefined {
+  try {
+    return readUsage(JSON.parse(text));
+  } catch {
+    return undefined; // a record written by hand; its usage is unknown
+  }
+}
+
 /** Reads job `id`'s record, deriving `uncertain` for a dispatched job whose worker stopped its heartbeat. */
 export async function readJob(redis: Redis, id: string): Promise<JobRecord | undefined> {
   const keys = jobKeys(id);
@@ -153,6 +164,7 @@ export async function readJob(redis: Redis, id: string): Promise<JobRecord | und
     ...(hash.branch ? { branch: hash.branch } : {}),
     ...(hash.commit ? { commit: hash.commit } : {}),
     ...(hash.diffstat !== undefined ? { diffstat: hash.diffstat } : {}),
+    ...(hash.usage ? { usage: parseUsage(hash.usage) } : {}),
   };
   const beating = alive !== null && hash.run !== undefined && alive === hash.run;
   if (record.status === "dispatched" && !beating) return { ...record, status: "uncertain", derived: true };

@@ -20,6 +20,7 @@ import type { HostTool } from "../tools/index.js";
 import { connect, parseRedisUrl, redisError } from "./connection.js";
 import { BULL_PREFIX, CANCEL_CHANNEL, SHARED_QUEUE, hostQueue } from "./keys.js";
 import { acknowledgeCancel, runJob, type RunContext, type RunningJob } from "./run-job.js";
+import type { FleetBudget } from "./budget.js";
 import { checkDurability } from "./durability.js";
 
 /** Options of startWorker. */
@@ -50,6 +51,11 @@ export interface WorkerOptions {
   allowVolatileRedis?: boolean;
   /** One line per job transition (already redacted). */
   onLog?: (line: string) => void;
+  /**
+   * A spend limit shared by every worker of a queue (parseFleetBudget): each job reserves its own turn budget
+   * atomically before dispatch and is never dispatched when that would go over (BUDGET_EXCEEDED).
+   */
+  budget?: FleetBudget;
 }
 
 /** A running worker. */
@@ -95,6 +101,7 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
     running,
     isClosing: () => closing,
     log,
+    ...(options.budget ? { budget: options.budget } : {}),
   };
   // Cancels arrive as pub/sub messages (the job id); the key in Redis covers a job not yet taken and a message
   // lost while this subscriber reconnected (every heartbeat re-reads it).

@@ -105,3 +105,24 @@ test("a line's own stamp and model request id are read for the turn fence; a mis
   assert.equal(parseLogLine('{"msg":"x","ts":12}')!.tsMs, undefined);
   assert.equal(parseLogLine('{"msg":"x","ctx":{"sampler_request_id":7}}')!.requestId, undefined);
 });
+
+// Lines grok 1.0.41 wrote against the mock answering 429, 529 and 402 (recorded 2026-12-01, ids shortened).
+const LIMIT_LINES = {
+  retry429: '{"ts":"2026-12-01T21:14:15.346Z","src":"shell","pid":22948,"ver":"1.0.41","lvl":"warn","sid":"S","msg":"shell.turn.inference_retry","ctx":{"sampler_request_id":"r1","attempt":1,"max_retries":15,"kind":"rate_limited","reason":"API error (status 429 Too Many Requests): invalid_request_error: mock error 429"}}',
+  failed429: '{"ts":"2026-12-01T21:14:17.669Z","src":"shell","pid":22948,"ver":"1.0.41","lvl":"error","sid":"S","msg":"shell.turn.inference_failed","ctx":{"sampler_request_id":"r1","kind":"rate_limited","status_code":429,"is_retryable":true,"message":"API error (status 429 Too Many Requests): invalid_request_error: mock error 429"}}',
+  retry529: '{"ts":"2026-12-01T21:14:45.032Z","src":"shell","pid":25022,"ver":"1.0.41","lvl":"warn","sid":"S","msg":"shell.turn.inference_retry","ctx":{"sampler_request_id":"r2","attempt":1,"max_retries":15,"kind":"api","reason":"API error (status 529 <unknown status code>): mock error 529"}}',
+  failed402: '{"ts":"2026-12-01T21:15:16.521Z","src":"shell","pid":27347,"ver":"1.0.41","lvl":"error","sid":"S","msg":"shell.turn.inference_failed","ctx":{"sampler_request_id":"r3","kind":"api","status_code":402,"is_retryable":false,"message":"API error (status 402 Payment Required): invalid_request_error: mock error 402"}}',
+};
+
+test("grok's limit lines carry the model's HTTP status: a retry names it, a failed request gives it with is_retryable", async () => {
+  const { limitEvent, healthEvent } = await import("./turn-health.js");
+  const scope = { sessionId: "S" };
+  const retry = readHealthSignal(parseLogLine(LIMIT_LINES.retry429)!, scope);
+  assert.equal(retry?.kind === "retry" && retry.statusCode, 429);
+  assert.deepEqual(limitEvent(retry!, "p"), { type: "rate_limited", statusCode: 429, final: false, attempt: 1, max: 15, detail: "API error (status 429 Too Many Requests): invalid_request_error: mock error 429", promptId: "p" });
+  assert.equal(limitEvent(readHealthSignal(parseLogLine(LIMIT_LINES.retry529)!, scope)!)?.type, "rate_limited");
+  const failed = readHealthSignal(parseLogLine(LIMIT_LINES.failed402)!, scope);
+  assert.deepEqual(failed, { kind: "inference_failed", statusCode: 402, retryable: false, detail: "API error (status 402 Payment Required): invalid_request_error: mock error 402" });
+  assert.deepEqual(healthEvent(failed!, "p"), { type: "rate_limited", statusCode: 402, final: true, detail: failed!.detail, promptId: "p" });
+  assert.equal(readHealthSignal(parseLogLine(LIMIT_LINES.failed429)!, { sessionId: "other" }), undefined, "another session's line is not ours");
+});

@@ -23,7 +23,10 @@ export interface LogLine {
 
 /** What one log line says about grok's health, for a follower of one session and one process. */
 export type HealthSignal =
-  | { kind: "retry"; attempt: number; maxRetries: number; reason: string; detail: string }
+  /** `statusCode`: the model's HTTP status when grok's reason names one (429, 503, 529, …). */
+  | { kind: "retry"; attempt: number; maxRetries: number; reason: string; detail: string; statusCode?: number }
+  /** grok gave up on a model request (`shell.turn.inference_failed`): its HTTP status and whether grok deemed it retryable. */
+  | { kind: "inference_failed"; statusCode?: number; retryable?: boolean; detail: string }
   | { kind: "catalog_retry"; attempt: number; maxRetries: number }
   | { kind: "catalog_failed"; reason: string; detail: string };
 
@@ -36,6 +39,7 @@ export interface HealthScope {
 /** grok 1.0.41's message names we rely on. */
 export const GROK_LOG_MSG = {
   inferenceRetry: "shell.turn.inference_retry",
+  inferenceFailed: "shell.turn.inference_failed",
   catalogRetry: "model catalog: retry scheduled",
   catalogExhausted: "model catalog: all retries exhausted",
 } as const;
@@ -100,6 +104,15 @@ export function summarizeReason(text: string): string {
   return last.length > 80 ? `${last.slice(0, 79)}…` : last;
 }
 
+/** The HTTP status grok's reason text names (`API error (status 429 Too Many Requests)`), if any. */
+function statusIn(text: string): number | undefined {
+  const match = /\bstatus (\d{3})\b/.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The HTTP statuses of a model that is limiting us: rate limited, unavailable, overloaded, out of credit. */
+export const LIMIT_STATUSES: readonly number[] = [402, 429, 503, 529];
+
 /** The health signal `line` carries for `scope`, or undefined (other sessions, other processes, other messages). */
 export function readHealthSignal(line: LogLine, scope: HealthScope): HealthSignal | undefined {
   if (line.msg === GROK_LOG_MSG.inferenceRetry) {
@@ -108,7 +121,14 @@ export function readHealthSignal(line: LogLine, scope: HealthScope): HealthSigna
     const maxRetries = count(line.ctx.max_retries);
     if (attempt === undefined || maxRetries === undefined) return undefined;
     const raw = typeof line.ctx.reason === "string" ? line.ctx.reason : typeof line.ctx.kind === "string" ? line.ctx.kind : "unknown error";
-    return { kind: "retry", attempt, maxRetries, reason: summarizeReason(raw), detail: cleanReason(raw) };
+    const status = statusIn(raw);
+    return { kind: "retry", attempt, maxRetries, reason: summarizeReason(raw), detail: cleanReason(raw), ...(status === undefined ? {} : { statusCode: status }) };
+  }
+  if (line.msg === GROK_LOG_MSG.inferenceFailed) {
+    if (line.sid !== scope.sessionId) return undefined;
+    const raw = typeof line.ctx.message === "string" ? line.ctx.message : "model request failed";
+    const status = count(line.ctx.status_code) ?? statusIn(raw);
+    return { kind: "inference_failed", detail: cleanReason(raw), ...(status === undefined ? {} : { statusCode: status }), ...(typeof line.ctx.is_retryable === "boolean" ? { retryable: line.ctx.is_retryable } : {}) };
   }
   // Catalogue lines carry no session id: they belong to the process, so they need the process's pid.
   if (line.sid !== undefined || scope.pid === undefined || line.pid !== scope.pid) return undefined;

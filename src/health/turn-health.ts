@@ -17,7 +17,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Diagnostic, SeatEvent } from "../acp/index.js";
 import { followLog, readLogTail, type FollowerStats } from "./follower.js";
-import { parseLogLine, readHealthSignal, type HealthSignal } from "./log-line.js";
+import { LIMIT_STATUSES, parseLogLine, readHealthSignal, type HealthSignal } from "./log-line.js";
 
 /** How much of the log's end is read at a turn's start to learn the model requests already under way (bytes). */
 const PRIME_TAIL_BYTES = 64 * 1024;
@@ -83,7 +83,15 @@ export function healthEvent(signal: HealthSignal, promptId?: string): SeatEvent 
       return { type: "model_catalog", status: "retrying", attempt: signal.attempt, max: signal.maxRetries };
     case "catalog_failed":
       return { type: "model_catalog", status: "failed", reason: signal.reason, detail: signal.detail };
+    case "inference_failed":
+      return { type: "rate_limited", statusCode: signal.statusCode ?? 0, final: true, detail: signal.detail, ...turn };
   }
+}
+
+/** The `rate_limited` event a signal also means (a limit status: 402, 429, 503, 529), or undefined. */
+export function limitEvent(signal: HealthSignal, promptId?: string): SeatEvent | undefined {
+  if (signal.kind !== "retry" || signal.statusCode === undefined || !LIMIT_STATUSES.includes(signal.statusCode)) return undefined;
+  return { type: "rate_limited", statusCode: signal.statusCode, final: false, attempt: signal.attempt, max: signal.maxRetries, detail: signal.detail, ...(promptId ? { promptId } : {}) };
 }
 
 /** The MODEL_UNREACHABLE diagnostic for a retry that reached the fail-fast limit. */
@@ -135,7 +143,11 @@ export function startTurnHealth(options: TurnHealthOptions): TurnHealth {
         return;
       }
       if (signal.kind === "retry") retries += 1;
+      // A failure that is not a limit (a 400, a 401) is the turn's own diagnostic already; only limits are events.
+      if (signal.kind === "inference_failed" && (signal.statusCode === undefined || !LIMIT_STATUSES.includes(signal.statusCode))) return;
       options.emit(healthEvent(signal, options.promptId));
+      const limited = limitEvent(signal, options.promptId);
+      if (limited) options.emit(limited);
       if (signal.kind === "retry" && limit !== undefined && signal.attempt >= limit && !unreachable) {
         unreachable = unreachableDiagnostic(signal, limit);
         stopping = true; // the turn is being ended: later lines of this poll are not reported

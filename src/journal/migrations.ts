@@ -56,6 +56,38 @@ CREATE TABLE session_leases (
 );
 `,
   },
+  {
+    // The usage ledger (usage/): one row per turn and model; a NULL is what the agent did not report, never zero.
+    name: "grok-seat.usage.v1",
+    ddl: `
+CREATE TABLE IF NOT EXISTS usage_ledger (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  recorded_at TEXT NOT NULL,
+  source TEXT NOT NULL CHECK (source IN ('run', 'session', 'job')),
+  agent TEXT NOT NULL,
+  session_name TEXT,
+  session_row INTEGER,
+  job_id TEXT,
+  prompt_id TEXT NOT NULL,
+  model TEXT,
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  cached_tokens INTEGER,
+  reasoning_tokens INTEGER,
+  model_calls INTEGER,
+  cost_usd_ticks INTEGER,
+  stop_reason TEXT
+);
+CREATE INDEX IF NOT EXISTS usage_ledger_by_time ON usage_ledger (recorded_at);
+CREATE INDEX IF NOT EXISTS usage_ledger_by_session ON usage_ledger (session_row);
+CREATE TABLE IF NOT EXISTS session_budgets (
+  session_row INTEGER PRIMARY KEY REFERENCES named_sessions(id) ON DELETE CASCADE,
+  max_tokens INTEGER,
+  max_cost_usd REAL,
+  set_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /**

@@ -26,6 +26,8 @@ export interface MockReply {
   toolCalls?: MockToolCall[];
   /** Answer with this HTTP status and a JSON error body instead of a stream. */
   errorStatus?: number;
+  /** With errorStatus: a `retry-after` header of this many seconds. */
+  retryAfterSeconds?: number;
   /** Never answer: the request hangs until the client goes away. */
   hang?: boolean;
   /** Close the stream after this many content chunks, without `[DONE]`. */

@@ -134,8 +134,8 @@ function errorType(status: number): string {
   return status >= 500 ? "server_error" : "invalid_request_error";
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function json(res: ServerResponse, status: number, body: unknown, retryAfterSeconds?: number): void {
+  res.writeHead(status, { "content-type": "application/json", ...(retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) }) });
   res.end(JSON.stringify(body));
 }
 
@@ -184,7 +184,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       counter += 1;
       if (reply.hang) return; // left open until the client or close() ends it
       if (reply.errorStatus) {
-        json(res, reply.errorStatus, { error: { message: `mock error ${reply.errorStatus}`, type: errorType(reply.errorStatus) } });
+        json(res, reply.errorStatus, { error: { message: `mock error ${reply.errorStatus}`, type: errorType(reply.errorStatus) } }, reply.retryAfterSeconds);
         return;
       }
       const model = body.model ?? "mock-model";

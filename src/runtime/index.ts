@@ -13,3 +13,4 @@ export type { HandshakeOptions, HandshakeResult } from "./handshake.js";
 export { attachMethodFor } from "./attach.js";
 export type { AttachRequest, AttachResult } from "./attach.js";
 export { agentLaunch, resolveAgentProfile } from "./agent-launch.js";
+export { budgetRefusal } from "./budget-gate.js";

@@ -3,6 +3,8 @@
  * Owns: the option names and their defaults.
  * Does not own: acting on them (session.ts).
  */
+import type { TurnBudget } from "../usage/index.js";
+import type { Usage } from "../acp/index.js";
 import type { ContentBlock, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import type { SeatCallbacks } from "../acp/index.js";
 import type { HostTool, OperatorMcpServer } from "../tools/index.js";
@@ -98,6 +100,18 @@ export interface SessionOptions {
    * session that cannot be attached makes the session dead with SESSION_NOT_RESUMABLE. Used by sessions/.
    */
   resume?: { sessionId: string };
+  /**
+   * The budget of every turn of this session (a prompt's own `budget` replaces it): the turn is cancelled with
+   * BUDGET_EXCEEDED once the usage reported per model call goes over it. See docs/spend.md.
+   */
+  budget?: TurnBudget;
+  /** Run a budget even on an agent that does not report what it limits (otherwise BUDGET_UNMETERED, nothing sent). */
+  allowUnmetered?: boolean;
+  /**
+   * The USD cost of one model call's usage when the agent reports none (e.g. `costFromPrices` of a price file);
+   * with it a cost budget is checkable from tokens. A prompt's own `costOf` replaces it.
+   */
+  costOf?: (usage: Usage) => number | undefined;
   /** Also deliver diagnostic text to onText (seed 002). Default true. */
   diagnosticsAsText?: boolean;
 }

@@ -31,6 +31,7 @@ import { agentLaunch, resolveAgentProfile, withSessionLaunch } from "./agent-lau
 import { skillsRulesBody } from "../skills/index.js";
 import { createStateTracker, isFinalState, stateAfterTurn, type AttentionSnapshot, type StateTracker } from "../attention/index.js";
 import type { PromptInput, SessionOptions } from "./options.js";
+import { budgetRefusal } from "./budget-gate.js";
 
 /** An ids-only audit record (no paths, schemas, prose or credentials). */
 export type AuditEvent = Record<string, string | number | boolean>;
@@ -196,6 +197,15 @@ class Session implements HeadlessSession {
       await this.report(diagnostic.code, diagnostic.message);
       return { promptId, text: "", diagnostic, echoed: false };
     }
+    const budget = options.budget ?? this.options.budget;
+    const costOf = options.costOf ?? this.options.costOf;
+    if (budget !== undefined) {
+      const refusal = budgetRefusal(budget, this.options, typeof costOf === "function");
+      if (refusal) {
+        await this.report(refusal.code, refusal.message);
+        return { promptId, text: "", diagnostic: refusal, echoed: false };
+      }
+    }
     const core = this.core;
     this.tracker.set("working");
     const health = this.grokLog && this.id
@@ -206,6 +216,8 @@ class Session implements HeadlessSession {
       turnTimeoutMs: options.turnTimeoutMs ?? this.options.turnTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs ?? this.options.idleTimeoutMs,
       ...(health ? { signal: health.signal } : options.signal ? { signal: options.signal } : {}),
+      ...(budget ? { budget } : {}),
+      ...(costOf ? { costOf } : {}),
     });
     await health?.stop();
     // An approval still pending when its turn ended can no longer be answered: it is denied (APPROVAL_EXPIRED).

@@ -21,6 +21,7 @@ import { assertSessionName, scopeFor } from "./names.js";
 import { planControlSocket, startControlServer, type ControlServer } from "./control.js";
 import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
 import { processApprovals } from "../approvals/index.js";
+import { budgetProblem, ledgerEntriesOf, nextTurnBudget, readSessionBudget, recordUsage, setSessionBudget, type TurnBudget } from "../usage/index.js";
 
 /** Options of openSession: a name plus everything createSession takes. */
 export interface OpenSessionOptions extends SessionOptions {
@@ -36,6 +37,12 @@ export interface OpenSessionOptions extends SessionOptions {
   home?: string;
   /** Where kernel facts come from (tests). Default: this platform's. */
   identitySource?: IdentitySource;
+  /**
+   * The budget of the whole session, recorded with it (replacing any recorded one): each turn is refused before
+   * anything is sent once the session's recorded turns have spent it, and otherwise runs with what is left as its
+   * turn budget (docs/spend.md). An invalid budget rejects with SESSION_BUDGET_INVALID before anything starts.
+   */
+  sessionBudget?: TurnBudget;
 }
 
 /** What openSession returns: the session and whether it continued an earlier one. */
@@ -71,6 +78,8 @@ class NamedSession implements HeadlessSession {
     readonly lease: HeldLease,
     readonly control: ControlServer | undefined,
     readonly report: (diagnostic: Diagnostic) => void,
+    /** Who the ledger rows of this session's turns name. */
+    readonly ledger: { name: string; agent: string; model?: string; turnBudget?: TurnBudget },
   ) {}
   get id() { return this.inner.id; }
   get state() { return this.inner.state; }
@@ -85,6 +94,24 @@ class NamedSession implements HeadlessSession {
   async prompt(input: PromptInput, options: PromptOptions = {}): Promise<TurnResult> {
     if (this.inner.state !== "ready" || this.#closing) return this.inner.prompt(input, options);
     const promptId = options.promptId ?? `seat-${randomUUID()}`;
+    // A session budget is checked before anything is recorded or sent, and what is left bounds this turn.
+    let sessionBudget: ReturnType<typeof readSessionBudget>;
+    try {
+      sessionBudget = readSessionBudget(this.store.path, this.row);
+    } catch (error) {
+      const diagnostic = journalDiagnostic(error, "JOURNAL_WRITE_FAILED", "The session's budget could not be read; nothing was sent");
+      this.report(diagnostic);
+      return { promptId, text: "", echoed: false, diagnostic };
+    }
+    if (sessionBudget.budget) {
+      const next = nextTurnBudget(sessionBudget.budget, sessionBudget.spent, options.budget ?? this.ledger.turnBudget);
+      if ("refusal" in next) {
+        const diagnostic: Diagnostic = { code: "BUDGET_EXCEEDED", message: next.refusal };
+        this.report(diagnostic);
+        return { promptId, text: "", echoed: false, diagnostic };
+      }
+      options = { ...options, budget: next.budget };
+    }
     try {
       this.store.startTurn(this.row, promptId, promptText(input));
     } catch (error) {
@@ -112,6 +139,12 @@ class NamedSession implements HeadlessSession {
       };
       this.report(diagnostic);
       return result.diagnostic ? result : { ...result, diagnostic };
+    }
+    try {
+      recordUsage(this.store.path, ledgerEntriesOf(result, { source: "session", agent: this.ledger.agent, session: this.ledger.name, sessionRow: this.row, ...(this.ledger.model ? { model: this.ledger.model } : {}) }));
+    } catch (error) {
+      // The turn and its record stand; only its ledger row is missing, and the turn's own record keeps its usage.
+      this.report(journalDiagnostic(error, "JOURNAL_WRITE_FAILED", `Turn ${promptId}'s usage could not be added to the ledger`));
     }
     return result;
   }
@@ -146,6 +179,8 @@ export function openStore(home: string): SessionStore {
  */
 export async function openSession(options: OpenSessionOptions): Promise<OpenedSession> {
   assertSessionName(options.name);
+  const budgetInvalid = options.sessionBudget === undefined ? undefined : budgetProblem(options.sessionBudget);
+  if (budgetInvalid) throw new SeatError("SESSION_BUDGET_INVALID", `Named session "${options.name}": the session ${budgetInvalid}. Nothing was started.`, { context: { name: options.name } });
   const agent = options.agentCommand !== undefined ? "custom" : options.agent ?? "grok";
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = options.home ?? seatHome(options.env ?? process.env);
@@ -162,10 +197,11 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     }
     lease = await acquireLease(store, record, { ...(options.waitMs ? { waitMs: options.waitMs } : {}), ...(options.identitySource ? { source: options.identitySource } : {}) });
     const interrupted = store.interruptRunning(record.row);
+    if (options.sessionBudget) setSessionBudget(store.path, record.row, options.sessionBudget);
     record = store.find(scope, options.name)!;
     const resumeId = record.agentSessionId;
     const model = options.model ?? record.model ?? undefined;
-    const { name: _n, global: _g, waitMs: _w, home: _h, identitySource: _i, ...sessionOptions } = options;
+    const { name: _n, global: _g, waitMs: _w, home: _h, identitySource: _i, sessionBudget: _b, ...sessionOptions } = options;
     inner = await createSession({ ...sessionOptions, cwd: record.cwd, ...(model ? { model } : {}), ...(resumeId ? { resume: { sessionId: resumeId } } : {}) });
     if (inner.state !== "ready") {
       const diagnostic = inner.diagnostics[0];
@@ -188,7 +224,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     }
     record = store.find(scope, options.name)!;
     const report = (diagnostic: Diagnostic) => void Promise.resolve(options.callbacks?.onEvent?.({ type: "diagnostic", diagnostic })).catch(() => undefined);
-    return { session: new NamedSession(inner, store, record.row, lease, control, report), resumed: resumeId !== null && inner.state === "ready", record, interrupted };
+    return { session: new NamedSession(inner, store, record.row, lease, control, report, { name: options.name, agent: record.agent, ...(record.model ? { model: record.model } : {}), ...(options.budget ? { turnBudget: options.budget } : {}) }), resumed: resumeId !== null && inner.state === "ready", record, interrupted };
   } catch (error) {
     await inner?.dispose();
     await control?.close();

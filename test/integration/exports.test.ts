@@ -18,6 +18,7 @@ test("the library front door exports exactly the listed names", () => {
     "createWorktree", "commitTurn", "listWorktrees", "findWorktree", "diffWorktree", "mergeWorktree", "discardWorktree",
     "HostToolError",
     "listApprovals", "answerApproval",
+    "queryUsage", "loadPrices", "computeCost",
   ].sort());
 });
 

@@ -79,3 +79,77 @@ test("kill -9 of a real-grok worker right after dispatch leaves the job uncertai
     await live.close();
   }
 });
+
+test("seat submit --max-tokens: the worker cancels the turn over budget after two model calls; the job ends cancelled with BUDGET_EXCEEDED and its usage", async (t) => {
+  if (!need(t, redisMissing())) return;
+  const shell = (command: string) => ({ name: "run_terminal_command", arguments: { command, description: "wait" } });
+  const live = await startLiveRig({ rules: [{ match: "spend three calls", replies: [{ text: "one ", toolCalls: [shell("sleep 1")] }, { text: "two ", toolCalls: [shell("sleep 2")] }, { text: "three" }] }] });
+  if (!gotLive(t, live)) return;
+  const fleet = await startFleetRig();
+  try {
+    await fleet.startWorker("host-a", { env: { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary } });
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+    const result = await runSeat(["submit", "--redis", fleet.redis.url, "--wait", "--allow", "execute", "--max-tokens", "20", "--cwd", live.sandbox.project, "please spend three calls"], { env });
+    assert.equal(result.code, 77, result.stderr + fleet.workers.map((w) => w.stderr()).join(""));
+    const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; [k: string]: any });
+    const id = lines[0]!.id as string;
+    assert.equal(lines.find((l) => l.type === "done")?.text, "one two ");
+    const last = lines.filter((l) => l.type === "job").at(-1);
+    assert.equal(last?.status, "cancelled");
+    assert.equal(last?.code, "BUDGET_EXCEEDED");
+    assert.equal(last?.usage?.modelCalls, 2, "the job's stream carries the usage grok reported");
+    const client = await connectFleet(fleet.redis.url);
+    try {
+      const record = await client.job(id).state();
+      assert.equal(record.status, "cancelled");
+      assert.equal(record.code, "BUDGET_EXCEEDED");
+      assert.equal(record.usage?.modelCalls, 2, "the job record carries its usage");
+    } finally {
+      await client.close();
+    }
+    const shown = await runSeat(["jobs", "show", id, "--redis", fleet.redis.url], { env });
+    assert.match(shown.stdout, /BUDGET_EXCEEDED: The turn used 26 tokens over 2 model call/);
+    assert.match(shown.stdout, /usage: .*modelCalls 2/);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    assert.equal(live.mock.requests.filter((r) => r.reqId === `fleet-${id}` && (r.kind === "main" || r.kind === "tool_followup")).length, 2, "the mock saw two model calls");
+    // A budget an agent cannot be held to is refused before anything is queued.
+    const refused = await runSeat(["submit", "--redis", fleet.redis.url, "--agent", "codex", "--max-tokens", "100", "say pong"], { env });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /BUDGET_UNMETERED/);
+  } finally {
+    await fleet.close();
+    await live.close();
+  }
+});
+
+test("fleet budget race: 20 jobs, a budget for exactly 5, 3 real-grok workers → exactly 5 dispatched, 15 refused over budget, none uncertain", async (t) => {
+  if (!need(t, redisMissing())) return;
+  const live = await startLiveRig();
+  if (!gotLive(t, live)) return;
+  const fleet = await startFleetRig();
+  try {
+    const hostEnv = { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary };
+    // "pong from mock" is 14 tokens; each job reserves its own --max-tokens 14, the queue has 70 a day.
+    for (const name of ["host-a", "host-b", "host-c"]) await fleet.startWorker(name, { env: hostEnv, args: ["--budget", "70tokens/day", "--concurrency", "2"] });
+    const client = await connectFleet(fleet.redis.url);
+    try {
+      const handles = [];
+      for (let i = 0; i < 20; i += 1) handles.push(await client.enqueue({ prompt: `say pong ${i}`, cwd: live.sandbox.project, budget: { maxTokens: 14 } }));
+      const results = await Promise.all(handles.map((h) => h.result()));
+      const statuses = results.map((r) => `${r.status}:${r.code ?? ""}`);
+      assert.equal(statuses.filter((s) => s === "completed:").length, 5, statuses.join(" "));
+      assert.equal(statuses.filter((s) => s === "failed:BUDGET_EXCEEDED").length, 15, statuses.join(" "));
+      assert.equal(statuses.filter((s) => s.startsWith("uncertain")).length, 0);
+      const reached = new Set(live.mock.requests.filter((r) => r.kind === "main" && r.reqId?.startsWith("fleet-")).map((r) => r.reqId));
+      assert.equal(reached.size, 5, "exactly five prompts reached the model");
+      const refused = await client.job(results.find((r) => r.code === "BUDGET_EXCEEDED")!.id).state();
+      assert.match(refused.message ?? "", /has spent \d+ of its 70 tokens this day; this job's 14 would go over\. Not dispatched\./);
+      assert.equal(refused.dispatchedAt, undefined, "a refused job was never marked dispatched");
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await fleet.close();
+    await live.close();
+  }
+});

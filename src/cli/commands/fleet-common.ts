@@ -29,7 +29,8 @@ export function exitCodeForJob(result: Pick<JobResult, "status" | "code">): numb
     case "completed":
       return EXIT.ok;
     case "cancelled":
-      return EXIT.interrupted;
+      // A turn the job's own budget cancelled exits like seat run's (BUDGET_EXCEEDED), not as an interruption.
+      return result.code === "BUDGET_EXCEEDED" ? exitCodeFor("BUDGET_EXCEEDED") : EXIT.interrupted;
     case "uncertain":
       return exitCodeFor("FLEET_JOB_UNCERTAIN");
     default:

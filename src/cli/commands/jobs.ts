@@ -60,6 +60,8 @@ Examples:
           process.stdout.write(`${line(record)}\n`);
           if (record.status === "uncertain") process.stdout.write(`uncertain: ${record.message ?? "its worker stopped after dispatch"} — the prompt may have reached the model; it was not re-sent\n`);
           else if (record.code) process.stdout.write(`${record.code}: ${record.message ?? ""}\n`);
+          // What the agent reported; a job whose agent reported nothing says so rather than showing zeros.
+          if (record.endedAt !== undefined || record.usage) process.stdout.write(`usage: ${record.usage ? Object.entries(record.usage).map(([k, v]) => `${k} ${v}`).join(", ") : "not reported"}\n`);
         }
         return ["waiting", "active", "dispatched"].includes(record.status) ? EXIT.turnFailed : exitCodeForJob(record);
       }

@@ -9,24 +9,26 @@
  *   denies it (APPROVAL_TIMEOUT). Every run, named or not, serves a control socket in a 0700 directory.
  */
 import { createInterface } from "node:readline/promises";
-import type { SeatEvent } from "../../acp/index.js";
-import { SeatError } from "../../errors.js";
+import type { SeatEvent, TurnResult, Usage } from "../../acp/index.js";
+import { SeatError, messageOf } from "../../errors.js";
+import { computeCost, ledgerEntriesOf, loadPrices, parseMaxCost, parseMaxTokens, recordUsage, type TurnBudget } from "../../usage/index.js";
 import { createSession, type HeadlessSession } from "../../runtime/index.js";
 import type { OpenedSession } from "../../sessions/index.js";
 // Single files, not the front doors: a plain run loads neither the journal nor the visible seat (issue 15 §8).
 import { planControlSocket, startControlServer, type ControlServer } from "../../sessions/control.js";
-import { seatHome } from "../../seat/seat-home.js";
+import { ensurePrivateDir, journalPath, seatHome } from "../../seat/seat-home.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, processApprovals } from "../../approvals/index.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
-import { countFlag, directoryFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { countFlag, directoryFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag, type ParsedArgs } from "../args.js";
 import { promptFrom } from "../prompt-input.js";
 import { onStdoutClosed } from "../pipes.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, humanLine, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 import { WORKTREE_FLAGS, finishRunWorktree, prepareRunWorktree, reportRunWorktree, worktreeArgv, type RunWorktree } from "../worktree-run.js";
+import { BUDGET_FLAG_SPEC, BUDGET_HELP, budgetFromArgs, joinBudgetValues } from "../budget-flags.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
@@ -50,6 +52,30 @@ function terminalApprover(): Approver {
       rl.close();
     }
   };
+}
+
+/** The session budget the --session-max-* flags give, or undefined. */
+function sessionBudgetFromArgs(args: ParsedArgs): TurnBudget | undefined {
+  const tokens = stringFlag(args, "session-max-tokens");
+  const cost = stringFlag(args, "session-max-cost");
+  if (tokens === undefined && cost === undefined) return undefined;
+  return {
+    ...(tokens === undefined ? {} : { maxTokens: parseMaxTokens("run", tokens, "--session-max-tokens") }),
+    ...(cost === undefined ? {} : { maxCostUsd: parseMaxCost("run", cost, "--session-max-cost") }),
+  };
+}
+
+/** Adds a plain run's turn to the ledger in the seat home's journal; a failure is said, never fatal. */
+function recordRunUsage(result: TurnResult, agent: string, model: string | undefined, json: boolean): void {
+  try {
+    const home = seatHome();
+    ensurePrivateDir(home);
+    recordUsage(journalPath(home), ledgerEntriesOf(result, { source: "run", agent, ...(model ? { model } : {}) }));
+  } catch (error) {
+    const diagnostic = { code: "JOURNAL_WRITE_FAILED", message: `The turn's usage could not be added to the ledger: ${messageOf(error)}` };
+    if (json) writeJson({ type: "diagnostic", diagnostic });
+    else process.stderr.write(`! ${diagnostic.message}\n`);
+  }
 }
 
 /** Says which session a named run continued, and any turn a dead holder left interrupted (never re-sent). */
@@ -88,6 +114,10 @@ export const runCommand: Command = {
   --fail-fast [N]       end the turn with MODEL_UNREACHABLE (exit 124) once grok has retried its model
                         request N times (default ${DEFAULT_FAIL_FAST_RETRIES}); grok's retries are shown either way.
                         The word after --fail-fast must be N, a flag, or nothing: --fail-fast=N is unambiguous
+${BUDGET_HELP}
+  --prices FILE         a grok-seat.prices.v1 price file: keeps --max-cost from reported tokens
+  --session-max-tokens N, --session-max-cost USD
+                        with -s: record a budget for the whole session; a turn is refused once it is spent
   --grok PATH           grok binary to use
   --agent NAME          drive another ACP agent: codex, claude, opencode, gemini (default grok;
                         install them with \`seat agents install NAME\`, list them with \`seat agents\`)
@@ -111,7 +141,7 @@ Examples:
   seat run --agent codex --model gpt-5 "hello"
   seat run --worktree fix-1 --allow edit "fix the failing test"   # then: seat diff fix-1; seat merge fix-1`,
   async run(argv) {
-    const args = parseFlags("run", worktreeArgv(optionalNumberFlag("run", argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES)), {
+    const args = parseFlags("run", worktreeArgv(joinBudgetValues(optionalNumberFlag("run", argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES))), {
       ...WORKTREE_FLAGS,
       file: { type: "string", short: "f" },
       model: { type: "string" },
@@ -133,6 +163,10 @@ Examples:
       agent: { type: "string" },
       "agent-command": { type: "string" },
       "agent-path-any": { type: "boolean" },
+      ...BUDGET_FLAG_SPEC,
+      prices: { type: "string" },
+      "session-max-tokens": { type: "string" },
+      "session-max-cost": { type: "string" },
     });
     const json = args.values.json === true;
     const name = stringFlag(args, "session");
@@ -154,6 +188,11 @@ Examples:
     const turnTimeoutMs = secondsFlag("run", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("run", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const failFastAfterRetries = countFlag("run", args, "fail-fast");
+    const { budget, allowUnmetered } = budgetFromArgs("run", args);
+    const sessionBudget = sessionBudgetFromArgs(args);
+    if (sessionBudget && name === undefined) throw new SeatError("CLI_USAGE", "seat run: --session-max-tokens and --session-max-cost only apply to a named session (-s NAME).");
+    const prices = stringFlag(args, "prices") === undefined ? undefined : loadPrices(stringFlag(args, "prices")!);
+    const model = stringFlag(args, "model");
     const policy = await policyFromArgs(args);
     const approvalTimeoutMs = secondsFlag("run", args, "approval-timeout", policy.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     if (approvalTimeoutMs <= 0) throw new SeatError("CLI_USAGE", "seat run: --approval-timeout takes a number of seconds above 0 (a held approval always has a deadline).");
@@ -203,6 +242,10 @@ Examples:
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
       ...(failFastAfterRetries ? { failFastAfterRetries } : {}),
+      ...(budget ? { budget } : {}),
+      ...(allowUnmetered ? { allowUnmetered } : {}),
+      // With a price file, a cost budget is kept from the tokens grok reports per call (priced as the turn's model).
+      ...(prices ? { costOf: (usage: Usage) => computeCost(prices, model, usage) } : {}),
     };
     // Ctrl-C, SIGTERM, SIGHUP and a closed stdout all end the turn as a cancel, from the first moment: before
     // the session exists the turn is never sent; during it, grok is asked to cancel and the turn is recorded so.
@@ -235,7 +278,7 @@ Examples:
     try {
       let opened: OpenedSession | undefined;
       try {
-        opened = sessions === undefined || name === undefined ? undefined : await sessions.openSession({ ...options, name, global: args.values.global === true, waitMs });
+        opened = sessions === undefined || name === undefined ? undefined : await sessions.openSession({ ...options, name, global: args.values.global === true, waitMs, ...(sessionBudget ? { sessionBudget } : {}) });
       } finally {
         if (name !== undefined && !opened) spinner.stop();
       }
@@ -261,6 +304,8 @@ Examples:
       const result = await session.prompt(prompt, { signal: stop.signal });
       turn = { promptId: result.promptId, prompt };
       spinner.stop();
+      // A named session's turn is in the ledger already (sessions/); a plain run's goes in here.
+      if (!opened) recordRunUsage(result, stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok"), stringFlag(args, "model"), json);
       if (!json) printer.finish();
       if (stop.signal.aborted) return stoppedCode();
       // A cancel from outside (seat cancel -s NAME) is an interruption; a cancel the seat made itself carries

@@ -14,6 +14,8 @@ import { onStdoutClosed } from "../pipes.js";
 import { EXIT, writeJson } from "../output.js";
 import { REDIS_HELP, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
 import type { Command } from "./command.js";
+import { BUDGET_FLAG_SPEC, BUDGET_HELP, budgetFromArgs, joinBudgetValues } from "../budget-flags.js";
+import { meteringOf, unmeteredProblem } from "../../usage/index.js";
 
 export const submitCommand: Command = {
   name: "submit",
@@ -34,6 +36,7 @@ ${REDIS_HELP}
                         for a person: seat approvals --redis URL, seat approve|deny ID --redis URL
   --approval-timeout SECS  deny a held approval nobody answered after SECS (APPROVAL_TIMEOUT; default 900)
   --turn-timeout SECS   --idle-timeout SECS    as for seat run
+${BUDGET_HELP}
   --id ID               your own job id (default a UUID)
   --wait                stream the job's events (NDJSON as seat run --json, plus {"type":"job"} lines)
                         and exit like seat run (0, 1, 124, 130…; 76 = uncertain)
@@ -44,7 +47,7 @@ Examples:
   seat submit --wait -f prompt.md --cwd /srv/repo   # GROK_SEAT_REDIS_URL set
   seat submit --wait --repo git@example.com:team/app.git --worktree --allow edit "fix the flaky test"`,
   async run(argv) {
-    const args = parseFlags("submit", argv, {
+    const args = parseFlags("submit", joinBudgetValues(argv), {
       file: { type: "string", short: "f" },
       redis: { type: "string" },
       agent: { type: "string" },
@@ -65,6 +68,7 @@ Examples:
       id: { type: "string" },
       wait: { type: "boolean" },
       json: { type: "boolean" },
+      ...BUDGET_FLAG_SPEC,
     });
     const url = redisUrl("submit", args);
     const agent = stringFlag(args, "agent");
@@ -75,6 +79,10 @@ Examples:
     if ((repo !== undefined) !== (args.values.worktree === true)) throw new SeatError("CLI_USAGE", "seat submit: --repo and --worktree go together (the job works in a worktree of that repository).");
     if (repo !== undefined && (cwd !== undefined || stringFlag(args, "session") !== undefined)) throw new SeatError("CLI_USAGE", "seat submit: a --repo job works in its own worktree; it takes neither --cwd nor --session.");
     if (stringFlag(args, "base") !== undefined && repo === undefined) throw new SeatError("CLI_USAGE", "seat submit: --base only applies with --repo … --worktree.");
+    const { budget, allowUnmetered } = budgetFromArgs("submit", args);
+    // A budget the agent cannot be held to is refused here, before anything is queued.
+    const unmetered = budget && !allowUnmetered ? unmeteredProblem(budget, meteringOf(agent), agent ?? "grok", false) : undefined;
+    if (unmetered) throw new SeatError("BUDGET_UNMETERED", `seat submit: ${unmetered} Nothing was queued.`);
     const policy = await policyFromArgs(args);
     const approvalTimeoutMs = secondsFlag("submit", args, "approval-timeout");
     if (approvalTimeoutMs !== undefined) {
@@ -98,6 +106,8 @@ Examples:
         ...(stringFlag(args, "id") ? { jobId: stringFlag(args, "id") } : {}),
         ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
         ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+        ...(budget ? { budget } : {}),
+        ...(allowUnmetered ? { allowUnmetered } : {}),
       });
       if (args.values.wait !== true) {
         if (args.values.json === true) writeJson({ type: "submitted", id: handle.id });

@@ -3,7 +3,7 @@
  *   (dispatched turns finish, undispatched jobs go back to the queue), then it exits 0.
  */
 import { SeatError } from "../../errors.js";
-import { loadToolModules, startWorker } from "../../fleet/index.js";
+import { loadToolModules, parseFleetBudget, startWorker } from "../../fleet/index.js";
 import { countFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT } from "../output.js";
 import { REDIS_HELP, redisUrl } from "./fleet-common.js";
@@ -20,6 +20,9 @@ ${REDIS_HELP}
   --allow-volatile-redis
                         run although Redis may lose acknowledged writes (appendonly no, appendfsync not
                         always): without it the worker refuses such a Redis (FLEET_REDIS_VOLATILE)
+  --budget LIMIT        a spend limit shared by every worker of the queue: <N>tokens/hour|day or <USD>usd/hour|day;
+                        each job reserves its own --max-tokens (or --max-cost) before dispatch, and a job that
+                        would go over is never dispatched (BUDGET_EXCEEDED)
   --lock-duration SECS  BullMQ lock of a running job (default 10); a dead worker's job is found after
   --stalled-interval SECS   about lock + 2 × stalled interval (default 5)
 
@@ -38,8 +41,10 @@ Examples:
       "allow-volatile-redis": { type: "boolean" },
       "lock-duration": { type: "string" },
       "stalled-interval": { type: "string" },
+      budget: { type: "string" },
     });
     const url = redisUrl("worker", args);
+    const budget = stringFlag(args, "budget") === undefined ? undefined : parseFleetBudget(stringFlag(args, "budget")!);
     const toolPaths = (args.values.tools as string[] | undefined) ?? [];
     const tools = await loadToolModules(toolPaths);
     const concurrency = countFlag("worker", args, "concurrency");
@@ -54,6 +59,7 @@ Examples:
       ...(stalledIntervalMs ? { stalledIntervalMs } : {}),
       ...(name ? { name } : {}),
       ...(concurrency ? { concurrency } : {}),
+      ...(budget ? { budget } : {}),
       tools,
       onLog: (line) => process.stderr.write(`seat worker: ${line}\n`),
     });

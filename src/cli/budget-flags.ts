@@ -1,0 +1,52 @@
+/*
+ * Budget flags: `--max-tokens N`, `--max-cost USD` and `--allow-unmetered`, shared by `seat run` and `seat submit`.
+ * Owns: the flag specs and reading them into a TurnBudget (usage errors name the value).
+ * Does not own: what a budget does (usage/, acp/session-core.ts).
+ */
+import { parseMaxCost, parseMaxTokens, type TurnBudget } from "../usage/index.js";
+import { stringFlag, type FlagSpec, type ParsedArgs } from "./args.js";
+
+/** parseArgs specs of the budget flags. */
+export const BUDGET_FLAG_SPEC: FlagSpec = {
+  "max-tokens": { type: "string" },
+  "max-cost": { type: "string" },
+  "allow-unmetered": { type: "boolean" },
+};
+
+/** The --help lines of the budget flags. */
+export const BUDGET_HELP = `  --max-tokens N        cancel the turn once it has used more than N tokens (checked on every model call)
+  --max-cost USD        cancel the turn once it has cost more than USD (reported cost; see docs/spend.md)
+  --allow-unmetered     run a budget even on an agent that does not report what it limits`;
+
+/** The budget the flags give (undefined when none) and whether an unmetered budget may run. */
+export function budgetFromArgs(verb: string, args: ParsedArgs): { budget?: TurnBudget; allowUnmetered: boolean } {
+  const tokensRaw = stringFlag(args, "max-tokens");
+  const costRaw = stringFlag(args, "max-cost");
+  const budget: TurnBudget = {
+    ...(tokensRaw === undefined ? {} : { maxTokens: parseMaxTokens(verb, tokensRaw) }),
+    ...(costRaw === undefined ? {} : { maxCostUsd: parseMaxCost(verb, costRaw) }),
+  };
+  const allowUnmetered = args.values["allow-unmetered"] === true;
+  return Object.keys(budget).length > 0 ? { budget, allowUnmetered } : { allowUnmetered };
+}
+
+/**
+ * Joins `--max-tokens -5` into `--max-tokens=-5` so a negative budget reaches the check that names it (parseArgs
+ * would otherwise refuse it as an ambiguous flag, without saying the value).
+ */
+export function joinBudgetValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    if (["--max-tokens", "--max-cost", "--session-max-tokens", "--session-max-cost"].includes(arg) && next !== undefined && /^-[\d.$]/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+    } else out.push(arg);
+  }
+  return out;
+}

@@ -1,0 +1,78 @@
+/*
+ * Fleet budget: one spend limit per queue and period (tokens or USD per hour or day), shared by every worker of
+ *   the queue through an atomic reservation in Redis.
+ * Owns: the `--budget` grammar, the budget key per queue, unit and window, and the reserve / settle scripts.
+ * Does not own: running jobs (run-job.ts) or the per-turn check (usage/).
+ * Invariant: a job reserves its own turn budget before it is dispatched, in one Lua script that reads and adds
+ *   together, so two workers can never both take the last of the budget; a job whose reservation does not fit is
+ *   never dispatched (BUDGET_EXCEEDED). After its turn the reservation is settled to what the agent reported
+ *   (unknown usage keeps the whole reservation spent).
+ * Spec: docs/spend.md#fleet-budgets.
+ */
+import type { Redis } from "ioredis";
+import { SeatError } from "../errors.js";
+import type { TurnBudget } from "../usage/index.js";
+
+/** A fleet budget: at most `limit` tokens or USD per hour or day (UTC windows). */
+export interface FleetBudget {
+  limit: number;
+  unit: "tokens" | "usd";
+  period: "hour" | "day";
+}
+
+const PERIOD_MS = { hour: 3_600_000, day: 86_400_000 } as const;
+
+/** Reads `--budget` (`100000tokens/hour`, `5usd/day`); throws CLI_USAGE naming the value. */
+export function parseFleetBudget(raw: string): FleetBudget {
+  const match = /^(\d+(?:\.\d+)?)(tokens|usd)\/(hour|day)$/i.exec(raw.trim());
+  const limit = match ? Number(match[1]) : Number.NaN;
+  if (!match || !(limit > 0) || (match[2]!.toLowerCase() === "tokens" && !Number.isInteger(limit))) {
+    throw new SeatError("CLI_USAGE", `seat worker: --budget takes <N>tokens/<hour|day> or <USD>usd/<hour|day> with N above 0 (e.g. 200000tokens/hour, 5usd/day), got "${raw}".`, { context: { value: raw } });
+  }
+  return { limit, unit: match[2]!.toLowerCase() as FleetBudget["unit"], period: match[3]!.toLowerCase() as FleetBudget["period"] };
+}
+
+/** The Redis key of `queue`'s budget window that holds `atMs`. */
+export function budgetKey(queue: string, budget: FleetBudget, atMs: number): string {
+  const window = Math.floor(atMs / PERIOD_MS[budget.period]);
+  return `grok-seat:budget:{${queue}}:${budget.unit}:${budget.period}:${window}`;
+}
+
+// KEYS[1] budget window. ARGV: limit, amount, ttl seconds. Returns {1|0, spent after (or now)} as strings
+// (Lua numbers would be truncated to integers in the reply).
+const RESERVE = `
+local spent = tonumber(redis.call('GET', KEYS[1]) or '0')
+local amount = tonumber(ARGV[2])
+if spent + amount > tonumber(ARGV[1]) then return {0, tostring(spent)} end
+local after = redis.call('INCRBYFLOAT', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+return {1, after}
+`;
+
+/** The amount a job reserves under `budget`: its own turn limit in the budget's unit, or undefined (unmetered). */
+export function reservationOf(budget: FleetBudget, turn: TurnBudget | undefined): number | undefined {
+  return budget.unit === "tokens" ? turn?.maxTokens : turn?.maxCostUsd;
+}
+
+/** A reservation that went through: settle it once the turn's usage is known. */
+export interface Reservation {
+  key: string;
+  amount: number;
+}
+
+/**
+ * Reserves `amount` of `queue`'s budget for the window holding now. Resolves the reservation, or the spend that
+ * left no room (nothing reserved).
+ */
+export async function reserveBudget(redis: Redis, queue: string, budget: FleetBudget, amount: number, nowMs = Date.now()): Promise<{ ok: true; reservation: Reservation } | { ok: false; spent: number }> {
+  const key = budgetKey(queue, budget, nowMs);
+  const ttlSeconds = Math.ceil((2 * PERIOD_MS[budget.period]) / 1000);
+  const [ok, spent] = (await redis.eval(RESERVE, 1, key, String(budget.limit), String(amount), String(ttlSeconds))) as [number, string];
+  return ok === 1 ? { ok: true, reservation: { key, amount } } : { ok: false, spent: Number(spent) };
+}
+
+/** Settles a reservation to what the turn used (`used` undefined: unknown, the reservation stays spent). */
+export async function settleBudget(redis: Redis, reservation: Reservation, used: number | undefined): Promise<void> {
+  if (used === undefined || used === reservation.amount) return;
+  await redis.incrbyfloat(reservation.key, used - reservation.amount);
+}
