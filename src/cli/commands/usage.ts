@@ -36,7 +36,12 @@ export const usageCommand: Command = {
   --csv                 CSV with a header line
 
 Unreported numbers print as ? (null in --json, empty in --csv): unknown, never zero. costSource says where a cost
-came from: reported (by the agent), computed:<price file>, or unknown.`,
+came from: reported (by the agent), computed:<price file>, or unknown.
+
+Examples:
+  seat usage
+  seat usage --since 2026-12-01 --by model --json
+  seat usage --by day --prices prices.json --csv`,
   async run(argv) {
     const args = parseFlags("usage", argv, {
       since: { type: "string" },
