@@ -9,7 +9,7 @@
 import { SeatError, isSeatError } from "../errors.js";
 import type { PendingApproval } from "../acp/index.js";
 import { assertApprovalId, parseAnswer } from "./answer.js";
-import { processApprovals } from "./local.js";
+import { isLocalApproval, processApprovals } from "./local.js";
 import { queueFor, type ApprovalAnswer } from "./queue.js";
 import { answerRemote, remoteRuns } from "./remote.js";
 
@@ -49,7 +49,7 @@ export async function listApprovals(options?: ApprovalsOptions): Promise<Pending
 export async function answerApproval(id: string, answer: ApprovalAnswer, options?: ApprovalsOptions): Promise<{ id: string; decision: "allow" | "deny" }> {
   assertApprovalId(id);
   const checked = parseAnswer(answer);
-  if (queueFor(id)) return processApprovals.answer(id, checked);
+  if (isLocalApproval(id)) return processApprovals.answer(id, checked);
   const runs = await remoteRuns(options?.env ? { env: options.env } : {});
   // The run listing it pending first; else every run, since a settled id is no longer listed but still known.
   const holder = runs.find((r) => r.approvals.some((a) => a.id === id));

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { SeatError, ERROR_CODES, type ErrorCode } from "../errors.js";
 import { isPrivateDir, ownUid } from "../internal/private-dir.js";
 import { platformIdentitySource, type IdentitySource } from "../identity/index.js";
-import { seatHome } from "../seat/index.js";
+import { seatHome } from "../seat/seat-home.js";
 import type { PendingApproval } from "../acp/index.js";
 import type { ApprovalAnswer } from "./queue.js";
 

@@ -26,7 +26,7 @@ import { openSession } from "../sessions/index.js";
 import { createPermissionGate, DEFAULT_POLICY } from "../permissions/index.js";
 import type { HostTool } from "../tools/index.js";
 import { appendEvent } from "./events.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS, processApprovals } from "../approvals/index.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS, parseAnswer, queueFor } from "../approvals/index.js";
 import { ANSWER_POLL_MS, publishApproval, readAnswers, settleApproval } from "./approvals.js";
 import { sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
@@ -117,7 +117,10 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   const pollAnswers = async () => {
     for (const record of await readAnswers(redis, id, [...pendingApprovals]).catch(() => [])) {
       try {
-        processApprovals.answer(record.view.id, { decision: record.decision ?? "deny", ...(record.always ? { always: true } : {}), ...(record.by ? { by: record.by } : {}) });
+        // Straight to this job's own queue: Redis already settled this answer (its compare-and-set).
+        const queue = queueFor(record.view.id);
+        if (!queue) continue;
+        queue.answer(record.view.id, parseAnswer({ decision: record.decision ?? "deny", ...(record.always ? { always: true } : {}), ...(record.by ? { by: record.by } : {}) }));
       } catch {
         // Settled here first (deadline, end of turn): the local outcome stands and is recorded by its event.
       }
@@ -356,6 +359,8 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
         Object.assign(fields, { code: isSeatError(error) ? error.code : "WORKTREE_GIT_FAILED", message: messageOf(error) });
       }
     }
+    // A worktree job disposed its session above: that dispose's events reach the stream before the end (and its done).
+    await chain;
     const event = { ...(result.stopReason ? { stopReason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code } : {}), ...(result.usage ? { usage: result.usage } : {}) };
     await recordEnd(ctx, id, end, status, fields, event, persistMs, heldDone);
     ctx.log(`job ${id}: ${status}`);

@@ -125,6 +125,9 @@ class Session implements HeadlessSession {
   /** The session's attention state; its changes go through the callback queue, in order with the turn's events. */
   readonly tracker: StateTracker;
 
+  /** Permission asks of this session now waiting on an approver. */
+  private waitingAsks = 0;
+
   /** Held approvals (options.approvals), when on. */
   readonly approvals: ApprovalQueue | undefined;
 
@@ -158,6 +161,9 @@ class Session implements HeadlessSession {
 
   /** The state after a turn: set just before its `done` event, so `done` stays the turn's last event. */
   afterTurn = (end: { stopReason?: string; diagnostic?: { code: string } }): void => {
+    // An approval still pending when its turn ends can no longer be answered: it is denied (APPROVAL_EXPIRED)
+    // here, before the turn's `done`, so `done` stays the turn's last event.
+    this.approvals?.expireAll();
     const after = stateAfterTurn(end);
     this.tracker.set(after.state, after.reason ? { reason: after.reason } : {});
   };
@@ -282,7 +288,8 @@ class Session implements HeadlessSession {
       if (this.options.permissions) {
         // Only a call the policy sends to an approver waits on someone; a policy answer is immediate.
         const asks = this.options.permissions.policyAction?.(categorize(request)) === "require-approval";
-        if (asks) this.tracker.set("waiting", { waitingOn: "approval" });
+        // Counted: with two asks held at once, the first answer must not end the waiting of the second.
+        if (asks && this.waitingAsks++ === 0) this.tracker.set("waiting", { waitingOn: "approval" });
         let held = false;
         const queue = this.approvals;
         const local = typeof this.options.approvals === "object" ? this.options.approvals.local : undefined;
@@ -291,7 +298,7 @@ class Session implements HeadlessSession {
         try {
           decided = await this.options.permissions.decide(request, context);
         } finally {
-          if (asks && this.tracker.snapshot().state === "waiting") this.tracker.set("working");
+          if (asks && --this.waitingAsks === 0 && this.tracker.snapshot().state === "waiting") this.tracker.set("working");
         }
         const { response, audit } = decided;
         this.noteMcpAnswer(request, response);

@@ -11,7 +11,7 @@
 import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { openDatabase, withBusyRetry } from "../journal/index.js";
-import { journalPath, seatHome } from "../seat/index.js";
+import { journalPath, seatHome } from "../seat/seat-home.js";
 import { TICKS_PER_USD } from "./budget.js";
 import { computeCost, type PriceTable } from "./prices.js";
 

@@ -60,9 +60,10 @@ test("fleet jobs with --repo --worktree: grok's work is pushed as seat/<job id> 
   assert.match(shown.diffstat, /made-a\.txt \| 1 \+/);
   assert.equal(shown.status, "completed");
 
-  // No approver and no --allow execute: the tool is denied, the turn fails, and nothing is pushed.
-  const c = await submit("wt-c", "make file c", []);
-  assert.notEqual(c.code, 0);
+  // No --allow execute: the call is held for a person (issue 16); nobody answers, so its deadline denies it
+  // (APPROVAL_TIMEOUT, exit 124), the job fails, and nothing is pushed.
+  const c = await submit("wt-c", "make file c", ["--approval-timeout", "2"]);
+  assert.equal(c.code, 124, c.stderr);
   assert.equal(gitIn(remote, ["branch", "--list", "seat/wt-c"]), "", "a failed job pushes no branch");
   assert.deepEqual(gitIn(remote, ["branch", "--format=%(refname:short)"]).trim().split("\n").sort(), ["main", "seat/wt-a", "seat/wt-b"]);
 });

@@ -17,10 +17,6 @@ import { EXIT, writeJson } from "../output.js";
 import { REDIS_HELP } from "./fleet-common.js";
 import type { Command } from "./command.js";
 
-/**
- * The pending approvals `seat ps` counts. None until approvals/ is merged: then this returns
- * `{ list: () => listApprovals({ redis }), answer: (id, a) => answerApproval(id, a, { redis }) }`.
- */
 /** Pending approvals of this user's runs (their control sockets) and, with --redis, of the fleet. */
 function approvalsSource(redis: string | undefined): ApprovalsSource {
   const where = redis ? { redis } : {};
