@@ -79,8 +79,9 @@ async function listLocal(path: string, stateTimeoutMs: number): Promise<LiveItem
         const judged = await judgeHolder(lease, source);
         if (judged.verdict === "mismatch") return null;
         const asked = lease.controlSocket ? await requestState(lease.controlSocket, stateTimeoutMs) : null;
-        // A holder that is alive but did not say (still starting, or an older grok-seat) holds a turn: working.
-        const state = typeof asked?.state === "string" ? (asked.state as AttentionState) : judged.verdict === "unknown" ? "uncertain" : "working";
+        // A holder that is alive but did not say is still starting (its control socket is not up or not recorded
+        // yet): `starting`, never `working`, so a caller that waits for `working` can reach it (seat cancel -s).
+        const state = typeof asked?.state === "string" ? (asked.state as AttentionState) : judged.verdict === "unknown" ? "uncertain" : "starting";
         const item: LiveItem = {
           kind: "named-session", id: record.name, name: record.name, agent: record.agent, state,
           since: typeof asked?.since === "string" ? asked.since : lease.since,
