@@ -8,7 +8,6 @@
  * Invariant: a socket is asked only when it sits in a 0700 directory we own; its approvals are listed only
  *   when the pid it reports is proven (identity/) to hold it — unknown never counts as proven.
  */
-import { createConnection } from "node:net";
 import { lstatSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +17,8 @@ import { platformIdentitySource, type IdentitySource } from "../identity/index.j
 import { seatHome } from "../seat/seat-home.js";
 import type { PendingApproval } from "../acp/index.js";
 import type { ApprovalAnswer } from "./queue.js";
+// The one file, not the front door: sessions/ opens sessions that hold approvals (a cycle through index.js).
+import { requestControl } from "../sessions/control.js";
 
 /** A live run's control socket and the approvals it holds. */
 export interface RemoteRun {
@@ -59,33 +60,11 @@ function safeList(dir: string): string[] {
   }
 }
 
-/** Sends one JSON line to a control socket and resolves its one-line JSON answer. */
-export function controlRequest(path: string, request: Record<string, unknown>, timeoutMs = 3_000): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection(path);
-    let answer = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no answer from ${path} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    socket.setEncoding("utf8");
-    socket.on("connect", () => socket.write(`${JSON.stringify(request)}\n`));
-    socket.on("data", (chunk: string) => (answer += chunk));
-    socket.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    socket.on("close", () => {
-      clearTimeout(timer);
-      try {
-        const parsed: unknown = JSON.parse(answer.trim());
-        if (typeof parsed === "object" && parsed !== null) resolve(parsed as Record<string, unknown>);
-        else reject(new Error("not an object"));
-      } catch {
-        reject(new Error(`no answer from ${path}`));
-      }
-    });
-  });
+/** Sends one JSON line to a control socket and resolves its one-line JSON answer (rejects when there is none). */
+export async function controlRequest(path: string, request: Record<string, unknown>, timeoutMs = 3_000): Promise<Record<string, unknown>> {
+  const answer = await requestControl(path, request, timeoutMs);
+  if (!answer) throw new Error(`no answer from ${path}`);
+  return answer;
 }
 
 /**

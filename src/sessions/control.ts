@@ -185,17 +185,20 @@ export async function startControlServer(place: ControlPlace | string, onCancel:
   };
 }
 
-/** Sends `cancel` to the control socket at `path`; resolves the holder's answer. */
-export function requestCancel(path: string, timeoutMs = 10_000): Promise<{ ok: boolean; promptId?: string; error?: string }> {
+/**
+ * Sends one request line to the control socket at `path` and resolves its one-line answer: the JSON object, or
+ * undefined when the holder closed without one. Rejects with the socket's error, or `onTimeout()` after `timeoutMs`.
+ */
+export function requestControl(path: string, request: Record<string, unknown>, timeoutMs: number, onTimeout: () => Error = () => new Error(`no answer from ${path} within ${timeoutMs} ms`)): Promise<Record<string, unknown> | undefined> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(path);
     let answer = "";
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new SeatError("SESSION_BUSY", `The session's holder did not answer the cancel request within ${timeoutMs} ms.`, { context: { socket: path } }));
+      reject(onTimeout());
     }, timeoutMs);
     socket.setEncoding("utf8");
-    socket.on("connect", () => socket.write(`${JSON.stringify({ op: "cancel" })}\n`));
+    socket.on("connect", () => socket.write(`${JSON.stringify(request)}\n`));
     socket.on("data", (chunk: string) => (answer += chunk));
     socket.on("error", (error) => {
       clearTimeout(timer);
@@ -204,12 +207,20 @@ export function requestCancel(path: string, timeoutMs = 10_000): Promise<{ ok: b
     socket.on("close", () => {
       clearTimeout(timer);
       try {
-        resolve(JSON.parse(answer.trim()) as { ok: boolean; promptId?: string; error?: string });
+        const parsed: unknown = JSON.parse(answer.trim());
+        resolve(typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : undefined);
       } catch {
-        resolve({ ok: false, error: "no answer" });
+        resolve(undefined);
       }
     });
   });
+}
+
+/** Sends `cancel` to the control socket at `path`; resolves the holder's answer. */
+export async function requestCancel(path: string, timeoutMs = 10_000): Promise<{ ok: boolean; promptId?: string; error?: string }> {
+  const timedOut = () => new SeatError("SESSION_BUSY", `The session's holder did not answer the cancel request within ${timeoutMs} ms.`, { context: { socket: path } });
+  const answer = await requestControl(path, { op: "cancel" }, timeoutMs, timedOut);
+  return (answer as { ok: boolean; promptId?: string; error?: string } | undefined) ?? { ok: false, error: "no answer" };
 }
 
 /**
@@ -217,25 +228,5 @@ export function requestCancel(path: string, timeoutMs = 10_000): Promise<{ ok: b
  * holder does not answer within `timeoutMs` or does not know the operation. Never rejects.
  */
 export function requestState(path: string, timeoutMs = 1_000): Promise<Record<string, unknown> | null> {
-  return new Promise((resolve) => {
-    const socket = createConnection(path);
-    let answer = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve(null);
-    }, timeoutMs);
-    socket.setEncoding("utf8");
-    socket.on("connect", () => socket.write(`${JSON.stringify({ op: "state" })}\n`));
-    socket.on("data", (chunk: string) => (answer += chunk));
-    socket.on("error", () => undefined);
-    socket.on("close", () => {
-      clearTimeout(timer);
-      try {
-        const parsed = JSON.parse(answer.trim()) as Record<string, unknown>;
-        resolve(parsed.ok === true ? parsed : null);
-      } catch {
-        resolve(null);
-      }
-    });
-  });
+  return requestControl(path, { op: "state" }, timeoutMs).then((answer) => (answer?.ok === true ? answer : null), () => null);
 }
