@@ -24,6 +24,7 @@ import { benchSessions, sessionsSection } from "./sessions.js";
 import { agentsSection, benchAgents } from "./agents.js";
 import { benchWeight, weightSection } from "./weight.js";
 import { benchWorktrees, worktreesSection } from "./worktrees.js";
+import { benchMcp, mcpSection } from "./mcp.js";
 
 type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
 
@@ -234,6 +235,9 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "- P9: `bench/weight.ts` (`benchWeight`): a fresh `node` per round imports `grok-seat` through the package's own exports",
     "  and reports the import's duration from inside; `seat run --json` (process wall time) against the same turn through",
     "  the library in the warm bench process, same binary, sandbox and mock; the overhead is the median of per-round differences.",
+    "- P11: `bench/mcp.ts` (`benchMcp`): the official MCP Client, connected once to `seat mcp` over stdio, times `run` from call",
+    "  to result (the server starts grok, runs the turn and disposes it before answering) against createSession + prompt +",
+    "  dispose in the bench process on the same prompt, binary, sandbox and mock; alternating order, one warm-up of each.",
     "- P12: `bench/worktrees.ts` (`benchWorktrees`): a 10k-file repository; a bare `git worktree add` against `createWorktree`,",
     "  alternating order per round, each worktree removed untimed; one warm-up round of each not counted.",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
@@ -318,6 +322,11 @@ async function main(): Promise<void> {
     save("p9-weight", r);
     show("P9", withStamp(weightSection(r), r));
   }
+  if (wanted("P11")) {
+    const r = await stamped(commit, () => benchMcp({ rounds: quick ? 2 : 9 }));
+    save("p11-mcp", r);
+    show("P11", withStamp(mcpSection(r), r));
+  }
   if (wanted("P12")) {
     const r = await stamped(commit, () => benchWorktrees(quick ? { files: 1_000, rounds: 2 } : {}));
     save("p12-worktrees", r);
@@ -341,6 +350,7 @@ async function main(): Promise<void> {
   stored("P7", "p7-agents", agentsSection);
   stored("P8", "p8-fleet", fleetBenchSection);
   stored("P9", "p9-weight", weightSection);
+  stored("P11", "p11-mcp", mcpSection);
   stored("P12", "p12-worktrees", worktreesSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);

@@ -1,7 +1,7 @@
 /*
  * `npm run torture`: the reliability campaign — R1 dispose/crash cycles, R2/R3 visible seat crash cycles and
  *   identity attacks, R4 fuzzing, R5 secrets, R6 fleet (BullMQ + Redis, workers and Redis killed), R7 the audit's
- *   scenarios (issue 14) — with figures.
+ *   scenarios (issue 14), R8 MCP host disconnects (issue 19) — with figures.
  * Owns: campaign sizes (full and --quick), bench/results/torture.json, RELIABILITY.md, and the closing figure
  *   lines (cases tried, failures), which are always the last lines printed.
  * Does not own: the checks themselves (bench/cycles.ts, fuzz.ts, secrets.ts, torture-seat.ts, fleet.ts, r7-audit.ts).
@@ -20,6 +20,7 @@ import { runFleetCampaign } from "./fleet.js";
 import { fleetFigureLine, fleetSizes, fleetSummaryRow, renderFleetSection } from "./fleet-render.js";
 import { runFuzz } from "./fuzz.js";
 import { r7FigureLine, r7SummaryRow, renderR7Section, runR7 } from "./r7-audit.js";
+import { r8FigureLine, r8SummaryRow, renderR8Section, runR8 } from "./r8-disconnects.js";
 import { machineInfo, machineLine, parseFlags, REPO_ROOT, stampLine, table, writeResult, type MachineInfo } from "./report.js";
 import { runSecretsCheck } from "./secrets.js";
 import { ranAtLine, renderSeatSections, runR2, runR3, runSeatTorture, seatFigureLines, seatFigures, seatSizes, seatSummaryRows, type RanAt, type SeatTorture } from "./torture-seat.js";
@@ -30,6 +31,7 @@ type Fuzz = Stamped<Awaited<ReturnType<typeof runFuzz>>>;
 type Secrets = Stamped<Awaited<ReturnType<typeof runSecretsCheck>>>;
 type Fleet = Stamped<Awaited<ReturnType<typeof runFleetCampaign>>>;
 type Audit = Stamped<Awaited<ReturnType<typeof runR7>>>;
+type Disconnects = Stamped<Awaited<ReturnType<typeof runR8>>>;
 
 /** R6 with its progress lines (kills, restarts) printed as they happen. */
 const runR6 = (quick: boolean) => runFleetCampaign({ ...fleetSizes(quick), log: (line) => console.log(line) });
@@ -42,7 +44,10 @@ async function stamped<T extends object>(commit: string, run: () => Promise<T>):
 }
 
 /** Cycles / fuzz / secrets sizes for a full or --quick run. */
-const SIZES = { r1Cycles: { quick: 16, full: 100 }, r4Scale: { quick: 0.1, full: 1 } };
+const SIZES = { r1Cycles: { quick: 16, full: 100 }, r4Scale: { quick: 0.1, full: 1 }, r8Disconnects: { quick: 6, full: 100 } };
+
+/** R8 with a line per disconnect. */
+const runR8Sized = (quick: boolean) => runR8({ disconnects: quick ? SIZES.r8Disconnects.quick : SIZES.r8Disconnects.full, log: (line) => console.log(line) });
 
 /** `--only`: runs the named campaigns, prints their figures and wall time, writes nothing. */
 async function runOnly(only: Set<string>, quick: boolean): Promise<number> {
@@ -85,11 +90,17 @@ async function runOnly(only: Set<string>, quick: boolean): Promise<number> {
     console.log(r7FigureLine(r7));
     return r7.failures;
   });
+  await timed("R8", async () => {
+    const r8 = await runR8Sized(quick);
+    for (const p of r8.problems.slice(0, 20)) console.log(`R8: ${p}`);
+    console.log(r8FigureLine(r8));
+    return r8.failures;
+  });
   console.log(`torture --only=${[...only].join(",")}: ${failures} failures (nothing written)`);
   return failures === 0 ? 0 : 1;
 }
 
-function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secrets, seat: SeatTorture, r6: Fleet, r7: Audit): string {
+function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secrets, seat: SeatTorture, r6: Fleet, r7: Audit, r8: Disconnects): string {
   return [
     "# Reliability",
     "",
@@ -97,7 +108,8 @@ function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secre
     "[bench/results/torture.json](bench/results/torture.json). A short deterministic subset runs in `npm test`",
     "(`test/integration/torture-subset.test.ts`, `torture-seat-subset.test.ts`, `fleet-campaign-subset.test.ts`).",
     "Reproduce: `npm run torture` (about 12–16 min on 2 cores, most of it R2's CLI hires, R6's fleet and R7), or one campaign",
-    "with `node dist/bench/torture.js --only=R3` (`--only=R6` is the fleet alone, `--only=R7` the audit's scenarios).",
+    "with `node dist/bench/torture.js --only=R3` (`--only=R6` is the fleet alone, `--only=R7` the audit's scenarios, `--only=R8`",
+    "the MCP host disconnects).",
     "",
     `Machine: ${machineLine(machine)}`,
     "",
@@ -110,6 +122,7 @@ function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secre
       ["R5", "secrets: parent-env and allow-listed XAI_API_KEY canaries never reach an argv, a file, an output, the MCP server or the model", String(r5.cases.length), String(r5.leaks), "0 leaks", r5.leaks === 0 && r5.cases.every((c) => !c.skipped) ? "met" : "**missed**"],
       fleetSummaryRow(r6),
       r7SummaryRow(r7),
+      r8SummaryRow(r8),
     ]),
     "",
     `${stampLine(machine, r5.ranAt.finishedAt)} Each section below names its own campaign's times.`,
@@ -158,6 +171,7 @@ function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secre
     "",
     renderFleetSection(r6),
     renderR7Section(r7),
+    renderR8Section(r8, ranAtLine(r8)),
     "## Defects found and fixed",
     "",
     "- R4 (ACP lines): a `session/prompt` answered with a result that is not an object with a string `stopReason` (for",
@@ -197,17 +211,18 @@ async function main(): Promise<number> {
   const r6 = await stamped(commit, () => runR6(quick));
   for (const p of r6.problems.slice(0, 20)) console.log(`R6: ${p}`);
   const r7 = await stamped(commit, () => runR7({ quick, log: (line) => console.log(line) }));
+  const r8 = await stamped(commit, () => runR8Sized(quick));
 
   if (!quick) {
-    writeResult("torture", { r1, r2: seat.r2, r3: seat.r3, r4, r5, r6, r7 }, machine);
-    writeFileSync(join(REPO_ROOT, "RELIABILITY.md"), renderReliability(machine, r1, r4, r5, seat, r6, r7));
+    writeResult("torture", { r1, r2: seat.r2, r3: seat.r3, r4, r5, r6, r7, r8 }, machine);
+    writeFileSync(join(REPO_ROOT, "RELIABILITY.md"), renderReliability(machine, r1, r4, r5, seat, r6, r7, r8));
     console.log("torture: wrote RELIABILITY.md and bench/results/torture.json");
   }
   const r1Failures = r1.cycles - r1.resolved + r1.survivors.length;
   const r5Failures = r5.leaks + r5.cases.filter((c) => c.skipped).length;
   const seatTotals = seatFigures(seat);
-  const cases = r1.cycles + seatTotals.cases + r4.cases + r5.cases.length + r6.jobs + r7.tried;
-  const failures = r1Failures + seatTotals.failures + r4.failures + r5Failures + r6.failures + r7.failures;
+  const cases = r1.cycles + seatTotals.cases + r4.cases + r5.cases.length + r6.jobs + r7.tried + r8.disconnects;
+  const failures = r1Failures + seatTotals.failures + r4.failures + r5Failures + r6.failures + r7.failures + r8.failures;
   // The figures are the last lines of every run.
   console.log(`R1 dispose/crash cycles: ${r1.cycles} tried, ${r1Failures} failed (${r1.survivors.length} surviving processes)`);
   for (const line of seatFigureLines(seat)) console.log(line);
@@ -215,6 +230,7 @@ async function main(): Promise<number> {
   console.log(`R5 secrets: ${r5.cases.length} sessions checked, ${r5Failures} failed (${r5.leaks} leaks)`);
   console.log(fleetFigureLine(r6));
   console.log(r7FigureLine(r7));
+  console.log(r8FigureLine(r8));
   console.log(`torture: ${cases} cases tried, ${failures} failures`);
   return failures === 0 ? 0 : 1;
 }

@@ -32,4 +32,5 @@ export const AGENT_CHECKS: readonly AgentCheck[] = Object.freeze([
   { id: "sigkill-escalation", label: "agent tree ignoring SIGTERM (relaunched child included): dispose escalates to SIGKILL, zero survivors", only: ["gemini"] },
   { id: "throwaway-home", label: "`seat agents` / `seat probe --agent X` start agents under a throwaway HOME: the real HOME gets nothing new" },
   { id: "no-key", label: "no credentials: `seat run --agent X` exits 4 (ACP_NOT_AUTHENTICATED) naming the agent's own key variables", only: ["codex"] },
+  { id: "mcp-delegation", label: "delegation through `seat mcp` given in the agent's own MCP config: its model calls `run`, a real grok turn answers, the answer is in its next model request" },
 ]);

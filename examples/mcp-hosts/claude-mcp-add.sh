@@ -1,0 +1,1 @@
+claude mcp add --scope project seat -- seat mcp --allow read

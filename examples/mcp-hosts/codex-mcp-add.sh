@@ -1,0 +1,1 @@
+codex mcp add seat -- seat mcp --allow read
