@@ -185,9 +185,9 @@ export async function runR8(opts: { disconnects: number; seed?: number; fraction
       const sandbox = createSandbox({ modelBaseUrl: rig.mock.baseUrl, prefix: "gs-r8-" });
       try {
         const host = startHost(spec(sandbox, "r8 turn baseline"));
-        if (!(await host.wait(() => host.called, 60_000))) throw new Error(`the baseline host never called run: ${host.errors.join("; ")}`);
+        if (!(await host.wait(() => host.called || host.exited, 60_000)) || !host.called) throw new Error(`the baseline host never called run: ${host.errors.join("; ")}`);
         const called = Date.now();
-        if (!(await host.wait(() => host.result, 60_000))) throw new Error(`the baseline turn never answered: ${host.errors.join("; ")}`);
+        if (!(await host.wait(() => host.result || host.exited, 60_000)) || !host.result) throw new Error(`the baseline turn never answered: ${host.errors.join("; ")}`);
         result.turnMs = Date.now() - called;
         host.child.stdin!.write("close\n");
         await host.wait(() => host.exited, 30_000);
@@ -207,7 +207,7 @@ export async function runR8(opts: { disconnects: number; seed?: number; fraction
       };
       try {
         const host = startHost(spec(sandbox, marker));
-        if (!(await host.wait(() => host.called && host.server !== undefined, 60_000))) {
+        if (!(await host.wait(() => (host.called && host.server !== undefined) || host.exited, 60_000)) || !host.called || host.server === undefined) {
           problem(`the host never called run (${host.errors.join("; ") || "no error"})`);
           host.child.kill("SIGKILL");
           continue;

@@ -33,4 +33,5 @@ export const AGENT_CHECKS: readonly AgentCheck[] = Object.freeze([
   { id: "throwaway-home", label: "`seat agents` / `seat probe --agent X` start agents under a throwaway HOME: the real HOME gets nothing new" },
   { id: "no-key", label: "no credentials: `seat run --agent X` exits 4 (ACP_NOT_AUTHENTICATED) naming the agent's own key variables", only: ["codex"] },
   { id: "mcp-delegation", label: "delegation through `seat mcp` given in the agent's own MCP config: its model calls `run`, a real grok turn answers, the answer is in its next model request" },
+  { id: "mcp-add", label: "the agent's own `mcp add` command, as docs/mcp-hosts.md shows it, writes the same `seat` entry as the doc's config snippet", only: ["claude", "codex"] },
 ]);
