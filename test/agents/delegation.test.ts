@@ -16,7 +16,7 @@ import { createSandbox, type LoggedRequest } from "../../src/testing.js";
 import { liveBinary } from "../support/live-rig.js";
 import { SEAT_MAIN } from "../support/cli.js";
 import { need } from "../support/requirements.js";
-import { startAgentRig, descendants, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
+import { startAgentRig, descendants, procText, CANARY, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest } from "./results.js";
 import { writeHostMcpConfig } from "./mcp-host.js";
 
@@ -61,6 +61,10 @@ for (const agent of AGENTS) {
           assert.ok(followups.length > 0, `the host's next model request carries grok's answer (${JSON.stringify(result).slice(0, 800)})`);
           assert.equal(followups[0]!.dialect, wiring.dialect, "that request came from the host's own model client");
           assert.match(result.text, new RegExp(`the seat said: [\\s\\S]*grok answers ${nonce}`), `the host's turn quotes grok's answer (${JSON.stringify(result).slice(0, 800)})`);
+          // The rig's parent env holds a canary (also as XAI_API_KEY): the host, seat mcp and grok never see it.
+          const seen = procText(tree).filter((p) => p.environ.includes(CANARY) || p.cmdline.includes(CANARY));
+          assert.deepEqual(seen.map((p) => p.pid), [], "no process of the host's tree carries the parent env's canary");
+          assert.ok(procText(tree).some((p) => p.cmdline.includes(`${SEAT_MAIN}\0mcp\0`)), `seat mcp is in the host's process tree (${tree.length} processes)`);
         } finally {
           const { survivors } = await session.dispose();
           assert.deepEqual(survivors, [], `no process of the host's tree survives dispose (seat mcp and grok included; tree was ${tree.join(",")})`);
