@@ -34,4 +34,5 @@ export const AGENT_CHECKS: readonly AgentCheck[] = Object.freeze([
   { id: "no-key", label: "no credentials: `seat run --agent X` exits 4 (ACP_NOT_AUTHENTICATED) naming the agent's own key variables", only: ["codex"] },
   { id: "mcp-delegation", label: "delegation through `seat mcp` given in the agent's own MCP config: its model calls `run`, a real grok turn answers, the answer is in its next model request" },
   { id: "mcp-add", label: "the agent's own `mcp add` command, as docs/mcp-hosts.md shows it, writes the same `seat` entry as the doc's config snippet", only: ["claude", "codex"] },
+  { id: "mcp-timeout", label: "a tool timeout shorter than the turn, set in the agent's own config: it fires although progress streams (no reset on progress); the agent cancels the call; `seat mcp` records the turn cancelled", only: ["claude", "codex", "gemini"] },
 ]);
