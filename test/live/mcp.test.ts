@@ -215,3 +215,42 @@ test("boundaries: a cwd outside the roots (directly, by .., or by a symlink), an
   const outside = await call(declared, "run", { prompt: "hello", cwd: r.sandbox.project });
   assert.equal(codeOf(outside), "MCP_CWD_OUTSIDE_ROOTS");
 });
+
+test("named sessions: run with `session` continues it; sessions, session_history and the history resource show it; cancel stops its running turn", async (t) => {
+  const r = await rig(t);
+  const c = await connect(t, r, ["--root", r.sandbox.project]);
+  const first = await call(c, "run", { prompt: "remember NONCE-5e1f", session: "work" });
+  assert.deepEqual((first.structuredContent as { session: { resumed: boolean } }).session.resumed, false);
+  const second = await call(c, "run", { prompt: "hello again", session: "work" });
+  assert.equal((second.structuredContent as { session: { resumed: boolean } }).session.resumed, true);
+  const secondRequest = r.mock.requests.map((q) => JSON.stringify(q.body ?? {})).find((body) => body.includes("hello again"));
+  assert.ok(secondRequest?.includes("NONCE-5e1f"), "the second turn's model request carries the first turn");
+
+  const listed = await call(c, "sessions", {});
+  const sessions = (listed.structuredContent as { sessions: Array<{ name: string; turns: number; running: unknown }> }).sessions;
+  assert.deepEqual(sessions.map((s) => [s.name, s.turns, s.running]), [["work", 2, null]]);
+  const history = await call(c, "session_history", { name: "work" });
+  const turns = (history.structuredContent as { turns: Array<{ prompt: string; text: string; state: string }> }).turns;
+  assert.deepEqual(turns.map((turn) => [turn.prompt, turn.state]), [["remember NONCE-5e1f", "completed"], ["hello again", "completed"]]);
+  const newest = await call(c, "session_history", { name: "work", limit: 1 });
+  assert.equal((newest.structuredContent as { turns: unknown[] }).turns.length, 1);
+  const templates = await c.client.listResourceTemplates();
+  assert.ok(templates.resourceTemplates.some((tpl) => tpl.uriTemplate === "seat://sessions/{name}/history"));
+  const resource = await c.client.readResource({ uri: "seat://sessions/work/history" });
+  assert.equal((JSON.parse(String((resource.contents[0] as { text: string }).text)) as { turns: unknown[] }).turns.length, 2);
+
+  for (const [args, code] of [[{ name: "nope" }, "SESSION_NOT_FOUND"], [{ name: "../x" }, "SESSION_NAME_INVALID"], [{ name: "work", cwd: r.sandbox.root }, "MCP_CWD_OUTSIDE_ROOTS"]] as const) {
+    assert.equal(codeOf(await call(c, "session_history", args)), code);
+  }
+  assert.equal(codeOf(await call(c, "cancel", { name: "work" })), "SESSION_IDLE");
+
+  const slow = call(c, "run", { prompt: "slow work", session: "work" });
+  await until("the slow turn's model request", () => r.mock.requests.some((q) => JSON.stringify(q.body ?? {}).includes("slow work")));
+  const cancelled = await call(c, "cancel", { name: "work" });
+  assert.equal(cancelled.isError, undefined, textOf(cancelled));
+  assert.equal((cancelled.structuredContent as { holderPid: number }).holderPid, c.transport.pid);
+  const ended = await slow;
+  assert.equal((ended.structuredContent as { stopReason: string }).stopReason, "cancelled");
+  const after = await call(c, "session_history", { name: "work" });
+  assert.equal((after.structuredContent as { turns: Array<{ state: string }> }).turns.at(-1)?.state, "interrupted");
+});

@@ -6,6 +6,7 @@
  */
 import type { ToolContext } from "../context.js";
 import { registerRunTool } from "./run.js";
+import { registerSessionTools } from "./sessions.js";
 
 /** One group of tools; `when` says whether the server's options serve it (default: always). */
 export interface ToolGroup {
@@ -17,4 +18,5 @@ export interface ToolGroup {
 /** Every tool group, in the order tools/list shows them. */
 export const TOOL_GROUPS: readonly ToolGroup[] = [
   { name: "run", register: registerRunTool },
+  { name: "sessions", register: registerSessionTools },
 ];
