@@ -40,10 +40,13 @@ export interface ToolContext {
   track<T>(work: Promise<T>): Promise<T>;
   /** Aborted when the server shuts down (host gone, signal): no new turn starts after it. */
   closing: AbortSignal;
+  /** Registers a clean-up (a connection to close) that runs at shutdown, after every tracked work ended. */
+  onShutdown(cleanup: () => Promise<void>): void;
 }
 
 /** The context the server builds; `drain()` waits for tracked work. */
 export interface ServerContext extends ToolContext {
+  /** Waits for every tracked work, then runs the clean-ups. */
   drain(): Promise<void>;
   shutdown(): void;
 }
@@ -52,6 +55,7 @@ export interface ServerContext extends ToolContext {
 export function createToolContext(server: McpServer, options: McpServerOptions): ServerContext {
   const inFlight = new Set<Promise<unknown>>();
   const closing = new AbortController();
+  const cleanups: Array<() => Promise<void>> = [];
   return {
     server,
     options,
@@ -67,8 +71,12 @@ export function createToolContext(server: McpServer, options: McpServerOptions):
       work.then(done, done);
       return work;
     },
+    onShutdown(cleanup) {
+      cleanups.push(cleanup);
+    },
     async drain() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
     },
     shutdown() {
       closing.abort();

@@ -39,6 +39,8 @@ export const mcpCommand: Command = {
                         count too; with neither, the server's working directory)
   --agents LIST         the agents a call may drive (default grok; the first is the default agent)
   --grok PATH           grok binary to use
+  --redis URL           serve the fleet's tools too (submit, job, jobs, seat://jobs/{id}/events): BullMQ on
+                        this Redis, as seat submit (a password is better given as GROK_SEAT_REDIS_PASSWORD)
   --turn-timeout SECS   cancel a turn after SECS (default 900, 0 = off)
   --idle-timeout SECS   cancel a turn silent for SECS (default 180, 0 = off)
 
@@ -56,6 +58,7 @@ Examples:
       root: { type: "string", multiple: true },
       agents: { type: "string", multiple: true },
       grok: { type: "string" },
+      redis: { type: "string" },
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
     });
@@ -74,6 +77,10 @@ Examples:
     const turnTimeoutMs = secondsFlag("mcp", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("mcp", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const grok = stringFlag(args, "grok");
+    const redisUrl = stringFlag(args, "redis");
+    // A malformed URL is refused now (its text is never echoed: it may hold a password); Redis itself is reached
+    // on the first fleet call, so a server whose Redis is down still serves run and sessions.
+    if (redisUrl !== undefined) (await import("../../fleet/connection.js")).parseRedisUrl(redisUrl);
 
     // stdout is the protocol's: a stray console.log from anywhere would corrupt it, so it goes to stderr.
     for (const level of ["log", "info", "debug"] as const) console[level] = (...parts: unknown[]) => console.error(...parts);
@@ -85,6 +92,7 @@ Examples:
       agents: agents.length > 0 ? agents : ["grok"],
       approvalTimeoutMs,
       ...(grok ? { grokCliBinaryPath: grok } : {}),
+      ...(redisUrl ? { redisUrl } : {}),
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
     });

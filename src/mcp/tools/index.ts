@@ -19,4 +19,6 @@ export interface ToolGroup {
 export const TOOL_GROUPS: readonly ToolGroup[] = [
   { name: "run", register: registerRunTool },
   { name: "sessions", register: registerSessionTools },
+  // Loaded only with --redis: BullMQ and ioredis are not paid for otherwise.
+  { name: "fleet", register: async (context) => (await import("./fleet.js")).registerFleetTools(context), when: (context) => context.options.redisUrl !== undefined },
 ];
