@@ -28,6 +28,8 @@ export interface McpServerOptions {
   idleTimeoutMs?: number;
   /** The fleet's Redis URL (`--redis`): the fleet tools are served only with it. */
   redisUrl?: string;
+  /** Visible seats: a private tmux server name (`--tmux-socket`) and grok's version floor (`--version-floor`). */
+  visible?: { tmuxSocket?: string; versionFloor?: string };
 }
 
 /** What a tool's register function receives. */

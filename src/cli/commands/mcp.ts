@@ -41,6 +41,8 @@ export const mcpCommand: Command = {
   --grok PATH           grok binary to use
   --redis URL           serve the fleet's tools too (submit, job, jobs, seat://jobs/{id}/events): BullMQ on
                         this Redis, as seat submit (a password is better given as GROK_SEAT_REDIS_PASSWORD)
+  --tmux-socket NAME    hire_visible: the private tmux server (tmux -L NAME) the seats' panes live on
+  --version-floor V     hire_visible: the lowest grok version a seat admits (as seat hire)
   --turn-timeout SECS   cancel a turn after SECS (default 900, 0 = off)
   --idle-timeout SECS   cancel a turn silent for SECS (default 180, 0 = off)
 
@@ -59,6 +61,8 @@ Examples:
       agents: { type: "string", multiple: true },
       grok: { type: "string" },
       redis: { type: "string" },
+      "tmux-socket": { type: "string" },
+      "version-floor": { type: "string" },
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
     });
@@ -77,6 +81,7 @@ Examples:
     const turnTimeoutMs = secondsFlag("mcp", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("mcp", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const grok = stringFlag(args, "grok");
+    const visible = { ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}), ...(stringFlag(args, "version-floor") ? { versionFloor: stringFlag(args, "version-floor")! } : {}) };
     const redisUrl = stringFlag(args, "redis");
     // A malformed URL is refused now (its text is never echoed: it may hold a password); Redis itself is reached
     // on the first fleet call, so a server whose Redis is down still serves run and sessions.
@@ -93,6 +98,7 @@ Examples:
       approvalTimeoutMs,
       ...(grok ? { grokCliBinaryPath: grok } : {}),
       ...(redisUrl ? { redisUrl } : {}),
+      ...(visible.tmuxSocket || visible.versionFloor ? { visible } : {}),
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
     });
