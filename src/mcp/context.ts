@@ -26,6 +26,11 @@ export interface McpServerOptions {
   turnTimeoutMs?: number;
   /** Cancel a turn silent for this long (ms); undefined = off. */
   idleTimeoutMs?: number;
+  /**
+   * While a turn runs, send a progress notification at least this often (ms), so a client that resets its
+   * tool-call timeout on progress keeps waiting through a long silent stretch; undefined = off.
+   */
+  heartbeatMs?: number;
   /** The fleet's Redis URL (`--redis`): the fleet tools are served only with it. */
   redisUrl?: string;
   /** Visible seats: a private tmux server name (`--tmux-socket`) and grok's version floor (`--version-floor`). */

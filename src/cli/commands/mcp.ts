@@ -21,6 +21,8 @@ import type { Command } from "./command.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
+/** Well inside the 60 s most clients wait for a tool call, so one that resets on progress never gives up early. */
+const DEFAULT_HEARTBEAT_MS = 15_000;
 
 export const mcpCommand: Command = {
   name: "mcp",
@@ -45,6 +47,8 @@ export const mcpCommand: Command = {
   --version-floor V     hire_visible: the lowest grok version a seat admits (as seat hire)
   --turn-timeout SECS   cancel a turn after SECS (default 900, 0 = off)
   --idle-timeout SECS   cancel a turn silent for SECS (default 180, 0 = off)
+  --heartbeat SECS      while a turn runs, send a "still working" progress notification after SECS without
+                        one (default 15, 0 = off): clients that reset their timeout on progress keep waiting
 
 Examples:
   seat mcp --root ~/src/service --allow read
@@ -65,6 +69,7 @@ Examples:
       "version-floor": { type: "string" },
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
+      heartbeat: { type: "string" },
     });
     if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat mcp: takes no arguments, got "${args.positionals.join(" ")}". See \`seat mcp --help\`.`);
     // Everything the operator can get wrong is refused before the server answers anyone.
@@ -80,6 +85,7 @@ Examples:
     for (const agent of agents) agentProfile(agent);
     const turnTimeoutMs = secondsFlag("mcp", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("mcp", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
+    const heartbeatMs = secondsFlag("mcp", args, "heartbeat", DEFAULT_HEARTBEAT_MS) || undefined;
     const grok = stringFlag(args, "grok");
     const visible = { ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}), ...(stringFlag(args, "version-floor") ? { versionFloor: stringFlag(args, "version-floor")! } : {}) };
     const redisUrl = stringFlag(args, "redis");
@@ -101,6 +107,7 @@ Examples:
       ...(visible.tmuxSocket || visible.versionFloor ? { visible } : {}),
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+      ...(heartbeatMs ? { heartbeatMs } : {}),
     });
     let code: number = EXIT.ok;
     const ended = new Promise<void>((resolve) => {
