@@ -278,3 +278,20 @@ test("a long quiet turn outlives a 2 s client timeout that resets on progress: t
   await assert.rejects(pending);
   await until("grok to be disposed", () => grokProcesses(r, serverPid).length === 0, 30_000);
 });
+
+test("SIGTERM to the server mid-turn: the turn is cancelled and recorded, grok disposed, the server exits", async (t) => {
+  const r = await rig(t);
+  const c = await connect(t, r, ["--root", r.sandbox.project]);
+  const serverPid = c.transport.pid!;
+  const exited = new Promise<void>((resolve) => c.transport.onclose = () => resolve());
+  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, { timeout: 120_000 }).catch((e: unknown) => e);
+  await until("the turn's model request", () => r.mock.requests.some((q) => q.kind === "main"));
+  const agents = grokProcesses(r, serverPid);
+  assert.ok(agents.length > 0, "positive control: grok runs the turn");
+  process.kill(serverPid, "SIGTERM");
+  await pending;
+  await exited;
+  await until("the server to exit", () => !alive(serverPid), 30_000);
+  assert.deepEqual(agents.filter(alive), [], "no grok process outlived the server");
+  assert.ok(ledgerRows(r).some((row) => row.stop_reason === "cancelled"), "the cancelled turn is in the ledger");
+});

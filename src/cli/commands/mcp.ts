@@ -17,6 +17,7 @@ import { policyFromArgs } from "../policy.js";
 import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { onStdoutClosed } from "../pipes.js";
 import { EXIT } from "../output.js";
+import { testHookEnabled } from "../test-hooks.js";
 import type { Command } from "./command.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
@@ -122,6 +123,10 @@ Examples:
       for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => end(EXIT.interrupted));
     });
     await seat.connect(new StdioServerTransport());
+    if (testHookEnabled("mcp-stray-console")) {
+      console.log("a stray console.log from somewhere in the process");
+      console.info("and a stray console.info");
+    }
     await ended;
     await seat.close();
     // Every agent is disposed; a handle still open (stdin after a signal) must not keep the process alive.
