@@ -44,14 +44,21 @@ function terminalApprover(): Approver {
       const answer = await rl.question(`Allow ${request.category} — ${request.request.toolCall.title ?? "tool call"}? [y/N] `, { signal: request.signal });
       return /^y(es)?$/i.test(answer.trim()) ? "allow" : "deny";
     } catch (error) {
-      const reason = request.signal.reason as { code?: unknown } | undefined;
-      if (request.signal.aborted && reason?.code === "APPROVAL_ALREADY_ANSWERED") process.stderr.write("\n▸ answered elsewhere first (APPROVAL_ALREADY_ANSWERED); this prompt was withdrawn\n");
-      else if (request.signal.aborted) process.stderr.write("\n▸ no answer in time; the call was denied (APPROVAL_TIMEOUT)\n");
+      if (request.signal.aborted) process.stderr.write(`\n▸ ${withdrawnNotice(request.signal.reason)}\n`);
       throw error;
     } finally {
       rl.close();
     }
   };
+}
+
+/** What the terminal says when its approval question is withdrawn, chosen by the reason's code (approvals/). */
+export function withdrawnNotice(reason: unknown): string {
+  const code = (reason as { code?: unknown } | undefined)?.code;
+  if (code === "APPROVAL_ALREADY_ANSWERED") return "answered elsewhere first (APPROVAL_ALREADY_ANSWERED); this prompt was withdrawn";
+  if (code === "APPROVAL_TIMEOUT") return "no answer before the deadline; the call was denied (APPROVAL_TIMEOUT)";
+  if (code === "APPROVAL_EXPIRED") return "the turn ended before an answer; the call was denied (APPROVAL_EXPIRED)";
+  return "this prompt was withdrawn; the call was denied";
 }
 
 /** The session budget the --session-max-* flags give, or undefined. */
@@ -202,7 +209,7 @@ Examples:
     let controlProblem: string | undefined;
     if (name === undefined) {
       try {
-        controlPlace = planControlSocket(seatHome());
+        controlPlace = planControlSocket(seatHome(), undefined, "run");
       } catch (error) {
         controlProblem = error instanceof Error ? error.message : String(error);
       }
@@ -290,7 +297,7 @@ Examples:
         return reportStartFailure(held, json, palette);
       }
       for (const event of held) onEvent(event);
-      if (controlProblem) onEvent({ type: "diagnostic", diagnostic: { code: "SESSION_SOCKET_PATH_TOO_LONG", message: `${controlProblem} This run serves no control socket: seat approve/deny/cancel cannot reach it.` } });
+      if (controlProblem) onEvent({ type: "diagnostic", diagnostic: { code: "SESSION_SOCKET_PATH_TOO_LONG", message: controlProblem } });
       if (controlPlace) {
         const running = session;
         try {
