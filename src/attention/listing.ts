@@ -2,10 +2,10 @@
  * Live listing: everything that runs on this machine (and, given a fleet, in the fleet) with its attention
  *   state — the rows behind `seat ps` and the board.
  * Owns: finding live items (a named session whose lease holder is proven alive, asked over its control socket
- *   for its state; a visible seat that is not released, judged from its journal; a fleet job that has not
+ *   for its state; a plain run answering on its control socket (runs.ts); a visible seat that is not released, judged from its journal; a fleet job that has not
  *   ended, from its Redis record) and counting each one's pending approvals through an ApprovalsSource.
  * Does not own: the vocabulary (states.ts), proving a holder (sessions/), the journal (journal/), Redis (fleet/).
- * Invariant: it only reads — it opens no journal that does not exist, asks a holder only the read-only
+ * Invariant: it only reads (but for pruning a dead run's socket file, runs.ts) — it opens no journal that does not exist, asks a holder only the read-only
  *   `state` operation, and never answers an approval. Sits above sessions/ and fleet/, so it is reached as
  *   attention/listing.js by cli/ and board/ (the front door stays importable from runtime/ without a cycle).
  */
@@ -20,6 +20,7 @@ import { SessionStore } from "../sessions/store.js";
 import { platformIdentitySource } from "../identity/index.js";
 import type { FleetClient } from "../fleet/index.js";
 import { jobAttentionState, seatAttentionState, type AttentionState } from "./states.js";
+import { listRuns } from "./runs.js";
 import { approvalBelongsTo, type ApprovalsSource, type PendingApproval } from "./approvals-source.js";
 
 /** What kind of thing a live item is. */
@@ -45,7 +46,7 @@ export interface LiveItem {
 
 /** Options of listLive. */
 export interface ListLiveOptions {
-  /** The seat home (default: GROK_SEAT_HOME or ~/.grok-seat). */
+  /** The seat home (default: GROK_SEAT_HOME or ~/.grok-seat); plain runs are found under it and TMPDIR. */
   home?: string;
   /** A connected fleet client: its unfinished jobs are listed too. */
   fleet?: FleetClient;
@@ -55,19 +56,26 @@ export interface ListLiveOptions {
   stateTimeoutMs?: number;
 }
 
-/** Lists the live items, named sessions first, then seats, then fleet jobs. Never includes ended things. */
+/**
+ * Lists the live items: named sessions first, then plain runs, then seats, then fleet jobs. Never includes
+ * ended things; a dead plain run's socket file is pruned on the way (runs.ts).
+ */
 export async function listLive(options: ListLiveOptions = {}): Promise<LiveItem[]> {
   const home = options.home ?? seatHome();
   const path = journalPath(home);
-  const local = existsSync(path) ? await listLocal(path, options.stateTimeoutMs ?? 500) : [];
+  const stateTimeoutMs = options.stateTimeoutMs ?? 500;
+  const source = platformIdentitySource();
+  const named = new Set<string>();
+  const local = existsSync(path) ? await listLocal(path, stateTimeoutMs, named) : { sessions: [], seats: [] };
+  const runs = await listRuns({ env: { ...process.env, GROK_SEAT_HOME: home }, source, skip: named, stateTimeoutMs });
   const jobs = options.fleet ? await listJobs(options.fleet) : [];
-  const items = [...local, ...jobs];
+  const items = [...local.sessions, ...runs, ...local.seats, ...jobs];
   const approvals: PendingApproval[] = options.approvals ? await options.approvals.list() : [];
   for (const item of items) item.pendingApprovals = approvals.filter((a) => approvalBelongsTo(a, item)).length;
   return items;
 }
 
-async function listLocal(path: string, stateTimeoutMs: number): Promise<LiveItem[]> {
+async function listLocal(path: string, stateTimeoutMs: number, named: Set<string>): Promise<{ sessions: LiveItem[]; seats: LiveItem[] }> {
   const source = platformIdentitySource();
   const store = new SessionStore(path);
   const pending: Promise<LiveItem | null>[] = [];
@@ -75,6 +83,7 @@ async function listLocal(path: string, stateTimeoutMs: number): Promise<LiveItem
     for (const record of store.list()) {
       const lease = store.lease(record.row);
       if (!lease) continue;
+      if (lease.controlSocket) named.add(lease.controlSocket);
       pending.push((async () => {
         const judged = await judgeHolder(lease, source);
         if (judged.verdict === "mismatch") return null;
@@ -107,7 +116,7 @@ async function listLocal(path: string, stateTimeoutMs: number): Promise<LiveItem
         ...(seat.leaderPid ? { pid: seat.leaderPid } : {}), pendingApprovals: 0,
       };
     });
-    return [...sessions, ...seats];
+    return { sessions, seats };
   } finally {
     journal.close();
   }

@@ -108,7 +108,7 @@ function prepare(place: ControlPlace): { path: string; cleanup(): void } {
 /** What a control socket serves: cancel, and the holder's held approvals when it has any. */
 export interface ControlHandlers {
   cancel: () => Promise<{ promptId?: string }>;
-  /** Only reads: the session's attention snapshot (`seat ps`). */
+  /** Only reads: the session's attention snapshot (`seat ps`); a plain run adds kind "run", id, agent, cwd, pid. */
   state?: () => object;
   approvals?: {
     list(): unknown[];

@@ -9,6 +9,7 @@
  *   denies it (APPROVAL_TIMEOUT). Every run, named or not, serves a control socket in a 0700 directory.
  */
 import { createInterface } from "node:readline/promises";
+import { resolve } from "node:path";
 import type { SeatEvent, TurnResult, Usage } from "../../acp/index.js";
 import { SeatError, messageOf } from "../../errors.js";
 import { computeCost, ledgerEntriesOf, loadPrices, parseMaxCost, parseMaxTokens, recordUsage, type TurnBudget } from "../../usage/index.js";
@@ -301,7 +302,11 @@ Examples:
       if (controlPlace) {
         const running = session;
         try {
-          control = await startControlServer(controlPlace, { cancel: async () => { await running.cancel(); return {}; }, state: () => running.attention(), approvals: processApprovals });
+          // The state answer says what this is, so `seat ps` lists the run (kind run) apart from named sessions.
+          const agent = stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok");
+          const where = resolve(worktree?.record.path ?? cwd ?? process.cwd());
+          const describe = () => ({ ...running.attention(), kind: "run", ...(running.id ? { id: running.id } : {}), agent, cwd: where, pid: process.pid });
+          control = await startControlServer(controlPlace, { cancel: async () => { await running.cancel(); return {}; }, state: describe, approvals: processApprovals });
         } catch (error) {
           // The turn still runs; its held approvals can then be answered only here (a TTY) or by their deadline.
           onEvent({ type: "diagnostic", diagnostic: { code: "SEAT_REFUSED", message: `This run's control socket could not start (${error instanceof Error ? error.message : String(error)}); seat approve/deny/cancel cannot reach it.` } });
