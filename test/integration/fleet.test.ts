@@ -8,6 +8,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from "../../src/fleet/index.js";
 import { answerApproval } from "../../src/approvals/index.js";
+import { APPROVAL_ANSWERED_CHANNEL } from "../../src/fleet/keys.js";
+import { Redis } from "ioredis";
 import { need } from "../support/requirements.js";
 import { redisMissing, startFleetRig, until, type FleetRig } from "../support/fleet-rig.js";
 import { runSeat, startSeat } from "../support/cli.js";
@@ -146,11 +148,21 @@ test("a watcher that disconnects resumes from its cursor and misses nothing", as
 test("a job's permission policy travels with it: require-approval holds the call for a person (issue 16 §1), denied from Redis it is a deny, reported in its events", async (t) => {
   await withFleet(t, async (rig, client) => {
     await rig.startWorker("host-a");
+    // An accepted answer is announced to the workers (so the asking one reads it back at once, not at its next poll).
+    const listener = new Redis(rig.redis.url);
+    const announced: string[] = [];
+    listener.on("message", (_channel: string, jobId: string) => void announced.push(jobId));
+    await listener.subscribe(APPROVAL_ANSWERED_CHANNEL);
     const denied = await client.enqueue({ prompt: "TOOLTEST run it" });
     const events: CursorEvent["event"][] = [];
-    for await (const { event } of denied.events()) {
-      events.push(event);
-      if (event.type === "approval_asked") assert.deepEqual(await answerApproval(event.approval.id, { decision: "deny" }, { redis: rig.redis.url }), { id: event.approval.id, decision: "deny" });
+    try {
+      for await (const { event } of denied.events()) {
+        events.push(event);
+        if (event.type === "approval_asked") assert.deepEqual(await answerApproval(event.approval.id, { decision: "deny" }, { redis: rig.redis.url }), { id: event.approval.id, decision: "deny" });
+      }
+      assert.deepEqual(announced, [denied.id]);
+    } finally {
+      listener.disconnect();
     }
     assert.equal((events.find((e) => e.type === "approval_answered") as { via?: string } | undefined)?.via, "answer");
     const permission = events.find((e) => e.type === "permission") as { decision: string; category: string } | undefined;
