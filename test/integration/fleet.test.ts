@@ -2,35 +2,17 @@
  * Fleet on a real redis-server with `seat worker` processes (each a simulated host with its own HOME) running
  * the fake agent. The fake logs every session/prompt it receives, so "sent once" is counted at the agent.
  */
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from "../../src/fleet/index.js";
+import type { CursorEvent, JobEvent } from "../../src/fleet/index.js";
 import { answerApproval } from "../../src/approvals/index.js";
 import { APPROVAL_ANSWERED_CHANNEL } from "../../src/fleet/keys.js";
 import { Redis } from "ioredis";
 import { need } from "../support/requirements.js";
-import { redisMissing, startFleetRig, until, type FleetRig } from "../support/fleet-rig.js";
+import { redisMissing, until, waitForEvent, withFleet } from "../support/fleet-rig.js";
 import { runSeat, startSeat } from "../support/cli.js";
-
-async function withFleet(t: TestContext, body: (rig: FleetRig, client: FleetClient) => Promise<void>): Promise<void> {
-  if (!need(t, redisMissing())) return;
-  const rig = await startFleetRig();
-  const client = await connectFleet(rig.redis.url);
-  try {
-    await body(rig, client);
-  } finally {
-    await client.close();
-    await rig.close();
-  }
-}
-
-/** Resolves the first event matching `pick` in job `id`'s stream. */
-async function waitForEvent(client: FleetClient, id: string, pick: (e: CursorEvent["event"]) => boolean): Promise<CursorEvent> {
-  for await (const item of client.job(id).events()) if (pick(item.event)) return item;
-  throw new Error(`job ${id} ended without the awaited event`);
-}
 
 const status = (s: string) => (e: CursorEvent["event"]) => e.type === "job" && e.status === s;
 const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin" });
