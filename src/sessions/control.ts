@@ -79,6 +79,23 @@ export function removeDeadControlSocket(path: string): void {
   }
 }
 
+/**
+ * Clean-ups of this process's open control sockets, run on every way out of the process — even a process.exit()
+ * that skips the holder's own close (a second Ctrl-C, a closed pipe): 'exit' listeners run synchronously, and each
+ * clean-up is synchronous. One listener for all of them (a process may serve many sockets: the MCP server, a bench).
+ */
+const atExit = new Set<() => void>();
+let exitHooked = false;
+
+function cleanUpAtExit(cleanup: () => void): void {
+  atExit.add(cleanup);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once("exit", () => {
+    for (const each of atExit) each();
+  });
+}
+
 /** Makes the directory the socket is bound in and returns the socket path and how to clean up after it. */
 function prepare(place: ControlPlace): { path: string; cleanup(): void } {
   if (!place.runtime) {
@@ -172,17 +189,14 @@ export async function startControlServer(place: ControlPlace | string, onCancel:
       void serve(op, handlers).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
     });
   });
-  // Every way out of the process removes the socket file, even a process.exit() that skips the holder's own
-  // close (a second Ctrl-C, a closed pipe): 'exit' listeners run synchronously, and cleanup() is synchronous.
-  const onExit = () => cleanup();
-  process.once("exit", onExit);
+  cleanUpAtExit(cleanup);
   try {
     await new Promise<void>((done, fail) => {
       server.once("error", fail);
       server.listen(path, () => done());
     });
   } catch (error) {
-    process.off("exit", onExit);
+    atExit.delete(cleanup);
     cleanup();
     throw error;
   }
@@ -190,7 +204,7 @@ export async function startControlServer(place: ControlPlace | string, onCancel:
     path,
     close: () =>
       new Promise<void>((done) => {
-        process.off("exit", onExit);
+        atExit.delete(cleanup);
         server.close(() => done());
         cleanup();
       }),
