@@ -8,6 +8,7 @@
 import { fileURLToPath } from "node:url";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { PermissionPolicy } from "../permissions/index.js";
+import { SeatError } from "../errors.js";
 import { realDirectory } from "./boundaries.js";
 
 /** How `seat mcp` was started: the limits no caller can widen. */
@@ -26,6 +27,11 @@ export interface McpServerOptions {
   turnTimeoutMs?: number;
   /** Cancel a turn silent for this long (ms); undefined = off. */
   idleTimeoutMs?: number;
+  /**
+   * While a turn runs, send a progress notification at least this often (ms), so a client that resets its
+   * tool-call timeout on progress keeps waiting through a long silent stretch; undefined = off.
+   */
+  heartbeatMs?: number;
   /** The fleet's Redis URL (`--redis`): the fleet tools are served only with it. */
   redisUrl?: string;
   /** Visible seats: a private tmux server name (`--tmux-socket`) and grok's version floor (`--version-floor`). */
@@ -38,7 +44,10 @@ export interface ToolContext {
   options: McpServerOptions;
   /** The roots a call's cwd may lie under now: --root dirs, then the client's declared roots (real paths). */
   roots(): Promise<string[]>;
-  /** Registers work in flight (a turn); shutdown waits for every tracked promise before the process exits. */
+  /**
+   * Registers work in flight (a turn); shutdown waits for every tracked promise before the process exits. After
+   * shutdown began it rejects with MCP_CALL_CANCELLED: callers start work that checks `closing` itself, or none.
+   */
   track<T>(work: Promise<T>): Promise<T>;
   /** Aborted when the server shuts down (host gone, signal): no new turn starts after it. */
   closing: AbortSignal;
@@ -68,6 +77,11 @@ export function createToolContext(server: McpServer, options: McpServerOptions):
       return roots.length > 0 ? roots : fallbackRoots();
     },
     track(work) {
+      // Work that starts after shutdown began would outlive the drain: it is refused (and its promise ignored).
+      if (closing.signal.aborted) {
+        work.catch(() => undefined);
+        return Promise.reject(new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing new starts."));
+      }
       inFlight.add(work);
       const done = () => inFlight.delete(work);
       work.then(done, done);

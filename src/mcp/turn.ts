@@ -16,6 +16,8 @@ import { createPermissionGate, type PermissionPolicy } from "../permissions/inde
 import { planControlSocket, startControlServer, type ControlServer } from "../sessions/control.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../seat/seat-home.js";
 import { ledgerEntriesOf, recordUsage } from "../usage/index.js";
+// Type only: a plain turn loads neither the sessions' front door nor what it pulls in (it is imported on use).
+import type { OpenedSession } from "../sessions/index.js";
 
 /** What one MCP turn is asked to do (arguments already checked). */
 export interface McpTurnRequest {
@@ -69,7 +71,7 @@ export async function runMcpTurn(request: McpTurnRequest): Promise<McpTurnOutcom
   let session: HeadlessSession | undefined;
   let control: ControlServer | undefined;
   try {
-    let opened: Awaited<ReturnType<typeof import("../sessions/index.js").openSession>> | undefined;
+    let opened: OpenedSession | undefined;
     if (named !== undefined) {
       const { openSession } = await import("../sessions/index.js");
       opened = await openSession({ ...options, name: named });

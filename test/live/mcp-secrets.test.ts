@@ -23,7 +23,7 @@ test("a canary key never leaves the server: not in a result, a progress notifica
   needGrok(t, false);
   t.after(() => started.close());
   const r = started;
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: r.sandbox.home, GROK_HOME: r.sandbox.grokHome, GROK_BIN: r.binary, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"), XAI_API_KEY: canary };
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: r.sandbox.home, GROK_HOME: r.sandbox.grokHome, GROK_BIN: r.binary, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"), XAI_API_KEY: canary, GROK_SEAT_TEST_HOOKS: "mcp-stray-console" };
   const child = spawn(process.execPath, [SEAT_MAIN, "mcp", "--root", r.sandbox.project], { env, cwd: r.sandbox.project, stdio: ["pipe", "pipe", "pipe"] });
   t.after(() => void child.kill("SIGKILL"));
   let stdout = "";
@@ -74,4 +74,5 @@ test("a canary key never leaves the server: not in a result, a progress notifica
   assert.equal(child.exitCode, 0, stderr);
   assert.ok(!stdout.includes(canary), "no stdout line holds the canary");
   assert.ok(!stderr.includes(canary), "stderr does not hold the canary");
+  assert.match(stderr, /a stray console\.log from somewhere/, "positive control: the stray output was made, and went to stderr");
 });

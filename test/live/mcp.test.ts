@@ -254,3 +254,44 @@ test("named sessions: run with `session` continues it; sessions, session_history
   const after = await call(c, "session_history", { name: "work" });
   assert.equal((after.structuredContent as { turns: Array<{ state: string }> }).turns.at(-1)?.state, "interrupted");
 });
+
+test("a long quiet turn outlives a 2 s client timeout that resets on progress: the server's heartbeat keeps the call alive; without the reset it times out and the turn is cancelled", async (t) => {
+  const r = await rig(t);
+  const c = await connect(t, r, ["--root", r.sandbox.project, "--heartbeat", "0.5"]);
+  const serverPid = c.transport.pid!;
+  // Control: a client that does not reset on progress gives up at 2 s and cancels; the server cancels the turn.
+  const started = Date.now();
+  await assert.rejects(c.client.callTool({ name: "run", arguments: { prompt: "slow one" } }, CallToolResultSchema, { timeout: 2_000, onprogress: () => undefined }), /timed out/i);
+  assert.ok(Date.now() - started < 10_000);
+  await until("the timed-out turn's grok to be disposed", () => grokProcesses(r, serverPid).length === 0, 30_000);
+
+  const beats: Progress[] = [];
+  const abort = new AbortController();
+  let settled = false;
+  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow two" } }, CallToolResultSchema, { timeout: 2_000, resetTimeoutOnProgress: true, onprogress: (p) => beats.push(p), signal: abort.signal }).finally(() => (settled = true));
+  pending.catch(() => undefined);
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  assert.equal(settled, false, "the call is still waiting after 3× its timeout");
+  assert.ok(beats.filter((p) => eventOf(p)?.type === "heartbeat").length >= 4, JSON.stringify(beats));
+  assert.match(String(beats.at(-1)?.message), /^still working \(\d+ s\)$/);
+  abort.abort();
+  await assert.rejects(pending);
+  await until("grok to be disposed", () => grokProcesses(r, serverPid).length === 0, 30_000);
+});
+
+test("SIGTERM to the server mid-turn: the turn is cancelled and recorded, grok disposed, the server exits", async (t) => {
+  const r = await rig(t);
+  const c = await connect(t, r, ["--root", r.sandbox.project]);
+  const serverPid = c.transport.pid!;
+  const exited = new Promise<void>((resolve) => c.transport.onclose = () => resolve());
+  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, { timeout: 120_000 }).catch((e: unknown) => e);
+  await until("the turn's model request", () => r.mock.requests.some((q) => q.kind === "main"));
+  const agents = grokProcesses(r, serverPid);
+  assert.ok(agents.length > 0, "positive control: grok runs the turn");
+  process.kill(serverPid, "SIGTERM");
+  await pending;
+  await exited;
+  await until("the server to exit", () => !alive(serverPid), 30_000);
+  assert.deepEqual(agents.filter(alive), [], "no grok process outlived the server");
+  assert.ok(ledgerRows(r).some((row) => row.stop_reason === "cancelled"), "the cancelled turn is in the ledger");
+});

@@ -17,10 +17,13 @@ import { policyFromArgs } from "../policy.js";
 import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { onStdoutClosed } from "../pipes.js";
 import { EXIT } from "../output.js";
+import { testHookEnabled } from "../test-hooks.js";
 import type { Command } from "./command.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
+/** Well inside the 60 s most clients wait for a tool call, so one that resets on progress never gives up early. */
+const DEFAULT_HEARTBEAT_MS = 15_000;
 
 export const mcpCommand: Command = {
   name: "mcp",
@@ -46,6 +49,8 @@ export const mcpCommand: Command = {
   --version-floor V     hire_visible: the lowest grok version a seat admits (as seat hire)
   --turn-timeout SECS   cancel a turn after SECS (default 900, 0 = off)
   --idle-timeout SECS   cancel a turn silent for SECS (default 180, 0 = off)
+  --heartbeat SECS      while a turn runs, send a "still working" progress notification after SECS without
+                        one (default 15, 0 = off): clients that reset their timeout on progress keep waiting
 
 Examples:
   seat mcp --root ~/src/service --allow read
@@ -66,6 +71,7 @@ Examples:
       "version-floor": { type: "string" },
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
+      heartbeat: { type: "string" },
     });
     if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat mcp: takes no arguments, got "${args.positionals.join(" ")}". See \`seat mcp --help\`.`);
     // Everything the operator can get wrong is refused before the server answers anyone.
@@ -81,6 +87,7 @@ Examples:
     for (const agent of agents) agentProfile(agent);
     const turnTimeoutMs = secondsFlag("mcp", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("mcp", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
+    const heartbeatMs = secondsFlag("mcp", args, "heartbeat", DEFAULT_HEARTBEAT_MS) || undefined;
     const grok = stringFlag(args, "grok");
     const visible = { ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}), ...(stringFlag(args, "version-floor") ? { versionFloor: stringFlag(args, "version-floor")! } : {}) };
     const redisUrl = stringFlag(args, "redis");
@@ -102,6 +109,7 @@ Examples:
       ...(visible.tmuxSocket || visible.versionFloor ? { visible } : {}),
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+      ...(heartbeatMs ? { heartbeatMs } : {}),
     });
     let code: number = EXIT.ok;
     const ended = new Promise<void>((resolve) => {
@@ -116,6 +124,10 @@ Examples:
       for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => end(EXIT.interrupted));
     });
     await seat.connect(new StdioServerTransport());
+    if (testHookEnabled("mcp-stray-console")) {
+      console.log("a stray console.log from somewhere in the process");
+      console.info("and a stray console.info");
+    }
     await ended;
     await seat.close();
     // Every agent is disposed; a handle still open (stdin after a signal) must not keep the process alive.

@@ -59,7 +59,7 @@ export function registerRunTool(context: ToolContext): void {
         const model = args.model === undefined ? undefined : checkModel(args.model);
         const policy = narrowPolicy(options.policy, { ...(args.allow ? { allow: args.allow } : {}), ...(args.block ? { block: args.block } : {}) });
         const cwd = resolveCwd(args.cwd, await context.roots());
-        const progress = progressSender(extra);
+        const progress = heartbeat(progressSender(extra), options.heartbeatMs);
         const outcome = await context.track(
           runMcpTurn({
             prompt: args.prompt,
@@ -75,7 +75,7 @@ export function registerRunTool(context: ToolContext): void {
             signal: eitherSignal(extra.signal, context.closing),
             onEvent: (event) => reportProgress(progress, event),
           }),
-        );
+        ).finally(() => progress.stop());
         const { result, diagnostics } = outcome;
         const usage = Object.fromEntries(Object.entries(result.usage ?? {}).filter((e): e is [string, number] => typeof e[1] === "number"));
         const structured = { text: result.text, stopReason: result.stopReason ?? null, promptId: result.promptId, agent, cwd, usage, diagnostics, ...(outcome.session ? { session: outcome.session } : {}) };
@@ -100,6 +100,26 @@ function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
   a.addEventListener("abort", abort, { once: true });
   b.addEventListener("abort", abort, { once: true });
   return both.signal;
+}
+
+/**
+ * A progress sender that also says "still working" when nothing was sent for `everyMs`: a client that resets
+ * its tool-call timeout on progress then never gives up on a long, quiet turn. stop() ends the beat.
+ */
+function heartbeat(send: ProgressSender, everyMs: number | undefined): ProgressSender & { stop(): void } {
+  const started = Date.now();
+  let last = started;
+  const beat = (message: string, event?: unknown) => {
+    last = Date.now();
+    send(message, event);
+  };
+  const timer = everyMs
+    ? setInterval(() => {
+        if (Date.now() - last >= everyMs) beat(`still working (${Math.round((Date.now() - started) / 1000)} s)`, { type: "heartbeat", elapsedMs: Date.now() - started });
+      }, Math.max(100, Math.floor(everyMs / 2)))
+    : undefined;
+  timer?.unref();
+  return Object.assign(beat, { stop: () => clearInterval(timer) });
 }
 
 /** One progress notification per event a host may want to watch; other events are not sent. */

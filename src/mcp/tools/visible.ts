@@ -51,6 +51,11 @@ function hireViaCli(args: string[]): Promise<Record<string, unknown>> {
   });
 }
 
+/** Nothing new starts once the server shuts down (its host went away). */
+function assertOpen(context: ToolContext): void {
+  if (context.closing.aborted) throw new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing was started.");
+}
+
 /** Throws SEAT_NOT_FOUND when the journal has no such seat (so "no controller" means "gone", not "never existed"). */
 function assertSeatExists(home: string, seatId: string): void {
   const journal = openJournal(journalPath(home));
@@ -83,6 +88,7 @@ export function registerVisibleTools(context: ToolContext): void {
         const model = args.model === undefined ? undefined : checkModel(args.model);
         const argv = ["--cwd", cwd, ...(model ? ["--model", model] : []), ...(options.grokCliBinaryPath ? ["--grok", options.grokCliBinaryPath] : []), ...(options.visible?.tmuxSocket ? ["--tmux-socket", options.visible.tmuxSocket] : []), ...(options.visible?.versionFloor ? ["--version-floor", options.visible.versionFloor] : [])];
         // The hire runs to its end even when the call is cancelled: a half-made seat is worse than a released one.
+        assertOpen(context);
         const hired = await context.track(hireViaCli(argv));
         const structured = { seatId: String(hired.seatId), sessionId: String(hired.sessionId), ...(typeof hired.controllerPid === "number" ? { controllerPid: hired.controllerPid } : {}), ...(hired.admission && typeof hired.admission === "object" ? { admission: hired.admission as Record<string, unknown> } : {}) };
         return toolResult(structured, `hired ${structured.seatId} (session ${structured.sessionId}); watch it with \`seat attach ${structured.seatId}\``);
@@ -107,6 +113,7 @@ export function registerVisibleTools(context: ToolContext): void {
         const text = assertBrief(args.brief, "SEAT_BRIEF_INVALID", "send");
         const timeoutMs = Math.round((args.timeoutSeconds ?? 60) * 1000);
         const home = seatHome();
+        assertOpen(context);
         let reply: Record<string, unknown>;
         try {
           reply = await context.track(callController(seatDir(home, seatId), { op: "send", text, wait: args.wait ?? "consumed", timeoutMs }, timeoutMs + 30_000));
