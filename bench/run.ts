@@ -1,5 +1,5 @@
 /*
- * `npm run bench`: runs P1–P9, prints one table per benchmark, writes bench/results/<name>.json and
+ * `npm run bench`: runs P1–P12, prints one table per benchmark, writes bench/results/<name>.json and
  *   regenerates BENCHMARKS.md from every result file present.
  * Owns: the order of the benchmarks, their sizes (full and --quick), the goals and the markdown.
  * Does not own: any measurement (bench/stream.ts, live.ts, bridge.ts, fence.ts, scale.ts, seat.ts, sessions.ts,
@@ -25,6 +25,7 @@ import { agentsSection, benchAgents } from "./agents.js";
 import { benchWeight, weightSection } from "./weight.js";
 import { benchWorktrees, worktreesSection } from "./worktrees.js";
 import { benchMcp, mcpSection } from "./mcp.js";
+import { approvalsSection, benchApprovals } from "./approvals.js";
 
 type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
 
@@ -238,6 +239,12 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "- P11: `bench/mcp.ts` (`benchMcp`): the official MCP Client, connected once to `seat mcp` over stdio, times `run` from call",
     "  to result (the server starts grok, runs the turn and disposes it before answering) against createSession + prompt +",
     "  dispose in the bench process on the same prompt, binary, sandbox and mock; alternating order, one warm-up of each.",
+    "- P10: `bench/approvals.ts` (`benchApprovals`): the fake agent's permission scenario logs the wall time just before",
+    "  `session/request_permission` and when its answer arrives (FAKE_GROK_PERMISSION_LOG); the round trip is the difference.",
+    "  One warm answering process (`bench/approval-answerer.ts`) polls `listApprovals()` and answers each new id with",
+    "  `answerApproval(allow)`, the calls behind `seat approvals` / `seat approve` (a `seat approve` process's own start is",
+    "  P9's CLI overhead, not counted). Local: one `seat run --json` per round, answered over its control socket. Fleet: one",
+    "  `seat worker` on a real redis-server, one job at a time, answered through Redis from a process with another HOME.",
     "- P12: `bench/worktrees.ts` (`benchWorktrees`): a 10k-file repository; a bare `git worktree add` against `createWorktree`,",
     "  alternating order per round, each worktree removed untimed; one warm-up round of each not counted.",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
@@ -327,6 +334,11 @@ async function main(): Promise<void> {
     save("p11-mcp", r);
     show("P11", withStamp(mcpSection(r), r));
   }
+  if (wanted("P10")) {
+    const r = await stamped(commit, () => benchApprovals({ rounds: quick ? 3 : 100 }));
+    save("p10-approvals", r);
+    show("P10", withStamp(approvalsSection(r), r));
+  }
   if (wanted("P12")) {
     const r = await stamped(commit, () => benchWorktrees(quick ? { files: 1_000, rounds: 2 } : {}));
     save("p12-worktrees", r);
@@ -351,6 +363,7 @@ async function main(): Promise<void> {
   stored("P8", "p8-fleet", fleetBenchSection);
   stored("P9", "p9-weight", weightSection);
   stored("P11", "p11-mcp", mcpSection);
+  stored("P10", "p10-approvals", approvalsSection);
   stored("P12", "p12-worktrees", worktreesSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);

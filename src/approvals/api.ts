@@ -11,7 +11,7 @@ import type { PendingApproval } from "../acp/index.js";
 import { assertApprovalId, parseAnswer } from "./answer.js";
 import { isLocalApproval, processApprovals } from "./local.js";
 import { queueFor, type ApprovalAnswer } from "./queue.js";
-import { answerRemote, remoteRuns } from "./remote.js";
+import { answerRemote, lastListedRun, remoteRuns } from "./remote.js";
 
 /** Where to look: this machine's runs, plus the fleet's jobs when `redis` is given. */
 export interface ApprovalsOptions {
@@ -50,6 +50,16 @@ export async function answerApproval(id: string, answer: ApprovalAnswer, options
   assertApprovalId(id);
   const checked = parseAnswer(answer);
   if (isLocalApproval(id)) return processApprovals.answer(id, checked);
+  // Listed here moments ago by a proven run: answer it there without listing every run again. A socket only our
+  // uid can reach, and ids are random: any other holder refuses with NOT_FOUND, and then every run is asked.
+  const listed = lastListedRun(id);
+  if (listed) {
+    try {
+      return await answerRemote(listed, id, checked);
+    } catch (error) {
+      if (isSeatError(error) && error.code !== "APPROVAL_NOT_FOUND") throw error;
+    }
+  }
   const runs = await remoteRuns(options?.env ? { env: options.env } : {});
   // The run listing it pending first; else every run, since a settled id is no longer listed but still known.
   const holder = runs.find((r) => r.approvals.some((a) => a.id === id));

@@ -197,3 +197,27 @@ test("parseAnswer keeps only what an answer may carry", () => {
   assert.deepEqual(parseAnswer({ decision: "allow", always: true, by: "me" }), { decision: "allow", always: true, by: "me" });
   assert.deepEqual(parseAnswer({ decision: "deny", message: "no" }), { decision: "deny", message: "no" });
 });
+
+test("a raced terminal question withdrawn by the deadline is told APPROVAL_TIMEOUT, by the end of the turn APPROVAL_EXPIRED — never 'answered elsewhere'", async () => {
+  const withdrawnWith = async (end: (queue: ApprovalQueue) => void, timeoutMs: number): Promise<unknown> => {
+    const { queue, decide } = setup(timeoutMs);
+    try {
+      let reason: unknown = "not withdrawn";
+      const terminal: Approver = ({ signal }) => new Promise((_resolve, reject) => {
+        signal.addEventListener("abort", () => {
+          reason = (signal.reason as { code?: unknown } | undefined)?.code;
+          reject(new Error("withdrawn"));
+        });
+      });
+      const decided = decide(shell("deploy"), terminal);
+      await until(() => queue.list()[0]);
+      end(queue);
+      assert.equal((await decided).audit.decision, "deny");
+      return reason;
+    } finally {
+      queue.close();
+    }
+  };
+  assert.equal(await withdrawnWith(() => undefined, 50), "APPROVAL_TIMEOUT");
+  assert.equal(await withdrawnWith((queue) => queue.expireAll(), 60_000), "APPROVAL_EXPIRED");
+});

@@ -32,14 +32,23 @@ export interface ApprovalAnswer {
 /** Who owns a queue's approvals; pid and host are filled in. */
 export type ApprovalOwner = PendingApproval["owner"];
 
+/** Why a raced local approver's question was withdrawn (its signal's `reason.code`). */
+type WithdrawnCode = "APPROVAL_ALREADY_ANSWERED" | "APPROVAL_TIMEOUT" | "APPROVAL_EXPIRED";
+
+const WITHDRAWN: Record<WithdrawnCode, string> = {
+  APPROVAL_ALREADY_ANSWERED: "was answered elsewhere first",
+  APPROVAL_TIMEOUT: "reached its deadline unanswered and was denied",
+  APPROVAL_EXPIRED: "ended with its turn before an answer and was denied",
+};
+
 type Settled = { state: "answered"; decision: "allow" | "deny"; by?: string } | { state: "expired"; why: "timeout" | "turn-ended" };
 
 interface Pending {
   view: PendingApproval;
   toolCallId: string;
   resolve(answer: ApproverAnswer): void;
-  /** Stops a raced local approver (the terminal) once another answer won. */
-  stopLocal(): void;
+  /** Stops a raced local approver (the terminal) with a coded reason: answered elsewhere, timed out or expired. */
+  stopLocal(code: WithdrawnCode): void;
 }
 
 /** How many settled approvals a queue remembers (for ALREADY_ANSWERED / EXPIRED rather than NOT_FOUND). */
@@ -106,7 +115,7 @@ export class ApprovalQueue {
     if (!pending) throw settledError(id, this.settled.get(id));
     const decision = answer.decision === "allow" ? "allow" : "deny";
     this.settle(id, { state: "answered", decision, ...(answer.by ? { by: answer.by } : {}) });
-    pending.stopLocal();
+    pending.stopLocal("APPROVAL_ALREADY_ANSWERED");
     this.options.emit?.({ type: "approval_answered", id, toolCallId: pending.toolCallId, decision, via: "answer", ...(decision === "allow" && answer.always ? { always: true } : {}), ...(answer.by ? { by: answer.by } : {}) });
     pending.resolve(decision === "deny" ? "deny" : answer.always ? "always" : "allow");
     return { id, decision };
@@ -158,7 +167,7 @@ export class ApprovalQueue {
           resolve(answer);
         },
         // The reason is a coded diagnostic, so a local approver can tell "answered elsewhere" from the deadline.
-        stopLocal: () => localStop.abort({ code: "APPROVAL_ALREADY_ANSWERED", message: `Approval ${id} was answered elsewhere first.` }),
+        stopLocal: (code) => localStop.abort({ code, message: `Approval ${id} ${WITHDRAWN[code]}.` }),
       });
       this.options.emit?.({ type: "approval_asked", approval: structuredClone(view) });
       if (question.signal.aborted) this.expire(id, "timeout");
@@ -167,8 +176,9 @@ export class ApprovalQueue {
     });
   }
 
-  private raceLocal(id: string, local: Approver, question: ApprovalRequest, stop: AbortSignal): void {
-    const signal = AbortSignal.any([question.signal, stop]);
+  private raceLocal(id: string, local: Approver, question: ApprovalRequest, signal: AbortSignal): void {
+    // Only our own signal reaches the local approver: every way its question ends (an answer elsewhere, the
+    // gate's deadline, the end of the turn) settles the approval first and aborts it with that outcome's code.
     void (async () => {
       let answer: ApproverAnswer | undefined;
       try {
@@ -186,7 +196,7 @@ export class ApprovalQueue {
     const pending = this.pending.get(id);
     if (!pending) return;
     this.settle(id, { state: "expired", why });
-    pending.stopLocal();
+    pending.stopLocal(why === "timeout" ? "APPROVAL_TIMEOUT" : "APPROVAL_EXPIRED");
     this.options.emit?.({ type: "approval_answered", id, toolCallId: pending.toolCallId, decision: "deny", via: why === "timeout" ? "timeout" : "expired" });
     pending.resolve("deny");
   }

@@ -1,9 +1,10 @@
 /*
  * Remote approvals: the held approvals of this user's other `seat run` processes, reached over their control
  * sockets (sessions/control.ts serves them).
- * Owns: finding live control sockets (ctl-HEX.sock in the seat home's sessions dir, or s in a gs-ctl- directory under TMPDIR; each a socket we
- *   own in a private directory), proving the process that answers holds the socket, and the two requests
- *   (`approvals`, `answer`).
+ * Owns: finding live control sockets (ctl-HEX.sock in the seat home's sessions dir, or s in a gs-ctl- directory
+ *   under TMPDIR; each a socket we own in a private directory), proving the process that answers holds the
+ *   socket, the two requests (`approvals`, `answer`), and remembering which proven run listed each approval
+ *   lately, so an answer goes straight there.
  * Does not own: the socket server (sessions/) or the queues behind it (queue.ts).
  * Invariant: a socket is asked only when it sits in a 0700 directory we own; its approvals are listed only
  *   when the pid it reports is proven (identity/) to hold it — unknown never counts as proven.
@@ -67,6 +68,27 @@ export async function controlRequest(path: string, request: Record<string, unkno
   return answer;
 }
 
+/** Which proven run listed each approval id lately (this process's last listings), for answering it directly. */
+const listedBy = new Map<string, { run: RemoteRun; atMs: number }>();
+const LISTED_KEPT = 512;
+/** How long a listing's proof of a run is relied on to send it an answer without listing again (ms). */
+export const LISTED_FRESH_MS = 10_000;
+
+/** The proven run that listed approval `id` within LISTED_FRESH_MS, if any. */
+export function lastListedRun(id: string): RemoteRun | undefined {
+  const seen = listedBy.get(id);
+  return seen && Date.now() - seen.atMs <= LISTED_FRESH_MS ? seen.run : undefined;
+}
+
+function remember(runs: readonly RemoteRun[]): void {
+  const atMs = Date.now();
+  for (const run of runs) for (const approval of run.approvals) listedBy.set(approval.id, { run, atMs });
+  for (const id of listedBy.keys()) {
+    if (listedBy.size <= LISTED_KEPT) break;
+    listedBy.delete(id);
+  }
+}
+
 /**
  * The live runs of this user (other than this process) and their held approvals. A socket that does not
  * answer, or whose holder cannot be proven, is left out.
@@ -85,7 +107,9 @@ export async function remoteRuns(options: { env?: NodeJS.ProcessEnv; source?: Id
       return undefined;
     }
   }));
-  return runs.filter((r): r is RemoteRun => r !== undefined);
+  const live = runs.filter((r): r is RemoteRun => r !== undefined);
+  remember(live);
+  return live;
 }
 
 /** Sends one answer to the run holding the approval; a refusal becomes a SeatError with the run's code. */

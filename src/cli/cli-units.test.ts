@@ -130,3 +130,12 @@ test("human output masks credentials in every line it prints: diagnostics on std
   assert.match(all, /api_key=\[redacted\]/);
   assert.match(all, /https:\/\/bob:\[redacted\]@example\.com/);
 });
+
+test("a withdrawn approval prompt says why by its code: answered elsewhere, timed out, or expired with the turn", async () => {
+  const { withdrawnNotice } = await import("./commands/run.js");
+  assert.match(withdrawnNotice({ code: "APPROVAL_ALREADY_ANSWERED" }), /answered elsewhere first \(APPROVAL_ALREADY_ANSWERED\)/);
+  assert.match(withdrawnNotice({ code: "APPROVAL_TIMEOUT" }), /denied \(APPROVAL_TIMEOUT\)/);
+  assert.doesNotMatch(withdrawnNotice({ code: "APPROVAL_TIMEOUT" }), /elsewhere/);
+  assert.match(withdrawnNotice({ code: "APPROVAL_EXPIRED" }), /turn ended .*\(APPROVAL_EXPIRED\)/);
+  assert.doesNotMatch(withdrawnNotice(new Error("approval timed out")), /elsewhere/);
+});

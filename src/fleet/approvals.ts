@@ -16,7 +16,7 @@ import type { Redis } from "ioredis";
 import { SeatError } from "../errors.js";
 import type { PendingApproval } from "../acp/index.js";
 import { redact } from "../internal/redact.js";
-import { jobKeys } from "./keys.js";
+import { APPROVAL_ANSWERED_CHANNEL, jobKeys } from "./keys.js";
 
 /** Jobs that hold (or held) an approval, for listing across hosts. */
 export const APPROVAL_JOBS = "grok-seat:approval-jobs";
@@ -26,7 +26,7 @@ export const APPROVAL_INDEX = "grok-seat:approval-index";
 /** An answer must land this long before the deadline, so the worker can read it before denying (ms). */
 export const ANSWER_MARGIN_MS = 1_000;
 
-/** How often a worker with a pending approval reads its answers (ms). */
+/** How often a worker with a pending approval reads its answers when no announcement came (ms). */
 export const ANSWER_POLL_MS = 200;
 
 /** A job's approvals hash key. */
@@ -46,8 +46,9 @@ export interface StoredApproval {
   why?: string;
 }
 
-// KEYS: approvals, state, alive. ARGV: approval id, decision, always ("1"/"0"), by, now (ms).
-// Returns {outcome, record JSON}: outcome answered | missing | answered-before | expired.
+// KEYS: approvals, state, alive. ARGV: approval id, decision, always ("1"/"0"), by, now (ms), job id.
+// Returns {outcome, record JSON}: outcome answered | missing | answered-before | expired. An accepted answer is
+// announced on APPROVAL_ANSWERED_CHANNEL in the same atomic step, so the worker reads it back at once.
 const ANSWER = `
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return {'missing', ''} end
@@ -66,6 +67,7 @@ if ARGV[3] == '1' then a.always = true end
 if ARGV[4] ~= '' then a.by = ARGV[4] end
 local out = cjson.encode(a)
 redis.call('HSET', KEYS[1], ARGV[1], out)
+redis.call('PUBLISH', '${APPROVAL_ANSWERED_CHANNEL}', ARGV[6])
 return {'answered', out}
 `;
 
@@ -142,7 +144,7 @@ export async function answerFleetApproval(redis: Redis, id: string, answer: { de
   const jobId = await redis.hget(APPROVAL_INDEX, id);
   if (!jobId) throw new SeatError("APPROVAL_NOT_FOUND", `No fleet job holds approval ${id}. List them with \`seat approvals --redis URL\`.`, { context: { id } });
   const keys = jobKeys(jobId);
-  const [outcome, raw] = (await redis.eval(ANSWER, 3, approvalsKey(jobId), keys.state, keys.alive, id, answer.decision, answer.always === true && answer.decision === "allow" ? "1" : "0", answer.by ?? "", String(Date.now()))) as [string, string];
+  const [outcome, raw] = (await redis.eval(ANSWER, 3, approvalsKey(jobId), keys.state, keys.alive, id, answer.decision, answer.always === true && answer.decision === "allow" ? "1" : "0", answer.by ?? "", String(Date.now()), jobId)) as [string, string];
   if (outcome === "answered") return { id, decision: answer.decision };
   if (outcome === "missing") throw new SeatError("APPROVAL_NOT_FOUND", `Fleet job ${jobId} no longer holds approval ${id}.`, { context: { id, jobId } });
   const record = JSON.parse(raw) as StoredApproval;

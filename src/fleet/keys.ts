@@ -29,6 +29,8 @@ export const JOBS_INDEX = "grok-seat:jobs";
 
 /** Pub/sub channel on which cancels are announced (the message is the job id). */
 export const CANCEL_CHANNEL = "grok-seat:cancel";
+/** Pub/sub channel announcing that one of a job's approvals was answered (message: the job id). */
+export const APPROVAL_ANSWERED_CHANNEL = "grok-seat:approval-answered";
 
 /** Which host owns a named session (its journal and agent files live there). */
 export function sessionHostKey(scope: string, name: string): string {

@@ -42,6 +42,8 @@ export interface RunningJob {
   cancelled: boolean;
   session?: HeadlessSession;
   turnRunning: boolean;
+  /** Reads this job's answered approvals now (the worker calls it when an answer is announced). */
+  readAnswers?: () => void;
 }
 
 /** What the processor needs from its worker. */
@@ -111,7 +113,9 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   const end = (to: JobStatus, fields: Record<string, string | number>, event: Record<string, unknown>, afterDispatch: boolean) =>
     transition(redis, id, { from: afterDispatch ? ["dispatched", "uncertain"] : ["active"], to, fields, event: { ...tag, ...event }, retainSeconds, run, ...(afterDispatch && heldDone ? { before: [heldDone] } : {}) });
 
-  // Held approvals (issue 16 §1): published to Redis before their event, answered from any host, read back here.
+  // Held approvals (issue 16 §1): published to Redis before their event, answered from any host, read back here
+  // as soon as the answer is announced on APPROVAL_ANSWERED_CHANNEL (worker.ts), and every ANSWER_POLL_MS in case
+  // the announcement was lost (pub/sub is at most once).
   const pendingApprovals = new Set<string>();
   let answerPoll: NodeJS.Timeout | undefined;
   const pollAnswers = async () => {
@@ -207,7 +211,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     return "skipped";
   }
 
-  const entry: RunningJob = { id, run, cancelled: false, turnRunning: false };
+  const entry: RunningJob = { id, run, cancelled: false, turnRunning: false, readAnswers: () => void pollAnswers() };
   ctx.running.set(id, entry);
   let owned = true;
   const heartbeat = async () => {

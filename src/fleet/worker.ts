@@ -18,7 +18,7 @@ import { Worker } from "bullmq";
 import { redactText } from "../internal/redact.js";
 import type { HostTool } from "../tools/index.js";
 import { connect, parseRedisUrl, redisError } from "./connection.js";
-import { BULL_PREFIX, CANCEL_CHANNEL, SHARED_QUEUE, hostQueue } from "./keys.js";
+import { APPROVAL_ANSWERED_CHANNEL, BULL_PREFIX, CANCEL_CHANNEL, SHARED_QUEUE, hostQueue } from "./keys.js";
 import { acknowledgeCancel, runJob, type RunContext, type RunningJob } from "./run-job.js";
 import type { FleetBudget } from "./budget.js";
 import { checkDurability } from "./durability.js";
@@ -105,14 +105,16 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   };
   // Cancels arrive as pub/sub messages (the job id); the key in Redis covers a job not yet taken and a message
   // lost while this subscriber reconnected (every heartbeat re-reads it).
-  subscriber.on("message", (_channel: string, jobId: string) => {
+  subscriber.on("message", (channel: string, jobId: string) => {
     const entry = running.get(jobId);
+    // An answered approval: read it back now rather than at the next poll (the answer itself is in Redis).
+    if (channel === APPROVAL_ANSWERED_CHANNEL) return void entry?.readAnswers?.();
     if (entry && !entry.cancelled) {
       log(`job ${jobId}: cancel received`);
       void acknowledgeCancel(ctx, entry);
     }
   });
-  await subscriber.subscribe(CANCEL_CHANNEL);
+  await subscriber.subscribe(CANCEL_CHANNEL, APPROVAL_ANSWERED_CHANNEL);
 
   const settings = {
     connection: { ...target.options, maxRetriesPerRequest: null },

@@ -1,6 +1,6 @@
 /*
  * Seat controller: the one process per seat that holds the single leader connection across CLI calls.
- * Owns: running a hire, then serving `send`, `status` and `release` on a private unix control socket
+ * Owns: running a hire, then serving `send`, `status`, `state` and `release` on a private unix control socket
  *   (<seat dir>/c.sock, directory 0700; one JSON request line → one JSON reply line), seat.json, and
  *   reporting the hire outcome to whoever started it.
  * Does not own: the hire and delivery rules (hire.ts, visible-seat.ts) or the CLI (cli/).
@@ -51,6 +51,7 @@ export interface ControllerConfig {
 export type ControlRequest =
   | { op: "send"; text: string; promptId?: string; wait?: DeliveryState; timeoutMs?: number }
   | { op: "status" }
+  | { op: "state" }
   | { op: "release"; closePane?: boolean; exitTimeoutMs?: number };
 
 /** The caller variables a controller process receives besides the seat's secrets (nothing else leaks in). */
@@ -185,6 +186,9 @@ export async function runController(config: ControllerConfig, report: (line: Rec
           }
           case "status":
             return { ok: true, status: await seat.status() };
+          case "state":
+            // Only reads (seat ps): the seat's attention, waiting while the TUI asks its owner.
+            return { ok: true, ...seat.attention() };
           case "release": {
             releasing = true;
             const result = await seat.release({ ...(request.closePane ? { closePane: true } : {}), ...(request.exitTimeoutMs !== undefined ? { exitTimeoutMs: request.exitTimeoutMs } : {}) });

@@ -25,6 +25,7 @@ import { assertProven, bindLeader, nothingServes, bindTui, proveSeatLeader, read
 import { awaitHandshake, type HandshakeLimits, type HandshakeWatch } from "./handshake-wait.js";
 import { assertCatalogReady, assertNativeOption, assertSelectionEcho } from "./readiness.js";
 import { VisibleSeat, recordedInode, stopLeaderAfterTuiExit } from "./visible-seat.js";
+import { InteractionWatch } from "./interactions.js";
 
 /** grok's machine-wide MCP server broadcast; not yet in acp/methods.ts (reported to its owner). */
 
@@ -156,6 +157,8 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     };
     const liveClient = client;
     let core: SessionCore | null = null;
+    // Follows what the TUI asks its owner from the first notification on (a question may already be open).
+    const interactions = new InteractionWatch();
     const peer = await connectAcp(liveClient.stream, {
       onSessionUpdate: (n) => core?.handleUpdate(n),
       onExtNotification: (method, params) => {
@@ -163,6 +166,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
           const list = (params as { mcpServers?: unknown } | null)?.mcpServers;
           if (Array.isArray(list)) mcpLists.push(...list);
         }
+        interactions.observe(method, params);
         core?.handleExt(method, params);
       },
       // Permissions and questions stay with the TUI owner (first answer wins in the leader): never answer.
@@ -196,6 +200,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
       throw new SeatError("IDENTITY_MISMATCH", `${attachMethod} answered for session ${String(attachedId)}, not ${plan.sessionId}. The seat refuses control.`, { context: { attachedId } });
     }
     core.bind(plan.sessionId);
+    interactions.bind(plan.sessionId);
     step("attached", { method: attachMethod });
 
     const commands = await timed(peer.request<{ tools?: unknown[] }>(X_AI.commandsList, { sessionId: plan.sessionId }), X_AI.commandsList, {});
@@ -218,7 +223,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     }
     step("ready-checked", { catalogEntries: catalog.length, selected });
     journal.updateSeat(plan.seatId, { state: "active" });
-    seat = new VisibleSeat({ plan, tui, leader, admission, client: liveClient, peer, core, journal, backend, selected });
+    seat = new VisibleSeat({ plan, tui, leader, admission, client: liveClient, peer, core, journal, backend, selected, interactions });
     return seat;
   } catch (error) {
     step("refused", messageOf(error));

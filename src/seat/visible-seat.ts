@@ -21,6 +21,8 @@ import type { LeaderClient } from "../leader/index.js";
 import type { Backend } from "../mux/index.js";
 import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
+import type { InteractionWatch } from "./interactions.js";
+import { seatAttentionState, type AttentionState, type WaitingOn } from "../attention/states.js";
 import { nothingServes, observeExit, proveSeatLeader, reproveForDispatch, socketHolder, waitForExitObserved, type DispatchSeal, type LeaderBinding, type TuiProof } from "./proof.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
@@ -39,6 +41,16 @@ export interface AttachedParts {
   backend: Backend;
   /** Model / effort as echoed after selection (null when not selected). */
   selected: { model: string | null; effort: string | null };
+  /** What the TUI asks its owner now (the leader's pending_interaction broadcasts); absent in old fixtures. */
+  interactions?: InteractionWatch;
+}
+
+/** A seat's attention: `waiting` while the TUI asks its owner, else what its deliveries say. */
+export interface SeatAttention {
+  state: AttentionState;
+  /** ISO 8601: when the wait began, or the last delivery change, or the seat's creation. */
+  since: string | null;
+  waitingOn?: WaitingOn;
 }
 
 /** Options of deliver(). */
@@ -78,6 +90,7 @@ export class VisibleSeat {
     parts.client.closed.then(
       (closed) => {
         this.#leaderGone = closed.error;
+        parts.interactions?.clear();
         this.#notify();
       },
       (error: unknown) => {
@@ -157,6 +170,22 @@ export class VisibleSeat {
     return { ...this.#proofs };
   }
 
+  /**
+   * The seat's attention state for `seat ps` / `seat status`: `waiting` (on an approval or a question) while
+   * the leader reports an open interaction of the TUI with its owner; otherwise the journal's view (a delivery
+   * in flight → working, an uncertain one → uncertain, else idle). It only reads; it never answers the owner's
+   * question.
+   */
+  attention(): SeatAttention {
+    const { journal } = this.parts;
+    const row = journal.getSeat(this.seatId);
+    const deliveries = journal.listDeliveries(this.seatId);
+    const state = seatAttentionState(row?.state ?? "active", deliveries.map((d) => d.state));
+    const wait = this.#leaderGone === null && !this.#closed ? this.parts.interactions?.wait() : null;
+    if (wait && (state === "working" || state === "idle")) return { state: "waiting", since: wait.since, waitingOn: wait.waitingOn };
+    return { state, since: deliveries.at(-1)?.updatedAt ?? row?.createdAt ?? null };
+  }
+
   /** Resolves the delivery once it reaches one of `states` (or any settled state), or its current record on timeout. */
   waitFor(promptId: string, states: DeliveryState[], timeoutMs: number): Promise<DeliveryRecord | null> {
     const read = () => this.parts.journal.getDelivery(promptId);
@@ -200,6 +229,8 @@ export class VisibleSeat {
       },
       admission,
       selected,
+      attention: this.attention(),
+      interactions: this.parts.interactions?.list() ?? [],
       cwd: plan.cwd,
       seat: journal.getSeat(this.seatId),
       deliveries: journal.listDeliveries(this.seatId),

@@ -7,7 +7,8 @@
  * Does not own: deciding whether the holder is who the lease says (cancel.ts proves that first) or what
  *   cancelling does (the HeadlessSession).
  * Invariant: the socket lives in a 0700 directory owned by us (so only our uid can connect) and is removed
- *   when the lease is released, or by the next holder once this one is proven dead; its path is never longer
+ *   when the lease is released or the process exits by any path but SIGKILL, or by the next holder once this
+ *   one is proven dead; its path is never longer
  *   than MAX_SOCKET_PATH_BYTES (the kernel would bind a silently truncated name); the operations are cancel
  *   (never sends a prompt), state (only reads the session's attention snapshot, for `seat ps`) and, when the
  *   holder has held approvals (approvals/), `approvals` (list them, with the holder's pid) and `answer` (one
@@ -35,19 +36,24 @@ const RUNTIME_PREFIX = "gs-ctl-";
 
 const fits = (path: string) => Buffer.byteLength(path) <= MAX_SOCKET_PATH_BYTES;
 
+/** Whose control socket is planned: a named session's (nothing starts without it) or a plain run's (it runs on). */
+export type ControlOwner = "named-session" | "run";
+
 /**
  * Chooses where the control socket of a session in seat home `home` goes: `<home>/sessions/` when the socket
  * path fits sun_path, else a fresh private directory under `runtimeRoot` (default TMPDIR). Throws
- * SESSION_SOCKET_PATH_TOO_LONG when neither fits; call it before starting anything.
+ * SESSION_SOCKET_PATH_TOO_LONG when neither fits, its message worded for `owner`; call it before starting anything.
  */
-export function planControlSocket(home: string, runtimeRoot: string = tmpdir()): ControlPlace {
+export function planControlSocket(home: string, runtimeRoot: string = tmpdir(), owner: ControlOwner = "named-session"): ControlPlace {
   const homeDir = join(home, "sessions");
   if (fits(join(homeDir, `ctl-${"0".repeat(12)}.sock`))) return { dir: homeDir, runtime: false };
   const root = resolve(runtimeRoot);
   if (fits(join(root, `${RUNTIME_PREFIX}XXXXXX`, "s"))) return { dir: root, runtime: true };
+  const whose = owner === "run" ? "This run's" : "The named session's";
+  const outcome = owner === "run" ? "The run goes on without one: seat approve/deny/cancel and seat ps cannot reach it." : "Nothing was started.";
   throw new SeatError(
     "SESSION_SOCKET_PATH_TOO_LONG",
-    `The named session's control socket does not fit the ${MAX_SOCKET_PATH_BYTES}-byte socket path limit, neither in ${homeDir} nor under ${root}; choose a shorter GROK_SEAT_HOME or TMPDIR. Nothing was started.`,
+    `${whose} control socket does not fit the ${MAX_SOCKET_PATH_BYTES}-byte socket path limit, neither in ${homeDir} nor under ${root}; choose a shorter GROK_SEAT_HOME or TMPDIR. ${outcome}`,
     { context: { seatHome: home, runtimeRoot: root, maxBytes: MAX_SOCKET_PATH_BYTES } },
   );
 }
@@ -71,6 +77,23 @@ export function removeDeadControlSocket(path: string): void {
       // not empty, or gone
     }
   }
+}
+
+/**
+ * Clean-ups of this process's open control sockets, run on every way out of the process — even a process.exit()
+ * that skips the holder's own close (a second Ctrl-C, a closed pipe): 'exit' listeners run synchronously, and each
+ * clean-up is synchronous. One listener for all of them (a process may serve many sockets: the MCP server, a bench).
+ */
+const atExit = new Set<() => void>();
+let exitHooked = false;
+
+function cleanUpAtExit(cleanup: () => void): void {
+  atExit.add(cleanup);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once("exit", () => {
+    for (const each of atExit) each();
+  });
 }
 
 /** Makes the directory the socket is bound in and returns the socket path and how to clean up after it. */
@@ -102,7 +125,7 @@ function prepare(place: ControlPlace): { path: string; cleanup(): void } {
 /** What a control socket serves: cancel, and the holder's held approvals when it has any. */
 export interface ControlHandlers {
   cancel: () => Promise<{ promptId?: string }>;
-  /** Only reads: the session's attention snapshot (`seat ps`). */
+  /** Only reads: the session's attention snapshot (`seat ps`); a plain run adds kind "run", id, agent, cwd, pid. */
   state?: () => object;
   approvals?: {
     list(): unknown[];
@@ -166,12 +189,14 @@ export async function startControlServer(place: ControlPlace | string, onCancel:
       void serve(op, handlers).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
     });
   });
+  cleanUpAtExit(cleanup);
   try {
     await new Promise<void>((done, fail) => {
       server.once("error", fail);
       server.listen(path, () => done());
     });
   } catch (error) {
+    atExit.delete(cleanup);
     cleanup();
     throw error;
   }
@@ -179,6 +204,7 @@ export async function startControlServer(place: ControlPlace | string, onCancel:
     path,
     close: () =>
       new Promise<void>((done) => {
+        atExit.delete(cleanup);
         server.close(() => done());
         cleanup();
       }),

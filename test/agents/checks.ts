@@ -23,6 +23,7 @@ export const AGENT_CHECKS: readonly AgentCheck[] = Object.freeze([
   { id: "shell-allow", label: "shell command allowed by the policy runs (marker file exists)" },
   { id: "shell-block", label: "shell command blocked by the policy never runs (marker file never exists)" },
   { id: "cli-json", label: "`seat run --agent X --json --block execute,edit` streams NDJSON, denies the command, marker absent" },
+  { id: "approval-held", label: "`seat run --agent X --ask execute,edit`: the shell command's permission request is held, listed by `seat approvals` and allowed by `seat approve` from other processes; it runs exactly once" },
   { id: "cancel", label: "cancel mid-turn: the turn resolves `cancelled`, text so far kept, the next turn works" },
   { id: "diag-empty-failure", label: "diagnostics rule 2: a failed model call with no text resolves with a diagnostic (never rejects)" },
   { id: "diag-partial-text", label: "diagnostics rule 5: text streamed before a failure is kept, no diagnostic replaces it" },

@@ -10,6 +10,8 @@
  *   env FAKE_GROK_RECORD_FILE=<path>  the fake writes {pid, argv, pluginDirs, model, scenario} here at startup
  *   env FAKE_GROK_PROMPT_LOG=<path>   the fake appends one line (the promptId) per session/prompt it receives
  *   env FAKE_GROK_CHUNK_LOG=<path>    the fake appends `<promptId>\t<epoch ms, fractional>` just before each text chunk
+ *   env FAKE_GROK_PERMISSION_LOG=<path>  the fake appends `asked\t<toolCallId>\t<epoch ms>` just before each
+ *                                     request_permission and `answered\t<toolCallId>\t<epoch ms>` when its answer arrives
  *   A prompt whose text contains `scenario:<name>` plays that scenario's `prompt` section for that turn;
  *   a scenario's `keywords` map (text substring → scenario name) does the same (normal maps TOOLTEST → permission).
  * Invariant: stdout carries only protocol lines (and the deliberately broken ones a scenario asks for);
@@ -348,6 +350,10 @@ async function askPermission(t: TurnContext, tool: Required<Omit<ToolStep, "stat
   await xnote({ sessionUpdate: "pending_interaction", tool_call_id: tool.toolCallId, kind: "permission" });
   const rawInput = { variant: "Write", ...tool.rawInput };
   await update({ sessionUpdate: "tool_call_update", toolCallId: tool.toolCallId, kind: tool.kind, title: tool.title, rawInput, _meta: toolMeta }, "ToolCallUpdate");
+  const logPermission = (what: string) => {
+    if (process.env.FAKE_GROK_PERMISSION_LOG) appendFileSync(process.env.FAKE_GROK_PERMISSION_LOG, `${what}\t${tool.toolCallId}\t${performance.timeOrigin + performance.now()}\n`);
+  };
+  logPermission("asked");
   const request = t.client.request(acp.methods.client.session.requestPermission, {
     sessionId: t.session.id,
     toolCall: { toolCallId: tool.toolCallId, kind: tool.kind, title: tool.title, rawInput, _meta: toolMeta },
@@ -355,6 +361,7 @@ async function askPermission(t: TurnContext, tool: Required<Omit<ToolStep, "stat
   });
   const aborted = new Promise<"aborted">((resolve) => t.abort.addEventListener("abort", () => resolve("aborted"), { once: true }));
   const answer = await Promise.race([request, aborted]);
+  if (answer !== "aborted") logPermission("answered");
   await xnote({ sessionUpdate: "interaction_resolved", tool_call_id: tool.toolCallId });
   if (answer === "aborted" || answer.outcome.outcome === "cancelled") {
     await update({ sessionUpdate: "tool_call_update", toolCallId: tool.toolCallId, status: "failed", rawOutput: { error: "cancelled" } }, "ToolCallUpdate");

@@ -3,32 +3,14 @@
  * `seat worker` processes running the fake agent: a stale worker resumed after another took its job, a cancel
  * published while the worker's subscriber is disconnected, Redis down while the agent starts.
  */
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from "../../src/fleet/index.js";
+import type { FleetClient, JobEvent } from "../../src/fleet/index.js";
 import { connect, parseRedisUrl } from "../../src/fleet/connection.js";
 import { CANCEL_CHANNEL, jobKeys } from "../../src/fleet/keys.js";
 import { transition } from "../../src/fleet/state.js";
-import { need } from "../support/requirements.js";
-import { FAST_STALL, redisMissing, slowStart, startFleetRig, until, type FleetRig } from "../support/fleet-rig.js";
+import { FAST_STALL, slowStart, until, waitForEvent, withFleet } from "../support/fleet-rig.js";
 import { runSeat } from "../support/cli.js";
-
-async function withFleet(t: TestContext, body: (rig: FleetRig, client: FleetClient) => Promise<void>): Promise<void> {
-  if (!need(t, redisMissing())) return;
-  const rig = await startFleetRig();
-  const client = await connectFleet(rig.redis.url);
-  try {
-    await body(rig, client);
-  } finally {
-    await client.close();
-    await rig.close();
-  }
-}
-
-async function waitForEvent(client: FleetClient, id: string, pick: (e: CursorEvent["event"]) => boolean): Promise<CursorEvent> {
-  for await (const item of client.job(id).events()) if (pick(item.event)) return item;
-  throw new Error(`job ${id} ended without the awaited event`);
-}
 
 async function jobEvents(client: FleetClient, id: string): Promise<JobEvent[]> {
   const out: JobEvent[] = [];

@@ -15,7 +15,7 @@ import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from 
 import { connect, parseRedisUrl } from "../../src/fleet/connection.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, jobKeys, sessionHostKey } from "../../src/fleet/keys.js";
 import { need } from "../support/requirements.js";
-import { redisMissing, slowStart, startFleetRig, until, type FleetRig } from "../support/fleet-rig.js";
+import { redisMissing, slowStart, startFleetRig, until, waitForEvent, type FleetRig } from "../support/fleet-rig.js";
 import { runSeat } from "../support/cli.js";
 import type { Redis } from "ioredis";
 
@@ -31,11 +31,6 @@ async function withFleet(t: TestContext, body: (rig: FleetRig, client: FleetClie
     await client.close();
     await rig.close();
   }
-}
-
-async function waitForEvent(client: FleetClient, id: string, pick: (e: CursorEvent["event"]) => boolean): Promise<CursorEvent> {
-  for await (const item of client.job(id).events()) if (pick(item.event)) return item;
-  throw new Error(`job ${id} ended without the awaited event`);
 }
 
 async function streamJobEvents(raw: Redis, id: string): Promise<JobEvent[]> {

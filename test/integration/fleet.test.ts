@@ -2,33 +2,17 @@
  * Fleet on a real redis-server with `seat worker` processes (each a simulated host with its own HOME) running
  * the fake agent. The fake logs every session/prompt it receives, so "sent once" is counted at the agent.
  */
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from "../../src/fleet/index.js";
+import type { CursorEvent, JobEvent } from "../../src/fleet/index.js";
 import { answerApproval } from "../../src/approvals/index.js";
+import { APPROVAL_ANSWERED_CHANNEL } from "../../src/fleet/keys.js";
+import { Redis } from "ioredis";
 import { need } from "../support/requirements.js";
-import { redisMissing, startFleetRig, until, type FleetRig } from "../support/fleet-rig.js";
+import { redisMissing, until, waitForEvent, withFleet } from "../support/fleet-rig.js";
 import { runSeat, startSeat } from "../support/cli.js";
-
-async function withFleet(t: TestContext, body: (rig: FleetRig, client: FleetClient) => Promise<void>): Promise<void> {
-  if (!need(t, redisMissing())) return;
-  const rig = await startFleetRig();
-  const client = await connectFleet(rig.redis.url);
-  try {
-    await body(rig, client);
-  } finally {
-    await client.close();
-    await rig.close();
-  }
-}
-
-/** Resolves the first event matching `pick` in job `id`'s stream. */
-async function waitForEvent(client: FleetClient, id: string, pick: (e: CursorEvent["event"]) => boolean): Promise<CursorEvent> {
-  for await (const item of client.job(id).events()) if (pick(item.event)) return item;
-  throw new Error(`job ${id} ended without the awaited event`);
-}
 
 const status = (s: string) => (e: CursorEvent["event"]) => e.type === "job" && e.status === s;
 const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin" });
@@ -146,11 +130,21 @@ test("a watcher that disconnects resumes from its cursor and misses nothing", as
 test("a job's permission policy travels with it: require-approval holds the call for a person (issue 16 §1), denied from Redis it is a deny, reported in its events", async (t) => {
   await withFleet(t, async (rig, client) => {
     await rig.startWorker("host-a");
+    // An accepted answer is announced to the workers (so the asking one reads it back at once, not at its next poll).
+    const listener = new Redis(rig.redis.url);
+    const announced: string[] = [];
+    listener.on("message", (_channel: string, jobId: string) => void announced.push(jobId));
+    await listener.subscribe(APPROVAL_ANSWERED_CHANNEL);
     const denied = await client.enqueue({ prompt: "TOOLTEST run it" });
     const events: CursorEvent["event"][] = [];
-    for await (const { event } of denied.events()) {
-      events.push(event);
-      if (event.type === "approval_asked") assert.deepEqual(await answerApproval(event.approval.id, { decision: "deny" }, { redis: rig.redis.url }), { id: event.approval.id, decision: "deny" });
+    try {
+      for await (const { event } of denied.events()) {
+        events.push(event);
+        if (event.type === "approval_asked") assert.deepEqual(await answerApproval(event.approval.id, { decision: "deny" }, { redis: rig.redis.url }), { id: event.approval.id, decision: "deny" });
+      }
+      assert.deepEqual(announced, [denied.id]);
+    } finally {
+      listener.disconnect();
     }
     assert.equal((events.find((e) => e.type === "approval_answered") as { via?: string } | undefined)?.via, "answer");
     const permission = events.find((e) => e.type === "permission") as { decision: string; category: string } | undefined;

@@ -15,6 +15,7 @@ import { callController, seatDir } from "../../src/seat/index.js";
 import { startLiveRig, type LiveRig } from "../support/live-rig.js";
 import { alive } from "../support/processes.js";
 import { gotLive } from "../support/requirements.js";
+import type { MockScript } from "../../src/mock-model/index.js";
 
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -49,9 +50,9 @@ function seatFile(ctx: Ctx, seatId: string): any {
   return JSON.parse(readFileSync(join(ctx.seatHome, "seats", seatId, "seat.json"), "utf8"));
 }
 
-async function setup(chunkDelayMs: number): Promise<Ctx | string> {
+async function setup(chunkDelayMs: number, script: MockScript = {}): Promise<Ctx | string> {
   if (!(await isTmuxAvailable())) return "tmux (not found on PATH)";
-  const rig = await startLiveRig({ chunkDelayMs });
+  const rig = await startLiveRig({ chunkDelayMs, ...script });
   if (typeof rig === "string") return rig;
   const seatHome = join(rig.sandbox.root, "sh");
   const tmux = `gs-${randomBytes(4).toString("hex")}`;
@@ -372,6 +373,72 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       const panes = spawnSync("tmux", ["-L", ctx.tmux, "list-sessions"], { encoding: "utf8" });
       assert.ok(panes.status !== 0 || panes.stdout.trim() === "", `no pane is left: ${panes.stdout}`);
     } finally {
+      await teardown(ctx);
+    }
+  });
+  test("a seat whose TUI asks its owner for permission is waiting in seat ps and seat status, never answered by the seat; the owner's key in the TUI runs the command once and the seat goes on working, then idle", async (t) => {
+    const ctx = await setup(0, {
+      rules: [{
+        match: "needs a shell",
+        replies: [
+          // grok 1.0.41 refuses run_terminal_command without `description`.
+          { toolCalls: [{ name: "run_terminal_command", arguments: { command: "echo ran >> marker-seat.txt", description: "append to marker-seat.txt" } }] },
+          // Slow, so the seat is seen working again after the owner's answer.
+          { text: "the owner allowed it and the turn went on for a while longer", chunkDelayMs: 300 },
+        ],
+      }],
+    });
+    if (!gotLive(t, ctx)) return;
+    const marker = join(ctx.rig.sandbox.project, "marker-seat.txt");
+    const watch = spawn(process.execPath, [MAIN, "ps", "--watch", "--json", "--interval", "0.2"], { env: ctx.env, stdio: ["ignore", "pipe", "ignore"] });
+    let watched = "";
+    watch.stdout!.on("data", (d: Buffer) => (watched += d.toString()));
+    try {
+      const hired = hire(ctx);
+      const seatId: string = hired.seatId;
+      const psItem = () => {
+        const r = seatCli(ctx, ["ps", "--json"]);
+        assert.equal(r.code, 0, r.stderr);
+        return r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((i: any) => i.kind === "seat" && i.id === seatId);
+      };
+      const promptId = `${seatId}-ask`;
+      const sent = seatCli(ctx, ["send", seatId, "please do what needs a shell", "--prompt-id", promptId, "--wait", "consumed", "--json"]);
+      assert.equal(sent.code, 0, sent.stderr);
+      const pane = statusOf(ctx, seatId).tui.pane;
+      const capture = () => spawnSync("tmux", ["-L", ctx.tmux, "capture-pane", "-p", "-t", pane.paneId], { encoding: "utf8" }).stdout;
+      const waiting = await waitUntil("seat ps to show the seat waiting on an approval", () => {
+        const item = psItem();
+        return item?.state === "waiting" ? item : null;
+      }, 60_000).catch((error: Error) => assert.fail(`${error.message}; the pane shows:\n${capture()}`));
+      assert.equal(waiting.waitingOn, "approval");
+      const status = statusOf(ctx, seatId);
+      assert.deepEqual([status.attention.state, status.attention.waitingOn], ["waiting", "approval"]);
+      assert.equal(status.interactions.length, 1);
+      const text = seatCli(ctx, ["status", seatId]);
+      assert.match(text.stdout, new RegExp(`^${seatId}  active  waiting\\(approval\\)`, "m"));
+      // The seat answers nothing: still waiting a while later, and the command has not run.
+      await sleep(1_500);
+      assert.equal(psItem()?.state, "waiting");
+      assert.equal(existsSync(marker), false, "nothing ran while the owner was asked");
+      // The owner answers in the TUI: the highlighted first option is the allow.
+      spawnSync("tmux", ["-L", ctx.tmux, "send-keys", "-t", pane.paneId, "Enter"]);
+      const ran = await waitUntil("the allowed command to run", () => existsSync(marker), 30_000).catch((error: Error) => assert.fail(`${error.message}; the pane shows:\n${capture()}`));
+      assert.ok(ran);
+      const done = await waitUntil("the delivery to complete", () => {
+        const s = statusOf(ctx, seatId);
+        return s.deliveries.find((d: any) => d.promptId === promptId)?.state === "completed" ? s : null;
+      }, 60_000);
+      assert.equal(done.attention.state, "idle");
+      assert.equal(readFileSync(marker, "utf8"), "ran\n", "the command ran exactly once");
+      await waitUntil("seat ps --watch to see the seat idle after working", () => {
+        const states = watched.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((c: any) => c.id === seatId).map((c: any) => c.state);
+        const at = states.indexOf("waiting");
+        return at >= 0 && states.slice(at + 1).includes("working") && states.at(-1) === "idle" ? states : null;
+      }, 30_000).catch((error: Error) => assert.fail(`${error.message}: ${watched}`));
+      const rel = seatCli(ctx, ["release", seatId, "--close-pane", "--json"]);
+      assert.equal(rel.code, 0, rel.stderr);
+    } finally {
+      watch.kill("SIGKILL");
       await teardown(ctx);
     }
   });

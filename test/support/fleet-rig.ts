@@ -9,8 +9,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRedisServer, type RedisServer, type RedisServerOptions } from "../../src/testing.js";
+import { connectFleet, type CursorEvent, type FleetClient } from "../../src/fleet/index.js";
 import { FAKE_GROK_JS } from "./fake-agent.js";
 import { startSeat, type CliResult } from "./cli.js";
+import { need, type TestLike } from "./requirements.js";
 
 /** Why redis-server cannot be used here, or false. */
 export function redisMissing(): string | false {
@@ -109,4 +111,26 @@ export function slowStart(root: string, delayMs: number, prompt?: unknown): { sc
   const tools = join(root, "noop-tools.mjs");
   writeFileSync(tools, `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`);
   return { scenario, args: ["--tools", tools] };
+}
+
+/**
+ * Runs `body` on a fresh fleet (redis-server) and a connected client, closing both after; fails in required mode
+ * (skips otherwise) when redis-server is missing.
+ */
+export async function withFleet(t: TestLike, body: (rig: FleetRig, client: FleetClient) => Promise<void>): Promise<void> {
+  if (!need(t, redisMissing())) return;
+  const rig = await startFleetRig();
+  const client = await connectFleet(rig.redis.url);
+  try {
+    await body(rig, client);
+  } finally {
+    await client.close();
+    await rig.close();
+  }
+}
+
+/** Resolves the first event matching `pick` in job `id`'s stream (rejects when the job ends without it). */
+export async function waitForEvent(client: FleetClient, id: string, pick: (e: CursorEvent["event"]) => boolean): Promise<CursorEvent> {
+  for await (const item of client.job(id).events()) if (pick(item.event)) return item;
+  throw new Error(`job ${id} ended without the awaited event`);
 }

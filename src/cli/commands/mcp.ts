@@ -34,7 +34,8 @@ export const mcpCommand: Command = {
 
   --policy FILE         a grok-seat.permissions.v1 JSON policy (flags override it)
   --allow LIST          categories to allow: read,edit,execute,network,mcp,other
-  --ask LIST            categories held for approval (seat approvals / seat approve ID / seat deny ID)
+  --ask LIST            categories held for approval: the host answers its own turns' and submitted jobs'
+                        with the approvals, approve and deny tools; a person with seat approve / seat deny
   --block LIST          categories to refuse
   --unrestricted        allow sensitive categories unless --ask/--block name them
   --approval-timeout SECS  deny a held approval nobody answered after SECS (default 900, or the policy's)

@@ -1,6 +1,6 @@
 /*
  * `seat ps [--json] [--watch [--interval SECS] [--on-waiting CMD]] [--redis URL]`: one table of what is live on
- *   this machine (named sessions with a live holder, visible seats) and, with --redis, the fleet's unfinished
+ *   this machine (named sessions with a live holder, plain `seat run`s, visible seats) and, with --redis, the fleet's unfinished
  *   jobs — kind, name/id, agent, state, since, cwd, pending approvals.
  * --watch lists again every --interval and prints each change; --on-waiting runs CMD (split like a shell
  *   would, never run by one) once for each item that starts waiting, with SEAT_PS_* variables describing it.

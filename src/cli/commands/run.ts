@@ -9,6 +9,7 @@
  *   denies it (APPROVAL_TIMEOUT). Every run, named or not, serves a control socket in a 0700 directory.
  */
 import { createInterface } from "node:readline/promises";
+import { resolve } from "node:path";
 import type { SeatEvent, TurnResult, Usage } from "../../acp/index.js";
 import { SeatError, messageOf } from "../../errors.js";
 import { computeCost, ledgerEntriesOf, loadPrices, parseMaxCost, parseMaxTokens, recordUsage, type TurnBudget } from "../../usage/index.js";
@@ -44,14 +45,21 @@ function terminalApprover(): Approver {
       const answer = await rl.question(`Allow ${request.category} — ${request.request.toolCall.title ?? "tool call"}? [y/N] `, { signal: request.signal });
       return /^y(es)?$/i.test(answer.trim()) ? "allow" : "deny";
     } catch (error) {
-      const reason = request.signal.reason as { code?: unknown } | undefined;
-      if (request.signal.aborted && reason?.code === "APPROVAL_ALREADY_ANSWERED") process.stderr.write("\n▸ answered elsewhere first (APPROVAL_ALREADY_ANSWERED); this prompt was withdrawn\n");
-      else if (request.signal.aborted) process.stderr.write("\n▸ no answer in time; the call was denied (APPROVAL_TIMEOUT)\n");
+      if (request.signal.aborted) process.stderr.write(`\n▸ ${withdrawnNotice(request.signal.reason)}\n`);
       throw error;
     } finally {
       rl.close();
     }
   };
+}
+
+/** What the terminal says when its approval question is withdrawn, chosen by the reason's code (approvals/). */
+export function withdrawnNotice(reason: unknown): string {
+  const code = (reason as { code?: unknown } | undefined)?.code;
+  if (code === "APPROVAL_ALREADY_ANSWERED") return "answered elsewhere first (APPROVAL_ALREADY_ANSWERED); this prompt was withdrawn";
+  if (code === "APPROVAL_TIMEOUT") return "no answer before the deadline; the call was denied (APPROVAL_TIMEOUT)";
+  if (code === "APPROVAL_EXPIRED") return "the turn ended before an answer; the call was denied (APPROVAL_EXPIRED)";
+  return "this prompt was withdrawn; the call was denied";
 }
 
 /** The session budget the --session-max-* flags give, or undefined. */
@@ -202,7 +210,7 @@ Examples:
     let controlProblem: string | undefined;
     if (name === undefined) {
       try {
-        controlPlace = planControlSocket(seatHome());
+        controlPlace = planControlSocket(seatHome(), undefined, "run");
       } catch (error) {
         controlProblem = error instanceof Error ? error.message : String(error);
       }
@@ -290,11 +298,15 @@ Examples:
         return reportStartFailure(held, json, palette);
       }
       for (const event of held) onEvent(event);
-      if (controlProblem) onEvent({ type: "diagnostic", diagnostic: { code: "SESSION_SOCKET_PATH_TOO_LONG", message: `${controlProblem} This run serves no control socket: seat approve/deny/cancel cannot reach it.` } });
+      if (controlProblem) onEvent({ type: "diagnostic", diagnostic: { code: "SESSION_SOCKET_PATH_TOO_LONG", message: controlProblem } });
       if (controlPlace) {
         const running = session;
         try {
-          control = await startControlServer(controlPlace, { cancel: async () => { await running.cancel(); return {}; }, state: () => running.attention(), approvals: processApprovals });
+          // The state answer says what this is, so `seat ps` lists the run (kind run) apart from named sessions.
+          const agent = stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok");
+          const where = resolve(worktree?.record.path ?? cwd ?? process.cwd());
+          const describe = () => ({ ...running.attention(), kind: "run", ...(running.id ? { id: running.id } : {}), agent, cwd: where, pid: process.pid });
+          control = await startControlServer(controlPlace, { cancel: async () => { await running.cancel(); return {}; }, state: describe, approvals: processApprovals });
         } catch (error) {
           // The turn still runs; its held approvals can then be answered only here (a TTY) or by their deadline.
           onEvent({ type: "diagnostic", diagnostic: { code: "SEAT_REFUSED", message: `This run's control socket could not start (${error instanceof Error ? error.message : String(error)}); seat approve/deny/cancel cannot reach it.` } });

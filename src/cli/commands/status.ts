@@ -35,7 +35,7 @@ Examples:
         }
         if (live) {
           if (args.values.json) writeJson({ type: "status", source: "controller", ...live });
-          else printSeat(seatId, "live controller", `${(live.seat as { state: string }).state}${live.condition && live.condition !== "active" ? `  ${String(live.condition)}` : ""}`, live.deliveries as DeliveryLine[]);
+          else printSeat(seatId, "live controller", `${(live.seat as { state: string }).state}${attentionText(live.attention)}${live.condition && live.condition !== "active" ? `  ${String(live.condition)}` : ""}`, live.deliveries as DeliveryLine[]);
           continue;
         }
         const offline = await offlineStatus(journal, home, seatId);
@@ -53,4 +53,11 @@ function printSeat(seatId: string, source: string, state: string, deliveries: De
   const lines = [`${seatId}  ${state}  (${source})`];
   for (const d of deliveries) lines.push(`  ${d.promptId}  ${d.state}${d.failureReason ? `  ${d.failureReason}` : ""}`);
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** The seat's attention as the controller says it (`working`, `waiting(approval)`, …), after its state. */
+function attentionText(attention: unknown): string {
+  const a = attention as { state?: unknown; waitingOn?: unknown } | undefined;
+  if (typeof a?.state !== "string") return "";
+  return `  ${a.state}${typeof a.waitingOn === "string" ? `(${a.waitingOn})` : ""}`;
 }

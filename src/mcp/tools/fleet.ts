@@ -18,6 +18,7 @@ import { PERMISSION_CATEGORIES } from "../../permissions/index.js";
 import { redact } from "../../internal/redact.js";
 import { checkAgent, checkModel, isUnder, narrowPolicy, realDirectory, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
+import { noteSubmittedJob } from "./approvals.js";
 import { guarded, toolResult } from "../results.js";
 
 const category = z.enum(PERMISSION_CATEGORIES);
@@ -132,6 +133,7 @@ export function registerFleetTools(context: ToolContext): void {
           ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
           ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
         });
+        noteSubmittedJob(handle.id);
         return toolResult({ id: handle.id, status: "waiting" }, `queued as job ${handle.id} (follow it with the job tool or seat://jobs/${handle.id}/events)`);
       }),
   );

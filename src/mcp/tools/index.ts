@@ -7,6 +7,7 @@
 import type { ToolContext } from "../context.js";
 import { registerRunTool } from "./run.js";
 import { registerSessionTools } from "./sessions.js";
+import { registerApprovalTools } from "./approvals.js";
 
 /** One group of tools; `when` says whether the server's options serve it (default: always). */
 export interface ToolGroup {
@@ -20,6 +21,7 @@ export const TOOL_GROUPS: readonly ToolGroup[] = [
   { name: "run", register: registerRunTool },
   { name: "sessions", register: registerSessionTools },
   { name: "visible", register: async (context) => (await import("./visible.js")).registerVisibleTools(context) },
+  { name: "approvals", register: registerApprovalTools },
   // Loaded only with --redis: BullMQ and ioredis are not paid for otherwise.
   { name: "fleet", register: async (context) => (await import("./fleet.js")).registerFleetTools(context), when: (context) => context.options.redisUrl !== undefined },
 ];

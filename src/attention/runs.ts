@@ -1,0 +1,86 @@
+/*
+ * Plain runs: this user's live `seat run` processes without a session name, found by their control sockets
+ *   (the ones `seat approvals` reaches: <seat home>/sessions/ctl-*.sock, or s in a private gs-ctl-* directory
+ *   under TMPDIR), each asked for its state — rows of kind `run` for `seat ps` and the board.
+ * Owns: telling a plain run's socket from a named session's (the run says `kind: "run"` in its state answer),
+ *   proving the pid that answers holds the socket, and pruning the socket file a dead run left behind.
+ * Does not own: where sockets live or the server behind them (sessions/control.ts), finding candidates
+ *   (approvals/remote.ts), named sessions (listing.ts reads their leases).
+ * Invariant: a run is listed only when its holder answers and is not proven someone else (mismatch); a socket
+ *   file is removed only when connecting to it is refused, nothing listens at its path, and it is older than
+ *   STALE_AFTER_MS (a run binds and listens in one step, so a live socket never looks like that) — a dead
+ *   run is pruned, never shown as live.
+ */
+import { lstatSync } from "node:fs";
+// Single files, not the front doors (`seat ps` must not load the runtime or the seat stack).
+import { candidateSockets } from "../approvals/remote.js";
+import { removeDeadControlSocket, requestControl } from "../sessions/control.js";
+import { socketListenerInodes, type IdentitySource } from "../identity/index.js";
+import type { AttentionState } from "./states.js";
+import type { LiveItem } from "./listing.js";
+
+/** A socket file refused and unheld for at least this long is a dead run's (ms). */
+export const STALE_AFTER_MS = 2_000;
+
+const STATES = new Set<string>(["starting", "working", "waiting", "idle", "done", "failed", "cancelled", "interrupted", "uncertain"]);
+
+/** Options of listRuns. */
+export interface ListRunsOptions {
+  env?: NodeJS.ProcessEnv;
+  source: IdentitySource;
+  /** Sockets already accounted for (named sessions' recorded control sockets): not asked again. */
+  skip?: ReadonlySet<string>;
+  /** How long a run may take to say its state (ms). */
+  stateTimeoutMs: number;
+}
+
+/** The live plain runs of this user on this machine (other than this process), pruning dead runs' sockets. */
+export async function listRuns(options: ListRunsOptions): Promise<LiveItem[]> {
+  const sockets = candidateSockets(options.env).filter((s) => !options.skip?.has(s));
+  const items = await Promise.all(sockets.map((socket) => askRun(socket, options)));
+  return items.filter((i): i is LiveItem => i !== null);
+}
+
+async function askRun(socket: string, options: ListRunsOptions): Promise<LiveItem | null> {
+  let answer: Record<string, unknown> | undefined;
+  try {
+    answer = await requestControl(socket, { op: "state" }, options.stateTimeoutMs);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") await pruneIfDead(socket);
+    return null;
+  }
+  if (answer?.ok !== true || answer.kind !== "run" || typeof answer.pid !== "number" || answer.pid === process.pid) return null;
+  const pid = answer.pid;
+  const holds = await options.source.checkSocketHolder(pid, socket);
+  if (holds.check.verdict === "mismatch") return null;
+  const state = typeof answer.state === "string" && STATES.has(answer.state) ? (answer.state as AttentionState) : "uncertain";
+  const item: LiveItem = {
+    kind: "run",
+    id: typeof answer.id === "string" ? answer.id : `pid-${pid}`,
+    agent: typeof answer.agent === "string" ? answer.agent : "grok",
+    // A holder that cannot be proven is shown, but never with the state it claims.
+    state: holds.check.verdict === "match" ? state : "uncertain",
+    since: typeof answer.since === "string" ? answer.since : null,
+    cwd: typeof answer.cwd === "string" ? answer.cwd : null,
+    pid,
+    pendingApprovals: 0,
+  };
+  if (item.state === "waiting" && typeof answer.waitingOn === "string") item.waitingOn = answer.waitingOn;
+  return item;
+}
+
+/**
+ * Removes `socket` when nothing listens at its path (/proc/net/unix; elsewhere it is only left unlisted) and it
+ * is old enough that no run is still starting on it.
+ */
+async function pruneIfDead(socket: string): Promise<void> {
+  let bornMs: number;
+  try {
+    bornMs = lstatSync(socket).mtimeMs;
+  } catch {
+    return; // gone already
+  }
+  if (Date.now() - bornMs < STALE_AFTER_MS) return;
+  const listeners = await socketListenerInodes(socket).catch(() => null);
+  if (listeners !== null && listeners.length === 0) removeDeadControlSocket(socket);
+}

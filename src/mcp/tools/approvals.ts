@@ -1,0 +1,115 @@
+/*
+ * The approval tools of `seat mcp`: `approvals` (list), `approve`, `deny` — the host answers the permission
+ *   requests its own delegated work holds (issue 16 §1, issue 19 §1).
+ * Owns: their schemas, and which approvals a host may see and answer: those held by turns this server runs (the
+ *   `run` tool's sessions, in this process) and, with --redis, those of fleet jobs this server submitted.
+ * Does not own: holding or applying answers (approvals/, fleet/approvals.ts: first answer wins, coded refusals).
+ * Invariant: a host never reaches an approval it did not cause — a person's own `seat run` in a terminal, another
+ *   server's turns, other submitters' jobs are neither listed nor answerable (APPROVAL_NOT_FOUND, as for an id
+ *   that does not exist). Answering a held call is within the server's policy (`ask` means someone decides);
+ *   nothing here widens it.
+ */
+import { z } from "zod";
+import { SeatError } from "../../errors.js";
+import { answerApproval, assertApprovalId, listApprovals, processApprovals, queueFor, type PendingApproval } from "../../approvals/index.js";
+import type { ToolContext } from "../context.js";
+import { guarded, toolResult } from "../results.js";
+
+/** Fleet jobs this server process submitted (their approvals are this host's to answer). */
+const submittedJobs = new Set<string>();
+/** Approval ids of those jobs this server has listed (a later answer to a settled one hears why, not NOT_FOUND). */
+const seenFleetApprovals = new Set<string>();
+
+/** Records a job this server submitted (the fleet tools call it). */
+export function noteSubmittedJob(id: string): void {
+  submittedJobs.add(id);
+}
+
+const APPROVAL = z.object({
+  id: z.string(),
+  category: z.string(),
+  title: z.string(),
+  target: z.object({ command: z.string().optional(), paths: z.array(z.string()).optional(), toolName: z.string().optional() }),
+  owner: z.object({ kind: z.string(), id: z.string(), name: z.string().optional(), pid: z.number().optional(), host: z.string().optional() }),
+  askedAt: z.string(),
+  deadline: z.string(),
+});
+
+const ID = z.string().describe("The approval's id (ap_ followed by 16 hex digits), from the approvals tool or a run's progress.");
+
+/** The approvals this server's host may answer now. */
+async function visibleApprovals(context: ToolContext): Promise<PendingApproval[]> {
+  const own = processApprovals.list();
+  if (context.options.redisUrl === undefined || submittedJobs.size === 0) return own;
+  const all = await listApprovals({ redis: context.options.redisUrl });
+  const jobs = all.filter((a) => a.owner.kind === "job" && submittedJobs.has(a.owner.id));
+  for (const a of jobs) seenFleetApprovals.add(a.id);
+  return [...own, ...jobs];
+}
+
+function line(a: PendingApproval): string {
+  const what = a.target.command ?? a.target.paths?.join(", ") ?? a.target.toolName ?? "";
+  const owner = a.owner.kind === "job" ? `job ${a.owner.id}` : a.owner.name ? `session ${a.owner.name}` : `run ${a.owner.id}`;
+  return `${a.id} ${a.category} ${a.title}${what ? ` — ${what}` : ""} (${owner}, until ${a.deadline})`;
+}
+
+/** Registers `approvals`, `approve` and `deny`. */
+export function registerApprovalTools(context: ToolContext): void {
+  const { server } = context;
+  const by = () => {
+    const client = server.server.getClientVersion();
+    return `mcp host ${client?.name ?? "unknown"} (seat mcp pid ${process.pid})`;
+  };
+  /** Answers `id` when this host may see it; the holder decides first-wins and refuses with its code. */
+  const answer = async (id: string, decision: { decision: "allow" | "deny"; always?: boolean; message?: string }) => {
+    assertApprovalId(id);
+    // This process's own queues know their approvals, settled ones too (a late answer hears ALREADY_ANSWERED or
+    // EXPIRED); a fleet approval must be one of a job this server submitted.
+    if (queueFor(id) !== undefined) return answerApproval(id, { ...decision, by: by() });
+    if (!seenFleetApprovals.has(id)) await visibleApprovals(context);
+    if (!seenFleetApprovals.has(id)) throw new SeatError("APPROVAL_NOT_FOUND", `No approval ${id} is held by a turn this server runs or a job it submitted. List them with the approvals tool.`, { context: { id } });
+    return answerApproval(id, { ...decision, by: by() }, { redis: context.options.redisUrl! });
+  };
+  server.registerTool(
+    "approvals",
+    {
+      title: "Pending approvals",
+      description: "The permission requests held for a decision by turns this server runs (and, with --redis, by jobs it submitted): id, category, title, what the call would touch, owner, deadline. Answer one with approve or deny.",
+      inputSchema: {},
+      outputSchema: { approvals: z.array(APPROVAL) },
+    },
+    () =>
+      guarded(async () => {
+        const approvals = await visibleApprovals(context);
+        return toolResult({ approvals }, approvals.length === 0 ? "no pending approvals" : approvals.map(line).join("\n"));
+      }),
+  );
+  server.registerTool(
+    "approve",
+    {
+      title: "Allow a held call",
+      description: "Allow one held permission request (the first answer wins; a later one is refused naming it). always: allow this kind of call for the rest of that session.",
+      inputSchema: { id: ID, always: z.boolean().optional() },
+      outputSchema: { id: z.string(), decision: z.string() },
+    },
+    (args) =>
+      guarded(async () => {
+        const result = await answer(args.id, { decision: "allow", ...(args.always ? { always: true } : {}) });
+        return toolResult(result, `${result.id}: allowed`);
+      }),
+  );
+  server.registerTool(
+    "deny",
+    {
+      title: "Deny a held call",
+      description: "Deny one held permission request (the first answer wins). message: a note for the log; the agent is not sent it.",
+      inputSchema: { id: ID, message: z.string().max(1_000).optional() },
+      outputSchema: { id: z.string(), decision: z.string() },
+    },
+    (args) =>
+      guarded(async () => {
+        const result = await answer(args.id, { decision: "deny", ...(args.message !== undefined ? { message: args.message } : {}) });
+        return toolResult(result, `${result.id}: denied`);
+      }),
+  );
+}
