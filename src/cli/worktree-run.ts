@@ -8,7 +8,7 @@
  */
 import { SeatError } from "../errors.js";
 import { commitTurn, createWorktree, listRecords, lockWorktree, resolveRepository, worktreeNameProblem, type WorktreeLock, type WorktreeRecord } from "../worktrees/index.js";
-import { stringFlag, type ParsedArgs } from "./args.js";
+import { rewriteFlag, stringFlag, type ParsedArgs } from "./args.js";
 import { writeJson, type Palette } from "./output.js";
 
 /**
@@ -17,18 +17,8 @@ import { writeJson, type Palette } from "./output.js";
  * word; write `--worktree=NAME` to be explicit.
  */
 export function worktreeArgv(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i]!;
-    if (arg === "--") {
-      out.push(...argv.slice(i));
-      break;
-    }
-    if (arg !== "--worktree") out.push(arg);
-    else if (argv[i + 1] !== undefined && worktreeNameProblem(argv[i + 1]!) === null) out.push(`--worktree=${argv[++i]}`);
-    else out.push("--worktree=");
-  }
-  return out;
+  return rewriteFlag(argv, ["--worktree"], (_flag, next) =>
+    next !== undefined && worktreeNameProblem(next) === null ? { value: next, consumesNext: true } : { value: "", consumesNext: false });
 }
 
 /** The flags `seat run` adds for worktrees (merged into its parseArgs spec). */
