@@ -1,6 +1,7 @@
 /*
  * `seat run --worktree [NAME]`: the run's side of seat worktrees — the optional flag value, making or finding
- *   the worktree before the session starts, and the turn's commit after it ends.
+ *   the worktree before the session starts, and the turn's commit after it ends; and the same flags' plan for
+ *   `seat hire --visible --worktree` (planSeatWorktree).
  * Owns: worktreeArgv, planRunWorktree (its take()), finishRunWorktree and their output lines.
  * Does not own: git or the records (worktrees/), the named session's lease (sessions/).
  * Invariant: every usage error is thrown before stdin is read; a named run touches its worktree only once it
@@ -70,6 +71,28 @@ export async function planRunWorktree(args: ParsedArgs, session: string | undefi
   return {
     path: worktreePath(seatHomeDir, repo.key, name),
     take: async () => locked((await createWorktree({ home: seatHomeDir, cwd, owner, reuse, name, ...(base ? { base } : {}) })).record, owner),
+  };
+}
+
+/**
+ * Plans a visible seat's worktree (`seat hire --visible --worktree [NAME]`, default name the seat id), changing
+ * nothing: the same usage errors as a run's, before anything launches; `make()` creates (or reuses) it for the
+ * seat, whose controller then locks it.
+ */
+export async function planSeatWorktree(args: ParsedArgs, seatId: string, cwd: string): Promise<{ path: string; make(): Promise<WorktreeRecord> } | undefined> {
+  const asked = stringFlag(args, "worktree");
+  const base = stringFlag(args, "base");
+  const reuse = args.values.reuse === true;
+  if (asked === undefined) {
+    if (base !== undefined || reuse) throw new SeatError("CLI_USAGE", "seat hire: --base and --reuse only apply with --worktree.");
+    return undefined;
+  }
+  const name = assertWorktreeName(asked !== "" ? asked : seatId);
+  const seatHomeDir = await home();
+  const repo = await resolveRepository(cwd);
+  return {
+    path: worktreePath(seatHomeDir, repo.key, name),
+    make: async () => (await createWorktree({ home: seatHomeDir, cwd, owner: `seat:${seatId}`, reuse, name, ...(base ? { base } : {}) })).record,
   };
 }
 

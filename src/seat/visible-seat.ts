@@ -22,6 +22,7 @@ import type { Backend } from "../mux/index.js";
 import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
 import { nothingServes, observeExit, proveSeatLeader, reproveForDispatch, socketHolder, waitForExitObserved, type DispatchSeal, type LeaderBinding, type TuiProof } from "./proof.js";
+import type { SeatWorktreeRelease } from "./seat-worktree.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
 const SETTLED: DeliveryState[] = ["completed", "failed", "submitted", "uncertain"];
@@ -56,6 +57,8 @@ export interface ReleaseResult {
   tuiExit: "exited" | "running" | "unknown";
   leaderStopped: boolean;
   reason: string;
+  /** A seat hired with a worktree: what release committed there (see seat-worktree.ts). */
+  worktree?: SeatWorktreeRelease;
 }
 
 /** A live visible seat. One controller owns it; its leader connection is never reopened. */
