@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ledgerEntriesOf, loadPrices, queryUsage, recordUsage } from "../../src/usage/index.js";
@@ -104,4 +104,35 @@ test("seat usage: --by and dates are checked, --csv keeps unknown empty, a bad p
   const csv = await runSeat(["usage", "--csv", "--by", "agent"], { env });
   assert.equal(csv.code, 0, csv.stderr);
   assert.deepEqual(csv.stdout.trim().split("\n"), ["key,turns,modelCalls,inputTokens,outputTokens,cachedTokens,reasoningTokens,unreportedTurns,costUsd,costSource,unpricedTurns", "codex,1,,,,,,1,,unknown,1"]);
+});
+
+test("the config file's prices key prices seat usage (a path relative to the file); --prices wins; a malformed one exits 2 naming the file", async (t) => {
+  const dir = tempDir(t);
+  const xdg = join(dir, "xdg");
+  mkdirSync(join(xdg, "grok-seat"), { recursive: true });
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, XDG_CONFIG_HOME: xdg, GROK_SEAT_HOME: join(dir, "home") };
+  const prices = (input: number) => JSON.stringify({ schema: "grok-seat.prices.v1", models: { "mock-model": { input, output: 10 } } });
+  writeFileSync(join(xdg, "grok-seat", "configured.json"), prices(1));
+  writeFileSync(join(dir, "flagged.json"), prices(2));
+  writeFileSync(join(xdg, "grok-seat", "config.json"), JSON.stringify({ prices: "configured.json" }));
+  mkdirSync(join(dir, "home"), { recursive: true });
+  recordUsage(join(dir, "home", "seats.db"), ledgerEntriesOf({ promptId: "p1", stopReason: "end_turn", usage: { inputTokens: 22, outputTokens: 5, modelCalls: 2 }, responseMeta: GROK_META }, { source: "run", agent: "grok" }));
+  const usage = async (args: string[]) => {
+    const r = await runSeat(["usage", "--json", ...args], { env, cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout.trim()) as { costUsd: number; costSource: string };
+  };
+  assert.deepEqual(await usage([]), { ...(await usage([])), costUsd: (22 + 50) / 1e6, costSource: "computed:configured.json" });
+  assert.deepEqual(await usage(["--prices", join(dir, "flagged.json")]), { ...(await usage([])), costUsd: (44 + 50) / 1e6, costSource: "computed:flagged.json" }, "the flag wins over the config");
+  const shown = await runSeat(["config", "--json"], { env, cwd: dir });
+  const entry = shown.stdout.trim().split("\n").map((l) => JSON.parse(l) as { key: string; value: string; source: string }).find((e) => e.key === "prices");
+  assert.deepEqual([entry?.value, entry?.source], [join(xdg, "grok-seat", "configured.json"), "user"]);
+  writeFileSync(join(xdg, "grok-seat", "configured.json"), JSON.stringify({ schema: "grok-seat.prices.v1", models: { "mock-model": { input: "cheap", output: 1 } } }));
+  for (const verb of [["usage"], ["run", "--grok", join(dir, "no-grok"), "hi"]]) {
+    const bad = await runSeat([...verb, "--json"], { env, cwd: dir });
+    assert.equal(bad.code, 2, bad.stdout + bad.stderr);
+    const error = JSON.parse(bad.stdout.trim().split("\n").pop()!) as { code: string; message: string };
+    assert.equal(error.code, "PRICES_INVALID");
+    assert.ok(error.message.includes(join(xdg, "grok-seat", "configured.json")) && error.message.includes('"cheap"'), error.message);
+  }
 });

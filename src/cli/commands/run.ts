@@ -129,7 +129,7 @@ ${BUDGET_HELP}
   --base REF            with --worktree: branch from REF instead of HEAD
   --reuse               with --worktree: work on an existing seat/NAME branch
 
-Defaults for --agent, --model and --policy can come from a config file (see \`seat config\`).
+Defaults for --agent, --model, --policy and --prices can come from a config file (see \`seat config\`).
 Exit codes: 0 ok, 1 failed, 2 usage, 3 agent unavailable, 4 not authenticated, 124 timeout,
 130 interrupted, 141 stdout closed (the turn was cancelled); the README has the full table.
 
