@@ -108,6 +108,7 @@ const FLAG_OF: Record<string, Partial<Record<ConfigKey, string>>> = {
   worker: { redis: "--redis" },
   jobs: { redis: "--redis" },
   usage: { prices: "--prices" },
+  sessions: { prices: "--prices" },
 };
 
 /** True when `argv` (before any `--`) gives `flag`, as `--flag V` or `--flag=V`. */

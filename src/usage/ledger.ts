@@ -123,6 +123,10 @@ export interface UsageQuery {
   by?: UsageGrouping;
   /** Prices for turns whose agent reported tokens but no cost. */
   prices?: PriceTable;
+  /** Only the turns of this named session (its row in the journal), as `seat sessions show` totals them. */
+  sessionRow?: number;
+  /** Only the turns of this fleet job. */
+  jobId?: string;
 }
 
 /** One group's totals. A token total is null when no turn in the group reported it. */
@@ -172,17 +176,40 @@ export function queryUsage(query: UsageQuery): UsageTotals[] {
   let rows: Obj[];
   try {
     rows = withBusyRetry(journalFile, "reading usage", () => db
-      .prepare("SELECT * FROM usage_ledger WHERE recorded_at >= ? AND recorded_at < ? ORDER BY id")
-      .all(since ?? "", until ?? "\uffff") as Obj[]);
+      .prepare("SELECT * FROM usage_ledger WHERE recorded_at >= ? AND recorded_at < ? AND (? IS NULL OR session_row = ?) AND (? IS NULL OR job_id = ?) ORDER BY id")
+      .all(since ?? "", until ?? "\uffff", query.sessionRow ?? null, query.sessionRow ?? null, query.jobId ?? null, query.jobId ?? null) as Obj[]);
   } finally {
     db.close();
   }
+  return totalRows(rows, query.by, query.prices);
+}
+
+/**
+ * The totals of ledger entries not (yet) in a journal — a fleet job's turn as its record carries it — in the same
+ * shape as queryUsage's one `all` row, so a job and `seat usage` total the same way.
+ */
+export function totalsOf(entries: readonly LedgerEntry[], prices?: PriceTable): UsageTotals {
+  const rows = entries.map((e): Obj => ({
+    recorded_at: e.recordedAt, agent: e.agent, session_name: e.session, job_id: e.jobId, model: e.model,
+    input_tokens: e.inputTokens, output_tokens: e.outputTokens, cached_tokens: e.cachedTokens, reasoning_tokens: e.reasoningTokens,
+    model_calls: e.modelCalls, cost_usd_ticks: e.costUsdTicks,
+  }));
+  return totalRows(rows, undefined, prices)[0] ?? emptyTotals("all");
+}
+
+/** Totals of no turns at all (every count null, nothing unreported). */
+export function emptyTotals(key: string): UsageTotals {
+  return { key, turns: 0, modelCalls: null, inputTokens: null, outputTokens: null, cachedTokens: null, reasoningTokens: null, unreportedTurns: 0, costUsd: null, costSource: "unknown", unpricedTurns: 0 };
+}
+
+function totalRows(rows: readonly Obj[], by: UsageGrouping | undefined, prices: PriceTable | undefined): UsageTotals[] {
+  const query = { by, prices };
   const groups = new Map<string, UsageTotals & { sources: Set<string> }>();
   for (const r of rows) {
     const key = query.by ? (GROUP_COLUMN[query.by](r) ?? "unknown") : "all";
     let g = groups.get(key);
     if (!g) {
-      g = { key, turns: 0, modelCalls: null, inputTokens: null, outputTokens: null, cachedTokens: null, reasoningTokens: null, unreportedTurns: 0, costUsd: null, costSource: "unknown", unpricedTurns: 0, sources: new Set() };
+      g = { ...emptyTotals(key), sources: new Set() };
       groups.set(key, g);
     }
     g.turns += 1;

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ledgerEntriesOf, loadPrices, queryUsage, recordUsage } from "../../src/usage/index.js";
 import { openJournal } from "../../src/journal/index.js";
+import { openStore, scopeFor } from "../../src/sessions/index.js";
 import { isSeatError } from "../../src/errors.js";
 import { runSeat } from "../support/cli.js";
 
@@ -135,4 +136,32 @@ test("the config file's prices key prices seat usage (a path relative to the fil
     assert.equal(error.code, "PRICES_INVALID");
     assert.ok(error.message.includes(join(xdg, "grok-seat", "configured.json")) && error.message.includes('"cheap"'), error.message);
   }
+});
+
+test("seat sessions show totals the session's own ledger rows (per model, cost with its source, unknown kept unknown), not the turns' older sums", async (t) => {
+  const dir = tempDir(t);
+  const home = join(dir, "home");
+  const cwd = join(dir, "project");
+  mkdirSync(cwd, { recursive: true });
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_HOME: home };
+  const store = openStore(home);
+  const work = store.ensure({ name: "work", scope: scopeFor(cwd, false), agent: "grok", cwd, model: null });
+  const other = store.ensure({ name: "other", scope: scopeFor(cwd, false), agent: "grok", cwd, model: null });
+  // The turn record keeps only the whole turn's usage; the ledger has it per model, with the reported cost.
+  store.startTurn(work.row, "p1", "one");
+  store.finishTurn("p1", { state: "completed", stopReason: "end_turn", text: "a", usage: { inputTokens: 22, outputTokens: 5 } });
+  store.close();
+  const meta = { usage: { modelUsage: { "model-a": { inputTokens: 20, outputTokens: 4, modelCalls: 2, costUsdTicks: 30_000 }, "model-b": { inputTokens: 2, outputTokens: 1, modelCalls: 1, costUsdTicks: 10_000 } } } };
+  const db = join(home, "seats.db");
+  recordUsage(db, ledgerEntriesOf({ promptId: "p1", stopReason: "end_turn", responseMeta: meta }, { source: "session", agent: "grok", session: "work", sessionRow: work.row }));
+  recordUsage(db, ledgerEntriesOf({ promptId: "p2" }, { source: "session", agent: "grok", session: "work", sessionRow: work.row }));
+  recordUsage(db, ledgerEntriesOf({ promptId: "p3", usage: { inputTokens: 1000, outputTokens: 1000 } }, { source: "session", agent: "grok", session: "other", sessionRow: other.row }));
+  const shown = await runSeat(["sessions", "show", "work", "--json"], { env, cwd });
+  assert.equal(shown.code, 0, shown.stderr);
+  const session = JSON.parse(shown.stdout.trim()) as { ledger: Record<string, unknown> };
+  assert.deepEqual(session.ledger, { key: "all", turns: 3, modelCalls: 3, inputTokens: 22, outputTokens: 5, cachedTokens: null, reasoningTokens: null, unreportedTurns: 1, costUsd: 4e-6, costSource: "reported", unpricedTurns: 1 });
+  const text = await runSeat(["sessions", "show", "work"], { env, cwd });
+  assert.match(text.stdout, /usage: 3 turns: 3 model calls, 22 in, 5 out, \? cached, \? reasoning \(1 reported no tokens\); cost \$0\.000004 \(reported; 1 turn\(s\) unpriced, so at least\)/);
+  const none = await runSeat(["sessions", "show", "other", "--json", "--prices", join(dir, "missing.json")], { env, cwd });
+  assert.equal(none.code, 2, "a price file that cannot be read is a usage error");
 });
