@@ -80,7 +80,10 @@ export function ledgerEntriesOf(turn: FinishedTurn, where: { source: LedgerEntry
     });
   }
   const u = turn.usage ?? {};
-  const model = isObj(meta) && typeof meta.modelId === "string" ? meta.modelId : (where.model ?? null);
+  // Codex and Claude name the turn's model in `_meta.quota.model_usage` ([{ model, token_count }]).
+  const quotaModels = isObj(meta) && isObj(meta.quota) && Array.isArray(meta.quota.model_usage) ? meta.quota.model_usage : [];
+  const quotaModel = quotaModels.length === 1 && isObj(quotaModels[0]) && typeof quotaModels[0].model === "string" ? quotaModels[0].model : undefined;
+  const model = isObj(meta) && typeof meta.modelId === "string" ? meta.modelId : (quotaModel ?? where.model ?? null);
   return [{
     ...base, model,
     inputTokens: num(u.inputTokens), outputTokens: num(u.outputTokens), cachedTokens: num(u.cachedReadTokens),
