@@ -18,8 +18,8 @@ import { computeCost, type PriceTable } from "./prices.js";
 /** One ledger row: one turn's usage on one model. Null = not reported. */
 export interface LedgerEntry {
   recordedAt: string;
-  /** `run` (plain seat run), `session` (a named session's turn) or `job` (a fleet job). */
-  source: "run" | "session" | "job";
+  /** `run` (plain seat run), `session` (a named session's turn), `job` (a fleet job) or `seat` (a delivery to a visible seat). */
+  source: "run" | "session" | "job" | "seat";
   agent: string;
   session: string | null;
   /** The named session's row in the journal (its budget's spend is summed by it); null outside a named session. */

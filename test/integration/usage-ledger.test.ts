@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ledgerEntriesOf, loadPrices, queryUsage, recordUsage } from "../../src/usage/index.js";
+import Database from "better-sqlite3";
 import { openJournal } from "../../src/journal/index.js";
 import { openStore, scopeFor } from "../../src/sessions/index.js";
 import { isSeatError } from "../../src/errors.js";
@@ -164,4 +165,22 @@ test("seat sessions show totals the session's own ledger rows (per model, cost w
   assert.match(text.stdout, /usage: 3 turns: 3 model calls, 22 in, 5 out, \? cached, \? reasoning \(1 reported no tokens\); cost \$0\.000004 \(reported; 1 turn\(s\) unpriced, so at least\)/);
   const none = await runSeat(["sessions", "show", "other", "--json", "--prices", join(dir, "missing.json")], { env, cwd });
   assert.equal(none.code, 2, "a price file that cannot be read is a usage error");
+});
+
+test("migration grok-seat.usage.v2 widens the ledger to visible-seat rows (source seat) keeping every v1 row and its id", async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, "seats.db");
+  openJournal(file).close();
+  // Make it a journal whose ledger is still v1: the old CHECK, one row, and no v2 migration recorded.
+  const raw = new Database(file);
+  raw.exec(`DROP TABLE usage_ledger; DELETE FROM meta WHERE key = 'migration:grok-seat.usage.v2';
+    CREATE TABLE usage_ledger (id INTEGER PRIMARY KEY AUTOINCREMENT, recorded_at TEXT NOT NULL, source TEXT NOT NULL CHECK (source IN ('run', 'session', 'job')), agent TEXT NOT NULL, session_name TEXT, session_row INTEGER, job_id TEXT, prompt_id TEXT NOT NULL, model TEXT, input_tokens INTEGER, output_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER, model_calls INTEGER, cost_usd_ticks INTEGER, stop_reason TEXT);
+    INSERT INTO usage_ledger (id, recorded_at, source, agent, prompt_id, input_tokens) VALUES (7, '2026-12-01T00:00:00.000Z', 'run', 'grok', 'old', 5);`);
+  assert.throws(() => raw.prepare("INSERT INTO usage_ledger (recorded_at, source, agent, prompt_id) VALUES ('x', 'seat', 'grok', 'p')").run(), /CHECK constraint/);
+  raw.close();
+  recordUsage(file, ledgerEntriesOf({ promptId: "gs-1-p", usage: { inputTokens: 22, outputTokens: 4, modelCalls: 2 } }, { source: "seat", agent: "grok" }));
+  const check = new Database(file, { readonly: true });
+  t.after(() => check.close());
+  assert.deepEqual(check.prepare("SELECT id, source, prompt_id, input_tokens FROM usage_ledger ORDER BY id").all(), [{ id: 7, source: "run", prompt_id: "old", input_tokens: 5 }, { id: 8, source: "seat", prompt_id: "gs-1-p", input_tokens: 22 }]);
+  assert.ok(check.prepare("SELECT value FROM meta WHERE key = 'migration:grok-seat.usage.v2'").pluck().get());
 });

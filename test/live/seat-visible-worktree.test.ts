@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { isTmuxAvailable } from "../../src/mux/index.js";
 import { resolveRepository, worktreePath } from "../../src/worktrees/index.js";
+import { queryUsage } from "../../src/usage/index.js";
 import { startLiveRig } from "../support/live-rig.js";
 import { alive } from "../support/processes.js";
 import { gotLive } from "../support/requirements.js";
@@ -70,6 +71,11 @@ test("seat hire --visible --worktree: the TUI writes in its seat worktree, relea
   assert.ok(existsSync(join(tree, "visible.txt")), `grok's write tool wrote in the seat worktree: ${sent.stdout}\n${JSON.stringify(rig.mock.requests.map((r) => [r.kind, r.reqId, (r.body as any)?.messages?.at?.(-1)]), null, 1).slice(0, 4000)}\n${pane}`);
   assert.equal(readFileSync(join(tree, "visible.txt"), "utf8"), "written in the TUI\n");
   assert.deepEqual(snapshotUserTree(repo), before, "the user's tree is untouched");
+  // The delivery's usage, from the prompt result the leader forwarded, is in the seat home's ledger (source seat).
+  const [row] = queryUsage({ journalFile: join(seatHome, "seats.db"), by: "agent" });
+  const calls = rig.mock.requests.filter((q) => q.kind === "main" || q.kind === "tool_followup").length;
+  assert.deepEqual([row?.key, row?.turns, row?.inputTokens, row?.outputTokens], ["grok", 1, 11 * (row?.modelCalls ?? -1), 1 + 3], `the ledger holds the delivery's turn: ${JSON.stringify(row)} ${readFileSync(join(seatHome, "seats", seatId, "controller.log"), "utf8").split("\n").filter((l) => /ledger|usage|grok-seat:/.test(l)).join("\n").slice(0, 3000)}`);
+  assert.ok((row?.modelCalls ?? 0) >= calls, `every model call of the turn is counted (${calls} seen by the mock)`);
   assert.equal(gitIn(repo, ["rev-parse", "seat/vis1"]), gitIn(repo, ["rev-parse", "main"]), "nothing is committed while the TUI runs");
 
   const released = await seat(["release", seatId, "--close-pane", "--json"]);
