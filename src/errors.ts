@@ -133,6 +133,12 @@ export const ERROR_CODES = {
   // board/
   BOARD_UNSAFE_ADDRESS: "the board was asked to listen on an address other machines reach without a token from GROK_SEAT_BOARD_TOKEN",
   BOARD_LISTEN_FAILED: "the board could not listen on its address and port (in use, or not an address of this machine)",
+  // mcp/ — the seat as an MCP server (issue 19)
+  MCP_ARGUMENT_INVALID: "an MCP tool call's arguments do not fit the tool's input schema (a wrong type, a missing or unknown field)",
+  MCP_CWD_OUTSIDE_ROOTS: "an MCP tool call's cwd does not exist or lies outside every --root and every root the client declared",
+  MCP_AGENT_NOT_ALLOWED: "an MCP tool call asked for an agent the server was not started to allow (--agents)",
+  MCP_POLICY_WIDENING: "an MCP tool call's allow list names a category the server's policy does not allow; a caller can only narrow it",
+  MCP_CALL_CANCELLED: "an MCP tool call was cancelled (notifications/cancelled, or the host went away) before its turn was sent; nothing ran",
 } as const;
 
 /** A stable SCREAMING_SNAKE error code. */

@@ -12,9 +12,10 @@ export const TEST_HOOKS_ENV = "GROK_SEAT_TEST_HOOKS";
  * Every hook the code knows: hold-before-dispatch parks a delivery after its fence until killed;
  * throw-uncaught and reject-unhandled make `seat` throw outside any verb's try (the last-resort handlers' test);
  * agent-pins-from-env makes `seat agents install` take its install table from GROK_SEAT_TEST_AGENT_PINS (JSON
- * `{name: {dir, package, version}}`), so a test installs a tiny local package instead of the real agents.
+ * `{name: {dir, package, version}}`), so a test installs a tiny local package instead of the real agents;
+ * mcp-stray-console makes `seat mcp` call console.log and console.info once it serves (stdout must stay protocol-only).
  */
-export type TestHook = "hold-before-dispatch" | "throw-uncaught" | "reject-unhandled" | "agent-pins-from-env";
+export type TestHook = "hold-before-dispatch" | "throw-uncaught" | "reject-unhandled" | "agent-pins-from-env" | "mcp-stray-console";
 
 /** True when `hook` is named in GROK_SEAT_TEST_HOOKS of `env`. */
 export function testHookEnabled(hook: TestHook, env: NodeJS.ProcessEnv = process.env): boolean {

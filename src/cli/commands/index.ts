@@ -42,4 +42,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "merge", summary: "merge a seat's branch into your checked-out branch (clean tree only; a conflict changes nothing)", load: async () => (await import("./merge.js")).mergeCommand },
   { name: "discard", summary: "remove a seat's worktree and its branch (--force drops uncommitted changes)", load: async () => (await import("./discard.js")).discardCommand },
   { name: "compare", summary: "run one prompt on several agents at once, each in its own worktree; one table of results", load: async () => (await import("./compare.js")).compareCommand },
+  { name: "mcp", summary: "serve seats to an MCP host over stdio: run, sessions, … under this server's policy and roots", load: async () => (await import("./mcp.js")).mcpCommand },
 ];

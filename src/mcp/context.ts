@@ -1,0 +1,121 @@
+/*
+ * MCP server context: what every tool of `seat mcp` is handed — the limits the server was started with, the
+ *   client's declared roots, and the register of work in flight that a shutdown must end first.
+ * Owns: McpServerOptions, ToolContext, the roots a call may use (server --root ∪ client roots/list), and
+ *   `track` (a tool's in-flight work, awaited on shutdown so no agent outlives the server).
+ * Does not own: the checks themselves (boundaries.ts) or any tool (tools/).
+ */
+import { fileURLToPath } from "node:url";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { PermissionPolicy } from "../permissions/index.js";
+import { SeatError } from "../errors.js";
+import { realDirectory } from "./boundaries.js";
+
+/** How `seat mcp` was started: the limits no caller can widen. */
+export interface McpServerOptions {
+  /** The server's permission policy; a call may only narrow it. */
+  policy: PermissionPolicy;
+  /** Directories (real paths) a call's cwd may lie under, besides the roots the client declares. */
+  roots: readonly string[];
+  /** Agents a call may drive; the first is the default. */
+  agents: readonly string[];
+  /** Explicit grok binary (`--grok`); default GROK_BIN, PATH, the npm package. */
+  grokCliBinaryPath?: string;
+  /** How long a held approval waits before it is denied (ms). */
+  approvalTimeoutMs: number;
+  /** Cancel a turn after this long (ms); undefined = off. */
+  turnTimeoutMs?: number;
+  /** Cancel a turn silent for this long (ms); undefined = off. */
+  idleTimeoutMs?: number;
+  /**
+   * While a turn runs, send a progress notification at least this often (ms), so a client that resets its
+   * tool-call timeout on progress keeps waiting through a long silent stretch; undefined = off.
+   */
+  heartbeatMs?: number;
+  /** The fleet's Redis URL (`--redis`): the fleet tools are served only with it. */
+  redisUrl?: string;
+  /** Visible seats: a private tmux server name (`--tmux-socket`) and grok's version floor (`--version-floor`). */
+  visible?: { tmuxSocket?: string; versionFloor?: string };
+}
+
+/** What a tool's register function receives. */
+export interface ToolContext {
+  server: McpServer;
+  options: McpServerOptions;
+  /** The roots a call's cwd may lie under now: --root dirs, then the client's declared roots (real paths). */
+  roots(): Promise<string[]>;
+  /**
+   * Registers work in flight (a turn); shutdown waits for every tracked promise before the process exits. After
+   * shutdown began it rejects with MCP_CALL_CANCELLED: callers start work that checks `closing` itself, or none.
+   */
+  track<T>(work: Promise<T>): Promise<T>;
+  /** Aborted when the server shuts down (host gone, signal): no new turn starts after it. */
+  closing: AbortSignal;
+  /** Registers a clean-up (a connection to close) that runs at shutdown, after every tracked work ended. */
+  onShutdown(cleanup: () => Promise<void>): void;
+}
+
+/** The context the server builds; `drain()` waits for tracked work. */
+export interface ServerContext extends ToolContext {
+  /** Waits for every tracked work, then runs the clean-ups. */
+  drain(): Promise<void>;
+  shutdown(): void;
+}
+
+/** Builds the context for `server`: client roots are asked for on each call (they may change), never cached. */
+export function createToolContext(server: McpServer, options: McpServerOptions): ServerContext {
+  const inFlight = new Set<Promise<unknown>>();
+  const closing = new AbortController();
+  const cleanups: Array<() => Promise<void>> = [];
+  return {
+    server,
+    options,
+    closing: closing.signal,
+    async roots() {
+      const roots = [...options.roots];
+      if (server.server.getClientCapabilities()?.roots !== undefined) await addClientRoots(server, roots);
+      return roots.length > 0 ? roots : fallbackRoots();
+    },
+    track(work) {
+      // Work that starts after shutdown began would outlive the drain: it is refused (and its promise ignored).
+      if (closing.signal.aborted) {
+        work.catch(() => undefined);
+        return Promise.reject(new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing new starts."));
+      }
+      inFlight.add(work);
+      const done = () => inFlight.delete(work);
+      work.then(done, done);
+      return work;
+    },
+    onShutdown(cleanup) {
+      cleanups.push(cleanup);
+    },
+    async drain() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
+    },
+    shutdown() {
+      closing.abort();
+    },
+  };
+}
+
+/** Adds the client's declared file roots (real paths) to `roots`. */
+async function addClientRoots(server: McpServer, roots: string[]): Promise<void> {
+  try {
+    const listed = await server.server.listRoots(undefined, { timeout: 10_000 });
+    for (const root of listed.roots) {
+      if (!root.uri.startsWith("file://")) continue;
+      const real = realDirectory(fileURLToPath(root.uri));
+      if (real !== undefined && !roots.includes(real)) roots.push(real);
+    }
+  } catch {
+    // A client that advertised roots but cannot list them adds none; the server's own still apply.
+  }
+}
+
+/** Neither --root nor client roots: the server's own working directory is the one root. */
+function fallbackRoots(): string[] {
+  const real = realDirectory(process.cwd());
+  return real === undefined ? [] : [real];
+}

@@ -1,0 +1,147 @@
+/*
+ * The `run` tool: one headless turn on a seat — the final text, stop reason, usage and diagnostics as structured
+ *   content plus text; streamed text, tool calls and permission decisions as progress notifications.
+ * Owns: the tool's input and output schemas, checking a call against the server's limits, and the mapping of
+ *   seat events to progress notifications.
+ * Does not own: running the turn (turn.ts) or the checks (boundaries.ts).
+ * Cancel: the SDK aborts the handler's signal on the client's notifications/cancelled and when the transport
+ *   closes; the signal cancels the turn, and the agent is disposed before the handler settles.
+ */
+import { z } from "zod";
+import type { SeatEvent } from "../../acp/index.js";
+import { assertSessionName } from "../../sessions/names.js";
+import { PERMISSION_CATEGORIES } from "../../permissions/index.js";
+import { checkAgent, checkModel, narrowPolicy, resolveCwd } from "../boundaries.js";
+import type { ToolContext } from "../context.js";
+import { guarded, progressSender, toolResult, type ProgressSender } from "../results.js";
+import { runMcpTurn } from "../turn.js";
+
+const category = z.enum(PERMISSION_CATEGORIES);
+
+/** The run tool's arguments. */
+export const RUN_INPUT = {
+  prompt: z.string().min(1).describe("The prompt for the turn."),
+  agent: z.string().optional().describe("The ACP agent to drive (one the server allows with --agents; default its first)."),
+  model: z.string().optional().describe("grok-cli/<id>, grok/<id> or a bare id; default the agent's own."),
+  session: z.string().optional().describe("A named session to continue (created on first use; per cwd)."),
+  cwd: z.string().optional().describe("Absolute working directory, under a --root or a root the client declared; default the first root."),
+  allow: z.array(category).optional().describe("Narrow the server's policy: only these categories may be allowed (each must be allowed by the server)."),
+  block: z.array(category).optional().describe("Narrow the server's policy: refuse these categories."),
+};
+
+/** The run tool's structured result. */
+export const RUN_OUTPUT = {
+  text: z.string().describe("The agent's answer (streamed text of the turn)."),
+  stopReason: z.string().nullable().describe("end_turn, cancelled, max_tokens, …; null when the agent gave none."),
+  promptId: z.string(),
+  agent: z.string(),
+  cwd: z.string(),
+  usage: z.record(z.string(), z.number()).describe("Token counts the agent reported (empty when it reported none)."),
+  diagnostics: z.array(z.object({ code: z.string(), message: z.string() })),
+  session: z.object({ name: z.string(), resumed: z.boolean(), agentSessionId: z.string().nullable(), interrupted: z.array(z.string()) }).optional(),
+};
+
+/** Registers `run`. */
+export function registerRunTool(context: ToolContext): void {
+  context.server.registerTool(
+    "run",
+    {
+      title: "Run a turn on a seat",
+      description: "Run one prompt on a headless agent seat (grok by default) under the server's permission gate, and return its answer. Progress notifications carry streamed text, tool calls and permission decisions when a progress token is sent; cancelling the call cancels the turn. For work that may outlast the client's tool timeout, use submit (with --redis).",
+      inputSchema: RUN_INPUT,
+      outputSchema: RUN_OUTPUT,
+    },
+    (args, extra) =>
+      guarded(async () => {
+        const { options } = context;
+        const agent = checkAgent(args.agent, options.agents);
+        if (args.session !== undefined) assertSessionName(args.session);
+        const model = args.model === undefined ? undefined : checkModel(args.model);
+        const policy = narrowPolicy(options.policy, { ...(args.allow ? { allow: args.allow } : {}), ...(args.block ? { block: args.block } : {}) });
+        const cwd = resolveCwd(args.cwd, await context.roots());
+        const progress = heartbeat(progressSender(extra), options.heartbeatMs);
+        const outcome = await context.track(
+          runMcpTurn({
+            prompt: args.prompt,
+            agent,
+            cwd,
+            policy,
+            approvalTimeoutMs: options.approvalTimeoutMs,
+            ...(model ? { model } : {}),
+            ...(args.session !== undefined ? { session: args.session } : {}),
+            ...(options.grokCliBinaryPath ? { grokCliBinaryPath: options.grokCliBinaryPath } : {}),
+            ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
+            ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+            signal: eitherSignal(extra.signal, context.closing),
+            onEvent: (event) => reportProgress(progress, event),
+          }),
+        ).finally(() => progress.stop());
+        const { result, diagnostics } = outcome;
+        const usage = Object.fromEntries(Object.entries(result.usage ?? {}).filter((e): e is [string, number] => typeof e[1] === "number"));
+        const structured = { text: result.text, stopReason: result.stopReason ?? null, promptId: result.promptId, agent, cwd, usage, diagnostics, ...(outcome.session ? { session: outcome.session } : {}) };
+        // A turn that ended abnormally (no stop reason, or a coded stop such as a timeout) is a tool error that
+        // still carries everything the turn produced; an answered turn with a note (a denial) is not.
+        const failed = result.stopReason === undefined || (result.stopReason !== "end_turn" && result.diagnostic !== undefined);
+        const notes = diagnostics.map((d) => `\n! ${d.message}${d.message.includes(`[${d.code}]`) ? "" : ` [${d.code}]`}`).join("");
+        const tail = failed || notes ? `(stop reason: ${result.stopReason ?? "none"})${notes}` : "";
+        return toolResult(structured, [result.text, tail].filter((part) => part !== "").join("\n\n"), failed);
+      }),
+  );
+}
+
+/**
+ * A signal aborted by either input. Not AbortSignal.any: its result is held only weakly by its sources, and a
+ * turn's listener on it must not be collected while the turn waits.
+ */
+function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  const both = new AbortController();
+  const abort = () => both.abort();
+  if (a.aborted || b.aborted) both.abort();
+  a.addEventListener("abort", abort, { once: true });
+  b.addEventListener("abort", abort, { once: true });
+  return both.signal;
+}
+
+/**
+ * A progress sender that also says "still working" when nothing was sent for `everyMs`: a client that resets
+ * its tool-call timeout on progress then never gives up on a long, quiet turn. stop() ends the beat.
+ */
+function heartbeat(send: ProgressSender, everyMs: number | undefined): ProgressSender & { stop(): void } {
+  const started = Date.now();
+  let last = started;
+  const beat = (message: string, event?: unknown) => {
+    last = Date.now();
+    send(message, event);
+  };
+  const timer = everyMs
+    ? setInterval(() => {
+        if (Date.now() - last >= everyMs) beat(`still working (${Math.round((Date.now() - started) / 1000)} s)`, { type: "heartbeat", elapsedMs: Date.now() - started });
+      }, Math.max(100, Math.floor(everyMs / 2)))
+    : undefined;
+  timer?.unref();
+  return Object.assign(beat, { stop: () => clearInterval(timer) });
+}
+
+/** One progress notification per event a host may want to watch; other events are not sent. */
+function reportProgress(progress: ProgressSender, event: SeatEvent): void {
+  switch (event.type) {
+    case "text":
+      return progress(event.text, { type: "text", text: event.text });
+    case "tool_start":
+      return progress(`tool: ${event.toolName && event.toolName !== event.title ? `${event.toolName}: ` : ""}${event.title}`, { type: "tool_start", toolCallId: event.toolCallId, title: event.title, ...(event.kind ? { kind: event.kind } : {}), ...(event.toolName ? { toolName: event.toolName } : {}) });
+    case "tool_end":
+      return progress(`tool ${event.status}: ${event.title ?? event.toolCallId}`, { type: "tool_end", toolCallId: event.toolCallId, status: event.status, ...(event.title ? { title: event.title } : {}) });
+    case "permission":
+      return progress(`permission ${event.category}: ${event.decision}`, event);
+    case "approval_asked":
+      return progress(`approval needed (${event.approval.category}): ${event.approval.title} — seat approve ${event.approval.id} | seat deny ${event.approval.id}`, event);
+    case "approval_answered":
+      return progress(`approval ${event.id}: ${event.decision} (${event.via})`, event);
+    case "diagnostic":
+      return progress(`! ${event.diagnostic.message}`, event);
+    case "retry":
+      return progress(`the agent is retrying its model request: ${event.reason} (attempt ${event.attempt}/${event.max})`, event);
+    default:
+      return undefined;
+  }
+}

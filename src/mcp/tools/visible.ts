@@ -1,0 +1,192 @@
+/*
+ * The visible-seat tools of `seat mcp`: `hire_visible`, `send`, `seat_status`, `release` — a grok TUI in a
+ *   terminal pane that a person can watch, driven with the same fence, echo and identity proof as the CLI.
+ * Owns: their schemas and argument checks (the hire's cwd under a root; seat ids as one safe path segment; a brief
+ *   checked before anything is fenced).
+ * Does not own: anything of the seat itself. `hire_visible` runs `seat hire --visible --json` (the verb that
+ *   plans, admits and starts the detached per-seat controller); send, status and release speak to that
+ *   controller, or read the journal when it is gone, exactly as `seat send|status|release` do (seat/).
+ * Acts on the seats of this server's seat home ($GROK_SEAT_HOME).
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { ERROR_CODES, SeatError, type ErrorCode } from "../../errors.js";
+import { openJournal } from "../../journal/index.js";
+import { assertBrief, callController, isControllerGone, journalPath, offlineRelease, offlineStatus, seatDir, seatHome, unwrapReply } from "../../seat/index.js";
+import { checkModel, resolveCwd } from "../boundaries.js";
+import type { ToolContext } from "../context.js";
+import { guarded, toolResult } from "../results.js";
+
+const SEAT_MAIN = fileURLToPath(new URL("../../cli/main.js", import.meta.url));
+const SEAT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const WAITS = ["dispatched", "consumed", "completed"] as const;
+
+function checkSeatId(seat: string): string {
+  if (!SEAT_ID.test(seat)) throw new SeatError("MCP_ARGUMENT_INVALID", `${JSON.stringify(seat.slice(0, 80))} is not a seat id (like gs-1a2b3c4d); list seats with seat_status.`, { context: { seat: seat.slice(0, 80) } });
+  return seat;
+}
+
+/** Runs `seat hire --visible --json ARGS` and returns its hired object, or throws the error it reported with its code. */
+function hireViaCli(args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SEAT_MAIN, "hire", "--visible", "--json", ...args], { stdio: ["ignore", "pipe", "pipe"], env: process.env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", (error) => reject(new SeatError("SEAT_REFUSED", `seat hire could not start: ${error.message}`)));
+    child.on("close", (code) => {
+      let last: Record<string, unknown> | undefined;
+      try {
+        last = JSON.parse(stdout.trim().split("\n").pop() ?? "") as Record<string, unknown>;
+      } catch {
+        last = undefined;
+      }
+      if (code === 0 && last?.type === "hired") return resolve(last);
+      const reported = typeof last?.code === "string" && last.code in ERROR_CODES ? (last.code as ErrorCode) : "SEAT_REFUSED";
+      const message = typeof last?.message === "string" ? last.message.replace(/ \[[A-Z_]+\]$/, "") : `seat hire exited ${code ?? "by a signal"}: ${stderr.trim().slice(-400)}`;
+      reject(new SeatError(reported, message, { context: { exitCode: code, ...(last?.context && typeof last.context === "object" ? (last.context as Record<string, unknown>) : {}) } }));
+    });
+  });
+}
+
+/** Nothing new starts once the server shuts down (its host went away). */
+function assertOpen(context: ToolContext): void {
+  if (context.closing.aborted) throw new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing was started.");
+}
+
+/** Throws SEAT_NOT_FOUND when the journal has no such seat (so "no controller" means "gone", not "never existed"). */
+function assertSeatExists(home: string, seatId: string): void {
+  const journal = openJournal(journalPath(home));
+  try {
+    if (!journal.getSeat(seatId)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here. List seats with seat_status.`, { context: { seatId } });
+  } finally {
+    journal.close();
+  }
+}
+
+const DELIVERY = z.object({ promptId: z.string(), state: z.string(), failureReason: z.string().nullable() }).passthrough();
+
+/** Registers `hire_visible`, `send`, `seat_status` and `release`. */
+export function registerVisibleTools(context: ToolContext): void {
+  const { server, options } = context;
+  server.registerTool(
+    "hire_visible",
+    {
+      title: "Hire a visible seat",
+      description: "Launch a visible grok TUI in a terminal pane (tmux), held by a detached per-seat controller that proves who is on the other end before every delivery. Answers the seat id; send it briefs with `send`, watch it with `seat attach ID` in a terminal.",
+      inputSchema: {
+        cwd: z.string().optional().describe("Absolute working directory of the TUI, under a root; default the first root."),
+        model: z.string().optional().describe("grok's model for the seat."),
+      },
+      outputSchema: { seatId: z.string(), sessionId: z.string(), controllerPid: z.number().optional(), admission: z.record(z.string(), z.unknown()).optional() },
+    },
+    (args) =>
+      guarded(async () => {
+        const cwd = resolveCwd(args.cwd, await context.roots());
+        const model = args.model === undefined ? undefined : checkModel(args.model);
+        const argv = ["--cwd", cwd, ...(model ? ["--model", model] : []), ...(options.grokCliBinaryPath ? ["--grok", options.grokCliBinaryPath] : []), ...(options.visible?.tmuxSocket ? ["--tmux-socket", options.visible.tmuxSocket] : []), ...(options.visible?.versionFloor ? ["--version-floor", options.visible.versionFloor] : [])];
+        // The hire runs to its end even when the call is cancelled: a half-made seat is worse than a released one.
+        assertOpen(context);
+        const hired = await context.track(hireViaCli(argv));
+        const structured = { seatId: String(hired.seatId), sessionId: String(hired.sessionId), ...(typeof hired.controllerPid === "number" ? { controllerPid: hired.controllerPid } : {}), ...(hired.admission && typeof hired.admission === "object" ? { admission: hired.admission as Record<string, unknown> } : {}) };
+        return toolResult(structured, `hired ${structured.seatId} (session ${structured.sessionId}); watch it with \`seat attach ${structured.seatId}\``);
+      }),
+  );
+  server.registerTool(
+    "send",
+    {
+      title: "Send a brief to a visible seat",
+      description: "Deliver one brief to a visible seat: fenced in the journal first, sent once with its own prompt id after the seat's leader is re-proved, then followed until it is dispatched, consumed (default) or completed. Never re-sent.",
+      inputSchema: {
+        seat: z.string().describe("The seat id hire_visible answered."),
+        brief: z.string().describe("The text to deliver (no NUL or control characters other than newline and tab)."),
+        wait: z.enum(WAITS).optional().describe("How far to follow the delivery (default consumed)."),
+        timeoutSeconds: z.number().positive().max(3600).optional().describe("How long to follow it (default 60)."),
+      },
+      outputSchema: { seatId: z.string(), delivery: DELIVERY },
+    },
+    (args) =>
+      guarded(async () => {
+        const seatId = checkSeatId(args.seat);
+        const text = assertBrief(args.brief, "SEAT_BRIEF_INVALID", "send");
+        const timeoutMs = Math.round((args.timeoutSeconds ?? 60) * 1000);
+        const home = seatHome();
+        assertOpen(context);
+        let reply: Record<string, unknown>;
+        try {
+          reply = await context.track(callController(seatDir(home, seatId), { op: "send", text, wait: args.wait ?? "consumed", timeoutMs }, timeoutMs + 30_000));
+        } catch (error) {
+          if (isControllerGone(error)) assertSeatExists(home, seatId);
+          throw error;
+        }
+        const delivery = unwrapReply(reply).delivery as { promptId: string; state: string; failureReason: string | null };
+        return toolResult({ seatId, delivery }, `${delivery.promptId} ${delivery.state}${delivery.failureReason ? ` (${delivery.failureReason})` : ""}`, delivery.state === "failed");
+      }),
+  );
+  server.registerTool(
+    "seat_status",
+    {
+      title: "Visible seats' status",
+      description: "A visible seat's status (or every unreleased seat's): live from its controller, else from the journal after reconciling late evidence (nothing is re-sent).",
+      inputSchema: { seat: z.string().optional().describe("One seat id; default every unreleased seat."), all: z.boolean().optional().describe("Include released seats.") },
+      outputSchema: { seats: z.array(z.record(z.string(), z.unknown())) },
+    },
+    (args) =>
+      guarded(async () => {
+        const home = seatHome();
+        const journal = openJournal(journalPath(home));
+        try {
+          const ids = args.seat !== undefined ? [checkSeatId(args.seat)] : journal.listSeats({ includeReleased: args.all === true }).map((s) => s.seatId);
+          const seats: Array<Record<string, unknown>> = [];
+          for (const seatId of ids) {
+            let live: Record<string, unknown> | null = null;
+            try {
+              live = unwrapReply(await callController(seatDir(home, seatId), { op: "status" }, 15_000)).status as Record<string, unknown>;
+            } catch (error) {
+              if (!isControllerGone(error)) throw error;
+            }
+            if (live) seats.push({ source: "controller", seatId, ...live });
+            else {
+              if (!journal.getSeat(seatId)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here. List seats with seat_status.`, { context: { seatId } });
+              seats.push({ source: "journal", seatId, ...(await offlineStatus(journal, home, seatId)) });
+            }
+          }
+          const text = seats.length === 0 ? "no seats" : seats.map((s) => `${String(s.seatId)} ${String((s.seat as { state?: string } | undefined)?.state ?? "?")} (${String(s.source)})`).join("\n");
+          return toolResult({ seats }, text);
+        } finally {
+          journal.close();
+        }
+      }),
+  );
+  server.registerTool(
+    "release",
+    {
+      title: "Release a visible seat",
+      description: "Release a visible seat: its controller closes; its leader is stopped only after the original TUI was seen to exit and the leader re-proved. Works from the journal when the controller is gone.",
+      inputSchema: { seat: z.string().describe("The seat id."), closePane: z.boolean().optional().describe("Close the seat's pane first (ends the TUI).") },
+      outputSchema: { seatId: z.string(), release: z.record(z.string(), z.unknown()) },
+    },
+    (args) =>
+      guarded(async () => {
+        const seatId = checkSeatId(args.seat);
+        const home = seatHome();
+        const closePane = args.closePane === true;
+        let release: Record<string, unknown>;
+        try {
+          release = unwrapReply(await context.track(callController(seatDir(home, seatId), { op: "release", closePane }, 60_000))).release as Record<string, unknown>;
+        } catch (error) {
+          if (!isControllerGone(error)) throw error;
+          assertSeatExists(home, seatId);
+          const journal = openJournal(journalPath(home));
+          try {
+            release = { ...(await offlineRelease(journal, home, seatId, { closePane })) };
+          } finally {
+            journal.close();
+          }
+        }
+        return toolResult({ seatId, release }, `${seatId} released; ${String(release.reason)}`);
+      }),
+  );
+}
