@@ -99,3 +99,54 @@ test("seat hire --visible --worktree: the TUI writes in its seat worktree, relea
   assert.equal(existsSync(tree), false);
   assert.throws(() => gitIn(repo, ["rev-parse", "--verify", "seat/vis1"]), "the branch is gone");
 });
+
+test("a release while the TUI still runs commits nothing and says why; once the TUI is gone, the next (offline) release commits the work", async (t) => {
+  const rigOrReason = (await isTmuxAvailable()) ? await startLiveRig({ rules: [] }) : "tmux (not found on PATH)";
+  if (!gotLive(t, rigOrReason)) return;
+  const rig = rigOrReason;
+  const seatHome = join(rig.sandbox.root, "sh");
+  const repo = join(rig.sandbox.root, "repo");
+  makeRepo(repo, { "a.txt": "one\n" });
+  const tree = worktreePath(seatHome, (await resolveRepository(repo)).key, "vis2");
+  rig.mock.setScript({ rules: [{ match: "write the late file", replies: [{ toolCalls: [{ name: "write", arguments: { file_path: join(tree, "late.txt"), content: "late\n" } }] }, { text: "late file written" }] }] });
+  const tmux = `gs-${randomBytes(4).toString("hex")}`;
+  const env = { ...rig.sandbox.env, GROK_SEAT_HOME: seatHome, TERM: "xterm-256color", GROK_SEAT_VERSION_FLOOR: "" };
+  const pids = new Set<number>();
+  const seat = async (args: string[]) => {
+    const r = await runSeat(args, { env, cwd: repo });
+    let json: any = null;
+    try { json = JSON.parse(r.stdout.trim().split("\n").filter(Boolean).pop() ?? "null"); } catch { /* text */ }
+    return { ...r, json };
+  };
+  t.after(async () => {
+    spawnSync("tmux", ["-L", tmux, "kill-server"]);
+    for (const pid of pids) if (pid && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    for (let i = 0; i < 100 && [...pids].some((pid) => pid && alive(pid)); i += 1) await new Promise((r) => setTimeout(r, 50));
+    await rig.close();
+  });
+  const hired = await seat(["hire", "--visible", "--grok", rig.binary, "--cwd", repo, "--version-floor", "1.0.41", "--tmux-socket", tmux, "--grok-arg=--always-approve", "--json", "--worktree", "vis2"]);
+  assert.equal(hired.code, 0, hired.stdout + hired.stderr);
+  const seatId: string = hired.json.seatId;
+  pids.add(hired.json.controllerPid);
+  const status = (await seat(["status", seatId, "--json"])).json;
+  for (const pid of [status.tui?.pid, status.leader?.pid]) if (pid) pids.add(pid);
+  const sent = await seat(["send", seatId, "please write the late file", "--wait", "completed", "--timeout", "90", "--json"]);
+  assert.equal(sent.code, 0, sent.stdout + sent.stderr);
+  const early = await seat(["release", seatId, "--json"]);
+  assert.equal(early.code, 0, early.stdout + early.stderr);
+  assert.equal(early.json.tuiExit, "running");
+  assert.deepEqual([early.json.worktree.commit, typeof early.json.worktree.uncommitted], [null, "string"], JSON.stringify(early.json));
+  assert.equal(gitIn(repo, ["rev-parse", "seat/vis2"]), gitIn(repo, ["rev-parse", "main"]), "nothing committed while the TUI runs");
+  // The person closes the TUI; the controller is gone, so this release works from the journal.
+  spawnSync("tmux", ["-L", tmux, "kill-server"]);
+  const deadline = Date.now() + 30_000;
+  while (alive(status.tui.pid) || alive(hired.json.controllerPid)) {
+    if (Date.now() > deadline) assert.fail("the TUI and the controller did not exit");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const late = await seat(["release", seatId, "--json"]);
+  assert.equal(late.code, 0, late.stdout + late.stderr);
+  assert.equal(late.json.tuiExit, "exited");
+  assert.ok(late.json.worktree.commit, JSON.stringify(late.json));
+  assert.equal(gitIn(repo, ["show", "seat/vis2:late.txt"]), "late\n");
+});
