@@ -26,6 +26,7 @@ import { benchWeight, weightSection } from "./weight.js";
 import { benchWorktrees, worktreesSection } from "./worktrees.js";
 import { benchMcp, mcpSection } from "./mcp.js";
 import { approvalsSection, benchApprovals } from "./approvals.js";
+import { benchSpend, spendSection } from "./spend.js";
 
 type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
 
@@ -247,6 +248,11 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  `seat worker` on a real redis-server, one job at a time, answered through Redis from a process with another HOME.",
     "- P12: `bench/worktrees.ts` (`benchWorktrees`): a 10k-file repository; a bare `git worktree add` against `createWorktree`,",
     "  alternating order per round, each worktree removed untimed; one warm-up round of each not counted.",
+    "- P13: `bench/spend.ts` (`benchSpend`): P2's real grok turn in paired rounds, alternating order, plain against the same",
+    "  turn plus what `seat run` adds for the ledger (`ledgerEntriesOf` + `recordUsage` into a journal whose migrations ran",
+    "  before the first timed write); the ratio is the median of per-round ratios. The budget check is `createTurnMeter().add`",
+    "  with a per-call report as grok sends it, a fresh meter every 1,000 reports, median of three runs after a warm-up,",
+    "  beside a loop that adds the same tokens by hand (the floor any check pays).",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "  Its seat path holds one fsync per brief (the dispatch mark; the fence and the consumed evidence ride on it, see",
     "  `Journal.relaxed`) and re-proves the leader from its seal; on a disk whose fsync is slow the ratio follows the fsync.",
@@ -344,6 +350,11 @@ async function main(): Promise<void> {
     save("p12-worktrees", r);
     show("P12", withStamp(worktreesSection(r), r));
   }
+  if (wanted("P13")) {
+    const r = await stamped(commit, () => benchSpend(quick ? { rounds: 2, reports: 100_000 } : {}));
+    save("p13-spend", r);
+    show("P13", withStamp(spendSection(r), r));
+  }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
@@ -365,6 +376,7 @@ async function main(): Promise<void> {
   stored("P11", "p11-mcp", mcpSection);
   stored("P10", "p10-approvals", approvalsSection);
   stored("P12", "p12-worktrees", worktreesSection);
+  stored("P13", "p13-spend", spendSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);

@@ -387,7 +387,9 @@ export class SessionCore {
 
   private async finish(turn: Turn, failure: Failure | undefined, response: PromptResponse | undefined, deadline?: number, stopFallback?: string): Promise<TurnResult> {
     const meta = (response?._meta ?? undefined) as Record<string, unknown> | undefined;
-    const usage = readUsage(meta?.usage) ?? readUsage(meta);
+    // grok: `_meta.usage`; ACP's (unstable) `usage` on the response; Codex and Claude: `_meta.quota.token_count`.
+    const quota = meta?.quota as { token_count?: unknown } | undefined;
+    const usage = readUsage(meta?.usage) ?? readUsage((response as { usage?: unknown } | undefined)?.usage) ?? readUsage(quota?.token_count) ?? readUsage(meta);
     if (usage) this.emit({ type: "usage", usage, promptId: turn.promptId });
     const stopReason = response?.stopReason ?? stopFallback;
     const own = turnDiagnostic({ text: turn.text, ...(response?.stopReason === undefined ? {} : { stopReason: response.stopReason }), failure });

@@ -35,10 +35,12 @@ export function readUsage(raw: unknown): Usage | undefined {
     inputTokens: num(raw.inputTokens) ?? num(raw.input_tokens),
     outputTokens: num(raw.outputTokens) ?? num(raw.output_tokens),
     totalTokens: num(raw.totalTokens) ?? num(raw.total_tokens),
-    cachedReadTokens: num(raw.cachedReadTokens) ?? num(raw.cache_read_input_tokens),
-    reasoningTokens: num(raw.reasoningTokens) ?? num(raw.reasoning_tokens),
+    // ACP's own `usage` says cachedReadTokens / thoughtTokens / cachedWriteTokens; Codex's and Claude's
+    // `_meta.quota.token_count` says cachedInputTokens / reasoningOutputTokens / cacheWriteInputTokens.
+    cachedReadTokens: num(raw.cachedReadTokens) ?? num(raw.cache_read_input_tokens) ?? num(raw.cachedInputTokens),
+    reasoningTokens: num(raw.reasoningTokens) ?? num(raw.reasoning_tokens) ?? num(raw.thoughtTokens) ?? num(raw.reasoningOutputTokens),
     modelCalls: num(raw.modelCalls),
-    cacheCreationTokens: num(raw.cacheCreationTokens) ?? num(raw.cache_creation_input_tokens),
+    cacheCreationTokens: num(raw.cacheCreationTokens) ?? num(raw.cache_creation_input_tokens) ?? num(raw.cachedWriteTokens) ?? num(raw.cacheWriteInputTokens),
     costUsdTicks: num(raw.costUsdTicks),
   };
   for (const key of Object.keys(usage) as (keyof Usage)[]) if (usage[key] === undefined) delete usage[key];

@@ -86,12 +86,20 @@ export function secondsFlag(verb: string, args: ParsedArgs, name: string, fallba
   return Math.round(seconds * 1000);
 }
 
+/** What rewriteFlag puts in place of one `--NAME`: `--NAME=<value>`, and whether the word after it was the value. */
+export interface FlagRewrite {
+  value: string;
+  consumesNext: boolean;
+}
+
 /**
- * Gives a flag an optional value: `--NAME` alone (last, or before another flag or `--`) becomes
- * `--NAME=<fallback>`, `--NAME <digits>` becomes `--NAME=<digits>` (parseArgs has no optional values). Any other
- * word right after `--NAME` is CLI_USAGE: it is neither silently the count nor silently prompt text.
+ * Rewrites every `--NAME` (NAME one of `names`, written with its dashes) that comes before a lone `--`:
+ * `decide(flag, next)` sees the flag and the word after it (undefined when last) and returns what stands in its
+ * place (`--NAME=<value>`, swallowing `next` when `consumesNext`), or null to keep the flag as it is. It may
+ * throw a usage error. The one loop behind optional flag values (parseArgs has none) and values that start
+ * with "-".
  */
-export function optionalNumberFlag(verb: string, argv: string[], name: string, fallback: number): string[] {
+export function rewriteFlag(argv: readonly string[], names: readonly string[], decide: (flag: string, next: string | undefined) => FlagRewrite | null): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
@@ -99,15 +107,28 @@ export function optionalNumberFlag(verb: string, argv: string[], name: string, f
       out.push(...argv.slice(i));
       break;
     }
-    const next = argv[i + 1];
-    if (arg !== `--${name}`) out.push(arg);
-    else if (next === undefined || next.startsWith("-")) out.push(`--${name}=${fallback}`);
-    else if (/^\d+$/.test(next)) out.push(`--${name}=${argv[++i]}`);
-    else {
-      throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} takes an optional whole number, got "${next}". Write --${name}=N, or put the prompt before --${name} or after "--".`);
+    const rewrite = names.includes(arg) ? decide(arg, argv[i + 1]) : null;
+    if (rewrite === null) {
+      out.push(arg);
+      continue;
     }
+    out.push(`${arg}=${rewrite.value}`);
+    if (rewrite.consumesNext) i += 1;
   }
   return out;
+}
+
+/**
+ * Gives a flag an optional value: `--NAME` alone (last, or before another flag or `--`) becomes
+ * `--NAME=<fallback>`, `--NAME <digits>` becomes `--NAME=<digits>` (parseArgs has no optional values). Any other
+ * word right after `--NAME` is CLI_USAGE: it is neither silently the count nor silently prompt text.
+ */
+export function optionalNumberFlag(verb: string, argv: string[], name: string, fallback: number): string[] {
+  return rewriteFlag(argv, [`--${name}`], (_flag, next) => {
+    if (next === undefined || next.startsWith("-")) return { value: String(fallback), consumesNext: false };
+    if (/^\d+$/.test(next)) return { value: next, consumesNext: true };
+    throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} takes an optional whole number, got "${next}". Write --${name}=N, or put the prompt before --${name} or after "--".`);
+  });
 }
 
 /** Reads a whole number ≥ 1 from a string flag; undefined when the flag is absent. */

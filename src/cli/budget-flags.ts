@@ -4,7 +4,7 @@
  * Does not own: what a budget does (usage/, acp/session-core.ts).
  */
 import { parseMaxCost, parseMaxTokens, type TurnBudget } from "../usage/index.js";
-import { stringFlag, type FlagSpec, type ParsedArgs } from "./args.js";
+import { rewriteFlag, stringFlag, type FlagSpec, type ParsedArgs } from "./args.js";
 
 /** parseArgs specs of the budget flags. */
 export const BUDGET_FLAG_SPEC: FlagSpec = {
@@ -35,18 +35,6 @@ export function budgetFromArgs(verb: string, args: ParsedArgs): { budget?: TurnB
  * would otherwise refuse it as an ambiguous flag, without saying the value).
  */
 export function joinBudgetValues(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i]!;
-    if (arg === "--") {
-      out.push(...argv.slice(i));
-      break;
-    }
-    const next = argv[i + 1];
-    if (["--max-tokens", "--max-cost", "--session-max-tokens", "--session-max-cost"].includes(arg) && next !== undefined && /^-[\d.$]/.test(next)) {
-      out.push(`${arg}=${next}`);
-      i += 1;
-    } else out.push(arg);
-  }
-  return out;
+  return rewriteFlag(argv, ["--max-tokens", "--max-cost", "--session-max-tokens", "--session-max-cost"], (_flag, next) =>
+    next !== undefined && /^-[\d.$]/.test(next) ? { value: next, consumesNext: true } : null);
 }

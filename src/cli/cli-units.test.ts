@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isSeatError } from "../errors.js";
 import { createPolicy } from "../permissions/index.js";
-import { countFlag, listFlag, optionalNumberFlag, parseFlags, secondsFlag } from "./args.js";
+import { countFlag, listFlag, optionalNumberFlag, parseFlags, rewriteFlag, secondsFlag } from "./args.js";
 import { EXIT, exitCodeFor, humanLine, paletteFor, toolOutputSnippet } from "./output.js";
 import { layerPolicies } from "./policy.js";
 
@@ -38,6 +38,21 @@ test("--fail-fast takes an optional count: alone (last, or before a flag) it mea
   for (const bad of ["0", "-1", "two", "1.5"]) {
     assert.throws(() => countFlag("run", parse([`--fail-fast=${bad}`, "hi"]), "fail-fast"), (e) => isSeatError(e, "CLI_USAGE") && /fail-fast/.test(e.message), bad);
   }
+});
+
+test("rewriteFlag rewrites each named flag before a lone --, swallowing the next word only when asked, and keeps the rest", () => {
+  const seen: Array<[string, string | undefined]> = [];
+  const out = rewriteFlag(["a", "--x", "1", "--y", "--x", "--z=2", "--x", "--", "--x", "3"], ["--x", "--y"], (flag, next) => {
+    seen.push([flag, next]);
+    if (flag === "--y") return null;
+    return next !== undefined && /^\d+$/.test(next) ? { value: next, consumesNext: true } : { value: "", consumesNext: false };
+  });
+  assert.deepEqual(out, ["a", "--x=1", "--y", "--x=", "--z=2", "--x=", "--", "--x", "3"]);
+  // The word after the flag, undefined at the end; an inline --x=… and anything after "--" are never offered.
+  assert.deepEqual(seen, [["--x", "1"], ["--y", "--x"], ["--x", "--z=2"], ["--x", "--"]]);
+  assert.deepEqual(rewriteFlag(["--x"], ["--x"], (_f, next) => ({ value: String(next), consumesNext: false })), ["--x=undefined"]);
+  assert.deepEqual(rewriteFlag([], ["--x"], () => assert.fail("no flag, no call")), []);
+  assert.throws(() => rewriteFlag(["--x", "bad"], ["--x"], () => { throw new Error("refused"); }), /refused/);
 });
 
 test("a word after --fail-fast that is not a number is a usage error, never prompt text", () => {

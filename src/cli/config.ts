@@ -13,7 +13,7 @@ import { dirname, isAbsolute, join, parse, resolve } from "node:path";
 import { SeatError, messageOf } from "../errors.js";
 
 /** Every key a config file may set. */
-export const CONFIG_KEYS = ["agent", "model", "policy", "agentsDir", "redis"] as const;
+export const CONFIG_KEYS = ["agent", "model", "policy", "agentsDir", "redis", "prices"] as const;
 
 /** One config key. */
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -33,7 +33,7 @@ export interface ConfigEntry {
 const ENV_OF: Partial<Record<ConfigKey, string>> = { agentsDir: "GROK_SEAT_AGENTS_DIR", redis: "GROK_SEAT_REDIS_URL" };
 
 /** Keys whose value is a path: resolved against the directory of the file that names it. */
-const PATH_KEYS: readonly ConfigKey[] = ["policy", "agentsDir"];
+const PATH_KEYS: readonly ConfigKey[] = ["policy", "agentsDir", "prices"];
 
 /** The user config file: $XDG_CONFIG_HOME/grok-seat/config.json, default ~/.config/grok-seat/config.json. */
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -103,10 +103,12 @@ export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv } = 
 
 /** The flag of each key a verb takes, by verb. */
 const FLAG_OF: Record<string, Partial<Record<ConfigKey, string>>> = {
-  run: { agent: "--agent", model: "--model", policy: "--policy" },
+  run: { agent: "--agent", model: "--model", policy: "--policy", prices: "--prices" },
   submit: { agent: "--agent", model: "--model", policy: "--policy", redis: "--redis" },
   worker: { redis: "--redis" },
   jobs: { redis: "--redis" },
+  usage: { prices: "--prices" },
+  sessions: { prices: "--prices" },
 };
 
 /** True when `argv` (before any `--`) gives `flag`, as `--flag V` or `--flag=V`. */

@@ -24,11 +24,11 @@ Usage: seat <command> [flags]
 Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(11)} ${c.summary}`).join("\n")}
 
-Defaults you set once (agent, model, policy, agentsDir, redis) live in ~/.config/grok-seat/config.json
+Defaults you set once (agent, model, policy, agentsDir, redis, prices) live in ~/.config/grok-seat/config.json
 and a project's .grok-seat.json; \`seat config\` shows them. Exit codes are listed in the README.`;
 
 /** Verbs whose flags or environment a config file can default. */
-const CONFIG_VERBS = new Set(["run", "submit", "worker", "jobs", "agents", "probe"]);
+const CONFIG_VERBS = new Set(["run", "submit", "worker", "jobs", "agents", "probe", "usage", "sessions"]);
 
 const json = process.argv.includes("--json");
 

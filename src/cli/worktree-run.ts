@@ -1,14 +1,16 @@
 /*
  * `seat run --worktree [NAME]`: the run's side of seat worktrees — the optional flag value, making or finding
- *   the worktree before the session starts, and the turn's commit after it ends.
- * Owns: worktreeArgv, prepareRunWorktree, finishRunWorktree and their output lines.
- * Does not own: git or the records (worktrees/).
- * Invariant: the worktree exists (or a coded error was thrown) before any agent starts; its commit happens
- *   after the session is disposed, so no agent process writes while it is taken.
+ *   the worktree before the session starts, and the turn's commit after it ends; and the same flags' plan for
+ *   `seat hire --visible --worktree` (planSeatWorktree).
+ * Owns: worktreeArgv, planRunWorktree (its take()), finishRunWorktree and their output lines.
+ * Does not own: git or the records (worktrees/), the named session's lease (sessions/).
+ * Invariant: every usage error is thrown before stdin is read; a named run touches its worktree only once it
+ *   holds the session's lease; the worktree exists (or a coded error was thrown) before any agent starts; its
+ *   commit happens after the session is disposed, so no agent process writes while it is taken.
  */
 import { SeatError } from "../errors.js";
-import { commitTurn, createWorktree, listRecords, lockWorktree, resolveRepository, worktreeNameProblem, type WorktreeLock, type WorktreeRecord } from "../worktrees/index.js";
-import { stringFlag, type ParsedArgs } from "./args.js";
+import { assertWorktreeName, commitTurn, createWorktree, defaultWorktreeName, listRecords, lockWorktree, resolveRepository, worktreeNameProblem, worktreePath, type WorktreeLock, type WorktreeRecord } from "../worktrees/index.js";
+import { rewriteFlag, stringFlag, type ParsedArgs } from "./args.js";
 import { writeJson, type Palette } from "./output.js";
 
 /**
@@ -17,18 +19,8 @@ import { writeJson, type Palette } from "./output.js";
  * word; write `--worktree=NAME` to be explicit.
  */
 export function worktreeArgv(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i]!;
-    if (arg === "--") {
-      out.push(...argv.slice(i));
-      break;
-    }
-    if (arg !== "--worktree") out.push(arg);
-    else if (argv[i + 1] !== undefined && worktreeNameProblem(argv[i + 1]!) === null) out.push(`--worktree=${argv[++i]}`);
-    else out.push("--worktree=");
-  }
-  return out;
+  return rewriteFlag(argv, ["--worktree"], (_flag, next) =>
+    next !== undefined && worktreeNameProblem(next) === null ? { value: next, consumesNext: true } : { value: "", consumesNext: false });
 }
 
 /** The flags `seat run` adds for worktrees (merged into its parseArgs spec). */
@@ -45,31 +37,69 @@ export interface RunWorktree {
 }
 
 /**
- * The worktree a run works in, locked for this process (WORKTREE_BUSY while another seat works in it): made (or
- * reused) with --worktree; for a named session without the flag, the worktree it made on an earlier turn (so a
- * named session keeps its tree); else none.
+ * Where a run will work, decided before anything starts or any prompt is read; `take()` then makes (or reuses)
+ * the worktree and locks it. A named run takes it only once it holds the session's lease, so a run that queues
+ * with --wait queues behind the session's holder instead of failing on the worktree that holder is using.
  */
-export async function prepareRunWorktree(args: ParsedArgs, session: string | undefined, cwd: string): Promise<RunWorktree | undefined> {
-  const record = await findRunWorktree(args, session, cwd);
-  if (!record) return undefined;
+export interface RunWorktreePlan {
+  /** The worktree's directory: the agent's cwd (and a named session's scope). */
+  path: string;
+  /** Makes or reuses the worktree and locks it for this process (WORKTREE_BUSY while another seat works in it). */
+  take(): Promise<RunWorktree>;
+}
+
+/**
+ * Plans the worktree a run works in, changing nothing: with --worktree, the named (or default) worktree of the
+ * repository containing `cwd`; for a named session without the flag, the worktree it made on an earlier turn (so
+ * a named session keeps its tree); else none. The usage errors come from here, before stdin is read: CLI_USAGE
+ * (--base or --reuse without --worktree), WORKTREE_NAME_INVALID, WORKTREE_NOT_A_REPO, WORKTREE_GIT_MISSING.
+ */
+export async function planRunWorktree(args: ParsedArgs, session: string | undefined, cwd: string): Promise<RunWorktreePlan | undefined> {
   const owner = session === undefined ? "run" : `session:${session}`;
+  const asked = stringFlag(args, "worktree");
+  const base = stringFlag(args, "base");
+  const reuse = args.values.reuse === true;
+  if (asked === undefined) {
+    if (base !== undefined || reuse) throw new SeatError("CLI_USAGE", "seat run: --base and --reuse only apply with --worktree.");
+    if (session === undefined) return undefined;
+    const record = await findSessionWorktree(session, cwd);
+    return record ? { path: record.path, take: async () => locked(record, owner) } : undefined;
+  }
+  const name = assertWorktreeName(asked !== "" ? asked : (session ?? defaultWorktreeName()));
+  const seatHomeDir = await home();
+  const repo = await resolveRepository(cwd);
+  return {
+    path: worktreePath(seatHomeDir, repo.key, name),
+    take: async () => locked((await createWorktree({ home: seatHomeDir, cwd, owner, reuse, name, ...(base ? { base } : {}) })).record, owner),
+  };
+}
+
+/**
+ * Plans a visible seat's worktree (`seat hire --visible --worktree [NAME]`, default name the seat id), changing
+ * nothing: the same usage errors as a run's, before anything launches; `make()` creates (or reuses) it for the
+ * seat, whose controller then locks it.
+ */
+export async function planSeatWorktree(args: ParsedArgs, seatId: string, cwd: string): Promise<{ path: string; make(): Promise<WorktreeRecord> } | undefined> {
+  const asked = stringFlag(args, "worktree");
+  const base = stringFlag(args, "base");
+  const reuse = args.values.reuse === true;
+  if (asked === undefined) {
+    if (base !== undefined || reuse) throw new SeatError("CLI_USAGE", "seat hire: --base and --reuse only apply with --worktree.");
+    return undefined;
+  }
+  const name = assertWorktreeName(asked !== "" ? asked : seatId);
+  const seatHomeDir = await home();
+  const repo = await resolveRepository(cwd);
+  return {
+    path: worktreePath(seatHomeDir, repo.key, name),
+    make: async () => (await createWorktree({ home: seatHomeDir, cwd, owner: `seat:${seatId}`, reuse, name, ...(base ? { base } : {}) })).record,
+  };
+}
+
+async function locked(record: WorktreeRecord, owner: string): Promise<RunWorktree> {
   const lock = lockWorktree(await home(), record, owner);
   process.once("exit", () => lock.release());
   return { record, lock };
-}
-
-async function findRunWorktree(args: ParsedArgs, session: string | undefined, cwd: string): Promise<WorktreeRecord | undefined> {
-  const asked = stringFlag(args, "worktree");
-  if (asked === undefined) {
-    if (stringFlag(args, "base") !== undefined || args.values.reuse === true) throw new SeatError("CLI_USAGE", "seat run: --base and --reuse only apply with --worktree.");
-    if (session === undefined) return undefined;
-    return findSessionWorktree(session, cwd);
-  }
-  const owner = session === undefined ? "run" : `session:${session}`;
-  const name = asked !== "" ? asked : session;
-  const base = stringFlag(args, "base");
-  const { record } = await createWorktree({ home: await home(), cwd, owner, reuse: args.values.reuse === true, ...(name ? { name } : {}), ...(base ? { base } : {}) });
-  return record;
 }
 
 // The seat home comes from seat/ only when a worktree is involved: a plain run never loads the visible seat.

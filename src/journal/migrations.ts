@@ -88,6 +88,36 @@ CREATE TABLE IF NOT EXISTS session_budgets (
 );
 `,
   },
+  {
+    // A visible seat's deliveries join the ledger (source 'seat'): SQLite cannot widen a CHECK in place, so the
+    // table is rebuilt with the same columns, rows and ids (AUTOINCREMENT's counter follows the rename).
+    name: "grok-seat.usage.v2",
+    ddl: `
+CREATE TABLE usage_ledger_v2 (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  recorded_at TEXT NOT NULL,
+  source TEXT NOT NULL CHECK (source IN ('run', 'session', 'job', 'seat')),
+  agent TEXT NOT NULL,
+  session_name TEXT,
+  session_row INTEGER,
+  job_id TEXT,
+  prompt_id TEXT NOT NULL,
+  model TEXT,
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  cached_tokens INTEGER,
+  reasoning_tokens INTEGER,
+  model_calls INTEGER,
+  cost_usd_ticks INTEGER,
+  stop_reason TEXT
+);
+INSERT INTO usage_ledger_v2 SELECT id, recorded_at, source, agent, session_name, session_row, job_id, prompt_id, model, input_tokens, output_tokens, cached_tokens, reasoning_tokens, model_calls, cost_usd_ticks, stop_reason FROM usage_ledger;
+DROP TABLE usage_ledger;
+ALTER TABLE usage_ledger_v2 RENAME TO usage_ledger;
+CREATE INDEX IF NOT EXISTS usage_ledger_by_time ON usage_ledger (recorded_at);
+CREATE INDEX IF NOT EXISTS usage_ledger_by_session ON usage_ledger (session_row);
+`,
+  },
 ];
 
 /**

@@ -11,7 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { appendFileSync } from "node:fs";
-import { chooseReply, classifyRequest, withQueryTags, type ChatRequest, type MockReply, type MockScript, type RequestKind } from "./script.js";
+import { chooseReply, classifyRequest, lastUserQuery, withQueryTags, type ChatRequest, type MockReply, type MockScript, type RequestKind } from "./script.js";
 import { responsesToChat, streamResponses, type ResponsesRequest } from "./responses.js";
 import { fillSchema as fillSchemaValue, geminiResponseSchema, geminiToChat, plainGemini, streamGemini, type GeminiRequest } from "./gemini.js";
 import { messagesToChat, plainMessages, streamMessages, type MessagesRequest } from "./messages.js";
@@ -28,6 +28,8 @@ export interface LoggedRequest {
   reqId?: string;
   headers: Record<string, string>;
   body?: unknown;
+  /** The last user query the script matched its rules on (scripted kinds of every dialect). */
+  query?: string;
 }
 
 /** A running mock model server. */
@@ -179,7 +181,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       const scripted = reqId === undefined ? withQueryTags(body) : body;
       const sideCall = reqId === undefined && scripted !== body && (body.tools?.length ?? 0) === 0;
       const kind: RequestKind = sideCall ? "title" : classifyRequest(reqId, scripted);
-      log({ t: Date.now(), method: "POST", url, kind, dialect: "chat", reqId, headers, body });
+      log({ t: Date.now(), method: "POST", url, kind, dialect: "chat", reqId, headers, body, query: lastUserQuery(scripted.messages ?? []) });
       const reply = sideCall ? { text: "Mock session" } : chooseReply(script, kind, scripted);
       counter += 1;
       if (reply.hang) return; // left open until the client or close() ends it
@@ -205,7 +207,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       const chat = geminiToChat(body);
       const schema = geminiResponseSchema(body);
       const kind: RequestKind = schema !== undefined || !chat.hasTools ? "title" : classifyRequest(undefined, chat);
-      log({ t: Date.now(), method: "POST", url, kind, dialect: "gemini", headers, body });
+      log({ t: Date.now(), method: "POST", url, kind, dialect: "gemini", headers, body, query: lastUserQuery(chat.messages ?? []) });
       const reply = kind === "title" ? { text: "Mock session" } : chooseReply(script, kind, chat);
       counter += 1;
       if (reply.hang) return;
@@ -223,7 +225,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       if (typeof body !== "object" || body === null) throw new Error("body must be a JSON object");
       const chat = dialect === "responses" ? responsesToChat(body) : messagesToChat(body);
       const kind: RequestKind = chat.hasTools ? classifyRequest(undefined, chat) : "title";
-      log({ t: Date.now(), method: "POST", url, kind, dialect, headers, body });
+      log({ t: Date.now(), method: "POST", url, kind, dialect, headers, body, query: lastUserQuery(chat.messages ?? []) });
       const reply = chat.hasTools ? chooseReply(script, kind, chat) : { text: "Mock session" };
       counter += 1;
       if (reply.hang) return;

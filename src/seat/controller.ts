@@ -1,8 +1,8 @@
 /*
  * Seat controller: the one process per seat that holds the single leader connection across CLI calls.
  * Owns: running a hire, then serving `send`, `status`, `state` and `release` on a private unix control socket
- *   (<seat dir>/c.sock, directory 0700; one JSON request line → one JSON reply line), seat.json, and
- *   reporting the hire outcome to whoever started it.
+ *   (<seat dir>/c.sock, directory 0700; one JSON request line → one JSON reply line), seat.json, the seat
+ *   worktree's lock while it runs, and reporting the hire outcome to whoever started it.
  * Does not own: the hire and delivery rules (hire.ts, visible-seat.ts) or the CLI (cli/).
  * Invariant: "connect once" — when this process is gone nothing reconnects: send refuses and status
  *   reports from the journal. Secrets: hire.json names them (secretEnvNames) but never holds a value;
@@ -23,6 +23,8 @@ import { hireSeat, type HireSeatOptions } from "./hire.js";
 import { MAX_SOCKET_PATH_BYTES } from "./plan.js";
 import { ensurePrivateDir, journalPath, seatDir, writeSeatFile, type SeatFile } from "./seat-home.js";
 import type { VisibleSeat } from "./visible-seat.js";
+import { commitSeatWorktree, lockSeatWorktree } from "./seat-worktree.js";
+import type { WorktreeLock, WorktreeRecord } from "../worktrees/index.js";
 
 /** The controller's configuration, written by `seat hire` to <seat dir>/hire.json. */
 export interface ControllerConfig {
@@ -43,6 +45,8 @@ export interface ControllerConfig {
   versionFloor?: string;
   readyTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** The seat worktree `cwd` is (`seat hire --worktree`): locked while this controller runs, committed at release. */
+  worktree?: WorktreeRecord;
   /** Test hook: hold every delivery after its fence (writes <seat dir>/held-<promptId>) so a test can kill -9 here. */
   holdBeforeDispatch?: boolean;
 }
@@ -107,10 +111,14 @@ export async function runController(config: ControllerConfig, report: (line: Rec
     schema: "grok-seat.seat.v1", seat_id: config.seatId, session_id: null, controller_pid: process.pid, controller_birth: self?.birth ?? null,
     control_socket: socketPath, grok_home: null, cwd: config.cwd, socket_dir: null, mux: config.mux, admission: null, selected: null, state: "hiring",
   };
+  if (config.worktree) file.worktree = config.worktree;
   writeSeatFile(dir, file);
   const journal = openJournal(journalPath(config.seatHome));
   let seat: VisibleSeat;
+  let worktreeLock: WorktreeLock | undefined;
   try {
+    // Two seats never share a worktree: the lock is this controller's for as long as the seat runs.
+    if (config.worktree) worktreeLock = lockSeatWorktree(config.seatHome, config.worktree, config.seatId);
     if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
       throw new SeatError("SEAT_REFUSED", `The control socket ${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter GROK_SEAT_HOME.`, { context: { socketPath } });
     }
@@ -131,6 +139,7 @@ export async function runController(config: ControllerConfig, report: (line: Rec
     };
     seat = await hireSeat(options);
   } catch (error) {
+    worktreeLock?.release();
     Object.assign(file, { state: "refused", error: serialize(error) });
     writeSeatFile(dir, file);
     journal.close();
@@ -144,6 +153,7 @@ export async function runController(config: ControllerConfig, report: (line: Rec
     let releasing = false;
     const server: Server = createServer((socket) => handle(socket));
     const finish = (code: number) => {
+      worktreeLock?.release();
       server.close();
       rmSync(socketPath, { force: true });
       journal.close();
@@ -192,10 +202,12 @@ export async function runController(config: ControllerConfig, report: (line: Rec
           case "release": {
             releasing = true;
             const result = await seat.release({ ...(request.closePane ? { closePane: true } : {}), ...(request.exitTimeoutMs !== undefined ? { exitTimeoutMs: request.exitTimeoutMs } : {}) });
+            // After the TUI was observed to exit nothing writes in the worktree any more: its work becomes a commit.
+            const worktree = config.worktree ? await commitSeatWorktree(config.worktree, config.seatId, result.tuiExit) : undefined;
             Object.assign(file, { state: "released" });
             writeSeatFile(dir, file);
             setTimeout(() => finish(0), 50);
-            return { ok: true, release: result };
+            return { ok: true, release: { ...result, ...(worktree ? { worktree } : {}) } };
           }
           default:
             return { ok: false, error: { code: "CLI_USAGE", message: `unknown control op ${JSON.stringify((request as { op?: unknown }).op)}` } };

@@ -27,3 +27,5 @@ export type { ControllerConfig, ControlRequest } from "./controller.js";
 export { callController, unwrapReply, isControllerGone } from "./control-client.js";
 export { offlineStatus, offlineRelease, controllerState } from "./offline.js";
 export type { OfflineStatus } from "./offline.js";
+export { commitSeatWorktree, lockSeatWorktree } from "./seat-worktree.js";
+export type { SeatWorktreeRelease } from "./seat-worktree.js";

@@ -10,7 +10,9 @@
  * Spec: docs/seat-protocol.md#crash-recovery
  */
 import { dirname } from "node:path";
-import { SeatError } from "../errors.js";
+import { SeatError, messageOf } from "../errors.js";
+import { lockWorktree } from "../worktrees/index.js";
+import { commitSeatWorktree, type SeatWorktreeRelease } from "./seat-worktree.js";
 import type { DeliveryRecord, Journal, SeatRecord } from "../journal/index.js";
 import type { PaneDescriptor } from "../mux/index.js";
 import { backendFor } from "./controller.js";
@@ -84,5 +86,19 @@ export async function offlineRelease(journal: Journal, home: string, seatId: str
     });
   }
   if (seat.state !== "released") journal.updateSeat(seatId, { state: "released" });
-  return { ...result, controllerClosed: true };
+  // The seat's worktree work is committed once its TUI is seen gone (the controller may have released before).
+  const record = status.seatFile?.worktree;
+  if (!record) return { ...result, controllerClosed: true };
+  let worktree: SeatWorktreeRelease;
+  try {
+    const lock = lockWorktree(home, record, `release:${seatId}`);
+    try {
+      worktree = await commitSeatWorktree(record, seatId, result.tuiExit);
+    } finally {
+      lock.release();
+    }
+  } catch (error) {
+    worktree = { name: record.name, branch: record.branch, commit: null, head: null, uncommitted: messageOf(error) };
+  }
+  return { ...result, controllerClosed: true, worktree };
 }

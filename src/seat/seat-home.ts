@@ -13,6 +13,7 @@ import { join, resolve } from "node:path";
 import { SeatError } from "../errors.js";
 import { privateDirProblem } from "../internal/private-dir.js";
 import { redact } from "../internal/redact.js";
+import type { WorktreeRecord } from "../worktrees/index.js";
 
 /** The schema name of seat.json. */
 export const SEAT_FILE_SCHEMA = "grok-seat.seat.v1";
@@ -33,6 +34,8 @@ export interface SeatFile {
   selected: unknown;
   state: "hiring" | "active" | "refused" | "released";
   error?: unknown;
+  /** The seat worktree the TUI works in (`seat hire --worktree`), when it has one. */
+  worktree?: WorktreeRecord;
 }
 
 /** $GROK_SEAT_HOME or ~/.grok-seat. */

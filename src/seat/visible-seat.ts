@@ -24,6 +24,8 @@ import type { HirePlan } from "./plan.js";
 import type { InteractionWatch } from "./interactions.js";
 import { seatAttentionState, type AttentionState, type WaitingOn } from "../attention/states.js";
 import { nothingServes, observeExit, proveSeatLeader, reproveForDispatch, socketHolder, waitForExitObserved, type DispatchSeal, type LeaderBinding, type TuiProof } from "./proof.js";
+import type { SeatWorktreeRelease } from "./seat-worktree.js";
+import { ledgerEntriesOf, recordUsage } from "../usage/index.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
 const SETTLED: DeliveryState[] = ["completed", "failed", "submitted", "uncertain"];
@@ -68,6 +70,8 @@ export interface ReleaseResult {
   tuiExit: "exited" | "running" | "unknown";
   leaderStopped: boolean;
   reason: string;
+  /** A seat hired with a worktree: what release committed there (see seat-worktree.ts). */
+  worktree?: SeatWorktreeRelease;
 }
 
 /** A live visible seat. One controller owns it; its leader connection is never reopened. */
@@ -270,6 +274,8 @@ export class VisibleSeat {
       return;
     }
     if (result.echoed && result.stopReason !== undefined) {
+      // Before the completed evidence, so whoever waits for `completed` finds the turn's usage in the ledger.
+      this.#recordUsage(promptId, result);
       this.#record(promptId, { kind: "completed", source: "session/prompt result", sessionId: String(meta.sessionId), promptId: String(meta.promptId), detail: { stopReason: result.stopReason } });
       return;
     }
@@ -282,6 +288,20 @@ export class VisibleSeat {
     const lost = this.#leaderGone !== null || this.#closed || this.#peerClosed || result.diagnostic?.code === "ACP_SESSION_DEAD";
     if (lost) this.#move(() => journal.markUncertain(promptId, `no final result: ${result.diagnostic?.message ?? "the connection closed"}`));
     else this.#move(() => journal.markFailed(promptId, result.diagnostic?.message ?? "the prompt failed"));
+  }
+
+  /**
+   * Adds a completed delivery's usage (the prompt result's `_meta.usage`, as the leader forwards it) to the
+   * ledger in the seat's journal file: source `seat`, the delivery's prompt id. A failure is logged, never fatal:
+   * the delivery itself completed.
+   */
+  #recordUsage(promptId: string, result: TurnResult): void {
+    try {
+      recordUsage(this.parts.journal.path, ledgerEntriesOf(result, { source: "seat", agent: "grok" }));
+    } catch (error) {
+      // The controller's stderr is its log (controller.log), as for a refused transition below.
+      process.stderr.write(`grok-seat: delivery ${promptId}: its usage could not be added to the ledger: ${messageOf(error)}\n`);
+    }
   }
 
   #record(promptId: string, evidence: Parameters<Journal["recordEvidence"]>[1], relaxed = false): void {

@@ -1,7 +1,7 @@
 /*
  * openSession: a named headless session — created on first use, resumed (the exact agent session) after.
- * Owns: the order lease → interrupted-turn marking → create or resume → control socket, recording each
- *   turn around prompt(), and giving the lease back on dispose.
+ * Owns: the order lease → beforeStart (e.g. the worktree) → interrupted-turn marking → create or resume →
+ *   control socket, recording each turn around prompt(), and giving the lease back on dispose.
  * Does not own: the agent process and ACP (runtime/), the rows (store.ts), the lease rules (lease.ts).
  * Invariant: a recorded agent session is only ever resumed, never silently replaced by a fresh one
  *   (SESSION_NOT_RESUMABLE instead); a turn is recorded "running" before its prompt is sent and is never
@@ -43,6 +43,12 @@ export interface OpenSessionOptions extends SessionOptions {
    * turn budget (docs/spend.md). An invalid budget rejects with SESSION_BUDGET_INVALID before anything starts.
    */
   sessionBudget?: TurnBudget;
+  /**
+   * Runs once the lease is held, before anything is recorded or any agent starts (the CLI makes the session's
+   * worktree here, so a run queued with `waitMs` touches it only after the holder is done). A throw releases the
+   * lease and rejects openSession with it.
+   */
+  beforeStart?: () => Promise<void>;
 }
 
 /** What openSession returns: the session and whether it continued an earlier one. */
@@ -196,12 +202,13 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       throw new SeatError("SESSION_NOT_RESUMABLE", `Named session "${options.name}" belongs to agent ${record.agent}, not ${agent}; run it with --agent ${record.agent}, or seat sessions rm ${options.name} first. Nothing was started.`, { context: { name: options.name, recordedAgent: record.agent, agent } });
     }
     lease = await acquireLease(store, record, { ...(options.waitMs ? { waitMs: options.waitMs } : {}), ...(options.identitySource ? { source: options.identitySource } : {}) });
+    await options.beforeStart?.();
     const interrupted = store.interruptRunning(record.row);
     if (options.sessionBudget) setSessionBudget(store.path, record.row, options.sessionBudget);
     record = store.find(scope, options.name)!;
     const resumeId = record.agentSessionId;
     const model = options.model ?? record.model ?? undefined;
-    const { name: _n, global: _g, waitMs: _w, home: _h, identitySource: _i, sessionBudget: _b, ...sessionOptions } = options;
+    const { name: _n, global: _g, waitMs: _w, home: _h, identitySource: _i, sessionBudget: _b, beforeStart: _s, ...sessionOptions } = options;
     inner = await createSession({ ...sessionOptions, cwd: record.cwd, ...(model ? { model } : {}), ...(resumeId ? { resume: { sessionId: resumeId } } : {}) });
     if (inner.state !== "ready") {
       const diagnostic = inner.diagnostics[0];

@@ -9,7 +9,7 @@ export { meteringOf, unmeteredProblem } from "./metering.js";
 export type { Metering } from "./metering.js";
 export { computeCost, loadPrices, parsePrices } from "./prices.js";
 export type { ModelPrice, PriceTable, PricedTokens } from "./prices.js";
-export { ledgerEntriesOf, queryUsage, recordUsage, USAGE_GROUPINGS } from "./ledger.js";
+export { emptyTotals, ledgerEntriesOf, queryUsage, recordUsage, totalsOf, USAGE_GROUPINGS } from "./ledger.js";
 export type { FinishedTurn, LedgerEntry, UsageGrouping, UsageQuery, UsageTotals } from "./ledger.js";
 export { nextTurnBudget, readSessionBudget, setSessionBudget } from "./session-budget.js";
 export type { SessionSpend } from "./session-budget.js";

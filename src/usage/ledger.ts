@@ -18,8 +18,8 @@ import { computeCost, type PriceTable } from "./prices.js";
 /** One ledger row: one turn's usage on one model. Null = not reported. */
 export interface LedgerEntry {
   recordedAt: string;
-  /** `run` (plain seat run), `session` (a named session's turn) or `job` (a fleet job). */
-  source: "run" | "session" | "job";
+  /** `run` (plain seat run), `session` (a named session's turn), `job` (a fleet job) or `seat` (a delivery to a visible seat). */
+  source: "run" | "session" | "job" | "seat";
   agent: string;
   session: string | null;
   /** The named session's row in the journal (its budget's spend is summed by it); null outside a named session. */
@@ -80,7 +80,10 @@ export function ledgerEntriesOf(turn: FinishedTurn, where: { source: LedgerEntry
     });
   }
   const u = turn.usage ?? {};
-  const model = isObj(meta) && typeof meta.modelId === "string" ? meta.modelId : (where.model ?? null);
+  // Codex and Claude name the turn's model in `_meta.quota.model_usage` ([{ model, token_count }]).
+  const quotaModels = isObj(meta) && isObj(meta.quota) && Array.isArray(meta.quota.model_usage) ? meta.quota.model_usage : [];
+  const quotaModel = quotaModels.length === 1 && isObj(quotaModels[0]) && typeof quotaModels[0].model === "string" ? quotaModels[0].model : undefined;
+  const model = isObj(meta) && typeof meta.modelId === "string" ? meta.modelId : (quotaModel ?? where.model ?? null);
   return [{
     ...base, model,
     inputTokens: num(u.inputTokens), outputTokens: num(u.outputTokens), cachedTokens: num(u.cachedReadTokens),
@@ -123,6 +126,10 @@ export interface UsageQuery {
   by?: UsageGrouping;
   /** Prices for turns whose agent reported tokens but no cost. */
   prices?: PriceTable;
+  /** Only the turns of this named session (its row in the journal), as `seat sessions show` totals them. */
+  sessionRow?: number;
+  /** Only the turns of this fleet job. */
+  jobId?: string;
 }
 
 /** One group's totals. A token total is null when no turn in the group reported it. */
@@ -172,17 +179,40 @@ export function queryUsage(query: UsageQuery): UsageTotals[] {
   let rows: Obj[];
   try {
     rows = withBusyRetry(journalFile, "reading usage", () => db
-      .prepare("SELECT * FROM usage_ledger WHERE recorded_at >= ? AND recorded_at < ? ORDER BY id")
-      .all(since ?? "", until ?? "\uffff") as Obj[]);
+      .prepare("SELECT * FROM usage_ledger WHERE recorded_at >= ? AND recorded_at < ? AND (? IS NULL OR session_row = ?) AND (? IS NULL OR job_id = ?) ORDER BY id")
+      .all(since ?? "", until ?? "\uffff", query.sessionRow ?? null, query.sessionRow ?? null, query.jobId ?? null, query.jobId ?? null) as Obj[]);
   } finally {
     db.close();
   }
+  return totalRows(rows, query.by, query.prices);
+}
+
+/**
+ * The totals of ledger entries not (yet) in a journal — a fleet job's turn as its record carries it — in the same
+ * shape as queryUsage's one `all` row, so a job and `seat usage` total the same way.
+ */
+export function totalsOf(entries: readonly LedgerEntry[], prices?: PriceTable): UsageTotals {
+  const rows = entries.map((e): Obj => ({
+    recorded_at: e.recordedAt, agent: e.agent, session_name: e.session, job_id: e.jobId, model: e.model,
+    input_tokens: e.inputTokens, output_tokens: e.outputTokens, cached_tokens: e.cachedTokens, reasoning_tokens: e.reasoningTokens,
+    model_calls: e.modelCalls, cost_usd_ticks: e.costUsdTicks,
+  }));
+  return totalRows(rows, undefined, prices)[0] ?? emptyTotals("all");
+}
+
+/** Totals of no turns at all (every count null, nothing unreported). */
+export function emptyTotals(key: string): UsageTotals {
+  return { key, turns: 0, modelCalls: null, inputTokens: null, outputTokens: null, cachedTokens: null, reasoningTokens: null, unreportedTurns: 0, costUsd: null, costSource: "unknown", unpricedTurns: 0 };
+}
+
+function totalRows(rows: readonly Obj[], by: UsageGrouping | undefined, prices: PriceTable | undefined): UsageTotals[] {
+  const query = { by, prices };
   const groups = new Map<string, UsageTotals & { sources: Set<string> }>();
   for (const r of rows) {
     const key = query.by ? (GROUP_COLUMN[query.by](r) ?? "unknown") : "all";
     let g = groups.get(key);
     if (!g) {
-      g = { key, turns: 0, modelCalls: null, inputTokens: null, outputTokens: null, cachedTokens: null, reasoningTokens: null, unreportedTurns: 0, costUsd: null, costSource: "unknown", unpricedTurns: 0, sources: new Set() };
+      g = { ...emptyTotals(key), sources: new Set() };
       groups.set(key, g);
     }
     g.turns += 1;

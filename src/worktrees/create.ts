@@ -13,6 +13,7 @@ import { NO_OPTIONAL_LOCKS, git, spawnGit } from "./git.js";
 import { assertWorktreeName, branchOf, defaultWorktreeName } from "./names.js";
 import { readRecord, worktreePath, writeRecord, WORKTREE_RECORD_SCHEMA, type WorktreeRecord } from "./records.js";
 import { resolveRepository } from "./repo.js";
+import { worktreeBusy, worktreeHolder } from "./lock.js";
 
 /** Git config for commands that check out files: no hook of the user's runs in a seat worktree. */
 export const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
@@ -41,8 +42,9 @@ export interface CreatedWorktree {
 
 /**
  * Makes (or reuses) the seat worktree `name` of the repository containing `cwd`. Throws WORKTREE_NOT_A_REPO,
- * WORKTREE_NAME_INVALID, WORKTREE_EXISTS (the branch exists and neither `reuse` nor the same owner),
- * WORKTREE_BASE_INVALID or WORKTREE_GIT_MISSING before anything is changed.
+ * WORKTREE_NAME_INVALID, WORKTREE_BUSY (a live process of another pid holds its lock), WORKTREE_EXISTS (the
+ * branch exists and neither `reuse` nor the same owner), WORKTREE_BASE_INVALID or WORKTREE_GIT_MISSING before
+ * anything is changed.
  */
 export async function createWorktree(options: CreateWorktreeOptions): Promise<CreatedWorktree> {
   const name = assertWorktreeName(options.name ?? defaultWorktreeName());
@@ -55,6 +57,9 @@ export async function createWorktree(options: CreateWorktreeOptions): Promise<Cr
   const existing = readRecord(options.home, repo.key, name);
   const branchExists = (await spawnGit(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: repo.root, env: NO_OPTIONAL_LOCKS })).code === 0;
   if (existing || branchExists) {
+    // A worktree another seat is working in is refused before its record changes hands (its lock stays the guard).
+    const holder = existing ? worktreeHolder(options.home, existing) : undefined;
+    if (holder && holder.pid !== process.pid) throw worktreeBusy(existing!, holder);
     if (!options.reuse && existing?.owner !== owner) {
       throw new SeatError("WORKTREE_EXISTS", `The branch ${branch} already exists${existing ? ` (seat worktree "${name}", used by ${existing.owner})` : ""}. Pick another name, pass --reuse to work on it, or \`seat discard ${name}\` first.`, {
         context: { name, branch, repository: repo.root, owner: existing?.owner },

@@ -83,6 +83,14 @@ export function deadHolder(home: string, record: WorktreeRecord): WorktreeHolder
   return isGone(holder) ? holder : undefined;
 }
 
+/** WORKTREE_BUSY (retryable) naming the live holder of `record`'s lock. */
+export function worktreeBusy(record: Pick<WorktreeRecord, "name">, current: WorktreeHolder): SeatError {
+  return new SeatError("WORKTREE_BUSY", `The seat worktree "${record.name}" is in use by pid ${current.pid} (${current.holder}, since ${current.since}); two seats never share a worktree. Wait for it, or use another name.`, {
+    context: { name: record.name, pid: current.pid, holder: current.holder },
+    retryable: true,
+  });
+}
+
 /** Takes the worktree's lock for this process; throws WORKTREE_BUSY (retryable) while a live process holds it. */
 export function lockWorktree(home: string, record: WorktreeRecord, holder: string): WorktreeLock {
   const path = lockPath(home, record);
@@ -108,12 +116,7 @@ export function lockWorktree(home: string, record: WorktreeRecord, holder: strin
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const current = worktreeHolder(home, record);
-      if (current) {
-        throw new SeatError("WORKTREE_BUSY", `The seat worktree "${record.name}" is in use by pid ${current.pid} (${current.holder}, since ${current.since}); two seats never share a worktree. Wait for it, or use another name.`, {
-          context: { name: record.name, pid: current.pid, holder: current.holder },
-          retryable: true,
-        });
-      }
+      if (current) throw worktreeBusy(record, current);
       rmSync(path, { force: true }); // its holder is proven gone
     }
   }

@@ -32,6 +32,7 @@ export const AGENT_CHECKS: readonly AgentCheck[] = Object.freeze([
   { id: "resume", label: "`seat run -s NAME --agent X` in two processes: the 2nd model request carries the 1st turn's nonce (where load/resume is advertised)" },
   { id: "sigkill-escalation", label: "agent tree ignoring SIGTERM (relaunched child included): dispose escalates to SIGKILL, zero survivors", only: ["gemini"] },
   { id: "throwaway-home", label: "`seat agents` / `seat probe --agent X` start agents under a throwaway HOME: the real HOME gets nothing new" },
+  { id: "usage", label: "each turn's tokens (ACP `usage` or `_meta.quota.token_count`) reach the ledger of a named session: its totals equal the mock's counts, model calls unknown" },
   { id: "no-key", label: "no credentials: `seat run --agent X` exits 4 (ACP_NOT_AUTHENTICATED) naming the agent's own key variables", only: ["codex"] },
   { id: "mcp-delegation", label: "delegation through `seat mcp` given in the agent's own MCP config: its model calls `run`, a real grok turn answers, the answer is in its next model request" },
   { id: "mcp-add", label: "the agent's own `mcp add` command, as docs/mcp-hosts.md shows it, writes the same `seat` entry as the doc's config snippet", only: ["claude", "codex"] },

@@ -4,11 +4,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ledgerEntriesOf, loadPrices, queryUsage, recordUsage } from "../../src/usage/index.js";
+import Database from "better-sqlite3";
 import { openJournal } from "../../src/journal/index.js";
+import { openStore, scopeFor } from "../../src/sessions/index.js";
 import { isSeatError } from "../../src/errors.js";
 import { runSeat } from "../support/cli.js";
 
@@ -104,4 +106,81 @@ test("seat usage: --by and dates are checked, --csv keeps unknown empty, a bad p
   const csv = await runSeat(["usage", "--csv", "--by", "agent"], { env });
   assert.equal(csv.code, 0, csv.stderr);
   assert.deepEqual(csv.stdout.trim().split("\n"), ["key,turns,modelCalls,inputTokens,outputTokens,cachedTokens,reasoningTokens,unreportedTurns,costUsd,costSource,unpricedTurns", "codex,1,,,,,,1,,unknown,1"]);
+});
+
+test("the config file's prices key prices seat usage (a path relative to the file); --prices wins; a malformed one exits 2 naming the file", async (t) => {
+  const dir = tempDir(t);
+  const xdg = join(dir, "xdg");
+  mkdirSync(join(xdg, "grok-seat"), { recursive: true });
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, XDG_CONFIG_HOME: xdg, GROK_SEAT_HOME: join(dir, "home") };
+  const prices = (input: number) => JSON.stringify({ schema: "grok-seat.prices.v1", models: { "mock-model": { input, output: 10 } } });
+  writeFileSync(join(xdg, "grok-seat", "configured.json"), prices(1));
+  writeFileSync(join(dir, "flagged.json"), prices(2));
+  writeFileSync(join(xdg, "grok-seat", "config.json"), JSON.stringify({ prices: "configured.json" }));
+  mkdirSync(join(dir, "home"), { recursive: true });
+  recordUsage(join(dir, "home", "seats.db"), ledgerEntriesOf({ promptId: "p1", stopReason: "end_turn", usage: { inputTokens: 22, outputTokens: 5, modelCalls: 2 }, responseMeta: GROK_META }, { source: "run", agent: "grok" }));
+  const usage = async (args: string[]) => {
+    const r = await runSeat(["usage", "--json", ...args], { env, cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout.trim()) as { costUsd: number; costSource: string };
+  };
+  assert.deepEqual(await usage([]), { ...(await usage([])), costUsd: (22 + 50) / 1e6, costSource: "computed:configured.json" });
+  assert.deepEqual(await usage(["--prices", join(dir, "flagged.json")]), { ...(await usage([])), costUsd: (44 + 50) / 1e6, costSource: "computed:flagged.json" }, "the flag wins over the config");
+  const shown = await runSeat(["config", "--json"], { env, cwd: dir });
+  const entry = shown.stdout.trim().split("\n").map((l) => JSON.parse(l) as { key: string; value: string; source: string }).find((e) => e.key === "prices");
+  assert.deepEqual([entry?.value, entry?.source], [join(xdg, "grok-seat", "configured.json"), "user"]);
+  writeFileSync(join(xdg, "grok-seat", "configured.json"), JSON.stringify({ schema: "grok-seat.prices.v1", models: { "mock-model": { input: "cheap", output: 1 } } }));
+  for (const verb of [["usage"], ["run", "--grok", join(dir, "no-grok"), "hi"]]) {
+    const bad = await runSeat([...verb, "--json"], { env, cwd: dir });
+    assert.equal(bad.code, 2, bad.stdout + bad.stderr);
+    const error = JSON.parse(bad.stdout.trim().split("\n").pop()!) as { code: string; message: string };
+    assert.equal(error.code, "PRICES_INVALID");
+    assert.ok(error.message.includes(join(xdg, "grok-seat", "configured.json")) && error.message.includes('"cheap"'), error.message);
+  }
+});
+
+test("seat sessions show totals the session's own ledger rows (per model, cost with its source, unknown kept unknown), not the turns' older sums", async (t) => {
+  const dir = tempDir(t);
+  const home = join(dir, "home");
+  const cwd = join(dir, "project");
+  mkdirSync(cwd, { recursive: true });
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_HOME: home };
+  const store = openStore(home);
+  const work = store.ensure({ name: "work", scope: scopeFor(cwd, false), agent: "grok", cwd, model: null });
+  const other = store.ensure({ name: "other", scope: scopeFor(cwd, false), agent: "grok", cwd, model: null });
+  // The turn record keeps only the whole turn's usage; the ledger has it per model, with the reported cost.
+  store.startTurn(work.row, "p1", "one");
+  store.finishTurn("p1", { state: "completed", stopReason: "end_turn", text: "a", usage: { inputTokens: 22, outputTokens: 5 } });
+  store.close();
+  const meta = { usage: { modelUsage: { "model-a": { inputTokens: 20, outputTokens: 4, modelCalls: 2, costUsdTicks: 30_000 }, "model-b": { inputTokens: 2, outputTokens: 1, modelCalls: 1, costUsdTicks: 10_000 } } } };
+  const db = join(home, "seats.db");
+  recordUsage(db, ledgerEntriesOf({ promptId: "p1", stopReason: "end_turn", responseMeta: meta }, { source: "session", agent: "grok", session: "work", sessionRow: work.row }));
+  recordUsage(db, ledgerEntriesOf({ promptId: "p2" }, { source: "session", agent: "grok", session: "work", sessionRow: work.row }));
+  recordUsage(db, ledgerEntriesOf({ promptId: "p3", usage: { inputTokens: 1000, outputTokens: 1000 } }, { source: "session", agent: "grok", session: "other", sessionRow: other.row }));
+  const shown = await runSeat(["sessions", "show", "work", "--json"], { env, cwd });
+  assert.equal(shown.code, 0, shown.stderr);
+  const session = JSON.parse(shown.stdout.trim()) as { ledger: Record<string, unknown> };
+  assert.deepEqual(session.ledger, { key: "all", turns: 3, modelCalls: 3, inputTokens: 22, outputTokens: 5, cachedTokens: null, reasoningTokens: null, unreportedTurns: 1, costUsd: 4e-6, costSource: "reported", unpricedTurns: 1 });
+  const text = await runSeat(["sessions", "show", "work"], { env, cwd });
+  assert.match(text.stdout, /usage: 3 turns: 3 model calls, 22 in, 5 out, \? cached, \? reasoning \(1 reported no tokens\); cost \$0\.000004 \(reported; 1 turn\(s\) unpriced, so at least\)/);
+  const none = await runSeat(["sessions", "show", "other", "--json", "--prices", join(dir, "missing.json")], { env, cwd });
+  assert.equal(none.code, 2, "a price file that cannot be read is a usage error");
+});
+
+test("migration grok-seat.usage.v2 widens the ledger to visible-seat rows (source seat) keeping every v1 row and its id", async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, "seats.db");
+  openJournal(file).close();
+  // Make it a journal whose ledger is still v1: the old CHECK, one row, and no v2 migration recorded.
+  const raw = new Database(file);
+  raw.exec(`DROP TABLE usage_ledger; DELETE FROM meta WHERE key = 'migration:grok-seat.usage.v2';
+    CREATE TABLE usage_ledger (id INTEGER PRIMARY KEY AUTOINCREMENT, recorded_at TEXT NOT NULL, source TEXT NOT NULL CHECK (source IN ('run', 'session', 'job')), agent TEXT NOT NULL, session_name TEXT, session_row INTEGER, job_id TEXT, prompt_id TEXT NOT NULL, model TEXT, input_tokens INTEGER, output_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER, model_calls INTEGER, cost_usd_ticks INTEGER, stop_reason TEXT);
+    INSERT INTO usage_ledger (id, recorded_at, source, agent, prompt_id, input_tokens) VALUES (7, '2026-12-01T00:00:00.000Z', 'run', 'grok', 'old', 5);`);
+  assert.throws(() => raw.prepare("INSERT INTO usage_ledger (recorded_at, source, agent, prompt_id) VALUES ('x', 'seat', 'grok', 'p')").run(), /CHECK constraint/);
+  raw.close();
+  recordUsage(file, ledgerEntriesOf({ promptId: "gs-1-p", usage: { inputTokens: 22, outputTokens: 4, modelCalls: 2 } }, { source: "seat", agent: "grok" }));
+  const check = new Database(file, { readonly: true });
+  t.after(() => check.close());
+  assert.deepEqual(check.prepare("SELECT id, source, prompt_id, input_tokens FROM usage_ledger ORDER BY id").all(), [{ id: 7, source: "run", prompt_id: "old", input_tokens: 5 }, { id: 8, source: "seat", prompt_id: "gs-1-p", input_tokens: 22 }]);
+  assert.ok(check.prepare("SELECT value FROM meta WHERE key = 'migration:grok-seat.usage.v2'").pluck().get());
 });

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runSeat, type CliResult } from "../support/cli.js";
+import { SEAT_MAIN, runSeat, type CliResult } from "../support/cli.js";
 import { gitIn, makeRepo, snapshotUserTree, writeFiles } from "../support/git-repo.js";
 import { commitTurn, createWorktree, type WorktreeRecord } from "../../src/worktrees/index.js";
 
@@ -213,6 +213,33 @@ test("bad input is refused with a code before any agent starts: not a repo, bad 
   const old = await run(["--worktree", "x", "hi there"], w.repo, { ...w.env, PATH: `${oldGit}:${w.env.PATH}` });
   assert.equal(errorOf(old).code, "WORKTREE_GIT_MISSING");
   assert.match(errorOf(old).message, /git version 2\.20\.1: worktrees need git 2\.38\.0 or newer/);
+});
+
+test("with -f -, a worktree usage error is refused before stdin is read: a run whose stdin never ends still exits 2 at once", async (t) => {
+  const w = world(t);
+  const plain = join(w.dir, "plain");
+  mkdirSync(plain);
+  // stdin is a pipe this test never writes to nor closes: reading it would wait for ever (the old order did).
+  const refused = (args: string[], cwd = w.repo) => new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [SEAT_MAIN, "run", "--json", "--grok", join(w.dir, "no-grok"), "-f", "-", ...args], { env: w.env, cwd, stdio: ["pipe", "pipe", "ignore"] });
+    let stdout = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`seat run ${args.join(" ")} was still waiting after 20 s: it read stdin before checking its flags`));
+    }, 20_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      child.stdin.destroy();
+      resolve({ code, stdout });
+    });
+  });
+  for (const [args, cwd, code] of [[["--reuse"], w.repo, "CLI_USAGE"], [["--base", "main"], w.repo, "CLI_USAGE"], [["--worktree=a/b"], w.repo, "WORKTREE_NAME_INVALID"], [["--worktree", "x"], plain, "WORKTREE_NOT_A_REPO"]] as const) {
+    const result = await refused([...args], cwd);
+    assert.equal(result.code, 2, `${args.join(" ")}: ${result.stdout}`);
+    assert.equal((JSON.parse(result.stdout.trim()) as { code: string }).code, code, args.join(" "));
+  }
+  assert.equal(existsSync(join(w.home, "worktrees")), false, "nothing was made");
 });
 
 test("two seats never share a worktree: a live holder's lock refuses runs and discard, a dead or reused-pid holder's lock is taken over", async (t) => {

@@ -109,7 +109,9 @@ test("seat submit --max-tokens: the worker cancels the turn over budget after tw
     }
     const shown = await runSeat(["jobs", "show", id, "--redis", fleet.redis.url], { env });
     assert.match(shown.stdout, /BUDGET_EXCEEDED: The turn used 26 tokens over 2 model call/);
-    assert.match(shown.stdout, /usage: .*modelCalls 2/);
+    assert.match(shown.stdout, /usage: 1 turn: 2 model calls, \d+ in, \d+ out/);
+    const shownJson = JSON.parse((await runSeat(["jobs", "show", id, "--redis", fleet.redis.url, "--json"], { env })).stdout.trim()) as { usage?: { inputTokens?: number }; ledger: { turns: number; modelCalls: number; inputTokens: number } };
+    assert.deepEqual([shownJson.ledger.turns, shownJson.ledger.modelCalls, shownJson.ledger.inputTokens], [1, 2, shownJson.usage?.inputTokens], "jobs show totals the job as the ledger does");
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     assert.equal(live.mock.requests.filter((r) => r.reqId === `fleet-${id}` && (r.kind === "main" || r.kind === "tool_followup")).length, 2, "the mock saw two model calls");
     // A budget an agent cannot be held to is refused before anything is queued.

@@ -72,5 +72,5 @@ test("without --redis the fleet tools are not served", async (t) => {
   await client.connect(transport);
   t.after(() => client.close());
   const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
-  assert.deepEqual(names, ["approvals", "approve", "cancel", "deny", "hire_visible", "release", "run", "seat_status", "send", "session_history", "sessions"]);
+  assert.deepEqual(names, ["approvals", "approve", "cancel", "deny", "diff", "discard", "hire_visible", "merge", "release", "run", "seat_status", "send", "session_history", "sessions", "usage"]);
 });

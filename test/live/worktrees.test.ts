@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runSeat, type CliResult } from "../support/cli.js";
+import { runSeat, startSeat, type CliResult } from "../support/cli.js";
 import { startLiveRig } from "../support/live-rig.js";
 import { gotLive } from "../support/requirements.js";
 import { gitIn, makeRepo, snapshotUserTree, writeFiles } from "../support/git-repo.js";
@@ -86,4 +86,45 @@ test("real grok writes files in its seat worktree: commits on seat/<name>, the u
   assert.deepEqual(snapshotUserTree(repo), beforeMerge, "the conflicting merge left the user's tree byte-for-byte as it was");
   const listed = lines(await seat(["worktrees", "--json"]));
   assert.deepEqual(listed.map((w) => [w.name, w.owner, w.dirty.length]), [["clash", "run", 0], ["s1", "session:s1", 0]]);
+});
+
+test("seat run -s NAME --wait --worktree queues behind the session's holder (the lease comes before the worktree), and its first line is still the session", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "gs-live-worktrees-wait-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const repo = join(dir, "project");
+  makeRepo(repo, { "a.txt": "one\n" });
+  const home = join(dir, "seat-home");
+  const rig = await startLiveRig({
+    rules: [
+      // Word by word, 400 ms apart: the holder keeps the lease (and the worktree) for a few seconds.
+      { match: "the slow turn", replies: [{ text: "one two three four five six seven eight nine ten", chunkDelayMs: 400 }] },
+      { match: "the queued turn", replies: [{ text: "queued and done" }] },
+    ],
+  });
+  if (!gotLive(t, rig)) return;
+  t.after(() => rig.close());
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: home };
+  const holder = startSeat(["run", "--json", "-s", "q1", "--worktree", "the slow turn"], { env, cwd: repo });
+  t.after(() => void holder.child.kill("SIGKILL"));
+  // Once the holder streams its answer it holds the session's lease and the worktree's lock.
+  const deadline = Date.now() + 120_000;
+  while (!holder.stdout().includes('"type":"text"')) {
+    if (holder.child.exitCode !== null || Date.now() > deadline) assert.fail(`the holder never streamed: ${holder.stdout()}${holder.stderr()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  let holderEndedAt = 0;
+  const held = holder.done.then((result) => ((holderEndedAt = Date.now()), result));
+  const waiter = await runSeat(["run", "--json", "-s", "q1", "--wait", "120", "--worktree", "the queued turn"], { env, cwd: repo });
+  const waiterEndedAt = Date.now();
+  const first = await held;
+  assert.equal(first.code, 0, first.stdout + first.stderr);
+  assert.equal(waiter.code, 0, `the queued run waited for the lease instead of failing on the holder's worktree: ${waiter.stdout}${waiter.stderr}`);
+  assert.ok(holderEndedAt > 0 && holderEndedAt <= waiterEndedAt);
+  for (const result of [first, waiter]) {
+    const [session, worktree] = lines(result);
+    assert.equal(session?.type, "session", "the first line of a named run is its session line, --worktree or not");
+    assert.deepEqual([worktree?.type, worktree?.branch], ["worktree", "seat/q1"]);
+  }
+  assert.equal(lines(waiter)[0]!.resumed, true, "the queued run continued the holder's session");
+  assert.ok(lines(waiter).some((l) => l.type === "text" && String(l.text).includes("queued")));
 });

@@ -16,18 +16,19 @@ function shown(entry: ConfigEntry): string | null {
 
 export const configCommand: Command = {
   name: "config",
-  help: `Usage: seat config [--json] [--agent NAME] [--model ID] [--policy FILE] [--redis URL]
+  help: `Usage: seat config [--json] [--agent NAME] [--model ID] [--policy FILE] [--redis URL] [--prices FILE]
 
 Shows each setting a config file can default, its effective value and where it came from:
 flag > env > project > user > default.
 
   user file      $XDG_CONFIG_HOME/grok-seat/config.json (default ~/.config/grok-seat/config.json)
   project file   the nearest .grok-seat.json in the current directory or a parent
-  keys           agent, model, policy (a permissions file), agentsDir, redis (a redis:// URL);
+  keys           agent, model, policy (a permissions file), agentsDir, redis (a redis:// URL),
+                 prices (a grok-seat.prices.v1 price file for seat run and seat usage);
                  relative paths are relative to the file that names them
   env            GROK_SEAT_AGENTS_DIR (agentsDir), GROK_SEAT_REDIS_URL (redis)
   --json         one {"type":"config","key","value","source","file"} object per key
-  --agent/--model/--policy/--redis   show what these flags would make of the layers
+  --agent/--model/--policy/--redis/--prices   show what these flags would make of the layers
 
 A malformed file, an unknown key or a value of the wrong type exits 2 naming the file and the key.
 
@@ -36,7 +37,7 @@ Examples:
   seat config --json --model grok-4.6
   echo '{"agent":"codex","model":"gpt-5"}' > .grok-seat.json   # this project's defaults`,
   async run(argv) {
-    const args = parseFlags("config", argv, { json: { type: "boolean" }, agent: { type: "string" }, model: { type: "string" }, policy: { type: "string" }, redis: { type: "string" } });
+    const args = parseFlags("config", argv, { json: { type: "boolean" }, agent: { type: "string" }, model: { type: "string" }, policy: { type: "string" }, redis: { type: "string" }, prices: { type: "string" } });
     const config = loadConfig();
     const entries = CONFIG_KEYS.map((key): ConfigEntry => {
       const flag = key === "agentsDir" ? undefined : stringFlag(args, key);

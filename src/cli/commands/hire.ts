@@ -1,7 +1,8 @@
 /*
  * `seat hire --visible`: plan and launch a visible grok TUI seat, held by a detached per-seat controller.
  * Owns: the hire flags, `--dry-run` (print the plan, launch nothing), starting the controller process
- *   and relaying its hire outcome.
+ *   and relaying its hire outcome; with `--worktree`, making the seat worktree the TUI's cwd (the controller
+ *   locks it and commits it at release).
  * Does not own: the hire itself (seat/ controller, run in the detached process).
  * Invariant: secret values reach the controller only in its (explicit, minimal) process environment;
  *   hire.json, `--dry-run` and `--json` never hold one.
@@ -17,6 +18,7 @@ import {
   VERIFIED_VERSION_FLOOR, buildHirePlan, buildTuiEnv, controllerEnv, ensurePrivateDir, newSeatId, seatDir, seatHome, type ControllerConfig,
 } from "../../seat/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { WORKTREE_FLAGS, planSeatWorktree, worktreeArgv } from "../worktree-run.js";
 import { EXIT, writeJson } from "../output.js";
 import { testHookEnabled } from "../test-hooks.js";
 import { redact, splitSecretEnv } from "../../internal/redact.js";
@@ -26,11 +28,16 @@ const CONTROLLER_MAIN = join(dirname(fileURLToPath(import.meta.url)), "..", ".."
 
 export const hireCommand: Command = {
   name: "hire",
-  help: `Usage: seat hire --visible [--mux tmux|herdr] [--cwd DIR] [--model ID] [--effort LEVEL] [--dry-run] [--json]
+  help: `Usage: seat hire --visible [--mux tmux|herdr] [--cwd DIR] [--worktree [NAME]] [--model ID] [--effort LEVEL] [--dry-run] [--json]
 
   --visible            required: a visible \`grok --leader\` TUI in a terminal pane
   --mux tmux|herdr     pane backend (default tmux; herdr uses HERDR_SOCKET_PATH or --herdr-socket)
   --cwd DIR            the session's working directory (default: current directory)
+  --worktree [NAME]    the TUI works in a git worktree of the repository at --cwd, on branch seat/NAME (default:
+                       the seat id), kept under the seat home; committed when the seat is released after its TUI
+                       exited (review: seat diff NAME / seat merge NAME / seat discard NAME)
+  --base REF           with --worktree: branch from REF instead of HEAD
+  --reuse              with --worktree: work on an existing seat/NAME branch
   --model ID           a model from grok's native options; unknown ids refuse (no fallback)
   --effort LEVEL       a reasoning effort from grok's native options; unknown levels refuse
   --dry-run            print the plan and launch nothing
@@ -46,9 +53,11 @@ Leader mode ignores grok's CLI permission allow/deny flags, so none are offered:
 
 Examples:
   seat hire --visible --mux tmux --cwd ~/src/app
-  seat hire --visible --dry-run --json`,
+  seat hire --visible --dry-run --json
+  seat hire --visible --worktree ui-fix   # then, after seat release: seat diff ui-fix; seat merge ui-fix`,
   async run(argv) {
-    const args = parseFlags("hire", argv, {
+    const args = parseFlags("hire", worktreeArgv(argv), {
+      ...WORKTREE_FLAGS,
       visible: { type: "boolean" }, mux: { type: "string" }, cwd: { type: "string" }, model: { type: "string" }, effort: { type: "string" },
       "dry-run": { type: "boolean" }, grok: { type: "string" }, "grok-arg": { type: "string", multiple: true }, "version-floor": { type: "string" },
       "tmux-socket": { type: "string" }, "herdr-socket": { type: "string" }, "ready-timeout": { type: "string" }, json: { type: "boolean" },
@@ -56,12 +65,15 @@ Examples:
     if (!args.values.visible) throw new SeatError("CLI_USAGE", "seat hire: only visible seats are hired here; pass --visible (use `seat run` for a headless turn).");
     const mux = stringFlag(args, "mux") ?? "tmux";
     if (mux !== "tmux" && mux !== "herdr") throw new SeatError("CLI_USAGE", `seat hire: --mux takes tmux or herdr, got "${mux}".`);
-    const cwd = resolve(stringFlag(args, "cwd") ?? process.cwd());
+    const asked = resolve(stringFlag(args, "cwd") ?? process.cwd());
     const explicit = stringFlag(args, "grok");
     const binary = await resolveGrokBinary(explicit ? { explicitPath: explicit } : {});
     const binaryArgs = (args.values["grok-arg"] as string[] | undefined) ?? [];
     const versionFloor = stringFlag(args, "version-floor") ?? process.env.GROK_SEAT_VERSION_FLOOR ?? VERIFIED_VERSION_FLOOR;
     const seatId = newSeatId();
+    // With --worktree the TUI's cwd is the seat worktree: planned (usage errors) now, made only for a real hire.
+    const worktreePlan = await planSeatWorktree(args, seatId, asked);
+    const cwd = worktreePlan?.path ?? asked;
     const plan = buildHirePlan({
       grokBinary: binary.path, binaryArgs, cwd, env: process.env, mux, seatId, versionFloor,
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model")! } : {}), ...(stringFlag(args, "effort") ? { effort: stringFlag(args, "effort")! } : {}),
@@ -75,7 +87,7 @@ Examples:
           `seat:        ${plan.seatId} (dry run: nothing launched)`,
           `session:     ${plan.sessionId} (fresh UUID)`,
           `mux:         ${plan.mux}`,
-          `cwd:         ${plan.cwd}`,
+          `cwd:         ${plan.cwd}${worktreePlan ? ` (seat worktree, made at hire)` : ""}`,
           `argv:        ${shown.argv.join(" ")}`,
           `env:         ${Object.keys(plan.env).join(", ")}`,
           `socket:      ${shown.socketPath} (fresh 0700 dir, outside ${plan.grokHome})`,
@@ -86,6 +98,7 @@ Examples:
       }
       return EXIT.ok;
     }
+    const worktree = worktreePlan ? await worktreePlan.make() : undefined;
     const dir = seatDir(home, seatId);
     ensurePrivateDir(home);
     ensurePrivateDir(join(home, "seats"));
@@ -99,6 +112,7 @@ Examples:
       ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}),
       ...(mux === "herdr" ? { herdrSocket: stringFlag(args, "herdr-socket") ?? resolveHerdrSocketPath() } : {}),
       ...(testHookEnabled("hold-before-dispatch") ? { holdBeforeDispatch: true } : {}),
+      ...(worktree ? { worktree } : {}),
     };
     const configPath = join(dir, "hire.json");
     writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });

@@ -9,12 +9,24 @@ import { connectFleet, isCursor, type JobEvent, type JobRecord } from "../../fle
 import { countFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import { REDIS_HELP, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
+import { ledgerEntriesOf, totalsOf, type UsageTotals } from "../../usage/index.js";
+import { usageLine } from "../usage-line.js";
 import type { Command } from "./command.js";
 
 function line(record: JobRecord): string {
   const when = record.submittedAt ? new Date(record.submittedAt).toISOString() : "-";
   const status = record.derived ? "uncertain*" : record.status;
   return `${record.id}  ${status.padEnd(10)}  ${when}  ${record.host ?? "-"}  ${JSON.stringify((record.prompt ?? "").slice(0, 60))}`;
+}
+
+/**
+ * A job's ledger totals, from the turn its record carries (what the worker also wrote to its own ledger), in the
+ * shape `seat usage` prints: unknown stays unknown; none while the job has not ended and reported nothing.
+ */
+function jobLedger(record: JobRecord): UsageTotals | undefined {
+  if (record.endedAt === undefined && !record.usage) return undefined;
+  const turn = { promptId: record.promptId ?? record.id, ...(record.stopReason ? { stopReason: record.stopReason } : {}), ...(record.usage ? { usage: record.usage } : {}) };
+  return totalsOf(ledgerEntriesOf(turn, { source: "job", agent: record.agent ?? "grok", jobId: record.id }));
 }
 
 export const jobsCommand: Command = {
@@ -55,13 +67,14 @@ Examples:
       const handle = client.job(id!);
       if (sub === "show") {
         const record = await handle.state();
-        if (args.values.json === true) writeJson({ type: "job", ...record });
+        if (args.values.json === true) writeJson({ type: "job", ...record, ledger: jobLedger(record) ?? null });
         else {
           process.stdout.write(`${line(record)}\n`);
           if (record.status === "uncertain") process.stdout.write(`uncertain: ${record.message ?? "its worker stopped after dispatch"} — the prompt may have reached the model; it was not re-sent\n`);
           else if (record.code) process.stdout.write(`${record.code}: ${record.message ?? ""}\n`);
           // What the agent reported; a job whose agent reported nothing says so rather than showing zeros.
-          if (record.endedAt !== undefined || record.usage) process.stdout.write(`usage: ${record.usage ? Object.entries(record.usage).map(([k, v]) => `${k} ${v}`).join(", ") : "not reported"}\n`);
+          const ledger = jobLedger(record);
+          if (ledger) process.stdout.write(`usage: ${usageLine(ledger)}\n`);
         }
         return ["waiting", "active", "dispatched"].includes(record.status) ? EXIT.turnFailed : exitCodeForJob(record);
       }

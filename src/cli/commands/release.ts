@@ -1,10 +1,11 @@
 /*
  * `seat release <seat>`: close the seat's controller; its leader is stopped only after the original TUI
- * was observed to exit and the leader re-proved. Works offline (controller gone) from the journal.
+ * was observed to exit and the leader re-proved. Works offline (controller gone) from the journal. A seat hired
+ * with --worktree has its work committed on its branch then (once its TUI is seen gone).
  */
 import { SeatError } from "../../errors.js";
 import { openJournal } from "../../journal/index.js";
-import { callController, isControllerGone, journalPath, offlineRelease, seatDir, seatHome, unwrapReply } from "../../seat/index.js";
+import { callController, isControllerGone, journalPath, offlineRelease, seatDir, seatHome, unwrapReply, type SeatWorktreeRelease } from "../../seat/index.js";
 import { parseFlags } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
@@ -38,7 +39,12 @@ Examples:
       }
     }
     if (args.values.json) writeJson({ type: "release", ...result });
-    else process.stdout.write(`${seatId} released; ${String(result.reason)}\n`);
+    else {
+      process.stdout.write(`${seatId} released; ${String(result.reason)}\n`);
+      // A seat hired with --worktree: what its worktree holds now, and the next step.
+      const worktree = result.worktree as SeatWorktreeRelease | undefined;
+      if (worktree) process.stdout.write(worktree.uncommitted ? `worktree ${worktree.name}: nothing committed (${worktree.uncommitted})\n` : `worktree ${worktree.name}: ${worktree.commit ? `committed ${worktree.commit.slice(0, 12)}` : "no changes"} on ${worktree.branch} (review: seat diff ${worktree.name})\n`);
+    }
     return EXIT.ok;
   },
 };

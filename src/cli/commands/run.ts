@@ -28,7 +28,7 @@ import { onStdoutClosed } from "../pipes.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, humanLine, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
-import { WORKTREE_FLAGS, finishRunWorktree, prepareRunWorktree, reportRunWorktree, worktreeArgv, type RunWorktree } from "../worktree-run.js";
+import { WORKTREE_FLAGS, finishRunWorktree, planRunWorktree, reportRunWorktree, worktreeArgv, type RunWorktree } from "../worktree-run.js";
 import { BUDGET_FLAG_SPEC, BUDGET_HELP, budgetFromArgs, joinBudgetValues } from "../budget-flags.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
@@ -137,7 +137,7 @@ ${BUDGET_HELP}
   --base REF            with --worktree: branch from REF instead of HEAD
   --reuse               with --worktree: work on an existing seat/NAME branch
 
-Defaults for --agent, --model and --policy can come from a config file (see \`seat config\`).
+Defaults for --agent, --model, --policy and --prices can come from a config file (see \`seat config\`).
 Exit codes: 0 ok, 1 failed, 2 usage, 3 agent unavailable, 4 not authenticated, 124 timeout,
 130 interrupted, 141 stdout closed (the turn was cancelled); the README has the full table.
 
@@ -215,11 +215,15 @@ Examples:
         controlProblem = error instanceof Error ? error.message : String(error);
       }
     }
+    // The worktree's usage errors too (before stdin is read); it is made only later, and the agent's cwd is it.
+    const worktreePlan = await planRunWorktree(args, name, cwd ?? process.cwd());
     const prompt = await promptFrom("run", stringFlag(args, "file"), args.positionals, 'seat run "explain this repo"');
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const palette = paletteFor(process.stderr);
-    // A worktree is made (or refused with a coded error) before any agent starts; the agent's cwd is the worktree.
-    const worktree: RunWorktree | undefined = await prepareRunWorktree(args, name, cwd ?? process.cwd());
+    // A plain run makes (or is refused) its worktree now, before any agent starts; a named run once it holds the
+    // session's lease (openSession's beforeStart), so --wait queues behind the holder, and the session line stays
+    // its first line.
+    let worktree: RunWorktree | undefined = name === undefined ? await worktreePlan?.take() : undefined;
     if (worktree) reportRunWorktree(worktree.record, json, palette);
     const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
     const printer = createHumanPrinter(palette, () => spinner.stop());
@@ -238,7 +242,7 @@ Examples:
     };
     const options = {
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
-      ...(worktree ? { cwd: worktree.record.path } : cwd ? { cwd } : {}),
+      ...(worktreePlan ? { cwd: worktreePlan.path } : cwd ? { cwd } : {}),
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
       ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
@@ -286,13 +290,14 @@ Examples:
     try {
       let opened: OpenedSession | undefined;
       try {
-        opened = sessions === undefined || name === undefined ? undefined : await sessions.openSession({ ...options, name, global: args.values.global === true, waitMs, ...(sessionBudget ? { sessionBudget } : {}) });
+        opened = sessions === undefined || name === undefined ? undefined : await sessions.openSession({ ...options, name, global: args.values.global === true, waitMs, ...(sessionBudget ? { sessionBudget } : {}), ...(worktreePlan ? { beforeStart: async () => void (worktree = await worktreePlan.take()) } : {}) });
       } finally {
         if (name !== undefined && !opened) spinner.stop();
       }
       session = opened?.session ?? (await createSession(options));
       starting = false;
       if (opened) reportOpened(opened, name!, json, palette);
+      if (opened && worktree) reportRunWorktree(worktree.record, json, palette);
       if (session.state !== "ready") {
         spinner.stop();
         return reportStartFailure(held, json, palette);

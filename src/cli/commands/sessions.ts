@@ -6,6 +6,8 @@
 import { SeatError } from "../../errors.js";
 import { closeNamed, lookup, openStore, removeNamed, summarize, type SessionStore, type SessionSummary } from "../../sessions/index.js";
 import { seatHome } from "../../seat/index.js";
+import { emptyTotals, loadPrices, queryUsage } from "../../usage/index.js";
+import { usageLine } from "../usage-line.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
@@ -18,16 +20,13 @@ function line(s: SessionSummary): string {
   return `${s.name.padEnd(16)} ${running.padEnd(10)} ${String(s.turns).padStart(3)} turns  last used ${s.lastUsedAt}  ${where}`;
 }
 
-function usageText(usage: Record<string, number>): string {
-  return Object.entries(usage).map(([k, v]) => `${k} ${v}`).join(", ") || "none reported";
-}
-
 export const sessionsCommand: Command = {
   name: "sessions",
   help: `Usage: seat sessions <list|show NAME|history NAME|close NAME|rm NAME> [flags]
 
   list                 every named session: name, state or running holder, turns, last use, directory
-  show NAME            the session's record, turn count, usage totals and last stop reason
+  show NAME            the session's record, turn count, its ledger totals (as seat usage counts them; with
+                       --prices FILE a cost from tokens) and last stop reason
   history NAME         the recorded prompts and answers, oldest first (--limit N: only the newest N)
   close NAME           session/close on the agent (where advertised); the record stays, marked closed
   rm NAME              delete the record and its history (grok's own session files are left alone)
@@ -40,13 +39,14 @@ Examples:
   seat sessions history review --limit 3
   seat sessions rm review`,
   async run(argv) {
-    const args = parseFlags("sessions", argv, { json: { type: "boolean" }, global: { type: "boolean" }, cwd: { type: "string" }, limit: { type: "string" }, grok: { type: "string" } });
+    const args = parseFlags("sessions", argv, { json: { type: "boolean" }, global: { type: "boolean" }, cwd: { type: "string" }, limit: { type: "string" }, grok: { type: "string" }, prices: { type: "string" } });
     const [sub, name, ...extra] = args.positionals;
     if (!SUBS.includes(sub as (typeof SUBS)[number])) throw new SeatError("CLI_USAGE", `seat sessions: give one of ${SUBS.join(", ")}. See \`seat sessions --help\`.`);
     if (sub !== "list" && (name === undefined || extra.length > 0)) throw new SeatError("CLI_USAGE", `seat sessions ${sub}: give exactly one session name.`);
     const limitRaw = stringFlag(args, "limit");
     if (limitRaw !== undefined && !/^[1-9]\d*$/.test(limitRaw)) throw new SeatError("CLI_USAGE", `seat sessions: --limit takes a positive whole number, got "${limitRaw}".`);
     const json = args.values.json === true;
+    const prices = sub !== "show" || stringFlag(args, "prices") === undefined ? undefined : loadPrices(stringFlag(args, "prices")!);
     const where = { cwd: stringFlag(args, "cwd") ?? process.cwd(), global: args.values.global === true };
     const store: SessionStore = openStore(seatHome());
     try {
@@ -59,8 +59,10 @@ Examples:
       const record = lookup(store, name!, where);
       if (sub === "show") {
         const s = summarize(store, record);
-        if (json) writeJson({ type: "session", ...s });
-        else process.stdout.write(`${line(s)}\n  agent ${s.agent}, agent session ${s.agentSessionId ?? "none yet"}, model ${s.model ?? "grok's default"}\n  usage: ${usageText(s.usage)}\n  last stop reason: ${s.lastStopReason ?? "none"}${s.interruptedTurns ? `, ${s.interruptedTurns} interrupted` : ""}\n`);
+        // The ledger's totals (per model, cost with its source, unknown kept unknown), as `seat usage` counts them.
+        const ledger = queryUsage({ journalFile: store.path, sessionRow: record.row, ...(prices ? { prices } : {}) })[0] ?? emptyTotals("all");
+        if (json) writeJson({ type: "session", ...s, ledger });
+        else process.stdout.write(`${line(s)}\n  agent ${s.agent}, agent session ${s.agentSessionId ?? "none yet"}, model ${s.model ?? "grok's default"}\n  usage: ${usageLine(ledger)}\n  last stop reason: ${s.lastStopReason ?? "none"}${s.interruptedTurns ? `, ${s.interruptedTurns} interrupted` : ""}\n`);
       } else if (sub === "history") {
         const turns = store.turns(record.row, limitRaw ? Number(limitRaw) : undefined);
         if (json) for (const t of turns) writeJson({ type: "turn", name: record.name, ...t });

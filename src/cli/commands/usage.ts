@@ -32,6 +32,7 @@ export const usageCommand: Command = {
   --until DATE          up to (not including) this date or time
   --by KEY              group by agent, model, session, job or day (default: one total)
   --prices FILE         a grok-seat.prices.v1 price file for turns that reported tokens but no cost
+                        (default: the config file's prices key; see \`seat config\`)
   --json                one {"type":"usage",…} object per group
   --csv                 CSV with a header line
 
