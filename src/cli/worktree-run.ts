@@ -7,7 +7,10 @@
  *   after the session is disposed, so no agent process writes while it is taken.
  */
 import { SeatError } from "../errors.js";
-import { commitTurn, createWorktree, listRecords, lockWorktree, resolveRepository, worktreeNameProblem, type WorktreeLock, type WorktreeRecord } from "../worktrees/index.js";
+// names.ts alone at load; the rest of worktrees/ (git, records, locks) loads only when a run involves a worktree,
+// so a plain `seat run` does not pay for it (issue 15 §8, P9).
+import { worktreeNameProblem } from "../worktrees/names.js";
+import type { WorktreeLock, WorktreeRecord } from "../worktrees/index.js";
 import { stringFlag, type ParsedArgs } from "./args.js";
 import { writeJson, type Palette } from "./output.js";
 
@@ -53,6 +56,7 @@ export async function prepareRunWorktree(args: ParsedArgs, session: string | und
   const record = await findRunWorktree(args, session, cwd);
   if (!record) return undefined;
   const owner = session === undefined ? "run" : `session:${session}`;
+  const { lockWorktree } = await worktrees();
   const lock = lockWorktree(await home(), record, owner);
   process.once("exit", () => lock.release());
   return { record, lock };
@@ -68,8 +72,13 @@ async function findRunWorktree(args: ParsedArgs, session: string | undefined, cw
   const owner = session === undefined ? "run" : `session:${session}`;
   const name = asked !== "" ? asked : session;
   const base = stringFlag(args, "base");
+  const { createWorktree } = await worktrees();
   const { record } = await createWorktree({ home: await home(), cwd, owner, reuse: args.values.reuse === true, ...(name ? { name } : {}), ...(base ? { base } : {}) });
   return record;
+}
+
+function worktrees(): Promise<typeof import("../worktrees/index.js")> {
+  return import("../worktrees/index.js");
 }
 
 // The seat home comes from seat/ only when a worktree is involved: a plain run never loads the visible seat.
@@ -78,6 +87,7 @@ async function home(): Promise<string> {
 }
 
 async function findSessionWorktree(session: string, cwd: string): Promise<WorktreeRecord | undefined> {
+  const { listRecords, resolveRepository } = await worktrees();
   let key: string;
   try {
     key = (await resolveRepository(cwd)).key;
@@ -95,6 +105,7 @@ export function reportRunWorktree(record: WorktreeRecord, json: boolean, palette
 
 /** Commits the turn on the worktree's branch and says so. */
 export async function finishRunWorktree(record: WorktreeRecord, turn: { promptId: string; prompt: string }, json: boolean, palette: Palette): Promise<void> {
+  const { commitTurn } = await worktrees();
   const result = await commitTurn(record, turn);
   if (json) writeJson({ type: "worktree_commit", name: record.name, branch: result.branch, commit: result.commit, head: result.head });
   else process.stderr.write(`${palette.dim(result.commit ? `▸ worktree ${record.name}: committed ${result.commit.slice(0, 12)} on ${result.branch} (review: seat diff ${record.name})` : `▸ worktree ${record.name}: no changes this turn`)}\n`);

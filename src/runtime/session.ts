@@ -23,7 +23,8 @@ import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServ
 import { categorize, chooseResponse, type ApprovalRequest } from "../permissions/index.js";
 import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";
-import { ApprovalQueue } from "../approvals/index.js";
+// queue.ts alone: the approvals front door also carries the remote side (identity/), which a session never uses.
+import { ApprovalQueue } from "../approvals/queue.js";
 import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
 import { unknownModelError } from "./model-check.js";
