@@ -68,13 +68,22 @@ function sessionBudgetFromArgs(args: ParsedArgs): TurnBudget | undefined {
   };
 }
 
+type Ledger = typeof import("../../usage/ledger.js");
+
+/** Starts loading the ledger (and its journal) while the turn runs, so recording the usage does not wait for it. */
+function loadLedger(): Promise<Ledger> {
+  const loading = import("../../usage/ledger.js");
+  loading.catch(() => undefined); // a failed load is reported where it is awaited (recordRunUsage)
+  return loading;
+}
+
 /**
  * Adds a plain run's turn to the ledger in the seat home's journal; a failure is said, never fatal. The caller
  * starts it as the agent is being disposed, so loading the ledger and the durable write overlap grok's exit.
  */
-async function recordRunUsage(result: TurnResult, agent: string, model: string | undefined, json: boolean): Promise<void> {
+async function recordRunUsage(ledger: Promise<Ledger>, result: TurnResult, agent: string, model: string | undefined, json: boolean): Promise<void> {
   try {
-    const { ledgerEntriesOf, recordUsage } = await import("../../usage/ledger.js");
+    const { ledgerEntriesOf, recordUsage } = await ledger;
     const home = seatHome();
     ensurePrivateDir(home);
     recordUsage(journalPath(home), ledgerEntriesOf(result, { source: "run", agent, ...(model ? { model } : {}) }));
@@ -309,11 +318,12 @@ Examples:
         }
       }
       if (stop.signal.aborted) return stoppedCode();
+      const ledger = opened ? undefined : loadLedger();
       const result = await session.prompt(prompt, { signal: stop.signal });
       turn = { promptId: result.promptId, prompt };
       spinner.stop();
       // A named session's turn is in the ledger already (sessions/); a plain run's goes in here.
-      if (!opened) usageWrite = recordRunUsage(result, stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok"), stringFlag(args, "model"), json);
+      if (ledger) usageWrite = recordRunUsage(ledger, result, stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok"), stringFlag(args, "model"), json);
       if (!json) printer.finish();
       if (stop.signal.aborted) return stoppedCode();
       // A cancel from outside (seat cancel -s NAME) is an interruption; a cancel the seat made itself carries
