@@ -4,13 +4,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ledgerEntriesOf, loadPrices, queryUsage, recordUsage } from "../../src/usage/index.js";
 import { openJournal } from "../../src/journal/index.js";
 import { isSeatError } from "../../src/errors.js";
 import { runSeat } from "../support/cli.js";
+import { fakeGrokBinary } from "../support/fake-agent.js";
 
 function tempDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), "gs-usage-"));
@@ -104,4 +105,24 @@ test("seat usage: --by and dates are checked, --csv keeps unknown empty, a bad p
   const csv = await runSeat(["usage", "--csv", "--by", "agent"], { env });
   assert.equal(csv.code, 0, csv.stderr);
   assert.deepEqual(csv.stdout.trim().split("\n"), ["key,turns,modelCalls,inputTokens,outputTokens,cachedTokens,reasoningTokens,unreportedTurns,costUsd,costSource,unpricedTurns", "codex,1,,,,,,1,,unknown,1"]);
+});
+
+test("seat run records its turn in the ledger before it exits, and a ledger it cannot write is a diagnostic after done, not a failure", async (t) => {
+  // The write now overlaps the agent's dispose (P9): it must still land before exit, and still be said when it fails.
+  const dir = tempDir(t);
+  const grok = fakeGrokBinary();
+  t.after(() => grok.remove());
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_HOME: join(dir, "home"), GROK_BIN: grok.path };
+  const ok = await runSeat(["run", "--json", "hi"], { env, cwd: dir });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.deepEqual(queryUsage({ journalFile: join(dir, "home", "seats.db"), by: "agent" }).map((row) => [row.key, row.turns]), [["grok", 1]]);
+
+  const blockedHome = join(dir, "blocked");
+  mkdirSync(join(blockedHome, "seats.db"), { recursive: true }); // a directory where the journal file should be
+  const blocked = await runSeat(["run", "--json", "hi"], { env: { ...env, GROK_SEAT_HOME: blockedHome }, cwd: dir });
+  assert.equal(blocked.code, 0, blocked.stderr);
+  const events = blocked.stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; diagnostic?: { code: string } });
+  const done = events.findIndex((e) => e.type === "done");
+  const failed = events.findIndex((e) => e.type === "diagnostic" && e.diagnostic?.code === "JOURNAL_WRITE_FAILED");
+  assert.ok(done >= 0 && failed > done, `JOURNAL_WRITE_FAILED after done: ${blocked.stdout}`);
 });
