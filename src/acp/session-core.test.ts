@@ -83,3 +83,22 @@ test("the idle timeout does not run while a held approval is pending, and runs a
   answer({ stopReason: "cancelled" });
   assert.equal((await turn).diagnostic?.code, "ACP_IDLE_TIMEOUT");
 });
+
+test("streamed text is attributed by prompt ID: the running turn's text is kept, another prompt's text is not mixed in, and every chunk reaches the callbacks in order", async () => {
+  const { peer, answer } = scriptedPeer();
+  const seen: string[] = [];
+  const core = new SessionCore(peer, { onText: (t) => void seen.push(t) });
+  core.bind("s1");
+  const turn = core.prompt("go", { promptId: "p-run" });
+  await new Promise((resolve) => setImmediate(resolve));
+  const chunk = (t: string, promptId?: string) => ({ sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } }, ...(promptId ? { _meta: { promptId } } : {}) }) as never;
+  core.handleUpdate(chunk("a", "p-run"));
+  core.handleUpdate(chunk("x", "p-other"));
+  core.handleUpdate(chunk("b"));
+  core.handleUpdate({ sessionId: "s2", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "not ours" } } } as never);
+  core.handleUpdate(chunk("c", "p-run"));
+  answer({ stopReason: "end_turn" });
+  const result = await turn;
+  assert.equal(result.text, "abc");
+  assert.deepEqual(seen, ["a", "x", "b", "c"]);
+});

@@ -17,7 +17,7 @@ import { checkPromptInput } from "./prompt-input.js";
 import { turnDiagnostic } from "./diagnostics.js";
 import type { Diagnostic, SeatCallbacks, SeatEvent, Usage } from "./events.js";
 import { ACP } from "./methods.js";
-import { mapExtNotification, mapSessionUpdate, readUsage, sessionIdOf } from "./updates.js";
+import { mapExtNotification, mapSessionUpdate, mapTextChunk, readUsage, sessionIdOf } from "./updates.js";
 // budget.ts alone, not the usage front door: the turn engine must not load the ledger's SQLite.
 import { createTurnMeter, TICKS_PER_USD, type TurnBudget, type TurnMeter } from "../usage/budget.js";
 
@@ -137,6 +137,18 @@ export class SessionCore {
   handleUpdate(notification: SessionNotification): void {
     if (this.sessionId !== undefined && notification.sessionId !== this.sessionId) return;
     const update = notification.update as { sessionUpdate: string; toolCallId?: unknown; title?: unknown };
+    if (update.sessionUpdate === "agent_message_chunk") {
+      // The hot path of a streamed turn (P1): one event, no array, no tool-title bookkeeping; same event, same order.
+      const event = mapTextChunk(notification);
+      if (event === undefined) return;
+      const turn = this.turnFor(event.promptId);
+      if (turn) {
+        turn.touch();
+        turn.text += event.text;
+      }
+      this.queue.push(event);
+      return;
+    }
     if (update.sessionUpdate === "tool_call_update" && typeof update.toolCallId === "string" && typeof update.title === "string") {
       this.toolTitles.set(update.toolCallId, update.title);
     }
@@ -381,8 +393,11 @@ export class SessionCore {
   }
 
   private turnFor(promptId: string | undefined): Turn | undefined {
-    if (promptId !== undefined) return this.turns.get(promptId);
-    return this.activeTurn;
+    const active = this.activeTurn;
+    if (promptId === undefined) return active;
+    // Nearly every update belongs to the running turn: one string comparison before a map lookup.
+    if (active !== undefined && active.promptId === promptId) return active;
+    return this.turns.get(promptId);
   }
 
   private async finish(turn: Turn, failure: Failure | undefined, response: PromptResponse | undefined, deadline?: number, stopFallback?: string): Promise<TurnResult> {

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { SessionNotification } from "@agentclientprotocol/sdk";
-import { mapExtNotification, mapSessionUpdate, readUsage } from "./updates.js";
+import { mapExtNotification, mapSessionUpdate, mapTextChunk, readUsage } from "./updates.js";
 
 const sid = "019add16-c6c4-7701-ab56-6ba1bb40d1df";
 const note = (update: Record<string, unknown>, meta?: Record<string, unknown>) =>
@@ -65,4 +65,19 @@ test("grok's per-call response_completed becomes a model_usage event of one mode
   assert.deepEqual(events, [{ type: "model_usage", usage: { inputTokens: 11, outputTokens: 3, cachedReadTokens: 2, cacheCreationTokens: 1, reasoningTokens: 4, modelCalls: 1 } }]);
   assert.deepEqual(mapExtNotification("_x.ai/session_notification", { sessionId: "s1", update: { sessionUpdate: "session_summary_generated", session_summary: "x" } }), []);
   assert.deepEqual(mapExtNotification("_x.ai/session_notification", { sessionId: "s1", update: { sessionUpdate: "response_completed" } }), []);
+});
+
+test("mapTextChunk gives the same text event mapSessionUpdate gives, prompt ID from params._meta or else update._meta", () => {
+  const cases = [
+    note({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "pong " } }, { promptId: "p1" }),
+    note({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "pong " }, _meta: { promptId: "p2" } }),
+    note({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "no id" } }),
+    note({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "" } }, { promptId: "p1" }),
+    note({ sessionUpdate: "agent_message_chunk", content: { type: "image", data: "x", mimeType: "image/png" } }),
+  ];
+  for (const n of cases) {
+    const one = mapTextChunk(n);
+    assert.deepEqual(one === undefined ? [] : [one], mapSessionUpdate(n));
+  }
+  assert.deepEqual(mapTextChunk(cases[1]!), { type: "text", text: "pong ", promptId: "p2" });
 });

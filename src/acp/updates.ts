@@ -58,19 +58,38 @@ export function isTerminalToolStatus(status: unknown): status is "completed" | "
   return status === "completed" || status === "failed";
 }
 
+/** The prompt ID a notification carries in `params._meta`, else in `update._meta`. */
+function promptIdOf(notification: Obj, update: Obj): string | undefined {
+  const meta = isObj(notification._meta) ? notification._meta : isObj(update._meta) ? update._meta : undefined;
+  return meta === undefined ? undefined : str(meta.promptId);
+}
+
+/** A streamed text event: the hot path of a turn. */
+export type TextEvent = Extract<SeatEvent, { type: "text" }>;
+
+/**
+ * Maps an `agent_message_chunk` notification to its text event (undefined when it carries no text) — the same
+ * event mapSessionUpdate gives, without the array around it: a streamed turn is thousands of these.
+ */
+export function mapTextChunk(notification: SessionNotification): TextEvent | undefined {
+  const update = notification.update as Obj;
+  const text = textOfContent(update.content);
+  if (text === "") return undefined;
+  const promptId = promptIdOf(notification as Obj, update);
+  // One object shape per case and no spread, so the callbacks' property loads stay monomorphic.
+  return promptId === undefined ? { type: "text", text } : { type: "text", text, promptId };
+}
+
 /** Maps one `session/update` notification to zero or more events. */
 export function mapSessionUpdate(notification: SessionNotification): SeatEvent[] {
   const update = notification.update as Obj & { sessionUpdate: string };
-  const meta = isObj((notification as Obj)._meta) ? ((notification as Obj)._meta as Obj) : isObj(update._meta) ? (update._meta as Obj) : {};
-  const promptId = str(meta.promptId);
+  if (update.sessionUpdate === "agent_message_chunk") {
+    const event = mapTextChunk(notification);
+    return event === undefined ? [] : [event];
+  }
+  const promptId = promptIdOf(notification as Obj, update);
   const withPrompt = promptId === undefined ? {} : { promptId };
   switch (update.sessionUpdate) {
-    case "agent_message_chunk": {
-      // The hot path of a streamed turn: no spread, one shape per case.
-      const text = textOfContent(update.content);
-      if (text === "") return [];
-      return [promptId === undefined ? { type: "text", text } : { type: "text", text, promptId }];
-    }
     case "agent_thought_chunk": {
       const text = textOfContent(update.content);
       return text === "" ? [] : [{ type: "thinking", text, ...withPrompt }];

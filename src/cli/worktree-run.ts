@@ -9,7 +9,10 @@
  *   commit happens after the session is disposed, so no agent process writes while it is taken.
  */
 import { SeatError } from "../errors.js";
-import { assertWorktreeName, commitTurn, createWorktree, defaultWorktreeName, listRecords, lockWorktree, resolveRepository, worktreeNameProblem, worktreePath, type WorktreeLock, type WorktreeRecord } from "../worktrees/index.js";
+// names.ts alone at load; the rest of worktrees/ (git, records, locks) loads only when a run involves a worktree,
+// so a plain `seat run` does not pay for it (issue 15 §8, P9).
+import { assertWorktreeName, defaultWorktreeName, worktreeNameProblem } from "../worktrees/names.js";
+import type { WorktreeLock, WorktreeRecord } from "../worktrees/index.js";
 import { rewriteFlag, stringFlag, type ParsedArgs } from "./args.js";
 import { writeJson, type Palette } from "./output.js";
 
@@ -67,6 +70,7 @@ export async function planRunWorktree(args: ParsedArgs, session: string | undefi
   }
   const name = assertWorktreeName(asked !== "" ? asked : (session ?? defaultWorktreeName()));
   const seatHomeDir = await home();
+  const { createWorktree, resolveRepository, worktreePath } = await worktrees();
   const repo = await resolveRepository(cwd);
   return {
     path: worktreePath(seatHomeDir, repo.key, name),
@@ -89,6 +93,7 @@ export async function planSeatWorktree(args: ParsedArgs, seatId: string, cwd: st
   }
   const name = assertWorktreeName(asked !== "" ? asked : seatId);
   const seatHomeDir = await home();
+  const { createWorktree, resolveRepository, worktreePath } = await worktrees();
   const repo = await resolveRepository(cwd);
   return {
     path: worktreePath(seatHomeDir, repo.key, name),
@@ -97,9 +102,14 @@ export async function planSeatWorktree(args: ParsedArgs, seatId: string, cwd: st
 }
 
 async function locked(record: WorktreeRecord, owner: string): Promise<RunWorktree> {
+  const { lockWorktree } = await worktrees();
   const lock = lockWorktree(await home(), record, owner);
   process.once("exit", () => lock.release());
   return { record, lock };
+}
+
+function worktrees(): Promise<typeof import("../worktrees/index.js")> {
+  return import("../worktrees/index.js");
 }
 
 // The seat home comes from seat/ only when a worktree is involved: a plain run never loads the visible seat.
@@ -108,6 +118,7 @@ async function home(): Promise<string> {
 }
 
 async function findSessionWorktree(session: string, cwd: string): Promise<WorktreeRecord | undefined> {
+  const { listRecords, resolveRepository } = await worktrees();
   let key: string;
   try {
     key = (await resolveRepository(cwd)).key;
@@ -125,6 +136,7 @@ export function reportRunWorktree(record: WorktreeRecord, json: boolean, palette
 
 /** Commits the turn on the worktree's branch and says so. */
 export async function finishRunWorktree(record: WorktreeRecord, turn: { promptId: string; prompt: string }, json: boolean, palette: Palette): Promise<void> {
+  const { commitTurn } = await worktrees();
   const result = await commitTurn(record, turn);
   if (json) writeJson({ type: "worktree_commit", name: record.name, branch: result.branch, commit: result.commit, head: result.head });
   else process.stderr.write(`${palette.dim(result.commit ? `▸ worktree ${record.name}: committed ${result.commit.slice(0, 12)} on ${result.branch} (review: seat diff ${record.name})` : `▸ worktree ${record.name}: no changes this turn`)}\n`);

@@ -99,11 +99,19 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The first look after a signal comes this soon; each later one waits twice as long, up to MAX_POLL_MS. */
+const FIRST_POLL_MS = 5;
+const MAX_POLL_MS = 50;
+
 async function waitUntilGone(refs: readonly ProcessRef[], ms: number): Promise<ProcessRef[]> {
   const deadline = Date.now() + ms;
   let alive = refs.filter(isAlive);
+  // An agent that honours SIGTERM is usually gone within a few ms: a fixed 50 ms first look made every dispose
+  // (and so every `seat run`) wait for it (P9). Backing off keeps a slow exit to ~1 /proc read per 50 ms.
+  let pause = FIRST_POLL_MS;
   while (alive.length > 0 && Date.now() < deadline) {
-    await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
+    await sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
+    pause = Math.min(pause * 2, MAX_POLL_MS);
     alive = alive.filter(isAlive);
   }
   return alive;

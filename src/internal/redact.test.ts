@@ -83,3 +83,11 @@ test("a shell output grok reports as bytes is masked as the text it holds, and o
   assert.deepEqual(redact({ output: plain }), { output: plain });
   assert.deepEqual(redact({ sizes: [1, 2, 3, 300, 5, 6, 7, 8] }), { sizes: [1, 2, 3, 300, 5, 6, 7, 8] });
 });
+
+test("a name marked secret after text was already redacted is masked in NAME=value from then on (the compiled pattern follows the names)", () => {
+  assert.equal(redactText("LATE_VENDOR_KEY_X=abcdef1"), "LATE_VENDOR_KEY_X=abcdef1", "not a secret name yet, not a credential shape");
+  markSecretNames(["LATE_VENDOR_KEY_X"]);
+  assert.equal(redactText("LATE_VENDOR_KEY_X=abcdef1"), `LATE_VENDOR_KEY_X=${REDACTED}`);
+  markSecretNames(["LATE_VENDOR_KEY_X"]); // marking again changes nothing
+  assert.equal(redactText("run LATE_VENDOR_KEY_X=abcdef1 now"), `run LATE_VENDOR_KEY_X=${REDACTED} now`);
+});

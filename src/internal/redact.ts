@@ -39,7 +39,23 @@ export function secretNames(): string[] {
 
 /** Marks more environment names as secret (an embedder's option); process-wide, never unmarked. */
 export function markSecretNames(names: readonly string[] | undefined): void {
-  for (const name of names ?? []) if (typeof name === "string" && name !== "") extraNames.add(name);
+  for (const name of names ?? []) {
+    if (typeof name !== "string" || name === "" || extraNames.has(name)) continue;
+    extraNames.add(name);
+    assignmentPattern = undefined; // a new name: the next redactText compiles the pattern again
+  }
+}
+
+/**
+ * `NAME=value` for every secret name, compiled once per set of names: redactText runs for every string that
+ * leaves the process (each journal write of a visible seat's delivery redacts its evidence), and building
+ * this pattern from the names on every call was most of its cost (P4b).
+ */
+let assignmentPattern: RegExp | undefined;
+
+function secretAssignmentPattern(): RegExp {
+  assignmentPattern ??= new RegExp(`\\b(${secretNames().map(escapeRegExp).join("|")})=(?!\\[redacted\\])("[^"]*"|'[^']*'|[^\\s"',;]+)`, "g");
+  return assignmentPattern;
 }
 
 /** Records the values of every secret name in `env` so later output masks them. Returns `env`. */
@@ -94,8 +110,8 @@ export const CREDENTIAL_SHAPES: ReadonlyArray<{ name: string; pattern: RegExp; r
 export function redactText(text: string): string {
   let out = text;
   for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
-  const names = secretNames().map(escapeRegExp).join("|");
-  out = out.replace(new RegExp(`\\b(${names})=(?!\\[redacted\\])("[^"]*"|'[^']*'|[^\\s"',;]+)`, "g"), `$1=${REDACTED}`);
+  // String.prototype.replace with a global pattern starts at 0 and resets lastIndex, so sharing it is safe.
+  out = out.replace(secretAssignmentPattern(), `$1=${REDACTED}`);
   for (const shape of CREDENTIAL_SHAPES) out = out.replace(shape.pattern, shape.replace as (substring: string, ...args: any[]) => string);
   return out;
 }

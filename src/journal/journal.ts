@@ -240,11 +240,13 @@ export class Journal {
    * without after a power loss (consumed evidence: the delivery is then recovered as uncertain, never re-sent).
    */
   relaxed<T>(work: () => T): T {
-    this.#db.pragma("synchronous = NORMAL");
+    // Through the statement cache: db.pragma() compiles its statement on every call, and a visible seat's
+    // delivery path makes two relaxed writes per brief (P4b).
+    this.#db.prepare("PRAGMA synchronous = NORMAL").run();
     try {
       return work();
     } finally {
-      this.#db.pragma("synchronous = FULL");
+      this.#db.prepare("PRAGMA synchronous = FULL").run();
     }
   }
 

@@ -19,16 +19,19 @@ import { SeatError, messageOf, type ErrorCode } from "../errors.js";
 import { markSecretNames, registerSecrets } from "../internal/redact.js";
 import { CallbackQueue, checkPromptInput, connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
-import { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toAcpMcpServers, toolOmittedAudit, type ToolBridge } from "../tools/index.js";
+// The host-tools bridge and skill staging load only for a session that uses them (issue 15 §8, P9): a plain
+// `seat run` needs neither, and they are most of what the session would otherwise load before grok starts.
+import { toAcpMcpServers } from "../tools/mcp-servers.js";
+import type { ToolBridge } from "../tools/tool-bridge.js";
 import { categorize, chooseResponse, type ApprovalRequest } from "../permissions/index.js";
-import { stageSkills, rulesText as skillsRulesText, type StagedSkills } from "../skills/index.js";
+import type { StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";
-import { ApprovalQueue } from "../approvals/index.js";
+// queue.ts alone: the approvals front door also carries the remote side (identity/), which a session never uses.
+import { ApprovalQueue } from "../approvals/queue.js";
 import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
 import { unknownModelError } from "./model-check.js";
 import { agentLaunch, resolveAgentProfile, withSessionLaunch } from "./agent-launch.js";
-import { skillsRulesBody } from "../skills/index.js";
 import { createStateTracker, isFinalState, stateAfterTurn, type AttentionSnapshot, type StateTracker } from "../attention/index.js";
 import type { PromptInput, SessionOptions } from "./options.js";
 import { budgetRefusal } from "./budget-gate.js";
@@ -392,6 +395,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   const mcpServers: McpServer[] = toAcpMcpServers(options.mcpServers ?? []);
   const rules: string[] = options.rules ? [options.rules] : [];
   if (tools.length > 0) {
+    const { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toolOmittedAudit } = await import("../tools/tool-bridge.js");
     try {
       const bridge = await createToolBridge({
         tools,
@@ -425,16 +429,18 @@ async function start(session: Session, options: SessionOptions, model: string | 
   }
   const pluginDirs = [...(options.pluginDirs ?? [])];
   const requestedSkills = (options.additionalSkillPaths?.length ?? 0) > 0 || options.includeBundledSkill === true;
-  if (profile && profile.skills === "rules") {
-    // No plugin dirs outside grok: the requested skills' SKILL.md text goes into the rules instead.
-    if (requestedSkills) {
-      session.skills = stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill === true });
-      rules.push(skillsRulesBody(session.skills));
+  const rulesProfile = profile !== undefined && profile.skills === "rules";
+  if (rulesProfile ? requestedSkills : requestedSkills || (options.includeBundledSkill !== false && tools.length > 0)) {
+    const skills = await import("../skills/index.js");
+    if (rulesProfile) {
+      // No plugin dirs outside grok: the requested skills' SKILL.md text goes into the rules instead.
+      session.skills = skills.stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill === true });
+      rules.push(skills.skillsRulesBody(session.skills));
+    } else {
+      session.skills = skills.stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill !== false });
+      pluginDirs.push(session.skills.dir);
+      rules.push(skills.rulesText(session.skills.skillNames, session.bridge?.toolNames.length ?? 0));
     }
-  } else if (requestedSkills || (options.includeBundledSkill !== false && tools.length > 0)) {
-    session.skills = stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill !== false });
-    pluginDirs.push(session.skills.dir);
-    rules.push(skillsRulesText(session.skills.skillNames, session.bridge?.toolNames.length ?? 0));
   }
 
   // A non-grok agent gets the model and the rules its native way (argv, env, a rules file; agent-launch.ts).

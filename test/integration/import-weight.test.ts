@@ -69,3 +69,14 @@ test("the fleet, the journal and validation load those packages when first used"
   ].join("\n"));
   assert.deepEqual(HEAVY.filter((name) => !loaded.has(name)), []);
 });
+
+test("loading `seat run` loads neither worktrees' git side, the journal, the ledger, identity, the approvals' remote side, the tool bridge nor skill staging", () => {
+  // P9 (issue 15 §8): what a plain run imports before its turn starts. Each of these loads on use instead: a
+  // worktree with --worktree or a named session, the ledger (and its journal) while the turn runs, the bridge and
+  // the skills for a session with host tools or skills.
+  const RUN = new URL("../../src/cli/commands/run.js", import.meta.url).href;
+  const { urls } = packagesLoadedBy(`await import(${JSON.stringify(RUN)});`);
+  assert.ok(urls.some((u) => u.endsWith("/src/runtime/session.js")), `the hook saw run's own imports (${urls.length} resolved)`);
+  const lazy = ["/src/worktrees/git.js", "/src/worktrees/index.js", "/src/journal/", "/src/usage/ledger.js", "/src/identity/", "/src/approvals/remote.js", "/src/tools/tool-bridge.js", "/src/tools/bridge.js", "/src/skills/"];
+  assert.deepEqual(lazy.filter((part) => urls.some((u) => u.includes(part))), []);
+});

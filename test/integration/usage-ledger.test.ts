@@ -13,6 +13,7 @@ import { openJournal } from "../../src/journal/index.js";
 import { openStore, scopeFor } from "../../src/sessions/index.js";
 import { isSeatError } from "../../src/errors.js";
 import { runSeat } from "../support/cli.js";
+import { fakeGrokBinary } from "../support/fake-agent.js";
 
 function tempDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), "gs-usage-"));
@@ -183,4 +184,24 @@ test("migration grok-seat.usage.v2 widens the ledger to visible-seat rows (sourc
   t.after(() => check.close());
   assert.deepEqual(check.prepare("SELECT id, source, prompt_id, input_tokens FROM usage_ledger ORDER BY id").all(), [{ id: 7, source: "run", prompt_id: "old", input_tokens: 5 }, { id: 8, source: "seat", prompt_id: "gs-1-p", input_tokens: 22 }]);
   assert.ok(check.prepare("SELECT value FROM meta WHERE key = 'migration:grok-seat.usage.v2'").pluck().get());
+});
+
+test("seat run records its turn in the ledger before it exits, and a ledger it cannot write is a diagnostic after done, not a failure", async (t) => {
+  // The write now overlaps the agent's dispose (P9): it must still land before exit, and still be said when it fails.
+  const dir = tempDir(t);
+  const grok = fakeGrokBinary();
+  t.after(() => grok.remove());
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_HOME: join(dir, "home"), GROK_BIN: grok.path };
+  const ok = await runSeat(["run", "--json", "hi"], { env, cwd: dir });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.deepEqual(queryUsage({ journalFile: join(dir, "home", "seats.db"), by: "agent" }).map((row) => [row.key, row.turns]), [["grok", 1]]);
+
+  const blockedHome = join(dir, "blocked");
+  mkdirSync(join(blockedHome, "seats.db"), { recursive: true }); // a directory where the journal file should be
+  const blocked = await runSeat(["run", "--json", "hi"], { env: { ...env, GROK_SEAT_HOME: blockedHome }, cwd: dir });
+  assert.equal(blocked.code, 0, blocked.stderr);
+  const events = blocked.stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; diagnostic?: { code: string } });
+  const done = events.findIndex((e) => e.type === "done");
+  const failed = events.findIndex((e) => e.type === "diagnostic" && e.diagnostic?.code === "JOURNAL_WRITE_FAILED");
+  assert.ok(done >= 0 && failed > done, `JOURNAL_WRITE_FAILED after done: ${blocked.stdout}`);
 });

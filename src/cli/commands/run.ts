@@ -12,13 +12,16 @@ import { createInterface } from "node:readline/promises";
 import { resolve } from "node:path";
 import type { SeatEvent, TurnResult, Usage } from "../../acp/index.js";
 import { SeatError, messageOf } from "../../errors.js";
-import { computeCost, ledgerEntriesOf, loadPrices, parseMaxCost, parseMaxTokens, recordUsage, type TurnBudget } from "../../usage/index.js";
+// Single files: the ledger (and its SQLite journal) loads only when the turn's usage is recorded (issue 15 §8, P9).
+import { parseMaxCost, parseMaxTokens, type TurnBudget } from "../../usage/budget.js";
+import { computeCost, loadPrices } from "../../usage/prices.js";
 import { createSession, type HeadlessSession } from "../../runtime/index.js";
 import type { OpenedSession } from "../../sessions/index.js";
 // Single files, not the front doors: a plain run loads neither the journal nor the visible seat (issue 15 §8).
 import { planControlSocket, startControlServer, type ControlServer } from "../../sessions/control.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../../seat/seat-home.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS, processApprovals } from "../../approvals/index.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/queue.js";
+import { processApprovals } from "../../approvals/local.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
@@ -73,9 +76,22 @@ function sessionBudgetFromArgs(args: ParsedArgs): TurnBudget | undefined {
   };
 }
 
-/** Adds a plain run's turn to the ledger in the seat home's journal; a failure is said, never fatal. */
-function recordRunUsage(result: TurnResult, agent: string, model: string | undefined, json: boolean): void {
+type Ledger = typeof import("../../usage/ledger.js");
+
+/** Starts loading the ledger (and its journal) while the turn runs, so recording the usage does not wait for it. */
+function loadLedger(): Promise<Ledger> {
+  const loading = import("../../usage/ledger.js");
+  loading.catch(() => undefined); // a failed load is reported where it is awaited (recordRunUsage)
+  return loading;
+}
+
+/**
+ * Adds a plain run's turn to the ledger in the seat home's journal; a failure is said, never fatal. The caller
+ * starts it as the agent is being disposed, so loading the ledger and the durable write overlap grok's exit.
+ */
+async function recordRunUsage(ledger: Promise<Ledger>, result: TurnResult, agent: string, model: string | undefined, json: boolean): Promise<void> {
   try {
+    const { ledgerEntriesOf, recordUsage } = await ledger;
     const home = seatHome();
     ensurePrivateDir(home);
     recordUsage(journalPath(home), ledgerEntriesOf(result, { source: "run", agent, ...(model ? { model } : {}) }));
@@ -287,6 +303,7 @@ Examples:
     const stoppedCode = () => (pipeClosed ? EXIT.brokenPipe : EXIT.interrupted);
     let turn: { promptId: string; prompt: string } | undefined;
     let control: ControlServer | undefined;
+    let usageWrite: Promise<void> | undefined;
     try {
       let opened: OpenedSession | undefined;
       try {
@@ -318,11 +335,12 @@ Examples:
         }
       }
       if (stop.signal.aborted) return stoppedCode();
+      const ledger = opened ? undefined : loadLedger();
       const result = await session.prompt(prompt, { signal: stop.signal });
       turn = { promptId: result.promptId, prompt };
       spinner.stop();
       // A named session's turn is in the ledger already (sessions/); a plain run's goes in here.
-      if (!opened) recordRunUsage(result, stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok"), stringFlag(args, "model"), json);
+      if (ledger) usageWrite = recordRunUsage(ledger, result, stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok"), stringFlag(args, "model"), json);
       if (!json) printer.finish();
       if (stop.signal.aborted) return stoppedCode();
       // A cancel from outside (seat cancel -s NAME) is an interruption; a cancel the seat made itself carries
@@ -338,6 +356,7 @@ Examples:
       const survivors = session ? (await session.dispose()).survivors : [];
       finished = true;
       releasePipe();
+      await usageWrite;
       await control?.close();
       if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
       // After dispose: no agent process writes while the turn is committed. A turn that threw leaves its
