@@ -91,6 +91,9 @@ test("Redis down for 4 s while the agent starts: the job is handed back, runs on
     const w = await rig.startWorker("host-a", { scenario: slow.scenario, args: slow.args });
     const handle = await client.enqueue({ prompt: "outage before dispatch" });
     await waitForEvent(client, handle.id, (e) => e.type === "job" && e.status === "active");
+    // The worker starts its agent only once its take has landed: Redis goes down while the agent starts (1.5 s),
+    // not while the take's reply is on its way (that hand-back is `redis-error-at-take`, a case of its own).
+    await until(() => (w.agentRunning() ? true : undefined), 20_000, "the worker's agent to start");
     await rig.redis.restart({ downMs: 4_000 });
     const ctrl = new AbortController();
     const timer = setTimeout(() => ctrl.abort(), 40_000);

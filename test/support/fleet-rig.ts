@@ -5,7 +5,7 @@
  *   receives (FAKE_GROK_PROMPT_LOG, one promptId a line: the nonce count at the agent), teardown of all of it.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRedisServer, type RedisServer, type RedisServerOptions } from "../../src/testing.js";
@@ -28,6 +28,8 @@ export interface WorkerProc {
   stderr(): string;
   /** promptIds the fake agent on this host received (empty for the real grok). */
   prompts(): string[];
+  /** Whether a fake agent of this host is running now (found in /proc by its prompt log's path). */
+  agentRunning(): boolean;
 }
 
 /** A fleet on one machine. */
@@ -73,6 +75,7 @@ export async function startFleetRig(redisOptions: RedisServerOptions = {}): Prom
         done: run.done,
         stderr: () => stderr,
         prompts: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "") : []),
+        agentRunning: () => processWithEnv(`FAKE_GROK_PROMPT_LOG=${log}`),
       };
       workers.push(proc);
       return proc;
@@ -84,6 +87,18 @@ export async function startFleetRig(redisOptions: RedisServerOptions = {}): Prom
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether some process of this user has `entry` (NAME=value) in its environment. */
+function processWithEnv(entry: string): boolean {
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry)) return true;
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return false;
 }
 
 /** Polls `check` every 25 ms until it returns a value or `timeoutMs` passes. */
