@@ -55,7 +55,9 @@ export async function createSeatMcpServer(options: McpServerOptions): Promise<Se
  * tool error's text; the version is pinned and a test pins the behaviour.)
  */
 function codeInputErrors(server: McpServer): void {
-  const inner = server as unknown as { validateToolInput(tool: unknown, args: unknown, name: string): Promise<unknown> };
+  const inner = server as unknown as { validateToolInput?(tool: unknown, args: unknown, name: string): Promise<unknown> };
+  // An SDK without this method keeps its own uncoded error (the live boundaries test then fails); never a crash.
+  if (typeof inner.validateToolInput !== "function") return;
   const validate = inner.validateToolInput.bind(server);
   inner.validateToolInput = async (tool, args, name) => {
     try {
