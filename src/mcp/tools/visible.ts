@@ -2,7 +2,8 @@
  * The visible-seat tools of `seat mcp`: `hire_visible`, `send`, `seat_status`, `release` — a grok TUI in a
  *   terminal pane that a person can watch, driven with the same fence, echo and identity proof as the CLI.
  * Owns: their schemas and argument checks (the hire's cwd under a root; seat ids as one safe path segment; a brief
- *   checked before anything is fenced).
+ *   checked before anything is fenced), and which seats a caller may act on or see — only those whose TUI works
+ *   under a root the call may use (a seat hired elsewhere answers SEAT_NOT_FOUND, as if it never existed).
  * Does not own: anything of the seat itself. `hire_visible` runs `seat hire --visible --json` (the verb that
  *   plans, admits and starts the detached per-seat controller); send, status and release speak to that
  *   controller, or read the journal when it is gone, exactly as `seat send|status|release` do (seat/).
@@ -14,7 +15,8 @@ import { z } from "zod";
 import { ERROR_CODES, SeatError, type ErrorCode } from "../../errors.js";
 import { openJournal } from "../../journal/index.js";
 import { assertBrief, callController, isControllerGone, journalPath, offlineRelease, offlineStatus, seatDir, seatHome, unwrapReply } from "../../seat/index.js";
-import { checkModel, resolveCwd } from "../boundaries.js";
+import type { SeatRecord } from "../../journal/index.js";
+import { checkModel, isUnder, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
 import { guarded, toolResult } from "../results.js";
 
@@ -56,11 +58,23 @@ function assertOpen(context: ToolContext): void {
   if (context.closing.aborted) throw new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing was started.");
 }
 
-/** Throws SEAT_NOT_FOUND when the journal has no such seat (so "no controller" means "gone", not "never existed"). */
-function assertSeatExists(home: string, seatId: string): void {
+/** True when the seat's TUI works under one of `roots` (its recorded cwd; a seat with none is outside them all). */
+function seatWithinRoots(seat: SeatRecord, roots: readonly string[]): boolean {
+  const cwd = seat.tuiCwd;
+  return typeof cwd === "string" && roots.some((root) => isUnder(cwd, root));
+}
+
+/**
+ * Throws SEAT_NOT_FOUND unless the journal has the seat and its TUI works under a root this call may use: a seat
+ * hired elsewhere (by a person, or another server with other roots) is not this caller's to drive, see or release,
+ * and gets the same answer as one that never existed (as a named session outside the roots does).
+ */
+async function assertSeatVisible(context: ToolContext, home: string, seatId: string): Promise<void> {
+  const roots = await context.roots();
   const journal = openJournal(journalPath(home));
   try {
-    if (!journal.getSeat(seatId)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here. List seats with seat_status.`, { context: { seatId } });
+    const seat = journal.getSeat(seatId);
+    if (!seat || !seatWithinRoots(seat, roots)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`, { context: { seatId } });
   } finally {
     journal.close();
   }
@@ -113,14 +127,9 @@ export function registerVisibleTools(context: ToolContext): void {
         const text = assertBrief(args.brief, "SEAT_BRIEF_INVALID", "send");
         const timeoutMs = Math.round((args.timeoutSeconds ?? 60) * 1000);
         const home = seatHome();
+        await assertSeatVisible(context, home, seatId);
         assertOpen(context);
-        let reply: Record<string, unknown>;
-        try {
-          reply = await context.track(callController(seatDir(home, seatId), { op: "send", text, wait: args.wait ?? "consumed", timeoutMs }, timeoutMs + 30_000));
-        } catch (error) {
-          if (isControllerGone(error)) assertSeatExists(home, seatId);
-          throw error;
-        }
+        const reply = await context.track(callController(seatDir(home, seatId), { op: "send", text, wait: args.wait ?? "consumed", timeoutMs }, timeoutMs + 30_000));
         const delivery = unwrapReply(reply).delivery as { promptId: string; state: string; failureReason: string | null };
         return toolResult({ seatId, delivery }, `${delivery.promptId} ${delivery.state}${delivery.failureReason ? ` (${delivery.failureReason})` : ""}`, delivery.state === "failed");
       }),
@@ -136,11 +145,14 @@ export function registerVisibleTools(context: ToolContext): void {
     (args) =>
       guarded(async () => {
         const home = seatHome();
+        const roots = await context.roots();
         const journal = openJournal(journalPath(home));
         try {
-          const ids = args.seat !== undefined ? [checkSeatId(args.seat)] : journal.listSeats({ includeReleased: args.all === true }).map((s) => s.seatId);
+          const ids = args.seat !== undefined ? [checkSeatId(args.seat)] : journal.listSeats({ includeReleased: args.all === true }).filter((s) => seatWithinRoots(s, roots)).map((s) => s.seatId);
           const seats: Array<Record<string, unknown>> = [];
           for (const seatId of ids) {
+            const seat = journal.getSeat(seatId);
+            if (!seat || !seatWithinRoots(seat, roots)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`, { context: { seatId } });
             let live: Record<string, unknown> | null = null;
             try {
               live = unwrapReply(await callController(seatDir(home, seatId), { op: "status" }, 15_000)).status as Record<string, unknown>;
@@ -149,7 +161,6 @@ export function registerVisibleTools(context: ToolContext): void {
             }
             if (live) seats.push({ source: "controller", seatId, ...live });
             else {
-              if (!journal.getSeat(seatId)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here. List seats with seat_status.`, { context: { seatId } });
               seats.push({ source: "journal", seatId, ...(await offlineStatus(journal, home, seatId)) });
             }
           }
@@ -173,12 +184,12 @@ export function registerVisibleTools(context: ToolContext): void {
         const seatId = checkSeatId(args.seat);
         const home = seatHome();
         const closePane = args.closePane === true;
+        await assertSeatVisible(context, home, seatId);
         let release: Record<string, unknown>;
         try {
           release = unwrapReply(await context.track(callController(seatDir(home, seatId), { op: "release", closePane }, 60_000))).release as Record<string, unknown>;
         } catch (error) {
           if (!isControllerGone(error)) throw error;
-          assertSeatExists(home, seatId);
           const journal = openJournal(journalPath(home));
           try {
             release = { ...(await offlineRelease(journal, home, seatId, { closePane })) };
