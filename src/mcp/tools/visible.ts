@@ -12,7 +12,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { ERROR_CODES, SeatError, type ErrorCode } from "../../errors.js";
+import { ERROR_CODES, SeatError, messageOf, type ErrorCode } from "../../errors.js";
 import { openJournal } from "../../journal/index.js";
 import { assertBrief, callController, isControllerGone, journalPath, offlineRelease, offlineStatus, seatDir, seatHome, unwrapReply } from "../../seat/index.js";
 import type { SeatRecord } from "../../journal/index.js";
@@ -53,6 +53,34 @@ function hireViaCli(args: string[]): Promise<Record<string, unknown>> {
   });
 }
 
+/**
+ * Hires a seat for one call. When the call was cancelled or the host went away while the hire ran, nobody will
+ * ever learn the seat's id, so the seat is released with its pane closed before the call ends: no TUI, leader or
+ * controller outlives a call that could not hand it over.
+ */
+async function hireForCall(argv: string[], gone: readonly AbortSignal[]): Promise<Record<string, unknown>> {
+  const hired = await hireViaCli(argv);
+  if (!gone.some((signal) => signal.aborted)) return hired;
+  const seatId = String(hired.seatId);
+  const home = seatHome();
+  try {
+    try {
+      await callController(seatDir(home, seatId), { op: "release", closePane: true }, 60_000);
+    } catch (error) {
+      if (!isControllerGone(error)) throw error;
+      const journal = openJournal(journalPath(home));
+      try {
+        await offlineRelease(journal, home, seatId, { closePane: true });
+      } finally {
+        journal.close();
+      }
+    }
+  } catch (error) {
+    throw new SeatError("MCP_CALL_CANCELLED", `The call was cancelled while seat ${seatId} was being hired, and releasing it failed (${messageOf(error)}); release it with \`seat release ${seatId} --close-pane\`.`, { context: { seatId }, cause: error });
+  }
+  throw new SeatError("MCP_CALL_CANCELLED", `The call was cancelled while seat ${seatId} was being hired; the seat was released and its pane closed (nobody could have learnt its id).`, { context: { seatId } });
+}
+
 /** Nothing new starts once the server shuts down (its host went away). */
 function assertOpen(context: ToolContext): void {
   if (context.closing.aborted) throw new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing was started.");
@@ -89,21 +117,22 @@ export function registerVisibleTools(context: ToolContext): void {
     "hire_visible",
     {
       title: "Hire a visible seat",
-      description: "Launch a visible grok TUI in a terminal pane (tmux), held by a detached per-seat controller that proves who is on the other end before every delivery. Answers the seat id; send it briefs with `send`, watch it with `seat attach ID` in a terminal.",
+      description: "Launch a visible grok TUI in a terminal pane (tmux), held by a detached per-seat controller that proves who is on the other end before every delivery. Answers the seat id; send it briefs with `send`, watch it with `seat attach ID` in a terminal. A hire whose call is cancelled (or whose host goes away) is finished, then released with its pane closed.",
       inputSchema: {
         cwd: z.string().optional().describe("Absolute working directory of the TUI, under a root; default the first root."),
         model: z.string().optional().describe("grok's model for the seat."),
       },
       outputSchema: { seatId: z.string(), sessionId: z.string(), controllerPid: z.number().optional(), admission: z.record(z.string(), z.unknown()).optional() },
     },
-    (args) =>
+    (args, extra) =>
       guarded(async () => {
         const cwd = resolveCwd(args.cwd, await context.roots());
         const model = args.model === undefined ? undefined : checkModel(args.model);
         const argv = ["--cwd", cwd, ...(model ? ["--model", model] : []), ...(options.grokCliBinaryPath ? ["--grok", options.grokCliBinaryPath] : []), ...(options.visible?.tmuxSocket ? ["--tmux-socket", options.visible.tmuxSocket] : []), ...(options.visible?.versionFloor ? ["--version-floor", options.visible.versionFloor] : [])];
-        // The hire runs to its end even when the call is cancelled: a half-made seat is worse than a released one.
+        // The hire runs to its end even when the call is cancelled: a half-made seat is worse than a released one;
+        // a seat made for a call that is gone is released at once (hireForCall).
         assertOpen(context);
-        const hired = await context.track(hireViaCli(argv));
+        const hired = await context.track(hireForCall(argv, [extra.signal, context.closing]));
         const structured = { seatId: String(hired.seatId), sessionId: String(hired.sessionId), ...(typeof hired.controllerPid === "number" ? { controllerPid: hired.controllerPid } : {}), ...(hired.admission && typeof hired.admission === "object" ? { admission: hired.admission as Record<string, unknown> } : {}) };
         return toolResult(structured, `hired ${structured.seatId} (session ${structured.sessionId}); watch it with \`seat attach ${structured.seatId}\``);
       }),
