@@ -81,6 +81,22 @@ async function hireForCall(argv: string[], gone: readonly AbortSignal[]): Promis
   throw new SeatError("MCP_CALL_CANCELLED", `The call was cancelled while seat ${seatId} was being hired; the seat was released and its pane closed (nobody could have learnt its id).`, { context: { seatId } });
 }
 
+/**
+ * `work`, or MCP_CALL_CANCELLED as soon as one of `stops` aborts: following a delivery nobody will read ends with
+ * the call (the seat's controller still finishes the delivery it was handed), so a host that left does not keep
+ * the server alive for up to the follow's timeout.
+ */
+function untilStopped<T>(work: Promise<T>, stops: readonly AbortSignal[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(new SeatError("MCP_CALL_CANCELLED", "The call ended (cancelled, or its host went away) while the delivery was followed; the seat's controller still finishes it — follow it with seat_status."));
+    if (stops.some((signal) => signal.aborted)) stop();
+    for (const signal of stops) signal.addEventListener("abort", stop, { once: true });
+    work.then(resolve, reject).finally(() => {
+      for (const signal of stops) signal.removeEventListener("abort", stop);
+    });
+  });
+}
+
 /** Nothing new starts once the server shuts down (its host went away). */
 function assertOpen(context: ToolContext): void {
   if (context.closing.aborted) throw new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing was started.");
@@ -150,7 +166,7 @@ export function registerVisibleTools(context: ToolContext): void {
       },
       outputSchema: { seatId: z.string(), delivery: DELIVERY },
     },
-    (args) =>
+    (args, extra) =>
       guarded(async () => {
         const seatId = checkSeatId(args.seat);
         const text = assertBrief(args.brief, "SEAT_BRIEF_INVALID", "send");
@@ -158,7 +174,7 @@ export function registerVisibleTools(context: ToolContext): void {
         const home = seatHome();
         await assertSeatVisible(context, home, seatId);
         assertOpen(context);
-        const reply = await context.track(callController(seatDir(home, seatId), { op: "send", text, wait: args.wait ?? "consumed", timeoutMs }, timeoutMs + 30_000));
+        const reply = await context.track(untilStopped(callController(seatDir(home, seatId), { op: "send", text, wait: args.wait ?? "consumed", timeoutMs }, timeoutMs + 30_000), [extra.signal, context.closing]));
         const delivery = unwrapReply(reply).delivery as { promptId: string; state: string; failureReason: string | null };
         return toolResult({ seatId, delivery }, `${delivery.promptId} ${delivery.state}${delivery.failureReason ? ` (${delivery.failureReason})` : ""}`, delivery.state === "failed");
       }),
