@@ -73,8 +73,9 @@ export function createToolContext(server: McpServer, options: McpServerOptions):
     closing: closing.signal,
     async roots() {
       const roots = [...options.roots];
-      if (server.server.getClientCapabilities()?.roots !== undefined) await addClientRoots(server, roots);
-      return roots.length > 0 ? roots : fallbackRoots();
+      const declared = server.server.getClientCapabilities()?.roots !== undefined ? await addClientRoots(server, roots) : 0;
+      // A client that declared roots, none of them a usable directory, gets none: never the server's own instead.
+      return roots.length > 0 || declared > 0 ? roots : fallbackRoots();
     },
     track(work) {
       // Work that starts after shutdown began would outlive the drain: it is refused (and its promise ignored).
@@ -100,17 +101,36 @@ export function createToolContext(server: McpServer, options: McpServerOptions):
   };
 }
 
-/** Adds the client's declared file roots (real paths) to `roots`. */
-async function addClientRoots(server: McpServer, roots: string[]): Promise<void> {
+/**
+ * Adds the client's declared file roots (real paths) to `roots` and answers how many roots the client declared
+ * (a list that could not be had counts as one: the client meant to declare something).
+ * A root that is no usable local directory (another host, an encoded "/", not a file: URI, gone) is skipped on its
+ * own; the client's other roots still count.
+ */
+async function addClientRoots(server: McpServer, roots: string[]): Promise<number> {
+  let listed: Awaited<ReturnType<typeof server.server.listRoots>>;
   try {
-    const listed = await server.server.listRoots(undefined, { timeout: 10_000 });
-    for (const root of listed.roots) {
-      if (!root.uri.startsWith("file://")) continue;
-      const real = realDirectory(fileURLToPath(root.uri));
-      if (real !== undefined && !roots.includes(real)) roots.push(real);
-    }
+    listed = await server.server.listRoots(undefined, { timeout: 10_000 });
   } catch {
-    // A client that advertised roots but cannot list them adds none; the server's own still apply.
+    // A client that advertised roots but cannot list them (the SDK also refuses a whole list holding one root that
+    // is not a file: URI) adds none; the server's --root dirs still apply, its working directory does not.
+    return 1;
+  }
+  for (const root of listed.roots) {
+    const path = localPathOf(root.uri);
+    const real = path === undefined ? undefined : realDirectory(path);
+    if (real !== undefined && !roots.includes(real)) roots.push(real);
+  }
+  return listed.roots.length;
+}
+
+/** The local path a file: URI names, or undefined when it names none (fileURLToPath refuses it). */
+function localPathOf(uri: string): string | undefined {
+  if (!uri.startsWith("file://")) return undefined;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
   }
 }
 

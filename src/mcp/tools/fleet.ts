@@ -3,12 +3,14 @@
  *   `job` (a job's record now), `jobs` (the newest jobs), and the resource template `seat://jobs/{id}/events`.
  * Owns: their schemas; the job's policy (the server's, narrowed by the caller, exactly as `run`); the job's cwd
  *   (under a root: by real path when it exists on this host, else by its normalized absolute path — a worker may
- *   be another host); one fleet connection for the server's life, closed at shutdown.
+ *   be another host — with the part that exists here resolved, so no symlink leads out); one fleet connection
+ *   for the server's life, closed at shutdown.
  * Does not own: queueing, job state or events (fleet/, as for `seat submit` and `seat jobs`).
  * Long work: submit answers at once, so no client's tool-call timeout applies to the turn; poll `job` or read
  *   the events resource for its progress and end.
  */
-import { isAbsolute, normalize } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, normalize } from "node:path";
 import { z } from "zod";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SeatError } from "../../errors.js";
@@ -78,8 +80,27 @@ function jobCwd(requested: string | undefined, roots: readonly string[]): string
   if (!isAbsolute(requested) || normalize(requested) !== requested.replace(/\/+$/, "") || requested.split("/").includes("..")) {
     throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `cwd ${JSON.stringify(requested)} is not a plain absolute path; give an absolute directory under one of the roots (${roots.join(", ")}).`, { context: { cwd: requested } });
   }
-  if (!roots.some((root) => isUnder(requested, root))) throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `cwd ${requested} lies outside every root this server may use (${roots.join(", ")}).`, { context: { cwd: requested, roots } });
+  const resolved = realAncestorPath(requested);
+  if (!roots.some((root) => isUnder(requested, root) && isUnder(resolved, root))) {
+    throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `cwd ${requested}${resolved === requested ? "" : ` (really ${resolved})`} lies outside every root this server may use (${roots.join(", ")}).`, { context: { cwd: requested, realPath: resolved, roots } });
+  }
   return requested;
+}
+
+/**
+ * `path` with its deepest ancestor that exists here replaced by that ancestor's real path: a directory not made
+ * yet under a symlink that leads out of the roots (ROOT/link/new, link → elsewhere) is judged where it would be.
+ */
+function realAncestorPath(path: string): string {
+  const tail: string[] = [];
+  for (let head = path; ; head = dirname(head)) {
+    try {
+      return join(realpathSync(head), ...tail.reverse());
+    } catch {
+      if (dirname(head) === head) return path;
+      tail.push(basename(head));
+    }
+  }
 }
 
 /** Registers `submit`, `job`, `jobs` and the job events resource; only when the server has --redis. */

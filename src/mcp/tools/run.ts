@@ -60,6 +60,7 @@ export function registerRunTool(context: ToolContext): void {
         const policy = narrowPolicy(options.policy, { ...(args.allow ? { allow: args.allow } : {}), ...(args.block ? { block: args.block } : {}) });
         const cwd = resolveCwd(args.cwd, await context.roots());
         const progress = heartbeat(progressSender(extra), options.heartbeatMs);
+        const signal = eitherSignal(extra.signal, context.closing);
         const outcome = await context.track(
           runMcpTurn({
             prompt: args.prompt,
@@ -72,10 +73,13 @@ export function registerRunTool(context: ToolContext): void {
             ...(options.grokCliBinaryPath ? { grokCliBinaryPath: options.grokCliBinaryPath } : {}),
             ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
             ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
-            signal: eitherSignal(extra.signal, context.closing),
+            signal: signal.signal,
             onEvent: (event) => reportProgress(progress, event),
           }),
-        ).finally(() => progress.stop());
+        ).finally(() => {
+          progress.stop();
+          signal.release();
+        });
         const { result, diagnostics } = outcome;
         const usage = Object.fromEntries(Object.entries(result.usage ?? {}).filter((e): e is [string, number] => typeof e[1] === "number"));
         const structured = { text: result.text, stopReason: result.stopReason ?? null, promptId: result.promptId, agent, cwd, usage, diagnostics, ...(outcome.session ? { session: outcome.session } : {}) };
@@ -91,15 +95,23 @@ export function registerRunTool(context: ToolContext): void {
 
 /**
  * A signal aborted by either input. Not AbortSignal.any: its result is held only weakly by its sources, and a
- * turn's listener on it must not be collected while the turn waits.
+ * turn's listener on it must not be collected while the turn waits. release() takes its listeners off both
+ * inputs once the turn ended: the server's `closing` signal lives as long as the server, and a listener left on
+ * it per call would pile up (and, past ten, print a MaxListenersExceededWarning on stderr).
  */
-function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
   const both = new AbortController();
   const abort = () => both.abort();
   if (a.aborted || b.aborted) both.abort();
   a.addEventListener("abort", abort, { once: true });
   b.addEventListener("abort", abort, { once: true });
-  return both.signal;
+  return {
+    signal: both.signal,
+    release() {
+      a.removeEventListener("abort", abort);
+      b.removeEventListener("abort", abort);
+    },
+  };
 }
 
 /**

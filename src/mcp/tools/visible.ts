@@ -2,7 +2,8 @@
  * The visible-seat tools of `seat mcp`: `hire_visible`, `send`, `seat_status`, `release` — a grok TUI in a
  *   terminal pane that a person can watch, driven with the same fence, echo and identity proof as the CLI.
  * Owns: their schemas and argument checks (the hire's cwd under a root; seat ids as one safe path segment; a brief
- *   checked before anything is fenced).
+ *   checked before anything is fenced), and which seats a caller may act on or see — only those whose TUI works
+ *   under a root the call may use (a seat hired elsewhere answers SEAT_NOT_FOUND, as if it never existed).
  * Does not own: anything of the seat itself. `hire_visible` runs `seat hire --visible --json` (the verb that
  *   plans, admits and starts the detached per-seat controller); send, status and release speak to that
  *   controller, or read the journal when it is gone, exactly as `seat send|status|release` do (seat/).
@@ -11,10 +12,11 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { ERROR_CODES, SeatError, type ErrorCode } from "../../errors.js";
+import { ERROR_CODES, SeatError, messageOf, type ErrorCode } from "../../errors.js";
 import { openJournal } from "../../journal/index.js";
 import { assertBrief, callController, isControllerGone, journalPath, offlineRelease, offlineStatus, seatDir, seatHome, unwrapReply } from "../../seat/index.js";
-import { checkModel, resolveCwd } from "../boundaries.js";
+import type { SeatRecord } from "../../journal/index.js";
+import { checkModel, isUnder, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
 import { guarded, toolResult } from "../results.js";
 
@@ -51,16 +53,72 @@ function hireViaCli(args: string[]): Promise<Record<string, unknown>> {
   });
 }
 
+/**
+ * Hires a seat for one call. When the call was cancelled or the host went away while the hire ran, nobody will
+ * ever learn the seat's id, so the seat is released with its pane closed before the call ends: no TUI, leader or
+ * controller outlives a call that could not hand it over.
+ */
+async function hireForCall(argv: string[], gone: readonly AbortSignal[]): Promise<Record<string, unknown>> {
+  const hired = await hireViaCli(argv);
+  if (!gone.some((signal) => signal.aborted)) return hired;
+  const seatId = String(hired.seatId);
+  const home = seatHome();
+  try {
+    try {
+      await callController(seatDir(home, seatId), { op: "release", closePane: true }, 60_000);
+    } catch (error) {
+      if (!isControllerGone(error)) throw error;
+      const journal = openJournal(journalPath(home));
+      try {
+        await offlineRelease(journal, home, seatId, { closePane: true });
+      } finally {
+        journal.close();
+      }
+    }
+  } catch (error) {
+    throw new SeatError("MCP_CALL_CANCELLED", `The call was cancelled while seat ${seatId} was being hired, and releasing it failed (${messageOf(error)}); release it with \`seat release ${seatId} --close-pane\`.`, { context: { seatId }, cause: error });
+  }
+  throw new SeatError("MCP_CALL_CANCELLED", `The call was cancelled while seat ${seatId} was being hired; the seat was released and its pane closed (nobody could have learnt its id).`, { context: { seatId } });
+}
+
+/**
+ * `work`, or MCP_CALL_CANCELLED as soon as one of `stops` aborts: following a delivery nobody will read ends with
+ * the call (the seat's controller still finishes the delivery it was handed), so a host that left does not keep
+ * the server alive for up to the follow's timeout.
+ */
+function untilStopped<T>(work: Promise<T>, stops: readonly AbortSignal[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(new SeatError("MCP_CALL_CANCELLED", "The call ended (cancelled, or its host went away) while the delivery was followed; the seat's controller still finishes it — follow it with seat_status."));
+    if (stops.some((signal) => signal.aborted)) stop();
+    for (const signal of stops) signal.addEventListener("abort", stop, { once: true });
+    work.then(resolve, reject).finally(() => {
+      for (const signal of stops) signal.removeEventListener("abort", stop);
+    });
+  });
+}
+
 /** Nothing new starts once the server shuts down (its host went away). */
 function assertOpen(context: ToolContext): void {
   if (context.closing.aborted) throw new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing was started.");
 }
 
-/** Throws SEAT_NOT_FOUND when the journal has no such seat (so "no controller" means "gone", not "never existed"). */
-function assertSeatExists(home: string, seatId: string): void {
+/** True when the seat's TUI works under one of `roots` (its recorded cwd; a seat with none is outside them all). */
+function seatWithinRoots(seat: SeatRecord, roots: readonly string[]): boolean {
+  const cwd = seat.tuiCwd;
+  return typeof cwd === "string" && roots.some((root) => isUnder(cwd, root));
+}
+
+/**
+ * Throws SEAT_NOT_FOUND unless the journal has the seat and its TUI works under a root this call may use: a seat
+ * hired elsewhere (by a person, or another server with other roots) is not this caller's to drive, see or release,
+ * and gets the same answer as one that never existed (as a named session outside the roots does).
+ */
+async function assertSeatVisible(context: ToolContext, home: string, seatId: string): Promise<void> {
+  const roots = await context.roots();
   const journal = openJournal(journalPath(home));
   try {
-    if (!journal.getSeat(seatId)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here. List seats with seat_status.`, { context: { seatId } });
+    const seat = journal.getSeat(seatId);
+    if (!seat || !seatWithinRoots(seat, roots)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`, { context: { seatId } });
   } finally {
     journal.close();
   }
@@ -75,21 +133,22 @@ export function registerVisibleTools(context: ToolContext): void {
     "hire_visible",
     {
       title: "Hire a visible seat",
-      description: "Launch a visible grok TUI in a terminal pane (tmux), held by a detached per-seat controller that proves who is on the other end before every delivery. Answers the seat id; send it briefs with `send`, watch it with `seat attach ID` in a terminal.",
+      description: "Launch a visible grok TUI in a terminal pane (tmux), held by a detached per-seat controller that proves who is on the other end before every delivery. Answers the seat id; send it briefs with `send`, watch it with `seat attach ID` in a terminal. A hire whose call is cancelled (or whose host goes away) is finished, then released with its pane closed.",
       inputSchema: {
         cwd: z.string().optional().describe("Absolute working directory of the TUI, under a root; default the first root."),
         model: z.string().optional().describe("grok's model for the seat."),
       },
       outputSchema: { seatId: z.string(), sessionId: z.string(), controllerPid: z.number().optional(), admission: z.record(z.string(), z.unknown()).optional() },
     },
-    (args) =>
+    (args, extra) =>
       guarded(async () => {
         const cwd = resolveCwd(args.cwd, await context.roots());
         const model = args.model === undefined ? undefined : checkModel(args.model);
         const argv = ["--cwd", cwd, ...(model ? ["--model", model] : []), ...(options.grokCliBinaryPath ? ["--grok", options.grokCliBinaryPath] : []), ...(options.visible?.tmuxSocket ? ["--tmux-socket", options.visible.tmuxSocket] : []), ...(options.visible?.versionFloor ? ["--version-floor", options.visible.versionFloor] : [])];
-        // The hire runs to its end even when the call is cancelled: a half-made seat is worse than a released one.
+        // The hire runs to its end even when the call is cancelled: a half-made seat is worse than a released one;
+        // a seat made for a call that is gone is released at once (hireForCall).
         assertOpen(context);
-        const hired = await context.track(hireViaCli(argv));
+        const hired = await context.track(hireForCall(argv, [extra.signal, context.closing]));
         const structured = { seatId: String(hired.seatId), sessionId: String(hired.sessionId), ...(typeof hired.controllerPid === "number" ? { controllerPid: hired.controllerPid } : {}), ...(hired.admission && typeof hired.admission === "object" ? { admission: hired.admission as Record<string, unknown> } : {}) };
         return toolResult(structured, `hired ${structured.seatId} (session ${structured.sessionId}); watch it with \`seat attach ${structured.seatId}\``);
       }),
@@ -107,20 +166,15 @@ export function registerVisibleTools(context: ToolContext): void {
       },
       outputSchema: { seatId: z.string(), delivery: DELIVERY },
     },
-    (args) =>
+    (args, extra) =>
       guarded(async () => {
         const seatId = checkSeatId(args.seat);
         const text = assertBrief(args.brief, "SEAT_BRIEF_INVALID", "send");
         const timeoutMs = Math.round((args.timeoutSeconds ?? 60) * 1000);
         const home = seatHome();
+        await assertSeatVisible(context, home, seatId);
         assertOpen(context);
-        let reply: Record<string, unknown>;
-        try {
-          reply = await context.track(callController(seatDir(home, seatId), { op: "send", text, wait: args.wait ?? "consumed", timeoutMs }, timeoutMs + 30_000));
-        } catch (error) {
-          if (isControllerGone(error)) assertSeatExists(home, seatId);
-          throw error;
-        }
+        const reply = await context.track(untilStopped(callController(seatDir(home, seatId), { op: "send", text, wait: args.wait ?? "consumed", timeoutMs }, timeoutMs + 30_000), [extra.signal, context.closing]));
         const delivery = unwrapReply(reply).delivery as { promptId: string; state: string; failureReason: string | null };
         return toolResult({ seatId, delivery }, `${delivery.promptId} ${delivery.state}${delivery.failureReason ? ` (${delivery.failureReason})` : ""}`, delivery.state === "failed");
       }),
@@ -136,11 +190,14 @@ export function registerVisibleTools(context: ToolContext): void {
     (args) =>
       guarded(async () => {
         const home = seatHome();
+        const roots = await context.roots();
         const journal = openJournal(journalPath(home));
         try {
-          const ids = args.seat !== undefined ? [checkSeatId(args.seat)] : journal.listSeats({ includeReleased: args.all === true }).map((s) => s.seatId);
+          const ids = args.seat !== undefined ? [checkSeatId(args.seat)] : journal.listSeats({ includeReleased: args.all === true }).filter((s) => seatWithinRoots(s, roots)).map((s) => s.seatId);
           const seats: Array<Record<string, unknown>> = [];
           for (const seatId of ids) {
+            const seat = journal.getSeat(seatId);
+            if (!seat || !seatWithinRoots(seat, roots)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`, { context: { seatId } });
             let live: Record<string, unknown> | null = null;
             try {
               live = unwrapReply(await callController(seatDir(home, seatId), { op: "status" }, 15_000)).status as Record<string, unknown>;
@@ -149,7 +206,6 @@ export function registerVisibleTools(context: ToolContext): void {
             }
             if (live) seats.push({ source: "controller", seatId, ...live });
             else {
-              if (!journal.getSeat(seatId)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here. List seats with seat_status.`, { context: { seatId } });
               seats.push({ source: "journal", seatId, ...(await offlineStatus(journal, home, seatId)) });
             }
           }
@@ -173,12 +229,12 @@ export function registerVisibleTools(context: ToolContext): void {
         const seatId = checkSeatId(args.seat);
         const home = seatHome();
         const closePane = args.closePane === true;
+        await assertSeatVisible(context, home, seatId);
         let release: Record<string, unknown>;
         try {
           release = unwrapReply(await context.track(callController(seatDir(home, seatId), { op: "release", closePane }, 60_000))).release as Record<string, unknown>;
         } catch (error) {
           if (!isControllerGone(error)) throw error;
-          assertSeatExists(home, seatId);
           const journal = openJournal(journalPath(home));
           try {
             release = { ...(await offlineRelease(journal, home, seatId, { closePane })) };
