@@ -27,8 +27,17 @@ export function toolResult(structured: Record<string, unknown>, text: string, is
 /** A tool error from anything thrown: our SeatError keeps its code; anything else is INTERNAL. */
 export function toolError(error: unknown): CallToolResult {
   const code = isSeatError(error) ? error.code : "INTERNAL";
-  const message = isSeatError(error) ? error.message : `internal error: ${messageOf(error)} [INTERNAL]`;
+  const message = bounded(isSeatError(error) ? error.message : `internal error: ${messageOf(error)} [INTERNAL]`);
   return { content: [{ type: "text", text: redactText(message) }], isError: true, _meta: { [ERROR_META_KEY]: redact({ code, message, ...(isSeatError(error) ? { retryable: error.retryable } : {}) }) } };
+}
+
+/** The longest tool error text; a message that quotes a huge argument keeps its head and its tail (the code). */
+export const MAX_ERROR_CHARS = 2_000;
+
+function bounded(message: string): string {
+  if (message.length <= MAX_ERROR_CHARS) return message;
+  const cut = message.length - MAX_ERROR_CHARS;
+  return `${message.slice(0, MAX_ERROR_CHARS - 200)} … (${cut} characters left out) … ${message.slice(-200)}`;
 }
 
 /** Runs a tool body; whatever it throws becomes a tool error (the server never crashes on a call). */

@@ -75,4 +75,5 @@ test("a canary key never leaves the server: not in a result, a progress notifica
   assert.ok(!stdout.includes(canary), "no stdout line holds the canary");
   assert.ok(!stderr.includes(canary), "stderr does not hold the canary");
   assert.match(stderr, /a stray console\.log from somewhere/, "positive control: the stray output was made, and went to stderr");
+  assert.match(stderr, /a stray warning quoting the key: \S/, "a console.warn quoting the key reached stderr, redacted");
 });

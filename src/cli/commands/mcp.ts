@@ -9,7 +9,8 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { SeatError } from "../../errors.js";
 import { agentProfile } from "../../agents/index.js";
-import { registerSecrets } from "../../internal/redact.js";
+import { format } from "node:util";
+import { redactText, registerSecrets } from "../../internal/redact.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/index.js";
 import { createSeatMcpServer } from "../../mcp/server.js";
 import { realDirectory } from "../../mcp/boundaries.js";
@@ -95,9 +96,12 @@ Examples:
     // on the first fleet call, so a server whose Redis is down still serves run and sessions.
     if (redisUrl !== undefined) (await import("../../fleet/connection.js")).parseRedisUrl(redisUrl);
 
-    // stdout is the protocol's: a stray console.log from anywhere would corrupt it, so it goes to stderr.
-    for (const level of ["log", "info", "debug"] as const) console[level] = (...parts: unknown[]) => console.error(...parts);
+    // stdout is the protocol's: a stray console.log from anywhere would corrupt it, so every console level goes
+    // to stderr, redacted like everything else that leaves the server (a library's warning may quote a secret).
     registerSecrets(process.env);
+    for (const level of ["log", "info", "debug", "warn", "error"] as const) {
+      console[level] = (...parts: unknown[]) => void process.stderr.write(`${redactText(format(...parts))}\n`);
+    }
 
     const seat = await createSeatMcpServer({
       policy,
@@ -127,6 +131,7 @@ Examples:
     if (testHookEnabled("mcp-stray-console")) {
       console.log("a stray console.log from somewhere in the process");
       console.info("and a stray console.info");
+      console.warn(`a stray warning quoting the key: ${process.env.XAI_API_KEY ?? "(none)"}`);
     }
     await ended;
     await seat.close();
