@@ -237,15 +237,15 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "- P9: `bench/weight.ts` (`benchWeight`): a fresh `node` per round imports `grok-seat` through the package's own exports",
     "  and reports the import's duration from inside; `seat run --json` (process wall time) against the same turn through",
     "  the library in the warm bench process, same binary, sandbox and mock; the overhead is the median of per-round differences.",
-    "- P11: `bench/mcp.ts` (`benchMcp`): the official MCP Client, connected once to `seat mcp` over stdio, times `run` from call",
-    "  to result (the server starts grok, runs the turn and disposes it before answering) against createSession + prompt +",
-    "  dispose in the bench process on the same prompt, binary, sandbox and mock; alternating order, one warm-up of each.",
     "- P10: `bench/approvals.ts` (`benchApprovals`): the fake agent's permission scenario logs the wall time just before",
     "  `session/request_permission` and when its answer arrives (FAKE_GROK_PERMISSION_LOG); the round trip is the difference.",
     "  One warm answering process (`bench/approval-answerer.ts`) polls `listApprovals()` and answers each new id with",
     "  `answerApproval(allow)`, the calls behind `seat approvals` / `seat approve` (a `seat approve` process's own start is",
     "  P9's CLI overhead, not counted). Local: one `seat run --json` per round, answered over its control socket. Fleet: one",
     "  `seat worker` on a real redis-server, one job at a time, answered through Redis from a process with another HOME.",
+    "- P11: `bench/mcp.ts` (`benchMcp`): the official MCP Client, connected once to `seat mcp` over stdio, times `run` from call",
+    "  to result (the server starts grok, runs the turn and disposes it before answering) against createSession + prompt +",
+    "  dispose in the bench process on the same prompt, binary, sandbox and mock; alternating order, one warm-up of each.",
     "- P12: `bench/worktrees.ts` (`benchWorktrees`): a 10k-file repository; a bare `git worktree add` against `createWorktree`,",
     "  alternating order per round, each worktree removed untimed; one warm-up round of each not counted.",
     "- P13: `bench/spend.ts` (`benchSpend`): P2's real grok turn in paired rounds, alternating order, plain against the same",
@@ -335,15 +335,15 @@ async function main(): Promise<void> {
     save("p9-weight", r);
     show("P9", withStamp(weightSection(r), r));
   }
-  if (wanted("P11")) {
-    const r = await stamped(commit, () => benchMcp({ rounds: quick ? 2 : 9 }));
-    save("p11-mcp", r);
-    show("P11", withStamp(mcpSection(r), r));
-  }
   if (wanted("P10")) {
     const r = await stamped(commit, () => benchApprovals({ rounds: quick ? 3 : 100 }));
     save("p10-approvals", r);
     show("P10", withStamp(approvalsSection(r), r));
+  }
+  if (wanted("P11")) {
+    const r = await stamped(commit, () => benchMcp({ rounds: quick ? 2 : 9 }));
+    save("p11-mcp", r);
+    show("P11", withStamp(mcpSection(r), r));
   }
   if (wanted("P12")) {
     const r = await stamped(commit, () => benchWorktrees(quick ? { files: 1_000, rounds: 2 } : {}));
@@ -373,8 +373,8 @@ async function main(): Promise<void> {
   stored("P7", "p7-agents", agentsSection);
   stored("P8", "p8-fleet", fleetBenchSection);
   stored("P9", "p9-weight", weightSection);
-  stored("P11", "p11-mcp", mcpSection);
   stored("P10", "p10-approvals", approvalsSection);
+  stored("P11", "p11-mcp", mcpSection);
   stored("P12", "p12-worktrees", worktreesSection);
   stored("P13", "p13-spend", spendSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
