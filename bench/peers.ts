@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** The pinned acpx version (newer ones need Node 22). */
@@ -25,7 +25,7 @@ export async function loadAcpxRuntime(root = resolve(".cache/bench-peers")): Pro
   if (!existsSync(join(pkgDir, "package.json"))) {
     // Inside the loopback-only namespace npm cannot reach the registry (it would hang retrying):
     // `npm run bench` installs the peers first with scripts/bench-peers.mjs.
-    if (process.env.GROK_SEAT_NETNS === "1") return `acpx@${ACPX_VERSION} is not installed in ${root}; run \`node scripts/bench-peers.mjs\` (npm run bench does)`;
+    if (process.env.GROK_SEAT_NETNS === "1") return `acpx@${ACPX_VERSION} is not installed in ${relative(process.cwd(), root) || "."}; run \`node scripts/bench-peers.mjs\` (npm run bench does)`;
     mkdirSync(root, { recursive: true });
     const npm = spawnSync("npm", ["install", "--prefix", root, "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", `acpx@${ACPX_VERSION}`], { encoding: "utf8", timeout: 300_000 });
     if (npm.status !== 0) return `npm install acpx@${ACPX_VERSION} failed: ${(npm.stderr || npm.stdout || "timeout").trim().split("\n").slice(-3).join(" ")}`;
