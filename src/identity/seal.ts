@@ -9,7 +9,7 @@
  *   change, any unreadable fact, and every platform but Linux returns false: the caller runs the full proof.
  * Spec: grok-wire.md §12.1, §14; docs/seat-protocol.md#proof
  */
-import { lstatSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readSync, readdirSync, readlinkSync } from "node:fs";
 import { privateDirProblem } from "../internal/private-dir.js";
 import { parseProcStat, parseStatusUids, socketInodeOfLink } from "./proc-text.js";
 
@@ -30,6 +30,33 @@ export interface LeaderSeal {
   socketFd: number;
   /** The socket file's identity: a new bind (after unlink or rename) is always a new file. */
   socketFile: { dev: bigint; ino: bigint; ctimeNs: bigint };
+}
+
+/** One reusable buffer for the seal's small reads (the lock file, /proc/<pid>/stat and status: a few hundred bytes to a few KiB). */
+let scratch = Buffer.allocUnsafe(16 * 1024);
+
+/**
+ * The whole text of a small file, read with open/read/close into the reused buffer: readFileSync's fstat, options
+ * and fresh buffer cost more than the read itself, and a re-proof reads four such files before every dispatch (P4b).
+ * Reads to end of file, growing the buffer if ever needed; throws as readFileSync would (the caller's catch decides).
+ */
+function readSmallText(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === scratch.length) {
+        const grown = Buffer.allocUnsafe(scratch.length * 2);
+        scratch.copy(grown, 0, 0, length);
+        scratch = grown;
+      }
+      const read = readSync(fd, scratch, length, scratch.length - length, null);
+      if (read === 0) return scratch.toString("utf8", 0, length);
+      length += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The socket file's device, inode and ctime, or null when it is not a plain socket (symlink, missing, other). */
@@ -105,17 +132,17 @@ export function socketFileBefore(socketPath: string, uid: number): LeaderSeal["s
  */
 export function checkSeal(seal: LeaderSeal): boolean {
   try {
-    if (readFileSync(seal.lockPath, "utf8").trim() !== String(seal.pid)) return false;
+    if (readSmallText(seal.lockPath).trim() !== String(seal.pid)) return false;
     const base = `/proc/${seal.pid}`;
-    const stat = parseProcStat(readFileSync(`${base}/stat`, "utf8"));
+    const stat = parseProcStat(readSmallText(`${base}/stat`));
     if (!stat || stat.pid !== seal.pid || stat.startTicks !== seal.birth || stat.sid !== seal.sid || stat.state === "Z") return false;
     if (readlinkSync(`${base}/fd/${seal.socketFd}`) !== `socket:[${seal.socketInode}]`) return false;
     if (readlinkSync(`${base}/exe`) !== seal.exe || readlinkSync(`${base}/cwd`) !== seal.cwd) return false;
-    const uids = parseStatusUids(readFileSync(`${base}/status`, "utf8"));
+    const uids = parseStatusUids(readSmallText(`${base}/status`));
     if (!uids || uids.real !== seal.uid || uids.effective !== seal.uid) return false;
     if (!sameFile(socketFileOf(seal.socketPath, seal.uid), seal.socketFile)) return false;
     // Read last: a birth read first and unchanged here means the pid was not reused in between.
-    const again = parseProcStat(readFileSync(`${base}/stat`, "utf8"));
+    const again = parseProcStat(readSmallText(`${base}/stat`));
     if (!again || again.startTicks !== seal.birth) return false;
     return privateDirProblem(seal.socketDir, seal.uid) === null;
   } catch {

@@ -14,7 +14,7 @@ import { redact, redactText } from "../internal/redact.js";
 import { openDatabase } from "./schema.js";
 import { withBusyRetry } from "./busy.js";
 import { cacheStatements } from "./statements.js";
-import { assertEvidenceEchoes, assertTransition, canTransition, evidenceTarget, type DeliveryEvidence, type DeliveryState } from "./states.js";
+import { DELIVERY_STATES, assertEvidenceEchoes, assertTransition, canTransition, evidenceTarget, type DeliveryEvidence, type DeliveryState } from "./states.js";
 import { rowToDelivery, rowToSeat, type DeliveryRecord, type NewSeat, type SeatPatch, type SeatRecord } from "./records.js";
 
 /** What recoverAfterCrash found: nothing in it is meant to be sent again. */
@@ -24,6 +24,12 @@ export interface RecoveryReport {
   /** Deliveries fenced but never dispatched, now marked failed ("never dispatched"). */
   neverSent: DeliveryRecord[];
 }
+
+/** The record field each state's `<state>_at` column maps to. */
+const STAMPS = {
+  fenced: "fencedAt", dispatched: "dispatchedAt", consumed: "consumedAt", completed: "completedAt",
+  uncertain: "uncertainAt", failed: "failedAt", submitted: "submittedAt",
+} as const satisfies Record<DeliveryState, keyof DeliveryRecord>;
 
 /** Deliveries that are not final: fenced, dispatched, consumed, uncertain. */
 const OPEN_STATES: DeliveryState[] = ["fenced", "dispatched", "consumed", "uncertain"];
@@ -86,7 +92,7 @@ export class Journal {
    * Throws JOURNAL_STATE_INVALID if the prompt id was ever used (grok's handling of duplicates is untested).
    */
   fence(input: { seatId: string; promptId: string; text: string; deliveryId?: string }): DeliveryRecord {
-    this.#seatOrThrow(input.seatId);
+    this.#seatExistsOrThrow(input.seatId);
     const at = this.#now().toISOString();
     const exists = this.#db.prepare("SELECT state FROM deliveries WHERE prompt_id = ?").pluck().get(input.promptId);
     if (exists !== undefined) {
@@ -94,14 +100,20 @@ export class Journal {
         context: { promptId: input.promptId, seatId: input.seatId, state: exists },
       });
     }
+    // The stored text is redacted (the journal is a file we write); hash and length are of what was sent.
+    const record: DeliveryRecord = {
+      deliveryId: input.deliveryId ?? randomUUID(), seatId: input.seatId, promptId: input.promptId, text: redactText(input.text),
+      textSha256: sha256(input.text), textLength: Buffer.byteLength(input.text, "utf8"), state: "fenced", evidence: [], failureReason: null,
+      fencedAt: at, dispatchedAt: null, consumedAt: null, completedAt: null, uncertainAt: null, failedAt: null, submittedAt: null, updatedAt: at,
+    };
     this.#retry("fencing a delivery", () => this.#db
       .prepare(
         `INSERT INTO deliveries (delivery_id, seat_id, prompt_id, text, text_sha256, text_length, state, evidence, fenced_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, 'fenced', '[]', ?, ?)`,
       )
-      // The stored text is redacted (the journal is a file we write); hash and length are of what was sent.
-      .run(input.deliveryId ?? randomUUID(), input.seatId, input.promptId, redactText(input.text), sha256(input.text), Buffer.byteLength(input.text, "utf8"), at, at));
-    return this.getDelivery(input.promptId)!;
+      .run(record.deliveryId, record.seatId, record.promptId, record.text, record.textSha256, record.textLength, at, at));
+    // Built from what was written, not read back (P4b): the row holds exactly these values.
+    return record;
   }
 
   /** Marks a fenced delivery dispatched; call it immediately before writing the prompt to the leader. */
@@ -135,8 +147,7 @@ export class Journal {
       .transaction(() => {
         const delivery = this.getDelivery(promptId);
         if (!delivery) return null;
-        const seat = this.#seatOrThrow(delivery.seatId);
-        assertEvidenceEchoes(evidence, { sessionId: seat.sessionId, promptId });
+        assertEvidenceEchoes(evidence, { sessionId: this.#sessionIdOrThrow(delivery.seatId), promptId });
         const target = evidenceTarget(evidence.kind);
         const moves = target !== null && canTransition(delivery.state, target);
         return this.#write(delivery, moves ? target : delivery.state, evidence, evidence.kind === "failed" ? String(evidence.detail ?? evidence.source) : undefined);
@@ -148,6 +159,18 @@ export class Journal {
   getDelivery(promptId: string): DeliveryRecord | null {
     const row = this.#db.prepare("SELECT * FROM deliveries WHERE prompt_id = ?").get(promptId);
     return row ? rowToDelivery(row, this.path) : null;
+  }
+
+  /**
+   * The seat and state of the delivery with this prompt id, or null: a cheap read for a caller that decides by
+   * state alone (the visible seat's queue evidence and waits, once per event; P4b). A row that does not decode
+   * is JOURNAL_CORRUPT, as from getDelivery.
+   */
+  deliveryState(promptId: string): { seatId: string; state: DeliveryState } | null {
+    const row = this.#db.prepare("SELECT seat_id, state FROM deliveries WHERE prompt_id = ?").raw().get(promptId) as [string, string] | undefined;
+    if (!row) return null;
+    if (!(DELIVERY_STATES as readonly string[]).includes(row[1])) return this.getDelivery(promptId);
+    return { seatId: row[0], state: row[1] as DeliveryState };
   }
 
   /** Every delivery of one seat, oldest first (status reporting). */
@@ -225,12 +248,17 @@ export class Journal {
 
   #write(delivery: DeliveryRecord, to: DeliveryState, evidence: DeliveryEvidence, reason?: string): DeliveryRecord {
     const at = this.#now().toISOString();
-    const evidenceList = [...delivery.evidence, { ...evidence, at }];
+    // The stored entries were redacted when written; only the new one needs it (P4b: once per write, not per entry).
+    const evidenceJson = JSON.stringify([...delivery.evidence, redact({ ...evidence, at })]);
+    const failureReason = to === "failed" && reason !== undefined ? redactText(reason) : null;
     const stamp = to !== delivery.state ? `, ${to}_at = @at` : "";
     this.#db
       .prepare(`UPDATE deliveries SET state = @state, evidence = @evidence, failure_reason = COALESCE(@reason, failure_reason), updated_at = @at${stamp} WHERE prompt_id = @prompt_id`)
-      .run({ state: to, evidence: JSON.stringify(redact(evidenceList)), reason: to === "failed" && reason !== undefined ? redactText(reason) : null, at, prompt_id: delivery.promptId });
-    return this.getDelivery(delivery.promptId)!;
+      .run({ state: to, evidence: evidenceJson, reason: failureReason, at, prompt_id: delivery.promptId });
+    // Built from what was written, not read back (P4b): the same values the row now holds, the evidence as it decodes.
+    const written: DeliveryRecord = { ...delivery, state: to, evidence: JSON.parse(evidenceJson) as DeliveryEvidence[], failureReason: failureReason ?? delivery.failureReason, updatedAt: at };
+    if (stamp) written[STAMPS[to]] = at;
+    return written;
   }
 
   /**
@@ -248,6 +276,17 @@ export class Journal {
     } finally {
       this.#db.prepare("PRAGMA synchronous = FULL").run();
     }
+  }
+
+  /** The seat's session id (a cheap read: the delivery path needs only that), or SEAT_NOT_FOUND. */
+  #sessionIdOrThrow(seatId: string): string {
+    const sessionId = this.#db.prepare("SELECT session_id FROM seats WHERE seat_id = ?").pluck().get(seatId);
+    if (typeof sessionId !== "string") this.#seatOrThrow(seatId);
+    return sessionId as string;
+  }
+
+  #seatExistsOrThrow(seatId: string): void {
+    this.#sessionIdOrThrow(seatId);
   }
 
   #seatOrThrow(seatId: string): SeatRecord {

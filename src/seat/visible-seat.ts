@@ -112,7 +112,7 @@ export class VisibleSeat {
     if (queue.sessionId !== this.sessionId) return;
     const ids = new Set([...queue.entryIds, ...(queue.runningPromptId ? [queue.runningPromptId] : [])]);
     for (const promptId of ids) {
-      const delivery = this.parts.journal.getDelivery(promptId);
+      const delivery = this.parts.journal.deliveryState(promptId);
       if (!delivery || delivery.seatId !== this.seatId) continue; // the owner's own prompts are not ours to record
       if (delivery.state !== "dispatched" && delivery.state !== "uncertain") continue;
       const running = queue.runningPromptId === promptId;
@@ -192,16 +192,18 @@ export class VisibleSeat {
 
   /** Resolves the delivery once it reaches one of `states` (or any settled state), or its current record on timeout. */
   waitFor(promptId: string, states: DeliveryState[], timeoutMs: number): Promise<DeliveryRecord | null> {
-    const read = () => this.parts.journal.getDelivery(promptId);
+    const { journal } = this.parts;
+    const read = () => journal.getDelivery(promptId);
     return new Promise((resolve) => {
       const done = (record: DeliveryRecord | null) => {
         clearTimeout(timer);
         this.#listeners.delete(check);
         resolve(record);
       };
+      // Decided on the state alone (a cheap read on every change); the whole record is read once, when done.
       const check = () => {
-        const record = read();
-        if (!record || states.includes(record.state) || SETTLED.includes(record.state)) done(record);
+        const current = journal.deliveryState(promptId);
+        if (!current || states.includes(current.state) || SETTLED.includes(current.state)) done(read());
       };
       const timer = setTimeout(() => done(read()), timeoutMs);
       this.#listeners.add(check);
