@@ -25,12 +25,12 @@ export function parseFlags(verb: string, argv: string[], spec: FlagSpec): Parsed
     return { values: values as ParsedArgs["values"], positionals };
   } catch (error) {
     // parseArgs' own text quotes unevenly and talks about its API; we say which flag and what to do instead.
-    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flagProblem(argv, spec) ?? `the flags could not be read (${messageOf(error)})`}. See \`seat ${verb} --help\`.`, { cause: error });
+    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flagProblem(argv, spec, verb) ?? `the flags could not be read (${messageOf(error)})`}. See \`seat ${verb} --help\`.`, { cause: error });
   }
 }
 
 /** The first flag of `argv` that `spec` refuses, described for a person; undefined when none is found. */
-export function flagProblem(argv: readonly string[], spec: FlagSpec): string | undefined {
+export function flagProblem(argv: readonly string[], spec: FlagSpec, verb?: string): string | undefined {
   const byShort = new Map(Object.entries(spec).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
@@ -44,11 +44,11 @@ export function flagProblem(argv: readonly string[], spec: FlagSpec): string | u
       name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
       shown = `--${name}`;
       inline = eq !== -1;
-      if (!(name in spec)) return `unknown flag ${shown}${unknownHint(shown)}`;
+      if (!(name in spec)) return `unknown flag ${shown}${unknownHint(verb, shown)}`;
     } else {
       shown = `-${arg[1]}`;
       name = byShort.get(arg[1]!);
-      if (name === undefined) return `unknown flag ${shown}${unknownHint(shown)}`;
+      if (name === undefined) return `unknown flag ${shown}${unknownHint(verb, shown)}`;
       inline = arg.length > 2;
     }
     const option = spec[name]!;
@@ -65,8 +65,12 @@ export function flagProblem(argv: readonly string[], spec: FlagSpec): string | u
   return undefined;
 }
 
-function unknownHint(flag: string): string {
-  return ` (a prompt that starts with "-" goes after "--", e.g. seat run -- "${flag} …")`;
+/** Verbs whose positionals are a prompt or a brief: an unknown flag there may be text meant for the agent. */
+const PROMPT_VERBS = new Set(["run", "submit", "send", "hire", "compare"]);
+
+function unknownHint(verb: string | undefined, flag: string): string {
+  if (verb !== undefined && !PROMPT_VERBS.has(verb)) return "";
+  return ` (a prompt that starts with "-" goes after "--", e.g. seat ${verb ?? "run"} -- "${flag} …")`;
 }
 
 /** Reads a string flag. */

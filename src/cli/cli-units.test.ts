@@ -77,6 +77,14 @@ test("a refused flag is named in our words: unknown, missing value, switch given
   assert.match(message(["hi", "--model"]), /^seat run: --model needs a value\./);
   assert.match(message(["--model", "--json", "hi"]), /--model needs a value, got the flag "--json"/);
   assert.match(message(["--json=yes", "hi"]), /--json is a switch and takes no value/);
+  assert.match(message(["--frob", "hi"]), /goes after "--", e\.g\. seat run -- "--frob …"/, "a prompt verb hints at --");
+  let notPrompt = "";
+  try {
+    parseFlags("mcp", ["--frob"], spec);
+  } catch (error) {
+    notPrompt = (error as Error).message;
+  }
+  assert.match(notPrompt, /^seat mcp: unknown flag --frob\. See `seat mcp --help`\./, "a verb without a prompt gives no prompt hint");
   for (const argv of [["--frob"], ["--json=1"], ["--model"]]) {
     const text = message(argv);
     assert.doesNotMatch(text, /parseArgs|To specify a positional/, argv.join(" "));
