@@ -9,7 +9,7 @@
  *   so no agent process outlives the call; a turn that was sent is recorded, cancelled or not.
  */
 import type { Diagnostic, SeatEvent, TurnResult } from "../acp/index.js";
-import { SeatError, messageOf } from "../errors.js";
+import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
 import { processApprovals } from "../approvals/index.js";
 import { createPermissionGate, type PermissionPolicy } from "../permissions/index.js";
@@ -74,7 +74,9 @@ export async function runMcpTurn(request: McpTurnRequest): Promise<McpTurnOutcom
     let opened: OpenedSession | undefined;
     if (named !== undefined) {
       const { openSession } = await import("../sessions/index.js");
-      opened = await openSession({ ...options, name: named });
+      opened = await openSession({ ...options, name: named }).catch((error: unknown) => {
+        throw isSeatError(error, "SESSION_BUSY") ? busyForHost(named, error) : error;
+      });
       session = opened.session;
     } else {
       session = await createSession(options);
@@ -119,6 +121,16 @@ function recordPlainTurn(result: TurnResult, request: McpTurnRequest, onEvent: (
   } catch (error) {
     onEvent({ type: "diagnostic", diagnostic: { code: "JOURNAL_WRITE_FAILED", message: `The turn's usage could not be added to the ledger: ${messageOf(error)}` } });
   }
+}
+
+/** SESSION_BUSY in a host's words: the CLI's message points at `--wait` and `seat cancel`, which a host has not. */
+function busyForHost(name: string, error: SeatError): SeatError {
+  const { holderPid, since } = error.context as { holderPid?: number; since?: string };
+  return new SeatError("SESSION_BUSY", `Session "${name}" is busy: pid ${holderPid ?? "?"} has been running a turn since ${since ?? "?"}. Call run again once the sessions tool shows it idle, or stop that turn with the cancel tool.`, {
+    retryable: true,
+    context: error.context,
+    cause: error,
+  });
 }
 
 function cancelledBeforeStart(): SeatError {

@@ -246,6 +246,10 @@ test("named sessions: run with `session` continues it; sessions, session_history
 
   const slow = call(c, "run", { prompt: "slow work", session: "work" });
   await until("the slow turn's model request", () => r.mock.requests.some((q) => JSON.stringify(q.body ?? {}).includes("slow work")));
+  const busy = await call(c, "run", { prompt: "meanwhile", session: "work" });
+  assert.equal(codeOf(busy), "SESSION_BUSY", textOf(busy));
+  assert.match(textOf(busy), /the cancel tool/, "a host is pointed at its own tools");
+  assert.doesNotMatch(textOf(busy), /--wait|seat cancel/, "not at CLI flags a host has not");
   const cancelled = await call(c, "cancel", { name: "work" });
   assert.equal(cancelled.isError, undefined, textOf(cancelled));
   assert.equal((cancelled.structuredContent as { holderPid: number }).holderPid, c.transport.pid);
