@@ -12,6 +12,7 @@ import type { Stream } from "@agentclientprotocol/sdk";
 import { SeatError } from "../errors.js";
 import { loadAcpSdk } from "../internal/acp-sdk.js";
 import { killProcessTree, readProcStat } from "./process-tree.js";
+import { trackAgentGroup, untrackAgentGroup } from "./exit-reaper.js";
 
 /** Options for spawnAgent: a full argv (see buildAgentArgv), an env (see buildAgentEnv) and a cwd. */
 export interface SpawnAgentOptions {
@@ -90,6 +91,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
   child.on("error", () => {});
   const pid = child.pid!;
   const startTime = readProcStat(pid)?.startTicks;
+  // Should this process end without dispose, its exit hook kills the agent's group (exit-reaper.ts).
+  trackAgentGroup(pid, startTime);
+  void exited.then(() => untrackAgentGroup(pid));
   // Loaded once the child runs, so the SDK's load overlaps the agent's start-up; its stdout waits in the pipe.
   const { ndJsonStream } = await loadAcpSdk();
   const stream = ndJsonStream(

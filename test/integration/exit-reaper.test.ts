@@ -1,0 +1,45 @@
+/*
+ * The exit reaper: a host process that ends without disposing its agent (process.exit from anywhere, the CLI's
+ *   last-resort handler after an uncaught exception) leaves no agent process behind. `sleep` stands in for an
+ *   agent that neither reads stdin nor asks for PDEATHSIG, so only the reaper can end it.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const PROCESS_JS = fileURLToPath(new URL("../../src/grok/process.js", import.meta.url));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test("a host that exits without dispose takes its agent's process group with it", async (t) => {
+  const script = `
+    const { spawnAgent } = await import(${JSON.stringify(PROCESS_JS)});
+    const agent = await spawnAgent({ argv: ["sh", "-c", "sleep 60 & sleep 60"], env: { PATH: process.env.PATH } });
+    process.stdout.write(String(agent.pid));
+    process.exit(3);
+  `;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 20_000 });
+  assert.equal(r.status, 3, r.stderr);
+  const pid = Number(r.stdout.trim());
+  assert.ok(Number.isInteger(pid) && pid > 0, r.stdout);
+  t.after(() => {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // gone, as it should be
+    }
+  });
+  const deadline = Date.now() + 2_000;
+  while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  assert.equal(alive(pid), false, "the agent outlived its host");
+  const left = spawnSync("pgrep", ["-g", String(pid)], { encoding: "utf8" }).stdout.trim();
+  assert.equal(left, "", `processes of the agent's group outlived the host: ${left}`);
+});
