@@ -23,6 +23,7 @@ import Database from "better-sqlite3";
 import { createSandbox } from "../src/sandbox/index.js";
 import { journalPath } from "../src/seat/seat-home.js";
 import { startLiveRig } from "../test/support/live-rig.js";
+import { alive } from "../test/support/processes.js";
 import { table } from "./report.js";
 
 /** How the host goes away. */
@@ -68,15 +69,6 @@ function random(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\S+ \([^)]*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
 }
 
 /** Live processes whose environment holds `HOME=<home>` exactly. */

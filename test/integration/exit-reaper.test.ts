@@ -6,28 +6,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { readProcStat } from "../../src/grok/process-tree.js";
+import { snapshotTree } from "../../src/grok/process-tree.js";
+import { alive } from "../support/processes.js";
 
 const PROCESS_JS = fileURLToPath(new URL("../../src/grok/process.js", import.meta.url));
-
-/** Live (not zombie) processes of process group `pgid`, from /proc (no procps needed). */
-function groupMembers(pgid: number): number[] {
-  return readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
-    const st = readProcStat(pid);
-    return st !== undefined && st.pgid === pgid && st.state !== "Z";
-  });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test("a host that exits without dispose takes its agent's process group with it", async (t) => {
   const script = `
@@ -50,5 +33,5 @@ test("a host that exits without dispose takes its agent's process group with it"
   const deadline = Date.now() + 2_000;
   while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
   assert.equal(alive(pid), false, "the agent outlived its host");
-  assert.deepEqual(groupMembers(pid), [], "processes of the agent's group outlived the host");
+  assert.deepEqual(snapshotTree([], pid).map((p) => p.pid), [], "processes of the agent's group outlived the host");
 });
