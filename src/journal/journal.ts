@@ -92,26 +92,24 @@ export class Journal {
    * Throws JOURNAL_STATE_INVALID if the prompt id was ever used (grok's handling of duplicates is untested).
    */
   fence(input: { seatId: string; promptId: string; text: string; deliveryId?: string }): DeliveryRecord {
-    this.#seatExistsOrThrow(input.seatId);
     const at = this.#now().toISOString();
-    const exists = this.#db.prepare("SELECT state FROM deliveries WHERE prompt_id = ?").pluck().get(input.promptId);
-    if (exists !== undefined) {
-      throw new SeatError("JOURNAL_STATE_INVALID", `Prompt id ${input.promptId} is already in the journal (state ${String(exists)}); choose a fresh prompt id, never reuse one.`, {
-        context: { promptId: input.promptId, seatId: input.seatId, state: exists },
-      });
-    }
     // The stored text is redacted (the journal is a file we write); hash and length are of what was sent.
     const record: DeliveryRecord = {
       deliveryId: input.deliveryId ?? randomUUID(), seatId: input.seatId, promptId: input.promptId, text: redactText(input.text),
       textSha256: sha256(input.text), textLength: Buffer.byteLength(input.text, "utf8"), state: "fenced", evidence: [], failureReason: null,
       fencedAt: at, dispatchedAt: null, consumedAt: null, completedAt: null, uncertainAt: null, failedAt: null, submittedAt: null, updatedAt: at,
     };
-    this.#retry("fencing a delivery", () => this.#db
-      .prepare(
-        `INSERT INTO deliveries (delivery_id, seat_id, prompt_id, text, text_sha256, text_length, state, evidence, fenced_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, 'fenced', '[]', ?, ?)`,
-      )
-      .run(record.deliveryId, record.seatId, record.promptId, record.text, record.textSha256, record.textLength, at, at));
+    // Inserted first, refused by sqlite's own constraints (P4b: no reads before the write); a refusal writes nothing.
+    try {
+      this.#retry("fencing a delivery", () => this.#db
+        .prepare(
+          `INSERT INTO deliveries (delivery_id, seat_id, prompt_id, text, text_sha256, text_length, state, evidence, fenced_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'fenced', '[]', ?, ?)`,
+        )
+        .run(record.deliveryId, record.seatId, record.promptId, record.text, record.textSha256, record.textLength, at, at));
+    } catch (error) {
+      throw this.#fenceRefusal(error, input);
+    }
     // Built from what was written, not read back (P4b): the row holds exactly these values.
     return record;
   }
@@ -228,6 +226,23 @@ export class Journal {
     this.#db.close();
   }
 
+  /**
+   * The SeatError for a fence sqlite refused: the seat is unknown (SEAT_NOT_FOUND), or the prompt id was used
+   * before (JOURNAL_STATE_INVALID, naming its state). Any other error is returned as it is.
+   */
+  #fenceRefusal(error: unknown, input: { seatId: string; promptId: string }): unknown {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+      return this.getSeat(input.seatId) ? error : this.#seatNotFound(input.seatId);
+    }
+    if (code !== "SQLITE_CONSTRAINT_UNIQUE" && code !== "SQLITE_CONSTRAINT_PRIMARYKEY") return error;
+    const exists = this.#db.prepare("SELECT state FROM deliveries WHERE prompt_id = ?").pluck().get(input.promptId);
+    if (exists === undefined) return error;
+    return new SeatError("JOURNAL_STATE_INVALID", `Prompt id ${input.promptId} is already in the journal (state ${String(exists)}); choose a fresh prompt id, never reuse one.`, {
+      context: { promptId: input.promptId, seatId: input.seatId, state: exists },
+    });
+  }
+
   #move(promptId: string, to: DeliveryState, evidence: DeliveryEvidence, reason?: string): DeliveryRecord {
     return this.#retry(`moving a delivery to ${to}`, () => this.#db
       .transaction(() => {
@@ -285,14 +300,14 @@ export class Journal {
     return sessionId as string;
   }
 
-  #seatExistsOrThrow(seatId: string): void {
-    this.#sessionIdOrThrow(seatId);
-  }
-
   #seatOrThrow(seatId: string): SeatRecord {
     const seat = this.getSeat(seatId);
-    if (!seat) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} in the journal ${this.path}. List seats with \`seat status\`.`, { context: { seatId, path: this.path } });
+    if (!seat) throw this.#seatNotFound(seatId);
     return seat;
+  }
+
+  #seatNotFound(seatId: string): SeatError {
+    return new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} in the journal ${this.path}. List seats with \`seat status\`.`, { context: { seatId, path: this.path } });
   }
 }
 

@@ -79,7 +79,8 @@ export class VisibleSeat {
   readonly seatId: string;
   readonly sessionId: string;
   readonly parts: AttachedParts;
-  #listeners = new Set<() => void>();
+  /** Waiters: called on every change, with the record just written when the change is one of ours (P4b: no read-back). */
+  #listeners = new Set<(written?: DeliveryRecord) => void>();
   #turns = new Map<string, Promise<TurnResult>>();
   #closed = false;
   #leaderGone: SeatError | null = null;
@@ -145,7 +146,7 @@ export class VisibleSeat {
       throw refusal;
     }
     const dispatched = journal.markDispatched(promptId);
-    this.#notify();
+    this.#notify(dispatched);
     const turn = this.parts.core.prompt(text, { promptId });
     this.#turns.set(promptId, turn);
     turn
@@ -200,10 +201,16 @@ export class VisibleSeat {
         this.#listeners.delete(check);
         resolve(record);
       };
-      // Decided on the state alone (a cheap read on every change); the whole record is read once, when done.
-      const check = () => {
+      // Decided on the state alone (a cheap read on every change); the whole record is read once, when done —
+      // unless the change is the record this seat just wrote for this prompt, which is used as written (P4b).
+      const reached = (state: DeliveryState) => states.includes(state) || SETTLED.includes(state);
+      const check = (written?: DeliveryRecord) => {
+        if (written?.promptId === promptId) {
+          if (reached(written.state)) done(written);
+          return;
+        }
         const current = journal.deliveryState(promptId);
-        if (!current || states.includes(current.state) || SETTLED.includes(current.state)) done(read());
+        if (!current || reached(current.state)) done(read());
       };
       const timer = setTimeout(() => done(read()), timeoutMs);
       this.#listeners.add(check);
@@ -311,18 +318,20 @@ export class VisibleSeat {
     this.#move(() => (relaxed ? journal.relaxed(() => journal.recordEvidence(promptId, evidence)) : journal.recordEvidence(promptId, evidence)));
   }
 
-  #move(work: () => unknown): void {
+  #move(work: () => DeliveryRecord | null): void {
+    let written: DeliveryRecord | null = null;
     try {
-      work();
+      written = work();
     } catch (error) {
       // A refused transition (e.g. evidence that does not echo) is recorded nowhere; report it on stderr.
       process.stderr.write(`grok-seat: ${messageOf(error)}\n`);
     }
-    this.#notify();
+    this.#notify(written ?? undefined);
   }
 
-  #notify(): void {
-    for (const listener of [...this.#listeners]) listener();
+  /** Wakes every waiter; `written` is the record this seat has just written (its waiters need not read it back). */
+  #notify(written?: DeliveryRecord): void {
+    for (const listener of [...this.#listeners]) listener(written);
   }
 }
 
