@@ -282,7 +282,7 @@ async function main(): Promise<void> {
 
   const commit = machine.commit;
   if (wanted("P1")) {
-    const r = await stamped(commit, () => benchStream(quick ? { chunks: 3_000, rounds: 2 } : { chunks: 20_000, rounds: 7 }));
+    const r = await stamped(commit, () => benchStream(quick ? { chunks: 3_000, rounds: 2 } : { chunks: 20_000, rounds: 15 }));
     save("p1-stream", r);
     show("P1", withStamp(streamSection(r), r));
   }
