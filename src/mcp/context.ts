@@ -10,6 +10,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import { SeatError } from "../errors.js";
 import { realDirectory } from "./boundaries.js";
+import { DEFAULT_MAX_RUNS, RunSlots } from "./run-slots.js";
 
 /** How `seat mcp` was started: the limits no caller can widen. */
 export interface McpServerOptions {
@@ -32,6 +33,8 @@ export interface McpServerOptions {
    * tool-call timeout on progress keeps waiting through a long silent stretch; undefined = off.
    */
   heartbeatMs?: number;
+  /** How many `run` calls may run at once (`--max-runs`); default DEFAULT_MAX_RUNS. */
+  maxRuns?: number;
   /** The fleet's Redis URL (`--redis`): the fleet tools are served only with it. */
   redisUrl?: string;
   /** Visible seats: a private tmux server name (`--tmux-socket`) and grok's version floor (`--version-floor`). */
@@ -53,6 +56,8 @@ export interface ToolContext {
   closing: AbortSignal;
   /** Registers a clean-up (a connection to close) that runs at shutdown, after every tracked work ended. */
   onShutdown(cleanup: () => Promise<void>): void;
+  /** The server's `run` slots (`--max-runs`): a run call takes one before it starts anything. */
+  runSlots: RunSlots;
 }
 
 /** The context the server builds; `drain()` waits for tracked work. */
@@ -70,6 +75,7 @@ export function createToolContext(server: McpServer, options: McpServerOptions):
   return {
     server,
     options,
+    runSlots: new RunSlots(options.maxRuns ?? DEFAULT_MAX_RUNS),
     closing: closing.signal,
     async roots() {
       const roots = [...options.roots];

@@ -109,7 +109,7 @@ function fakeGrok(dir: string, scenario = "normal"): { path: string; record: str
   return { path, record };
 }
 
-test("bad arguments are usage errors (exit 2) before anything starts: --fail-fast abc, -s ../x, a missing or non-directory --cwd", async () => {
+test("bad arguments are usage errors (exit 2) before anything starts: --fail-fast abc, -s ../x, a missing or non-directory --cwd, seat mcp --max-runs 0 or abc", async () => {
   const home = mkdtempSync(join(tmpdir(), "cli-args-"));
   try {
     // GROK_BIN points nowhere: had anything started, the exit would be 3 naming the binary.
@@ -131,6 +131,12 @@ test("bad arguments are usage errors (exit 2) before anything starts: --fail-fas
     const line = JSON.parse(notDir.stdout.trim()) as { type: string; code: string; message: string };
     assert.deepEqual([line.type, line.code], ["error", "CLI_USAGE"]);
     assert.match(line.message, /is not a directory/);
+    // Refused before the server answers anyone (stdin is closed at once: a started server would exit 0).
+    for (const value of ["0", "abc"]) {
+      const runs = await runSeat(["mcp", "--max-runs", value], { env });
+      assert.equal(runs.code, 2, runs.stderr);
+      assert.match(runs.stderr, new RegExp(`--max-runs takes a whole number of at least 1, got "${value}"`));
+    }
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -163,6 +163,36 @@ test("run: the client's notifications/cancelled cancels the turn and disposes it
   assert.match((next.structuredContent as { text: string }).text, /pong from mock/);
 });
 
+test("run: with --max-runs 1 a second call while a turn runs is MCP_RUNS_LIMIT and starts nothing; once the turn ended the next call runs", async (t) => {
+  const r = await rig(t);
+  const c = await connect(t, r, ["--root", r.sandbox.project, "--max-runs", "1"]);
+  const abort = new AbortController();
+  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, { signal: abort.signal, timeout: 120_000 });
+  await until("the turn's model request", () => r.mock.requests.some((q) => q.kind === "main"));
+  const serverPid = c.transport.pid!;
+  const agents = grokProcesses(r, serverPid).length;
+  assert.ok(agents > 0, "positive control: grok runs the first turn");
+  const refused = await call(c, "run", { prompt: "hello" });
+  assert.equal(refused.isError, true);
+  assert.equal(codeOf(refused), "MCP_RUNS_LIMIT");
+  assert.match(textOf(refused), /--max-runs 1/);
+  assert.equal(r.mock.requests.filter((q) => q.kind === "main").length, 1, "the refused call sent nothing to the model");
+  assert.equal(grokProcesses(r, serverPid).length, agents, "the refused call started no agent");
+  abort.abort();
+  await assert.rejects(pending);
+  await until("grok to be disposed", () => grokProcesses(r, serverPid).length === 0, 30_000);
+  // The slot is given back when the server's handler settles (after dispose and the control socket's close),
+  // which the client does not see: a refusal meanwhile is asked again, for at most 10 s.
+  const deadline = Date.now() + 10_000;
+  let next = await call(c, "run", { prompt: "hello" });
+  while (codeOf(next) === "MCP_RUNS_LIMIT" && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    next = await call(c, "run", { prompt: "hello" });
+  }
+  assert.equal(next.isError, undefined, textOf(next));
+  assert.match((next.structuredContent as { text: string }).text, /pong from mock/);
+});
+
 test("a host that disconnects mid-turn: the turn is cancelled, grok disposed, the server exits, no orphan, the turn recorded", async (t) => {
   const r = await rig(t);
   const c = await connect(t, r, ["--root", r.sandbox.project]);

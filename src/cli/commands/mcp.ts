@@ -15,7 +15,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/index.js";
 import { createSeatMcpServer } from "../../mcp/server.js";
 import { realDirectory } from "../../mcp/boundaries.js";
 import { policyFromArgs } from "../policy.js";
-import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { countFlag, listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { onStdoutClosed } from "../pipes.js";
 import { EXIT } from "../output.js";
 import { testHookEnabled } from "../test-hooks.js";
@@ -52,6 +52,8 @@ export const mcpCommand: Command = {
   --idle-timeout SECS   cancel a turn silent for SECS (default 180, 0 = off)
   --heartbeat SECS      while a turn runs, send a "still working" progress notification after SECS without
                         one (default 15, 0 = off): clients that reset their timeout on progress keep waiting
+  --max-runs N          how many run calls may run at once (default 4); one more is refused with
+                        MCP_RUNS_LIMIT before anything starts
 
 Examples:
   seat mcp --root ~/src/service --allow read
@@ -73,6 +75,7 @@ Examples:
       "turn-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
       heartbeat: { type: "string" },
+      "max-runs": { type: "string" },
     });
     if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat mcp: takes no arguments, got "${args.positionals.join(" ")}". See \`seat mcp --help\`.`);
     // Everything the operator can get wrong is refused before the server answers anyone.
@@ -89,6 +92,7 @@ Examples:
     const turnTimeoutMs = secondsFlag("mcp", args, "turn-timeout", DEFAULT_TURN_TIMEOUT_MS) || undefined;
     const idleTimeoutMs = secondsFlag("mcp", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const heartbeatMs = secondsFlag("mcp", args, "heartbeat", DEFAULT_HEARTBEAT_MS) || undefined;
+    const maxRuns = countFlag("mcp", args, "max-runs");
     const grok = stringFlag(args, "grok");
     const visible = { ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}), ...(stringFlag(args, "version-floor") ? { versionFloor: stringFlag(args, "version-floor")! } : {}) };
     const redisUrl = stringFlag(args, "redis");
@@ -114,6 +118,7 @@ Examples:
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
       ...(heartbeatMs ? { heartbeatMs } : {}),
+      ...(maxRuns !== undefined ? { maxRuns } : {}),
     });
     let code: number = EXIT.ok;
     const ended = new Promise<void>((resolve) => {

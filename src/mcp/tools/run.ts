@@ -59,6 +59,8 @@ export function registerRunTool(context: ToolContext): void {
         const model = args.model === undefined ? undefined : checkModel(args.model);
         const policy = narrowPolicy(options.policy, { ...(args.allow ? { allow: args.allow } : {}), ...(args.block ? { block: args.block } : {}) });
         const cwd = resolveCwd(args.cwd, await context.roots());
+        // Taken after every check of the call and given back when its turn ended: a refused call holds none.
+        const releaseSlot = context.runSlots.take();
         const progress = heartbeat(progressSender(extra), options.heartbeatMs);
         const signal = eitherSignal(extra.signal, context.closing);
         const outcome = await context.track(
@@ -79,6 +81,7 @@ export function registerRunTool(context: ToolContext): void {
         ).finally(() => {
           progress.stop();
           signal.release();
+          releaseSlot();
         });
         const { result, diagnostics } = outcome;
         const usage = Object.fromEntries(Object.entries(result.usage ?? {}).filter((e): e is [string, number] => typeof e[1] === "number"));
