@@ -8,6 +8,7 @@
  */
 import { SeatError, isSeatError } from "../errors.js";
 import type { PendingApproval } from "../acp/index.js";
+import { snapshotIdentitySource } from "../identity/index.js";
 import { assertApprovalId, parseAnswer } from "./answer.js";
 import { isLocalApproval, processApprovals } from "./local.js";
 import { queueFor, type ApprovalAnswer } from "./queue.js";
@@ -37,7 +38,8 @@ async function withFleet<T>(url: string, env: NodeJS.ProcessEnv | undefined, use
 
 /** Every pending approval of this user on this machine: this process's sessions, then the other live runs. */
 export async function listApprovals(options?: ApprovalsOptions): Promise<PendingApproval[]> {
-  const remote = await remoteRuns(options?.env ? { env: options.env } : {});
+  // A listing: each run's pid is proven against one snapshot of the fd tables (a pid holding many sockets is read once).
+  const remote = await remoteRuns({ ...(options?.env ? { env: options.env } : {}), source: snapshotIdentitySource() });
   const fleet = options?.redis !== undefined ? await withFleet(options.redis, options.env, (f, redis) => f.listFleetApprovals(redis)) : [];
   return [...processApprovals.list(), ...remote.flatMap((r) => r.approvals), ...fleet];
 }

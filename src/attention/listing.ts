@@ -22,7 +22,7 @@ import { judgeHolder } from "../sessions/lease.js";
 import { requestControl, requestState } from "../sessions/control.js";
 import { isPrivateDir } from "../internal/private-dir.js";
 import { SessionStore } from "../sessions/store.js";
-import { platformIdentitySource } from "../identity/index.js";
+import { snapshotIdentitySource, type IdentitySource } from "../identity/index.js";
 import type { FleetClient } from "../fleet/index.js";
 import { jobAttentionState, seatAttentionState, type AttentionState } from "./states.js";
 import { listRuns } from "./runs.js";
@@ -69,9 +69,10 @@ export async function listLive(options: ListLiveOptions = {}): Promise<LiveItem[
   const home = options.home ?? seatHome();
   const path = journalPath(home);
   const stateTimeoutMs = options.stateTimeoutMs ?? 500;
-  const source = platformIdentitySource();
+  // One snapshot for the whole listing: each holder's fd table is read once, however many sockets it holds.
+  const source = snapshotIdentitySource();
   const named = new Set<string>();
-  const local = existsSync(path) ? await listLocal(home, path, stateTimeoutMs, named) : { sessions: [], seats: [] };
+  const local = existsSync(path) ? await listLocal(home, path, stateTimeoutMs, named, source) : { sessions: [], seats: [] };
   const runs = await listRuns({ env: { ...process.env, GROK_SEAT_HOME: home }, source, skip: named, stateTimeoutMs });
   const jobs = options.fleet ? await listJobs(options.fleet) : [];
   const items = [...local.sessions, ...runs, ...local.seats, ...jobs];
@@ -80,8 +81,7 @@ export async function listLive(options: ListLiveOptions = {}): Promise<LiveItem[
   return items;
 }
 
-async function listLocal(home: string, path: string, stateTimeoutMs: number, named: Set<string>): Promise<{ sessions: LiveItem[]; seats: LiveItem[] }> {
-  const source = platformIdentitySource();
+async function listLocal(home: string, path: string, stateTimeoutMs: number, named: Set<string>, source: IdentitySource): Promise<{ sessions: LiveItem[]; seats: LiveItem[] }> {
   const store = new SessionStore(path);
   const pending: Promise<LiveItem | null>[] = [];
   try {

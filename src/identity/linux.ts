@@ -117,6 +117,42 @@ export async function pidHoldsSocket(pid: number, inode: number): Promise<Verdic
   return unreadable ? "unknown" : "mismatch";
 }
 
+/** The socket inodes on `pid`'s fds: "gone" when it has no fd table (no such process), "unknown" when unreadable. */
+export interface FdSocketTable {
+  inodes: ReadonlySet<number>;
+  /** Some fd's link could not be read (other than one closed meanwhile): a missing inode is then unknown, not absent. */
+  unreadable: boolean;
+}
+
+/** Reads the whole fd table of `pid` once: every socket inode it holds (for many checks against one pid). */
+export async function fdSocketTable(pid: number): Promise<FdSocketTable | "gone" | "unknown"> {
+  let fds: string[];
+  try {
+    fds = await readdir(`/proc/${pid}/fd`);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT" ? "gone" : "unknown";
+  }
+  const inodes = new Set<number>();
+  let unreadable = false;
+  for (const fd of fds) {
+    try {
+      const inode = socketInodeOfLink(await readlink(`/proc/${pid}/fd/${fd}`));
+      if (inode !== null) inodes.add(inode);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable = true;
+    }
+  }
+  return { inodes, unreadable };
+}
+
+/** The verdict of "does this fd table hold socket `inode`", as pidHoldsSocket gives it. */
+export function tableHoldsSocket(table: FdSocketTable | "gone" | "unknown", inode: number): Verdict {
+  if (table === "gone") return "mismatch";
+  if (table === "unknown") return "unknown";
+  if (table.inodes.has(inode)) return "match";
+  return table.unreadable ? "unknown" : "mismatch";
+}
+
 /** Every pid whose fd table we can read that holds socket `inode`. */
 export async function socketHolderPids(inode: number): Promise<number[]> {
   const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);

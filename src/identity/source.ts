@@ -8,7 +8,7 @@
  */
 import { pidHoldsSocket, readProcessIdentity, socketListenerInodes, type ProcessIdentity } from "./linux.js";
 import { macosSource } from "./macos-source.js";
-import { check, type IdentityCheck } from "./verdict.js";
+import { check, type IdentityCheck, type Verdict } from "./verdict.js";
 
 /** The socket-holder check and, where the platform has one, the listening socket's inode. */
 export interface SocketHolderCheck {
@@ -26,28 +26,38 @@ export interface IdentitySource {
   checkSocketHolder(pid: number, socketPath: string): Promise<SocketHolderCheck>;
 }
 
-async function linuxSocketHolder(pid: number, socketPath: string): Promise<SocketHolderCheck> {
-  const inodes = await socketListenerInodes(socketPath).catch(() => null);
-  if (inodes === null) return { check: check("socket-holder", "unknown", "socket-holder: /proc/net/unix could not be read"), inode: null };
-  if (inodes.length === 0) return { check: check("socket-holder", "mismatch", `socket-holder: nothing listens on ${socketPath}`), inode: null };
-  if (inodes.length > 1) {
-    return { check: check("socket-holder", "unknown", `socket-holder: ${inodes.length} listening sockets are bound at ${socketPath} (inodes ${inodes.join(", ")}); cannot tell which is the file`), inode: null };
-  }
-  const inode = inodes[0]!;
-  const holds = await pidHoldsSocket(pid, inode);
-  const reason = {
-    match: `socket-holder: pid ${pid} holds listening socket inode ${inode}`,
-    mismatch: `socket-holder: pid ${pid} does not hold listening socket inode ${inode} at ${socketPath}`,
-    unknown: `socket-holder: the fd table of pid ${pid} could not be read`,
-  }[holds];
-  return { check: check("socket-holder", holds, reason), inode };
+/**
+ * The Linux socket-holder check over two readers: the listening socket inodes bound at a path (/proc/net/unix)
+ * and whether a pid holds an inode (its fd table). linuxSource reads both afresh on every check; a snapshot
+ * source (snapshot-source.ts) reads each once per listing.
+ */
+export function linuxSocketHolderCheck(
+  listenerInodes: (socketPath: string) => Promise<number[]>,
+  holds: (pid: number, inode: number) => Promise<Verdict>,
+): (pid: number, socketPath: string) => Promise<SocketHolderCheck> {
+  return async (pid, socketPath) => {
+    const inodes = await listenerInodes(socketPath).catch(() => null);
+    if (inodes === null) return { check: check("socket-holder", "unknown", "socket-holder: /proc/net/unix could not be read"), inode: null };
+    if (inodes.length === 0) return { check: check("socket-holder", "mismatch", `socket-holder: nothing listens on ${socketPath}`), inode: null };
+    if (inodes.length > 1) {
+      return { check: check("socket-holder", "unknown", `socket-holder: ${inodes.length} listening sockets are bound at ${socketPath} (inodes ${inodes.join(", ")}); cannot tell which is the file`), inode: null };
+    }
+    const inode = inodes[0]!;
+    const verdict = await holds(pid, inode);
+    const reason = {
+      match: `socket-holder: pid ${pid} holds listening socket inode ${inode}`,
+      mismatch: `socket-holder: pid ${pid} does not hold listening socket inode ${inode} at ${socketPath}`,
+      unknown: `socket-holder: the fd table of pid ${pid} could not be read`,
+    }[verdict];
+    return { check: check("socket-holder", verdict, reason), inode };
+  };
 }
 
 /** Linux: /proc/<pid>/{stat,status,exe,cwd,fd} and /proc/net/unix, with clock-tick births. */
 export const linuxSource: IdentitySource = {
   platform: "linux",
   readIdentity: readProcessIdentity,
-  checkSocketHolder: linuxSocketHolder,
+  checkSocketHolder: linuxSocketHolderCheck(socketListenerInodes, pidHoldsSocket),
 };
 
 let darwinDefault: IdentitySource | null = null;
