@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectFleet } from "../../src/fleet/index.js";
-import { startLiveFleet, until } from "../support/fleet-rig.js";
+import { startLiveFleet, until, withLiveFleet } from "../support/fleet-rig.js";
 import { runSeat, startSeat } from "../support/cli.js";
 
 const CASES = ["approve", "deny", "timeout", "kill"] as const;
@@ -37,10 +37,7 @@ async function approvalOf(url: string, jobId: string): Promise<Line> {
 }
 
 test("a fleet job's held shell command is listed on another host and approved there: it runs exactly once; a second answer is refused naming the first", async (t) => {
-  const rigs = await startLiveFleet(t, SCRIPT);
-  if (!rigs) return;
-  const { live, fleet, hostEnv } = rigs;
-  try {
+  await withLiveFleet(t, SCRIPT, async ({ live, fleet, hostEnv }) => {
     await fleet.startWorker("host-a", { env: hostEnv });
     const url = fleet.redis.url;
     const submit = startSeat(["submit", "--redis", url, "--wait", "--id", "job-approve", "--idle-timeout", "2", "--cwd", live.sandbox.project, "fleet case approve"], { env: elsewhere });
@@ -61,16 +58,11 @@ test("a fleet job's held shell command is listed on another host and approved th
     assert.equal(events.find((e) => e.type === "approval_asked")?.approval?.id, approval.id, "the job's event stream carries the approval");
     assert.equal(events.find((e) => e.type === "approval_answered")?.decision, "allow");
     assert.deepEqual(events.filter((e) => e.type === "job").map((e) => e.status), ["waiting", "active", "dispatched", "completed"]);
-  } finally {
-    await rigs.close();
-  }
+  });
 });
 
 test("a fleet job's held command denied from another host never runs; one nobody answers is denied at its deadline with APPROVAL_TIMEOUT", async (t) => {
-  const rigs = await startLiveFleet(t, SCRIPT);
-  if (!rigs) return;
-  const { live, fleet, hostEnv } = rigs;
-  try {
+  await withLiveFleet(t, SCRIPT, async ({ live, fleet, hostEnv }) => {
     await fleet.startWorker("host-a", { env: hostEnv });
     const url = fleet.redis.url;
     const denyJob = startSeat(["submit", "--redis", url, "--wait", "--id", "job-deny", "--cwd", live.sandbox.project, "fleet case deny"], { env: elsewhere });
@@ -91,9 +83,7 @@ test("a fleet job's held command denied from another host never runs; one nobody
     assert.equal(lines(expired.stdout)[0]?.code, "APPROVAL_EXPIRED");
     const unknown = await runSeat(["approve", "ap_0000000000000000", "--redis", url, "--json"], { env: elsewhere });
     assert.equal(lines(unknown.stdout)[0]?.code, "APPROVAL_NOT_FOUND");
-  } finally {
-    await rigs.close();
-  }
+  });
 });
 
 test("kill -9 of a worker while its job's approval is pending leaves the job uncertain, never re-sent; the approval is gone and answering it is APPROVAL_EXPIRED", async (t) => {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectFleet } from "../../src/fleet/index.js";
-import { startLiveFleet, until } from "../support/fleet-rig.js";
+import { startLiveFleet, until, withLiveFleet } from "../support/fleet-rig.js";
 import { runSeat } from "../support/cli.js";
 
 const useTool = (qualifiedName: string, toolInput: unknown) => ({ name: "use_tool", arguments: { tool_name: qualifiedName, tool_input: toolInput } });
@@ -22,10 +22,7 @@ const TOOLS_MODULE = `export const tools = [{
 `;
 
 test("seat submit --wait streams a real grok turn from a worker process whose host tool answers, with the policy the job carried", async (t) => {
-  const rigs = await startLiveFleet(t, { rules: [{ match: "count these", replies: [{ toolCalls: [useTool("host-tools__word_count", { text: "one two three" })] }, { text: "The host tool answered." }] }] });
-  if (!rigs) return;
-  const { live, fleet, hostEnv } = rigs;
-  try {
+  await withLiveFleet(t, { rules: [{ match: "count these", replies: [{ toolCalls: [useTool("host-tools__word_count", { text: "one two three" })] }, { text: "The host tool answered." }] }] }, async ({ live, fleet, hostEnv }) => {
     const modulePath = join(fleet.root, "tools.mjs");
     writeFileSync(modulePath, TOOLS_MODULE);
     await fleet.startWorker("host-a", { env: hostEnv, args: ["--tools", modulePath] });
@@ -42,9 +39,7 @@ test("seat submit --wait streams a real grok turn from a worker process whose ho
     assert.deepEqual(lines.filter((l) => l.type === "job").map((l) => l.status), ["waiting", "active", "dispatched", "completed"]);
     const reached = live.mock.requests.filter((r) => r.kind === "main" && r.reqId === `fleet-${id}`);
     assert.equal(reached.length, 1, "one main request for the prompt (the tool follow-up is counted apart)");
-  } finally {
-    await rigs.close();
-  }
+  });
 });
 
 test("kill -9 of a real-grok worker right after dispatch leaves the job uncertain and the prompt reached the model once", async (t) => {
@@ -74,10 +69,7 @@ test("kill -9 of a real-grok worker right after dispatch leaves the job uncertai
 
 test("seat submit --max-tokens: the worker cancels the turn over budget after two model calls; the job ends cancelled with BUDGET_EXCEEDED and its usage", async (t) => {
   const shell = (command: string) => ({ name: "run_terminal_command", arguments: { command, description: "wait" } });
-  const rigs = await startLiveFleet(t, { rules: [{ match: "spend three calls", replies: [{ text: "one ", toolCalls: [shell("sleep 1")] }, { text: "two ", toolCalls: [shell("sleep 2")] }, { text: "three" }] }] });
-  if (!rigs) return;
-  const { live, fleet, hostEnv } = rigs;
-  try {
+  await withLiveFleet(t, { rules: [{ match: "spend three calls", replies: [{ text: "one ", toolCalls: [shell("sleep 1")] }, { text: "two ", toolCalls: [shell("sleep 2")] }, { text: "three" }] }] }, async ({ live, fleet, hostEnv }) => {
     await fleet.startWorker("host-a", { env: hostEnv });
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
     const result = await runSeat(["submit", "--redis", fleet.redis.url, "--wait", "--allow", "execute", "--max-tokens", "20", "--cwd", live.sandbox.project, "please spend three calls"], { env });
@@ -109,16 +101,11 @@ test("seat submit --max-tokens: the worker cancels the turn over budget after tw
     const refused = await runSeat(["submit", "--redis", fleet.redis.url, "--agent", "codex", "--max-tokens", "100", "say pong"], { env });
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /BUDGET_UNMETERED/);
-  } finally {
-    await rigs.close();
-  }
+  });
 });
 
 test("fleet budget race: 20 jobs, a budget for exactly 5, 3 real-grok workers â†’ exactly 5 dispatched, 15 refused over budget, none uncertain", async (t) => {
-  const rigs = await startLiveFleet(t);
-  if (!rigs) return;
-  const { live, fleet, hostEnv } = rigs;
-  try {
+  await withLiveFleet(t, undefined, async ({ live, fleet, hostEnv }) => {
     // "pong from mock" is 14 tokens; each job reserves its own --max-tokens 14, the queue has 70 a day.
     for (const name of ["host-a", "host-b", "host-c"]) await fleet.startWorker(name, { env: hostEnv, args: ["--budget", "70tokens/day", "--concurrency", "2"] });
     const client = await connectFleet(fleet.redis.url);
@@ -138,7 +125,5 @@ test("fleet budget race: 20 jobs, a budget for exactly 5, 3 real-grok workers â†
     } finally {
       await client.close();
     }
-  } finally {
-    await rigs.close();
-  }
+  });
 });

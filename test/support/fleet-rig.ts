@@ -124,6 +124,17 @@ export async function startLiveFleet(t: TestLike, script?: MockScript): Promise<
   };
 }
 
+/** Runs `body` on a live fleet (`startLiveFleet`) and always closes it after; does nothing when the test was skipped. */
+export async function withLiveFleet(t: TestLike, script: MockScript | undefined, body: (rigs: LiveFleet) => Promise<void>): Promise<void> {
+  const rigs = await startLiveFleet(t, script);
+  if (!rigs) return;
+  try {
+    await body(rigs);
+  } finally {
+    await rigs.close();
+  }
+}
+
 /** Whether some process of this user has `entry` (NAME=value) in its environment. */
 function processWithEnv(entry: string): boolean {
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
