@@ -16,6 +16,7 @@ import { missingInstall, startAgentRig } from "../test/agents/rig.js";
 import { runBareTurn } from "./bare-client.js";
 import { timeHarnessTurn } from "./live.js";
 import { fmt, median, ratio, table } from "./report.js";
+import { alternateRounds } from "./rounds.js";
 
 const AGENTS = ["codex", "claude", "opencode", "gemini"];
 const REPLY = "one two three four five six seven eight nine ten";
@@ -75,17 +76,7 @@ async function benchOne(agent: string, rounds: number): Promise<AgentBench> {
     };
     const harness: Run[] = [];
     const bare: Run[] = [];
-    await runHarness();
-    await runBare();
-    for (let round = 0; round < rounds; round++) {
-      if (round % 2 === 0) {
-        harness.push(await runHarness());
-        bare.push(await runBare());
-      } else {
-        bare.push(await runBare());
-        harness.push(await runHarness());
-      }
-    }
+    await alternateRounds(rounds, runHarness, runBare, harness, bare);
     // Host-tool round trip: one kept session, a tool turn and a plain turn per round.
     const tools = [{ name: "shout", description: "Upper-cases text.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, execute: (a: unknown) => String((a as { text: string }).text).toUpperCase() }];
     const session = await createSession({ ...opts, tools, permissions: createPermissionGate({ policy: parsePolicyFlags({ allow: ["mcp"] }) }) });

@@ -21,6 +21,7 @@ import { startFleetRig, type FleetRig, type WorkerProc } from "../test/support/f
 import { startLiveRig, type LiveRig } from "../test/support/live-rig.js";
 import { connect, parseRedisUrl } from "../src/fleet/connection.js";
 import { percentile } from "./report.js";
+import { mulberry32 } from "./prng.js";
 
 /** Sizes of one campaign. */
 export interface FleetCampaignOptions {
@@ -79,18 +80,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Stall recovery window: a job BullMQ would re-offer after a kill has been re-offered by then (lock 10 s + check 5 s). */
 const STALL_WINDOW_MS = 16_000;
 
-/** Deterministic PRNG (mulberry32) so a seed replays the same job order and kill points. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Retries `op` while Redis is restarting (its connections fail a command after a few reconnect attempts). */
 export async function retry<T>(op: () => Promise<T>, tries = 40): Promise<T> {
   for (let i = 1; ; i++) {
@@ -107,7 +96,7 @@ export async function retry<T>(op: () => Promise<T>, tries = 40): Promise<T> {
 export async function runFleetCampaign(options: FleetCampaignOptions): Promise<FleetCampaignResult> {
   const t0 = Date.now();
   const log = options.log ?? (() => undefined);
-  const random = prng(options.seed ?? 6);
+  const random = mulberry32(options.seed ?? 6); // a seed replays the same job order and kill points
   let live: LiveRig | undefined;
   let skipped: string | null = null;
   if (options.grokJobs > 0) {

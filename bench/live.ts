@@ -11,6 +11,7 @@ import { createSession, type SessionOptions } from "../src/runtime/index.js";
 import { startLiveRig } from "../test/support/live-rig.js";
 import { runBareTurn } from "./bare-client.js";
 import { median } from "./report.js";
+import { alternateRounds } from "./rounds.js";
 
 /** Median phase times in ms, measured from spawn (harness: from the createSession call). */
 export interface LivePhases {
@@ -74,17 +75,7 @@ export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promi
     return { ready: run.readyAt - run.spawnedAt, first: run.firstChunkAt - run.spawnedAt, end: run.endAt - run.spawnedAt };
   };
   try {
-    await runHarness();
-    await runBare();
-    for (let round = 0; round < rounds; round++) {
-      if (round % 2 === 0) {
-        harness.push(await runHarness());
-        bare.push(await runBare());
-      } else {
-        bare.push(await runBare());
-        harness.push(await runHarness());
-      }
-    }
+    await alternateRounds(rounds, runHarness, runBare, harness, bare);
   } finally {
     await rig.close();
   }

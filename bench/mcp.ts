@@ -17,6 +17,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { createSession } from "../src/runtime/index.js";
 import { startLiveRig } from "../test/support/live-rig.js";
 import { fmt, median, ratio, table } from "./report.js";
+import { alternateRounds } from "./rounds.js";
 
 /** The P11 result (medians in ms). */
 export interface McpBenchResult {
@@ -67,19 +68,9 @@ export async function benchMcp({ rounds = 9 }: { rounds?: number } = {}): Promis
       }
       return performance.now() - start;
     };
-    await viaMcp();
-    await direct();
     const mcpSamples: number[] = [];
     const directSamples: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      if (round % 2 === 0) {
-        mcpSamples.push(await viaMcp());
-        directSamples.push(await direct());
-      } else {
-        directSamples.push(await direct());
-        mcpSamples.push(await viaMcp());
-      }
-    }
+    await alternateRounds(rounds, viaMcp, direct, mcpSamples, directSamples);
     const mcpMs = median(mcpSamples);
     const directMs = median(directSamples);
     return { rounds, connectMs, mcpMs, directMs, ratio: mcpMs / directMs, pairedRatio: median(mcpSamples.map((m, i) => m / directSamples[i]!)), mcpSamples, directSamples };

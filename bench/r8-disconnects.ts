@@ -25,6 +25,7 @@ import { journalPath } from "../src/seat/seat-home.js";
 import { startLiveRig } from "../test/support/live-rig.js";
 import { alive } from "../test/support/processes.js";
 import { table } from "./report.js";
+import { mulberry32 } from "./prng.js";
 
 /** How the host goes away. */
 export type DisconnectWay = "kill-host" | "eof" | "close";
@@ -58,18 +59,6 @@ const SERVER_MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url)
 const HOST_MAIN = fileURLToPath(new URL("./r8-host.js", import.meta.url));
 const STORY = Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A small seeded PRNG (mulberry32), so a run's disconnect points can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Live processes whose environment holds `HOME=<home>` exactly. */
 export function processesWithHome(home: string): Array<{ pid: number; cmdline: string }> {
@@ -159,7 +148,7 @@ function startHost(spec: object): Host {
 export async function runR8(opts: { disconnects: number; seed?: number; fractions?: readonly number[]; log?: (line: string) => void }): Promise<R8Result> {
   const t0 = Date.now();
   const seed = opts.seed ?? 19;
-  const next = random(seed);
+  const next = mulberry32(seed); // a seed replays the same disconnect points
   const byWay: Record<DisconnectWay, number> = { "kill-host": 0, eof: 0, close: 0 };
   const result: R8Result = { disconnects: 0, seed, turnMs: 0, byWay, afterResult: 0, reachedModel: 0, recorded: 0, unrecorded: [], orphans: [], hung: 0, failures: 0, problems: [], durationMs: 0 };
   const rig = await startLiveRig({ rules: [{ match: "r8 turn", replies: [{ text: STORY, chunkDelayMs: 40 }] }] });

@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { startLiveRig } from "../test/support/live-rig.js";
 import { timeHarnessTurn } from "./live.js";
 import { fmt, median, REPO_ROOT, table } from "./report.js";
+import { alternateRounds } from "./rounds.js";
 
 /** The P9 result (medians in ms). */
 export interface WeightBenchResult {
@@ -105,17 +106,7 @@ export async function benchWeight(options: WeightBenchOptions = {}): Promise<Wei
   const cliRuns: number[] = [];
   const libraryRuns: number[] = [];
   try {
-    await cli();
-    await library();
-    for (let round = 0; round < rounds; round++) {
-      if (round % 2 === 0) {
-        cliRuns.push(await cli());
-        libraryRuns.push(await library());
-      } else {
-        libraryRuns.push(await library());
-        cliRuns.push(await cli());
-      }
-    }
+    await alternateRounds(rounds, cli, library, cliRuns, libraryRuns);
   } finally {
     await rig.close();
     rmSync(hookDir, { recursive: true, force: true });

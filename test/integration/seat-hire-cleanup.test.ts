@@ -4,8 +4,7 @@
  * wrapper in the pane to exec grok (and refuses one that execs something else), and a send to a seat that
  * never existed says SEAT_NOT_FOUND.
  */
-import { type TestLike } from "../support/requirements.js";
-import { afterEach, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -14,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { isSeatError } from "../../src/errors.js";
 import { TmuxBackend, isTmuxAvailable, type Backend, type LaunchSpec } from "../../src/mux/index.js";
 import { hireSeat, type HireSeatOptions } from "../../src/seat/index.js";
-import { killEverything, options, tmuxWorld, type World } from "./seat-world.js";
+import { options, tmuxWorldPerTest, type World } from "./seat-world.js";
 import { alive } from "../support/processes.js";
 
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
@@ -39,15 +38,11 @@ describe("visible seat hire failures leave nothing behind (fake TUI in real tmux
   let w: World;
   let tmux: TmuxBackend;
   let socketRoot: string;
-  afterEach(async () => { if (w) await killEverything(w); });
-  const world = (t: TestLike): boolean => {
-    const made = tmuxWorld(t, tmuxOk);
-    if (!made) return false;
+  const world = tmuxWorldPerTest(() => tmuxOk, (made) => {
     ({ w, tmux } = made);
     socketRoot = join(w.root, "sr");
     mkdirSync(socketRoot, { mode: 0o700 });
-    return true;
-  };
+  });
   const hireError = async (opts: HireSeatOptions): Promise<{ code: string; message: string }> => {
     try {
       const seat = await hireSeat(opts);
@@ -105,13 +100,7 @@ describe("visible seat hire failures leave nothing behind (fake TUI in real tmux
 describe("TUI binding waits for the pane's wrapper to exec grok", { concurrency: false }, () => {
   let w: World;
   let tmux: TmuxBackend;
-  afterEach(async () => { if (w) await killEverything(w); });
-  const world = (t: TestLike): boolean => {
-    const made = tmuxWorld(t, tmuxOk);
-    if (!made) return false;
-    ({ w, tmux } = made);
-    return true;
-  };
+  const world = tmuxWorldPerTest(() => tmuxOk, (made) => ({ w, tmux } = made));
 
   test("a wrapper that sleeps before exec'ing grok is bound once the exec happened (same pid and start time)", async (t) => {
     if (!world(t)) return;

@@ -14,11 +14,10 @@ import { isSeatError } from "../../src/errors.js";
 import { openJournal } from "../../src/journal/index.js";
 import { HerdrBackend, HerdrClient, TmuxBackend, isTmuxAvailable, type PaneDescriptor } from "../../src/mux/index.js";
 import { hireSeat, proveSeatLeader, reproveTui, stopLeaderAfterTuiExit, observeExit, type VisibleSeat } from "../../src/seat/index.js";
-import { killEverything, makeWorld, options, tmuxWorld, refusal, type World } from "./seat-world.js";
+import { killEverything, makeWorld, options, tmuxWorldPerTest, refusal, type World } from "./seat-world.js";
 import { startHerdrSim, type HerdrSim } from "../fakes/herdr-sim.js";
 import { startFakeLeader } from "../fakes/fake-leader.js";
 import { alive } from "../support/processes.js";
-import { type TestLike } from "../support/requirements.js";
 
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
 
@@ -28,13 +27,7 @@ before(async () => { tmuxOk = await isTmuxAvailable(); });
 describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }, () => {
   let w: World;
   let tmux: TmuxBackend;
-  afterEach(async () => { if (w) await killEverything(w); });
-  const world = (t: TestLike): boolean => {
-    const made = tmuxWorld(t, tmuxOk);
-    if (!made) return false;
-    ({ w, tmux } = made);
-    return true;
-  };
+  const world = tmuxWorldPerTest(() => tmuxOk, (made) => ({ w, tmux } = made));
 
   test("hires a proven fake seat, delivers with consumed then completed evidence, and release stops only its own leader after the TUI exits", async (t) => {
     if (!world(t)) return;

@@ -2,6 +2,7 @@
  * Seat test world: a temp HOME/GROK_HOME/project, a journal and a mux backend for hiring the fake grok TUI
  * (seat-fake-tui.ts) with hireSeat, and the teardown that kills every process a seat started.
  */
+import { afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,6 +40,27 @@ export function tmuxWorld(t: TestLike, tmuxOk: boolean): { w: World; tmux: TmuxB
   const w = makeWorld(tmux);
   w.cleanup.push(() => tmux.killServer());
   return { w, tmux };
+}
+
+/**
+ * For a describe block whose tests each need a fresh tmux world: registers an afterEach that kills the world the
+ * last test made (killEverything), and returns `world(t)`, which makes one and hands it to `use`, or returns false
+ * when tmux is missing (see `tmuxWorld`). `tmuxOk` is read when a test asks, after the file's `before` hook ran.
+ */
+export function tmuxWorldPerTest(tmuxOk: () => boolean, use: (made: { w: World; tmux: TmuxBackend }) => void): (t: TestLike) => boolean {
+  let current: World | undefined;
+  afterEach(async () => {
+    const w = current;
+    current = undefined;
+    if (w) await killEverything(w);
+  });
+  return (t) => {
+    const made = tmuxWorld(t, tmuxOk());
+    if (!made) return false;
+    current = made.w;
+    use(made);
+    return true;
+  };
 }
 
 /** hireSeat options for the fake TUI shaped by `config`. */

@@ -8,9 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectFleet } from "../../src/fleet/index.js";
-import { gotLive, need } from "../support/requirements.js";
-import { startLiveRig } from "../support/live-rig.js";
-import { redisMissing, startFleetRig, until } from "../support/fleet-rig.js";
+import { startLiveFleet, until, withLiveFleet } from "../support/fleet-rig.js";
 import { runSeat, startSeat } from "../support/cli.js";
 
 const CASES = ["approve", "deny", "timeout", "kill"] as const;
@@ -39,12 +37,8 @@ async function approvalOf(url: string, jobId: string): Promise<Line> {
 }
 
 test("a fleet job's held shell command is listed on another host and approved there: it runs exactly once; a second answer is refused naming the first", async (t) => {
-  if (!need(t, redisMissing())) return;
-  const live = await startLiveRig(SCRIPT);
-  if (!gotLive(t, live)) return;
-  const fleet = await startFleetRig();
-  try {
-    await fleet.startWorker("host-a", { env: { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary } });
+  await withLiveFleet(t, SCRIPT, async ({ live, fleet, hostEnv }) => {
+    await fleet.startWorker("host-a", { env: hostEnv });
     const url = fleet.redis.url;
     const submit = startSeat(["submit", "--redis", url, "--wait", "--id", "job-approve", "--idle-timeout", "2", "--cwd", live.sandbox.project, "fleet case approve"], { env: elsewhere });
     const approval = await approvalOf(url, "job-approve");
@@ -64,19 +58,12 @@ test("a fleet job's held shell command is listed on another host and approved th
     assert.equal(events.find((e) => e.type === "approval_asked")?.approval?.id, approval.id, "the job's event stream carries the approval");
     assert.equal(events.find((e) => e.type === "approval_answered")?.decision, "allow");
     assert.deepEqual(events.filter((e) => e.type === "job").map((e) => e.status), ["waiting", "active", "dispatched", "completed"]);
-  } finally {
-    await fleet.close();
-    await live.close();
-  }
+  });
 });
 
 test("a fleet job's held command denied from another host never runs; one nobody answers is denied at its deadline with APPROVAL_TIMEOUT", async (t) => {
-  if (!need(t, redisMissing())) return;
-  const live = await startLiveRig(SCRIPT);
-  if (!gotLive(t, live)) return;
-  const fleet = await startFleetRig();
-  try {
-    await fleet.startWorker("host-a", { env: { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary } });
+  await withLiveFleet(t, SCRIPT, async ({ live, fleet, hostEnv }) => {
+    await fleet.startWorker("host-a", { env: hostEnv });
     const url = fleet.redis.url;
     const denyJob = startSeat(["submit", "--redis", url, "--wait", "--id", "job-deny", "--cwd", live.sandbox.project, "fleet case deny"], { env: elsewhere });
     const approval = await approvalOf(url, "job-deny");
@@ -96,20 +83,15 @@ test("a fleet job's held command denied from another host never runs; one nobody
     assert.equal(lines(expired.stdout)[0]?.code, "APPROVAL_EXPIRED");
     const unknown = await runSeat(["approve", "ap_0000000000000000", "--redis", url, "--json"], { env: elsewhere });
     assert.equal(lines(unknown.stdout)[0]?.code, "APPROVAL_NOT_FOUND");
-  } finally {
-    await fleet.close();
-    await live.close();
-  }
+  });
 });
 
 test("kill -9 of a worker while its job's approval is pending leaves the job uncertain, never re-sent; the approval is gone and answering it is APPROVAL_EXPIRED", async (t) => {
-  if (!need(t, redisMissing())) return;
-  const live = await startLiveRig(SCRIPT);
-  if (!gotLive(t, live)) return;
-  const fleet = await startFleetRig();
+  const rigs = await startLiveFleet(t, SCRIPT);
+  if (!rigs) return;
+  const { live, fleet, hostEnv } = rigs;
   const client = await connectFleet(fleet.redis.url);
   try {
-    const hostEnv = { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary };
     const a = await fleet.startWorker("host-a", { env: hostEnv });
     const url = fleet.redis.url;
     const handle = await client.enqueue({ prompt: "fleet case kill", cwd: live.sandbox.project, jobId: "job-kill" });
@@ -127,7 +109,6 @@ test("kill -9 of a worker while its job's approval is pending leaves the job unc
     assert.equal(existsSync(join(live.sandbox.project, marker("kill"))), false);
   } finally {
     await client.close();
-    await fleet.close();
-    await live.close();
+    await rigs.close();
   }
 });

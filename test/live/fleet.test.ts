@@ -8,9 +8,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectFleet } from "../../src/fleet/index.js";
-import { gotLive, need } from "../support/requirements.js";
-import { startLiveRig } from "../support/live-rig.js";
-import { redisMissing, startFleetRig, until } from "../support/fleet-rig.js";
+import { startLiveFleet, until, withLiveFleet } from "../support/fleet-rig.js";
 import { runSeat } from "../support/cli.js";
 
 const useTool = (qualifiedName: string, toolInput: unknown) => ({ name: "use_tool", arguments: { tool_name: qualifiedName, tool_input: toolInput } });
@@ -24,14 +22,9 @@ const TOOLS_MODULE = `export const tools = [{
 `;
 
 test("seat submit --wait streams a real grok turn from a worker process whose host tool answers, with the policy the job carried", async (t) => {
-  if (!need(t, redisMissing())) return;
-  const live = await startLiveRig({ rules: [{ match: "count these", replies: [{ toolCalls: [useTool("host-tools__word_count", { text: "one two three" })] }, { text: "The host tool answered." }] }] });
-  if (!gotLive(t, live)) return;
-  const fleet = await startFleetRig();
-  try {
+  await withLiveFleet(t, { rules: [{ match: "count these", replies: [{ toolCalls: [useTool("host-tools__word_count", { text: "one two three" })] }, { text: "The host tool answered." }] }] }, async ({ live, fleet, hostEnv }) => {
     const modulePath = join(fleet.root, "tools.mjs");
     writeFileSync(modulePath, TOOLS_MODULE);
-    const hostEnv = { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary };
     await fleet.startWorker("host-a", { env: hostEnv, args: ["--tools", modulePath] });
     await fleet.startWorker("host-b", { env: hostEnv, args: ["--tools", modulePath] });
     const result = await runSeat(["submit", "--redis", fleet.redis.url, "--wait", "--allow", "mcp", "--cwd", live.sandbox.project, "count these words"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
@@ -46,21 +39,16 @@ test("seat submit --wait streams a real grok turn from a worker process whose ho
     assert.deepEqual(lines.filter((l) => l.type === "job").map((l) => l.status), ["waiting", "active", "dispatched", "completed"]);
     const reached = live.mock.requests.filter((r) => r.kind === "main" && r.reqId === `fleet-${id}`);
     assert.equal(reached.length, 1, "one main request for the prompt (the tool follow-up is counted apart)");
-  } finally {
-    await fleet.close();
-    await live.close();
-  }
+  });
 });
 
 test("kill -9 of a real-grok worker right after dispatch leaves the job uncertain and the prompt reached the model once", async (t) => {
-  if (!need(t, redisMissing())) return;
   const long = Array.from({ length: 120 }, (_, i) => `w${i}`).join(" ");
-  const live = await startLiveRig({ rules: [{ match: "slowly", replies: [{ text: long, chunkDelayMs: 200 }] }] });
-  if (!gotLive(t, live)) return;
-  const fleet = await startFleetRig();
+  const rigs = await startLiveFleet(t, { rules: [{ match: "slowly", replies: [{ text: long, chunkDelayMs: 200 }] }] });
+  if (!rigs) return;
+  const { live, fleet, hostEnv } = rigs;
   const client = await connectFleet(fleet.redis.url);
   try {
-    const hostEnv = { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary };
     const a = await fleet.startWorker("host-a", { env: hostEnv });
     const handle = await client.enqueue({ prompt: "answer slowly", cwd: live.sandbox.project });
     const promptId = `fleet-${handle.id}`;
@@ -75,19 +63,14 @@ test("kill -9 of a real-grok worker right after dispatch leaves the job uncertai
     assert.equal(live.mock.requests.filter((r) => r.kind === "main" && r.reqId === promptId).length, 1, "never re-sent");
   } finally {
     await client.close();
-    await fleet.close();
-    await live.close();
+    await rigs.close();
   }
 });
 
 test("seat submit --max-tokens: the worker cancels the turn over budget after two model calls; the job ends cancelled with BUDGET_EXCEEDED and its usage", async (t) => {
-  if (!need(t, redisMissing())) return;
   const shell = (command: string) => ({ name: "run_terminal_command", arguments: { command, description: "wait" } });
-  const live = await startLiveRig({ rules: [{ match: "spend three calls", replies: [{ text: "one ", toolCalls: [shell("sleep 1")] }, { text: "two ", toolCalls: [shell("sleep 2")] }, { text: "three" }] }] });
-  if (!gotLive(t, live)) return;
-  const fleet = await startFleetRig();
-  try {
-    await fleet.startWorker("host-a", { env: { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary } });
+  await withLiveFleet(t, { rules: [{ match: "spend three calls", replies: [{ text: "one ", toolCalls: [shell("sleep 1")] }, { text: "two ", toolCalls: [shell("sleep 2")] }, { text: "three" }] }] }, async ({ live, fleet, hostEnv }) => {
+    await fleet.startWorker("host-a", { env: hostEnv });
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
     const result = await runSeat(["submit", "--redis", fleet.redis.url, "--wait", "--allow", "execute", "--max-tokens", "20", "--cwd", live.sandbox.project, "please spend three calls"], { env });
     assert.equal(result.code, 77, result.stderr + fleet.workers.map((w) => w.stderr()).join(""));
@@ -118,19 +101,11 @@ test("seat submit --max-tokens: the worker cancels the turn over budget after tw
     const refused = await runSeat(["submit", "--redis", fleet.redis.url, "--agent", "codex", "--max-tokens", "100", "say pong"], { env });
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /BUDGET_UNMETERED/);
-  } finally {
-    await fleet.close();
-    await live.close();
-  }
+  });
 });
 
 test("fleet budget race: 20 jobs, a budget for exactly 5, 3 real-grok workers â†’ exactly 5 dispatched, 15 refused over budget, none uncertain", async (t) => {
-  if (!need(t, redisMissing())) return;
-  const live = await startLiveRig();
-  if (!gotLive(t, live)) return;
-  const fleet = await startFleetRig();
-  try {
-    const hostEnv = { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary };
+  await withLiveFleet(t, undefined, async ({ live, fleet, hostEnv }) => {
     // "pong from mock" is 14 tokens; each job reserves its own --max-tokens 14, the queue has 70 a day.
     for (const name of ["host-a", "host-b", "host-c"]) await fleet.startWorker(name, { env: hostEnv, args: ["--budget", "70tokens/day", "--concurrency", "2"] });
     const client = await connectFleet(fleet.redis.url);
@@ -150,8 +125,5 @@ test("fleet budget race: 20 jobs, a budget for exactly 5, 3 real-grok workers â†
     } finally {
       await client.close();
     }
-  } finally {
-    await fleet.close();
-    await live.close();
-  }
+  });
 });

@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
@@ -13,8 +13,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, ListRootsRequestSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { SEAT_MAIN } from "../support/cli.js";
-import { needGrok, type TestLike } from "../support/requirements.js";
-import { startLiveRig, type LiveRig } from "../support/live-rig.js";
+import type { TestLike } from "../support/requirements.js";
+import type { LiveRig } from "../support/live-rig.js";
+import { grokProcesses, seatEnvFor as envFor, startRequiredLiveRig } from "../support/required-live-rig.js";
 import { alive } from "../support/processes.js";
 import type { MockScript } from "../../src/mock-model/index.js";
 
@@ -28,34 +29,8 @@ const SCRIPT: MockScript = {
   fallback: { text: "pong from mock" },
 };
 
-/** Live agent processes started for this rig: their environment names its GROK_HOME (the server's own is left out). */
-function grokProcesses(r: LiveRig, except?: number): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === except || !alive(Number(name))) continue;
-    try {
-      if (readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(`GROK_HOME=${r.sandbox.grokHome}`)) pids.push(Number(name));
-    } catch {
-      // gone while we looked, or not ours to read
-    }
-  }
-  return pids;
-}
-
-async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> {
-  const started = await startLiveRig(SCRIPT);
-  if (typeof started === "string") assert.fail(`the real grok binary is required: ${started}`);
-  needGrok(t, false);
-  t.after(async () => {
-    for (const pid of grokProcesses(started)) process.kill(pid, "SIGKILL");
-    await started.close();
-  });
-  return started;
-}
-
-function envFor(r: LiveRig, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: r.sandbox.home, GROK_HOME: r.sandbox.grokHome, GROK_BIN: r.binary, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"), ...extra };
-}
+/** A required live rig on SCRIPT: its grok processes are killed and it is closed after the test. */
+const rig = (t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> => startRequiredLiveRig(t, SCRIPT);
 
 interface Connected {
   client: Client;

@@ -8,18 +8,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import {
   createPermissionGate,
   parsePolicyFlags,
   type ApprovalRequest,
   type ApproverAnswer,
-  type GateDecision,
   type PermissionAudit,
   type PermissionGate,
   type PolicyFlags,
 } from "../../src/permissions/index.js";
-import { createSession } from "../../src/runtime/index.js";
+import { createGatedSession } from "../support/gated-session.js";
 import { withLiveRig } from "../support/live-turns.js";
 
 interface Case {
@@ -60,18 +58,8 @@ test("a shell command is allowed, asked about or blocked per policy, and runs on
   };
   await withLiveRig(t, script, async (rig) => {
     let gate: PermissionGate = createPermissionGate({ policy: parsePolicyFlags({}) });
-    const decisions: GateDecision[] = [];
     const asked: ApprovalRequest[] = [];
-    const session = await createSession({
-      ...rig.sessionOptions,
-      permissions: {
-        async decide(request: RequestPermissionRequest) {
-          const decision = await gate.decide(request);
-          decisions.push(decision);
-          return decision;
-        },
-      },
-    });
+    const { session, decisions } = await createGatedSession(rig, () => gate);
     try {
       assert.equal(session.state, "ready", JSON.stringify(session.diagnostics));
       for (const c of CASES) {

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createSession, type HeadlessSession } from "../../src/runtime/index.js";
-import { withLiveRig as withRig } from "../support/live-turns.js";
+import { shellCommandScript, withLiveRig as withRig } from "../support/live-turns.js";
 import { alive } from "../support/processes.js";
 
 const mainTurns = (rig: { mock: { requests: Array<{ kind: string; reqId?: string }> } }) => rig.mock.requests.filter((r) => r.kind === "main").map((r) => r.reqId);
@@ -70,15 +70,7 @@ test("on real grok, dispose during a turn waiting on the model resolves the turn
 });
 
 test("on real grok, a permission hook that throws denies the shell command and reports PERMISSION_APPROVER_FAILED", async (t) => {
-  const script = {
-    rules: [{
-      match: "run echo",
-      replies: [
-        { toolCalls: [{ name: "run_terminal_command", arguments: { command: "echo nope > marker.txt", description: "write a marker" } }] },
-        { text: "was refused" },
-      ],
-    }],
-  };
+  const script = shellCommandScript("echo nope > marker.txt", "was refused");
   await withRig(t, script, async (rig) => {
     const session = await createSession({ ...rig.sessionOptions, onPermissionRequest: async () => { throw new Error("approver crashed"); } });
     try {

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSession } from "../../src/runtime/index.js";
 import type { SeatEvent } from "../../src/acp/index.js";
-import { withLiveRig as withRig } from "../support/live-turns.js";
+import { shellCommandScript, withLiveRig as withRig } from "../support/live-turns.js";
 import { alive } from "../support/processes.js";
 
 test("streams a multi-turn conversation over one grok process and echoes each prompt ID", async (t) => {
@@ -36,15 +36,7 @@ test("streams a multi-turn conversation over one grok process and echoes each pr
 });
 
 test("a permission request for a shell command reaches the hook, and the chosen option is what grok gets", async (t) => {
-  const script = {
-    rules: [{
-      match: "run echo",
-      replies: [
-        { toolCalls: [{ name: "run_terminal_command", arguments: { command: "echo from-the-tool > marker.txt", description: "write a marker" } }] },
-        { text: "ran it" },
-      ],
-    }],
-  };
+  const script = shellCommandScript("echo from-the-tool > marker.txt", "ran it");
   await withRig(t, script, async (rig) => {
     const asked: string[] = [];
     const events: SeatEvent[] = [];
@@ -74,15 +66,7 @@ test("a permission request for a shell command reaches the hook, and the chosen 
 });
 
 test("with no permission hook the safe default rejects the shell command and reports it", async (t) => {
-  const script = {
-    rules: [{
-      match: "run echo",
-      replies: [
-        { toolCalls: [{ name: "run_terminal_command", arguments: { command: "echo nope > marker.txt", description: "write a marker" } }] },
-        { text: "was refused" },
-      ],
-    }],
-  };
+  const script = shellCommandScript("echo nope > marker.txt", "was refused");
   await withRig(t, script, async (rig) => {
     const events: SeatEvent[] = [];
     const session = await createSession({ ...rig.sessionOptions, callbacks: { onEvent: (e) => void events.push(e) } });

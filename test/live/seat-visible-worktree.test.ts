@@ -4,7 +4,7 @@
  * tree stays untouched byte for byte; release (after the TUI exits) commits the work on seat/NAME, and then
  * `seat diff`, `seat merge` and `seat discard` work on it as they do for runs. A second seat cannot share it.
  */
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
@@ -13,21 +13,41 @@ import { randomBytes } from "node:crypto";
 import { isTmuxAvailable } from "../../src/mux/index.js";
 import { resolveRepository, worktreePath } from "../../src/worktrees/index.js";
 import { queryUsage } from "../../src/usage/index.js";
-import { startLiveRig } from "../support/live-rig.js";
+import { startLiveRig, type LiveRig } from "../support/live-rig.js";
 import { alive } from "../support/processes.js";
 import { gotLive } from "../support/requirements.js";
 import { gitIn, makeRepo, snapshotUserTree } from "../support/git-repo.js";
-import { runSeat } from "../support/cli.js";
+import { runSeat, type CliResult } from "../support/cli.js";
 
-test("seat hire --visible --worktree: the TUI writes in its seat worktree, release commits it on seat/NAME, then seat diff, merge and discard work on it", async (t) => {
+/** What a test gets from `visibleWorktreeSeat`: the rig, the seat home, the user's repo, the seat worktree's path. */
+interface VisibleWorktreeWorld {
+  rig: LiveRig;
+  seatHome: string;
+  repo: string;
+  /** Where the seat worktree NAME will be. */
+  tree: string;
+  /** The private tmux server's socket name. */
+  tmux: string;
+  /** Pids killed after the test (the controllers named in the seat home are added then). */
+  pids: Set<number>;
+  /** Runs `seat ARGS` in the repo; `json` is its last stdout line parsed, or null. */
+  seat(args: string[]): Promise<CliResult & { json: any }>;
+}
+
+/**
+ * A live rig (tmux required), a repo with a.txt, and a mock model whose rule `write.match` has grok's write tool
+ * put `write.content` in `write.file` of the seat worktree `name`, then say `write.reply`. After the test: the private tmux
+ * server, every controller, TUI and leader are killed and the rig is closed. Undefined when the test was skipped.
+ */
+async function visibleWorktreeSeat(t: TestContext, name: string, write: { match: string; file: string; content: string; reply: string }): Promise<VisibleWorktreeWorld | undefined> {
   const rigOrReason = (await isTmuxAvailable()) ? await startLiveRig({ rules: [] }) : "tmux (not found on PATH)";
-  if (!gotLive(t, rigOrReason)) return;
+  if (!gotLive(t, rigOrReason)) return undefined;
   const rig = rigOrReason;
   const seatHome = join(rig.sandbox.root, "sh");
   const repo = join(rig.sandbox.root, "repo");
   makeRepo(repo, { "a.txt": "one\n" });
-  const tree = worktreePath(seatHome, (await resolveRepository(repo)).key, "vis1");
-  rig.mock.setScript({ rules: [{ match: "write the visible file", replies: [{ toolCalls: [{ name: "write", arguments: { file_path: join(tree, "visible.txt"), content: "written in the TUI\n" } }] }, { text: "visible file written" }] }] });
+  const tree = worktreePath(seatHome, (await resolveRepository(repo)).key, name);
+  rig.mock.setScript({ rules: [{ match: write.match, replies: [{ toolCalls: [{ name: "write", arguments: { file_path: join(tree, write.file), content: write.content } }] }, { text: write.reply }] }] });
   const tmux = `gs-${randomBytes(4).toString("hex")}`;
   const env = { ...rig.sandbox.env, GROK_SEAT_HOME: seatHome, TERM: "xterm-256color", GROK_SEAT_VERSION_FLOOR: "" };
   const pids = new Set<number>();
@@ -48,6 +68,13 @@ test("seat hire --visible --worktree: the TUI writes in its seat worktree, relea
     for (let i = 0; i < 100 && [...pids].some((pid) => pid && alive(pid)); i += 1) await new Promise((r) => setTimeout(r, 50));
     await rig.close();
   });
+  return { rig, seatHome, repo, tree, tmux, pids, seat };
+}
+
+test("seat hire --visible --worktree: the TUI writes in its seat worktree, release commits it on seat/NAME, then seat diff, merge and discard work on it", async (t) => {
+  const world = await visibleWorktreeSeat(t, "vis1", { match: "write the visible file", file: "visible.txt", content: "written in the TUI\n", reply: "visible file written" });
+  if (!world) return;
+  const { rig, seatHome, repo, tree, tmux, pids, seat } = world;
   const before = snapshotUserTree(repo);
   // --always-approve (passed through to grok): the TUI runs its write tool without a person answering in the pane.
   const hireArgs = ["hire", "--visible", "--grok", rig.binary, "--cwd", repo, "--version-floor", "1.0.41", "--tmux-socket", tmux, "--grok-arg=--always-approve", "--json"];
@@ -101,29 +128,9 @@ test("seat hire --visible --worktree: the TUI writes in its seat worktree, relea
 });
 
 test("a release while the TUI still runs commits nothing and says why; once the TUI is gone, the next (offline) release commits the work", async (t) => {
-  const rigOrReason = (await isTmuxAvailable()) ? await startLiveRig({ rules: [] }) : "tmux (not found on PATH)";
-  if (!gotLive(t, rigOrReason)) return;
-  const rig = rigOrReason;
-  const seatHome = join(rig.sandbox.root, "sh");
-  const repo = join(rig.sandbox.root, "repo");
-  makeRepo(repo, { "a.txt": "one\n" });
-  const tree = worktreePath(seatHome, (await resolveRepository(repo)).key, "vis2");
-  rig.mock.setScript({ rules: [{ match: "write the late file", replies: [{ toolCalls: [{ name: "write", arguments: { file_path: join(tree, "late.txt"), content: "late\n" } }] }, { text: "late file written" }] }] });
-  const tmux = `gs-${randomBytes(4).toString("hex")}`;
-  const env = { ...rig.sandbox.env, GROK_SEAT_HOME: seatHome, TERM: "xterm-256color", GROK_SEAT_VERSION_FLOOR: "" };
-  const pids = new Set<number>();
-  const seat = async (args: string[]) => {
-    const r = await runSeat(args, { env, cwd: repo });
-    let json: any = null;
-    try { json = JSON.parse(r.stdout.trim().split("\n").filter(Boolean).pop() ?? "null"); } catch { /* text */ }
-    return { ...r, json };
-  };
-  t.after(async () => {
-    spawnSync("tmux", ["-L", tmux, "kill-server"]);
-    for (const pid of pids) if (pid && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
-    for (let i = 0; i < 100 && [...pids].some((pid) => pid && alive(pid)); i += 1) await new Promise((r) => setTimeout(r, 50));
-    await rig.close();
-  });
+  const world = await visibleWorktreeSeat(t, "vis2", { match: "write the late file", file: "late.txt", content: "late\n", reply: "late file written" });
+  if (!world) return;
+  const { rig, repo, tmux, pids, seat } = world;
   const hired = await seat(["hire", "--visible", "--grok", rig.binary, "--cwd", repo, "--version-floor", "1.0.41", "--tmux-socket", tmux, "--grok-arg=--always-approve", "--json", "--worktree", "vis2"]);
   assert.equal(hired.code, 0, hired.stdout + hired.stderr);
   const seatId: string = hired.json.seatId;

@@ -5,11 +5,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { runSeat, startSeat, type CliResult } from "../support/cli.js";
-import { needGrok, type TestLike } from "../support/requirements.js";
-import { startLiveRig, type LiveRig } from "../support/live-rig.js";
+import type { TestLike } from "../support/requirements.js";
+import type { LiveRig } from "../support/live-rig.js";
+import { grokProcesses, seatEnvFor as envFor, startRequiredLiveRig } from "../support/required-live-rig.js";
 import { alive } from "../support/processes.js";
 import { lastUserQuery, type ChatRequest, type MockScript } from "../../src/mock-model/index.js";
 
@@ -22,34 +22,8 @@ const SCRIPT: MockScript = {
   fallback: { text: "pong from mock" },
 };
 
-/** Live grok processes started for this rig (their environment names its GROK_HOME). */
-function grokProcesses(r: LiveRig): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || !alive(Number(name))) continue;
-    try {
-      if (readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(`GROK_HOME=${r.sandbox.grokHome}`)) pids.push(Number(name));
-    } catch {
-      // gone while we looked, or not ours to read
-    }
-  }
-  return pids;
-}
-
-async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> {
-  const started = await startLiveRig(SCRIPT);
-  if (typeof started === "string") assert.fail(`the real grok binary is required: ${started}`);
-  needGrok(t, false); // counted among the tests that ran on the real binary
-  t.after(async () => {
-    for (const pid of grokProcesses(started)) process.kill(pid, "SIGKILL");
-    await started.close();
-  });
-  return started;
-}
-
-function envFor(r: LiveRig): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: r.sandbox.home, GROK_HOME: r.sandbox.grokHome, GROK_BIN: r.binary, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home") };
-}
+/** A required live rig on SCRIPT: its grok processes are killed and it is closed after the test. */
+const rig = (t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> => startRequiredLiveRig(t, SCRIPT);
 
 type Line = { type: string; [k: string]: unknown };
 const lines = (out: string): Line[] => out.trim().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Line);

@@ -9,9 +9,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
-import { createPermissionGate, parsePolicyFlags, type GateDecision } from "../../src/permissions/index.js";
-import { createSession } from "../../src/runtime/index.js";
+import { createPermissionGate, parsePolicyFlags } from "../../src/permissions/index.js";
+import { createGatedSession } from "../support/gated-session.js";
 import { runSeat } from "../support/cli.js";
 import type { LiveRig } from "../support/live-rig.js";
 import { withLiveRig } from "../support/live-turns.js";
@@ -53,17 +52,7 @@ function scriptFor(cases: Case[]) {
 /** Runs every case in one session under `--allow read` and checks asked/ran against `expectRan(c)`. */
 async function runCases(t: { test: (name: string, fn: () => Promise<void>) => Promise<void> }, rig: LiveRig, cases: Case[], expectRan: (c: Case) => boolean): Promise<void> {
   const gate = createPermissionGate({ policy: parsePolicyFlags({ allow: ["read"] }) });
-  const decisions: GateDecision[] = [];
-  const session = await createSession({
-    ...rig.sessionOptions,
-    permissions: {
-      async decide(request: RequestPermissionRequest) {
-        const decision = await gate.decide(request);
-        decisions.push(decision);
-        return decision;
-      },
-    },
-  });
+  const { session, decisions } = await createGatedSession(rig, () => gate);
   try {
     assert.equal(session.state, "ready", JSON.stringify(session.diagnostics));
     for (const [i, c] of cases.entries()) {

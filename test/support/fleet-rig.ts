@@ -2,17 +2,19 @@
  * Fleet rig: a real redis-server on loopback plus `seat worker` processes, each a simulated host with its own
  *   HOME (and GROK_HOME when it runs the real grok), for the fleet's integration and live tests.
  * Owns: starting and killing workers (separate processes), the fake agent wrapper that logs every prompt it
- *   receives (FAKE_GROK_PROMPT_LOG, one promptId a line: the nonce count at the agent), teardown of all of it.
+ *   receives (FAKE_GROK_PROMPT_LOG, one promptId a line: the nonce count at the agent), a live rig started beside
+ *   a fleet (startLiveFleet), teardown of all of it.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startRedisServer, type RedisServer, type RedisServerOptions } from "../../src/testing.js";
+import { startRedisServer, type MockScript, type RedisServer, type RedisServerOptions } from "../../src/testing.js";
 import { connectFleet, type CursorEvent, type FleetClient } from "../../src/fleet/index.js";
 import { FAKE_GROK_JS } from "./fake-agent.js";
 import { startSeat, type CliResult } from "./cli.js";
-import { need, type TestLike } from "./requirements.js";
+import { startLiveRig, type LiveRig } from "./live-rig.js";
+import { gotLive, need, type TestLike } from "./requirements.js";
 
 /** Why redis-server cannot be used here, or false. */
 export function redisMissing(): string | false {
@@ -87,6 +89,50 @@ export async function startFleetRig(redisOptions: RedisServerOptions = {}): Prom
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** A live rig (the real grok, the mock model) and a fleet rig (real redis-server) started together for one test. */
+export interface LiveFleet {
+  live: LiveRig;
+  fleet: FleetRig;
+  /** The environment a worker host runs the real grok with: the live sandbox's HOME and GROK_HOME, and its grok. */
+  hostEnv: Record<string, string>;
+  /** Closes the fleet (workers, then redis-server), then the live rig. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a live rig on `script` and a fleet rig, or returns undefined when redis-server or the real grok is missing
+ * (`need` and `gotLive` then fail the test in required mode, or skip it).
+ */
+export async function startLiveFleet(t: TestLike, script?: MockScript): Promise<LiveFleet | undefined> {
+  if (!need(t, redisMissing())) return undefined;
+  const live = await startLiveRig(script);
+  if (!gotLive(t, live)) return undefined;
+  const fleet = await startFleetRig().catch(async (error: unknown) => {
+    await live.close();
+    throw error;
+  });
+  return {
+    live,
+    fleet,
+    hostEnv: { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary },
+    async close() {
+      await fleet.close();
+      await live.close();
+    },
+  };
+}
+
+/** Runs `body` on a live fleet (`startLiveFleet`) and always closes it after; does nothing when the test was skipped. */
+export async function withLiveFleet(t: TestLike, script: MockScript | undefined, body: (rigs: LiveFleet) => Promise<void>): Promise<void> {
+  const rigs = await startLiveFleet(t, script);
+  if (!rigs) return;
+  try {
+    await body(rigs);
+  } finally {
+    await rigs.close();
+  }
 }
 
 /** Whether some process of this user has `entry` (NAME=value) in its environment. */

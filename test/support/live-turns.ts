@@ -1,7 +1,7 @@
 /*
  * Live test helpers: run a body against a live rig (failing in required mode, else skipping, when the real grok is
- * unavailable, closing the rig even on failure), and read what the mock model was sent back after
- * tool calls.
+ * unavailable, closing the rig even on failure), a one-rule script that has grok run a shell command, and read
+ * what the mock model was sent back after tool calls.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { LoggedRequest, MockScript } from "../../src/testing.js";
@@ -17,6 +17,22 @@ export async function withLiveRig(t: TestLike, script: MockScript, body: (rig: L
   } finally {
     await rig.close();
   }
+}
+
+/**
+ * A script whose one rule answers a prompt containing "run echo" with grok's shell tool running `command`
+ * (`run_terminal_command`, described as writing a marker), then, after the tool's result, says `reply`.
+ */
+export function shellCommandScript(command: string, reply: string): MockScript {
+  return {
+    rules: [{
+      match: "run echo",
+      replies: [
+        { toolCalls: [{ name: "run_terminal_command", arguments: { command, description: "write a marker" } }] },
+        { text: reply },
+      ],
+    }],
+  };
 }
 
 /** One tool result as the model saw it in a follow-up request: the call it answers and the result text. */
