@@ -50,6 +50,17 @@ async function orNull<T>(work: Promise<T>): Promise<T | null> {
   }
 }
 
+let bootTimeRead: number | undefined;
+
+/** The machine's boot time (s since the epoch, /proc/stat btime): read once, since it never changes; null when unreadable. */
+async function machineBootTime(): Promise<number | null> {
+  if (bootTimeRead !== undefined) return bootTimeRead;
+  const text = await orNull(readFile("/proc/stat", "utf8"));
+  const parsed = text === null ? null : parseBootTime(text);
+  if (parsed !== null) bootTimeRead = parsed;
+  return parsed;
+}
+
 /** Reads the identity of `pid` from /proc; resolves null when no such process exists. */
 export async function readProcessIdentity(pid: number): Promise<ProcessIdentity | null> {
   if (!Number.isInteger(pid) || pid <= 0) return null;
@@ -57,14 +68,13 @@ export async function readProcessIdentity(pid: number): Promise<ProcessIdentity 
   const statText = await orNull(readFile(`${base}/stat`, "utf8"));
   const stat = statText === null ? null : parseProcStat(statText);
   if (!stat || stat.pid !== pid) return null;
-  const [exe, cwd, statusText, fd0, procStat] = await Promise.all([
+  const [exe, cwd, statusText, fd0, bootTime] = await Promise.all([
     orNull(readlink(`${base}/exe`)),
     orNull(readlink(`${base}/cwd`)),
     orNull(readFile(`${base}/status`, "utf8")),
     orNull(readlink(`${base}/fd/0`)),
-    orNull(readFile("/proc/stat", "utf8")),
+    machineBootTime(),
   ]);
-  const bootTime = procStat === null ? null : parseBootTime(procStat);
   return {
     pid,
     ppid: stat.ppid,
