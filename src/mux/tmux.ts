@@ -52,7 +52,8 @@ export function tmuxWord(word: string): string {
   return `"${word.replace(/[\\"$\n\r\t]/g, (c) => ({ "\\": "\\\\", '"': '\\"', $: "\\$", "\n": "\\n", "\r": "\\r", "\t": "\\t" })[c]!)}"`;
 }
 
-const NO_SERVER = /no server running|can't find (session|pane|window)|error connecting to|No such file or directory/i;
+// "server exited unexpectedly": the client reached a server that exited before it answered (it was going away).
+const NO_SERVER = /no server running|can't find (session|pane|window)|error connecting to|No such file or directory|server exited unexpectedly/i;
 
 /** A Backend that hosts panes on a private tmux server; tmux 3.x. */
 export class TmuxBackend implements Backend {

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TmuxBackend, isTmuxAvailable } from "../../src/mux/index.js";
@@ -12,6 +12,25 @@ import { need } from "../support/requirements.js";
 test("reports a missing tmux as MUX_UNAVAILABLE", async () => {
   const backend = new TmuxBackend({ socketName: "gs-test-none", tmuxBin: join(tmpdir(), `no-tmux-${randomBytes(4).toString("hex")}`) });
   await assert.rejects(backend.launch({ argv: ["true"], cwd: tmpdir(), env: {} }), (e) => isSeatError(e, "MUX_UNAVAILABLE"));
+});
+
+test("killServer resolves when the server goes away while it asks (tmux: \"server exited unexpectedly\", exit 1), and still refuses other failures", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gs-mux-tmux-"));
+  try {
+    // A tmux that answers kill-server the way tmux 3.3 does when its server exits mid-request, or with another failure.
+    const fake = (name: string, stderr: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, `#!/bin/sh\nfor a in "$@"; do [ "$a" = kill-server ] && { echo ${JSON.stringify(stderr)} >&2; exit 1; }; done\nexit 1\n`);
+      chmodSync(path, 0o755);
+      return path;
+    };
+    const exiting = new TmuxBackend({ socketName: "gs-test-exiting", tmuxBin: fake("tmux-exiting", "server exited unexpectedly") });
+    await exiting.killServer();
+    const broken = new TmuxBackend({ socketName: "gs-test-broken", tmuxBin: fake("tmux-broken", "permission denied") });
+    await assert.rejects(broken.killServer(), (e) => isSeatError(e, "MUX_COMMAND_FAILED"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("reports a failed tmux command with command, exit code and stderr tail, and keeps the exit status of a dead pane", async (t) => {
