@@ -112,6 +112,12 @@ test("a plain seat run's held command denied with seat deny never runs; unknown,
   t.after(() => void run.child.kill("SIGKILL"));
   const approval = await waitForApproval(env, cwd, (a) => (a.owner as { pid?: number }).pid === run.child.pid, run);
   assert.equal((approval.owner as { kind: string }).kind, "session");
+  // The watcher must see it appear before it is answered (its listing may be slower than the answer on a loaded
+  // machine: one socket of another run that does not answer holds a listing for its 3 s timeout).
+  const seen = () => lines(watch.stdout()).filter((l) => l.id === approval.id).map((l) => l.type);
+  const appeared = Date.now() + 30_000;
+  while (seen().length < 1 && Date.now() < appeared) await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(seen(), ["approval"], "the watcher shows the pending approval");
   const unknown = await runSeat(["approve", "ap_0000000000000000", "--json"], { env, cwd });
   assert.equal(lines(unknown.stdout)[0]?.code, "APPROVAL_NOT_FOUND");
   assert.equal(unknown.code, 1);
@@ -129,7 +135,6 @@ test("a plain seat run's held command denied with seat deny never runs; unknown,
   assert.equal(events.find((e) => e.type === "approval_answered")?.decision, "deny");
   assert.ok(events.some((e) => e.type === "permission" && e.decision === "deny"));
   // The watcher saw it appear and go, then stops on SIGINT with exit 0.
-  const seen = () => lines(watch.stdout()).filter((l) => l.id === approval.id).map((l) => l.type);
   const until = Date.now() + 10_000;
   while (seen().length < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(seen(), ["approval", "approval_gone"]);
