@@ -62,31 +62,37 @@ async function turns(w: { env: NodeJS.ProcessEnv; dir: string }, name: string): 
 
 type Action = { kind: "close-stdout" | "close-stdin" | "signal"; signal?: NodeJS.Signals; afterMs: number; from: "spawn" | "first-line" };
 
-/** Runs seat, performing `action` once; stdin carries `stdinText` (then EOF) unless the action closes it first. */
-function seatWith(args: string[], env: NodeJS.ProcessEnv, action: Action | undefined, stdinText?: string): Promise<CliResult> {
+/**
+ * Runs seat, performing `action` once (calling `beforeAct` right before it); stdin carries `stdinText` (then EOF)
+ * unless the action closes it first.
+ */
+function seatWith(args: string[], env: NodeJS.ProcessEnv, action: Action | undefined, stdinText?: string, beforeAct?: () => void): Promise<CliResult> {
   const child = spawn(process.execPath, [SEAT_MAIN, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdin.on("error", () => undefined);
+  let closed = false;
   const act = () => {
-    if (!action) return;
+    if (!action || closed) return;
+    beforeAct?.();
     if (action.kind === "close-stdout") child.stdout.destroy();
     else if (action.kind === "close-stdin") child.stdin.destroy();
     else child.kill(action.signal);
   };
-  const timer = action?.from === "spawn" ? setTimeout(act, action.afterMs) : undefined;
+  let timer = action?.from === "spawn" ? setTimeout(act, action.afterMs) : undefined;
   let sawLine = false;
   child.stdout.on("data", (d: Buffer) => {
     stdout += d.toString();
     if (!sawLine && action?.from === "first-line" && stdout.includes("\n")) {
       sawLine = true;
-      setTimeout(act, action.afterMs);
+      timer = setTimeout(act, action.afterMs);
     }
   });
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   if (stdinText !== undefined) child.stdin.end(stdinText);
   return new Promise((resolve) =>
     child.on("close", (code, signal) => {
+      closed = true;
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     }),
@@ -162,13 +168,18 @@ test("fuzz: closed stdout, closed stdin and signals at random points of a turn n
     const args = ["run", ...(json ? ["--json"] : []), ...(named ? ["-s", `fz${i}`] : []), "--grok", w.grok, "--cwd", w.dir, ...(viaStdin ? ["-f", "-"] : ["scenario:slow-stream go"])];
     const label = `seed ${seed} run ${i}: ${JSON.stringify(action)} ${args.join(" ")}`;
     const before = new Set(agentPids(w));
-    const result = await seatWith(args, w.env, action, viaStdin ? "scenario:slow-stream go" : undefined);
-    // Killed by the signal itself only in node's first milliseconds, before seat could install a handler.
-    const killedEarly = result.code === null && result.signal === action.signal;
-    assert.ok(killedEarly || DOCUMENTED.has(result.code ?? -1), `${label}: exit ${result.code}/${result.signal}\n${result.stderr}`);
+    // The agents of this run alive when the action came (seat installs its handlers before it starts one).
+    let runningAtAction: number[] = [];
+    const result = await seatWith(args, w.env, action, viaStdin ? "scenario:slow-stream go" : undefined, () => {
+      runningAtAction = agentPids(w).filter((p) => !before.has(p) && alive(p));
+    });
+    // Killed by the signal itself only where node has no handler: in its first milliseconds, before seat installs
+    // one, or in its last, once the turn is over and its agent disposed (node tears its handlers down on exit).
+    const killedBySignal = result.code === null && result.signal === action.signal;
+    assert.ok(killedBySignal || DOCUMENTED.has(result.code ?? -1), `${label}: exit ${result.code}/${result.signal}\n${result.stderr}`);
     assert.doesNotMatch(result.stderr, STACK, label);
     const started = agentPids(w).filter((p) => !before.has(p));
-    if (killedEarly) assert.deepEqual(started, [], `${label}: an agent had started before seat could handle the signal`);
+    if (killedBySignal) assert.deepEqual(runningAtAction, [], `${label}: seat died of the signal while its agent ran`);
     assert.deepEqual(await survivors(started), [], `${label}: agent survived`);
     if (named && existsSync(join(w.dir, "seat"))) {
       const recorded = await turns(w, `fz${i}`).catch(() => []);
