@@ -6,13 +6,13 @@
  */
 export { assertMatch, check, combineChecks, compareField } from "./verdict.js";
 export type { IdentityCheck, IdentityResult, Verdict } from "./verdict.js";
-export { readProcessIdentity, socketListenerInodes, pidHoldsSocket, socketHolderPids, fdSocketTable, tableHoldsSocket } from "./linux.js";
-export type { BirthResolution, FdSocketTable, ProcessIdentity } from "./linux.js";
+export { readProcessIdentity, socketListenerInodes, pidHoldsSocket, socketHolderPids } from "./linux.js";
+export type { BirthResolution, ProcessIdentity } from "./linux.js";
 export { parseProcStat, parseStatusUids, parseBootTime, parseNetUnix, socketInodeOfLink } from "./proc-text.js";
 export type { ProcStat, UnixSocketRow } from "./proc-text.js";
 export { proveLeader, compareIdentity, reproveIdentity, lockPathFor } from "./prove.js";
 export type { BoundIdentity, LeaderProof, ProveLeaderInput } from "./prove.js";
-export { linuxSource, linuxSocketHolderCheck, platformIdentitySource } from "./source.js";
+export { linuxSource, platformIdentitySource } from "./source.js";
 export { snapshotIdentitySource } from "./snapshot-source.js";
 export type { IdentitySource, SocketHolderCheck } from "./source.js";
 export { parsePsLine, parseLsofFields, parseLsofCwd, parseLsofExe, lsofHoldsSocketPath, identityFromMacOutputs } from "./macos.js";

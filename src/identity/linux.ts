@@ -7,7 +7,7 @@
  * Spec: grok-wire.md §14 (identity proof sources); proc(5)
  */
 import { readFile, readlink, readdir } from "node:fs/promises";
-import { parseBootTime, parseNetUnix, parseProcStat, parseStatusUids, socketInodeOfLink } from "./proc-text.js";
+import { parseBootTime, parseNetUnix, parseProcStat, parseStatusUids, socketInodeOfLink, type UnixSocketRow } from "./proc-text.js";
 import type { Verdict } from "./verdict.js";
 
 /** How precise a recorded birth is: Linux gives clock ticks, macOS `ps lstart` gives seconds. */
@@ -93,38 +93,22 @@ export async function readProcessIdentity(pid: number): Promise<ProcessIdentity 
   };
 }
 
+/** The inodes of the listening sockets among `rows` (parsed /proc/net/unix) bound at `socketPath`. */
+export function listenerInodesAt(rows: readonly UnixSocketRow[], socketPath: string): number[] {
+  return rows.filter((row) => row.listening && row.path === socketPath).map((row) => row.inode);
+}
+
 /**
  * Inodes of listening unix sockets bound at `socketPath` (as the string it was bound with), from
  * /proc/net/unix of our network namespace. This is the socket inode, not the socket file's fs inode.
  */
 export async function socketListenerInodes(socketPath: string): Promise<number[]> {
-  const text = await readFile("/proc/net/unix", "utf8");
-  return parseNetUnix(text)
-    .filter((row) => row.listening && row.path === socketPath)
-    .map((row) => row.inode);
+  return listenerInodesAt(parseNetUnix(await readFile("/proc/net/unix", "utf8")), socketPath);
 }
 
 /** Whether `pid` has an fd on socket `inode`: unknown when its fd table cannot be read. */
 export async function pidHoldsSocket(pid: number, inode: number): Promise<Verdict> {
-  let fds: string[];
-  try {
-    fds = await readdir(`/proc/${pid}/fd`);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ENOENT" ? "mismatch" : "unknown";
-  }
-  let unreadable = false;
-  for (const fd of fds) {
-    let target: string;
-    try {
-      target = await readlink(`/proc/${pid}/fd/${fd}`);
-    } catch (err) {
-      // ENOENT: the fd was closed since readdir (the readdir handle itself, for our own pid).
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable = true;
-      continue;
-    }
-    if (socketInodeOfLink(target) === inode) return "match";
-  }
-  return unreadable ? "unknown" : "mismatch";
+  return tableHoldsSocket(await fdSocketTable(pid), inode);
 }
 
 /** The socket inodes on `pid`'s fds: "gone" when it has no fd table (no such process), "unknown" when unreadable. */
@@ -149,6 +133,7 @@ export async function fdSocketTable(pid: number): Promise<FdSocketTable | "gone"
       const inode = socketInodeOfLink(await readlink(`/proc/${pid}/fd/${fd}`));
       if (inode !== null) inodes.add(inode);
     } catch (err) {
+      // ENOENT: the fd was closed since readdir (the readdir handle itself, for our own pid).
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable = true;
     }
   }

@@ -9,7 +9,7 @@
  *   after it was read) is a mismatch there, left out of that listing, never a match it did not observe.
  */
 import { readFile } from "node:fs/promises";
-import { fdSocketTable, tableHoldsSocket, type FdSocketTable } from "./linux.js";
+import { fdSocketTable, listenerInodesAt, tableHoldsSocket, type FdSocketTable } from "./linux.js";
 import { parseNetUnix, type UnixSocketRow } from "./proc-text.js";
 import { linuxSocketHolderCheck, platformIdentitySource, type IdentitySource } from "./source.js";
 
@@ -21,7 +21,7 @@ export function snapshotIdentitySource(platform: NodeJS.Platform = process.platf
   const tables = new Map<number, Promise<FdSocketTable | "gone" | "unknown">>();
   const listenerInodes = async (socketPath: string): Promise<number[]> => {
     unix ??= readFile("/proc/net/unix", "utf8").then(parseNetUnix);
-    return (await unix).filter((row) => row.listening && row.path === socketPath).map((row) => row.inode);
+    return listenerInodesAt(await unix, socketPath);
   };
   const holds = async (pid: number, inode: number) => {
     let table = tables.get(pid);
