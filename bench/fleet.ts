@@ -266,7 +266,11 @@ async function judge(raw: ReturnType<typeof connect>, kind: FleetJobCase["kind"]
   if (status === "uncertain") {
     if (!record?.dispatchedAt || !record.promptId) problems.push("uncertain without a dispatched marker");
     if (completedInStream || doneInStream) problems.push("uncertain although its completion was recorded");
-    if (!record?.host || !killed.has(record.host)) problems.push(`uncertain although its worker ${record?.host ?? "?"} was not killed`);
+    if (!record?.host || !killed.has(record.host)) {
+      // Say why it was judged so, and by whom, so a false uncertain can be traced to its path.
+      const judged = stream.filter((e) => e.type === "job" && (e.status === "uncertain" || e.reason === "rejudged")).map((e) => `${e.type === "job" ? e.status : "?"}/${e.type === "job" ? (e.reason ?? "?") : "?"}`);
+      problems.push(`uncertain although its worker ${record?.host ?? "?"} was not killed (${judged.join(", ") || "no uncertain event"}; ${record?.message ?? "no message"})`);
+    }
   }
   const expected = kind === "cancel" ? "cancelled" : "completed";
   if (status !== expected && status !== "uncertain" && problems.length === 0) problems.push(`ended ${status}, expected ${expected}`);

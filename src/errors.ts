@@ -107,6 +107,7 @@ export const ERROR_CODES = {
   FLEET_JOB_UNCERTAIN: "the job's worker died after the prompt was dispatched; it may have reached the model and is never re-sent",
   FLEET_TOOLS_INVALID: "a --tools module could not be loaded or does not export HostTool objects",
   FLEET_REDIS_SERVER_FAILED: "the test rig could not start redis-server (not installed, or it exited)",
+  FLEET_REDIS_PORT_TAKEN: "the test rig's port is answered by another redis-server, not the one it started",
   FLEET_REDIS_VOLATILE: "the fleet's Redis may lose acknowledged writes (appendonly not yes, or appendfsync not always); a worker refuses it unless --allow-volatile-redis",
   // worktrees/ — one git worktree per seat
   WORKTREE_NOT_A_REPO: "the directory a seat worktree was asked from is not inside a git worktree",

@@ -2,17 +2,19 @@
  * Redis server rig: a real `redis-server` on a loopback port with its data in a temp dir, for tests, benches
  *   and trying a fleet on one machine (published on the `grok-seat/testing` subpath).
  * Owns: the child process, its config (given on stdin, so a password never reaches argv), the temp dir,
- *   readiness (PING answered), restart on the same port and dir (AOF replayed), kill -9, stop.
+ *   readiness (PING answered by this very process: its INFO process_id is the child's pid), restart on the same
+ *   port and dir (AOF replayed), kill -9, stop. The port stays reserved (port-reservation.ts) from start to stop,
+ *   down times included, so a rig beside it never picks it up.
  * Does not own: installing Redis (Debian's `redis-server` package; `.ci/run` installs it).
  * Invariant: stop() leaves no process and no temp dir behind (a dir the caller gave is kept).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { SeatError, messageOf } from "../errors.js";
+import { SeatError, isSeatError, messageOf } from "../errors.js";
+import { reserveFreePort, reservePort, type PortReservation } from "./port-reservation.js";
 
 /** Options of startRedisServer. */
 export interface RedisServerOptions {
@@ -50,17 +52,6 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
 function config(port: number, dir: string, options: RedisServerOptions): string {
   return [
     `port ${port}`,
@@ -76,13 +67,21 @@ function config(port: number, dir: string, options: RedisServerOptions): string 
   ].join("\n");
 }
 
-/** Starts redis-server; throws FLEET_REDIS_SERVER_FAILED when it is missing or does not come up. */
+/** The pid in a server's INFO server section, or undefined. */
+function processIdOf(info: string): number | undefined {
+  const match = /^process_id:(\d+)/m.exec(info);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * Starts redis-server; throws FLEET_REDIS_SERVER_FAILED when it is missing or does not come up, and
+ * FLEET_REDIS_PORT_TAKEN when the port the caller chose is answered by another server.
+ */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
-  const port = options.port ?? (await freePort());
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "grok-seat-redis-"));
-  const auth = options.password ? `:${encodeURIComponent(options.password)}@` : "";
-  const url = `redis://${auth}127.0.0.1:${port}`;
+  let reservation: PortReservation | undefined;
+  let port = 0;
   let child: ChildProcess | undefined;
   let stderr = "";
 
@@ -98,12 +97,24 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     failed.catch(() => undefined);
     proc.stdin?.end(config(port, dir, options));
     const deadline = Date.now() + (options.readyTimeoutMs ?? 10_000);
-    for (;;) {
+    const answering = async (): Promise<number | undefined> => {
       const probe = new Redis({ host: "127.0.0.1", port, ...(options.password ? { password: options.password } : {}), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       probe.on("error", () => undefined);
-      const ok = await Promise.race([probe.connect().then(() => probe.ping()).then(() => true, () => false), failed]);
-      probe.disconnect();
-      if (ok) return;
+      return probe.connect().then(() => probe.info("server")).then(processIdOf, () => undefined).finally(() => probe.disconnect());
+    };
+    for (;;) {
+      // Ready means this very process answers: another server on the port (one that was there first) must not
+      // pass for ours, or every client of this rig would talk to it. Ours exiting at once (it could not bind) is
+      // told apart the same way.
+      const answered = await Promise.race([answering(), failed]).catch(async (error: unknown) => {
+        const other = await answering();
+        throw other === undefined ? error : new SeatError("FLEET_REDIS_PORT_TAKEN", `port ${port} is answered by another redis-server (pid ${other}), not the one started here`, { context: { port, pid: other } });
+      });
+      if (answered === proc.pid) return;
+      if (answered !== undefined) {
+        proc.kill("SIGKILL");
+        throw new SeatError("FLEET_REDIS_PORT_TAKEN", `port ${port} is answered by another redis-server (pid ${answered}), not the one started here`, { context: { port, pid: answered } });
+      }
       if (Date.now() > deadline) {
         proc.kill("SIGKILL");
         throw new SeatError("FLEET_REDIS_SERVER_FAILED", `redis-server did not answer PING on port ${port} in time: ${stderr.trim()}`);
@@ -122,13 +133,26 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   };
 
   try {
-    await launch();
+    // A port of our own choice that turns out to be someone else's is left for another one (a few tries).
+    for (let attempt = 0; ; attempt++) {
+      reservation = options.port === undefined ? await reserveFreePort() : reservePort(options.port);
+      port = reservation?.port ?? options.port ?? 0;
+      try {
+        await launch();
+        break;
+      } catch (error) {
+        reservation?.release();
+        reservation = undefined;
+        if (!isSeatError(error, "FLEET_REDIS_PORT_TAKEN") || options.port !== undefined || attempt >= 4) throw error;
+      }
+    }
   } catch (error) {
     if (ownDir) rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+  const auth = options.password ? `:${encodeURIComponent(options.password)}@` : "";
   return {
-    url,
+    url: `redis://${auth}127.0.0.1:${port}`,
     port,
     dir,
     get pid() {
@@ -142,6 +166,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     kill: () => halt("SIGKILL"),
     async stop() {
       await halt("SIGTERM");
+      reservation?.release();
+      reservation = undefined;
       if (ownDir) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -67,9 +67,14 @@ test("a cancel published while the worker's subscriber is disconnected still can
     await waitForEvent(client, handle.id, (e) => e.type === "job" && e.status === "dispatched");
     const raw = connect(parseRedisUrl(rig.redis.url), { name: "probe" });
     try {
+      // The worker's subscriber is there to be dropped (if it were away already the test would prove less).
+      const listed = await until(async () => {
+        const list = String(await raw.call("CLIENT", "LIST", "TYPE", "pubsub"));
+        return /name=grok-seat-cancel /.test(list) ? list : undefined;
+      }, 10_000, "the worker's cancel subscriber to be connected");
       // One atomic step: drop every subscriber, then request the cancel and publish it — to nobody.
       const replies = await raw.multi().client("KILL", "TYPE", "pubsub").set(jobKeys(handle.id).cancel, String(Date.now()), "EX", 3_600).publish(CANCEL_CHANNEL, handle.id).exec();
-      assert.ok(Number(replies?.[0]?.[1]) >= 1, "a subscriber was dropped");
+      assert.ok(Number(replies?.[0]?.[1]) >= 1, `a subscriber was dropped (replies ${JSON.stringify(replies)}; listed just before: ${listed.trim()}; worker: ${w.stderr()})`);
       assert.equal(replies?.[2]?.[1], 0, "the cancel message reached no subscriber");
     } finally {
       raw.disconnect();
