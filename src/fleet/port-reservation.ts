@@ -18,7 +18,9 @@ export interface PortReservation {
   release(): void;
 }
 
-const DIR = join(tmpdir(), "grok-seat-redis-ports");
+// One dir a user: a dir another user made could not be written to (a server started by them on a port is still
+// told apart by its pid).
+const DIR = join(tmpdir(), `grok-seat-redis-ports-${process.getuid?.() ?? "any"}`);
 
 function alive(pid: number): boolean {
   try {
@@ -31,7 +33,7 @@ function alive(pid: number): boolean {
 
 /** Takes the reservation file of `port`, or returns false when a live process holds it. */
 function claim(port: number): boolean {
-  mkdirSync(DIR, { recursive: true, mode: 0o1777 });
+  mkdirSync(DIR, { recursive: true, mode: 0o700 });
   const file = join(DIR, String(port));
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
