@@ -207,6 +207,12 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
     } finally {
       raw.disconnect();
     }
+    // A worker nobody killed must still be running: one that died by itself (say, of a Redis restart) is a defect
+    // of its own, and would make its jobs look uncertain for no reason the campaign caused.
+    for (const w of rig.workers) {
+      if (killed.has(w.name) || (w.child.exitCode === null && w.child.signalCode === null)) continue;
+      problems.push(`worker ${w.name} exited by itself (code ${w.child.exitCode ?? "none"}, signal ${w.child.signalCode ?? "none"}): ${w.stderr().trim().split("\n").slice(-5).join(" | ")}`);
+    }
   } catch (error) {
     problems.push(`campaign aborted: ${error instanceof Error ? error.message : String(error)}`);
   } finally {

@@ -5,6 +5,7 @@
  *   pings it sends, new lines the leader pid writes to $GROK_HOME/logs/unified.jsonl) and the message naming
  *   the step, the time waited and what readiness said.
  * Does not own: the requests themselves or cleaning up a refused hire (hire.ts).
+ *   A read grok may have dropped can be re-sent while its log is quiet (HandshakeResend).
  * Invariant: never waits past the cap; the deadline moves only on evidence seen after the request was sent;
  *   the log is read from where it ended when the step began (a shrink — grok trims it in place — restarts at the
  *   new end, never re-reads old lines). A failure is ACP_HANDSHAKE_FAILED with step, waitedMs and readiness.
@@ -32,6 +33,19 @@ export interface HandshakeLimits {
   idleMs: number;
   capMs: number;
   pollMs?: number;
+}
+
+/**
+ * Re-sending a read that grok may have dropped: when the leader's log has been quiet for `quietMs` since the last
+ * send (grok works on nothing, yet has not answered), `send` is called again — at most `max` more times — and
+ * whichever answer comes first is the step's. Only for requests that change nothing (a catalog read).
+ */
+export interface HandshakeResend<T> {
+  send: () => Promise<T>;
+  /** Default 10 s. */
+  quietMs?: number;
+  /** Default 2. */
+  max?: number;
 }
 
 /** What readiness said by the end of a wait. */
@@ -130,9 +144,10 @@ function describe(readiness: HandshakeReadiness, pid: number): string {
 /**
  * Waits for `work` (one hire request already sent) while grok shows progress: the deadline is `idleMs` after
  * the last sign of progress (a frame on our connection, a pong, a new leader line in grok's log), never more
- * than `capMs` after the start. Rejects ACP_HANDSHAKE_FAILED naming the step, the time waited and readiness.
+ * than `capMs` after the start. Rejects ACP_HANDSHAKE_FAILED naming the step, the time waited and readiness
+ * (and, with `resend`, how many times the request was sent).
  */
-export async function awaitHandshake<T>(work: Promise<T>, step: string, watch: HandshakeWatch, limits: HandshakeLimits, context: Record<string, unknown> = {}): Promise<T> {
+export async function awaitHandshake<T>(work: Promise<T>, step: string, watch: HandshakeWatch, limits: HandshakeLimits, context: Record<string, unknown> = {}, resend?: HandshakeResend<T>): Promise<T> {
   const pollMs = limits.pollMs ?? Math.max(100, Math.min(1_000, Math.floor(limits.idleMs / 4)));
   const started = Date.now();
   const log = new LeaderLog(watch.grokHome, watch.leaderPid);
@@ -142,12 +157,24 @@ export async function awaitHandshake<T>(work: Promise<T>, step: string, watch: H
   let pongs = 0;
   let lastPongAt: number | null = null;
   let timer: NodeJS.Timeout | undefined;
+  // Re-sends race the first send; the first answer wins, a late one is ignored.
+  let sends = 1;
+  let lastWork = started;
+  let answer!: (value: T) => void;
+  const answered = new Promise<T>((resolve) => (answer = resolve));
   const failure = new Promise<never>((_, reject) => {
     const tick = () => {
       const now = Date.now();
       const seen = watch.client.activity().framesIn;
-      if (log.poll() > 0 || seen > frames) lastProgress = now;
+      const logged = log.poll() > 0;
+      if (logged || seen > frames) lastProgress = now;
+      if (logged) lastWork = now;
       frames = seen;
+      if (resend && sends <= (resend.max ?? 2) && now - lastWork >= (resend.quietMs ?? 10_000)) {
+        sends += 1;
+        lastWork = now;
+        resend.send().then(answer, () => undefined);
+      }
       const idle = now - lastProgress >= limits.idleMs;
       const capped = now - started >= limits.capMs;
       if (idle || capped) {
@@ -159,7 +186,7 @@ export async function awaitHandshake<T>(work: Promise<T>, step: string, watch: H
           ? `grok kept showing progress, but the hire's limit of ${seconds(limits.capMs)} for one step ran out`
           : `no sign of progress for the last ${seconds(now - lastProgress)}`;
         reject(new SeatError("ACP_HANDSHAKE_FAILED", `The leader did not answer ${step} after ${seconds(now - started)}: ${why}. Readiness: ${describe(readiness, watch.leaderPid)}. Hire a fresh seat; on a busy machine the library's requestTimeoutMs (time without progress) and handshakeCapMs (the cap) allow more.`, {
-          context: { ...context, step, waitedMs: now - started, idleMs: limits.idleMs, capMs: limits.capMs, leaderPid: watch.leaderPid, readiness },
+          context: { ...context, step, waitedMs: now - started, idleMs: limits.idleMs, capMs: limits.capMs, leaderPid: watch.leaderPid, readiness, ...(resend ? { sends } : {}) },
           retryable: true,
         }));
         return;
@@ -172,7 +199,7 @@ export async function awaitHandshake<T>(work: Promise<T>, step: string, watch: H
   });
   failure.catch(() => undefined);
   try {
-    return await Promise.race([work, failure]);
+    return await Promise.race([work, answered, failure]);
   } finally {
     clearTimeout(timer);
   }

@@ -22,7 +22,7 @@ import { HerdrBackend, checkHerdrAgent, type Backend, type PaneDescriptor } from
 import { admitLeader, admitSeat } from "./admission.js";
 import { buildHirePlan, createSocketDir, type HirePlan, type PlanInput } from "./plan.js";
 import { assertProven, bindLeader, nothingServes, bindTui, proveSeatLeader, readLockPid, waitForActiveSession, waitForExitObserved, type LeaderBinding, type TuiProof } from "./proof.js";
-import { awaitHandshake, type HandshakeLimits, type HandshakeWatch } from "./handshake-wait.js";
+import { awaitHandshake, type HandshakeLimits, type HandshakeResend, type HandshakeWatch } from "./handshake-wait.js";
 import { assertCatalogReady, assertNativeOption, assertSelectionEcho } from "./readiness.js";
 import { VisibleSeat, recordedInode, stopLeaderAfterTuiExit } from "./visible-seat.js";
 import { InteractionWatch } from "./interactions.js";
@@ -177,7 +177,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     }, "grok-seat");
     core = new SessionCore(peer, callbacks, { diagnosticsAsText: false });
     const watch: HandshakeWatch = { client: liveClient, leaderPid: leader.pid, grokHome: plan.grokHome };
-    const timed = <T>(work: Promise<T>, what: string, context: Record<string, unknown>): Promise<T> => awaitHandshake(work, what, watch, limits, context);
+    const timed = <T>(work: Promise<T>, what: string, context: Record<string, unknown>, resend?: HandshakeResend<T>): Promise<T> => awaitHandshake(work, what, watch, limits, context, resend);
 
     const init = await timed(peer.request<InitializeResponse>(ACP.agent.initialize, {
       protocolVersion: 1,
@@ -203,7 +203,11 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     interactions.bind(plan.sessionId);
     step("attached", { method: attachMethod });
 
-    const commands = await timed(peer.request<{ tools?: unknown[] }>(X_AI.commandsList, { sessionId: plan.sessionId }), X_AI.commandsList, {});
+    // A catalog read changes nothing, so one grok has not answered while its log stays quiet is sent again: under
+    // load a 1.0.41 leader once left it unanswered for 90 s while it answered every ping and logged nothing.
+    const sessionId = plan.sessionId;
+    const listCommands = () => peer.request<{ tools?: unknown[] }>(X_AI.commandsList, { sessionId });
+    const commands = await timed(listCommands(), X_AI.commandsList, {}, { send: listCommands });
     const catalog = [
       ...(Array.isArray(initMeta.mcpServers) ? initMeta.mcpServers : []),
       ...(Array.isArray((attached?._meta as Record<string, unknown> | undefined)?.mcpServers) ? ((attached._meta as Record<string, unknown>).mcpServers as unknown[]) : []),

@@ -11,7 +11,7 @@ export type { ConfigOption } from "./readiness.js";
 export { buildHirePlan, buildTuiEnv, createSocketDir, newSeatId, MAX_SOCKET_PATH_BYTES, TUI_ENV_ALLOW_LIST } from "./plan.js";
 export type { HirePlan, PlanInput } from "./plan.js";
 export { awaitHandshake } from "./handshake-wait.js";
-export type { HandshakeLimits, HandshakeReadiness, HandshakeWatch } from "./handshake-wait.js";
+export type { HandshakeLimits, HandshakeReadiness, HandshakeResend, HandshakeWatch } from "./handshake-wait.js";
 export { bindTui, reproveTui, bindLeader, proveSeatLeader, reproveForDispatch, readLockPid, waitForActiveSession, observeExit, waitForExitObserved, assertProven } from "./proof.js";
 export type { TuiProof, LeaderBinding, ProveSeatLeaderInput, DispatchProof, DispatchSeal } from "./proof.js";
 export { assertBrief, briefProblem } from "./brief.js";

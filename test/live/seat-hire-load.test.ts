@@ -71,6 +71,12 @@ describe("visible seat hire under load on the real grok TUI", { concurrency: fal
       } finally {
         process.kill(leader.pid, "SIGCONT");
       }
+      // A read the leader dropped (here: one never sent) is sent again once the real leader's log has been quiet
+      // for quietMs, and the real answer to the re-send ends the step (hire does this for _x.ai/commands/list).
+      let resent = 0;
+      const info = (await awaitHandshake(never, "probe", watch, { idleMs: 20_000, capMs: 30_000 }, {}, { send: () => (resent++, client.control({ type: "get_leader_info" })), quietMs: 1_000 })) as { pid?: number };
+      assert.equal(info.pid, leader.pid);
+      assert.equal(resent, 1);
       await seat.release({ closePane: true });
     } finally {
       for (const b of busy) b.kill("SIGKILL");
