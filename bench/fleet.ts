@@ -207,6 +207,12 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
     } finally {
       raw.disconnect();
     }
+    // What the workers said of a job the campaign finds wrong (their log lines about it), to trace its path.
+    for (const c of cases) {
+      if (c.problems.length === 0) continue;
+      const said = rig.workers.flatMap((w) => w.stderr().split("\n").filter((l) => l.includes(`job ${c.id}:`)).map((l) => `${w.name}: ${l.trim()}`));
+      c.problems.push(`worker log: ${said.join(" | ") || "nothing"}`);
+    }
     // A worker nobody killed must still be running: one that died by itself (say, of a Redis restart) is a defect
     // of its own, and would make its jobs look uncertain for no reason the campaign caused.
     for (const w of rig.workers) {
@@ -274,7 +280,8 @@ async function judge(raw: ReturnType<typeof connect>, kind: FleetJobCase["kind"]
     if (completedInStream || doneInStream) problems.push("uncertain although its completion was recorded");
     if (!record?.host || !killed.has(record.host)) {
       // Say why it was judged so, and by whom, so a false uncertain can be traced to its path.
-      const judged = stream.filter((e) => e.type === "job" && (e.status === "uncertain" || e.reason === "rejudged")).map((e) => `${e.type === "job" ? e.status : "?"}/${e.type === "job" ? (e.reason ?? "?") : "?"}`);
+      // Each job event with its host and clock (ms, last six digits: to line up with the campaign's own log).
+      const judged = stream.flatMap((e) => (e.type === "job" ? [`${e.status}${e.reason ? `/${e.reason}` : ""}${e.host ? `@${e.host}` : ""} t${(e.atMs ?? 0) % 1_000_000}`] : []));
       problems.push(`uncertain although its worker ${record?.host ?? "?"} was not killed (${judged.join(", ") || "no uncertain event"}; ${record?.message ?? "no message"})`);
     }
   }

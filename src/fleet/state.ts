@@ -72,6 +72,9 @@ export interface JobRecord {
 // "1" when the heartbeat must be gone, events to append before the job event (JSON list of JSON strings).
 const TRANSITION = `
 local cur = redis.call('HGET', KEYS[1], 'status') or ''
+-- A run's own transition replayed (ioredis re-sends a command whose reply a dropped connection lost): it has
+-- landed already, so it reports moved and changes nothing.
+if ARGV[7] ~= '' and cur == ARGV[2] and redis.call('HGET', KEYS[1], 'run') == ARGV[7] then return 'OK' end
 local ok = false
 for _, s in ipairs(cjson.decode(ARGV[1])) do if s == cur then ok = true end end
 if not ok then return cur end
@@ -112,7 +115,8 @@ export interface Transition {
 
 /**
  * Moves job `id` to `t.to` if its status is one of `t.from`; appends `{type:"job", status}` to its stream in the
- * same atomic step. Resolves true when it moved, false (with the current status) when it did not.
+ * same atomic step. Resolves true when it moved, false (with the current status) when it did not. With `t.run`,
+ * a job already at `t.to` under that run counts as moved (the run's own transition, replayed): idempotent.
  */
 export async function transition(redis: Redis, id: string, t: Transition): Promise<{ moved: boolean; current: JobStatus | "" }> {
   const keys = jobKeys(id);

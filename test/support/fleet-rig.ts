@@ -40,7 +40,8 @@ export interface FleetRig {
   root: string;
   workers: WorkerProc[];
   /** Starts `seat worker` as host `name`; resolves once it announced itself on stdout. */
-  startWorker(name: string, how?: { scenario?: string; env?: Record<string, string>; args?: string[] }): Promise<WorkerProc>;
+  /** `redisUrl`: where the worker connects instead of the rig's server (a proxy in front of it, say). */
+  startWorker(name: string, how?: { scenario?: string; env?: Record<string, string>; args?: string[]; redisUrl?: string }): Promise<WorkerProc>;
   close(): Promise<void>;
 }
 
@@ -62,7 +63,7 @@ export async function startFleetRig(redisOptions: RedisServerOptions = {}): Prom
       writeFileSync(grok, `#!/bin/sh\n${scenario}FAKE_GROK_PROMPT_LOG=${JSON.stringify(log)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
       chmodSync(grok, 0o755);
       const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GROK_SEAT_HOME: join(home, ".grok-seat"), GROK_BIN: grok, ...(how.env ?? {}) };
-      const run = startSeat(["worker", "--redis", redis.url, "--name", name, ...(how.args ?? [])], { env, cwd: home });
+      const run = startSeat(["worker", "--redis", how.redisUrl ?? redis.url, "--name", name, ...(how.args ?? [])], { env, cwd: home });
       let stderr = "";
       run.child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
       const deadline = Date.now() + 20_000;
