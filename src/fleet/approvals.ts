@@ -12,6 +12,7 @@
  *   it before its own deadline denies); anything else is refused (EXPIRED / ALREADY_ANSWERED naming the first).
  *   Nothing in Redis can allow a call by itself: only the worker's queue applies an answer it read back.
  */
+import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { SeatError } from "../errors.js";
 import type { PendingApproval } from "../acp/index.js";
@@ -46,13 +47,15 @@ export interface StoredApproval {
   why?: string;
 }
 
-// KEYS: approvals, state, alive. ARGV: approval id, decision, always ("1"/"0"), by, now (ms), job id.
-// Returns {outcome, record JSON}: outcome answered | missing | answered-before | expired. An accepted answer is
-// announced on APPROVAL_ANSWERED_CHANNEL in the same atomic step, so the worker reads it back at once.
+// KEYS: approvals, state, alive. ARGV: approval id, decision, always ("1"/"0"), by, now (ms), job id, this answer's
+// token. Returns {outcome, record JSON}: outcome answered | missing | answered-before | expired. An accepted answer
+// is announced on APPROVAL_ANSWERED_CHANNEL in the same atomic step, so the worker reads it back at once. The
+// same answer re-sent by the client after a lost reply (its token) is answered, not "answered before".
 const ANSWER = `
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return {'missing', ''} end
 local a = cjson.decode(raw)
+if a.state == 'answered' and a.answerToken == ARGV[7] then return {'answered', raw} end
 if a.state == 'answered' then return {'answered-before', raw} end
 if a.state ~= 'pending' then return {'expired', raw} end
 local status = redis.call('HGET', KEYS[2], 'status')
@@ -65,6 +68,7 @@ a.state = 'answered'
 a.decision = ARGV[2]
 if ARGV[3] == '1' then a.always = true end
 if ARGV[4] ~= '' then a.by = ARGV[4] end
+a.answerToken = ARGV[7]
 local out = cjson.encode(a)
 redis.call('HSET', KEYS[1], ARGV[1], out)
 redis.call('PUBLISH', '${APPROVAL_ANSWERED_CHANNEL}', ARGV[6])
@@ -144,7 +148,7 @@ export async function answerFleetApproval(redis: Redis, id: string, answer: { de
   const jobId = await redis.hget(APPROVAL_INDEX, id);
   if (!jobId) throw new SeatError("APPROVAL_NOT_FOUND", `No fleet job holds approval ${id}. List them with \`seat approvals --redis URL\`.`, { context: { id } });
   const keys = jobKeys(jobId);
-  const [outcome, raw] = (await redis.eval(ANSWER, 3, approvalsKey(jobId), keys.state, keys.alive, id, answer.decision, answer.always === true && answer.decision === "allow" ? "1" : "0", answer.by ?? "", String(Date.now()), jobId)) as [string, string];
+  const [outcome, raw] = (await redis.eval(ANSWER, 3, approvalsKey(jobId), keys.state, keys.alive, id, answer.decision, answer.always === true && answer.decision === "allow" ? "1" : "0", answer.by ?? "", String(Date.now()), jobId, randomUUID())) as [string, string];
   if (outcome === "answered") return { id, decision: answer.decision };
   if (outcome === "missing") throw new SeatError("APPROVAL_NOT_FOUND", `Fleet job ${jobId} no longer holds approval ${id}.`, { context: { id, jobId } });
   const record = JSON.parse(raw) as StoredApproval;

@@ -90,13 +90,18 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number):
         const owner = spec.session ? await redis.get(sessionHostKey(spec.cwd ?? "", spec.session)) : null;
         const queueName = owner ? hostQueue(owner) : SHARED_QUEUE;
         const now = Date.now();
+        // This call's own mark: a creation the client re-sent after a lost reply is recognised as ours, not
+        // refused as "already exists" (which would leave the job recorded but never queued).
+        const submitToken = randomUUID();
         const created = await transition(redis, id, {
           from: [""],
           to: "waiting",
-          fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now }) as Record<string, string | number>,
+          fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now, submit_token: submitToken }) as Record<string, string | number>,
           event: { queue: queueName },
         });
-        if (!created.moved) throw new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${created.current}); pick another id.`);
+        if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken) {
+          throw new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${created.current}); pick another id.`);
+        }
         await redis.zadd(JOBS_INDEX, now, id);
         await pruneIndex(redis, now - retainSeconds * 1_000);
         await queueFor(queueName).add("turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } });

@@ -7,49 +7,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, connect as connectTcp, type Socket } from "node:net";
-import type { FleetClient, JobEvent } from "../../src/fleet/index.js";
+import { connectFleet, type FleetClient, type JobEvent } from "../../src/fleet/index.js";
+import { budgetKey, parseFleetBudget, reserveBudget, settleBudget } from "../../src/fleet/budget.js";
+import { answerFleetApproval, publishApproval } from "../../src/fleet/approvals.js";
+import { connect, parseRedisUrl } from "../../src/fleet/connection.js";
+import { jobKeys } from "../../src/fleet/keys.js";
+import { isSeatError } from "../../src/errors.js";
 import { withFleet } from "../support/fleet-rig.js";
-
-/** A TCP proxy to 127.0.0.1:`port` that, the first time a client sends data matching `target`, forwards it and
- * then drops the connection before Redis's reply can come back. */
-async function dropOneReply(port: number, target: (data: string) => boolean): Promise<{ url: string; tripped: () => number; close: () => Promise<void> }> {
-  let tripped = 0;
-  const sockets = new Set<Socket>();
-  const server = createServer((down) => {
-    const up = connectTcp(port, "127.0.0.1");
-    sockets.add(down).add(up);
-    let cut = false;
-    const end = () => {
-      down.destroy();
-      up.destroy();
-    };
-    up.on("data", (d: Buffer) => void (cut || down.write(d)));
-    down.on("data", (d: Buffer) => {
-      up.write(d);
-      if (tripped === 0 && target(d.toString("latin1"))) {
-        tripped += 1;
-        cut = true;
-        setTimeout(end, 300); // Redis runs the command meanwhile; its reply is thrown away
-      }
-    });
-    for (const s of [up, down]) {
-      s.on("error", end);
-      s.on("close", end);
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (typeof address !== "object" || !address) throw new Error("no proxy port");
-  return {
-    url: `redis://127.0.0.1:${address.port}`,
-    tripped: () => tripped,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
+import { dropOneReply } from "../support/drop-reply-proxy.js";
 
 async function jobEvents(client: FleetClient, id: string): Promise<JobEvent[]> {
   const out: JobEvent[] = [];
@@ -74,6 +39,76 @@ test("a dispatch mark whose reply was lost is re-sent by the client and recognis
       const statuses = (await jobEvents(client, handle.id)).map((e) => e.status);
       assert.ok(!statuses.includes("uncertain") && !statuses.includes("failed"), JSON.stringify(statuses));
     } finally {
+      await proxy.close();
+    }
+  });
+});
+
+test("a job creation whose reply was lost is re-sent by the client and recognised as this call's own: enqueue answers the job, which runs once", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    const proxy = await dropOneReply(rig.redis.port, (data) => data.includes("submit_token"));
+    const viaProxy = await connectFleet(proxy.url);
+    try {
+      const handle = await viaProxy.enqueue({ prompt: "a creation whose reply is lost" });
+      assert.equal(proxy.tripped(), 1, "the creation's reply was dropped");
+      const w = await rig.startWorker("host-a");
+      const result = await client.job(handle.id).result();
+      assert.equal(result.status, "completed", w.stderr());
+      assert.deepEqual(w.prompts(), [`fleet-${handle.id}`]);
+    } finally {
+      await viaProxy.close();
+      await proxy.close();
+    }
+  });
+});
+
+test("a budget reservation and its settle whose replies were lost count once each", async (t) => {
+  await withFleet(t, async (rig) => {
+    const budget = parseFleetBudget("100tokens/day");
+    const now = Date.now();
+    const key = budgetKey("jobs", budget, now);
+    const direct = connect(parseRedisUrl(rig.redis.url), { name: "probe" });
+    const reserveProxy = await dropOneReply(rig.redis.port, (data) => data.includes("INCRBYFLOAT") && data.includes("'reserved'"));
+    const settleProxy = await dropOneReply(rig.redis.port, (data) => data.includes("'settled'"));
+    const a = connect(parseRedisUrl(reserveProxy.url), { name: "reserver" });
+    const b = connect(parseRedisUrl(settleProxy.url), { name: "settler" });
+    try {
+      const reserved = await reserveBudget(a, "jobs", budget, 30, now);
+      assert.equal(reserveProxy.tripped(), 1, "the reservation's reply was dropped");
+      assert.ok(reserved.ok);
+      assert.equal(await direct.get(key), "30", "reserved once");
+      await settleBudget(b, reserved.reservation, 12);
+      assert.equal(settleProxy.tripped(), 1, "the settle's reply was dropped");
+      assert.equal(await direct.get(key), "12", "settled once to what was used");
+    } finally {
+      for (const c of [a, b, direct]) c.disconnect();
+      await reserveProxy.close();
+      await settleProxy.close();
+    }
+  });
+});
+
+test("an approval answer whose reply was lost is re-sent by the client and answered, not refused as answered before", async (t) => {
+  await withFleet(t, async (rig) => {
+    const direct = connect(parseRedisUrl(rig.redis.url), { name: "probe" });
+    const proxy = await dropOneReply(rig.redis.port, (data) => data.includes("answerToken"));
+    const answerer = connect(parseRedisUrl(proxy.url), { name: "answerer" });
+    try {
+      // A job whose run is dispatched and beating, holding one approval (as its worker writes them).
+      const jobId = "replayed-answer";
+      const run = "run-1";
+      await direct.hset(jobKeys(jobId).state, { status: "dispatched", run });
+      await direct.set(jobKeys(jobId).alive, run, "PX", 60_000);
+      const now = Date.now();
+      const view = { id: "ap_0123456789abcdef", category: "execute" as const, title: "touch x", target: { command: "touch x" }, owner: { kind: "job" as const, id: jobId }, askedAt: new Date(now).toISOString(), deadline: new Date(now + 120_000).toISOString() };
+      assert.equal(await publishApproval(direct, jobId, run, view, 600), true);
+      assert.deepEqual(await answerFleetApproval(answerer, view.id, { decision: "allow", by: "tester" }), { id: view.id, decision: "allow" });
+      assert.equal(proxy.tripped(), 1, "the answer's reply was dropped");
+      // A second, different answer still finds the first one standing.
+      await assert.rejects(answerFleetApproval(direct, view.id, { decision: "deny", by: "other" }), (e: unknown) => isSeatError(e, "APPROVAL_ALREADY_ANSWERED"));
+    } finally {
+      answerer.disconnect();
+      direct.disconnect();
       await proxy.close();
     }
   });
