@@ -40,9 +40,25 @@ export interface CursorEvent {
 /** The cursor that reads a stream from its beginning. */
 export const START = "0-0";
 
-/** Appends `event` (redacted) to job `id`'s stream. */
-export async function appendEvent(redis: Redis, id: string, event: SeatEvent): Promise<string> {
-  const cursor = await redis.xadd(jobKeys(id).events, "MAXLEN", "~", String(EVENTS_MAX_LEN), "*", "e", JSON.stringify(redact(event)));
+// KEYS: events. ARGV: max length, event JSON, the append's mark. An append whose mark is among the stream's last
+// entries already (the client re-sent it after a lost reply) is not written again; returns the entry's id.
+const APPEND_ONCE = `
+for _, entry in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 16)) do
+  local f = entry[2]
+  for i = 1, #f, 2 do if f[i] == 's' and f[i + 1] == ARGV[3] then return entry[1] end end
+end
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[2], 's', ARGV[3])
+`;
+
+/**
+ * Appends `event` (redacted) to job `id`'s stream. With `mark` (unique per append, e.g. run token + sequence), an
+ * append the Redis client re-sends after a lost reply is written once: a watcher never sees a text chunk twice.
+ */
+export async function appendEvent(redis: Redis, id: string, event: SeatEvent, mark?: string): Promise<string> {
+  const json = JSON.stringify(redact(event));
+  const cursor = mark === undefined
+    ? await redis.xadd(jobKeys(id).events, "MAXLEN", "~", String(EVENTS_MAX_LEN), "*", "e", json)
+    : ((await redis.eval(APPEND_ONCE, 1, jobKeys(id).events, String(EVENTS_MAX_LEN), json, mark)) as string);
   return cursor ?? "";
 }
 

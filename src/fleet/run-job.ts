@@ -110,6 +110,8 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   // The turn's `done` is held back and appended by the end transition itself (one atomic step), so a worker that
   // dies between the two leaves neither: a watcher never sees `done` on a job that then reads `uncertain`.
   let heldDone: SeatEvent | undefined;
+  /** Appends so far: each event's mark is this run's token and its number, so a re-sent append lands once. */
+  let appended = 0;
   const end = (to: JobStatus, fields: Record<string, string | number>, event: Record<string, unknown>, afterDispatch: boolean) =>
     transition(redis, id, { from: afterDispatch ? ["dispatched", "uncertain"] : ["active"], to, fields, event: { ...tag, ...event }, retainSeconds, run, ...(afterDispatch && heldDone ? { before: [heldDone] } : {}) });
 
@@ -152,7 +154,8 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       heldDone = event;
       return;
     }
-    chain = chain.then(() => trackApprovals(event)).catch(() => undefined).then(() => appendEvent(redis, id, event)).catch(() => undefined);
+    const mark = `${run}:${++appended}`;
+    chain = chain.then(() => trackApprovals(event)).catch(() => undefined).then(() => appendEvent(redis, id, event, mark)).catch(() => undefined);
     // The session's attention state is also kept on the record (only while it names this run), so a lister
     // (`seat ps --redis`) reads one hash per job instead of scanning its stream.
     if (event.type === "state") {

@@ -113,3 +113,27 @@ test("an approval answer whose reply was lost is re-sent by the client and answe
     }
   });
 });
+
+test("a streamed text event whose append reply was lost is written once: the job's text is exactly the agent's", async (t) => {
+  await withFleet(t, async (rig, client) => {
+    const prompt = "a chunk whose append reply is lost";
+    const control = await rig.startWorker("host-control");
+    const first = await client.enqueue({ prompt });
+    const expected = await client.job(first.id).result();
+    assert.equal(expected.status, "completed", control.stderr());
+    assert.ok(expected.text.length > 0, "the fake agent streams text");
+    control.child.kill("SIGKILL");
+    await control.done;
+    const proxy = await dropOneReply(rig.redis.port, (data) => data.includes('"type":"text"'));
+    try {
+      const w = await rig.startWorker("host-a", { redisUrl: proxy.url });
+      const handle = await client.enqueue({ prompt });
+      const result = await handle.result();
+      assert.equal(proxy.tripped(), 1, "a text event's append reply was dropped");
+      assert.equal(result.status, "completed", w.stderr());
+      assert.equal(result.text, expected.text, "no chunk twice");
+    } finally {
+      await proxy.close();
+    }
+  });
+});
