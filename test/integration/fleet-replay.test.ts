@@ -46,7 +46,7 @@ test("a dispatch mark whose reply was lost is re-sent by the client and recognis
 
 test("a job creation whose reply was lost is re-sent by the client and recognised as this call's own: enqueue answers the job, which runs once", async (t) => {
   await withFleet(t, async (rig, client) => {
-    const proxy = await dropOneReply(rig.redis.port, (data) => data.includes("submit_token"));
+    const proxy = await dropOneReply(rig.redis.port, (data) => data.includes("submitted_at"));
     const viaProxy = await connectFleet(proxy.url);
     try {
       const handle = await viaProxy.enqueue({ prompt: "a creation whose reply is lost" });
@@ -68,8 +68,9 @@ test("a budget reservation and its settle whose replies were lost count once eac
     const now = Date.now();
     const key = budgetKey("jobs", budget, now);
     const direct = connect(parseRedisUrl(rig.redis.url), { name: "probe" });
-    const reserveProxy = await dropOneReply(rig.redis.port, (data) => data.includes("INCRBYFLOAT") && data.includes("'reserved'"));
-    const settleProxy = await dropOneReply(rig.redis.port, (data) => data.includes("'settled'"));
+    // The reservation is the script that checks `spent + amount`; the settle is the other INCRBYFLOAT.
+    const reserveProxy = await dropOneReply(rig.redis.port, (data) => data.includes("spent + amount"));
+    const settleProxy = await dropOneReply(rig.redis.port, (data) => /incrbyfloat/i.test(data) && !data.includes("spent + amount"));
     const a = connect(parseRedisUrl(reserveProxy.url), { name: "reserver" });
     const b = connect(parseRedisUrl(settleProxy.url), { name: "settler" });
     try {
@@ -91,7 +92,7 @@ test("a budget reservation and its settle whose replies were lost count once eac
 test("an approval answer whose reply was lost is re-sent by the client and answered, not refused as answered before", async (t) => {
   await withFleet(t, async (rig) => {
     const direct = connect(parseRedisUrl(rig.redis.url), { name: "probe" });
-    const proxy = await dropOneReply(rig.redis.port, (data) => data.includes("answerToken"));
+    const proxy = await dropOneReply(rig.redis.port, (data) => data.includes("answered-before"));
     const answerer = connect(parseRedisUrl(proxy.url), { name: "answerer" });
     try {
       // A job whose run is dispatched and beating, holding one approval (as its worker writes them).
