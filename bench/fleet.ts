@@ -279,10 +279,10 @@ async function judge(raw: ReturnType<typeof connect>, kind: FleetJobCase["kind"]
     if (!record?.dispatchedAt || !record.promptId) problems.push("uncertain without a dispatched marker");
     if (completedInStream || doneInStream) problems.push("uncertain although its completion was recorded");
     if (!record?.host || !killed.has(record.host)) {
-      // Say why it was judged so, and by whom, so a false uncertain can be traced to its path.
-      // Each job event with its host and clock (ms, last six digits: to line up with the campaign's own log).
+      // Each job event with its host and clock (ms, last six digits, to line up with the campaign's own log), so
+      // a false uncertain can be traced to its path.
       const judged = stream.flatMap((e) => (e.type === "job" ? [`${e.status}${e.reason ? `/${e.reason}` : ""}${e.host ? `@${e.host}` : ""} t${(e.atMs ?? 0) % 1_000_000}`] : []));
-      problems.push(`uncertain although its worker ${record?.host ?? "?"} was not killed (${judged.join(", ") || "no uncertain event"}; ${record?.message ?? "no message"})`);
+      problems.push(`uncertain although its worker ${record?.host ?? "?"} was not killed (${judged.join(", ") || "no job event"}; ${record?.message ?? "no message"})`);
     }
   }
   const expected = kind === "cancel" ? "cancelled" : "completed";

@@ -11,6 +11,8 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SeatError } from "../errors.js";
+import { isAlive } from "../grok/process-tree.js";
 
 /** A reserved port; release() frees it for other rigs (idempotent). */
 export interface PortReservation {
@@ -21,15 +23,6 @@ export interface PortReservation {
 // One dir a user: a dir another user made could not be written to (a server started by them on a port is still
 // told apart by its pid).
 const DIR = join(tmpdir(), `grok-seat-redis-ports-${process.getuid?.() ?? "any"}`);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** Takes the reservation file of `port`, or returns false when a live process holds it. */
 function claim(port: number): boolean {
@@ -50,7 +43,7 @@ function claim(port: number): boolean {
         continue; // released meanwhile: try again
       }
       // A file being written has no pid yet; treat it as held.
-      if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) return false;
+      if (!Number.isInteger(owner) || owner <= 0 || isAlive({ pid: owner })) return false;
       try {
         unlinkSync(file);
       } catch {
@@ -80,21 +73,14 @@ function ephemeralLow(): number {
   }
 }
 
-function bindable(port: number): Promise<boolean> {
+/** Listens on `port` of 127.0.0.1 (0: any) and closes again; resolves the port it got, or undefined when taken. */
+function tryListen(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
-function listenZero(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.once("error", () => resolve(undefined));
+    server.listen(port, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() => resolve(typeof address === "object" && address ? address.port : undefined));
     });
   });
 }
@@ -107,15 +93,15 @@ export async function reserveFreePort(): Promise<PortReservation> {
   const high = ephemeralLow();
   const low = 10_000;
   for (let attempt = 0; attempt < 200; attempt++) {
-    const port = high - low >= 1_000 ? low + Math.floor(Math.random() * (high - low)) : await listenZero();
-    if (!claim(port)) continue;
-    if (await bindable(port)) return { port, release: () => release(port) };
+    const port = high - low >= 1_000 ? low + Math.floor(Math.random() * (high - low)) : await tryListen(0);
+    if (port === undefined || !claim(port)) continue;
+    if ((await tryListen(port)) === port) return { port, release: () => release(port) };
     release(port);
   }
-  throw new Error("no free loopback port could be reserved");
+  throw new SeatError("FLEET_REDIS_SERVER_FAILED", "No free loopback port could be reserved for redis-server (200 tries).");
 }
 
-/** Reserves a port the caller chose; false when another live rig holds it. */
+/** Reserves a port the caller chose; undefined when another live rig holds it. */
 export function reservePort(port: number): PortReservation | undefined {
   return claim(port) ? { port, release: () => release(port) } : undefined;
 }

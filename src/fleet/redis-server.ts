@@ -73,6 +73,11 @@ function processIdOf(info: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** The error for a port that another redis-server (pid `other`) answers. */
+function portTaken(port: number, other: number): SeatError {
+  return new SeatError("FLEET_REDIS_PORT_TAKEN", `port ${port} is answered by another redis-server (pid ${other}), not the one started here`, { context: { port, pid: other } });
+}
+
 /**
  * Starts redis-server; throws FLEET_REDIS_SERVER_FAILED when it is missing or does not come up, and
  * FLEET_REDIS_PORT_TAKEN when the port the caller chose is answered by another server.
@@ -108,12 +113,12 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       // told apart the same way.
       const answered = await Promise.race([answering(), failed]).catch(async (error: unknown) => {
         const other = await answering();
-        throw other === undefined ? error : new SeatError("FLEET_REDIS_PORT_TAKEN", `port ${port} is answered by another redis-server (pid ${other}), not the one started here`, { context: { port, pid: other } });
+        throw other === undefined ? error : portTaken(port, other);
       });
       if (answered === proc.pid) return;
       if (answered !== undefined) {
         proc.kill("SIGKILL");
-        throw new SeatError("FLEET_REDIS_PORT_TAKEN", `port ${port} is answered by another redis-server (pid ${answered}), not the one started here`, { context: { port, pid: answered } });
+        throw portTaken(port, answered);
       }
       if (Date.now() > deadline) {
         proc.kill("SIGKILL");

@@ -5,18 +5,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { FleetClient, JobEvent } from "../../src/fleet/index.js";
+import type { JobEvent } from "../../src/fleet/index.js";
 import { connect, parseRedisUrl } from "../../src/fleet/connection.js";
 import { CANCEL_CHANNEL, jobKeys } from "../../src/fleet/keys.js";
 import { transition } from "../../src/fleet/state.js";
-import { FAST_STALL, slowStart, until, waitForEvent, withFleet } from "../support/fleet-rig.js";
+import { FAST_STALL, jobEvents, slowStart, until, waitForEvent, withFleet } from "../support/fleet-rig.js";
 import { runSeat } from "../support/cli.js";
-
-async function jobEvents(client: FleetClient, id: string): Promise<JobEvent[]> {
-  const out: JobEvent[] = [];
-  for await (const { event } of client.job(id).events()) if (event.type === "job") out.push(event);
-  return out;
-}
 
 const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin" });
 

@@ -7,20 +7,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { connectFleet, type FleetClient, type JobEvent } from "../../src/fleet/index.js";
+import { connectFleet } from "../../src/fleet/index.js";
 import { budgetKey, parseFleetBudget, reserveBudget, settleBudget } from "../../src/fleet/budget.js";
 import { answerFleetApproval, publishApproval } from "../../src/fleet/approvals.js";
 import { connect, parseRedisUrl } from "../../src/fleet/connection.js";
 import { jobKeys } from "../../src/fleet/keys.js";
 import { isSeatError } from "../../src/errors.js";
-import { withFleet } from "../support/fleet-rig.js";
+import { jobEvents, withFleet } from "../support/fleet-rig.js";
 import { dropOneReply } from "../support/drop-reply-proxy.js";
-
-async function jobEvents(client: FleetClient, id: string): Promise<JobEvent[]> {
-  const out: JobEvent[] = [];
-  for await (const { event } of client.job(id).events()) if (event.type === "job") out.push(event);
-  return out;
-}
 
 test("a dispatch mark whose reply was lost is re-sent by the client and recognised as the run's own: the prompt is sent once and the job completes, never uncertain", async (t) => {
   await withFleet(t, async (rig, client) => {

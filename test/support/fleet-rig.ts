@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRedisServer, type MockScript, type RedisServer, type RedisServerOptions } from "../../src/testing.js";
-import { connectFleet, type CursorEvent, type FleetClient } from "../../src/fleet/index.js";
+import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from "../../src/fleet/index.js";
 import { FAKE_GROK_JS } from "./fake-agent.js";
 import { startSeat, type CliResult } from "./cli.js";
 import { startLiveRig, type LiveRig } from "./live-rig.js";
@@ -189,6 +189,13 @@ export async function withFleet(t: TestLike, body: (rig: FleetRig, client: Fleet
     await client.close();
     await rig.close();
   }
+}
+
+/** Every `job` event of job `id`'s stream, once the job has ended. */
+export async function jobEvents(client: FleetClient, id: string): Promise<JobEvent[]> {
+  const out: JobEvent[] = [];
+  for await (const { event } of client.job(id).events()) if (event.type === "job") out.push(event);
+  return out;
 }
 
 /** Resolves the first event matching `pick` in job `id`'s stream (rejects when the job ends without it). */
