@@ -134,6 +134,10 @@ export const ERROR_CODES = {
   // board/
   BOARD_UNSAFE_ADDRESS: "the board was asked to listen on an address other machines reach without a token from GROK_SEAT_BOARD_TOKEN",
   BOARD_LISTEN_FAILED: "the board could not listen on its address and port (in use, or not an address of this machine)",
+  // notify/ — notifications
+  NOTIFY_CONFIG_INVALID: "the config file's notify section is malformed (a target's type, url, secret, command or events)",
+  NOTIFY_TARGET_UNKNOWN: "--notify (or the notify option) names a target the config does not define",
+  NOTIFY_DELIVERY_FAILED: "a notification could not be delivered to a target after its retries; the turn was not affected",
   // mcp/ — the seat as an MCP server (issue 19)
   MCP_ARGUMENT_INVALID: "an MCP tool call's arguments do not fit the tool's input schema (a wrong type, a missing or unknown field)",
   MCP_CWD_OUTSIDE_ROOTS: "an MCP tool call's cwd does not exist or lies outside every --root and every root the client declared",
