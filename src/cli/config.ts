@@ -10,7 +10,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, parse, resolve } from "node:path";
-import { SeatError, messageOf } from "../errors.js";
+import { SeatError, isSeatError, messageOf } from "../errors.js";
+import { parseNotifyConfig, type NotifyConfig } from "../notify/index.js";
 
 /** Every key a config file may set. */
 export const CONFIG_KEYS = ["agent", "model", "policy", "agentsDir", "redis", "prices"] as const;
@@ -68,12 +69,46 @@ export function readConfigFile(file: string): Partial<Record<ConfigKey, string>>
   if (data === null || typeof data !== "object" || Array.isArray(data)) throw invalid(file, undefined, "the file must hold one JSON object");
   const out: Partial<Record<ConfigKey, string>> = {};
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
-    if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw invalid(file, key, `unknown key (known: ${CONFIG_KEYS.join(", ")})`);
+    if (key === "notify") {
+      readNotifySection(file, value);
+      continue;
+    }
+    if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw invalid(file, key, `unknown key (known: ${[...CONFIG_KEYS, "notify"].join(", ")})`);
     if (typeof value !== "string" || value.trim() === "") throw invalid(file, key, `must be a non-empty string, got ${JSON.stringify(value)}`);
     if (key === "redis" && !/^rediss?:\/\//.test(value)) throw invalid(file, key, "must be a redis:// or rediss:// URL");
     out[key as ConfigKey] = PATH_KEYS.includes(key as ConfigKey) ? resolve(dirname(file), value) : value;
   }
   return out;
+}
+
+/** A file's `notify` section, checked (CLI_CONFIG_INVALID naming the file, key "notify" and the problem). */
+function readNotifySection(file: string, value: unknown, env: NodeJS.ProcessEnv = process.env): NotifyConfig {
+  try {
+    return parseNotifyConfig(value, env);
+  } catch (error) {
+    if (isSeatError(error) && error.code === "NOTIFY_CONFIG_INVALID") throw invalid(file, "notify", error.message);
+    throw error;
+  }
+}
+
+/**
+ * The notification targets of this invocation: the project file's `notify` section if it has one, else the user
+ * file's (a section is taken whole, never merged), else none.
+ */
+export function loadNotifyConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): NotifyConfig | undefined {
+  const env = options.env ?? process.env;
+  for (const file of [projectConfigPath(options.cwd), userConfigPath(env)]) {
+    if (file === undefined || !existsSync(file)) continue;
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      throw invalid(file, undefined, `not readable JSON (${messageOf(error)})`);
+    }
+    const section = (data as Record<string, unknown> | null)?.notify;
+    if (section !== undefined) return readNotifySection(file, section, env);
+  }
+  return undefined;
 }
 
 /** The layered config of one invocation: each key's value and source, without flags (see withFlag). */

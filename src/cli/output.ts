@@ -50,6 +50,8 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "MODEL_UNKNOWN":
     case "BOARD_UNSAFE_ADDRESS":
     case "APPROVAL_ANSWER_INVALID":
+    case "NOTIFY_CONFIG_INVALID":
+    case "NOTIFY_TARGET_UNKNOWN":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
       return EXIT.jobUncertain;

@@ -15,7 +15,7 @@ export const NOTIFY_TARGET_TYPES = ["webhook", "ntfy", "slack", "command"] as co
 
 /** One configured target. */
 export type NotifyTarget =
-  | { name: string; type: "webhook"; url: string; secret: string; events: readonly NotifyEventName[] }
+  | { name: string; type: "webhook"; url: string; secret: string; events: readonly NotifyEventName[]; /** Set when `secretEnv` named a variable this environment lacks: the target cannot be chosen. */ unsetSecretEnv?: string }
   | { name: string; type: "ntfy" | "slack"; url: string; events: readonly NotifyEventName[] }
   | { name: string; type: "command"; command: readonly string[]; events: readonly NotifyEventName[] };
 
@@ -61,16 +61,17 @@ const KEYS: Record<NotifyTarget["type"], readonly string[]> = {
   command: ["type", "command", "events"],
 };
 
-function webhookSecret(raw: Record<string, unknown>, where: string, env: NodeJS.ProcessEnv): string {
+/** The webhook's secret, or the name of the unset variable `secretEnv` names (refused only when the target is chosen). */
+function webhookSecret(raw: Record<string, unknown>, where: string, env: NodeJS.ProcessEnv): { secret: string } | { unset: string } {
   if (raw.secret !== undefined && raw.secretEnv !== undefined) throw invalid(where, `give "secret" or "secretEnv", not both`);
   let secret: unknown = raw.secret;
   if (raw.secretEnv !== undefined) {
-    if (typeof raw.secretEnv !== "string" || !NAME.test(raw.secretEnv)) throw invalid(where, `"secretEnv" must name an environment variable`);
+    if (typeof raw.secretEnv !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.secretEnv)) throw invalid(where, `"secretEnv" must name an environment variable`);
     secret = env[raw.secretEnv];
-    if (secret === undefined || secret === "") throw invalid(where, `the environment variable ${raw.secretEnv} ("secretEnv") is not set`);
+    if (secret === undefined || secret === "") return { unset: raw.secretEnv };
   }
   if (typeof secret !== "string" || secret.length < 16) throw invalid(where, `a webhook needs "secret" (or "secretEnv") of at least 16 characters to sign its body`);
-  return secret;
+  return { secret };
 }
 
 /** Parses one target. */
@@ -92,10 +93,11 @@ function parseTarget(name: string, raw: unknown, env: NodeJS.ProcessEnv): Notify
   }
   const url = httpUrl(raw.url, where);
   if (kind === "webhook") {
-    const secret = webhookSecret(raw, where, env);
+    const found = webhookSecret(raw, where, env);
+    if ("unset" in found) return { name, type: kind, url, secret: "", events: chosen, unsetSecretEnv: found.unset };
     const secretName = `GROK_SEAT_NOTIFY_SECRET_${name.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}`;
-    registerSecrets({ [secretName]: secret }, [secretName]);
-    return { name, type: kind, url, secret, events: chosen };
+    registerSecrets({ [secretName]: found.secret }, [secretName]);
+    return { name, type: kind, url, secret: found.secret, events: chosen };
   }
   return { name, type: kind, url, events: chosen };
 }
@@ -129,6 +131,9 @@ export function chooseTargets(config: NotifyConfig | undefined, requested: reado
     if (target === undefined) {
       const known = Object.keys(config?.targets ?? {});
       throw new SeatError("NOTIFY_TARGET_UNKNOWN", `No notification target "${name}" is configured (${known.length ? `known: ${known.join(", ")}` : "the config has no notify targets"}).`, { context: { name, known } });
+    }
+    if (target.type === "webhook" && target.unsetSecretEnv !== undefined) {
+      throw invalid(`target "${name}"`, `its secret comes from the environment variable ${target.unsetSecretEnv} ("secretEnv"), which is not set`);
     }
     return target;
   });

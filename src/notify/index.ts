@@ -8,4 +8,5 @@ export { buildRequest, signBody, type NotifyRequest } from "./payloads.js";
 export { ATTEMPT_TIMEOUT_MS, RETRY_DELAYS_MS, attemptDelivery, deliver, type DeliveryOutcome } from "./deliver.js";
 export { DEFAULT_COALESCE_MS, createNotifier, foldEvents, type Notifier, type NotifierOptions } from "./notifier.js";
 export { terminalSequence } from "./terminal.js";
+export { approvalCommand, notifyFromEvents, type EventNotificationOptions } from "./from-events.js";
 export { NOTIFY_EVENT_SCHEMA } from "./schema.js";

@@ -25,7 +25,9 @@ import { processApprovals } from "../../approvals/local.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
-import { countFlag, directoryFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag, type ParsedArgs } from "../args.js";
+import { chooseTargets, createNotifier, notifyFromEvents } from "../../notify/index.js";
+import { loadNotifyConfig } from "../config.js";
+import { countFlag, directoryFlag, listFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag, type ParsedArgs } from "../args.js";
 import { promptFrom } from "../prompt-input.js";
 import { onStdoutClosed } from "../pipes.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
@@ -152,6 +154,9 @@ ${BUDGET_HELP}
                         there, never in your tree (review: seat diff / seat merge / seat discard)
   --base REF            with --worktree: branch from REF instead of HEAD
   --reuse               with --worktree: work on an existing seat/NAME branch
+  --notify NAME         tell notification target NAME (the config's "notify" section; repeatable) when an
+                        approval waits and when the turn ends; default: the config's "default" targets;
+                        --notify none for none. On a terminal, the terminal rings too (BEL, OSC 9/777)
 
 Defaults for --agent, --model, --policy and --prices can come from a config file (see \`seat config\`).
 Exit codes: 0 ok, 1 failed, 2 usage, 3 agent unavailable, 4 not authenticated, 124 timeout,
@@ -191,9 +196,13 @@ Examples:
       prices: { type: "string" },
       "session-max-tokens": { type: "string" },
       "session-max-cost": { type: "string" },
+      notify: { type: "string", multiple: true },
     });
     const json = args.values.json === true;
     const name = stringFlag(args, "session");
+    // Notification targets are checked with the other flags: an unknown --notify name is a usage error (exit 2).
+    const notifyRequested = listFlag(args, "notify");
+    const notifyTargets = chooseTargets(loadNotifyConfig(), notifyRequested);
     if (name === undefined && (args.values.global === true || stringFlag(args, "wait") !== undefined)) {
       throw new SeatError("CLI_USAGE", "seat run: --global and --wait only apply to a named session (-s NAME).");
     }
@@ -248,7 +257,14 @@ Examples:
     let starting = true;
     const held: SeatEvent[] = [];
     let turnDone = false;
+    // A person away from the terminal hears of a held approval and of the turn's end; on an interactive terminal
+    // the terminal itself rings (BEL + OSC 9/777) unless --notify none. Delivery never holds up the turn.
+    const ringTerminal = !json && process.stderr.isTTY === true && !notifyRequested.includes("none");
+    let sessionId: string | undefined;
+    const notifier = notifyTargets.length > 0 || ringTerminal ? createNotifier({ targets: notifyTargets, ...(ringTerminal ? { terminal: process.stderr } : {}) }) : undefined;
+    const notifyHook = notifier === undefined ? undefined : notifyFromEvents(notifier, { subject: () => (name !== undefined ? { kind: "named-session", name } : { kind: "run", id: sessionId ?? `pid-${process.pid}` }) });
     const onEvent = (event: SeatEvent) => {
+      notifyHook?.(event);
       if (starting && (event.type === "diagnostic" || event.type === "state")) return void held.push(event);
       if (!json) return printer.onEvent(event);
       // `done` ends the stream: the session's own end at dispose (done/interrupted) is what the exit code says.
@@ -312,6 +328,7 @@ Examples:
         if (name !== undefined && !opened) spinner.stop();
       }
       session = opened?.session ?? (await createSession(options));
+      sessionId = session.id;
       starting = false;
       if (opened) reportOpened(opened, name!, json, palette);
       if (opened && worktree) reportRunWorktree(worktree.record, json, palette);
@@ -358,6 +375,13 @@ Examples:
       releasePipe();
       await usageWrite;
       await control?.close();
+      // Bounded: a receiver that never answers costs at most NOTIFY_CLOSE_GRACE_MS after the turn.
+      for (const outcome of (await notifier?.close(NOTIFY_CLOSE_GRACE_MS)) ?? []) {
+        if (outcome.ok) continue;
+        const diagnostic = { code: "NOTIFY_DELIVERY_FAILED" as const, message: `The notification to ${outcome.target} was not delivered (${outcome.detail ?? "no answer"}); the turn was not affected.` };
+        if (json && !pipeClosed) writeJson({ type: "diagnostic", diagnostic });
+        else if (!json) process.stderr.write(`${humanLine({ type: "diagnostic", diagnostic }, palette)}\n`);
+      }
       if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
       // After dispose: no agent process writes while the turn is committed. A turn that threw leaves its
       // changes uncommitted in the worktree (seat worktrees shows them dirty).
@@ -369,6 +393,9 @@ Examples:
     }
   },
 };
+
+/** How long a run waits, after its turn, for notifications still being delivered (it exits within 5 s). */
+const NOTIFY_CLOSE_GRACE_MS = 3_000;
 
 /** A session that could not start: its earlier diagnostics as such, then the failure as an error; its exit code. */
 function reportStartFailure(held: SeatEvent[], json: boolean, palette: ReturnType<typeof paletteFor>): number {
