@@ -12,7 +12,7 @@
  *   approval or an owner's question. Sits above sessions/ and fleet/, so it is reached as attention/listing.js
  *   by cli/ and board/ (the front door stays importable from runtime/ without a cycle).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openJournal } from "../journal/index.js";
 // Single files rather than the front doors of seat/ and sessions/: those load the runtime and the seat stack
@@ -47,6 +47,11 @@ export interface LiveItem {
   host?: string;
   /** Pending approvals of this item (0 when no approvals source was given). */
   pendingApprovals: number;
+  /**
+   * A `lost` item's prompts that were in flight when it was taken: `uncertain` when dispatched (the model may have
+   * seen it; it is never re-sent), `not-sent` when only fenced. Absent for items that are not lost.
+   */
+  inFlight?: Array<{ promptId: string; state: "uncertain" | "not-sent" }>;
 }
 
 /** Options of listLive. */
@@ -91,7 +96,15 @@ async function listLocal(home: string, path: string, stateTimeoutMs: number, nam
       if (lease.controlSocket) named.add(lease.controlSocket);
       pending.push((async () => {
         const judged = await judgeHolder(lease, source);
-        if (judged.verdict === "mismatch") return null;
+        if (judged.verdict === "mismatch") {
+          // Its holder is gone. With a turn still recorded running, it was taken mid-turn (a reboot, a kill): lost.
+          const running = store.turns(record.row).filter((turn) => turn.state === "running");
+          if (running.length === 0) return null;
+          return {
+            kind: "named-session", id: record.name, name: record.name, agent: record.agent, state: "lost", since: lease.since,
+            cwd: record.cwd, pid: lease.holderPid, pendingApprovals: 0, inFlight: running.map((turn) => ({ promptId: turn.promptId, state: "uncertain" as const })),
+          };
+        }
         const asked = lease.controlSocket ? await requestState(lease.controlSocket, stateTimeoutMs) : null;
         // A holder that is alive but did not say is still starting (its control socket is not up or not recorded
         // yet): `starting`, never `working`, so a caller that waits for `working` can reach it (seat cancel -s).
@@ -111,9 +124,11 @@ async function listLocal(home: string, path: string, stateTimeoutMs: number, nam
   const sessions = (await Promise.all(pending)).filter((i): i is LiveItem => i !== null);
   const journal = openJournal(path);
   let seats: LiveItem[];
+  const records = new Map<string, { leaderPid: number | null; leaderBirth: string | null; open: Array<{ promptId: string; state: string }> }>();
   try {
     seats = journal.listSeats().map((seat): LiveItem => {
       const deliveries = journal.listDeliveries(seat.seatId);
+      records.set(seat.seatId, { leaderPid: seat.leaderPid, leaderBirth: seat.leaderBirth, open: deliveries.filter((d) => ["fenced", "dispatched", "consumed", "uncertain"].includes(d.state)).map((d) => ({ promptId: d.promptId, state: d.state })) });
       const last = deliveries.at(-1);
       return {
         kind: "seat", id: seat.seatId, agent: "grok",
@@ -125,9 +140,37 @@ async function listLocal(home: string, path: string, stateTimeoutMs: number, nam
   } finally {
     journal.close();
   }
+  // A seat whose controller is silent and whose proven leader is gone was taken with everything in it: lost.
+  await Promise.all(seats.map((s) => judgeSeatLost(home, s, records.get(s.id), source)));
   // A live seat's controller knows more than the journal: whether the TUI asks its owner something now.
   await Promise.all(seats.filter((s) => s.state === "working" || s.state === "idle").map((s) => askSeatController(home, s, stateTimeoutMs)));
   return { sessions, seats };
+}
+
+/**
+ * Marks a seat `lost` when nothing of it is left: the controller its seat.json names (pid and kernel birth) is
+ * gone and so is the leader the journal proved. A process whose identity cannot be read is never judged gone,
+ * so a seat being hired right now (its leader not yet proven, its controller alive) is not lost.
+ */
+async function judgeSeatLost(home: string, item: LiveItem, record: { leaderPid: number | null; leaderBirth: string | null; open: Array<{ promptId: string; state: string }> } | undefined, source: IdentitySource): Promise<void> {
+  if (record === undefined) return;
+  const gone = async (pid: unknown, birth: unknown): Promise<boolean> => {
+    if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) return true;
+    const identity = await source.readIdentity(pid).catch(() => undefined);
+    if (identity === undefined) return false;
+    // A zombie is gone too: nothing may reap it where init does not (a container's pid 1).
+    return identity === null || identity.state === "Z" || (typeof birth === "string" && identity.birth !== birth);
+  };
+  let controller: { controller_pid?: unknown; controller_birth?: unknown };
+  try {
+    controller = JSON.parse(readFileSync(join(seatDir(home, item.id), "seat.json"), "utf8")) as typeof controller;
+  } catch {
+    return;
+  }
+  if (!(await gone(controller.controller_pid, controller.controller_birth))) return;
+  if (record.leaderPid !== null && !(await gone(record.leaderPid, record.leaderBirth))) return;
+  item.state = "lost";
+  item.inFlight = record.open.map((d) => ({ promptId: d.promptId, state: d.state === "fenced" ? "not-sent" : "uncertain" }));
 }
 
 /**

@@ -17,13 +17,15 @@ export type AttentionState =
   | "failed"
   | "cancelled"
   | "interrupted"
-  | "uncertain";
+  | "uncertain"
+  /** A visible seat or named session that was live when its processes were taken (a reboot, a dead tmux server); `seat restore` brings it back. */
+  | "lost";
 
 /** Every attention state, in lifecycle order. */
-export const ATTENTION_STATES: readonly AttentionState[] = ["starting", "working", "waiting", "idle", "done", "failed", "cancelled", "interrupted", "uncertain"];
+export const ATTENTION_STATES: readonly AttentionState[] = ["starting", "working", "waiting", "idle", "done", "failed", "cancelled", "interrupted", "uncertain", "lost"];
 
 /** States after which the thing does nothing more by itself. */
-export const FINAL_STATES: readonly AttentionState[] = ["done", "failed", "cancelled", "interrupted", "uncertain"];
+export const FINAL_STATES: readonly AttentionState[] = ["done", "failed", "cancelled", "interrupted", "uncertain", "lost"];
 
 /** What a `waiting` thing waits on. */
 export type WaitingOn = "approval" | "question";

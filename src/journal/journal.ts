@@ -75,6 +75,21 @@ export class Journal {
     return this.getSeat(seatId)!;
   }
 
+  /**
+   * Reopens a seat that a reboot (or a dead tmux server) took, for `seat restore`: back to `hiring` on a new
+   * leader socket, its old proof cleared. A compare-and-set on the socket path the restorer saw: of two restores
+   * racing for one seat exactly one wins (true); the other, and a released seat, get false and change nothing.
+   */
+  reopenSeat(seatId: string, expect: { socketPath: string }, next: { socketPath: string }): boolean {
+    const changed = this.#retry("reopening a seat", () => this.#db
+      .prepare(
+        `UPDATE seats SET socket_path=@next, leader_pid=NULL, leader_birth=NULL, leader_exe=NULL, leader_socket_inode=NULL, tui_pid=NULL, tui_birth=NULL,
+         tui_exe=NULL, tui_cwd=NULL, tui_tty=NULL, mux_descriptor='null', state='hiring' WHERE seat_id=@seat_id AND socket_path=@expect AND state != 'released'`,
+      )
+      .run({ seat_id: seatId, expect: expect.socketPath, next: next.socketPath }).changes);
+    return changed === 1;
+  }
+
   /** The seat with this id, or null. */
   getSeat(seatId: string): SeatRecord | null {
     const row = this.#db.prepare("SELECT * FROM seats WHERE seat_id = ?").get(seatId);

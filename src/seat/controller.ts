@@ -47,6 +47,8 @@ export interface ControllerConfig {
   requestTimeoutMs?: number;
   /** The seat worktree `cwd` is (`seat hire --worktree`): locked while this controller runs, committed at release. */
   worktree?: WorktreeRecord;
+  /** Restore (seat restore): continue grok session `sessionId` in a new TUI; the journal row is reopened by CAS. */
+  restore?: { sessionId: string; expectSocketPath: string };
   /** Test hook: hold every delivery after its fence (writes <seat dir>/held-<promptId>) so a test can kill -9 here. */
   holdBeforeDispatch?: boolean;
 }
@@ -128,6 +130,7 @@ export async function runController(config: ControllerConfig, report: (line: Rec
       backend: backendFor(config.mux, config), journal,
       ...(config.model ? { model: config.model } : {}), ...(config.effort ? { effort: config.effort } : {}),
       ...(config.versionFloor ? { versionFloor: config.versionFloor } : {}),
+      ...(config.restore ? { resumeSessionId: config.restore.sessionId, restore: { expectSocketPath: config.restore.expectSocketPath } } : {}),
       ...(config.readyTimeoutMs ? { readyTimeoutMs: config.readyTimeoutMs } : {}),
       ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}),
       onStep: (step, detail) => log({ type: "step", step, detail }),

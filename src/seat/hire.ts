@@ -47,6 +47,12 @@ export interface HireSeatOptions extends PlanInput {
   callbacks?: SeatCallbacks;
   /** Called with each step name as the hire proceeds (controller logs). */
   onStep?: (step: string, detail?: unknown) => void;
+  /**
+   * Restore a seat a reboot took instead of hiring a new one: its journal row is reopened (a compare-and-set on
+   * the leader socket path it had, SEAT_RESTORE_CONFLICT when another restore won) and `resumeSessionId` names
+   * the grok session the TUI continues.
+   */
+  restore?: { expectSocketPath: string };
   /** Called once the plan exists (before launch), e.g. to persist it. */
   onPlan?: (plan: HirePlan) => void;
 }
@@ -119,8 +125,12 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     });
     const cli = await readCliVersion(options.grokBinary, options.binaryArgs ?? [], plan.env);
     step("cli-version", cli);
-    journal.createSeat({ seatId: plan.seatId, sessionId: plan.sessionId, socketPath: plan.socketPath, state: "hiring" });
-    seatRow = true;
+    if (options.restore === undefined) {
+      journal.createSeat({ seatId: plan.seatId, sessionId: plan.sessionId, socketPath: plan.socketPath, state: "hiring" });
+      seatRow = true;
+    } else if (!journal.reopenSeat(plan.seatId, { socketPath: options.restore.expectSocketPath }, { socketPath: plan.socketPath })) {
+      throw new SeatError("SEAT_RESTORE_CONFLICT", `Seat ${plan.seatId} was restored or released by another process since it was found lost; nothing was launched.`, { context: { seatId: plan.seatId } });
+    }
     pane = await backend.launch({ argv: plan.argv, cwd: plan.cwd, env: plan.env, label: plan.seatId });
     step("launched", pane);
     journal.updateSeat(plan.seatId, { muxDescriptor: pane });

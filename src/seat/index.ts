@@ -29,3 +29,6 @@ export { offlineStatus, offlineRelease, controllerState } from "./offline.js";
 export type { OfflineStatus } from "./offline.js";
 export { commitSeatWorktree, lockSeatWorktree } from "./seat-worktree.js";
 export type { SeatWorktreeRelease } from "./seat-worktree.js";
+export { isSeatLost, restoreSeat } from "./restore.js";
+export type { RestoreResult } from "./restore.js";
+export { launchController } from "./launch-controller.js";

@@ -38,6 +38,11 @@ export interface PlanInput {
   model?: string;
   effort?: string;
   versionFloor?: string;
+  /**
+   * Restore: the grok session to continue (`--resume <id>` instead of a fresh `--session-id`), for a seat whose
+   * TUI a reboot took (seat restore).
+   */
+  resumeSessionId?: string;
   /** Parent of the fresh socket directory (default: os.tmpdir()). */
   socketRoot?: string;
   /** More variable names the embedder marks secret: copied into the TUI env when set, masked everywhere. */
@@ -88,7 +93,7 @@ export function buildTuiEnv(env: NodeJS.ProcessEnv, secretEnvNames: readonly str
 /** Builds the plan (no side effects); call createSocketDir before launching. */
 export function buildHirePlan(input: PlanInput): HirePlan {
   const env = buildTuiEnv(input.env, input.secretEnvNames);
-  const sessionId = randomUUID();
+  const sessionId = input.resumeSessionId ?? randomUUID();
   const cwd = resolve(input.cwd);
   return {
     seatId: input.seatId ?? newSeatId(),
@@ -97,7 +102,7 @@ export function buildHirePlan(input: PlanInput): HirePlan {
     home: env.HOME!,
     grokHome: resolve(env.GROK_HOME!),
     grokBinary: input.grokBinary,
-    argv: [input.grokBinary, ...(input.binaryArgs ?? []), "--leader", "--leader-socket", "<socket>", "--session-id", sessionId],
+    argv: [input.grokBinary, ...(input.binaryArgs ?? []), "--leader", "--leader-socket", "<socket>", input.resumeSessionId !== undefined ? "--resume" : "--session-id", sessionId],
     env,
     socketRoot: resolve(input.socketRoot ?? tmpdir()),
     socketDir: null,

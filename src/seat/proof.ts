@@ -245,12 +245,31 @@ export async function bindLeader(input: ProveSeatLeaderInput): Promise<LeaderBin
  * Waits until $GROK_HOME/active_sessions.json names the TUI's session, pid and cwd (match), returning
  * the evidence; a mismatch returns at once, and time running out returns the last unknown.
  */
+/**
+ * The entries whose process still exists (or cannot be read), and always `ours`: a TUI killed without its clean-up
+ * (SIGKILL, a reboot) leaves its entry behind, and a restored seat's resumed session must not be refused for the
+ * dead process that once served it.
+ */
+async function withoutDeadEntries<T extends { pid: number }>(entries: T[], ours: number): Promise<T[]> {
+  const kept: T[] = [];
+  for (const entry of entries) {
+    if (entry.pid === ours) {
+      kept.push(entry);
+      continue;
+    }
+    const identity = await readIdentity(entry.pid);
+    if (identity === null || identity?.state === "Z") continue;
+    kept.push(entry);
+  }
+  return kept;
+}
+
 export async function waitForActiveSession(grokHome: string, expected: { sessionId: string; pid: number; cwd: string }, timeoutMs: number): Promise<ActiveSessionEvidence> {
   const deadline = Date.now() + timeoutMs;
   let last: ActiveSessionEvidence | null = null;
   for (;;) {
     try {
-      last = findActiveSession(await readActiveSessions(grokHome), expected);
+      last = findActiveSession(await withoutDeadEntries(await readActiveSessions(grokHome), expected.pid), expected);
     } catch (error) {
       last = { ...check("active-session", "unknown", `active-session: ${(error as Error).message}`), entry: null };
     }

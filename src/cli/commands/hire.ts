@@ -7,10 +7,8 @@
  * Invariant: secret values reach the controller only in its (explicit, minimal) process environment;
  *   hire.json, `--dry-run` and `--json` never hold one.
  */
-import { spawn } from "node:child_process";
-import { closeSync, openSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { SeatError } from "../../errors.js";
 import { resolveGrokBinary } from "../../grok/index.js";
 import { resolveHerdrSocketPath } from "../../mux/index.js";
@@ -23,8 +21,7 @@ import { EXIT, writeJson } from "../output.js";
 import { testHookEnabled } from "../test-hooks.js";
 import { redact, splitSecretEnv } from "../../internal/redact.js";
 import type { Command } from "./command.js";
-
-const CONTROLLER_MAIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "seat", "controller-main.js");
+import { launchController } from "../../seat/launch-controller.js";
 
 export const hireCommand: Command = {
   name: "hire",
@@ -116,24 +113,7 @@ Examples:
     };
     const configPath = join(dir, "hire.json");
     writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
-    const logFd = openSync(join(dir, "controller.log"), "a", 0o600);
-    const child = spawn(process.execPath, [CONTROLLER_MAIN, configPath], { detached: true, stdio: ["ignore", logFd, logFd, "pipe"], env: controllerEnv(process.env, secret) });
-    closeSync(logFd);
-    const outcome = await new Promise<Record<string, unknown>>((resolveOutcome) => {
-      let text = "";
-      const pipe = child.stdio[3] as NodeJS.ReadableStream;
-      pipe.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-      pipe.on("end", () => {
-        try {
-          resolveOutcome(JSON.parse(text.split("\n")[0] || "null") ?? { type: "refused", error: { code: "INTERNAL", message: "the controller reported nothing" } });
-        } catch {
-          resolveOutcome({ type: "refused", error: { code: "INTERNAL", message: `the controller reported ${JSON.stringify(text.slice(0, 200))}` } });
-        }
-      });
-      pipe.on("error", () => {});
-    });
-    (child.stdio[3] as NodeJS.ReadableStream & { destroy(): void }).destroy();
-    child.unref();
+    const outcome = await launchController(dir, configPath, controllerEnv(process.env, secret));
     if (outcome.type !== "hired") {
       const error = (outcome.error ?? {}) as { code?: string; message?: string; context?: Record<string, unknown> };
       throw new SeatError((error.code as never) ?? "SEAT_REFUSED", (error.message ?? "the hire was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });

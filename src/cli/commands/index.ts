@@ -37,6 +37,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "completion", summary: "print a bash, zsh or fish completion script", load: async () => (await import("./completion.js")).completionCommand },
   { name: "board", summary: "serve the attention page and the fleet's queues (bull-board) on loopback behind a token", load: async () => (await import("./board.js")).boardCommand },
   { name: "notify", summary: "list the notification targets of the config, or send one a sample (seat notify test NAME)", load: async () => (await import("./notify.js")).notifyCommand },
+  { name: "restore", summary: "bring back the seats and sessions a reboot took (seat ps shows them lost)", load: async () => (await import("./restore.js")).restoreCommand },
   { name: "ps", summary: "list what is live (named sessions, seats, fleet jobs) and its state; --watch, --on-waiting", load: async () => (await import("./ps.js")).psCommand },
   { name: "worktrees", summary: "list this repository's seat worktrees: branch, ahead/behind, dirty, who uses it", load: async () => (await import("./worktrees.js")).worktreesCommand },
   { name: "diff", summary: "show what a seat's worktree changed (seat diff NAME [--stat])", load: async () => (await import("./diff.js")).diffCommand },

@@ -1,0 +1,87 @@
+/*
+ * Restore: bring back a visible seat that a reboot (or a tmux server that died with everything in it) took —
+ *   hired again with its original flags, cwd or worktree, model, effort and version floor, its grok session
+ *   resumed (`--resume`) so the conversation continues, and its leader proven again before anything is sent.
+ * Owns: judging that a seat is lost (its controller and its proven leader are both observed gone), crash recovery
+ *   of its in-flight deliveries (dispatched → uncertain, fenced → failed: never sent), and launching its
+ *   controller on the original hire.json plus the session to resume.
+ * Does not own: the hire (hire.ts, in the controller), listing (attention/listing.ts).
+ * Invariant: nothing is ever re-sent — an in-flight prompt stays `uncertain` until a person sends again; the
+ *   journal row is reopened by a compare-and-set on the socket path seen lost, so two restores launch one seat;
+ *   secret values come only from the caller's environment, by the names hire.json recorded.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { SeatError } from "../errors.js";
+import { splitSecretEnv } from "../internal/redact.js";
+import type { Journal } from "../journal/index.js";
+import { controllerEnv, type ControllerConfig } from "./controller.js";
+import { launchController } from "./launch-controller.js";
+import { buildTuiEnv } from "./plan.js";
+import { observeExit } from "./proof.js";
+import { readSeatFile, seatDir } from "./seat-home.js";
+
+/** What a restore did. */
+export interface RestoreResult {
+  seatId: string;
+  sessionId: string;
+  /** In-flight prompts, never re-sent: uncertain (the model may have seen them) or never sent. */
+  uncertain: string[];
+  neverSent: string[];
+  controllerPid: number;
+}
+
+function notLost(seatId: string, why: string): SeatError {
+  return new SeatError("SEAT_NOT_LOST", `Seat ${seatId} is not lost: ${why}. \`seat ps\` shows what is lost.`, { context: { seatId } });
+}
+
+/** Whether seat `seatId` is lost: not released, its controller and its proven leader both observed gone. */
+export async function isSeatLost(journal: Journal, home: string, seatId: string): Promise<{ lost: true } | { lost: false; why: string }> {
+  const seat = journal.getSeat(seatId);
+  if (seat === null) return { lost: false, why: "no such seat in the journal" };
+  if (seat.state === "released") return { lost: false, why: "it was released" };
+  const file = readSeatFile(seatDir(home, seatId));
+  if (file === null) return { lost: false, why: "its seat.json cannot be read" };
+  const controller = file.controller_birth ? await observeExit({ pid: file.controller_pid, birth: file.controller_birth }) : "unknown";
+  if (controller !== "exited") return { lost: false, why: `its controller is ${controller === "running" ? "running" : "not observed to have exited"}` };
+  if (seat.leaderPid !== null && seat.leaderBirth !== null) {
+    const leader = await observeExit({ pid: seat.leaderPid, birth: seat.leaderBirth });
+    if (leader !== "exited") return { lost: false, why: `its leader (pid ${seat.leaderPid}) is ${leader === "running" ? "still running" : "not observed to have exited"}` };
+  }
+  return { lost: true };
+}
+
+/**
+ * Restores lost seat `seatId`: recovery first (nothing re-sent), then its controller on the original hire with
+ * the session resumed. SEAT_NOT_LOST when it is live or released; SEAT_RESTORE_CONFLICT when another restore won;
+ * the hire's own code when the new TUI or leader is refused.
+ */
+export async function restoreSeat(journal: Journal, home: string, seatId: string, env: NodeJS.ProcessEnv = process.env): Promise<RestoreResult> {
+  const verdict = await isSeatLost(journal, home, seatId);
+  if (!verdict.lost) throw notLost(seatId, verdict.why);
+  const seat = journal.getSeat(seatId)!;
+  const dir = seatDir(home, seatId);
+  let config: ControllerConfig;
+  try {
+    config = JSON.parse(readFileSync(join(dir, "hire.json"), "utf8")) as ControllerConfig;
+  } catch (error) {
+    throw notLost(seatId, `its hire.json cannot be read (${(error as NodeJS.ErrnoException).code ?? "not JSON"}), so its original flags are unknown`);
+  }
+  const report = journal.recoverAfterCrash(seatId);
+  const restored: ControllerConfig = { ...config, seatHome: home, restore: { sessionId: seat.sessionId, expectSocketPath: seat.socketPath } };
+  const configPath = join(dir, "restore.json");
+  writeFileSync(configPath, JSON.stringify(restored), { mode: 0o600 });
+  const { secret } = splitSecretEnv(buildTuiEnv(env, config.secretEnvNames ?? []));
+  const outcome = await launchController(dir, configPath, controllerEnv(env, secret));
+  if (outcome.type !== "hired") {
+    const error = (outcome.error ?? {}) as { code?: string; message?: string; context?: Record<string, unknown> };
+    throw new SeatError((error.code as never) ?? "SEAT_REFUSED", (error.message ?? "the restore was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });
+  }
+  return {
+    seatId,
+    sessionId: seat.sessionId,
+    uncertain: report.uncertain.map((d) => d.promptId),
+    neverSent: report.neverSent.map((d) => d.promptId),
+    controllerPid: Number(outcome.controllerPid),
+  };
+}
