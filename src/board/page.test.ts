@@ -9,7 +9,7 @@ const hostile = `<script>alert("x")</script>'&\``;
 test("every value on the page is escaped, and approve / deny are POST forms carrying the token", () => {
   const html = renderBoard({
     items: [{ kind: "job", id: hostile, agent: hostile, state: "waiting", waitingOn: "approval", since: hostile, cwd: hostile, pendingApprovals: 1 }],
-    approvals: [{ id: hostile, category: "execute", title: hostile, target: { command: hostile }, owner: { kind: "job", id: hostile, host: hostile }, askedAt: hostile, deadline: hostile }],
+    approvals: [{ id: hostile, category: "execute", title: hostile, target: { command: hostile }, digest: "0".repeat(64), owner: { kind: "job", id: hostile, host: hostile }, askedAt: hostile, deadline: hostile }],
     token: "tok-en",
     notice: hostile,
   });
