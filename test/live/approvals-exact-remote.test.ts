@@ -17,6 +17,8 @@ import { SEAT_MAIN, runSeat, startSeat } from "../support/cli.js";
 import { needGrok } from "../support/requirements.js";
 import { startLiveRig } from "../support/live-rig.js";
 import { until, withLiveFleet } from "../support/fleet-rig.js";
+import { connectRedis, parseRedisUrl } from "../../src/fleet/index.js";
+import { approvalsKey } from "../../src/fleet/approvals.js";
 
 const command = (file: string) => `token="$(touch ${file})"; echo configured`;
 const LONG = `echo ${"b".repeat(2_100)} > /dev/null; echo x > MCP-TAIL.txt`;
@@ -97,5 +99,40 @@ test("fleet: another host lists the job's held command exact with its digest; an
     const done = await submit.done;
     assert.equal(done.code, 0, done.stdout.slice(-1500) + done.stderr);
     assert.equal(existsSync(join(live.sandbox.project, "FLEET-PWNED")), true, "the listed bytes ran");
+  });
+});
+
+test("fleet: a record changed in Redis to show another command (and its digest) is never run: the worker checks the answer's digest against the call it holds and denies it", async (t) => {
+  await withLiveFleet(t, { rules: [call("fleet tampered", command("TAMPER-PWNED"))] }, async ({ live, fleet, hostEnv }) => {
+    await fleet.startWorker("host-a", { env: hostEnv });
+    const url = fleet.redis.url;
+    const submit = startSeat(["submit", "--redis", url, "--wait", "--id", "job-tampered", "--cwd", live.sandbox.project, "please run fleet tampered"], { env: elsewhere });
+    t.after(() => void submit.child.kill("SIGKILL"));
+    const approval = await until(async () => {
+      const listed = await runSeat(["approvals", "--redis", url, "--json"], { env: elsewhere });
+      return lines(listed.stdout).find((l) => l.type === "approval" && l.owner?.id === "job-tampered");
+    }, 90_000, "the job's approval");
+    // Someone who can write Redis makes the listing show a harmless command with a matching digest.
+    const redis = connectRedis(parseRedisUrl(url, elsewhere), { name: "tamper" });
+    try {
+      const key = approvalsKey("job-tampered");
+      const record = JSON.parse(String(await redis.hget(key, approval.id)));
+      record.view.target.command = "echo harmless";
+      record.view.digest = digestOf("echo harmless");
+      await redis.hset(key, approval.id, JSON.stringify(record));
+    } finally {
+      redis.disconnect();
+    }
+    const shown = await runSeat(["approvals", "--redis", url, "--json"], { env: elsewhere });
+    const view = lines(shown.stdout).find((l) => l.id === approval.id);
+    assert.equal(view?.target?.command, "echo harmless", "the tampered listing is what a person would see");
+    const answered = await runSeat(["approve", approval.id, "--redis", url, "--digest", String(view?.digest)], { env: elsewhere });
+    assert.equal(answered.code, 0, answered.stdout + answered.stderr);
+    const done = await submit.done;
+    assert.equal(existsSync(join(live.sandbox.project, "TAMPER-PWNED")), false, "the call that was not shown never ran");
+    const events = lines(done.stdout);
+    const verdict = events.find((e) => e.type === "approval_answered");
+    assert.equal(verdict?.decision, "deny", done.stdout.slice(-1500));
+    assert.match(String(verdict?.by), /APPROVAL_TARGET_CHANGED/);
   });
 });

@@ -19,13 +19,13 @@ function row(a: PendingApproval, redis: string | undefined): string {
   const what = shortTarget(a, `seat approvals --full ${a.id}${redis !== undefined ? " --redis URL" : ""}`);
   const owner = a.owner.name ? `${a.owner.kind} ${a.owner.name}` : `${a.owner.kind} ${a.owner.id.slice(0, 12)}`;
   const masked = a.masked?.length ? `  masked: [${a.masked.join(", ")}]` : "";
-  return `${a.id}  ${a.category.padEnd(7)}  ${owner} (pid ${a.owner.pid ?? "?"})  until ${a.deadline}  ${what}\n    digest ${a.digest}${masked}`;
+  return `${a.id}  ${a.category.padEnd(7)}  ${owner} (pid ${a.owner.pid ?? "?"})  until ${a.deadline}  ${what}\n    digest ${a.digest ?? "(none: held by an older version)"}${masked}`;
 }
 
 /** One approval in full: every field, the title and the whole target (control characters shown as escapes). */
 function fullView(a: PendingApproval): string {
   const owner = `${a.owner.kind} ${a.owner.name ?? a.owner.id}${a.owner.pid !== undefined ? ` (pid ${a.owner.pid})` : ""}${a.owner.host ? ` @${a.owner.host}` : ""}`;
-  const lines = [`id        ${a.id}`, `category  ${a.category}`, `owner     ${owner}`, `asked     ${a.askedAt}`, `deadline  ${a.deadline}`, `digest    ${a.digest}`];
+  const lines = [`id        ${a.id}`, `category  ${a.category}`, `owner     ${owner}`, `asked     ${a.askedAt}`, `deadline  ${a.deadline}`, `digest    ${a.digest ?? "(none: held by an older version)"}`];
   if (a.masked?.length) lines.push(`masked    [${a.masked.join(", ")}] (their values are shown as [redacted]; the call runs with the real values)`);
   lines.push(`title     ${visibleText(a.title, true)}`);
   if (a.target.toolName !== undefined) lines.push(`tool      ${visibleText(a.target.toolName, true)}`);

@@ -33,7 +33,8 @@ const APPROVAL = z.object({
   category: z.string(),
   title: z.string(),
   target: z.object({ command: z.string().optional(), paths: z.array(z.string()).optional(), toolName: z.string().optional() }),
-  digest: z.string(),
+  // Optional only for a view published by an older worker of a mixed fleet, which had none.
+  digest: z.string().optional(),
   masked: z.array(z.string()).optional(),
   owner: z.object({ kind: z.string(), id: z.string(), name: z.string().optional(), pid: z.number().optional(), host: z.string().optional() }),
   askedAt: z.string(),
@@ -57,7 +58,7 @@ function line(a: PendingApproval, full: boolean): string {
   const what = full ? visibleText(targetText(a)) : shortTarget(a, "call approvals with full: true to see it whole");
   const owner = a.owner.kind === "job" ? `job ${a.owner.id}` : a.owner.name ? `session ${a.owner.name}` : `run ${a.owner.id}`;
   const masked = a.masked?.length ? ` masked: [${a.masked.join(", ")}]` : "";
-  return `${a.id} ${a.category} (${owner}, until ${a.deadline}) digest ${a.digest}${masked} — ${what}`;
+  return `${a.id} ${a.category} (${owner}, until ${a.deadline}) digest ${a.digest ?? "(none: held by an older version)"}${masked} — ${what}`;
 }
 
 /** The listing as a tool result, exact: maskView() masked only known secret values, so toolResult's redact() is not run over it. */
