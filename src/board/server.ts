@@ -161,7 +161,12 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
     if (req.method === "GET" && url.pathname === "/") return page(res);
     const detail = /^\/approvals\/([^/]+)$/.exec(url.pathname);
     if (req.method === "GET" && detail) {
-      const id = decodeURIComponent(detail[1]!);
+      let id: string;
+      try {
+        id = decodeURIComponent(detail[1]!);
+      } catch {
+        return send(res, 404, renderError(404, "Not an approval id. [APPROVAL_ANSWER_INVALID]"));
+      }
       const found = options.approvals ? (await options.approvals.list()).find((a) => a.id === id) : undefined;
       return found ? send(res, 200, renderApproval(found, token)) : send(res, 404, renderError(404, `No pending approval has id ${id}. [APPROVAL_NOT_FOUND]`));
     }
