@@ -60,6 +60,7 @@ export const ERROR_CODES = {
   APPROVAL_ALREADY_ANSWERED: "the approval was already answered; the first answer stands",
   APPROVAL_EXPIRED: "the approval's turn ended (or its deadline passed) before this answer",
   APPROVAL_ANSWER_INVALID: "an answer to an approval is malformed (decision must be allow or deny; an id is url-safe)",
+  APPROVAL_TARGET_CHANGED: "an answer carried a digest that is not the held call's exact target; nothing was answered or run",
   // mux/
   MUX_UNAVAILABLE: "the multiplexer is not installed or not reachable",
   MUX_COMMAND_FAILED: "a multiplexer command failed",

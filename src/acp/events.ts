@@ -49,10 +49,14 @@ export interface PendingApproval {
   /** Stable for the approval's life, url-safe (`ap_` + hex). */
   id: string;
   category: "read" | "edit" | "execute" | "network" | "mcp" | "other";
-  /** The tool call's title (redacted). */
+  /** The tool call's title, exactly as the agent sent it but for registered secret values (see `masked`). */
   title: string;
-  /** The command, paths or tool name the call would touch (redacted). */
+  /** The command, paths or tool name the call would touch: exact and never cut, but for registered secret values. */
   target: { command?: string; paths?: string[]; toolName?: string };
+  /** sha256 (hex) of the exact, unmasked target's canonical serialisation (approvals/target.ts); an answer may carry it. */
+  digest: string;
+  /** The secret names whose values were replaced in the title or target; absent when nothing was. */
+  masked?: string[];
   /** The session, named session or fleet job it belongs to, and the process holding it. */
   owner: { kind: "session" | "named-session" | "job"; id: string; name?: string; pid?: number; host?: string };
   /** ISO times. */

@@ -13,6 +13,7 @@ import { assertApprovalId, parseAnswer } from "./answer.js";
 import { isLocalApproval, processApprovals } from "./local.js";
 import { queueFor, type ApprovalAnswer } from "./queue.js";
 import { answerRemote, lastListedRun, remoteRuns } from "./remote.js";
+import { readApprovalRecord } from "./record.js";
 
 /** Where to look: this machine's runs, plus the fleet's jobs when `redis` is given. */
 export interface ApprovalsOptions {
@@ -74,6 +75,40 @@ export async function answerApproval(id: string, answer: ApprovalAnswer, options
       if (error.code !== "APPROVAL_NOT_FOUND") throw error;
     }
   }
+  // No live run holds it: a run that is gone may have left its record (approvals/record.ts), so a late answer
+  // hears what became of the approval rather than that it never existed.
+  const late = lateRefusal(id, options?.env);
+  if (late) throw late;
   if (options?.redis !== undefined) return withFleet(options.redis, options.env, (f, redis) => f.answerFleetApproval(redis, id, checked));
   throw new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${id} in this user's live runs. List them with \`seat approvals\`.`, { context: { id, runs: runs.length } });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The refusal a record of a run that no longer answers for `id` calls for, if any. */
+function lateRefusal(id: string, env: NodeJS.ProcessEnv | undefined): SeatError | undefined {
+  const record = readApprovalRecord(id, env ?? process.env);
+  if (!record) return undefined;
+  if (record.state === "answered") {
+    return new SeatError("APPROVAL_ALREADY_ANSWERED", `Approval ${id} was already answered: ${record.decision ?? "deny"}${record.by ? ` by ${record.by}` : ""}. The first answer stands.`, { context: { id, decision: record.decision ?? "deny", ...(record.by ? { by: record.by } : {}) } });
+  }
+  if (record.state === "expired") {
+    const why = record.why === "timeout" ? "its deadline passed and it was denied (APPROVAL_TIMEOUT)" : "its turn ended before an answer; it was denied";
+    return new SeatError("APPROVAL_EXPIRED", `Approval ${id} is no longer pending: ${why}.`, { context: { id, why: record.why ?? "turn-ended" } });
+  }
+  // Pending when its run last wrote: the run is gone (killed before it could settle it), so the call was never run.
+  if (record.pid !== process.pid && !isAlive(record.pid)) {
+    return new SeatError("APPROVAL_EXPIRED", `Approval ${id} is no longer pending: the run that held it (pid ${record.pid}) ended before an answer.`, { context: { id, why: "run-ended", pid: record.pid } });
+  }
+  if (Date.parse(record.deadline) <= Date.now()) {
+    return new SeatError("APPROVAL_EXPIRED", `Approval ${id} is no longer pending: its deadline (${record.deadline}) passed and it was denied (APPROVAL_TIMEOUT).`, { context: { id, why: "timeout" } });
+  }
+  return undefined;
 }

@@ -9,6 +9,9 @@ import { ApprovalQueue } from "./queue.js";
 import { processApprovals } from "./local.js";
 import { parseAnswer } from "./answer.js";
 import { answerApproval, listApprovals } from "./api.js";
+import { createHash } from "node:crypto";
+import { canonicalTarget, describeRequest, targetDigest } from "./target.js";
+import { shortTarget, SHORT_TARGET_CHARS, visibleText } from "./display.js";
 
 const OPTIONS = [
   { optionId: "allow-once", name: "Yes", kind: "allow_once" },
@@ -220,4 +223,60 @@ test("a raced terminal question withdrawn by the deadline is told APPROVAL_TIMEO
   };
   assert.equal(await withdrawnWith(() => undefined, 50), "APPROVAL_TIMEOUT");
   assert.equal(await withdrawnWith((queue) => queue.expireAll(), 60_000), "APPROVAL_EXPIRED");
+});
+
+test("a held approval shows model-chosen text exact: no shape masking, no cut; only a registered value is masked and the view names it", async () => {
+  registerSecrets({ ANTHROPIC_API_KEY: "exact-canary-value-98765" });
+  const { queue, decide } = setup();
+  try {
+    const hidden = `token="$(touch PWNED)"; password=hunter2; echo configured`;
+    const first = decide(shell(hidden, "c1"));
+    const long = `echo ${"z".repeat(2_500)}; echo x > FILE`;
+    const second = decide(shell(long, "c2"));
+    const keyed = decide(shell("echo exact-canary-value-98765", "c3"));
+    const [a, b, c] = await until(() => (queue.list().length === 3 ? queue.list() : undefined));
+    assert.equal(a!.target.command, hidden);
+    assert.equal(a!.masked, undefined);
+    assert.equal(a!.digest, targetDigest({ command: hidden }));
+    assert.equal(b!.target.command, long, "never cut");
+    assert.equal(c!.target.command, "echo [redacted]");
+    assert.deepEqual(c!.masked, ["ANTHROPIC_API_KEY"]);
+    assert.equal(c!.digest, targetDigest({ command: "echo exact-canary-value-98765" }), "the digest is of the exact, unmasked target");
+    for (const p of [a!, b!, c!]) queue.answer(p.id, { decision: "deny" });
+    await Promise.all([first, second, keyed]);
+  } finally {
+    queue.close();
+  }
+});
+
+test("an answer whose digest is not the held target's is refused with APPROVAL_TARGET_CHANGED, allows nothing and leaves it held; the right digest answers it", async () => {
+  const { queue, decide } = setup();
+  try {
+    const decided = decide(shell("echo ok"));
+    const pending = await until(() => queue.list()[0]);
+    assert.equal(code(() => queue.answer(pending.id, { decision: "allow", digest: targetDigest({ command: "echo other" }) })), "APPROVAL_TARGET_CHANGED");
+    assert.equal(code(() => queue.answer(pending.id, { decision: "deny", digest: "f".repeat(64) })), "APPROVAL_TARGET_CHANGED");
+    assert.equal(queue.list().length, 1, "still held");
+    assert.deepEqual(queue.answer(pending.id, { decision: "allow", digest: pending.digest }), { id: pending.id, decision: "allow" });
+    assert.deepEqual((await decided).response, { outcome: { outcome: "selected", optionId: "allow-once" } });
+  } finally {
+    queue.close();
+  }
+  assert.equal(code(() => parseAnswer({ decision: "allow", digest: "ABC" })), "APPROVAL_ANSWER_INVALID");
+  assert.deepEqual(parseAnswer({ decision: "allow", digest: "a".repeat(64) }), { decision: "allow", digest: "a".repeat(64) });
+});
+
+test("the digest is sha256 of the documented canonical serialisation, and an argv is shown as the JSON array it is", () => {
+  assert.equal(canonicalTarget({ command: "ls", paths: ["/a"], toolName: "t" }), JSON.stringify(["grok-seat.approval-target.v1", "ls", ["/a"], "t"]));
+  assert.equal(targetDigest({}), createHash("sha256").update(JSON.stringify(["grok-seat.approval-target.v1", null, [], null])).digest("hex"));
+  const argv = { sessionId: "s", toolCall: { toolCallId: "x", rawInput: { command: ["sh", "-c", "a b"] } }, options: OPTIONS } as unknown as RequestPermissionRequest;
+  assert.equal(describeRequest(argv).target.command, `["sh","-c","a b"]`);
+});
+
+test("a short listing cuts only with its full length said, and control or bidi characters are shown as escapes, never hidden", () => {
+  const view = { id: "ap_0000000000000001", category: "execute" as const, title: "t", target: { command: `echo ${"q".repeat(300)}` }, digest: "0".repeat(64), owner: { kind: "session" as const, id: "s" }, askedAt: "", deadline: "" };
+  assert.equal(shortTarget(view, "see all"), `${view.target.command.slice(0, SHORT_TARGET_CHARS)}… [cut: ${SHORT_TARGET_CHARS} of ${view.target.command.length} characters shown; see all]`);
+  assert.equal(shortTarget({ ...view, target: { command: "ls" } }, "x"), "ls");
+  assert.equal(visibleText("echo ok\u001b[2K\rrm -rf ~ \u202eabc\n"), "echo ok\\x1b[2K\\x0drm -rf ~ \\u202eabc\n");
+  assert.equal(visibleText("a\nb\tc", true), "a\\nb\\tc");
 });

@@ -15,6 +15,7 @@ import { SeatError } from "../errors.js";
 import type { PendingApproval, SeatEvent } from "../acp/index.js";
 import type { ApprovalRequest, Approver, ApproverAnswer } from "../permissions/index.js";
 import { describeRequest } from "./target.js";
+import { writeApprovalRecord } from "./record.js";
 
 /** The default deadline of a held approval: 15 minutes. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 15 * 60_000;
@@ -27,6 +28,11 @@ export interface ApprovalAnswer {
   message?: string;
   /** Who answered (for the audit and for a later answer's APPROVAL_ALREADY_ANSWERED). */
   by?: string;
+  /**
+   * The digest of the target the person saw (PendingApproval.digest). When given and not the held call's, the
+   * answer is refused with APPROVAL_TARGET_CHANGED and the approval stays pending: nothing runs.
+   */
+  digest?: string;
 }
 
 /** Who owns a queue's approvals; pid and host are filled in. */
@@ -108,11 +114,15 @@ export class ApprovalQueue {
 
   /**
    * Answers a pending approval; the first answer wins. Throws APPROVAL_NOT_FOUND, APPROVAL_ALREADY_ANSWERED
-   * (naming the first answer) or APPROVAL_EXPIRED.
+   * (naming the first answer), APPROVAL_EXPIRED, or APPROVAL_TARGET_CHANGED (a digest that is not this call's
+   * exact target: the approval stays pending and nothing runs).
    */
   answer(id: string, answer: ApprovalAnswer): { id: string; decision: "allow" | "deny" } {
     const pending = this.pending.get(id);
     if (!pending) throw settledError(id, this.settled.get(id));
+    if (answer.digest !== undefined && answer.digest !== pending.view.digest) {
+      throw new SeatError("APPROVAL_TARGET_CHANGED", `Approval ${id} holds a call whose exact target has digest ${pending.view.digest}, not ${answer.digest}: what you saw is not what would run. Nothing was answered; list it again with \`seat approvals --full ${id}\` and answer what it shows.`, { context: { id, digest: pending.view.digest, given: answer.digest } });
+    }
     const decision = answer.decision === "allow" ? "allow" : "deny";
     this.settle(id, { state: "answered", decision, ...(answer.by ? { by: answer.by } : {}) });
     pending.stopLocal("APPROVAL_ALREADY_ANSWERED");
@@ -146,12 +156,14 @@ export class ApprovalQueue {
   private hold(question: ApprovalRequest, local: Approver | undefined): Promise<ApproverAnswer> {
     const id = approvalId();
     const now = Date.now();
-    const { title, target } = describeRequest(question.request);
+    const { title, target, digest, masked } = describeRequest(question.request);
     const view: PendingApproval = {
       id,
       category: question.category,
       title,
       target,
+      digest,
+      ...(masked ? { masked } : {}),
       owner: { ...this.options.owner(), pid: process.pid, host: hostname() },
       askedAt: new Date(now).toISOString(),
       deadline: new Date(now + this.timeoutMs).toISOString(),
@@ -169,6 +181,8 @@ export class ApprovalQueue {
         // The reason is a coded diagnostic, so a local approver can tell "answered elsewhere" from the deadline.
         stopLocal: (code) => localStop.abort({ code, message: `Approval ${id} ${WITHDRAWN[code]}.` }),
       });
+      // A job's approvals are recorded in Redis (fleet/approvals.ts); the others on disk when records are on.
+      if (view.owner.kind !== "job") writeApprovalRecord({ id, state: "pending", deadline: view.deadline });
       this.options.emit?.({ type: "approval_asked", approval: structuredClone(view) });
       if (question.signal.aborted) this.expire(id, "timeout");
       else question.signal.addEventListener("abort", () => this.expire(id, "timeout"), { once: true });
@@ -202,6 +216,10 @@ export class ApprovalQueue {
   }
 
   private settle(id: string, outcome: Settled): void {
+    const view = this.pending.get(id)?.view;
+    if (view && view.owner.kind !== "job") {
+      writeApprovalRecord({ id, deadline: view.deadline, ...(outcome.state === "answered" ? { state: "answered", decision: outcome.decision, ...(outcome.by ? { by: outcome.by } : {}) } : { state: "expired", decision: "deny", why: outcome.why }) });
+    }
     this.pending.delete(id);
     this.settled.set(id, outcome);
     if (this.settled.size > SETTLED_KEPT) this.settled.delete(this.settled.keys().next().value as string);

@@ -118,5 +118,7 @@ export async function answerRemote(run: RemoteRun, id: string, answer: ApprovalA
   if (reply.ok === true && (reply.decision === "allow" || reply.decision === "deny")) return { id, decision: reply.decision };
   const code = typeof reply.code === "string" && Object.hasOwn(ERROR_CODES, reply.code) ? (reply.code as ErrorCode) : "APPROVAL_NOT_FOUND";
   const context = typeof reply.context === "object" && reply.context !== null ? (reply.context as Record<string, unknown>) : { id };
-  throw new SeatError(code, typeof reply.error === "string" ? reply.error : `The run holding approval ${id} refused the answer.`, { context: { ...context, holderPid: run.pid } });
+  // The holder's message already ends with its code; SeatError adds it again, so it is taken off once here.
+  const message = typeof reply.error === "string" ? reply.error.replace(new RegExp(` \\[${code}\\]$`), "") : `The run holding approval ${id} refused the answer.`;
+  throw new SeatError(code, message, { context: { ...context, holderPid: run.pid } });
 }

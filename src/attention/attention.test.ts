@@ -58,7 +58,7 @@ test("the on-waiting environment describes the item, empty strings for what is u
 });
 
 test("an approval belongs to the item its owner names, by kind and id, name or pid", () => {
-  const approval = (owner: PendingApproval["owner"]): PendingApproval => ({ id: "x", category: "execute", title: "t", target: {}, owner, askedAt: "", deadline: "" });
+  const approval = (owner: PendingApproval["owner"]): PendingApproval => ({ id: "x", category: "execute", title: "t", target: {}, digest: "0".repeat(64), owner, askedAt: "", deadline: "" });
   assert.ok(approvalBelongsTo(approval({ kind: "named-session", id: "a" }), item("a", "waiting")));
   assert.ok(!approvalBelongsTo(approval({ kind: "job", id: "a" }), item("a", "waiting")));
   assert.ok(approvalBelongsTo(approval({ kind: "session", id: "run-1", pid: 7 }), { kind: "run", id: "other", pid: 7 }));

@@ -1,14 +1,18 @@
 /*
  * Board page: the one server-rendered HTML page of attention and approvals.
  * Owns: escaping, the page (live items and their states, pending approvals with approve / deny forms, a link
- *   to the queues view) and the small error page.
+ *   to the queues view), one approval's detail page (its whole target) and the small error page.
  * Does not own: serving, auth or same-origin checks (server.ts), the data (attention/), the queues view
  *   (bull-board's own).
  * Invariant: every value that reaches the page passes through escapeHtml; approve and deny are POST forms
- *   carrying the access token, so nothing on a GET changes anything.
+ *   carrying the access token and the digest of the exact target shown, so nothing on a GET changes anything
+ *   and an answer lands only on what was shown. A target is shown exact (value-masked only, and the page says
+ *   which names; control characters as escapes): in the table cut only with its length said and a link to the
+ *   detail page, which shows it whole (issue 23 §1).
  */
 import type { LiveItem } from "../attention/listing.js";
 import type { PendingApproval } from "../attention/approvals-source.js";
+import { maskView, shortTarget, targetText, visibleText } from "../approvals/index.js";
 
 /** Escapes `value` for HTML text and double-quoted attribute values. */
 export function escapeHtml(value: unknown): string {
@@ -38,13 +42,53 @@ function itemRow(item: LiveItem): string {
   return `<tr class="${escapeHtml(item.state)}" data-kind="${escapeHtml(item.kind)}" data-id="${escapeHtml(item.id)}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`;
 }
 
-function approvalRow(approval: PendingApproval, token: string): string {
-  const owner = `${approval.owner.kind} ${approval.owner.name ?? approval.owner.id}${approval.owner.host ? ` @${approval.owner.host}` : ""}`;
-  const target = approval.target.command ?? approval.target.paths?.join(", ") ?? approval.target.toolName ?? "";
+function ownerOf(approval: PendingApproval): string {
+  return `${approval.owner.kind} ${approval.owner.name ?? approval.owner.id}${approval.owner.host ? ` @${approval.owner.host}` : ""}`;
+}
+
+/** The path of an approval's detail page. */
+export function approvalPath(id: string): string {
+  return `/approvals/${encodeURIComponent(id)}`;
+}
+
+/** Approve and Deny: POST forms with the token and the digest of the exact target shown. */
+function answerForms(approval: PendingApproval, token: string): string {
   const form = (decision: "allow" | "deny", label: string) =>
-    `<form method="post" action="/approvals/${encodeURIComponent(approval.id)}/${decision}"><input type="hidden" name="token" value="${escapeHtml(token)}"><button type="submit" name="decision" value="${decision}">${label}</button></form>`;
-  const cells = [approval.id, approval.category, approval.title, target, owner, approval.askedAt, approval.deadline];
-  return `<tr data-approval="${escapeHtml(approval.id)}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}<td>${form("allow", "Approve")}${form("deny", "Deny")}</td></tr>`;
+    `<form method="post" action="${approvalPath(approval.id)}/${decision}"><input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="digest" value="${escapeHtml(approval.digest)}"><button type="submit" name="decision" value="${decision}">${label}</button></form>`;
+  return `${form("allow", "Approve")}${form("deny", "Deny")}`;
+}
+
+function maskedNote(approval: PendingApproval): string {
+  return approval.masked?.length ? ` (masked: [${approval.masked.join(", ")}])` : "";
+}
+
+function approvalRow(shown: PendingApproval, token: string): string {
+  const approval = maskView(shown);
+  const target = `${shortTarget(approval, "open the approval to see it whole")}${maskedNote(approval)}`;
+  const cells = [approval.id, approval.category, visibleText(approval.title, true), target, ownerOf(approval), approval.askedAt, approval.deadline];
+  const link = `<a href="${escapeHtml(approvalPath(approval.id))}">whole target</a>`;
+  return `<tr data-approval="${escapeHtml(approval.id)}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}<td class="digest"><code>${escapeHtml(approval.digest)}</code></td><td>${link} ${answerForms(approval, token)}</td></tr>`;
+}
+
+/** One approval's page: every field and its whole target, exact (control characters as escapes), with its forms. */
+export function renderApproval(shown: PendingApproval, token: string): string {
+  const approval = maskView(shown);
+  const field = (name: string, value: string) => `<tr><th>${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`;
+  const rows = [
+    field("id", approval.id), field("category", approval.category), field("owner", ownerOf(approval)), field("asked", approval.askedAt), field("deadline", approval.deadline),
+    field("digest", approval.digest), field("title", visibleText(approval.title, true)),
+    ...(approval.masked?.length ? [field("masked", `[${approval.masked.join(", ")}]: their values are shown as [redacted]; the call runs with the real values`)] : []),
+    ...(approval.target.toolName !== undefined ? [field("tool", visibleText(approval.target.toolName, true))] : []),
+    ...(approval.target.paths ?? []).map((p) => field("path", visibleText(p, true))),
+  ];
+  const command = approval.target.command !== undefined
+    ? `<h2>Command (${approval.target.command.length} characters, exactly as it will run)</h2><pre id="target">${escapeHtml(visibleText(approval.target.command))}</pre>`
+    : `<h2>Target</h2><pre id="target">${escapeHtml(visibleText(targetText(approval)))}</pre>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>approval ${escapeHtml(approval.id)}</title><style>${STYLE}pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:.5rem}</style></head><body>
+<p><a href="/">back to the board</a></p><h1>Approval ${escapeHtml(approval.id)}</h1>
+<table id="approval">${rows.join("")}</table>${command}
+<p>${answerForms(approval, token)}</p>
+</body></html>`;
 }
 
 /** The whole page. */
@@ -56,7 +100,7 @@ export function renderBoard(view: BoardView): string {
     ? "<p>No approvals source is connected.</p>"
     : view.approvals.length === 0
       ? "<p>No approval is pending.</p>"
-      : `<table id="approvals"><thead><tr><th>id</th><th>category</th><th>title</th><th>target</th><th>owner</th><th>asked</th><th>deadline</th><th></th></tr></thead><tbody>${view.approvals.map((a) => approvalRow(a, view.token)).join("")}</tbody></table>`;
+      : `<table id="approvals"><thead><tr><th>id</th><th>category</th><th>title</th><th>target</th><th>owner</th><th>asked</th><th>deadline</th><th>digest</th><th></th></tr></thead><tbody>${view.approvals.map((a) => approvalRow(a, view.token)).join("")}</tbody></table>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>seat board</title><style>${STYLE}</style></head><body>
 <h1>seat board</h1>${view.notice ? `<p class="notice">${escapeHtml(view.notice)}</p>` : ""}
 ${view.queuesPath ? `<p><a href="${escapeHtml(view.queuesPath)}">Fleet queues (bull-board)</a></p>` : ""}

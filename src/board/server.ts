@@ -15,7 +15,7 @@ import type { AddressInfo } from "node:net";
 import { SeatError, messageOf } from "../errors.js";
 import { listLive, type ListLiveOptions } from "../attention/listing.js";
 import type { ApprovalsSource } from "../attention/approvals-source.js";
-import { renderBoard, renderError } from "./page.js";
+import { renderApproval, renderBoard, renderError } from "./page.js";
 
 /** The environment variable a board token may come from (required for a non-loopback address). */
 export const BOARD_TOKEN_ENV = "GROK_SEAT_BOARD_TOKEN";
@@ -159,6 +159,17 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
       return;
     }
     if (req.method === "GET" && url.pathname === "/") return page(res);
+    const detail = /^\/approvals\/([^/]+)$/.exec(url.pathname);
+    if (req.method === "GET" && detail) {
+      let id: string;
+      try {
+        id = decodeURIComponent(detail[1]!);
+      } catch {
+        return send(res, 404, renderError(404, "Not an approval id. [APPROVAL_ANSWER_INVALID]"));
+      }
+      const found = options.approvals ? (await options.approvals.list()).find((a) => a.id === id) : undefined;
+      return found ? send(res, 200, renderApproval(found, token)) : send(res, 404, renderError(404, `No pending approval has id ${id}. [APPROVAL_NOT_FOUND]`));
+    }
     const answer = /^\/approvals\/([^/]+)\/(allow|deny)$/.exec(url.pathname);
     if (req.method === "POST" && answer) {
       const form = await readForm(req);
@@ -166,8 +177,10 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
       if (!options.approvals) return send(res, 404, renderError(404, "This board has no approvals source."));
       const id = decodeURIComponent(answer[1]!);
       const decision = answer[2] as "allow" | "deny";
+      // The digest of the exact target the page showed: the holder refuses another target (APPROVAL_TARGET_CHANGED).
+      const digest = form.get("digest") ?? undefined;
       try {
-        await options.approvals.answer(id, { decision, by: "board" });
+        await options.approvals.answer(id, { decision, by: "board", ...(digest !== undefined && digest !== "" ? { digest } : {}) });
       } catch (error) {
         const code = error instanceof SeatError ? ` [${error.code}]` : "";
         return send(res, 409, renderError(409, `${messageOf(error)}${code}`));

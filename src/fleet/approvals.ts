@@ -10,13 +10,15 @@
  * Invariant: an answer is accepted only while the approval is pending, its job is `dispatched` by the very run
  *   that asked, that run still beats, and the deadline is more than ANSWER_MARGIN_MS away (so the worker sees
  *   it before its own deadline denies); anything else is refused (EXPIRED / ALREADY_ANSWERED naming the first).
- *   Nothing in Redis can allow a call by itself: only the worker's queue applies an answer it read back.
+ *   Nothing in Redis can allow a call by itself: only the worker's queue applies an answer it read back. An answer
+ *   carrying a digest lands only when it is the listed view's digest (else APPROVAL_TARGET_CHANGED, nothing
+ *   written), and the worker checks it again against the call it really holds (a record changed in Redis is
+ *   denied, never run). The view is stored as the queue made it: value-masked at its source, never by shape.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { SeatError } from "../errors.js";
 import type { PendingApproval } from "../acp/index.js";
-import { redact } from "../internal/redact.js";
 import { APPROVAL_ANSWERED_CHANNEL, jobKeys } from "./keys.js";
 
 /** Jobs that hold (or held) an approval, for listing across hosts. */
@@ -45,10 +47,13 @@ export interface StoredApproval {
   always?: boolean;
   by?: string;
   why?: string;
+  /** The digest the accepted answer carried (the worker checks it against the call it holds). */
+  digest?: string;
 }
 
 // KEYS: approvals, state, alive. ARGV: approval id, decision, always ("1"/"0"), by, now (ms), job id, this answer's
-// token. Returns {outcome, record JSON}: outcome answered | missing | answered-before | expired. An accepted answer
+// token, digest ("" for none). Returns {outcome, record JSON}: outcome answered | missing | answered-before |
+// expired | changed (a digest that is not the stored view's: nothing is written). An accepted answer
 // is announced on APPROVAL_ANSWERED_CHANNEL in the same atomic step, so the worker reads it back at once. The
 // same answer re-sent by the client after a lost reply (its token) is answered, not "answered before".
 const ANSWER = `
@@ -58,6 +63,7 @@ local a = cjson.decode(raw)
 if a.state == 'answered' and a.answerToken == ARGV[7] then return {'answered', raw} end
 if a.state == 'answered' then return {'answered-before', raw} end
 if a.state ~= 'pending' then return {'expired', raw} end
+if ARGV[8] ~= '' and (type(a.view) ~= 'table' or a.view.digest ~= ARGV[8]) then return {'changed', raw} end
 local status = redis.call('HGET', KEYS[2], 'status')
 local run = redis.call('HGET', KEYS[2], 'run')
 local alive = redis.call('GET', KEYS[3])
@@ -69,6 +75,7 @@ a.decision = ARGV[2]
 if ARGV[3] == '1' then a.always = true end
 if ARGV[4] ~= '' then a.by = ARGV[4] end
 a.answerToken = ARGV[7]
+if ARGV[8] ~= '' then a.digest = ARGV[8] end
 local out = cjson.encode(a)
 redis.call('HSET', KEYS[1], ARGV[1], out)
 redis.call('PUBLISH', '${APPROVAL_ANSWERED_CHANNEL}', ARGV[6])
@@ -97,7 +104,9 @@ return 1
 
 /** Worker side: records an asked approval of job `jobId` for run `run` (only while that run owns the job). */
 export async function publishApproval(redis: Redis, jobId: string, run: string, view: PendingApproval, retainSeconds: number): Promise<boolean> {
-  const record: StoredApproval = { view: redact(view), run, deadlineMs: Date.parse(view.deadline), state: "pending" };
+  // Stored as the queue made it (value-masked at its source, approvals/target.ts): shape masking here would show
+  // another host a command that is not the one that runs.
+  const record: StoredApproval = { view, run, deadlineMs: Date.parse(view.deadline), state: "pending" };
   const written = (await redis.eval(PUBLISH, 2, approvalsKey(jobId), jobKeys(jobId).state, view.id, JSON.stringify(record), run)) as number;
   if (written !== 1) return false;
   await redis.multi().sadd(APPROVAL_JOBS, jobId).hset(APPROVAL_INDEX, view.id, jobId).expire(approvalsKey(jobId), retainSeconds).exec();
@@ -144,14 +153,18 @@ export async function listFleetApprovals(redis: Redis): Promise<PendingApproval[
  * naming the first answer, or APPROVAL_EXPIRED (its turn ended, its worker stopped beating, or its deadline is
  * too near for the worker to act on the answer).
  */
-export async function answerFleetApproval(redis: Redis, id: string, answer: { decision: "allow" | "deny"; always?: boolean; by?: string }): Promise<{ id: string; decision: "allow" | "deny" }> {
+export async function answerFleetApproval(redis: Redis, id: string, answer: { decision: "allow" | "deny"; always?: boolean; by?: string; digest?: string }): Promise<{ id: string; decision: "allow" | "deny" }> {
   const jobId = await redis.hget(APPROVAL_INDEX, id);
   if (!jobId) throw new SeatError("APPROVAL_NOT_FOUND", `No fleet job holds approval ${id}. List them with \`seat approvals --redis URL\`.`, { context: { id } });
   const keys = jobKeys(jobId);
-  const [outcome, raw] = (await redis.eval(ANSWER, 3, approvalsKey(jobId), keys.state, keys.alive, id, answer.decision, answer.always === true && answer.decision === "allow" ? "1" : "0", answer.by ?? "", String(Date.now()), jobId, randomUUID())) as [string, string];
+  const [outcome, raw] = (await redis.eval(ANSWER, 3, approvalsKey(jobId), keys.state, keys.alive, id, answer.decision, answer.always === true && answer.decision === "allow" ? "1" : "0", answer.by ?? "", String(Date.now()), jobId, randomUUID(), answer.digest ?? "")) as [string, string];
   if (outcome === "answered") return { id, decision: answer.decision };
-  if (outcome === "missing") throw new SeatError("APPROVAL_NOT_FOUND", `Fleet job ${jobId} no longer holds approval ${id}.`, { context: { id, jobId } });
+  // The index says a job held it: its records are gone with the job's retention, so the answer is late, not lost.
+  if (outcome === "missing") throw new SeatError("APPROVAL_EXPIRED", `Approval ${id} (fleet job ${jobId}) is no longer pending: its job ended and its records were dropped.`, { context: { id, jobId } });
   const record = JSON.parse(raw) as StoredApproval;
+  if (outcome === "changed") {
+    throw new SeatError("APPROVAL_TARGET_CHANGED", `Approval ${id} (fleet job ${jobId}) holds a call whose exact target has digest ${record.view?.digest ?? "(none)"}, not ${answer.digest}: what you saw is not what would run. Nothing was answered; list it again with \`seat approvals --full ${id} --redis URL\`.`, { context: { id, jobId, digest: record.view?.digest, given: answer.digest } });
+  }
   if (outcome === "answered-before") {
     throw new SeatError("APPROVAL_ALREADY_ANSWERED", `Approval ${id} (fleet job ${jobId}) was already answered: ${record.decision}${record.by ? ` by ${record.by}` : ""}. The first answer stands.`, { context: { id, jobId, decision: record.decision, ...(record.by ? { by: record.by } : {}) } });
   }

@@ -126,7 +126,13 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
         // Straight to this job's own queue: Redis already settled this answer (its compare-and-set).
         const queue = queueFor(record.view.id);
         if (!queue) continue;
-        queue.answer(record.view.id, parseAnswer({ decision: record.decision ?? "deny", ...(record.always ? { always: true } : {}), ...(record.by ? { by: record.by } : {}) }));
+        try {
+          queue.answer(record.view.id, parseAnswer({ decision: record.decision ?? "deny", ...(record.always ? { always: true } : {}), ...(record.by ? { by: record.by } : {}), ...(record.digest ? { digest: record.digest } : {}) }));
+        } catch (error) {
+          // The digest the person saw is not the call this worker holds (the record was changed in Redis): deny it.
+          if (!(isSeatError(error) && error.code === "APPROVAL_TARGET_CHANGED")) throw error;
+          queue.answer(record.view.id, { decision: "deny", by: `worker: ${record.by ?? "an answer"} named another target (APPROVAL_TARGET_CHANGED)` });
+        }
       } catch {
         // Settled here first (deadline, end of turn): the local outcome stands and is recorded by its event.
       }

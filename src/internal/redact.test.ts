@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SeatError } from "../errors.js";
-import { REDACTED, isSecretName, markSecretNames, redact, redactEnv, redactText, registerSecrets, splitSecretEnv } from "./redact.js";
+import { REDACTED, isSecretName, markSecretNames, redact, redactEnv, redactText, registerSecrets, splitSecretEnv, maskSecretValues } from "./redact.js";
 
 const CANARY = "xai-canary-redact-0f3a9c";
 
@@ -90,4 +90,12 @@ test("a name marked secret after text was already redacted is masked in NAME=val
   assert.equal(redactText("LATE_VENDOR_KEY_X=abcdef1"), `LATE_VENDOR_KEY_X=${REDACTED}`);
   markSecretNames(["LATE_VENDOR_KEY_X"]); // marking again changes nothing
   assert.equal(redactText("run LATE_VENDOR_KEY_X=abcdef1 now"), `run LATE_VENDOR_KEY_X=${REDACTED} now`);
+});
+
+test("maskSecretValues masks only registered values (longest first), never by shape, and names what it masked", () => {
+  registerSecrets({ GEMINI_API_KEY: "msv-gemini-value-1", OPENAI_API_KEY: "msv-gemini-value-1-longer" });
+  const out = maskSecretValues(`token="$(touch X)"; sk-abcdefghijklmnop1234 msv-gemini-value-1-longer msv-gemini-value-1`);
+  assert.equal(out.text, `token="$(touch X)"; sk-abcdefghijklmnop1234 [redacted] [redacted]`);
+  assert.deepEqual(out.masked, ["GEMINI_API_KEY", "OPENAI_API_KEY"]);
+  assert.deepEqual(maskSecretValues("password=hunter2"), { text: "password=hunter2", masked: [] });
 });

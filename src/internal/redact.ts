@@ -24,6 +24,8 @@ export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
 
 const extraNames = new Set<string>();
 const values = new Set<string>();
+/** Which secret names each registered value came from (for maskSecretValues' `masked` list). */
+const valueNames = new Map<string, Set<string>>();
 // Values shorter than this would mask ordinary words; a real key is far longer.
 const MIN_VALUE_LENGTH = 6;
 
@@ -62,7 +64,10 @@ function secretAssignmentPattern(): RegExp {
 export function registerSecrets<T extends Record<string, string | undefined>>(env: T, names?: readonly string[]): T {
   markSecretNames(names);
   for (const [name, value] of Object.entries(env)) {
-    if (isSecretName(name) && typeof value === "string" && value.length >= MIN_VALUE_LENGTH) values.add(value);
+    if (isSecretName(name) && typeof value === "string" && value.length >= MIN_VALUE_LENGTH) {
+      values.add(value);
+      valueNames.set(value, (valueNames.get(value) ?? new Set<string>()).add(name));
+    }
   }
   return env;
 }
@@ -162,3 +167,20 @@ function walk(value: unknown, depth: number): unknown {
 
 // The caller's own environment is the first place secrets come from.
 registerSecrets(process.env);
+
+/*
+ * Value-only masking, for model-chosen text a person must judge (an approval's target, issue 23 §1): no shape
+ * rule runs over it, so `token="$(touch X)"` stays what it is; only the exact registered secret values are
+ * replaced, and the names they came from are returned so the record can say what was masked.
+ */
+/** `text` with every registered secret value (longest first) replaced by REDACTED, and the sorted names masked. */
+export function maskSecretValues(text: string): { text: string; masked: string[] } {
+  let out = text;
+  const masked = new Set<string>();
+  for (const value of [...values].sort((a, b) => b.length - a.length)) {
+    if (!out.includes(value)) continue;
+    out = out.split(value).join(REDACTED);
+    for (const name of valueNames.get(value) ?? []) masked.add(name);
+  }
+  return { text: out, masked: [...masked].sort() };
+}

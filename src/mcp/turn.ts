@@ -11,7 +11,7 @@
 import type { Diagnostic, SeatEvent, TurnResult } from "../acp/index.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
-import { processApprovals } from "../approvals/index.js";
+import { approvalRecordsDir, processApprovals, recordApprovalsIn } from "../approvals/index.js";
 import { createPermissionGate, type PermissionPolicy } from "../permissions/index.js";
 import { planControlSocket, startControlServer, type ControlServer } from "../sessions/control.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../seat/seat-home.js";
@@ -105,6 +105,7 @@ export async function runMcpTurn(request: McpTurnRequest): Promise<McpTurnOutcom
 async function startControl(session: HeadlessSession, onEvent: (event: SeatEvent) => void): Promise<ControlServer | undefined> {
   try {
     const place = planControlSocket(seatHome());
+    recordApprovalsIn(approvalRecordsDir());
     return await startControlServer(place, { cancel: async () => { await session.cancel(); return {}; }, state: () => session.attention(), approvals: processApprovals });
   } catch (error) {
     onEvent({ type: "diagnostic", diagnostic: { code: "SEAT_REFUSED", message: `This turn's control socket could not start (${messageOf(error)}); seat approve/deny/cancel cannot reach it.` } });

@@ -10,7 +10,7 @@
  * Spec: docs/sessions.md; issue 10 "Named sessions", "One turn at a time, no daemon".
  */
 import { randomUUID } from "node:crypto";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { createSession, type HeadlessSession, type PromptInput, type SessionOptions } from "../runtime/index.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../seat/index.js";
@@ -20,7 +20,7 @@ import { acquireLease, type HeldLease } from "./lease.js";
 import { assertSessionName, scopeFor } from "./names.js";
 import { planControlSocket, startControlServer, type ControlServer } from "./control.js";
 import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
-import { processApprovals } from "../approvals/index.js";
+import { processApprovals, recordApprovalsIn } from "../approvals/index.js";
 import { budgetProblem, ledgerEntriesOf, nextTurnBudget, readSessionBudget, recordUsage, setSessionBudget, type TurnBudget } from "../usage/index.js";
 
 /** Options of openSession: a name plus everything createSession takes. */
@@ -191,6 +191,8 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = options.home ?? seatHome(options.env ?? process.env);
   const controlPlace = planControlSocket(home);
+  // Held approvals leave a record beside the socket's home, so an answer after this run ends hears APPROVAL_EXPIRED.
+  recordApprovalsIn(join(home, "approvals"));
   const store = openStore(home);
   let lease: HeldLease | undefined;
   let control: ControlServer | undefined;

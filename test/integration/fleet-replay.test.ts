@@ -6,6 +6,7 @@
  * `seat worker` with the fake agent, and a loopback proxy that drops the one reply.
  */
 import { test } from "node:test";
+import { targetDigest } from "../../src/approvals/target.js";
 import assert from "node:assert/strict";
 import { connectFleet } from "../../src/fleet/index.js";
 import { budgetKey, parseFleetBudget, reserveBudget, settleBudget } from "../../src/fleet/budget.js";
@@ -95,7 +96,7 @@ test("an approval answer whose reply was lost is re-sent by the client and answe
       await direct.hset(jobKeys(jobId).state, { status: "dispatched", run });
       await direct.set(jobKeys(jobId).alive, run, "PX", 60_000);
       const now = Date.now();
-      const view = { id: "ap_0123456789abcdef", category: "execute" as const, title: "touch x", target: { command: "touch x" }, owner: { kind: "job" as const, id: jobId }, askedAt: new Date(now).toISOString(), deadline: new Date(now + 120_000).toISOString() };
+      const view = { id: "ap_0123456789abcdef", category: "execute" as const, title: "touch x", target: { command: "touch x" }, digest: targetDigest({ command: "touch x" }), owner: { kind: "job" as const, id: jobId }, askedAt: new Date(now).toISOString(), deadline: new Date(now + 120_000).toISOString() };
       assert.equal(await publishApproval(direct, jobId, run, view, 600), true);
       assert.deepEqual(await answerFleetApproval(answerer, view.id, { decision: "allow", by: "tester" }), { id: view.id, decision: "allow" });
       assert.equal(proxy.tripped(), 1, "the answer's reply was dropped");

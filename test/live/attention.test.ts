@@ -5,6 +5,7 @@
  * Whether the approved command ran is read from the disk (a marker file), never from what anyone reported.
  */
 import { test } from "node:test";
+import { targetDigest } from "../../src/approvals/target.js";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -128,7 +129,7 @@ test("seat ps --watch shows a named session waiting on an approval and runs --on
         policy: parsePolicyFlags({ ask: ["execute"] }),
         approver: () =>
           new Promise((resolve) => {
-            pending.push({ id: "ap-1", category: "execute", title: "write marker-ps.txt", target: { command: "echo ran > marker-ps.txt" }, owner: { kind: "named-session", id: "ps-wait", name: "ps-wait", pid: process.pid }, askedAt: new Date().toISOString(), deadline: new Date(Date.now() + 60_000).toISOString() });
+            pending.push({ id: "ap-1", category: "execute", title: "write marker-ps.txt", target: { command: "echo ran > marker-ps.txt" }, digest: targetDigest({ command: "echo ran > marker-ps.txt" }), owner: { kind: "named-session", id: "ps-wait", name: "ps-wait", pid: process.pid }, askedAt: new Date().toISOString(), deadline: new Date(Date.now() + 60_000).toISOString() });
             release = (answer) => {
               pending.length = 0;
               resolve(answer);

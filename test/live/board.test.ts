@@ -6,6 +6,7 @@
  * (read from the disk). A screenshot is kept in the test's temp dir (its path is printed).
  */
 import { test } from "node:test";
+import { targetDigest } from "../../src/approvals/target.js";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -65,7 +66,7 @@ test("the board shows a running job and a pending approval in chromium, refuses 
         approver: (question) =>
           new Promise((resolve) => {
             const command = String((question.request.toolCall.rawInput as { command?: unknown } | undefined)?.command ?? "");
-            pending.push({ id: "ap-<1>", category: question.category, title: question.request.toolCall.title ?? "tool", target: { command }, owner: { kind: "named-session", id: "board-wait", name: "board-wait", pid: process.pid }, askedAt: new Date().toISOString(), deadline: new Date(Date.now() + 120_000).toISOString() });
+            pending.push({ id: "ap-<1>", category: question.category, title: question.request.toolCall.title ?? "tool", target: { command }, digest: targetDigest({ command }), owner: { kind: "named-session", id: "board-wait", name: "board-wait", pid: process.pid }, askedAt: new Date().toISOString(), deadline: new Date(Date.now() + 120_000).toISOString() });
             release = (decision) => {
               pending.length = 0;
               resolve(decision);

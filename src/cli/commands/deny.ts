@@ -7,10 +7,12 @@ import type { Command } from "./command.js";
 
 export const denyCommand: Command = {
   name: "deny",
-  help: `Usage: seat deny ID [--message TEXT] [--json] [--redis URL]
+  help: `Usage: seat deny ID [--message TEXT] [--digest D] [--json] [--redis URL]
 
   Denies the held approval ID (see seat approvals); the call never runs. --message is a note for the
-  record (at most 1000 characters). The first answer wins, as for seat approve.
+  record (at most 1000 characters). The first answer wins, as for seat approve. --digest D (the digest
+  seat approvals listed) makes the answer land only on that exact target: a held call whose target has
+  another digest is not answered (APPROVAL_TARGET_CHANGED) and stays held.
 
 Examples:
   seat deny ap_3f2c9a

@@ -22,6 +22,9 @@ import { planControlSocket, startControlServer, type ControlServer } from "../..
 import { ensurePrivateDir, journalPath, seatHome } from "../../seat/seat-home.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/queue.js";
 import { processApprovals } from "../../approvals/local.js";
+import { describeRequest } from "../../approvals/target.js";
+import { visibleText } from "../../approvals/display.js";
+import { approvalRecordsDir, recordApprovalsIn } from "../../approvals/record.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
@@ -47,7 +50,11 @@ function terminalApprover(): Approver {
   return async (request) => {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
-      const answer = await rl.question(`Allow ${request.category} — ${request.request.toolCall.title ?? "tool call"}? [y/N] `, { signal: request.signal });
+      // The exact target (value-masked only, control characters visible), as seat approvals shows it.
+      const shown = describeRequest(request.request);
+      const what = visibleText(shown.target.command ?? shown.target.paths?.join(", ") ?? shown.title);
+      const masked = shown.masked ? ` (masked: [${shown.masked.join(", ")}])` : "";
+      const answer = await rl.question(`Allow ${request.category} — ${what}${masked}? [y/N] `, { signal: request.signal });
       return /^y(es)?$/i.test(answer.trim()) ? "allow" : "deny";
     } catch (error) {
       if (request.signal.aborted) process.stderr.write(`\n▸ ${withdrawnNotice(request.signal.reason)}\n`);
@@ -236,6 +243,8 @@ Examples:
     if (name === undefined) {
       try {
         controlPlace = planControlSocket(seatHome(), undefined, "run");
+        // Its held approvals leave a record, so an answer after this run ends hears APPROVAL_EXPIRED.
+        recordApprovalsIn(approvalRecordsDir());
       } catch (error) {
         controlProblem = error instanceof Error ? error.message : String(error);
       }
