@@ -38,12 +38,11 @@ export function notifyFromEvents(notifier: Notifier, options: EventNotificationO
   return (event) => {
     if (event.type === "approval_asked") {
       const approval = event.approval;
-      const digest = (approval as PendingApproval & { digest?: string }).digest ?? "";
       notifier.notify(createNotifyEvent({
         event: "waiting",
         subject: subject(),
         text: `waits for your approval: ${approval.category} ${approval.title}`,
-        approval: { id: approval.id, category: approval.category, command: approvalCommand(approval), digest, ...(options.linkFor?.(approval) ?? {}) },
+        approval: { id: approval.id, category: approval.category, command: approvalCommand(approval), digest: approval.digest, ...(options.linkFor?.(approval) ?? {}) },
       }));
       return;
     }
