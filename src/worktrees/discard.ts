@@ -1,11 +1,14 @@
 /*
  * Discard: removing a seat worktree, its branch and its record.
- * Owns: discardWorktree (refuses uncommitted changes unless forced; prunes a worktree whose directory vanished).
- * Does not own: the user's tree (only refs and git's admin entries are removed).
+ * Owns: discardWorktree (refuses uncommitted changes unless forced; forgets git's entry of a worktree whose
+ *   directory vanished).
+ * Does not own: the user's tree, nor any other worktree's entry (only the seat's branch and its own admin entry are
+ *   removed: never a bare `git worktree prune`, see entry.ts).
  */
 import { existsSync } from "node:fs";
 import { SeatError } from "../errors.js";
 import { git, spawnGit } from "./git.js";
+import { forgetWorktreeEntry } from "./entry.js";
 import { deleteRecord, type WorktreeRecord } from "./records.js";
 import { dirtyPaths } from "./review.js";
 import { lockWorktree } from "./lock.js";
@@ -14,7 +17,7 @@ import { lockWorktree } from "./lock.js";
 export interface DiscardResult {
   name: string;
   branch: string;
-  /** The directory was already gone; git's stale entry was pruned. */
+  /** The directory was already gone; git's entry for it (and only it) was removed. */
   pruned: boolean;
 }
 
@@ -35,7 +38,7 @@ async function discardLocked(home: string, record: WorktreeRecord, options: { fo
   const root = record.repository;
   const pruned = !existsSync(record.path);
   if (pruned) {
-    await git(["worktree", "prune"], { cwd: root });
+    await forgetWorktreeEntry(root, record.path);
   } else {
     const dirty = await dirtyPaths(record.path);
     if (dirty.length > 0 && !options.force) {
