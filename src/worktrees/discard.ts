@@ -10,7 +10,8 @@ import { SeatError } from "../errors.js";
 import { git, spawnGit } from "./git.js";
 import { forgetWorktreeEntry } from "./entry.js";
 import { deleteRecord, type WorktreeRecord } from "./records.js";
-import { dirtyPaths } from "./review.js";
+import { dirtyPaths, userTreeOf } from "./review.js";
+import { resolveRepository } from "./repo.js";
 import { lockWorktree } from "./lock.js";
 
 /** What discardWorktree removed. */
@@ -22,10 +23,11 @@ export interface DiscardResult {
 }
 
 /**
- * Removes the seat worktree, branch `seat/<name>` and the record. Throws WORKTREE_DIRTY on uncommitted changes
- * unless `force`, and WORKTREE_BUSY while a seat works in it (even with `force`).
+ * Removes the seat worktree, branch `seat/<name>` and the record, running git from `from` (a directory of the
+ * repository; default the worktree the seat was made from). Throws WORKTREE_DIRTY on uncommitted changes unless
+ * `force`, and WORKTREE_BUSY while a seat works in it (even with `force`).
  */
-export async function discardWorktree(home: string, record: WorktreeRecord, options: { force?: boolean } = {}): Promise<DiscardResult> {
+export async function discardWorktree(home: string, record: WorktreeRecord, options: { force?: boolean; from?: string } = {}): Promise<DiscardResult> {
   const lock = lockWorktree(home, record, "discard");
   try {
     return await discardLocked(home, record, options);
@@ -34,8 +36,9 @@ export async function discardWorktree(home: string, record: WorktreeRecord, opti
   }
 }
 
-async function discardLocked(home: string, record: WorktreeRecord, options: { force?: boolean }): Promise<DiscardResult> {
-  const root = record.repository;
+async function discardLocked(home: string, record: WorktreeRecord, options: { force?: boolean; from?: string }): Promise<DiscardResult> {
+  // Git runs in the worktree the verb runs in: the one the seat was made from may be gone by now.
+  const root = userTreeOf(record, options.from === undefined ? undefined : (await resolveRepository(options.from)).root);
   const pruned = !existsSync(record.path);
   if (pruned) {
     await forgetWorktreeEntry(root, record.path);

@@ -50,7 +50,9 @@ interface Outcome {
 interface Door {
   name: string;
   merge(name: string, cwd: string, mode?: string): Promise<Outcome>;
-  discard(name: string, cwd: string): Promise<Outcome>;
+  discard(name: string, cwd: string, force?: boolean): Promise<Outcome>;
+  /** The diff's text, or the error code. */
+  diff(name: string, cwd: string): Promise<{ code: string | null; text: string }>;
 }
 
 function cliDoor(w: World): Door {
@@ -63,7 +65,11 @@ function cliDoor(w: World): Door {
   return {
     name: "cli",
     merge: (name, cwd, mode) => call(["merge", name, ...(mode && mode !== "merge" ? [`--${mode}`] : [])], cwd),
-    discard: (name, cwd) => call(["discard", name], cwd),
+    discard: (name, cwd, force) => call(["discard", name, ...(force ? ["--force"] : [])], cwd),
+    diff: async (name, cwd) => {
+      const result = await runSeat(["diff", name], { env: w.env, cwd });
+      return result.code === 0 ? { code: null, text: result.stdout } : { code: `exit ${result.code}`, text: result.stdout + result.stderr };
+    },
   };
 }
 
@@ -81,7 +87,11 @@ async function mcpDoor(w: World, t: TestContext): Promise<Door> {
   return {
     name: "mcp",
     merge: (name, cwd, mode) => call("merge", { name, cwd, ...(mode ? { mode } : {}) }),
-    discard: (name, cwd) => call("discard", { name, cwd }),
+    discard: (name, cwd, force) => call("discard", { name, cwd, ...(force ? { force } : {}) }),
+    diff: async (name, cwd) => {
+      const result = await call("diff", { name, cwd });
+      return { code: result.code, text: result.code === null ? String((result as unknown as { diff: string }).diff) : result.message };
+    },
   };
 }
 
@@ -157,6 +167,43 @@ for (const [doorName, open] of DOORS) {
     assert.equal(own.code, "WORKTREE_MERGE_TARGET_INVALID", JSON.stringify(own));
     if (own.exit !== undefined) assert.equal(own.exit, 2);
     assert.equal(gitIn(w.repo, ["rev-parse", "main"]).trim(), mainHead);
+  });
+
+  test(`${doorName}: diff and discard work from the worktree where they run: diff shows what a merge there brings in, and both work after the linked worktree the seat was made from is gone`, async (t) => {
+    const w = world(t);
+    const door = await open(w, t);
+    const feature = join(w.dir, "feature");
+    gitIn(w.repo, ["worktree", "add", "--quiet", "-b", "feature", feature]);
+    writeFiles(feature, { "f.txt": "feature work\n" });
+    gitIn(feature, ["add", "f.txt"]);
+    gitIn(feature, ["commit", "--quiet", "-m", "feature commit"]);
+    const { record } = await createWorktree({ home: w.home, cwd: feature, name: "w1", owner: "run" });
+    agentCommits(record, { "new.txt": "from the seat\n" });
+    // From main, a merge would bring in the feature's commit and the seat's: the diff says so.
+    const fromMain = await door.diff("w1", w.repo);
+    assert.equal(fromMain.code, null, fromMain.text);
+    assert.match(fromMain.text, /f\.txt/);
+    assert.match(fromMain.text, /new\.txt/);
+    const fromFeature = await door.diff("w1", feature);
+    assert.doesNotMatch(fromFeature.text, /f\.txt/);
+    assert.match(fromFeature.text, /new\.txt/);
+    if (doorName === "cli") {
+      const listed = await runSeat(["worktrees", "--json"], { env: w.env, cwd: w.repo });
+      const row = JSON.parse(listed.stdout.trim()) as { ahead: number; behind: number };
+      assert.deepEqual([row.ahead, row.behind], [2, 0], "ahead of main by the feature's commit and the seat's");
+    }
+    // The user removes the linked worktree the seat was made from; the seat's worktree is still reviewable.
+    gitIn(w.repo, ["worktree", "remove", feature]);
+    if (doorName === "cli") {
+      const listed = await runSeat(["worktrees", "--json"], { env: w.env, cwd: w.repo });
+      assert.equal(listed.code, 0, listed.stdout + listed.stderr);
+      assert.equal((JSON.parse(listed.stdout.trim()) as { name: string }).name, "w1");
+    }
+    assert.equal((await door.diff("w1", w.repo)).code, null);
+    const discarded = await door.discard("w1", w.repo);
+    assert.equal(discarded.code, null, JSON.stringify(discarded));
+    assert.equal(existsSync(record.path), false);
+    assert.equal(gitIn(w.repo, ["branch", "--list", "seat/w1"]), "");
   });
 
   test(`${doorName}: discard removes only its own worktree's entry: the user's linked worktree whose directory is missing for the moment keeps its entry and staged index`, async (t) => {

@@ -25,8 +25,9 @@ Examples:
     const args = parseFlags("discard", argv, { force: { type: "boolean" }, cwd: { type: "string" }, json: { type: "boolean" } });
     if (args.positionals.length !== 1) throw new SeatError("CLI_USAGE", "seat discard: give exactly one worktree name. See `seat worktrees`.");
     const home = seatHome();
-    const record = await findWorktree(home, stringFlag(args, "cwd") ?? process.cwd(), args.positionals[0]!);
-    const result = await discardWorktree(home, record, { force: args.values.force === true });
+    const where = stringFlag(args, "cwd") ?? process.cwd();
+    const record = await findWorktree(home, where, args.positionals[0]!);
+    const result = await discardWorktree(home, record, { force: args.values.force === true, from: where });
     if (args.values.json === true) writeJson({ type: "discarded", ...result });
     else process.stdout.write(`${result.name}: worktree and ${result.branch} removed${result.pruned ? " (its directory was already gone; pruned)" : ""}\n`);
     return EXIT.ok;

@@ -92,8 +92,8 @@ export function registerSpendTools(context: ToolContext): void {
     },
     (args) =>
       guarded(async () => {
-        const { record } = await findInRoots(context, args.name, args.cwd);
-        const diff = await diffWorktree(record, { stat: args.stat === true });
+        const { record, where } = await findInRoots(context, args.name, args.cwd);
+        const diff = await diffWorktree(record, { stat: args.stat === true, from: where });
         return toolResult({ name: record.name, branch: record.branch, diff }, diff === "" ? `${record.name}: no changes` : diff);
       }),
   );
@@ -123,8 +123,8 @@ export function registerSpendTools(context: ToolContext): void {
     },
     (args) =>
       guarded(async () => {
-        const { record } = await findInRoots(context, args.name, args.cwd);
-        const result = await discardWorktree(seatHome(), record, { force: args.force === true });
+        const { record, where } = await findInRoots(context, args.name, args.cwd);
+        const result = await discardWorktree(seatHome(), record, { force: args.force === true, from: where });
         return toolResult({ ...result }, `${result.name}: removed (worktree, ${result.branch} and its record)`);
       }),
   );
