@@ -21,7 +21,7 @@ export interface WorktreeStatus extends WorktreeRecord {
   behind: number;
   /** Uncommitted changes in the seat worktree (paths, as `git status --porcelain` names them). */
   dirty: string[];
-  /** The worktree's directory is gone (discard prunes it). */
+  /** The worktree's directory is gone (discard removes its entry). */
   missing: boolean;
   /** The live process working in it now (its lock), or null. */
   in_use: WorktreeHolder | null;
