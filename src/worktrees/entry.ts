@@ -13,17 +13,14 @@ import { NO_OPTIONAL_LOCKS, git } from "./git.js";
 
 /**
  * The path git lists for the seat worktree at `path` (git stores the real path it was made at), or undefined when
- * git has no entry for it. A missing directory is matched by its real parent directory and name.
+ * git has no entry for it. A missing directory is matched by its deepest existing ancestor's real path.
  */
 export async function listedWorktreePath(root: string, path: string): Promise<string | undefined> {
   const listed = (await git(["worktree", "list", "--porcelain", "-z"], { cwd: root, env: NO_OPTIONAL_LOCKS })).stdout
     .split("\0")
     .filter((field) => field.startsWith("worktree "))
     .map((field) => field.slice("worktree ".length));
-  const candidates = new Set([path]);
-  for (const real of [realOf(path), existsSync(dirname(path)) ? join(realOf(dirname(path)) ?? dirname(path), basename(path)) : undefined]) {
-    if (real !== undefined) candidates.add(real);
-  }
+  const candidates = new Set([path, realOfMissing(path)]);
   return listed.find((p) => candidates.has(p));
 }
 
@@ -39,10 +36,17 @@ export async function forgetWorktreeEntry(root: string, path: string): Promise<b
   return true;
 }
 
-function realOf(path: string): string | undefined {
+// The real path of `path`, which may be gone: its deepest existing ancestor resolved, the rest appended.
+function realOfMissing(path: string): string {
+  const rest: string[] = [];
+  let at = path;
+  while (!existsSync(at) && dirname(at) !== at) {
+    rest.unshift(basename(at));
+    at = dirname(at);
+  }
   try {
-    return realpathSync(path);
+    return join(realpathSync(at), ...rest);
   } catch {
-    return undefined;
+    return path;
   }
 }

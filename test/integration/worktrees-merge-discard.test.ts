@@ -8,7 +8,7 @@
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -16,7 +16,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { SEAT_MAIN, runSeat } from "../support/cli.js";
 import { gitIn, makeRepo, snapshotUserTree, writeFiles } from "../support/git-repo.js";
-import { createWorktree, type WorktreeRecord } from "../../src/worktrees/index.js";
+import { createWorktree, discardWorktree, type WorktreeRecord } from "../../src/worktrees/index.js";
 
 interface World {
   dir: string;
@@ -241,6 +241,21 @@ test("making a vanished seat worktree again forgets only its own entry: a user's
   assert.equal(reused, true);
   assert.ok(existsSync(join(record.path, ".git")), "the seat's worktree is checked out again");
   assert.ok(existsSync(join(w.repo, ".git", "worktrees", "mine")), "the user's worktree entry is kept");
+});
+
+test("discard finds its own entry when the seat home is reached through a symlink and the whole trees directory is gone", async (t) => {
+  const w = world(t);
+  const realHome = join(w.dir, "real-home");
+  mkdirSync(realHome);
+  const linkedHome = join(w.dir, "linked-home");
+  symlinkSync(realHome, linkedHome);
+  const { record } = await createWorktree({ home: linkedHome, cwd: w.repo, name: "far", owner: "run" });
+  assert.ok(record.path.startsWith(linkedHome));
+  rmSync(join(realHome, "worktrees", record.repo_key, "trees"), { recursive: true, force: true });
+  const result = await discardWorktree(linkedHome, record, { from: w.repo });
+  assert.equal(result.pruned, true);
+  assert.doesNotMatch(gitIn(w.repo, ["worktree", "list", "--porcelain"]), /\/far\n/, "the seat's entry is gone");
+  assert.equal(gitIn(w.repo, ["branch", "--list", "seat/far"]), "");
 });
 
 test("cli: merge --into DIR lands in that worktree; a directory of another repository is refused with exit 2", async (t) => {
