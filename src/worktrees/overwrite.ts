@@ -36,19 +36,21 @@ export async function pathsMergeWouldOverwrite(root: string, tree: string): Prom
   }
   const found = new Set<string>();
   const inDirectories: string[] = [];
-  const checked = new Set<string>();
   for (const path of written) {
     // A parent that is a file or symlink on disk but no tracked file of HEAD (those show as removed) is in the way.
+    // A tracked file or symlink the merge removes to make a directory leaves nothing below it to check (an lstat
+    // there would look through that symlink).
     const parts = path.split("/");
-    for (let depth = 1; depth < parts.length; depth += 1) {
+    let fresh = false;
+    for (let depth = 1; depth < parts.length && !fresh; depth += 1) {
       const parent = parts.slice(0, depth).join("/");
-      if (checked.has(parent)) continue;
-      checked.add(parent);
       const stats = lstatOf(join(root, parent));
       if (stats === undefined) break;
-      if (!stats.isDirectory() && !removed.has(parent)) found.add(parent);
+      if (stats.isDirectory()) continue;
+      if (removed.has(parent)) fresh = true;
+      else found.add(parent);
     }
-    if (!added.has(path)) continue;
+    if (fresh || !added.has(path)) continue;
     const stats = lstatOf(join(root, path));
     if (stats === undefined) continue;
     if (stats.isDirectory()) inDirectories.push(path);

@@ -243,6 +243,22 @@ test("making a vanished seat worktree again forgets only its own entry: a user's
   assert.ok(existsSync(join(w.repo, ".git", "worktrees", "mine")), "the user's worktree entry is kept");
 });
 
+test("a tracked symlink the seat replaces with a directory is no obstacle, and the merge never writes through it", async (t) => {
+  const w = world(t);
+  const outside = join(w.dir, "outside");
+  writeFiles(outside, { "x.txt": "outside the repository\n" });
+  symlinkSync("../outside", join(w.repo, "lnk"));
+  gitIn(w.repo, ["add", "lnk"]);
+  gitIn(w.repo, ["commit", "--quiet", "-m", "a symlink"]);
+  const { record } = await createWorktree({ home: w.home, cwd: w.repo, name: "w1", owner: "run" });
+  gitIn(record.path, ["rm", "--quiet", "lnk"]);
+  agentCommits(record, { "lnk/x.txt": "the seat's own file\n" });
+  const merged = await runSeat(["merge", "w1", "--json"], { env: w.env, cwd: w.repo });
+  assert.equal(merged.code, 0, merged.stdout + merged.stderr);
+  assert.equal(readFileSync(join(w.repo, "lnk", "x.txt"), "utf8"), "the seat's own file\n");
+  assert.equal(readFileSync(join(outside, "x.txt"), "utf8"), "outside the repository\n");
+});
+
 test("discard finds its own entry when the seat home is reached through a symlink and the whole trees directory is gone", async (t) => {
   const w = world(t);
   const realHome = join(w.dir, "real-home");
