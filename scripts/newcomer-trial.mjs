@@ -69,6 +69,14 @@ await step("build and npm pack", () => {
   const files = info.files.map((f) => f.path);
   const leaked = files.filter((f) => /\.test\.|\.map$/.test(f) || f.startsWith("test/") || f.startsWith("src/"));
   if (leaked.length > 0) fail(`the tarball carries tests, maps or sources: ${leaked.slice(0, 10).join(", ")}`);
+  // A .js that names a map the tarball lacks sends debuggers and bundlers after a missing file.
+  const shipped = new Set(files);
+  const dangling = files.filter((f) => /\.[cm]?js$/.test(f)).flatMap((f) =>
+    [...readFileSync(join(repo, f), "utf8").matchAll(/^\/\/[#@] sourceMappingURL=(\S+)\s*$/gm)]
+      .map(([, url]) => url)
+      .filter((url) => !url.startsWith("data:") && !shipped.has(join(dirname(f), decodeURIComponent(url.replace(/[?#].*$/, "")))))
+      .map((url) => `${f} → ${url}`));
+  if (dangling.length > 0) fail(`${dangling.length} packed .js file(s) reference a source map the tarball lacks: ${dangling.slice(0, 5).join(", ")}`);
   const required = ["README.md", "CHANGELOG.md", "docs/environment.md", "examples/library-session.ts", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/testing.d.ts", "dist/src/cli/main.js", "dist/src/skills/bundled/grok-seat/SKILL.md"];
   const absent = required.filter((f) => !files.includes(f));
   if (absent.length > 0) fail(`the tarball lacks ${absent.join(", ")}`);

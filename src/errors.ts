@@ -126,6 +126,8 @@ export const ERROR_CODES = {
   WORKTREE_NOT_FAST_FORWARD: "--ff-only (or --rebase's final step) cannot fast-forward the user's branch; nothing was changed",
   WORKTREE_BUSY: "another live process works in that seat worktree (its lock is held); two seats never share one",
   WORKTREE_RECORD_CORRUPT: "a worktree record under the seat home has an unknown schema",
+  WORKTREE_MERGE_WOULD_OVERWRITE: "merging would write over untracked or ignored paths in the target tree (named); nothing was changed",
+  WORKTREE_MERGE_TARGET_INVALID: "the worktree a merge was asked to land in belongs to another repository or is the seat's own",
   // usage/
   BUDGET_EXCEEDED: "the turn's usage went over its budget; it was cancelled (the text so far is kept), or, for a fleet job, never dispatched",
   BUDGET_UNMETERED: "a budget was given for an agent that does not report the usage it limits; nothing was sent (allowUnmetered / --allow-unmetered runs anyway)",

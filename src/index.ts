@@ -46,7 +46,7 @@ export type { AttentionState, StateEvent, WaitingOn, AttentionSnapshot } from ".
 
 // Worktrees: one git worktree per seat, a commit per turn, then review, merge or discard (docs/worktrees.md)
 export { createWorktree, commitTurn, listWorktrees, findWorktree, diffWorktree, mergeWorktree, discardWorktree } from "./worktrees/index.js";
-export type { CreateWorktreeOptions, CreatedWorktree, WorktreeRecord, WorktreeStatus, TurnCommit, MergeMode, MergeResult, DiscardResult } from "./worktrees/index.js";
+export type { CreateWorktreeOptions, CreatedWorktree, WorktreeRecord, WorktreeStatus, TurnCommit, MergeMode, MergeOptions, MergeResult, DiscardResult } from "./worktrees/index.js";
 
 // Approvals held for a person (issue 16 §1; docs/supervision.md)
 export { listApprovals, answerApproval } from "./approvals/index.js";

@@ -47,6 +47,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "WORKTREE_NOT_A_REPO":
     case "WORKTREE_NAME_INVALID":
     case "WORKTREE_BASE_INVALID":
+    case "WORKTREE_MERGE_TARGET_INVALID":
     case "MODEL_UNKNOWN":
     case "BOARD_UNSAFE_ADDRESS":
     case "APPROVAL_ANSWER_INVALID":

@@ -17,13 +17,18 @@ import { rewriteFlag, stringFlag, type ParsedArgs } from "./args.js";
 import { writeJson, type Palette } from "./output.js";
 
 /**
- * Gives `--worktree` an optional value: `--worktree NAME` (NAME a valid worktree name) becomes `--worktree=NAME`,
- * a bare `--worktree` becomes `--worktree=` (a default name). A prompt never looks like a name unless it is one
- * word; write `--worktree=NAME` to be explicit.
+ * Gives `--worktree` an optional value: `--worktree NAME` becomes `--worktree=NAME`; a bare `--worktree` (last, or
+ * before a flag or `--`) and one followed by text with whitespace (a prompt: a name has none) become `--worktree=`
+ * (a default name). Any other word right after it must be a valid name: WORKTREE_NAME_INVALID otherwise, never
+ * prompt text with a generated worktree (`--worktree ../x` is refused, as `--worktree=../x` is).
  */
 export function worktreeArgv(argv: string[]): string[] {
-  return rewriteFlag(argv, ["--worktree"], (_flag, next) =>
-    next !== undefined && worktreeNameProblem(next) === null ? { value: next, consumesNext: true } : { value: "", consumesNext: false });
+  return rewriteFlag(argv, ["--worktree"], (_flag, next) => {
+    if (next === undefined || next === "" || next.startsWith("-") || /\s/.test(next)) return { value: "", consumesNext: false };
+    const problem = worktreeNameProblem(next);
+    if (problem === null) return { value: next, consumesNext: true };
+    throw new SeatError("WORKTREE_NAME_INVALID", `"${next}" right after --worktree cannot name a worktree: ${problem}. Write --worktree=NAME with a valid name, or, for a generated name, put the prompt before --worktree or after "--".`, { context: { name: next } });
+  });
 }
 
 /** The flags `seat run` adds for worktrees (merged into its parseArgs spec). */

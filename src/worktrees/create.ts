@@ -10,6 +10,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { SeatError } from "../errors.js";
 import { NO_OPTIONAL_LOCKS, git, spawnGit } from "./git.js";
+import { forgetWorktreeEntry } from "./entry.js";
 import { assertWorktreeName, branchOf, defaultWorktreeName } from "./names.js";
 import { readRecord, worktreePath, writeRecord, WORKTREE_RECORD_SCHEMA, type WorktreeRecord } from "./records.js";
 import { resolveRepository } from "./repo.js";
@@ -67,8 +68,8 @@ export async function createWorktree(options: CreateWorktreeOptions): Promise<Cr
     }
     if (!branchExists) throw new SeatError("WORKTREE_EXISTS", `The record of "${name}" names ${branch}, which no longer exists. \`seat discard ${name}\` and start again.`, { context: { name, branch } });
     if (!existsSync(path)) {
-      // The directory vanished (deleted by hand): forget git's stale entry and check the branch out again.
-      await git(["worktree", "prune"], { cwd: repo.root });
+      // The directory vanished (deleted by hand): forget git's entry for it (only its own) and check the branch out again.
+      await forgetWorktreeEntry(repo.root, path);
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       await git([...NO_HOOKS, "worktree", "add", "--quiet", path, branch], { cwd: repo.root });
     }

@@ -18,7 +18,7 @@ export type { TurnCommit } from "./commit.js";
 export { diffWorktree, findWorktree, listWorktrees, shortStat, worktreeStatus } from "./review.js";
 export type { WorktreeStatus } from "./review.js";
 export { mergeWorktree } from "./merge.js";
-export type { MergeMode, MergeResult } from "./merge.js";
+export type { MergeMode, MergeOptions, MergeResult } from "./merge.js";
 export { discardWorktree } from "./discard.js";
 export { deadHolder, lockWorktree, worktreeHolder } from "./lock.js";
 export type { WorktreeHolder, WorktreeLock } from "./lock.js";

@@ -215,6 +215,19 @@ test("bad input is refused with a code before any agent starts: not a repo, bad 
   assert.match(errorOf(old).message, /git version 2\.20\.1: worktrees need git 2\.38\.0 or newer/);
 });
 
+test("a word after --worktree that is not a valid name exits 2 with WORKTREE_NAME_INVALID; it never becomes prompt text for a generated worktree", async (t) => {
+  const w = world(t);
+  for (const args of [["run", "--json", "--grok", join(w.dir, "no-grok"), "--worktree", "../x", "hi there"], ["run", "--json", "--grok", join(w.dir, "no-grok"), "-s", "s1", "--worktree", "a/b", "hi"], ["hire", "--visible", "--json", "--worktree", "../x"]]) {
+    const result = await w.seat(args);
+    assert.equal(result.code, 2, `${args.join(" ")}: ${result.stdout}${result.stderr}`);
+    const error = errorOf(result);
+    assert.equal(error.code, "WORKTREE_NAME_INVALID", args.join(" "));
+    assert.match(error.message, /--worktree=NAME/);
+  }
+  assert.equal(existsSync(join(w.home, "worktrees")), false, "no worktree was made");
+  assert.equal(gitIn(w.repo, ["branch", "--list", "seat/*"]), "");
+});
+
 test("with -f -, a worktree usage error is refused before stdin is read: a run whose stdin never ends still exits 2 at once", async (t) => {
   const w = world(t);
   const plain = join(w.dir, "plain");

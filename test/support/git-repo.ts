@@ -47,10 +47,12 @@ function walk(root: string, dir: string, out: Map<string, string>): void {
 export function snapshotUserTree(root: string): Record<string, unknown> {
   const files = new Map<string, string>();
   walk(root, root, files);
-  const head = readFileSync(join(root, ".git", "HEAD"), "utf8");
+  // A linked worktree's `.git` is a file naming its own git dir, where its HEAD and index live.
+  const gitDir = gitIn(root, ["rev-parse", "--absolute-git-dir"]).trim();
+  const head = readFileSync(join(gitDir, "HEAD"), "utf8");
   return {
     files: Object.fromEntries([...files].sort()),
-    index: readFileSync(join(root, ".git", "index")).toString("base64"),
+    index: readFileSync(join(gitDir, "index")).toString("base64"),
     head,
     headCommit: gitIn(root, ["rev-parse", "HEAD"]),
     lsFiles: gitIn(root, ["ls-files", "-s"]),

@@ -23,8 +23,9 @@ Examples:
   async run(argv) {
     const args = parseFlags("diff", argv, { stat: { type: "boolean" }, cwd: { type: "string" } });
     if (args.positionals.length !== 1) throw new SeatError("CLI_USAGE", "seat diff: give exactly one worktree name. See `seat worktrees`.");
-    const record = await findWorktree(seatHome(), stringFlag(args, "cwd") ?? process.cwd(), args.positionals[0]!);
-    process.stdout.write(await diffWorktree(record, { stat: args.values.stat === true }));
+    const where = stringFlag(args, "cwd") ?? process.cwd();
+    const record = await findWorktree(seatHome(), where, args.positionals[0]!);
+    process.stdout.write(await diffWorktree(record, { stat: args.values.stat === true, from: where }));
     return EXIT.ok;
   },
 };

@@ -158,7 +158,8 @@ ${BUDGET_HELP}
   --agent-command CMD   drive any ACP agent started by CMD (split like a shell would, never run by one)
   --worktree [NAME]     work in a git worktree of this repository on branch seat/NAME (default: the session
                         name, or run-<time>), kept under the seat home; each turn's changes are committed
-                        there, never in your tree (review: seat diff / seat merge / seat discard)
+                        there, never in your tree (review: seat diff / seat merge / seat discard). The word
+                        after it is NAME unless it has a space (the prompt); an invalid NAME exits 2
   --base REF            with --worktree: branch from REF instead of HEAD
   --reuse               with --worktree: work on an existing seat/NAME branch
   --notify NAME         tell notification target NAME (the config's "notify" section; repeatable) when an

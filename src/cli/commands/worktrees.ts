@@ -9,7 +9,7 @@ import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 
 function line(w: WorktreeStatus): string {
-  const clean = w.missing ? "missing (seat discard prunes it)" : w.dirty.length > 0 ? `dirty (${w.dirty.length} uncommitted)` : "clean";
+  const clean = w.missing ? "missing (seat discard removes it)" : w.dirty.length > 0 ? `dirty (${w.dirty.length} uncommitted)` : "clean";
   const state = w.in_use ? `${clean}, in use by pid ${w.in_use.pid}` : w.interrupted ? `${clean}, interrupted (pid ${w.interrupted.pid} died mid-turn)` : clean;
   return `${w.name.padEnd(20)} ${w.branch.padEnd(26)} +${w.ahead} -${w.behind}  ${state.padEnd(20)} ${w.owner}  ${w.path}`;
 }

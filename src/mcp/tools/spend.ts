@@ -11,7 +11,7 @@ import { z } from "zod";
 import { SeatError } from "../../errors.js";
 import { journalPath, seatHome } from "../../seat/seat-home.js";
 import { queryUsage, USAGE_GROUPINGS, type UsageGrouping } from "../../usage/index.js";
-import { assertWorktreeName, diffWorktree, discardWorktree, findWorktree, mergeWorktree, type WorktreeRecord } from "../../worktrees/index.js";
+import { assertWorktreeName, diffWorktree, discardWorktree, findWorktree, mergeWorktree, resolveRepository, type WorktreeRecord } from "../../worktrees/index.js";
 import { isUnder, realDirectory, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
 import { guarded, toolResult } from "../results.js";
@@ -33,8 +33,11 @@ const TOTALS = z.object({
 const NAME = z.string().describe("The seat worktree's name (branch seat/NAME), as `seat worktrees` lists it.");
 const CWD = z.string().optional().describe("A directory of the repository (absolute, under a root); default the first root.");
 
-/** The worktree `name` of the repository at the call's cwd, refused unless that repository lies under a root. */
-async function findInRoots(context: ToolContext, name: string, cwd: string | undefined): Promise<WorktreeRecord> {
+/**
+ * The worktree `name` of the repository at the call's cwd, refused unless that repository lies under a root, and
+ * `where`, the cwd it was found from (whose worktree `merge` lands in).
+ */
+async function findInRoots(context: ToolContext, name: string, cwd: string | undefined): Promise<{ record: WorktreeRecord; where: string }> {
   assertWorktreeName(name);
   const roots = await context.roots();
   const where = resolveCwd(cwd, roots);
@@ -43,7 +46,17 @@ async function findInRoots(context: ToolContext, name: string, cwd: string | und
   if (!roots.some((root) => isUnder(repository, root))) {
     throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `The repository ${repository} of worktree "${name}" is not under this server's roots; its worktrees are not this caller's to review or merge.`, { context: { name, repository } });
   }
-  return record;
+  return { record, where };
+}
+
+/** The top level of the worktree containing `where` (where `merge` writes), refused unless it lies under a root. */
+async function mergeTargetInRoots(context: ToolContext, name: string, where: string): Promise<string> {
+  const roots = await context.roots();
+  const { root } = await resolveRepository(where);
+  if (!roots.some((r) => isUnder(root, r))) {
+    throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `The worktree ${root} that merging "${name}" would write into is not under this server's roots.`, { context: { name, into: root } });
+  }
+  return root;
 }
 
 /** Registers `usage`, `diff`, `merge` and `discard`. */
@@ -79,8 +92,8 @@ export function registerSpendTools(context: ToolContext): void {
     },
     (args) =>
       guarded(async () => {
-        const record = await findInRoots(context, args.name, args.cwd);
-        const diff = await diffWorktree(record, { stat: args.stat === true });
+        const { record, where } = await findInRoots(context, args.name, args.cwd);
+        const diff = await diffWorktree(record, { stat: args.stat === true, from: where });
         return toolResult({ name: record.name, branch: record.branch, diff }, diff === "" ? `${record.name}: no changes` : diff);
       }),
   );
@@ -88,14 +101,15 @@ export function registerSpendTools(context: ToolContext): void {
     "merge",
     {
       title: "Merge a seat worktree",
-      description: "Merge a seat worktree's branch into the branch checked out in the user's worktree, only when that worktree is clean (as `seat merge NAME`); a conflict changes nothing and is WORKTREE_CONFLICT naming the files.",
+      description: "Merge a seat worktree's branch into the branch checked out in the worktree containing `cwd` (as `seat merge NAME` run there), only when that worktree is clean; a conflict changes nothing and is WORKTREE_CONFLICT naming the files, and a merge that would write over an untracked or ignored path there is WORKTREE_MERGE_WOULD_OVERWRITE naming the paths.",
       inputSchema: { name: NAME, cwd: CWD, mode: z.enum(["merge", "squash", "ff-only", "rebase"]).optional().describe("Default merge (a merge commit when needed)."), message: z.string().optional() },
       outputSchema: { name: z.string(), mode: z.string(), into: z.string(), head: z.string(), files: z.array(z.string()) },
     },
     (args) =>
       guarded(async () => {
-        const record = await findInRoots(context, args.name, args.cwd);
-        const result = await mergeWorktree(record, { home: seatHome(), ...(args.mode ? { mode: args.mode } : {}), ...(args.message !== undefined ? { message: args.message } : {}) });
+        const { record, where } = await findInRoots(context, args.name, args.cwd);
+        const into = await mergeTargetInRoots(context, args.name, where);
+        const result = await mergeWorktree(record, { home: seatHome(), into, ...(args.mode ? { mode: args.mode } : {}), ...(args.message !== undefined ? { message: args.message } : {}) });
         return toolResult({ name: record.name, ...result }, `${record.name}: merged into ${result.into} (${result.mode}), head ${result.head.slice(0, 12)}; ${result.files.length} file(s) changed`);
       }),
   );
@@ -109,8 +123,8 @@ export function registerSpendTools(context: ToolContext): void {
     },
     (args) =>
       guarded(async () => {
-        const record = await findInRoots(context, args.name, args.cwd);
-        const result = await discardWorktree(seatHome(), record, { force: args.force === true });
+        const { record, where } = await findInRoots(context, args.name, args.cwd);
+        const result = await discardWorktree(seatHome(), record, { force: args.force === true, from: where });
         return toolResult({ ...result }, `${result.name}: removed (worktree, ${result.branch} and its record)`);
       }),
   );
