@@ -44,6 +44,15 @@ export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult,
 // Attention: one state for everything that runs (docs/supervision.md)
 export type { AttentionState, StateEvent, WaitingOn, AttentionSnapshot } from "./attention/index.js";
 
+// After a reboot: what was lost, and bringing it back (docs/restore.md); loaded on first call
+export { listLost, restoreLost } from "./attention/on-use.js";
+export type { LiveItem } from "./attention/listing.js";
+export type { Restored } from "./attention/restore.js";
+
+// Notifications a person away from the terminal receives (docs/notifications.md)
+export { createNotifier, createNotifyEvent, notifyFromEvents, parseNotifyConfig, chooseTargets, NOTIFY_EVENT_SCHEMA } from "./notify/index.js";
+export type { Notifier, NotifierOptions, NotifyConfig, NotifyTarget, NotifyEvent, NotifyEventName, NotifySubject, NotifyApproval, DeliveryOutcome } from "./notify/index.js";
+
 // Worktrees: one git worktree per seat, a commit per turn, then review, merge or discard (docs/worktrees.md)
 export { createWorktree, commitTurn, listWorktrees, findWorktree, diffWorktree, mergeWorktree, discardWorktree } from "./worktrees/index.js";
 export type { CreateWorktreeOptions, CreatedWorktree, WorktreeRecord, WorktreeStatus, TurnCommit, MergeMode, MergeOptions, MergeResult, DiscardResult } from "./worktrees/index.js";

@@ -22,6 +22,8 @@ test("the library front door exports exactly the listed names", () => {
     "HostToolError",
     "listApprovals", "answerApproval",
     "queryUsage", "loadPrices", "computeCost",
+    "listLost", "restoreLost",
+    "createNotifier", "createNotifyEvent", "notifyFromEvents", "parseNotifyConfig", "chooseTargets", "NOTIFY_EVENT_SCHEMA",
   ].sort());
 });
 

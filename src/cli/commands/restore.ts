@@ -6,9 +6,8 @@
  * Does not own: judging or restoring a seat (seat/restore.ts).
  */
 import { SeatError, isSeatError, messageOf } from "../../errors.js";
-import { listLive, type LiveItem } from "../../attention/listing.js";
-import { openJournal } from "../../journal/index.js";
-import { journalPath, restoreSeat, seatHome } from "../../seat/index.js";
+import { listLost, restoreLost } from "../../attention/restore.js";
+import { seatHome } from "../../seat/seat-home.js";
 import { parseFlags } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
@@ -37,30 +36,19 @@ Exit 0 when everything named came back, 1 otherwise.`,
     if (args.values.all === true && names.length > 0) throw new SeatError("CLI_USAGE", "seat restore: give IDs/NAMEs or --all, not both.");
     if (args.values.all !== true && names.length === 0) throw new SeatError("CLI_USAGE", "seat restore needs an ID or NAME (seat ps shows what is lost), or --all.");
     const home = seatHome();
-    const lost = (await listLive({ home })).filter((item) => item.state === "lost");
-    const chosen: Array<LiveItem | string> = args.values.all === true ? lost : names.map((n) => lost.find((item) => item.id === n) ?? n);
+    const lost = await listLost({ home });
+    const chosen = args.values.all === true ? lost.map((item) => item.id) : names;
     let failed = 0;
-    const journal = lost.some((i) => i.kind === "seat") ? openJournal(journalPath(home)) : undefined;
-    try {
-      await Promise.all(chosen.map(async (item) => {
-        if (typeof item === "string") {
-          failed += 1;
-          return report(json, { type: "restore_failed", id: item, code: "SEAT_NOT_LOST", message: `${item} is not lost (it is live, released or unknown); seat ps shows what is lost.` });
-        }
-        if (item.kind === "named-session") {
-          return report(json, { type: "restored", kind: item.kind, id: item.id, ready: "resume", uncertain: (item.inFlight ?? []).map((p) => p.promptId) });
-        }
-        try {
-          const result = await restoreSeat(journal!, home, item.id);
-          report(json, { type: "restored", kind: "seat", id: item.id, sessionId: result.sessionId, controllerPid: result.controllerPid, uncertain: result.uncertain, neverSent: result.neverSent });
-        } catch (error) {
-          failed += 1;
-          report(json, { type: "restore_failed", kind: "seat", id: item.id, code: isSeatError(error) ? error.code : "SEAT_REFUSED", message: messageOf(error) });
-        }
-      }));
-    } finally {
-      journal?.close();
-    }
+    // At once: eight seats restore in about the time of one.
+    await Promise.all(chosen.map(async (id) => {
+      try {
+        const done = await restoreLost(id, { home, lost });
+        report(json, { type: "restored", ...done });
+      } catch (error) {
+        failed += 1;
+        report(json, { type: "restore_failed", id, code: isSeatError(error) ? error.code : "SEAT_REFUSED", message: messageOf(error) });
+      }
+    }));
     if (!json && chosen.length === 0) process.stderr.write("Nothing is lost.\n");
     return failed === 0 ? EXIT.ok : EXIT.turnFailed;
   },
