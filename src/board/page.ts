@@ -4,9 +4,11 @@
  *   to the queues view) and the small error page.
  * Does not own: serving, auth or same-origin checks (server.ts), the data (attention/), the queues view
  *   (bull-board's own).
- * Invariant: every value that reaches the page passes through escapeHtml; approve and deny are POST forms
+ * Invariant: every value that reaches the page passes through redaction (internal/redact.ts) and escapeHtml;
+ *   approve and deny are POST forms
  *   carrying the access token, so nothing on a GET changes anything.
  */
+import { redact, redactText } from "../internal/redact.js";
 import type { LiveItem } from "../attention/listing.js";
 import type { PendingApproval } from "../attention/approvals-source.js";
 
@@ -49,6 +51,8 @@ function approvalRow(approval: PendingApproval, token: string): string {
 
 /** The whole page. */
 export function renderBoard(view: BoardView): string {
+  // Everything the page shows passes the one redaction; the token its own forms carry is not content.
+  view = { ...view, items: redact(view.items), approvals: redact(view.approvals), ...(view.notice ? { notice: redactText(view.notice) } : {}) };
   const items = view.items.length === 0
     ? "<p>Nothing is live.</p>"
     : `<table id="items"><thead><tr><th>kind</th><th>name/id</th><th>agent</th><th>state</th><th>since</th><th>approvals</th><th>cwd</th></tr></thead><tbody>${view.items.map(itemRow).join("")}</tbody></table>`;
@@ -67,5 +71,5 @@ ${view.queuesPath ? `<p><a href="${escapeHtml(view.queuesPath)}">Fleet queues (b
 
 /** A small error page (status and message, escaped). */
 export function renderError(status: number, message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head><body><h1>${status}</h1><p>${escapeHtml(message)}</p></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head><body><h1>${status}</h1><p>${escapeHtml(redactText(message))}</p></body></html>`;
 }
