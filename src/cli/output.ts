@@ -8,7 +8,7 @@
  *   helper wrote it. The one deliberate exception is writeUnmasked() (the board's own token link for its owner).
  */
 import { isSeatError, messageOf, type ErrorCode } from "../errors.js";
-import { redact, redactText } from "../internal/redact.js";
+import { createStreamMasker, redact, redactText } from "../internal/redact.js";
 import type { SeatEvent } from "../acp/index.js";
 import { isStdoutClosed } from "./pipes.js";
 
@@ -106,7 +106,7 @@ const rawWrites = new WeakMap<NodeJS.WriteStream, WriteFn>();
  * Makes every later write to `stream` pass through the one redaction (internal/redact.ts): a string as it is, a
  * buffer as the UTF-8 text it holds (passed on untouched when it holds no secret). main.ts installs it on
  * stdout and stderr before any verb runs, so no verb, helper or library line can print around it. Installing
- * twice changes nothing. A secret split across two writes is not joined here (the answer printer joins them).
+ * twice changes nothing. A secret split across two writes is not joined here (the answer printer joins its chunks).
  */
 export function redactWrites(stream: NodeJS.WriteStream): void {
   if (rawWrites.has(stream)) return;
@@ -243,13 +243,14 @@ export interface HumanPrinter {
 /** A HumanPrinter; `beforeOutput` runs before anything is printed (e.g. to stop a spinner). */
 export function createHumanPrinter(palette: Palette, beforeOutput: () => void = () => {}): HumanPrinter {
   let endedWithNewline = true;
+  // The answer arrives in chunks: a secret split across two of them is joined before it is masked.
+  let answer = createStreamMasker();
   return {
     onEvent(event) {
       if (event.type === "text") {
         beforeOutput();
         if (isStdoutClosed()) return;
-        // Per chunk: a credential split across two chunks is not caught here (the --json `done` event is masked whole).
-        process.stdout.write(redactText(event.text));
+        process.stdout.write(answer.push(event.text));
         endedWithNewline = event.text.endsWith("\n");
         return;
       }
@@ -260,7 +261,11 @@ export function createHumanPrinter(palette: Palette, beforeOutput: () => void = 
       process.stderr.write(`${redactText(line)}\n`);
     },
     finish() {
-      if (!endedWithNewline && !isStdoutClosed()) process.stdout.write("\n");
+      const rest = answer.end();
+      answer = createStreamMasker();
+      if (isStdoutClosed()) return;
+      if (rest !== "") process.stdout.write(rest);
+      if (!endedWithNewline) process.stdout.write("\n");
       endedWithNewline = true;
     },
   };

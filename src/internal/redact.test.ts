@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SeatError } from "../errors.js";
-import { REDACTED, isSecretName, markSecretNames, maskSecretValues, redact, redactEnv, redactText, registerSecretValue, registerSecrets, registerUrlPassword, splitSecretEnv } from "./redact.js";
+import { REDACTED, createStreamMasker, isSecretName, markSecretNames, maskSecretValues, redact, redactEnv, redactText, registerSecretValue, registerSecrets, registerUrlPassword, splitSecretEnv } from "./redact.js";
 
 const CANARY = "xai-canary-redact-0f3a9c";
 
@@ -105,4 +105,20 @@ test("a name marked secret later has its values masked from then on", () => {
   markSecretNames(["LATE_VENDOR_KEY_X"]);
   registerSecrets({ LATE_VENDOR_KEY_X: "abcdef1-late" });
   assert.equal(redactText("run LATE_VENDOR_KEY_X=abcdef1-late now"), `run LATE_VENDOR_KEY_X=${REDACTED} now`);
+});
+
+test("text that arrives in pieces is masked as if whole: a known value split across chunks never shows, other text is unchanged", () => {
+  const key = "stream-canary-3a7f9e1d2c";
+  registerSecrets({ ANTHROPIC_API_KEY: key });
+  const masker = createStreamMasker();
+  const pieces = ["the key is st", "ream-cana", "ry-3a7f9e1d2c, and st", "ill s", "tr"];
+  const out = pieces.map((p) => masker.push(p)).join("") + masker.end();
+  assert.equal(out, `the key is ${REDACTED}, and still str`);
+  // A tail that could begin the key is held only until it cannot; end() gives back whatever is left.
+  const plain = createStreamMasker();
+  assert.equal(plain.push("nothing here "), "nothing here ");
+  assert.equal(plain.push("but stre"), "but ", "held: it could begin the key");
+  assert.equal(plain.push("et"), "street", "released: it no longer can");
+  assert.equal(plain.push(" stream-c"), " ");
+  assert.equal(plain.end(), "stream-c", "the rest comes back at the end, not lost");
 });

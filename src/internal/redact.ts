@@ -156,6 +156,42 @@ function walk(value: unknown, depth: number): unknown {
   return out;
 }
 
+/**
+ * A masker for text that arrives in pieces (an answer streamed chunk by chunk): push() returns what can be shown
+ * now, masked, and holds back the shortest tail that could still begin a known value; end() returns the rest.
+ * A secret split across pieces is masked as if it had come whole.
+ */
+export function createStreamMasker(): { push(chunk: string): string; end(): string } {
+  let held = "";
+  return {
+    push(chunk) {
+      const text = redactText(held + chunk);
+      const keep = pendingPrefixLength(text);
+      held = text.slice(text.length - keep);
+      return text.slice(0, text.length - keep);
+    },
+    end() {
+      const rest = redactText(held);
+      held = "";
+      return rest;
+    },
+  };
+}
+
+/** The length of the longest tail of `text` that is the beginning (not the whole) of a known value; 0 when none. */
+function pendingPrefixLength(text: string): number {
+  let longest = 0;
+  for (const value of values) {
+    for (let n = Math.min(value.length - 1, text.length); n > longest; n -= 1) {
+      if (text.endsWith(value.slice(0, n))) {
+        longest = n;
+        break;
+      }
+    }
+  }
+  return longest;
+}
+
 // The caller's own environment is the first place secrets come from.
 registerSecrets(process.env);
 
