@@ -4,8 +4,7 @@
  *   to the queues view) and the small error page.
  * Does not own: serving, auth or same-origin checks (server.ts), the data (attention/), the queues view
  *   (bull-board's own).
- * Invariant: every value that reaches the page passes through redaction (internal/redact.ts) and escapeHtml;
- *   approve and deny are POST forms
+ * Invariant: every value that reaches the page passes through escapeHtml; approve and deny are POST forms
  *   carrying the access token, so nothing on a GET changes anything.
  */
 import { redact, redactText } from "../internal/redact.js";
