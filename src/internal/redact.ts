@@ -181,9 +181,11 @@ export function createStreamMasker(): { push(chunk: string): string; end(): stri
 /** The length of the longest tail of `text` that is the beginning (not the whole) of a known value; 0 when none. */
 function pendingPrefixLength(text: string): number {
   let longest = 0;
+  const last = text.charCodeAt(text.length - 1);
   for (const value of values) {
     for (let n = Math.min(value.length - 1, text.length); n > longest; n -= 1) {
-      if (text.endsWith(value.slice(0, n))) {
+      // The cheap test first: a candidate prefix must end in the text's last character.
+      if (value.charCodeAt(n - 1) === last && text.endsWith(value.slice(0, n))) {
         longest = n;
         break;
       }
