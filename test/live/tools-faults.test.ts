@@ -1,7 +1,7 @@
 /*
  * Live host-tool faults (issue 8 §3, issue 14 §6a): one unusable tool is omitted alone, and a throwing `execute`
  * reaches the model as a bare TOOL_EXECUTE_FAILED (a HostToolError with its bounded, masked first line) — read
- * from the mock model's log of the follow-up request — while the host gets the whole error, credentials masked,
+ * from the mock model's log of the follow-up request — while the host gets the whole error, known secret values masked,
  * as a diagnostic (never as onText).
  */
 import { test } from "node:test";
