@@ -149,16 +149,16 @@ class Session implements HeadlessSession {
     }
   }
 
-  /** Who a start failure is about: "Grok", or the other agent's own title (never "Grok" for Codex). */
-  /** The agent's short name as a person types it (`grok`, `codex`, …), for labelling what it printed. */
+  /** The agent's short name as a person types it (`grok`, `codex`, `custom` for a command), for labelling what it printed. */
   agentName(): string {
     try {
-      return resolveAgentProfile(this.options)?.name ?? (this.options.agentCommand !== undefined ? "agent" : "grok");
+      return resolveAgentProfile(this.options)?.name ?? "grok";
     } catch {
-      return this.options.agentCommand !== undefined ? "agent" : String(this.options.agent);
+      return String(this.options.agent);
     }
   }
 
+  /** Who a start failure is about: "Grok", or the other agent's own title (never "Grok" for Codex). */
   agentTitle(): string {
     try {
       return resolveAgentProfile(this.options)?.title ?? "Grok";
