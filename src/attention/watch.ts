@@ -6,6 +6,7 @@
  * Invariant: an item "starts waiting" once per stretch of waiting: it is reported when it was absent or in
  *   another state in the previous listing, never again while it stays waiting.
  */
+import { redact } from "../internal/redact.js";
 import type { LiveItem } from "./listing.js";
 
 /** One change between two listings. */
@@ -42,7 +43,8 @@ export function startsWaiting(change: LiveChange): boolean {
 
 /** The environment variables describing `item` to an `--on-waiting` command (added to the inherited env). */
 export function waitingEnv(item: LiveItem): Record<string, string> {
-  return {
+  // A notification is output like any other: it passes the one redaction.
+  return redact({
     SEAT_PS_KIND: item.kind,
     SEAT_PS_ID: item.id,
     SEAT_PS_NAME: item.name ?? "",
@@ -54,5 +56,5 @@ export function waitingEnv(item: LiveItem): Record<string, string> {
     SEAT_PS_PID: item.pid === undefined ? "" : String(item.pid),
     SEAT_PS_HOST: item.host ?? "",
     SEAT_PS_PENDING_APPROVALS: String(item.pendingApprovals),
-  };
+  });
 }

@@ -10,6 +10,7 @@
  *   which names; control characters as escapes): in the table cut only with its length said and a link to the
  *   detail page, which shows it whole (issue 23 §1).
  */
+import { redact, redactText } from "../internal/redact.js";
 import type { LiveItem } from "../attention/listing.js";
 import type { PendingApproval } from "../attention/approvals-source.js";
 import { maskView, shortTarget, targetText, visibleText } from "../approvals/index.js";
@@ -93,6 +94,8 @@ export function renderApproval(shown: PendingApproval, token: string): string {
 
 /** The whole page. */
 export function renderBoard(view: BoardView): string {
+  // Everything the page shows passes the one redaction; the token its own forms carry is not content.
+  view = { ...view, items: redact(view.items), approvals: redact(view.approvals), ...(view.notice ? { notice: redactText(view.notice) } : {}) };
   const items = view.items.length === 0
     ? "<p>Nothing is live.</p>"
     : `<table id="items"><thead><tr><th>kind</th><th>name/id</th><th>agent</th><th>state</th><th>since</th><th>approvals</th><th>cwd</th></tr></thead><tbody>${view.items.map(itemRow).join("")}</tbody></table>`;
@@ -111,5 +114,5 @@ ${view.queuesPath ? `<p><a href="${escapeHtml(view.queuesPath)}">Fleet queues (b
 
 /** A small error page (status and message, escaped). */
 export function renderError(status: number, message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head><body><h1>${status}</h1><p>${escapeHtml(message)}</p></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head><body><h1>${status}</h1><p>${escapeHtml(redactText(message))}</p></body></html>`;
 }

@@ -13,6 +13,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SeatError, messageOf } from "../errors.js";
+import { registerSecretValue } from "../internal/redact.js";
 import { listLive, type ListLiveOptions } from "../attention/listing.js";
 import type { ApprovalsSource } from "../attention/approvals-source.js";
 import { renderApproval, renderBoard, renderError } from "./page.js";
@@ -135,6 +136,8 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
   }
   const token = options.token ?? randomBytes(24).toString("base64url");
   if (token.length < 16) throw new SeatError("CLI_USAGE", `The board token must be at least 16 characters long (${BOARD_TOKEN_ENV}).`);
+  // A secret like any key: whatever the seat writes elsewhere (a log, an error, an agent's output) masks it.
+  registerSecretValue(BOARD_TOKEN_ENV, token);
   const queues = options.redisUrl ? await queuesView(options.redisUrl) : undefined;
 
   const page = async (res: ServerResponse, notice?: string) => {

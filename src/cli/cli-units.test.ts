@@ -131,8 +131,11 @@ test("a tool's MCP output becomes a one-line snippet", () => {
   assert.equal(toolOutputSnippet({ output: { Other: 1 } }), undefined);
 });
 
-test("human output masks credentials in every line it prints: diagnostics on stderr, answer chunks on stdout", async () => {
+test("human output masks known secret values in every line it prints: diagnostics on stderr, answer chunks on stdout", async () => {
   const { createHumanPrinter } = await import("./output.js");
+  const { registerSecrets, registerUrlPassword } = await import("../internal/redact.js");
+  registerSecrets({ OPENAI_API_KEY: "sk-live-4f9a8b7c6d5e4f3a2b1c" });
+  registerUrlPassword("https://bob:pa55word@example.com/", "GROK_SEAT_REDIS_PASSWORD");
   const written: string[] = [];
   const out = process.stdout.write.bind(process.stdout);
   const err = process.stderr.write.bind(process.stderr);
@@ -142,16 +145,18 @@ test("human output masks credentials in every line it prints: diagnostics on std
   try {
     const printer = createHumanPrinter(paletteFor(process.stderr, { NO_COLOR: "1" }));
     printer.onEvent({ type: "diagnostic", diagnostic: { code: "TOOL_EXECUTE_FAILED", message: 'Host tool "x" threw: upstream refused: api_key=sk-live-4f9a8b7c6d5e4f3a2b1c' } });
-    printer.onEvent({ type: "text", text: "the url is https://bob:pa55@example.com/" } as never);
+    printer.onEvent({ type: "text", text: "the url is https://bob:pa55word@example.com/" } as never);
+    // The model streams the key in three chunks: joined before masking, so no piece of it is printed.
+    for (const text of [" and sk-li", "ve-4f9a8b7c6", "d5e4f3a2b1c done"]) printer.onEvent({ type: "text", text } as never);
     printer.finish();
   } finally {
     process.stdout.write = out;
     process.stderr.write = err;
   }
   const all = written.join("");
-  assert.ok(!all.includes("sk-live-") && !all.includes("pa55"), all);
+  assert.ok(!all.includes("sk-live-") && !all.includes("pa55word"), all);
   assert.match(all, /api_key=\[redacted\]/);
-  assert.match(all, /https:\/\/bob:\[redacted\]@example\.com/);
+  assert.match(all, /https:\/\/bob:\[redacted\]@example\.com\/ and \[redacted\] done\n$/);
 });
 
 test("a withdrawn approval prompt says why by its code: answered elsewhere, timed out, or expired with the turn", async () => {

@@ -6,7 +6,7 @@
  * Does not own: any verb's behaviour (commands/), the exit-code table (output.ts), closed pipes (pipes.ts).
  */
 import { SeatError, isSeatError, messageOf } from "../errors.js";
-import { EXIT, errorJson, exitCodeFor, writeJson } from "./output.js";
+import { EXIT, errorJson, exitCodeFor, redactWrites, writeJson } from "./output.js";
 import { watchPipes } from "./pipes.js";
 import { applyConfigEnv, loadConfig, withConfigDefaults } from "./config.js";
 import { COMMANDS } from "./commands/index.js";
@@ -87,6 +87,10 @@ async function main(argv: string[]): Promise<number> {
   return command.run(withConfigDefaults(verb, rest, config));
 }
 
+// One redaction for everything this process prints. `seat mcp`'s stdout is the protocol: each message is
+// redacted as a value before it is framed (mcp/results.ts), never as bytes after.
+redactWrites(process.stderr);
+if (process.argv[2] !== "mcp") redactWrites(process.stdout);
 watchPipes(EXIT.brokenPipe);
 process.on("uncaughtException", lastResort);
 process.on("unhandledRejection", lastResort);

@@ -3,11 +3,12 @@
  * Owns: exit-code table, `--json` line format, human rendering (colour only on a TTY, NO_COLOR honoured).
  * Does not own: what the commands do.
  * Invariant: with --json, stdout carries exactly one JSON object per line, each with a `type` field;
- *   every JSON line passes through redact(), and every human line and answer chunk through redactText() (no secret
- *   value or credential shape is ever printed).
+ *   every JSON line passes through redact(), and — once main.ts has called redactWrites() — every byte any verb
+ *   writes to stdout or stderr passes through redactText() too, so no known secret value is ever printed, whatever
+ *   helper wrote it. The one deliberate exception is writeUnmasked() (the board's own token link for its owner).
  */
 import { isSeatError, messageOf, type ErrorCode } from "../errors.js";
-import { redact, redactText } from "../internal/redact.js";
+import { createStreamMasker, redact, redactText } from "../internal/redact.js";
 import type { SeatEvent } from "../acp/index.js";
 import { isStdoutClosed } from "./pipes.js";
 
@@ -99,6 +100,40 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     default:
       return EXIT.turnFailed;
   }
+}
+
+type WriteFn = NodeJS.WriteStream["write"];
+const rawWrites = new WeakMap<NodeJS.WriteStream, WriteFn>();
+
+/**
+ * Makes every later write to `stream` pass through the one redaction (internal/redact.ts): a string as it is, a
+ * buffer as the UTF-8 text it holds (passed on untouched when it holds no secret). main.ts installs it on
+ * stdout and stderr before any verb runs, so no verb, helper or library line can print around it. Installing
+ * twice changes nothing. A secret split across two writes is not joined here (the answer printer joins its chunks).
+ */
+export function redactWrites(stream: NodeJS.WriteStream): void {
+  if (rawWrites.has(stream)) return;
+  const raw = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  rawWrites.set(stream, raw as WriteFn);
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === "string") return raw(redactText(chunk), ...rest);
+    if (chunk instanceof Uint8Array) {
+      const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("utf8");
+      const masked = redactText(text);
+      return raw(masked === text ? chunk : Buffer.from(masked, "utf8"), ...rest);
+    }
+    return raw(chunk, ...rest);
+  }) as WriteFn;
+}
+
+/**
+ * Writes `text` to `stream` past redactWrites: only for a secret shown on purpose to the person it belongs to
+ * (`seat board` printing the link with the token it just made). Nothing else calls it.
+ */
+export function writeUnmasked(stream: NodeJS.WriteStream, text: string): void {
+  const raw = rawWrites.get(stream);
+  if (raw) raw.call(stream, text);
+  else stream.write(text);
 }
 
 /** Writes one NDJSON line to stdout. */
@@ -211,13 +246,14 @@ export interface HumanPrinter {
 /** A HumanPrinter; `beforeOutput` runs before anything is printed (e.g. to stop a spinner). */
 export function createHumanPrinter(palette: Palette, beforeOutput: () => void = () => {}): HumanPrinter {
   let endedWithNewline = true;
+  // The answer arrives in chunks: a secret split across two of them is joined before it is masked.
+  let answer = createStreamMasker();
   return {
     onEvent(event) {
       if (event.type === "text") {
         beforeOutput();
         if (isStdoutClosed()) return;
-        // Per chunk: a credential split across two chunks is not caught here (the --json `done` event is masked whole).
-        process.stdout.write(redactText(event.text));
+        process.stdout.write(answer.push(event.text));
         endedWithNewline = event.text.endsWith("\n");
         return;
       }
@@ -228,7 +264,11 @@ export function createHumanPrinter(palette: Palette, beforeOutput: () => void = 
       process.stderr.write(`${redactText(line)}\n`);
     },
     finish() {
-      if (!endedWithNewline && !isStdoutClosed()) process.stdout.write("\n");
+      const rest = answer.end();
+      answer = createStreamMasker();
+      if (isStdoutClosed()) return;
+      if (rest !== "") process.stdout.write(rest);
+      if (!endedWithNewline) process.stdout.write("\n");
       endedWithNewline = true;
     },
   };

@@ -8,7 +8,7 @@
  */
 import { Redis, type RedisOptions } from "ioredis";
 import { SeatError, messageOf } from "../errors.js";
-import { markSecretNames, redactText, registerSecrets } from "../internal/redact.js";
+import { markSecretNames, redactText, registerSecretValue, registerUrlPassword } from "../internal/redact.js";
 
 /** The environment variable a password may come from instead of the URL (argv is visible to `ps`). */
 export const REDIS_PASSWORD_ENV = "GROK_SEAT_REDIS_PASSWORD";
@@ -33,8 +33,10 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
     throw new SeatError("FLEET_REDIS_URL_INVALID", `The Redis URL must start with redis:// or rediss://, not ${parsed.protocol}//.`);
   }
+  // Registered before anything below can fail, both as written in the URL and decoded.
+  registerUrlPassword(url, REDIS_PASSWORD_ENV);
   const password = parsed.password ? decodeURIComponent(parsed.password) : env[REDIS_PASSWORD_ENV];
-  if (password) registerSecrets({ [REDIS_PASSWORD_ENV]: password });
+  if (password) registerSecretValue(REDIS_PASSWORD_ENV, password);
   const db = parsed.pathname.replace(/^\//, "");
   if (db !== "" && !/^\d+$/.test(db)) throw new SeatError("FLEET_REDIS_URL_INVALID", `The Redis URL's database must be a number, not "${redactText(db)}".`);
   const options: RedisOptions = {

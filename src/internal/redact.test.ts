@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SeatError } from "../errors.js";
-import { REDACTED, isSecretName, markSecretNames, redact, redactEnv, redactText, registerSecrets, splitSecretEnv, maskSecretValues } from "./redact.js";
+import { REDACTED, createStreamMasker, isSecretName, markSecretNames, maskSecretValues, redact, redactEnv, redactText, registerSecretValue, registerSecrets, registerUrlPassword, splitSecretEnv } from "./redact.js";
 
 const CANARY = "xai-canary-redact-0f3a9c";
 
@@ -13,12 +13,13 @@ test("a registered secret value is masked wherever it appears in text, argv and 
   assert.ok(!JSON.stringify(masked).includes(CANARY));
 });
 
-test("a secret name's value is masked even when the value was never registered", () => {
-  assert.equal(redactText("GROK_API_KEY=never-seen-before-value rest"), `GROK_API_KEY=${REDACTED} rest`);
+test("a secret NAME masks its value in env maps and records (the seat's own plans), but never in free text", () => {
   assert.deepEqual(redactEnv({ GROK_CODE_XAI_API_KEY: "x", PATH: "/bin" }), { GROK_CODE_XAI_API_KEY: REDACTED, PATH: "/bin" });
   assert.deepEqual(redact({ env: [{ name: "XAI_API_KEY", value: "short" }, { name: "PATH", value: "/bin" }] }), {
     env: [{ name: "XAI_API_KEY", value: REDACTED }, { name: "PATH", value: "/bin" }],
   });
+  // An assignment in text is text: the value was never given to the seat, so nothing says it is a secret.
+  assert.equal(redactText("GROK_API_KEY=never-seen-before-value rest"), "GROK_API_KEY=never-seen-before-value rest");
 });
 
 test("names an embedder marks secret are masked and split out like the allow-listed ones", () => {
@@ -41,40 +42,54 @@ test("a SeatError built with a secret in its message or context never carries it
   assert.equal((error.context.env as Record<string, string>).XAI_API_KEY, REDACTED);
 });
 
-test("well-known credential shapes are masked though nobody registered them, keeping the name, scheme and user", () => {
-  const key = "sk-live-4f9a8b7c6d5e4f3a2b1c";
-  assert.equal(redactText(`upstream refused: api_key=${key}`), `upstream refused: api_key=${REDACTED}`);
-  assert.equal(redactText(`auth with ${key} failed`), `auth with ${REDACTED} failed`);
-  assert.equal(redactText("xai-0123456789abcdefghijKLMN rejected"), `${REDACTED} rejected`);
-  assert.equal(redactText("Authorization: Bearer eyJhbGciOi.J9x1.sig"), `Authorization: Bearer ${REDACTED}`);
-  assert.equal(redactText("token=abc password='hunter two' SECRET: s3cr3t"), `token=${REDACTED} password='${REDACTED}' SECRET: ${REDACTED}`);
-  assert.equal(redactText('{"client_secret":"abc123","stripe_api_key": "rk_1"}'), `{"client_secret":"${REDACTED}","stripe_api_key": "${REDACTED}"}`);
-  assert.equal(redactText("MY_SERVICE_TOKEN=zzz9 GROK_SEAT_REDIS_PASSWORD=pw"), `MY_SERVICE_TOKEN=${REDACTED} GROK_SEAT_REDIS_PASSWORD=${REDACTED}`);
-  assert.equal(redactText("fetch https://alice:pa55word@example.com/x and redis://:pw@127.0.0.1:6379/0"), `fetch https://alice:${REDACTED}@example.com/x and redis://:${REDACTED}@127.0.0.1:6379/0`);
-  assert.deepEqual(redact({ message: `api_key=${key}`, nested: [{ url: "https://u:p9@h" }] }), { message: `api_key=${REDACTED}`, nested: [{ url: `https://u:${REDACTED}@h` }] });
-  assert.equal(redactText(redactText(`api_key=${key}`)), `api_key=${REDACTED}`, "masking twice changes nothing");
+test("text is never masked by its shape: keys, tokens and URL passwords the seat does not know stay as written", () => {
+  // Model-chosen text a person must judge (an approval's command, an answer) is shown as it is.
+  for (const text of [
+    "upstream refused: api_key=sk-live-4f9a8b7c6d5e4f3a2b1c",
+    "xai-0123456789abcdefghijKLMN rejected",
+    "Authorization: Bearer eyJhbGciOi.J9x1.sig",
+    `token="$(touch PWNED)"; echo configured`,
+    "token=abc password='hunter two' SECRET: s3cr3t",
+    '{"client_secret":"abc123","stripe_api_key": "rk_1"}',
+    "fetch https://alice:pa55word@example.com/x",
+  ]) {
+    assert.equal(redactText(text), text);
+    assert.deepEqual(maskSecretValues(text), { text, masked: [] });
+  }
 });
 
-test("ordinary text that only looks close to a credential stays as it is", () => {
-  for (const text of [
-    "max_tokens=100 prompt_tokens: 5 inputTokens:3",
-    "the bearer responsibility",
-    "@xai-official/grok-linux-x64 and xai-grok-workspace",
-    "sk-learn 0.24",
-    "see https://example.com:8080/path",
-    "tokens are counted; the secret is patience",
-  ]) assert.equal(redactText(text), text);
+test("a known value is masked wherever it appears, longest first, and maskSecretValues names where it came from", () => {
+  registerSecretValue("GROK_SEAT_BOARD_TOKEN", "board-token-canary-0123456789");
+  registerSecrets({ OPENAI_API_KEY: "openai-canary-987654", CODEX_API_KEY: "openai-canary-987654" });
+  const out = maskSecretValues("board board-token-canary-0123456789 key openai-canary-987654 end");
+  assert.equal(out.text, `board ${REDACTED} key ${REDACTED} end`);
+  assert.deepEqual(out.masked, ["CODEX_API_KEY", "GROK_SEAT_BOARD_TOKEN", "OPENAI_API_KEY"]);
+  assert.equal(redactText(redactText("x openai-canary-987654")), `x ${REDACTED}`, "masking twice changes nothing");
+  // A value shorter than MIN_VALUE_LENGTH would mask ordinary words: it is not registered.
+  registerSecrets({ OPENAI_API_KEY: "abc" });
+  assert.equal(redactText("abc"), "abc");
+});
+
+test("a URL's password is registered both as written and decoded, and a text that is no URL registers nothing", () => {
+  registerUrlPassword("redis://:p%40ss%2Fw0rd-9@127.0.0.1:6390/0", "GROK_SEAT_REDIS_PASSWORD");
+  assert.equal(redactText("redis://:p%40ss%2Fw0rd-9@127.0.0.1:6390/0"), `redis://:${REDACTED}@127.0.0.1:6390/0`);
+  assert.deepEqual(maskSecretValues("AUTH p@ss/w0rd-9 failed"), { text: `AUTH ${REDACTED} failed`, masked: ["GROK_SEAT_REDIS_PASSWORD"] });
+  registerUrlPassword("not a url :secretish@", "GROK_SEAT_REDIS_PASSWORD");
+  registerUrlPassword("redis://127.0.0.1:6390", "GROK_SEAT_REDIS_PASSWORD");
+  assert.equal(redactText("not a url :secretish@"), "not a url :secretish@");
 });
 
 test("every agent's auth variable and the fleet's Redis password are secret names", () => {
   for (const name of ["OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GROK_SEAT_REDIS_PASSWORD"]) {
     assert.equal(isSecretName(name), true, name);
-    assert.equal(redactText(`${name}=v`), `${name}=${REDACTED}`);
+    registerSecrets({ [name]: `value-of-${name}` });
+    assert.deepEqual(maskSecretValues(`${name}=value-of-${name}`), { text: `${name}=${REDACTED}`, masked: [name] });
   }
   assert.deepEqual(splitSecretEnv({ ANTHROPIC_API_KEY: "a", HOME: "/h" }).secret, { ANTHROPIC_API_KEY: "a" });
 });
 
 test("a shell output grok reports as bytes is masked as the text it holds, and other number arrays stay as they are", () => {
+  registerSecrets({ OPENAI_API_KEY: "sk-live-4f9a8b7c6d5e4f3a2b1c" });
   const text = "OPENAI_API_KEY=sk-live-4f9a8b7c6d5e4f3a2b1c\nHOME=/h\n";
   const event = { type: "tool_end", rawOutput: { type: "Bash", output: [...Buffer.from(text)] } };
   const masked = redact(event) as typeof event;
@@ -84,12 +99,28 @@ test("a shell output grok reports as bytes is masked as the text it holds, and o
   assert.deepEqual(redact({ sizes: [1, 2, 3, 300, 5, 6, 7, 8] }), { sizes: [1, 2, 3, 300, 5, 6, 7, 8] });
 });
 
-test("a name marked secret after text was already redacted is masked in NAME=value from then on (the compiled pattern follows the names)", () => {
-  assert.equal(redactText("LATE_VENDOR_KEY_X=abcdef1"), "LATE_VENDOR_KEY_X=abcdef1", "not a secret name yet, not a credential shape");
+test("a name marked secret later has its values masked from then on", () => {
+  registerSecrets({ LATE_VENDOR_KEY_X: "abcdef1-late" });
+  assert.equal(redactText("LATE_VENDOR_KEY_X=abcdef1-late"), "LATE_VENDOR_KEY_X=abcdef1-late", "not a secret name yet: its value was not kept");
   markSecretNames(["LATE_VENDOR_KEY_X"]);
-  assert.equal(redactText("LATE_VENDOR_KEY_X=abcdef1"), `LATE_VENDOR_KEY_X=${REDACTED}`);
-  markSecretNames(["LATE_VENDOR_KEY_X"]); // marking again changes nothing
-  assert.equal(redactText("run LATE_VENDOR_KEY_X=abcdef1 now"), `run LATE_VENDOR_KEY_X=${REDACTED} now`);
+  registerSecrets({ LATE_VENDOR_KEY_X: "abcdef1-late" });
+  assert.equal(redactText("run LATE_VENDOR_KEY_X=abcdef1-late now"), `run LATE_VENDOR_KEY_X=${REDACTED} now`);
+});
+
+test("text that arrives in pieces is masked as if whole: a known value split across chunks never shows, other text is unchanged", () => {
+  const key = "stream-canary-3a7f9e1d2c";
+  registerSecrets({ ANTHROPIC_API_KEY: key });
+  const masker = createStreamMasker();
+  const pieces = ["the key is st", "ream-cana", "ry-3a7f9e1d2c, and st", "ill s", "tr"];
+  const out = pieces.map((p) => masker.push(p)).join("") + masker.end();
+  assert.equal(out, `the key is ${REDACTED}, and still str`);
+  // A tail that could begin the key is held only until it cannot; end() gives back whatever is left.
+  const plain = createStreamMasker();
+  assert.equal(plain.push("nothing here "), "nothing here ");
+  assert.equal(plain.push("but stre"), "but ", "held: it could begin the key");
+  assert.equal(plain.push("et"), "street", "released: it no longer can");
+  assert.equal(plain.push(" stream-c"), " ");
+  assert.equal(plain.end(), "stream-c", "the rest comes back at the end, not lost");
 });
 
 test("maskSecretValues masks only registered values (longest first), never by shape, and names what it masked", () => {

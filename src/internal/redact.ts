@@ -1,13 +1,22 @@
 /*
- * Redaction: the one place that decides which environment values are secret and masks them.
- * Owns: the allow-list of secret names (xAI's, every agent profile's auth variables, the fleet's Redis password,
- *   plus names an embedder marks secret), the process-wide set of secret values seen so far, the well-known
- *   credential shapes (CREDENTIAL_SHAPES: `sk-…`, `xai-…`, bearer tokens, `api_key=`/`token=`/`password=`/
- *   `secret=` assignments, URL userinfo), and masking all of them in text, env maps, argv and nested plans/contexts.
- * Does not own: where secrets travel (grok/, mux/, seat/ pass them only through a process environment).
- * Invariant: every serialiser of a plan, env, error, log line or audit event goes through redact();
- *   a secret value is replaced by REDACTED wherever it appears, a secret name's value is masked even when its
- *   value was never registered, and a value in a credential shape is masked though nobody registered it.
+ * Redaction: the one place that decides which values are secret and masks them in everything the seat writes.
+ * Owns: the allow-list of secret names (xAI's, every agent profile's key variables, the fleet's Redis password,
+ *   the board token, plus names an embedder marks secret), the process-wide store of the secret VALUES known so
+ *   far (each with the names it came from), and masking those values in text, env maps, argv and nested records.
+ * Does not own: where secrets travel (grok/, mux/, seat/ pass them only through a process environment), or
+ *   where they are first read: each place that reads or makes a secret registers it here (session and plan
+ *   envs, fleet/connection.ts for the Redis password and a redis URL's userinfo, board/server.ts for its token).
+ * Invariant: every serialiser of output (CLI text and --json, MCP results and progress, the board, the journal,
+ *   the session store, the ledger, fleet records, controller logs, errors, diagnostics; notifications to come)
+ *   goes through redactText() / redact() — that is the one function a new output path calls.
+ * Policy: mask only known secret VALUES, and say so. Text is never masked by its shape: an `api_key=…`,
+ *   `sk-…`, `Bearer …` or URL password the seat was not given stays as it is, because much of what passes here
+ *   is model-chosen (a command a person approves, an answer, tool output) and a shape rule hides from that person
+ *   the very text they must judge. The one rule that is not value-based reads structure, not text: in an env map
+ *   (redactEnv) or a record (redact), a field or ACP `{name, value}` pair NAMED for a secret (XAI_API_KEY, …) has
+ *   its value masked whatever it is — the seat's own plans and seat files carry the env it passes, and a short
+ *   value (below MIN_VALUE_LENGTH) is not in the value store. maskSecretValues() also returns the names masked,
+ *   so a record a person reads can say which.
  */
 
 /** What a secret value is replaced with. */
@@ -20,14 +29,20 @@ export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
   "OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY",
   // The fleet's Redis password (fleet/connection.ts).
   "GROK_SEAT_REDIS_PASSWORD",
+  // The board's access token (board/server.ts), given or made fresh.
+  "GROK_SEAT_BOARD_TOKEN",
 ]);
 
 const extraNames = new Set<string>();
 const values = new Set<string>();
 /** Which secret names each registered value came from (for maskSecretValues' `masked` list). */
 const valueNames = new Map<string, Set<string>>();
-// Values shorter than this would mask ordinary words; a real key is far longer.
-const MIN_VALUE_LENGTH = 6;
+/**
+ * Values shorter than this are not registered: they would mask ordinary words in every output. A real key or
+ * token is far longer; the board refuses a token under 16 characters. (A short value under a secret NAME is
+ * still masked in env maps and records; see the header.)
+ */
+export const MIN_VALUE_LENGTH = 6;
 
 /** True when `name` is an allow-listed secret or one an embedder marked secret. */
 export function isSecretName(name: string): boolean {
@@ -44,20 +59,7 @@ export function markSecretNames(names: readonly string[] | undefined): void {
   for (const name of names ?? []) {
     if (typeof name !== "string" || name === "" || extraNames.has(name)) continue;
     extraNames.add(name);
-    assignmentPattern = undefined; // a new name: the next redactText compiles the pattern again
   }
-}
-
-/**
- * `NAME=value` for every secret name, compiled once per set of names: redactText runs for every string that
- * leaves the process (each journal write of a visible seat's delivery redacts its evidence), and building
- * this pattern from the names on every call was most of its cost (P4b).
- */
-let assignmentPattern: RegExp | undefined;
-
-function secretAssignmentPattern(): RegExp {
-  assignmentPattern ??= new RegExp(`\\b(${secretNames().map(escapeRegExp).join("|")})=(?!\\[redacted\\])("[^"]*"|'[^']*'|[^\\s"',;]+)`, "g");
-  return assignmentPattern;
 }
 
 /** Records the values of every secret name in `env` so later output masks them. Returns `env`. */
@@ -72,6 +74,31 @@ export function registerSecrets<T extends Record<string, string | undefined>>(en
   return env;
 }
 
+/** Records one secret `value` under `name` (marked secret if it was not): the board token, a Redis password. */
+export function registerSecretValue(name: string, value: string): void {
+  registerSecrets({ [name]: value }, [name]);
+}
+
+/**
+ * Records the password of `url`'s userinfo (`redis://:pw@host`) under `name`, both as written in the URL and
+ * decoded, so the URL's text and the password alone are both masked. A text that is not a URL registers nothing.
+ */
+export function registerUrlPassword(url: string, name: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return;
+  }
+  if (parsed.password === "") return;
+  registerSecretValue(name, parsed.password);
+  try {
+    registerSecretValue(name, decodeURIComponent(parsed.password));
+  } catch {
+    // a malformed %-escape: the written form is registered, and is what any output shows
+  }
+}
+
 /** Splits `env` into its non-secret part and its secret part (by name). */
 export function splitSecretEnv(env: Record<string, string>): { plain: Record<string, string>; secret: Record<string, string> } {
   const plain: Record<string, string> = {};
@@ -80,45 +107,9 @@ export function splitSecretEnv(env: Record<string, string>): { plain: Record<str
   return { plain, secret };
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/**
- * Well-known credential shapes, masked in any text whether or not the value was registered: provider keys
- * (`sk-…` as OpenAI/Anthropic use, `xai-…`; 16+ characters with a digit), bearer tokens (with a digit), assignments to a name ending in api_key, token,
- * password, passwd or secret (`=` or `:`, bare, quoted or JSON), and the password of URL userinfo.
- * Each entry keeps what identifies the place (name, scheme, user) and masks only the value.
- */
-export const CREDENTIAL_SHAPES: ReadonlyArray<{ name: string; pattern: RegExp; replace: (match: string, ...groups: string[]) => string }> = Object.freeze([
-  {
-    name: "url-userinfo",
-    pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@]*):([^\s/@]+)@/gi,
-    replace: (_m: string, scheme: string, user: string, pass: string) => (pass === REDACTED ? _m : `${scheme}${user}:${REDACTED}@`),
-  },
-  {
-    name: "assignment",
-    pattern: /(?<![A-Za-z0-9])([A-Za-z0-9_.-]*?(?:api[_-]?key|apikey|access[_-]?key|token|password|passwd|secret))(["']?[ \t]*[:=][ \t]*)("[^"]*"|'[^']*'|[^\s"',;&)}\]]+)/gi,
-    replace: (m: string, name: string, sep: string, value: string) => {
-      const bare = value.replace(/^["']|["']$/g, "");
-      if (bare === "" || bare.startsWith("[redacted")) return m;
-      const quote = value.startsWith('"') || value.startsWith("'") ? value[0]! : "";
-      return `${name}${sep}${quote}${REDACTED}${quote}`;
-    },
-  },
-  // Bearer tokens and provider keys need a digit, so prose ("bearer responsibility", "xai-grok-workspace") stays.
-  { name: "bearer", pattern: /\b(bearer)([ \t]+)(?=[A-Za-z0-9._~+/-]{0,512}\d)[A-Za-z0-9._~+/-]{8,}=*/gi, replace: (_m: string, word: string, gap: string) => `${word}${gap}${REDACTED}` },
-  { name: "provider-key", pattern: /(?<![A-Za-z0-9_-])(?:sk|xai)-(?=[A-Za-z0-9_-]{0,512}\d)[A-Za-z0-9_-]{16,}/g, replace: () => REDACTED },
-]);
-
-/** `text` with every registered secret value, every `SECRET_NAME=value` assignment and every credential shape masked. */
+/** `text` with every registered secret value masked (value-only; see maskSecretValues for the names masked). */
 export function redactText(text: string): string {
-  let out = text;
-  for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
-  // String.prototype.replace with a global pattern starts at 0 and resets lastIndex, so sharing it is safe.
-  out = out.replace(secretAssignmentPattern(), `$1=${REDACTED}`);
-  for (const shape of CREDENTIAL_SHAPES) out = out.replace(shape.pattern, shape.replace as (substring: string, ...args: any[]) => string);
-  return out;
+  return maskSecretValues(text).text;
 }
 
 /** An env map with each secret name's value masked (names stay, so a reader sees what was passed). */
@@ -163,6 +154,44 @@ function walk(value: unknown, depth: number): unknown {
     out[key] = (isSecretName(key) && item !== undefined && item !== null) || (pairSecret && key === "value") ? REDACTED : walk(item, depth + 1);
   }
   return out;
+}
+
+/**
+ * A masker for text that arrives in pieces (an answer streamed chunk by chunk): push() returns what can be shown
+ * now, masked, and holds back the shortest tail that could still begin a known value; end() returns the rest.
+ * A secret split across pieces is masked as if it had come whole.
+ */
+export function createStreamMasker(): { push(chunk: string): string; end(): string } {
+  let held = "";
+  return {
+    push(chunk) {
+      const text = redactText(held + chunk);
+      const keep = pendingPrefixLength(text);
+      held = text.slice(text.length - keep);
+      return text.slice(0, text.length - keep);
+    },
+    end() {
+      const rest = redactText(held);
+      held = "";
+      return rest;
+    },
+  };
+}
+
+/** The length of the longest tail of `text` that is the beginning (not the whole) of a known value; 0 when none. */
+function pendingPrefixLength(text: string): number {
+  let longest = 0;
+  const last = text.charCodeAt(text.length - 1);
+  for (const value of values) {
+    for (let n = Math.min(value.length - 1, text.length); n > longest; n -= 1) {
+      // The cheap test first: a candidate prefix must end in the text's last character.
+      if (value.charCodeAt(n - 1) === last && text.endsWith(value.slice(0, n))) {
+        longest = n;
+        break;
+      }
+    }
+  }
+  return longest;
 }
 
 // The caller's own environment is the first place secrets come from.

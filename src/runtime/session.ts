@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { resolve as resolvePath } from "node:path";
 import type { McpServer, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { SeatError, messageOf, type ErrorCode } from "../errors.js";
-import { markSecretNames, registerSecrets } from "../internal/redact.js";
+import { markSecretNames, maskSecretValues, registerSecrets } from "../internal/redact.js";
 import { CallbackQueue, checkPromptInput, connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
 // The host-tools bridge and skill staging load only for a session that uses them (issue 15 §8, P9): a plain
@@ -146,6 +146,15 @@ class Session implements HeadlessSession {
         emit: (event) => this.core?.emit(event),
         onHold: () => this.core?.holdIdle() ?? (() => undefined),
       });
+    }
+  }
+
+  /** The agent's short name as a person types it (`grok`, `codex`, `custom` for a command), for labelling what it printed. */
+  agentName(): string {
+    try {
+      return resolveAgentProfile(this.options)?.name ?? "grok";
+    } catch {
+      return String(this.options.agent);
     }
   }
 
@@ -357,6 +366,15 @@ function unsupportedContent(input: PromptInput, capabilities: Record<string, unk
 }
 
 /**
+ * The agent's stderr tail as a diagnostic shows it: labelled with the agent's name, every known secret value
+ * masked, and the names masked said (a person reading it knows what was hidden and why).
+ */
+function stderrTailSection(agent: string, tail: string): string {
+  const { text, masked } = maskSecretValues(tail);
+  return `${agent} stderr (tail${masked.length > 0 ? `; masked: ${masked.join(", ")}` : ""}):\n${text}`;
+}
+
+/**
  * Creates a headless seat. Never throws: when anything fails the returned session has state "dead" and
  * carries the diagnostic (also delivered to the callbacks).
  */
@@ -374,7 +392,7 @@ export async function createSession(options: SessionOptions = {}): Promise<Headl
     session.tracker.set("failed", { reason: seatError.code });
     await session.dispose();
     session.state = "dead";
-    const message = tail ? `${seatError.message}\ngrok stderr (tail):\n${tail}` : seatError.message;
+    const message = tail ? `${seatError.message}\n${stderrTailSection(session.agentName(), tail)}` : seatError.message;
     await session.report(seatError.code, message, { asCreate: true });
   }
   if (session.state === "ready") session.tracker.set("idle");

@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { registerSecrets } from "../internal/redact.js";
 import assert from "node:assert/strict";
 import { isSeatError } from "../errors.js";
 import { buildToolRegistry, createToolRegistry, EXECUTE_ERROR_MODEL_CHARS, HostToolError, isHostToolError, type HostTool } from "./registry.js";
@@ -131,7 +132,8 @@ test("a throwing execute reaches the model as a bare TOOL_EXECUTE_FAILED, no wor
   assert.deepEqual(seen, [["boom", thrown], ["str", "password=hunter2"]]);
 });
 
-test("a HostToolError's first line reaches the model, bounded and with credentials masked", async () => {
+test("a HostToolError's first line reaches the model, bounded and with known secret values masked", async () => {
+  registerSecrets({ OPENAI_API_KEY: "sk-live-4f9a8b7c6d5e4f3a2b1c" });
   const registry = createToolRegistry([
     { name: "quota", description: "", inputSchema: { type: "object" }, execute: () => { throw new HostToolError("quota exceeded, retry in 5 s (key sk-live-4f9a8b7c6d5e4f3a2b1c)\nsecond line"); } },
     { name: "long", description: "", inputSchema: { type: "object" }, execute: () => { throw new HostToolError("x".repeat(1_000)); } },

@@ -24,7 +24,7 @@ const HOST_TOOL_ERROR = Symbol.for("grok-seat.HostToolError");
 
 /**
  * The error a host tool throws when the model should read why it failed: `Host tool "<name>" failed: <first line
- * of the message, at most 200 characters, credentials masked> [TOOL_EXECUTE_FAILED]`. Any other thrown value
+ * of the message, at most 200 characters, known secret values masked> [TOOL_EXECUTE_FAILED]`. Any other thrown value
  * reaches the model as `Host tool "<name>" failed [TOOL_EXECUTE_FAILED]` only. Write the message for the model:
  * no paths, ids or secrets it should not see.
  */
@@ -121,12 +121,12 @@ function resultText(value: unknown): string {
 
 /**
  * The text the model gets for a throwing `execute`, tagged with the code: the bare failure for any error, plus the
- * first line (bounded, credentials masked) of a HostToolError's message.
+ * first line (bounded, known secret values masked) of a HostToolError's message.
  */
 export function executeFailureText(toolName: string, error: unknown): string {
   if (!isHostToolError(error)) return `Host tool "${toolName}" failed [TOOL_EXECUTE_FAILED]`;
   const firstLine = ((error.message ?? "").split(/\r?\n/, 1)[0] ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim();
-  // Masked after cutting too: a cut must not leave the start of a credential the whole line would have masked.
+  // Masked after cutting too: a cut must not leave the start of a known secret value the whole line would have masked.
   const shown = redactText(firstLine.length > EXECUTE_ERROR_MODEL_CHARS ? `${redactText(firstLine).slice(0, EXECUTE_ERROR_MODEL_CHARS)}…` : firstLine);
   return `Host tool "${toolName}" failed: ${shown || "(no message)"} [TOOL_EXECUTE_FAILED]`;
 }

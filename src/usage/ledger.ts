@@ -10,6 +10,7 @@
  */
 import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
+import { redact } from "../internal/redact.js";
 import { openDatabase, withBusyRetry } from "../journal/index.js";
 import { journalPath, seatHome } from "../seat/seat-home.js";
 import { TICKS_PER_USD } from "./budget.js";
@@ -103,7 +104,8 @@ export function recordUsage(journalFile: string, entries: readonly LedgerEntry[]
   try {
     const insert = db.prepare(`INSERT INTO usage_ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`);
     withBusyRetry(journalFile, "recording usage", () => db.transaction(() => {
-      for (const e of entries) {
+      // Names, ids and model ids are agent- or user-given text: a known secret value in one is masked like anywhere.
+      for (const e of entries.map((entry) => redact(entry))) {
         insert.run(e.recordedAt, e.source, e.agent, e.session, e.sessionRow, e.jobId, e.promptId, e.model, e.inputTokens, e.outputTokens, e.cachedTokens, e.reasoningTokens, e.modelCalls, e.costUsdTicks, e.stopReason);
       }
     })(), LEDGER_WAIT_MS);

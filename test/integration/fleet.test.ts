@@ -198,9 +198,10 @@ test("SIGTERM on seat worker hands back a job not yet dispatched (it runs on ano
   });
 });
 
-test("a failed job whose agent error quotes a key keeps it out of the job record, its stream and seat jobs show (redacted before Redis)", async (t) => {
+test("a failed job whose agent error quotes a key the worker knows keeps it out of the job record, its stream and seat jobs show (redacted before Redis)", async (t) => {
   await withFleet(t, async (rig, client) => {
-    await rig.startWorker("host-a");
+    // The keys are the worker's own (what it passes to agents): known values, so masked wherever they appear.
+    await rig.startWorker("host-a", { env: { XAI_API_KEY: "sk-live-9e8d7c6b5a4f3e2d1c0b", ANTHROPIC_AUTH_TOKEN: "tok3n-9e8d7c6b5a4f" } });
     const handle = await client.enqueue({ prompt: "scenario:error-with-key go" });
     const result = await handle.result();
     assert.equal(result.status, "failed");

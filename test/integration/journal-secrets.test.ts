@@ -11,12 +11,14 @@ import { join } from "node:path";
 import { openJournal } from "../../src/journal/index.js";
 import { SessionStore, scopeFor } from "../../src/sessions/index.js";
 import { filesHolding } from "../support/secret-canary.js";
+import { registerSecrets } from "../../src/internal/redact.js";
 
-test("the journal file never holds a credential: delivery text, failure reasons and named-session turns are redacted before they are written", (t) => {
+test("the journal file never holds a known secret value: delivery text, failure reasons and named-session turns are redacted before they are written", (t) => {
   const dir = mkdtempSync(join(tmpdir(), "gs-journal-secrets-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, "seats.db");
   const key = "sk-live-0a1b2c3d4e5f6a7b8c9d";
+  registerSecrets({ OPENAI_API_KEY: key });
   const journal = openJournal(path);
   journal.createSeat({ seatId: "s1", sessionId: "sid", socketPath: "/x.sock" });
   const fenced = journal.fence({ seatId: "s1", promptId: "p1", text: `deploy with api_key=${key}` });

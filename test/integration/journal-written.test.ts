@@ -11,11 +11,14 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { openJournal } from "../../src/journal/index.js";
 import { SeatError } from "../../src/errors.js";
+import { registerSecrets } from "../../src/internal/redact.js";
 
 const SID = "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
 
 test("every record a write returns equals the row read back, through fence, dispatch, consumed, completed and a failure", () => {
   const dir = mkdtempSync(join(tmpdir(), "gs-journal-written-"));
+  // Values the seat knows as secrets: the reads below must come back masked as they were written.
+  registerSecrets({ OPENAI_API_KEY: "sk-abcdefghijklmnop1234", GROK_SEAT_REDIS_PASSWORD: "hunter2" });
   try {
     let tick = Date.UTC(2026, 0, 1);
     const journal = openJournal(join(dir, "j.sqlite"), { now: () => new Date((tick += 1000)) });

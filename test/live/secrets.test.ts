@@ -186,11 +186,12 @@ function otherAgentCanaries(): { prefix: string; env: Record<string, string> } {
 
 const shellCall = (command: string) => ({ name: "run_terminal_command", arguments: { command, description: "print the environment" } });
 
-test("headless: canaries in every other agent's key and the Redis password never reach grok (its shell's env goes to the model), an argv, a file, an output or the model; a key grok's shell prints is masked in our output", async (t) => {
+test("headless: canaries in every other agent's key and the Redis password never reach grok (its shell's env goes to the model), an argv, a file, an output or the model; a key the seat was never given that grok's shell prints is shown as it is", async (t) => {
   const rig = await startLiveRig({ rules: [{ match: "show the env", replies: [{ toolCalls: [shellCall("env")] }, { toolCalls: [shellCall("cat vendor.env")] }, { text: "env shown" }] }] });
   if (!gotLive(t, rig)) return;
   const { prefix, env: canaries } = otherAgentCanaries();
-  // A project file grok's shell prints: its bytes come back in tool_end rawOutput; our NDJSON must mask the key.
+  // A project file grok's shell prints: its bytes come back in tool_end rawOutput. The seat was never given this
+  // key, so nothing says it is a secret: it is shown as it is (only known values are masked, never a shape).
   const vendorKey = `sk-live-${randomBytes(12).toString("hex")}`;
   writeFileSync(join(rig.sandbox.project, "vendor.env"), `STRIPE_API_KEY=${vendorKey}\n`);
   const marker = `tz-marker-${randomBytes(4).toString("hex")}`;
@@ -206,8 +207,7 @@ test("headless: canaries in every other agent's key and the Redis password never
     assert.equal(json.code, 0, json.stderr);
     assert.equal(text.code, 0, text.stderr);
     const shown = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; rawOutput?: { output?: number[] } }).filter((l) => l.type === "tool_end" && Array.isArray(l.rawOutput?.output));
-    assert.ok(shown.some((l) => Buffer.from(l.rawOutput!.output!).toString("utf8").includes("STRIPE_API_KEY=[redacted]")), "positive control: the shell output came back, masked");
-    assert.ok(!json.stdout.includes(vendorKey) && !json.stdout.includes(JSON.stringify([...Buffer.from(vendorKey)]).slice(1, -1)), "the printed key is not in the NDJSON, as text or bytes");
+    assert.ok(shown.some((l) => Buffer.from(l.rawOutput!.output!).toString("utf8").includes(`STRIPE_API_KEY=${vendorKey}`)), "positive control: the shell output came back, exactly as it ran");
     files = filesHolding([rig.sandbox.root], prefix);
   } catch (error) {
     failed = error;
@@ -254,17 +254,16 @@ const LEAKY_TOOLS = `export const tools = [
   { name: "vendor", description: "Calls a vendor.", inputSchema: { type: "object", properties: {} },
     execute: () => { throw new Error("anthropic refused key " + process.env.ANTHROPIC_API_KEY + " for this call"); } },
   { name: "upstream", description: "Calls upstream.", inputSchema: { type: "object", properties: {} },
-    execute: () => { throw new Error("upstream refused: api_key=" + process.env.LEAKY_UPSTREAM_KEY); } },
+    execute: () => { throw new Error("upstream refused: api_key=" + process.env.GROK_SEAT_REDIS_PASSWORD); } },
 ];
 `;
 
-test("fleet: a worker's tool errors carrying an agent key or an sk- key reach neither the model, Redis, the submitter nor the worker's log; no canary reaches grok, an argv or a file", async (t) => {
+test("fleet: a worker's tool errors carrying an agent key or the Redis password reach neither the model, Redis, the submitter nor the worker's log; no canary reaches grok, an argv or a file", async (t) => {
   if (!need(t, redisMissing())) return;
   const useTool = (name: string) => ({ name: "use_tool", arguments: { tool_name: `host-tools__${name}`, tool_input: {} } });
   const live = await startLiveRig({ rules: [{ match: "call the vendors", replies: [{ toolCalls: [useTool("vendor")] }, { toolCalls: [useTool("upstream")] }, { toolCalls: [shellCall("env")] }, { text: "vendors called" }] }] });
   if (!gotLive(t, live)) return;
   const { prefix, env: canaries } = otherAgentCanaries();
-  const skKey = `sk-live-${randomBytes(12).toString("hex")}`;
   const marker = `tz-marker-${randomBytes(4).toString("hex")}`;
   const redis = await startRedisServer({ password: canaries.GROK_SEAT_REDIS_PASSWORD });
   const url = `redis://127.0.0.1:${redis.port}`; // the password travels in GROK_SEAT_REDIS_PASSWORD, never argv
@@ -274,7 +273,7 @@ test("fleet: a worker's tool errors carrying an agent key or an sk- key reach ne
   const sampler = startArgvSampler(prefix);
   const outputs: string[] = [];
   const worker = startSeat(["worker", "--redis", url, "--name", "host-a", "--tools", modulePath], {
-    env: { ...base, HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary, GROK_SEAT_HOME: join(live.sandbox.root, "seat-home"), TZ: marker, LEAKY_UPSTREAM_KEY: skKey },
+    env: { ...base, HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary, GROK_SEAT_HOME: join(live.sandbox.root, "seat-home"), TZ: marker },
     cwd: live.sandbox.root,
   });
   let stored = { keys: 0, text: "" };
@@ -305,12 +304,12 @@ test("fleet: a worker's tool errors carrying an agent key or an sk- key reach ne
     if (failed) throw failed;
     assert.ok(modelSaw.includes(`TZ=${marker}`), "positive control: the worker's grok shell environment reached the model");
     assert.match(modelSaw, /Host tool \\+"vendor\\+" failed \[TOOL_EXECUTE_FAILED\]/);
-    for (const secret of [prefix, skKey, "sk-live-", "anthropic refused", "upstream refused"]) assert.ok(!modelSaw.includes(secret), `${secret} never reached the model`);
+    for (const secret of [prefix, "anthropic refused", "upstream refused"]) assert.ok(!modelSaw.includes(secret), `${secret} never reached the model`);
     assert.ok(stored.keys >= 3, `read ${stored.keys} Redis keys`);
-    for (const secret of [prefix, skKey]) assert.ok(!stored.text.includes(secret), `${secret} is nowhere in Redis (state, events, BullMQ)`);
+    assert.ok(!stored.text.includes(prefix), "no canary is anywhere in Redis (state, events, BullMQ)");
     assert.ok(seen.samples > 10, `the sampler swept /proc ${seen.samples} times`);
     assert.deepEqual(seen.hits, [], "no process ever carried a canary on its argv");
     assert.deepEqual(files.hits, [], "no file (grok home, seat home, Redis AOF) holds a canary");
-    assert.deepEqual(outputs.filter((o) => o.includes(prefix) || o.includes(skKey)), [], "no submitter or worker output holds a secret");
+    assert.deepEqual(outputs.filter((o) => o.includes(prefix)), [], "no submitter or worker output holds a secret");
   }
 });

@@ -1,7 +1,7 @@
 /*
  * Live host-tool faults (issue 8 §3, issue 14 §6a): one unusable tool is omitted alone, and a throwing `execute`
  * reaches the model as a bare TOOL_EXECUTE_FAILED (a HostToolError with its bounded, masked first line) — read
- * from the mock model's log of the follow-up request — while the host gets the whole error, credentials masked,
+ * from the mock model's log of the follow-up request — while the host gets the whole error, known secret values masked,
  * as a diagnostic (never as onText).
  */
 import { test } from "node:test";
@@ -72,7 +72,8 @@ test("a throwing execute reaches the model as a bare TOOL_EXECUTE_FAILED (no wor
       },
     };
     const texts: string[] = [];
-    const session = await createSession({ ...rig.sessionOptions, tools: [read, quota], permissions: mcpAllowed(), callbacks: { onText: (text) => void texts.push(text) } });
+    // The embedder marks its vendor key's name secret and the key is in the session's environment: a known value.
+    const session = await createSession({ ...rig.sessionOptions, env: { ...rig.sessionOptions.env, VENDOR_API_KEY: key }, secretEnvNames: ["VENDOR_API_KEY"], tools: [read, quota], permissions: mcpAllowed(), callbacks: { onText: (text) => void texts.push(text) } });
     try {
       assert.equal(session.state, "ready", JSON.stringify(session.diagnostics));
       const result = await session.prompt("please read the file", { promptId: "throwing-tool" });

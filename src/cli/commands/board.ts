@@ -7,7 +7,7 @@ import { answerApproval, listApprovals } from "../../approvals/index.js";
 import { SeatError } from "../../errors.js";
 import type { ApprovalsSource } from "../../attention/approvals-source.js";
 import { parseFlags, stringFlag } from "../args.js";
-import { EXIT } from "../output.js";
+import { EXIT, writeUnmasked } from "../output.js";
 import { REDIS_HELP } from "./fleet-common.js";
 import type { Command } from "./command.js";
 
@@ -61,8 +61,10 @@ Examples:
       await fleet?.close();
       throw error;
     }
-    // The token is printed once, and only when it was made here (one from the environment stays there).
-    process.stdout.write(envToken ? `board: ${board.url}\n` : `board: ${board.url}?token=${board.token}\n`);
+    // The token is printed once, and only when it was made here (one from the environment stays there). It is a
+    // registered secret, masked in every other output; this line is the one place it is shown, to its owner.
+    if (envToken) process.stdout.write(`board: ${board.url}\n`);
+    else writeUnmasked(process.stdout, `board: ${board.url}?token=${board.token}\n`);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);

@@ -3,15 +3,21 @@
  *   (flag, env, project .grok-seat.json, user config.json, default).
  * Owns: showing the layers. Does not own: loading or validating them (config.ts).
  */
-import { redactText } from "../../internal/redact.js";
+import { redactText, registerUrlPassword } from "../../internal/redact.js";
 import { CONFIG_KEYS, loadConfig, type ConfigEntry } from "../config.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 
-/** A value with any credential masked by the one redaction point (a Redis URL in a config file may carry a password). */
+/**
+ * A value with any known secret masked by the one redaction point. A Redis URL in a config file may carry a
+ * password: it is registered as the Redis password first, so the URL is shown with it masked.
+ */
 function shown(entry: ConfigEntry): string | null {
-  return entry.value === null ? null : redactText(entry.value);
+  if (entry.value === null) return null;
+  // fleet/connection.ts's REDIS_PASSWORD_ENV, named here so `seat config` does not load the Redis client.
+  if (entry.key === "redis") registerUrlPassword(entry.value, "GROK_SEAT_REDIS_PASSWORD");
+  return redactText(entry.value);
 }
 
 export const configCommand: Command = {
