@@ -1,0 +1,120 @@
+/*
+ * A grok session's side calls: starts the metering point on grok's model route (when the seat can redirect it),
+ *   keeps each turn's budget at that point (a side call the budget cannot cover is refused before it reaches the
+ *   model), and adds the calls grok does not report to the turn's result (measured, or estimated).
+ * Owns: the per-session wiring between usage/'s metering point and a turn (begin, admit, collect).
+ * Does not own: the proxy (usage/metering-point.ts), the route (grok/model-route.ts), the ledger.
+ * Invariant: the agent's `_meta.usage` stays the authority for the calls it reports; a turn's result carries every
+ *   other call it caused once; the metering point never changes what the agent is told about an unreachable model.
+ * Spec: docs/spend.md#the-metering-point.
+ */
+import type { TurnResult } from "../acp/index.js";
+import type { Usage } from "../acp/index.js";
+import { grokModelRoute, type ModelRoute } from "../grok/index.js";
+import { createTurnMeter, type TurnBudget } from "../usage/budget.js";
+import { startMeteringPoint, type MeteringPoint, type PendingCall } from "../usage/metering-point.js";
+import { BYTES_PER_TOKEN, estimateGrokSideCalls, meterMissedTurn, sideCallsFromMeter, sideCallTokens } from "../usage/side-calls.js";
+
+/** How long a turn's result waits for its side calls to finish (the model's own time for one short call). */
+export const SIDE_CALL_WAIT_MS = 30_000;
+/** How long a turn that ended normally waits for grok's turn summary to start, when it has not yet. */
+export const SIDE_CALL_GRACE_MS = 150;
+
+interface TurnBudgetState {
+  promptId: string;
+  budget: TurnBudget;
+  costOf?: (usage: Usage) => number | undefined;
+}
+
+/** The side-call metering of one grok session. */
+export class SideCallMeter {
+  private turn: TurnBudgetState | undefined;
+
+  private constructor(readonly route: ModelRoute, private readonly point: MeteringPoint | undefined) {}
+
+  /**
+   * Starts the metering point when grok's route is the xAI API (its `GROK_XAI_API_BASE_URL` is pointed at it) or a
+   * plain-http BYOK model (`HTTP_PROXY` is), and returns the env grok must be spawned with; on an https BYOK route
+   * the env is unchanged and side calls are estimated.
+   */
+  static async start(agentEnv: Record<string, string>, model: string | undefined): Promise<{ meter: SideCallMeter; env: Record<string, string> }> {
+    const route = grokModelRoute(agentEnv, model);
+    if (route.kind === "own") return { meter: new SideCallMeter(route, undefined), env: agentEnv };
+    let meter!: SideCallMeter;
+    const point = await startMeteringPoint({ ...(route.kind === "xai" ? { upstream: route.upstream } : {}), admit: (call) => meter.admit(call) });
+    meter = new SideCallMeter(route, point);
+    if (route.kind === "xai") return { meter, env: { ...agentEnv, GROK_XAI_API_BASE_URL: point.baseUrl } };
+    // A plain-http BYOK model: grok sends its http requests through HTTP_PROXY (https ones never go here).
+    const env: Record<string, string> = { ...agentEnv, HTTP_PROXY: point.origin, http_proxy: point.origin };
+    delete env.NO_PROXY;
+    delete env.no_proxy;
+    return { meter, env };
+  }
+
+  /** No metering point: side calls are estimated (the caller turned the metering point off). */
+  static estimating(): SideCallMeter {
+    return new SideCallMeter({ kind: "own", why: "the metering point is off (meterModelRoute: false)" }, undefined);
+  }
+
+  /** True when the metering point is on grok's model route. */
+  get metered(): boolean {
+    return this.point !== undefined;
+  }
+
+  /** A turn begins: later calls without its request id are its side calls; its budget is kept for them. */
+  beginTurn(promptId: string, budget: TurnBudget | undefined, costOf?: (usage: Usage) => number | undefined): void {
+    this.point?.beginTurn(promptId);
+    this.turn = budget ? { promptId, budget, ...(costOf ? { costOf } : {}) } : undefined;
+  }
+
+  /** Refuses a side call when what the turn spent at the metering point plus the call's input would pass its budget. */
+  private admit(call: PendingCall): string | undefined {
+    const turn = this.turn;
+    if (!turn || call.promptId !== turn.promptId || !this.point) return undefined;
+    const meter = createTurnMeter(turn.budget);
+    let bytesPerToken = BYTES_PER_TOKEN;
+    for (const done of this.point.callsOf(turn.promptId)) {
+      if (done.refused) continue;
+      const usage = { inputTokens: done.inputTokens ?? 0, outputTokens: done.outputTokens ?? 0 };
+      const cost = turn.costOf?.(usage);
+      meter.add({ ...usage, ...(cost === undefined ? {} : { costUsd: cost }) });
+      if (done.kind === "main" && done.inputTokens && done.requestBytes > 0) bytesPerToken = done.requestBytes / done.inputTokens;
+    }
+    const estimate = { inputTokens: Math.ceil(call.requestBytes / bytesPerToken), outputTokens: 0 };
+    const cost = turn.costOf?.(estimate);
+    const crossed = meter.add({ ...estimate, ...(cost === undefined ? {} : { costUsd: cost }) });
+    if (!crossed) return undefined;
+    return `the turn has spent ${meter.spent.tokens - estimate.inputTokens} tokens and this ${call.kind} call would send about ${estimate.inputTokens} more, past its budget`;
+  }
+
+  /**
+   * The turn's result with the calls grok did not report (`sideCalls`), once they finished; a turn the side calls
+   * took over its token budget says so (BUDGET_EXCEEDED), even though its text is complete.
+   */
+  async finishTurn(result: TurnResult, budget: TurnBudget | undefined): Promise<TurnResult> {
+    let sideCalls;
+    if (this.point) {
+      await this.point.settled(result.promptId, SIDE_CALL_WAIT_MS, result.stopReason === "end_turn" ? SIDE_CALL_GRACE_MS : 0);
+      const calls = this.point.callsOf(result.promptId);
+      sideCalls = meterMissedTurn(calls, result) ? estimateGrokSideCalls(result) : sideCallsFromMeter(calls, result);
+    } else {
+      sideCalls = estimateGrokSideCalls(result);
+    }
+    if (this.turn?.promptId === result.promptId) this.turn = undefined;
+    if (sideCalls.length === 0) return result;
+    const withSides: TurnResult = { ...result, sideCalls };
+    const reported = result.usage?.totalTokens ?? (result.usage?.inputTokens ?? 0) + (result.usage?.outputTokens ?? 0);
+    const total = reported + sideCallTokens(sideCalls);
+    if (budget?.maxTokens !== undefined && !result.diagnostic && total > budget.maxTokens) {
+      withSides.diagnostic = {
+        code: "BUDGET_EXCEEDED",
+        message: `The turn's model calls, with the ones grok makes on its own (turn summary, title), came to ${total} tokens, more than its budget of ${budget.maxTokens}; its text is complete.`,
+      };
+    }
+    return withSides;
+  }
+
+  async close(): Promise<void> {
+    await this.point?.close();
+  }
+}
