@@ -8,6 +8,7 @@
  *   other call it caused once; the metering point never changes what the agent is told about an unreachable model.
  * Spec: docs/spend.md#the-metering-point.
  */
+import { connect } from "node:net";
 import type { TurnResult } from "../acp/index.js";
 import type { Usage } from "../acp/index.js";
 import { grokModelRoute, type ModelRoute } from "../grok/index.js";
@@ -26,6 +27,31 @@ interface TurnBudgetState {
   costOf?: (usage: Usage) => number | undefined;
 }
 
+/** How long the check that the model's host accepts connections may take before the route is left alone. */
+export const ROUTE_PROBE_TIMEOUT_MS = 1_500;
+
+/** True when `url`'s host accepts a TCP connection within ROUTE_PROBE_TIMEOUT_MS. */
+function accepts(url: string): Promise<boolean> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return Promise.resolve(false);
+  }
+  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(ROUTE_PROBE_TIMEOUT_MS, () => finish(false));
+    socket.once("connect", () => finish(true));
+    socket.once("error", () => finish(false));
+  });
+}
+
 /** The side-call metering of one grok session. */
 export class SideCallMeter {
   private turn: TurnBudgetState | undefined;
@@ -38,7 +64,12 @@ export class SideCallMeter {
    * the env is unchanged and side calls are estimated.
    */
   static async start(agentEnv: Record<string, string>, model: string | undefined): Promise<{ meter: SideCallMeter; env: Record<string, string> }> {
-    const route = grokModelRoute(agentEnv, model);
+    let route = grokModelRoute(agentEnv, model);
+    // An upstream that refuses connections stays grok's own problem, in grok's own words ("connection refused",
+    // MODEL_UNREACHABLE): a proxy in between could only close the connection, which grok reports differently.
+    if (route.kind !== "own" && !(await accepts(route.kind === "xai" ? route.upstream : route.baseUrl))) {
+      route = { kind: "own", why: "the model's base URL did not accept a connection when the session started" };
+    }
     if (route.kind === "own") return { meter: new SideCallMeter(route, undefined), env: agentEnv };
     let meter!: SideCallMeter;
     const point = await startMeteringPoint({ ...(route.kind === "xai" ? { upstream: route.upstream } : {}), admit: (call) => meter.admit(call) });
