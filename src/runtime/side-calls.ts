@@ -52,6 +52,32 @@ function accepts(url: string): Promise<boolean> {
   });
 }
 
+const PROXY_NAMES = ["HTTP_PROXY", "http_proxy"];
+
+/**
+ * `GROK_CONFIG` (grok's inline JSON overlay) with HTTP_PROXY and http_proxy added to
+ * `shell_environment_policy.exclude`, so the commands grok runs never see the metering point; undefined when the
+ * given overlay is not a JSON object.
+ */
+export function withoutProxyInShells(given: string | undefined): string | undefined {
+  let config: Record<string, unknown> = {};
+  if (given !== undefined && given.trim() !== "") {
+    try {
+      const parsed = JSON.parse(given) as unknown;
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
+      config = parsed as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+  }
+  const policy = config.shell_environment_policy;
+  if (policy !== undefined && (typeof policy !== "object" || policy === null || Array.isArray(policy))) return undefined;
+  const current = (policy as Record<string, unknown> | undefined)?.exclude;
+  if (current !== undefined && !Array.isArray(current)) return undefined;
+  const exclude = [...((current as unknown[] | undefined) ?? []), ...PROXY_NAMES.filter((n) => !(current as unknown[] | undefined)?.includes(n))];
+  return JSON.stringify({ ...config, shell_environment_policy: { ...(policy as Record<string, unknown> | undefined), exclude } });
+}
+
 /** The side-call metering of one grok session. */
 export class SideCallMeter {
   private turn: TurnBudgetState | undefined;
@@ -75,8 +101,14 @@ export class SideCallMeter {
     const point = await startMeteringPoint({ ...(route.kind === "xai" ? { upstream: route.upstream } : {}), admit: (call) => meter.admit(call) });
     meter = new SideCallMeter(route, point);
     if (route.kind === "xai") return { meter, env: { ...agentEnv, GROK_XAI_API_BASE_URL: point.baseUrl } };
-    // A plain-http BYOK model: grok sends its http requests through HTTP_PROXY (https ones never go here).
-    const env: Record<string, string> = { ...agentEnv, HTTP_PROXY: point.origin, http_proxy: point.origin };
+    // A plain-http BYOK model: grok sends its http requests through HTTP_PROXY (https ones never go here); the
+    // commands grok runs do not inherit it (grok's shell_environment_policy, through the GROK_CONFIG overlay).
+    const overlay = withoutProxyInShells(agentEnv.GROK_CONFIG);
+    if (overlay === undefined) {
+      await point.close();
+      return { meter: new SideCallMeter({ kind: "own", why: "GROK_CONFIG is not a JSON object the seat can add to" }, undefined), env: agentEnv };
+    }
+    const env: Record<string, string> = { ...agentEnv, HTTP_PROXY: point.origin, http_proxy: point.origin, GROK_CONFIG: overlay };
     delete env.NO_PROXY;
     delete env.no_proxy;
     return { meter, env };

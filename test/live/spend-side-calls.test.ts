@@ -138,3 +138,12 @@ test("without the metering point, grok's turn summary is estimated and marked so
   t.diagnostic(`estimate: ledger ${ledger} tokens against ${model} served (${((ledger / model - 1) * 100).toFixed(2)} %)`);
   assert.ok(Math.abs(ledger - model) / model <= 0.05, `the estimate is near what was served: ${ledger} against ${model}`);
 });
+
+test("a command grok runs does not inherit the metering point's HTTP_PROXY (grok's shell_environment_policy excludes it)", async (t) => {
+  const r = await rig(t, { rules: [{ match: "run echo", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: 'echo "P=[$HTTP_PROXY][$http_proxy]" > proxy.txt', description: "write a marker" } }] }, { text: "ok" }] }] });
+  if (!r) return;
+  const [result] = await turns(r, ["run echo please"]);
+  assert.equal(result!.stopReason, "end_turn", JSON.stringify(result));
+  assert.ok(result!.sideCalls?.some((s) => s.metered === "proxy"), "the metering point was on the route");
+  assert.equal(readFileSync(join(r.sandbox.project, "proxy.txt"), "utf8").trim(), "P=[][]");
+});
