@@ -18,6 +18,8 @@ import { BYTES_PER_TOKEN, estimateGrokSideCalls, meterMissedTurn, sideCallsFromM
 
 /** How long a turn's result waits for its side calls to finish (the model's own time for one short call). */
 export const SIDE_CALL_WAIT_MS = 30_000;
+/** How long a turn that did not end normally waits for the calls it left in flight to close. */
+export const ABANDONED_CALL_WAIT_MS = 1_000;
 /** How long a turn that ended normally waits for grok's turn summary to start, when it has not yet. */
 export const SIDE_CALL_GRACE_MS = 150;
 
@@ -157,8 +159,12 @@ export class SideCallMeter {
   async finishTurn(result: TurnResult, budget: TurnBudget | undefined): Promise<TurnResult> {
     let sideCalls;
     if (this.point) {
-      await this.point.settled(result.promptId, SIDE_CALL_WAIT_MS, result.stopReason === "end_turn" ? SIDE_CALL_GRACE_MS : 0);
+      // Only a turn that ended normally has a summary to wait for; after a cancel or a failure grok drops its
+      // requests, and a stuck one must not hold the turn's result.
+      const normal = result.stopReason === "end_turn";
+      await this.point.settled(result.promptId, normal ? SIDE_CALL_WAIT_MS : ABANDONED_CALL_WAIT_MS, normal ? SIDE_CALL_GRACE_MS : 0);
       const calls = this.point.callsOf(result.promptId);
+      this.point.forget(result.promptId);
       sideCalls = meterMissedTurn(calls, result) ? estimateGrokSideCalls(result) : sideCallsFromMeter(calls, result);
     } else {
       sideCalls = estimateGrokSideCalls(result);

@@ -70,6 +70,8 @@ export interface MeteringPoint {
   beginTurn(promptId: string): void;
   /** Every finished call of `promptId` so far. */
   callsOf(promptId: string): MeteredCall[];
+  /** Drops what is kept of `promptId`'s calls (its turn was accounted for). */
+  forget(promptId: string): void;
   /**
    * Resolves when no call of `promptId` is in flight, or after `maxWaitMs`; true when none was left. With
    * `sideCallGraceMs`, first waits that long for a side call of the turn to start unless one already has (grok
@@ -322,6 +324,11 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
     },
     callsOf(promptId) {
       return [...(finished.get(promptId) ?? [])];
+    },
+    forget(promptId) {
+      finished.delete(promptId);
+      sideStarted.delete(promptId);
+      if ((inFlight.get(promptId) ?? 0) <= 0) inFlight.delete(promptId);
     },
     async settled(promptId, maxWaitMs, sideCallGraceMs = 0) {
       const deadline = Date.now() + maxWaitMs;
