@@ -234,6 +234,8 @@ class Session implements HeadlessSession {
     });
     await health?.stop();
     const result = this.sideCalls ? await this.sideCalls.finishTurn(turn, budget) : turn;
+    // grok's own calls after the turn's text (its summary) can take it over budget: said after `done`, like a ledger failure.
+    if (result.diagnostic && result.diagnostic !== turn.diagnostic) await this.report(result.diagnostic.code, result.diagnostic.message);
     // An approval still pending when its turn ended can no longer be answered: it is denied (APPROVAL_EXPIRED).
     this.approvals?.expireAll();
     // A turn that ended without reaching finish() (refused before sending) still leaves `working`.

@@ -147,3 +147,24 @@ test("a command grok runs does not inherit the metering point's HTTP_PROXY (grok
   assert.ok(result!.sideCalls?.some((s) => s.metered === "proxy"), "the metering point was on the route");
   assert.equal(readFileSync(join(r.sandbox.project, "proxy.txt"), "utf8").trim(), "P=[][]");
 });
+
+test("a turn its side calls take over its budget ends BUDGET_EXCEEDED with its text complete, said as a diagnostic after done", async (t) => {
+  const r = await rig(t);
+  if (!r) return;
+  // Without the metering point nothing can refuse grok's summary: its estimate still counts against the budget.
+  const events: string[] = [];
+  const session = await createSession({
+    cwd: r.sandbox.project, grokCliBinaryPath: r.binary, agentEnv: r.sandbox.env, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    meterModelRoute: false, callbacks: { onEvent: (e) => void events.push(e.type === "diagnostic" ? `diagnostic:${e.diagnostic.code}` : e.type) },
+  });
+  try {
+    const result = await session.prompt("say pong", { budget: { maxTokens: 20_000 } });
+    assert.equal(result.stopReason, "end_turn");
+    assert.equal(result.text, "pong from mock");
+    assert.equal(result.diagnostic?.code, "BUDGET_EXCEEDED", JSON.stringify(result));
+    assert.match(result.diagnostic!.message, /more than its budget of 20000; its text is complete/);
+    assert.deepEqual(events.filter((e) => e === "done" || e.startsWith("diagnostic")), ["done", "diagnostic:BUDGET_EXCEEDED"]);
+  } finally {
+    await session.dispose();
+  }
+});
