@@ -95,7 +95,9 @@ export class SideCallMeter {
     let route = grokModelRoute(agentEnv, model);
     // An upstream that refuses connections stays grok's own problem, in grok's own words ("connection refused",
     // MODEL_UNREACHABLE): a proxy in between could only close the connection, which grok reports differently.
-    if (route.kind !== "own" && !(await accepts(route.kind === "xai" ? route.upstream : route.baseUrl))) {
+    // Only the plain-http route is checked (a local model server, an address at hand): the xAI route would cost
+    // every session a DNS lookup and a connection to api.x.ai before grok even starts.
+    if (route.kind === "http" && !(await accepts(route.baseUrl))) {
       route = { kind: "own", why: "the model's base URL did not accept a connection when the session started" };
     }
     if (route.kind === "own") return { meter: new SideCallMeter(route, undefined), env: agentEnv };
