@@ -7,6 +7,9 @@
  *   median over rounds of with-ledger / plain. (b) The budget check: one createTurnMeter per 1,000 reports, `add`
  *   called with a per-call report as grok sends it, timed over `reports` calls after a warm-up; beside it, the same
  *   loop adding the tokens by hand (the floor any check pays), so the figure is read against a baseline of the run.
+ *   (c) The metering point (issue 23 §4): in the same rounds, P2's turn with the metering point on grok's model
+ *   route (the default: every call proxied, the turn's result waits for grok's turn summary) against the same turn
+ *   with `meterModelRoute: false`; the ratio is the median over rounds of metered / unmetered.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +31,9 @@ export interface SpendBenchResult {
   ratio?: number;
   /** The ledger write alone, median ms. */
   writeMs?: number;
+  /** Median ms of the turn without the metering point, and the median over rounds of metered / unmetered. */
+  unmeteredMs?: number;
+  meterRatio?: number;
   reports: number;
   /** ns per `add` of the budget meter, and per hand-written addition (baseline). */
   checkNs: number;
@@ -71,6 +77,8 @@ export async function benchSpend({ rounds = 9, reports = 1_000_000 }: { rounds?:
   const plain: number[] = [];
   const withLedger: number[] = [];
   const writes: number[] = [];
+  const unmetered: number[] = [];
+  const unmeteredOptions = { ...options, meterModelRoute: false };
   const ledgerTurn = async () => {
     const t0 = performance.now();
     const session = await createSession(options);
@@ -95,7 +103,9 @@ export async function benchSpend({ rounds = 9, reports = 1_000_000 }: { rounds?:
       if (round % 2 === 0) {
         plain.push((await timeHarnessTurn(options)).end);
         withLedger.push(await ledgerTurn());
+        unmetered.push((await timeHarnessTurn(unmeteredOptions)).end);
       } else {
+        unmetered.push((await timeHarnessTurn(unmeteredOptions)).end);
         withLedger.push(await ledgerTurn());
         plain.push((await timeHarnessTurn(options)).end);
       }
@@ -104,7 +114,10 @@ export async function benchSpend({ rounds = 9, reports = 1_000_000 }: { rounds?:
     await rig.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  return { rounds, plainMs: median(plain), ledgerMs: median(withLedger), ratio: median(withLedger.map((l, i) => l / plain[i]!)), writeMs: median(writes), reports, ...checks };
+  return {
+    rounds, plainMs: median(plain), ledgerMs: median(withLedger), ratio: median(withLedger.map((l, i) => l / plain[i]!)), writeMs: median(writes),
+    unmeteredMs: median(unmetered), meterRatio: median(plain.map((p, i) => p / unmetered[i]!)), reports, ...checks,
+  };
 }
 
 /** The P13 section: the turn with and without its ledger write, and the budget check per report. */
@@ -116,6 +129,8 @@ export function spendSection(r: SpendBenchResult): { title: string; body: string
         ["the same turn + ledgerEntriesOf + recordUsage, p50 ms", fmt(r.ledgerMs, 1)],
         ["the ledger write alone, p50 ms", fmt(r.writeMs, 2)],
         ["with ledger / plain (median of per-round ratios)", ratio(r.ratio)],
+        ["P2 turn without the metering point (meterModelRoute: false), p50 ms", fmt(r.unmeteredMs, 1)],
+        ["with the metering point / without (median of per-round ratios)", ratio(r.meterRatio)],
       ];
   return {
     title: `P13 spend: the ledger on P2's turn (${r.rounds} paired rounds) and the budget check per usage report (${r.reports} reports)`,
@@ -126,6 +141,7 @@ export function spendSection(r: SpendBenchResult): { title: string; body: string
     ]),
     goals: [
       { goal: "the ledger adds ≤ 2 % to P2's turn time", met: r.ratio === undefined ? undefined : r.ratio <= 1.02, measured: r.ratio === undefined ? "skipped" : ratio(r.ratio) },
+      { goal: "the metering point (every model call proxied, the turn summary awaited) adds ≤ 5 % to P2's turn", met: r.meterRatio === undefined ? undefined : r.meterRatio <= 1.05, measured: r.meterRatio === undefined ? "skipped" : ratio(r.meterRatio) },
       { goal: "the budget check per usage report ≤ 10 µs", met: r.checkNs <= 10_000, measured: `${fmt(r.checkNs / 1000, 3)} µs` },
     ],
   };

@@ -63,4 +63,4 @@ export type { PendingApproval, ApprovalAnswer, ApprovalsOptions } from "./approv
 
 // Spend: the usage ledger, budgets and the operator's prices (docs/spend.md)
 export { queryUsage, loadPrices, computeCost } from "./usage/index.js";
-export type { TurnBudget, UsageQuery, UsageTotals, UsageGrouping, PriceTable, ModelPrice } from "./usage/index.js";
+export type { TurnBudget, UsageQuery, UsageTotals, UsageGrouping, PriceTable, ModelPrice, SideCallUsage } from "./usage/index.js";

@@ -20,6 +20,7 @@ import { ACP } from "./methods.js";
 import { mapExtNotification, mapSessionUpdate, mapTextChunk, readUsage, sessionIdOf } from "./updates.js";
 // budget.ts alone, not the usage front door: the turn engine must not load the ledger's SQLite.
 import { createTurnMeter, TICKS_PER_USD, type TurnBudget, type TurnMeter } from "../usage/budget.js";
+import type { SideCallUsage } from "../usage/side-calls.js";
 
 /** Per-turn options. */
 export interface PromptOptions {
@@ -53,6 +54,11 @@ export interface TurnResult {
   echoed: boolean;
   /** The raw `_meta` of the prompt response, when there was one. */
   responseMeta?: Record<string, unknown>;
+  /**
+   * Model calls of the turn its agent did not report in `usage` (grok's turn summary and titles), read at the
+   * seat's metering point or estimated; `usage` plus these is what the turn spent. See docs/spend.md.
+   */
+  sideCalls?: SideCallUsage[];
 }
 
 interface Turn {

@@ -18,7 +18,7 @@ import type { Job } from "bullmq";
 import { DelayedError, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
 import type { SeatEvent, TurnResult } from "../acp/index.js";
-import { ledgerEntriesOf, recordUsage } from "../usage/index.js";
+import { ledgerEntriesOf, recordUsage, sideCallTokens } from "../usage/index.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../seat/index.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { budgetRefusal, createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
@@ -357,7 +357,10 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     // A named session's turn is in the ledger already (sessions/), under its name.
     if (!spec.session) recordJobUsage(ctx, id, spec, result);
     // The turn's usage as the agent reported it (absent = unknown, never zero): the job's ledger entry.
-    const usage: Record<string, string> = result.usage ? { usage: JSON.stringify(result.usage) } : {};
+    const usage: Record<string, string> = {
+      ...(result.usage ? { usage: JSON.stringify(result.usage) } : {}),
+      ...(result.sideCalls?.length ? { side_calls: JSON.stringify(result.sideCalls) } : {}),
+    };
     const fields: Record<string, string | number> = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}), ...usage };
     if (tree) {
       // The agent is gone before its work is committed; only a completed turn is pushed (one atomic push).
@@ -409,8 +412,11 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
 function spentOf(budget: FleetBudget, result: TurnResult): number | undefined {
   const u = result.usage;
   if (budget.unit === "usd") return u?.costUsdTicks === undefined ? undefined : u.costUsdTicks / 1e10;
-  if (u?.totalTokens !== undefined) return u.totalTokens;
-  return u?.inputTokens === undefined && u?.outputTokens === undefined ? undefined : (u.inputTokens ?? 0) + (u.outputTokens ?? 0);
+  // The calls grok made on its own (turn summary, titles) are spent too (issue 23 §4).
+  const sides = result.sideCalls?.length ? sideCallTokens(result.sideCalls) : undefined;
+  if (u?.totalTokens !== undefined) return u.totalTokens + (sides ?? 0);
+  if (u?.inputTokens === undefined && u?.outputTokens === undefined) return sides;
+  return (u.inputTokens ?? 0) + (u.outputTokens ?? 0) + (sides ?? 0);
 }
 
 /** Adds a job's turn to this host's ledger (seat usage --by job); a failure is logged, never the job's. */

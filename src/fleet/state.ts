@@ -15,6 +15,7 @@ import type { Redis } from "ioredis";
 import { redact } from "../internal/redact.js";
 import { jobKeys } from "./keys.js";
 import { readUsage, type Usage } from "../acp/index.js";
+import type { SideCallUsage } from "../usage/index.js";
 
 /** Where a fleet job is. */
 export type JobStatus = "waiting" | "active" | "dispatched" | "completed" | "failed" | "cancelled" | "uncertain";
@@ -65,6 +66,8 @@ export interface JobRecord {
   diffstat?: string;
   /** The turn's usage as the agent reported it (absent: unknown, never zero). */
   usage?: Usage;
+  /** The model calls of the turn its agent did not report (grok's turn summary, titles): metered or estimated. */
+  sideCalls?: SideCallUsage[];
 }
 
 // KEYS: state, events, alive. ARGV: allowed statuses (JSON list; "" = no record yet), new status, fields (JSON
@@ -138,6 +141,15 @@ function parseUsage(text: string): Usage | undefined {
   }
 }
 
+function parseSideCalls(text: string): SideCallUsage[] {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return Array.isArray(parsed) ? (parsed as SideCallUsage[]) : [];
+  } catch {
+    return []; // a record written by hand: no side calls known
+  }
+}
+
 /** Reads job `id`'s record, deriving `uncertain` for a dispatched job whose worker stopped its heartbeat. */
 export async function readJob(redis: Redis, id: string): Promise<JobRecord | undefined> {
   const keys = jobKeys(id);
@@ -169,6 +181,7 @@ export async function readJob(redis: Redis, id: string): Promise<JobRecord | und
     ...(hash.commit ? { commit: hash.commit } : {}),
     ...(hash.diffstat !== undefined ? { diffstat: hash.diffstat } : {}),
     ...(hash.usage ? { usage: parseUsage(hash.usage) } : {}),
+    ...(hash.side_calls ? { sideCalls: parseSideCalls(hash.side_calls) } : {}),
   };
   const beating = alive !== null && hash.run !== undefined && alive === hash.run;
   if (record.status === "dispatched" && !beating) return { ...record, status: "uncertain", derived: true };

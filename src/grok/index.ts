@@ -29,3 +29,5 @@ export { runGrokCommand } from "./grok-command.js";
 export type { GrokCommandResult, GrokCommandOptions } from "./grok-command.js";
 export { hasAskEveryCommandRule, shellGateReport, ASK_EVERY_COMMAND_TOML, ASKED_SHELL_EXAMPLES, UNASKED_FACTS_VERSION, UNASKED_SHELL_EXAMPLES } from "./unasked.js";
 export type { ShellGateReport } from "./unasked.js";
+export { grokModelRoute, XAI_API_BASE_URL } from "./model-route.js";
+export type { ModelRoute } from "./model-route.js";

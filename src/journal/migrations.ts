@@ -118,6 +118,14 @@ CREATE INDEX IF NOT EXISTS usage_ledger_by_time ON usage_ledger (recorded_at);
 CREATE INDEX IF NOT EXISTS usage_ledger_by_session ON usage_ledger (session_row);
 `,
   },
+  {
+    // How each row was known (usage/side-calls.ts): 'agent' (its report), 'proxy' (the seat's metering point read
+    // the model's answer: a call the agent did not report) or 'estimated'. Older rows stay NULL (the agent's).
+    name: "grok-seat.usage.v3",
+    ddl: `
+ALTER TABLE usage_ledger ADD COLUMN metered TEXT CHECK (metered IS NULL OR metered IN ('agent', 'proxy', 'estimated'));
+`,
+  },
 ];
 
 /**

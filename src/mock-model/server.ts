@@ -30,6 +30,8 @@ export interface LoggedRequest {
   body?: unknown;
   /** The last user query the script matched its rules on (scripted kinds of every dialect). */
   query?: string;
+  /** Chat Completions: the usage the mock reported for this call, once its answer was written in full. */
+  served?: { promptTokens: number; completionTokens: number };
 }
 
 /** A running mock model server. */
@@ -52,6 +54,11 @@ export interface MockModelOptions {
   logFile?: string;
   /** The model id reported by `GET /v1/models`. */
   modelId?: string;
+  /**
+   * Chat Completions: report `prompt_tokens` as the request body's size / 4 (rounded up) instead of a fixed 11,
+   * so a call that re-sends a long conversation costs what it sent (the spend tests measure against it).
+   */
+  promptTokensFromBody?: boolean;
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -84,7 +91,7 @@ function words(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
-async function streamReply(res: ServerResponse, reply: MockReply, model: string, counter: number): Promise<void> {
+async function streamReply(res: ServerResponse, reply: MockReply, model: string, counter: number, promptTokens: number, served: (usage: { promptTokens: number; completionTokens: number }) => void): Promise<void> {
   const id = `chatcmpl-mock-${counter}`;
   const delay = reply.chunkDelayMs ?? 0;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
@@ -116,11 +123,12 @@ async function streamReply(res: ServerResponse, reply: MockReply, model: string,
   }
   res.write(chunkObject(id, model, {}, calls.length > 0 ? "tool_calls" : "stop"));
   const completion = words(reply.text ?? "").length + calls.length;
-  res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: 11, completion_tokens: completion, total_tokens: 11 + completion } })}\n\n`);
+  res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion } })}\n\n`);
   res.end("data: [DONE]\n\n");
+  served({ promptTokens, completionTokens: completion });
 }
 
-function plainReply(res: ServerResponse, reply: MockReply, model: string, counter: number): void {
+function plainReply(res: ServerResponse, reply: MockReply, model: string, counter: number, promptTokens: number, served: (usage: { promptTokens: number; completionTokens: number }) => void): void {
   const calls = (reply.toolCalls ?? []).map((call, index) => ({
     id: `call_mock_${counter}_${index}`,
     type: "function",
@@ -128,7 +136,8 @@ function plainReply(res: ServerResponse, reply: MockReply, model: string, counte
   }));
   const message = { role: "assistant", content: reply.text ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
   res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify({ id: `chatcmpl-mock-${counter}`, object: "chat.completion", created: 0, model, choices: [{ index: 0, message, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }], usage: { prompt_tokens: 11, completion_tokens: 3, total_tokens: 14 } }));
+  res.end(JSON.stringify({ id: `chatcmpl-mock-${counter}`, object: "chat.completion", created: 0, model, choices: [{ index: 0, message, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }], usage: { prompt_tokens: promptTokens, completion_tokens: 3, total_tokens: promptTokens + 3 } }));
+  served({ promptTokens, completionTokens: 3 });
 }
 
 /** The OpenAI error type for a status: a 4xx is the client's fault (agents such as OpenCode retry "server_error"). */
@@ -181,7 +190,10 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       const scripted = reqId === undefined ? withQueryTags(body) : body;
       const sideCall = reqId === undefined && scripted !== body && (body.tools?.length ?? 0) === 0;
       const kind: RequestKind = sideCall ? "title" : classifyRequest(reqId, scripted);
-      log({ t: Date.now(), method: "POST", url, kind, dialect: "chat", reqId, headers, body, query: lastUserQuery(scripted.messages ?? []) });
+      const entry: LoggedRequest = { t: Date.now(), method: "POST", url, kind, dialect: "chat", reqId, headers, body, query: lastUserQuery(scripted.messages ?? []) };
+      log(entry);
+      const promptTokens = options.promptTokensFromBody ? Math.ceil(Buffer.byteLength(text) / 4) : 11;
+      const served = (usage: { promptTokens: number; completionTokens: number }) => void (entry.served = usage);
       const reply = sideCall ? { text: "Mock session" } : chooseReply(script, kind, scripted);
       counter += 1;
       if (reply.hang) return; // left open until the client or close() ends it
@@ -190,8 +202,8 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
         return;
       }
       const model = body.model ?? "mock-model";
-      if (body.stream === false) plainReply(res, reply, model, counter);
-      else await streamReply(res, reply, model, counter);
+      if (body.stream === false) plainReply(res, reply, model, counter, promptTokens, served);
+      else await streamReply(res, reply, model, counter, promptTokens, served);
       return;
     }
     const path = url.split("?")[0] ?? url;

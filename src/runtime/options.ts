@@ -96,6 +96,12 @@ export interface SessionOptions {
    */
   failFastAfterRetries?: number;
   /**
+   * grok only: put the seat's metering point on grok's model route (the xAI API route) so the calls grok makes
+   * without reporting them (turn summary, titles) are metered and kept within the turn's budget; elsewhere they
+   * are estimated. Default true; false leaves grok's route alone and estimates. See docs/spend.md.
+   */
+  meterModelRoute?: boolean;
+  /**
    * Continue this existing agent session (session/resume, else session/load) instead of session/new; a
    * session that cannot be attached makes the session dead with SESSION_NOT_RESUMABLE. Used by sessions/.
    */

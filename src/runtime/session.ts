@@ -32,6 +32,7 @@ import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
 import { unknownModelError } from "./model-check.js";
 import { agentLaunch, resolveAgentProfile, withSessionLaunch } from "./agent-launch.js";
+import { SideCallMeter } from "./side-calls.js";
 import { createStateTracker, isFinalState, stateAfterTurn, type AttentionSnapshot, type StateTracker } from "../attention/index.js";
 import type { PromptInput, SessionOptions } from "./options.js";
 import { budgetRefusal } from "./budget-gate.js";
@@ -117,6 +118,8 @@ class Session implements HeadlessSession {
   skills: StagedSkills | undefined;
   /** Removes the files written for a non-grok agent's launch (rules file, session config). */
   launchCleanup: (() => void) | undefined;
+  /** grok's side calls (turn summary, titles): the metering point on its model route, or the estimate. */
+  sideCalls: SideCallMeter | undefined;
   /** grok's unified.jsonl, followed during each turn (health/). */
   grokLog: string | undefined;
   private disposing: Promise<{ survivors: number[] }> | undefined;
@@ -229,7 +232,8 @@ class Session implements HeadlessSession {
     const health = this.grokLog && this.id
       ? startTurnHealth({ logPath: this.grokLog, sessionId: this.id, pid: this.agent?.pid, promptId, failFastAfterRetries: this.options.failFastAfterRetries, emit: (e) => core.emit(e), signal: options.signal })
       : undefined;
-    const result = await core.prompt(input, {
+    this.sideCalls?.beginTurn(promptId, budget, costOf);
+    const turn = await core.prompt(input, {
       promptId,
       turnTimeoutMs: options.turnTimeoutMs ?? this.options.turnTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs ?? this.options.idleTimeoutMs,
@@ -238,6 +242,9 @@ class Session implements HeadlessSession {
       ...(costOf ? { costOf } : {}),
     });
     await health?.stop();
+    const result = this.sideCalls ? await this.sideCalls.finishTurn(turn, budget) : turn;
+    // grok's own calls after the turn's text (its summary) can take it over budget: said after `done`, like a ledger failure.
+    if (result.diagnostic && result.diagnostic !== turn.diagnostic) await this.report(result.diagnostic.code, result.diagnostic.message);
     // An approval still pending when its turn ended can no longer be answered: it is denied (APPROVAL_EXPIRED).
     this.approvals?.expireAll();
     // A turn that ended without reaching finish() (refused before sending) still leaves `working`.
@@ -280,6 +287,7 @@ class Session implements HeadlessSession {
       await this.report("GROK_DISPOSE_SURVIVORS", `Killing grok's process tree failed: ${messageOf(error)}.`);
     }
     await this.bridge?.close().catch(() => undefined);
+    await this.sideCalls?.close().catch(() => undefined);
     try {
       this.skills?.cleanup();
       this.launchCleanup?.();
@@ -466,7 +474,13 @@ async function start(session: Session, options: SessionOptions, model: string | 
   session.launchCleanup = sessionLaunch?.cleanup;
   const argv = sessionLaunch ? sessionLaunch.argv : buildAgentArgv({ binary: binary!.path, ...(model ? { model } : {}), pluginDirs });
   // The auth choice reads this same environment: what grok actually gets, not what we run with.
-  const agentEnv = sessionLaunch ? sessionLaunch.env : buildAgentEnv(env, options.agentEnv ?? {});
+  let agentEnv = sessionLaunch ? sessionLaunch.env : buildAgentEnv(env, options.agentEnv ?? {});
+  if (!profile) {
+    // grok's own side calls (turn summary, titles) are in no report: meter them on its model route (issue 23 §4).
+    const started = options.meterModelRoute === false ? undefined : await SideCallMeter.start(agentEnv, model);
+    session.sideCalls = started?.meter ?? SideCallMeter.estimating();
+    agentEnv = started?.env ?? agentEnv;
+  }
   session.grokLog = launch ? undefined : grokLogPath(agentEnv);
   session.process = await spawnAgent({ argv, env: agentEnv, cwd });
   const agentProcess = session.process;

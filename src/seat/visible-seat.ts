@@ -25,7 +25,7 @@ import type { InteractionWatch } from "./interactions.js";
 import { seatAttentionState, type AttentionState, type WaitingOn } from "../attention/states.js";
 import { nothingServes, observeExit, proveSeatLeader, reproveForDispatch, socketHolder, waitForExitObserved, type DispatchSeal, type LeaderBinding, type TuiProof } from "./proof.js";
 import type { SeatWorktreeRelease } from "./seat-worktree.js";
-import { ledgerEntriesOf, recordUsage } from "../usage/index.js";
+import { estimateGrokSideCalls, ledgerEntriesOf, recordUsage } from "../usage/index.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
 const SETTLED: DeliveryState[] = ["completed", "failed", "submitted", "uncertain"];
@@ -306,7 +306,9 @@ export class VisibleSeat {
    */
   #recordUsage(promptId: string, result: TurnResult): void {
     try {
-      recordUsage(this.parts.journal.path, ledgerEntriesOf(result, { source: "seat", agent: "grok" }));
+      // The TUI runs without the metering point: its turn summary (issue 23 §4) is estimated, and marked so.
+      const sideCalls = estimateGrokSideCalls(result);
+      recordUsage(this.parts.journal.path, ledgerEntriesOf(sideCalls.length > 0 ? { ...result, sideCalls } : result, { source: "seat", agent: "grok" }));
     } catch (error) {
       // The controller's stderr is its log (controller.log), as for a refused transition below.
       process.stderr.write(`grok-seat: delivery ${promptId}: its usage could not be added to the ledger: ${messageOf(error)}\n`);

@@ -13,3 +13,7 @@ export { emptyTotals, ledgerEntriesOf, queryUsage, recordUsage, totalsOf, USAGE_
 export type { FinishedTurn, LedgerEntry, UsageGrouping, UsageQuery, UsageTotals } from "./ledger.js";
 export { nextTurnBudget, readSessionBudget, setSessionBudget } from "./session-budget.js";
 export type { SessionSpend } from "./session-budget.js";
+export { startMeteringPoint, readUsageInto } from "./metering-point.js";
+export type { MeteredCall, MeteringPoint, MeteringPointOptions, PendingCall } from "./metering-point.js";
+export { BYTES_PER_TOKEN, estimateGrokSideCalls, meterMissedTurn, sideCallsFromMeter, sideCallTokens, SUMMARY_OUTPUT_TOKENS_ESTIMATE } from "./side-calls.js";
+export type { ReportedTurn, SideCallUsage } from "./side-calls.js";

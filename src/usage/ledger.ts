@@ -15,6 +15,7 @@ import { openDatabase, withBusyRetry } from "../journal/index.js";
 import { journalPath, seatHome } from "../seat/seat-home.js";
 import { TICKS_PER_USD } from "./budget.js";
 import { computeCost, type PriceTable } from "./prices.js";
+import type { SideCallUsage } from "./side-calls.js";
 
 /** One ledger row: one turn's usage on one model. Null = not reported. */
 export interface LedgerEntry {
@@ -36,6 +37,12 @@ export interface LedgerEntry {
   /** Cost the agent reported, in ticks (1 USD = 1e10); null when it did not. */
   costUsdTicks: number | null;
   stopReason: string | null;
+  /**
+   * How the row's numbers were known: `agent` (the agent reported them), `proxy` (read at the seat's metering
+   * point from the model's own answers: calls the agent did not report), `estimated` (nothing reported them).
+   * Null on rows written before journal migration grok-seat.usage.v3 (they were the agent's reports).
+   */
+  metered: "agent" | "proxy" | "estimated" | null;
 }
 
 /** What the ledger needs of a finished turn (a TurnResult fits). */
@@ -44,6 +51,8 @@ export interface FinishedTurn {
   stopReason?: string;
   usage?: { inputTokens?: number; outputTokens?: number; cachedReadTokens?: number; reasoningTokens?: number; modelCalls?: number; costUsdTicks?: number };
   responseMeta?: Record<string, unknown>;
+  /** The turn's model calls its agent did not report (metered at the metering point, or estimated). */
+  sideCalls?: readonly SideCallUsage[];
 }
 
 type Obj = Record<string, unknown>;
@@ -55,6 +64,19 @@ const num = (v: unknown): number | null => (typeof v === "number" && Number.isFi
  * (its model from `_meta.modelId`, else `model`). A turn whose agent reported nothing still gets a row, all unknown.
  */
 export function ledgerEntriesOf(turn: FinishedTurn, where: { source: LedgerEntry["source"]; agent: string; session?: string; sessionRow?: number; jobId?: string; model?: string; now?: Date }): LedgerEntry[] {
+  const reported = reportedEntries(turn, where);
+  const sides = turn.sideCalls ?? [];
+  if (sides.length === 0) return reported;
+  const base = reported[0]!;
+  return [...reported, ...sides.map((s): LedgerEntry => ({
+    ...base,
+    model: s.model,
+    inputTokens: s.inputTokens, outputTokens: s.outputTokens, cachedTokens: s.cachedTokens, reasoningTokens: s.reasoningTokens,
+    modelCalls: s.modelCalls, costUsdTicks: null, metered: s.metered,
+  }))];
+}
+
+function reportedEntries(turn: FinishedTurn, where: { source: LedgerEntry["source"]; agent: string; session?: string; sessionRow?: number; jobId?: string; model?: string; now?: Date }): LedgerEntry[] {
   const base = {
     recordedAt: (where.now ?? new Date()).toISOString(),
     source: where.source,
@@ -64,6 +86,7 @@ export function ledgerEntriesOf(turn: FinishedTurn, where: { source: LedgerEntry
     jobId: where.jobId ?? null,
     promptId: turn.promptId,
     stopReason: turn.stopReason ?? null,
+    metered: "agent" as const,
   };
   const meta = turn.responseMeta;
   const perModel = isObj(meta) && isObj(meta.usage) && isObj(meta.usage.modelUsage) ? Object.entries(meta.usage.modelUsage).filter(([, v]) => isObj(v)) : [];
@@ -92,7 +115,7 @@ export function ledgerEntriesOf(turn: FinishedTurn, where: { source: LedgerEntry
   }];
 }
 
-const COLUMNS = ["recorded_at", "source", "agent", "session_name", "session_row", "job_id", "prompt_id", "model", "input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens", "model_calls", "cost_usd_ticks", "stop_reason"] as const;
+const COLUMNS = ["recorded_at", "source", "agent", "session_name", "session_row", "job_id", "prompt_id", "model", "input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens", "model_calls", "cost_usd_ticks", "stop_reason", "metered"] as const;
 
 /** How long a ledger write waits for another process's lock before JOURNAL_BUSY. */
 const LEDGER_WAIT_MS = 10_000;
@@ -106,7 +129,7 @@ export function recordUsage(journalFile: string, entries: readonly LedgerEntry[]
     withBusyRetry(journalFile, "recording usage", () => db.transaction(() => {
       // Names, ids and model ids are agent- or user-given text: a known secret value in one is masked like anywhere.
       for (const e of entries.map((entry) => redact(entry))) {
-        insert.run(e.recordedAt, e.source, e.agent, e.session, e.sessionRow, e.jobId, e.promptId, e.model, e.inputTokens, e.outputTokens, e.cachedTokens, e.reasoningTokens, e.modelCalls, e.costUsdTicks, e.stopReason);
+        insert.run(e.recordedAt, e.source, e.agent, e.session, e.sessionRow, e.jobId, e.promptId, e.model, e.inputTokens, e.outputTokens, e.cachedTokens, e.reasoningTokens, e.modelCalls, e.costUsdTicks, e.stopReason, e.metered);
       }
     })(), LEDGER_WAIT_MS);
   } finally {
@@ -152,6 +175,8 @@ export interface UsageTotals {
   costSource: string;
   /** Rows whose cost is unknown (neither reported nor priceable): the cost is then a lower bound. */
   unpricedTurns: number;
+  /** Model calls in the totals that were estimated (no agent and no metering point reported them). */
+  estimatedCalls: number;
 }
 
 function dateBound(value: string | undefined, flag: string): string | undefined {
@@ -197,14 +222,14 @@ export function totalsOf(entries: readonly LedgerEntry[], prices?: PriceTable): 
   const rows = entries.map((e): Obj => ({
     recorded_at: e.recordedAt, agent: e.agent, session_name: e.session, job_id: e.jobId, model: e.model,
     input_tokens: e.inputTokens, output_tokens: e.outputTokens, cached_tokens: e.cachedTokens, reasoning_tokens: e.reasoningTokens,
-    model_calls: e.modelCalls, cost_usd_ticks: e.costUsdTicks,
+    model_calls: e.modelCalls, cost_usd_ticks: e.costUsdTicks, metered: e.metered,
   }));
   return totalRows(rows, undefined, prices)[0] ?? emptyTotals("all");
 }
 
 /** Totals of no turns at all (every count null, nothing unreported). */
 export function emptyTotals(key: string): UsageTotals {
-  return { key, turns: 0, modelCalls: null, inputTokens: null, outputTokens: null, cachedTokens: null, reasoningTokens: null, unreportedTurns: 0, costUsd: null, costSource: "unknown", unpricedTurns: 0 };
+  return { key, turns: 0, modelCalls: null, inputTokens: null, outputTokens: null, cachedTokens: null, reasoningTokens: null, unreportedTurns: 0, costUsd: null, costSource: "unknown", unpricedTurns: 0, estimatedCalls: 0 };
 }
 
 function totalRows(rows: readonly Obj[], by: UsageGrouping | undefined, prices: PriceTable | undefined): UsageTotals[] {
@@ -217,7 +242,10 @@ function totalRows(rows: readonly Obj[], by: UsageGrouping | undefined, prices: 
       g = { ...emptyTotals(key), sources: new Set() };
       groups.set(key, g);
     }
-    g.turns += 1;
+    // A side call's row (metered at the metering point, or estimated) adds calls and tokens to its turn, not a turn.
+    const side = r.metered === "proxy" || r.metered === "estimated";
+    if (!side) g.turns += 1;
+    if (r.metered === "estimated" && typeof r.model_calls === "number") g.estimatedCalls += r.model_calls;
     g.modelCalls = add(g.modelCalls, r.model_calls);
     g.inputTokens = add(g.inputTokens, r.input_tokens);
     g.outputTokens = add(g.outputTokens, r.output_tokens);

@@ -30,12 +30,34 @@ const GROK_META = {
 test("a turn becomes one ledger row per model; a turn that reported nothing is a row of unknowns, never zeros", () => {
   const at = new Date("2026-12-01T10:00:00Z");
   const [row] = ledgerEntriesOf({ promptId: "p1", stopReason: "end_turn", usage: { inputTokens: 22, outputTokens: 5, modelCalls: 2 }, responseMeta: GROK_META }, { source: "run", agent: "grok", now: at });
-  assert.deepEqual(row, { recordedAt: at.toISOString(), source: "run", agent: "grok", session: null, sessionRow: null, jobId: null, promptId: "p1", stopReason: "end_turn", model: "mock-model", inputTokens: 22, outputTokens: 5, cachedTokens: 0, reasoningTokens: 0, modelCalls: 2, costUsdTicks: null });
+  assert.deepEqual(row, { recordedAt: at.toISOString(), source: "run", agent: "grok", session: null, sessionRow: null, jobId: null, promptId: "p1", stopReason: "end_turn", model: "mock-model", inputTokens: 22, outputTokens: 5, cachedTokens: 0, reasoningTokens: 0, modelCalls: 2, costUsdTicks: null, metered: "agent" });
   const [silent] = ledgerEntriesOf({ promptId: "p2", stopReason: "end_turn" }, { source: "session", agent: "codex", session: "alpha", model: "gpt-x", now: at });
   assert.equal(silent!.model, "gpt-x");
   for (const key of ["inputTokens", "outputTokens", "cachedTokens", "reasoningTokens", "modelCalls", "costUsdTicks"] as const) assert.equal(silent![key], null, key);
   const two = ledgerEntriesOf({ promptId: "p3", usage: { costUsdTicks: 5e9 }, responseMeta: { usage: { costUsdTicks: 5e9, modelUsage: { a: { inputTokens: 1, outputTokens: 1, costUsdTicks: 2e9 }, b: { inputTokens: 2, outputTokens: 2 } } } } }, { source: "job", agent: "grok", jobId: "j1", now: at });
   assert.deepEqual(two.map((r) => [r.model, r.costUsdTicks, r.jobId]), [["a", 2e9, "j1"], ["b", null, "j1"]], "a cost split over models is only known where grok said it");
+});
+
+test("a turn's side calls are rows of their own, marked proxy or estimated: they add calls and tokens to the totals, not turns", (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, "seats.db");
+  openJournal(file).close();
+  const at = new Date("2026-12-02T10:00:00Z");
+  const sideCalls = [
+    { kinds: ["title"], model: "grok-4.6", inputTokens: 279, outputTokens: 1, cachedTokens: null, reasoningTokens: null, modelCalls: 1, metered: "proxy" as const },
+    { kinds: ["turn_summary"], model: "mock-model", inputTokens: 14460, outputTokens: 3, cachedTokens: null, reasoningTokens: null, modelCalls: 1, metered: "proxy" as const },
+  ];
+  const rows = ledgerEntriesOf({ promptId: "p1", stopReason: "end_turn", usage: { inputTokens: 22, outputTokens: 5, modelCalls: 2 }, responseMeta: GROK_META, sideCalls }, { source: "run", agent: "grok", now: at });
+  assert.deepEqual(rows.map((r) => [r.promptId, r.model, r.inputTokens, r.outputTokens, r.modelCalls, r.metered]), [
+    ["p1", "mock-model", 22, 5, 2, "agent"], ["p1", "grok-4.6", 279, 1, 1, "proxy"], ["p1", "mock-model", 14460, 3, 1, "proxy"],
+  ]);
+  const estimated = ledgerEntriesOf({ promptId: "p2", stopReason: "end_turn", usage: { inputTokens: 11, outputTokens: 3, modelCalls: 1 }, sideCalls: [{ kinds: ["turn_summary"], model: null, inputTokens: 14, outputTokens: 16, cachedTokens: null, reasoningTokens: null, modelCalls: 1, metered: "estimated" }] }, { source: "run", agent: "grok", now: at });
+  recordUsage(file, [...rows, ...estimated]);
+  const [all] = queryUsage({ journalFile: file });
+  assert.equal(all!.turns, 2, "two turns, however many side calls");
+  assert.equal(all!.modelCalls, 6);
+  assert.equal(all!.inputTokens, 22 + 279 + 14460 + 11 + 14);
+  assert.equal(all!.estimatedCalls, 1);
 });
 
 test("seat usage totals group by agent, model, session, job and day, filter by date, and keep unknown apart from zero", (t) => {
@@ -50,7 +72,7 @@ test("seat usage totals group by agent, model, session, job and day, filter by d
     ...ledgerEntriesOf({ promptId: "c1" }, { source: "job", agent: "codex", jobId: "job-9", now: day2 }),
   ]);
   const [all] = queryUsage({ journalFile: file });
-  assert.deepEqual(all, { key: "all", turns: 3, modelCalls: 3, inputTokens: 32, outputTokens: 6, cachedTokens: 0, reasoningTokens: 0, unreportedTurns: 1, costUsd: 0.025, costSource: "reported", unpricedTurns: 2 });
+  assert.deepEqual(all, { key: "all", turns: 3, modelCalls: 3, inputTokens: 32, outputTokens: 6, cachedTokens: 0, reasoningTokens: 0, unreportedTurns: 1, costUsd: 0.025, costSource: "reported", unpricedTurns: 2, estimatedCalls: 0 });
   const byAgent = queryUsage({ journalFile: file, by: "agent" });
   assert.deepEqual(byAgent.map((g) => [g.key, g.turns, g.inputTokens]), [["grok", 2, 32], ["codex", 1, null]], "an agent that reported nothing totals unknown, not 0");
   assert.deepEqual(queryUsage({ journalFile: file, by: "day" }).map((g) => [g.key, g.turns]), [["2026-11-30", 1], ["2026-12-01", 2]]);
@@ -161,20 +183,20 @@ test("seat sessions show totals the session's own ledger rows (per model, cost w
   const shown = await runSeat(["sessions", "show", "work", "--json"], { env, cwd });
   assert.equal(shown.code, 0, shown.stderr);
   const session = JSON.parse(shown.stdout.trim()) as { ledger: Record<string, unknown> };
-  assert.deepEqual(session.ledger, { key: "all", turns: 3, modelCalls: 3, inputTokens: 22, outputTokens: 5, cachedTokens: null, reasoningTokens: null, unreportedTurns: 1, costUsd: 4e-6, costSource: "reported", unpricedTurns: 1 });
+  assert.deepEqual(session.ledger, { key: "all", turns: 3, modelCalls: 3, inputTokens: 22, outputTokens: 5, cachedTokens: null, reasoningTokens: null, unreportedTurns: 1, costUsd: 4e-6, costSource: "reported", unpricedTurns: 1, estimatedCalls: 0 });
   const text = await runSeat(["sessions", "show", "work"], { env, cwd });
   assert.match(text.stdout, /usage: 3 turns: 3 model calls, 22 in, 5 out, \? cached, \? reasoning \(1 reported no tokens\); cost \$0\.000004 \(reported; 1 turn\(s\) unpriced, so at least\)/);
   const none = await runSeat(["sessions", "show", "other", "--json", "--prices", join(dir, "missing.json")], { env, cwd });
   assert.equal(none.code, 2, "a price file that cannot be read is a usage error");
 });
 
-test("migration grok-seat.usage.v2 widens the ledger to visible-seat rows (source seat) keeping every v1 row and its id", async (t) => {
+test("migrations grok-seat.usage.v2 and v3 widen a v1 ledger to visible-seat rows (source seat) and the metered column, keeping every v1 row and its id", async (t) => {
   const dir = tempDir(t);
   const file = join(dir, "seats.db");
   openJournal(file).close();
   // Make it a journal whose ledger is still v1: the old CHECK, one row, and no v2 migration recorded.
   const raw = new Database(file);
-  raw.exec(`DROP TABLE usage_ledger; DELETE FROM meta WHERE key = 'migration:grok-seat.usage.v2';
+  raw.exec(`DROP TABLE usage_ledger; DELETE FROM meta WHERE key IN ('migration:grok-seat.usage.v2', 'migration:grok-seat.usage.v3');
     CREATE TABLE usage_ledger (id INTEGER PRIMARY KEY AUTOINCREMENT, recorded_at TEXT NOT NULL, source TEXT NOT NULL CHECK (source IN ('run', 'session', 'job')), agent TEXT NOT NULL, session_name TEXT, session_row INTEGER, job_id TEXT, prompt_id TEXT NOT NULL, model TEXT, input_tokens INTEGER, output_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER, model_calls INTEGER, cost_usd_ticks INTEGER, stop_reason TEXT);
     INSERT INTO usage_ledger (id, recorded_at, source, agent, prompt_id, input_tokens) VALUES (7, '2026-12-01T00:00:00.000Z', 'run', 'grok', 'old', 5);`);
   assert.throws(() => raw.prepare("INSERT INTO usage_ledger (recorded_at, source, agent, prompt_id) VALUES ('x', 'seat', 'grok', 'p')").run(), /CHECK constraint/);
@@ -182,7 +204,7 @@ test("migration grok-seat.usage.v2 widens the ledger to visible-seat rows (sourc
   recordUsage(file, ledgerEntriesOf({ promptId: "gs-1-p", usage: { inputTokens: 22, outputTokens: 4, modelCalls: 2 } }, { source: "seat", agent: "grok" }));
   const check = new Database(file, { readonly: true });
   t.after(() => check.close());
-  assert.deepEqual(check.prepare("SELECT id, source, prompt_id, input_tokens FROM usage_ledger ORDER BY id").all(), [{ id: 7, source: "run", prompt_id: "old", input_tokens: 5 }, { id: 8, source: "seat", prompt_id: "gs-1-p", input_tokens: 22 }]);
+  assert.deepEqual(check.prepare("SELECT id, source, prompt_id, input_tokens, metered FROM usage_ledger ORDER BY id").all(), [{ id: 7, source: "run", prompt_id: "old", input_tokens: 5, metered: null }, { id: 8, source: "seat", prompt_id: "gs-1-p", input_tokens: 22, metered: "agent" }]);
   assert.ok(check.prepare("SELECT value FROM meta WHERE key = 'migration:grok-seat.usage.v2'").pluck().get());
 });
 

@@ -25,7 +25,7 @@ function line(record: JobRecord): string {
  */
 function jobLedger(record: JobRecord): UsageTotals | undefined {
   if (record.endedAt === undefined && !record.usage) return undefined;
-  const turn = { promptId: record.promptId ?? record.id, ...(record.stopReason ? { stopReason: record.stopReason } : {}), ...(record.usage ? { usage: record.usage } : {}) };
+  const turn = { promptId: record.promptId ?? record.id, ...(record.stopReason ? { stopReason: record.stopReason } : {}), ...(record.usage ? { usage: record.usage } : {}), ...(record.sideCalls ? { sideCalls: record.sideCalls } : {}) };
   return totalsOf(ledgerEntriesOf(turn, { source: "job", agent: record.agent ?? "grok", jobId: record.id }));
 }
 
