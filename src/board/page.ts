@@ -22,6 +22,8 @@ export interface BoardView {
   approvals: readonly PendingApproval[] | null;
   /** The access token, embedded in each form (the POST handler checks it). */
   token: string;
+  /** The board's secret base path (`/<base>/`): every form posts under it. Default "/". */
+  base?: string;
   /** Path of the bull-board view, when the board serves one. */
   queuesPath?: string;
   /** A note shown at the top (the outcome of the last answer). */
@@ -38,11 +40,11 @@ function itemRow(item: LiveItem): string {
   return `<tr class="${escapeHtml(item.state)}" data-kind="${escapeHtml(item.kind)}" data-id="${escapeHtml(item.id)}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`;
 }
 
-function approvalRow(approval: PendingApproval, token: string): string {
+function approvalRow(approval: PendingApproval, token: string, base: string): string {
   const owner = `${approval.owner.kind} ${approval.owner.name ?? approval.owner.id}${approval.owner.host ? ` @${approval.owner.host}` : ""}`;
   const target = approval.target.command ?? approval.target.paths?.join(", ") ?? approval.target.toolName ?? "";
   const form = (decision: "allow" | "deny", label: string) =>
-    `<form method="post" action="/approvals/${encodeURIComponent(approval.id)}/${decision}"><input type="hidden" name="token" value="${escapeHtml(token)}"><button type="submit" name="decision" value="${decision}">${label}</button></form>`;
+    `<form method="post" action="${escapeHtml(base)}approvals/${encodeURIComponent(approval.id)}/${decision}"><input type="hidden" name="token" value="${escapeHtml(token)}"><button type="submit" name="decision" value="${decision}">${label}</button></form>`;
   const cells = [approval.id, approval.category, approval.title, target, owner, approval.askedAt, approval.deadline];
   return `<tr data-approval="${escapeHtml(approval.id)}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}<td>${form("allow", "Approve")}${form("deny", "Deny")}</td></tr>`;
 }
@@ -56,7 +58,7 @@ export function renderBoard(view: BoardView): string {
     ? "<p>No approvals source is connected.</p>"
     : view.approvals.length === 0
       ? "<p>No approval is pending.</p>"
-      : `<table id="approvals"><thead><tr><th>id</th><th>category</th><th>title</th><th>target</th><th>owner</th><th>asked</th><th>deadline</th><th></th></tr></thead><tbody>${view.approvals.map((a) => approvalRow(a, view.token)).join("")}</tbody></table>`;
+      : `<table id="approvals"><thead><tr><th>id</th><th>category</th><th>title</th><th>target</th><th>owner</th><th>asked</th><th>deadline</th><th></th></tr></thead><tbody>${view.approvals.map((a) => approvalRow(a, view.token, view.base ?? "/")).join("")}</tbody></table>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>seat board</title><style>${STYLE}</style></head><body>
 <h1>seat board</h1>${view.notice ? `<p class="notice">${escapeHtml(view.notice)}</p>` : ""}
 ${view.queuesPath ? `<p><a href="${escapeHtml(view.queuesPath)}">Fleet queues (bull-board)</a></p>` : ""}
