@@ -122,16 +122,19 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 /**
- * True when the request's Origin (or, without one, its Referer) is this board itself and the browser, when it
- * says, calls it same-origin (another port of this host is same-site, never same-origin).
+ * True when the request comes from this board's own page. A browser that sends Sec-Fetch-Site (which a page cannot
+ * forge) must call it same-origin — another port of this host is same-site, never same-origin — and then Origin is
+ * absent or "null" (what `Referrer-Policy: no-referrer` makes a browser send) or this board. Without
+ * Sec-Fetch-Site, the Origin (or, without one, the Referer) must be this board.
  */
 function fromThisBoard(req: IncomingMessage): boolean {
   const host = req.headers.host;
   if (!host) return false;
+  const self = `http://${host}`;
   const site = req.headers["sec-fetch-site"];
-  if (site !== undefined && site !== "same-origin") return false;
+  if (site !== undefined) return site === "same-origin" && (req.headers.origin === undefined || req.headers.origin === "null" || req.headers.origin === self);
   const origin = req.headers.origin ?? (req.headers.referer ? safeOrigin(req.headers.referer) : undefined);
-  return origin === `http://${host}`;
+  return origin === self;
 }
 
 function safeOrigin(url: string): string | undefined {

@@ -64,6 +64,7 @@ test("a credential another loopback service receives from the browser is not eno
       return { id, decision: answer.decision };
     },
   };
+  const answered = () => answers.map((a) => [a.id, a.answer.decision, a.answer.by]);
   const board = await startBoard({ listing: { home: join(home, ".grok-seat") }, approvals: source });
   const other = await startOtherService();
   const context = await chromium.launchPersistentContext(join(home, "profile"), { executablePath: CHROMIUM, headless: true, args: FLAGS });
@@ -111,6 +112,16 @@ test("a credential another loopback service receives from the browser is not eno
     }
     assert.deepEqual(answers, [], "nothing was answered by a replay");
     assert.equal(pending.length, 1, "the approval is still pending");
+    // A form POSTed from a page on the other port (same-site, not same-origin) is refused even at the secret path.
+    await second.goto(`${other.origin}/forge`);
+    await second.evaluate(`(() => { const f = document.createElement("form"); f.method = "post"; f.action = ${JSON.stringify(`${board.url}approvals/ap_sealed1/deny`)}; document.body.append(f); f.submit(); })()`);
+    await second.waitForURL(/approvals\/ap_sealed1\/deny/);
+    assert.match(await second.content(), /403/);
+    assert.deepEqual(answers, [], "nothing was answered from another port's page");
+    // The person's own click on the board still answers, once (the browser sends Origin: null under no-referrer).
+    await page.goto(board.url);
+    await Promise.all([page.waitForURL(/answered=/), page.locator('#approvals tr[data-approval="ap_sealed1"]').getByRole("button", { name: "Deny" }).click()]);
+    assert.deepEqual(answered(), [["ap_sealed1", "deny", "board"]]);
   } finally {
     await context.close();
     await other.close();
