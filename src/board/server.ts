@@ -206,7 +206,8 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
       // Read-only unless --queue-actions: bull-board's own check, and this one for any route it might not guard.
       if (changes && !queueActions) return send(res, 405, renderError(405, "The queues view is read-only (seat board --queue-actions lets it act on jobs)."), { allow: "GET, HEAD" });
       for (const [name, value] of Object.entries(ALWAYS)) res.setHeader(name, value);
-      req.url = (req.url ?? "/").slice(queuesPath.length) || "/";
+      // bull-board sees the path as parsed here (dot segments resolved), never a raw one that might differ.
+      req.url = `${url.pathname.slice(queuesPath.length) || "/"}${url.search}`;
       queues.handler(req, res, (error) => send(res, error ? 500 : 404, renderError(error ? 500 : 404, error ? messageOf(error) : "Not found.")));
       return;
     }
