@@ -107,6 +107,8 @@ export const ERROR_CODES = {
   FLEET_REDIS_URL_INVALID: "a Redis URL could not be parsed (redis://[:password@]host[:port][/db])",
   FLEET_JOB_INVALID: "a fleet job's data is missing its prompt or carries options of the wrong shape",
   FLEET_JOB_NOT_FOUND: "no fleet job with that id (never submitted, or expired after it ended)",
+  FLEET_JOB_TAMPERED: "a fleet job's spec differs from the digest its submitter recorded, or its signature does not verify with the worker's fleet key; it was never run",
+  FLEET_JOB_UNSIGNED: "a fleet job carries no submitter's digest, or no signature while the worker has a fleet key (GROK_SEAT_FLEET_KEY); it was never run",
   FLEET_JOB_UNCERTAIN: "the job's worker died after the prompt was dispatched; it may have reached the model and is never re-sent",
   FLEET_TOOLS_INVALID: "a --tools module could not be loaded or does not export HostTool objects",
   FLEET_REDIS_SERVER_FAILED: "the test rig could not start redis-server (not installed, or it exited)",

@@ -52,9 +52,9 @@ test("the board shows a held target exact and cut only with its length said; its
     assert.ok(page.includes(escapeHtml(`token="$(touch PWNED)"; echo www`)), "the row shows the command exact");
     assert.ok(page.includes(escapeHtml(`[cut: 200 of ${command.length} characters shown; open the approval to see it whole]`)), "the row says it is cut and how long it is");
     assert.equal((page.match(new RegExp(`name="digest" value="${pending.digest}"`, "g")) ?? []).length, 2, "each form carries the digest");
-    const detail = await (await fetch(new URL(`/approvals/${pending.id}`, board.url), { headers })).text();
+    const detail = await (await fetch(new URL(`approvals/${pending.id}`, board.url), { headers })).text();
     assert.ok(detail.includes(`<pre id="target">${escapeHtml(command)}</pre>`), "the detail page shows it whole");
-    const post = (digest: string) => fetch(new URL(`/approvals/${pending!.id}/allow`, board.url), { method: "POST", redirect: "manual", headers: { ...headers, origin: board.url.replace(/\/$/, ""), "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: board.token, digest }).toString() });
+    const post = (digest: string) => fetch(new URL(`approvals/${pending!.id}/allow`, board.url), { method: "POST", redirect: "manual", headers: { ...headers, origin: new URL(board.url).origin, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: board.token, digest }).toString() });
     const wrong = await post("e".repeat(64));
     assert.equal(wrong.status, 409);
     assert.match(await wrong.text(), /APPROVAL_TARGET_CHANGED/);

@@ -27,6 +27,8 @@ export interface BoardView {
   approvals: readonly PendingApproval[] | null;
   /** The access token, embedded in each form (the POST handler checks it). */
   token: string;
+  /** The board's secret base path (`/<base>/`): every form posts under it. Default "/". */
+  base?: string;
   /** Path of the bull-board view, when the board serves one. */
   queuesPath?: string;
   /** A note shown at the top (the outcome of the last answer). */
@@ -47,15 +49,15 @@ function ownerOf(approval: PendingApproval): string {
   return `${approval.owner.kind} ${approval.owner.name ?? approval.owner.id}${approval.owner.host ? ` @${approval.owner.host}` : ""}`;
 }
 
-/** The path of an approval's detail page. */
-export function approvalPath(id: string): string {
-  return `/approvals/${encodeURIComponent(id)}`;
+/** The path of an approval's detail page under the board's secret base path (`/<base>/`). */
+export function approvalPath(id: string, base = "/"): string {
+  return `${base}approvals/${encodeURIComponent(id)}`;
 }
 
 /** Approve and Deny: POST forms with the token and the digest of the exact target shown. */
-function answerForms(approval: PendingApproval, token: string): string {
+function answerForms(approval: PendingApproval, token: string, base: string): string {
   const form = (decision: "allow" | "deny", label: string) =>
-    `<form method="post" action="${approvalPath(approval.id)}/${decision}"><input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="digest" value="${escapeHtml(approval.digest)}"><button type="submit" name="decision" value="${decision}">${label}</button></form>`;
+    `<form method="post" action="${escapeHtml(approvalPath(approval.id, base))}/${decision}"><input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="digest" value="${escapeHtml(approval.digest)}"><button type="submit" name="decision" value="${decision}">${label}</button></form>`;
   return `${form("allow", "Approve")}${form("deny", "Deny")}`;
 }
 
@@ -63,16 +65,16 @@ function maskedNote(approval: PendingApproval): string {
   return approval.masked?.length ? ` (masked: [${approval.masked.join(", ")}])` : "";
 }
 
-function approvalRow(shown: PendingApproval, token: string): string {
+function approvalRow(shown: PendingApproval, token: string, base: string): string {
   const approval = maskView(shown);
   const target = `${shortTarget(approval, "open the approval to see it whole")}${maskedNote(approval)}`;
   const cells = [approval.id, approval.category, visibleText(approval.title, true), target, ownerOf(approval), approval.askedAt, approval.deadline];
-  const link = `<a href="${escapeHtml(approvalPath(approval.id))}">whole target</a>`;
-  return `<tr data-approval="${escapeHtml(approval.id)}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}<td class="digest"><code>${escapeHtml(approval.digest)}</code></td><td>${link} ${answerForms(approval, token)}</td></tr>`;
+  const link = `<a href="${escapeHtml(approvalPath(approval.id, base))}">whole target</a>`;
+  return `<tr data-approval="${escapeHtml(approval.id)}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}<td class="digest"><code>${escapeHtml(approval.digest)}</code></td><td>${link} ${answerForms(approval, token, base)}</td></tr>`;
 }
 
 /** One approval's page: every field and its whole target, exact (control characters as escapes), with its forms. */
-export function renderApproval(shown: PendingApproval, token: string): string {
+export function renderApproval(shown: PendingApproval, token: string, base = "/"): string {
   const approval = maskView(shown);
   const field = (name: string, value: string) => `<tr><th>${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`;
   const rows = [
@@ -86,9 +88,9 @@ export function renderApproval(shown: PendingApproval, token: string): string {
     ? `<h2>Command (${approval.target.command.length} characters, exactly as it will run)</h2><pre id="target">${escapeHtml(visibleText(approval.target.command))}</pre>`
     : `<h2>Target</h2><pre id="target">${escapeHtml(visibleText(targetText(approval)))}</pre>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>approval ${escapeHtml(approval.id)}</title><style>${STYLE}pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:.5rem}</style></head><body>
-<p><a href="/">back to the board</a></p><h1>Approval ${escapeHtml(approval.id)}</h1>
+<p><a href="${escapeHtml(base)}">back to the board</a></p><h1>Approval ${escapeHtml(approval.id)}</h1>
 <table id="approval">${rows.join("")}</table>${command}
-<p>${answerForms(approval, token)}</p>
+<p>${answerForms(approval, token, base)}</p>
 </body></html>`;
 }
 
@@ -103,7 +105,7 @@ export function renderBoard(view: BoardView): string {
     ? "<p>No approvals source is connected.</p>"
     : view.approvals.length === 0
       ? "<p>No approval is pending.</p>"
-      : `<table id="approvals"><thead><tr><th>id</th><th>category</th><th>title</th><th>target</th><th>owner</th><th>asked</th><th>deadline</th><th>digest</th><th></th></tr></thead><tbody>${view.approvals.map((a) => approvalRow(a, view.token)).join("")}</tbody></table>`;
+      : `<table id="approvals"><thead><tr><th>id</th><th>category</th><th>title</th><th>target</th><th>owner</th><th>asked</th><th>deadline</th><th>digest</th><th></th></tr></thead><tbody>${view.approvals.map((a) => approvalRow(a, view.token, view.base ?? "/")).join("")}</tbody></table>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>seat board</title><style>${STYLE}</style></head><body>
 <h1>seat board</h1>${view.notice ? `<p class="notice">${escapeHtml(view.notice)}</p>` : ""}
 ${view.queuesPath ? `<p><a href="${escapeHtml(view.queuesPath)}">Fleet queues (bull-board)</a></p>` : ""}

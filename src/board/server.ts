@@ -1,15 +1,20 @@
 /*
  * Board server: `seat board` — the attention page and, given a fleet, bull-board's view of its queues, on a
- *   loopback address behind an access token.
- * Owns: the HTTP server, the token check (401 without it), the cookie that carries it after the first visit,
- *   the same-origin check on every POST, the approve / deny handler, and loading bull-board on use.
+ *   loopback address behind an access token, all of it under one secret path.
+ * Owns: the HTTP server, the secret base path (`/<base>/`, derived from the token), the token check (401 without
+ *   it), the cookie that carries it after the first visit (scoped to the base path), the Host check, the
+ *   same-origin check on every change, the approve / deny handler, loading bull-board on use and keeping it
+ *   read-only unless asked.
  * Does not own: the page (page.ts), the listing (attention/), holding approvals (an ApprovalsSource), the
- *   queues view (bull-board's own UI and API).
- * Invariant: no request without the token gets anything but 401; GET never changes anything; a POST is acted
- *   on only with the token in its form (or header) and an Origin (or Referer) of this very board; one click
- *   forwards one answer.
+ *   queues view (bull-board's own UI and API), what a job runs (fleet/job-seal.ts refuses a rewritten one).
+ * Invariant: nothing outside the base path answers but 404, and nothing inside it without the token but 401;
+ *   the browser sends the cookie only to this base path (cookies are not port-scoped, so another service on
+ *   this host gets it only if asked for this secret path), and no response lets the path leak in a Referer;
+ *   GET never changes anything; a change is acted on only with the token, an Origin (or Referer) of this very
+ *   board and no cross-origin Sec-Fetch-Site; one click forwards one answer.
+ *   Spec: docs/supervision.md#the-board.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SeatError, messageOf } from "../errors.js";
@@ -22,8 +27,9 @@ import { renderApproval, renderBoard, renderError } from "./page.js";
 export const BOARD_TOKEN_ENV = "GROK_SEAT_BOARD_TOKEN";
 
 const COOKIE = "seat_board";
-const QUEUES_PATH = "/queues";
+const QUEUES = "queues";
 const MAX_FORM_BYTES = 4_096;
+const BASE_SCHEMA = "grok-seat.board-base.v1";
 
 /** Options of startBoard. */
 export interface BoardOptions {
@@ -39,11 +45,17 @@ export interface BoardOptions {
   approvals?: ApprovalsSource;
   /** Redis URL of the fleet whose queues bull-board shows (none: no queues view). */
   redisUrl?: string;
+  /**
+   * Let bull-board act on jobs (retry, promote, remove, clean, pause…). Default false: its view is read-only and
+   * every change under the queues path is refused 405. Even with actions, a job whose spec was rewritten is
+   * refused by its worker (FLEET_JOB_TAMPERED).
+   */
+  queueActions?: boolean;
 }
 
 /** A running board. */
 export interface Board {
-  /** Base URL (without the token). */
+  /** The board's address: its secret base path included, its token not (`http://127.0.0.1:PORT/<base>/`). */
   url: string;
   token: string;
   close(): Promise<void>;
@@ -74,9 +86,27 @@ function bearer(req: IncomingMessage): string | undefined {
   return header?.startsWith("Bearer ") ? header.slice(7) : undefined;
 }
 
+/** Headers on every response, bull-board's included: no Referer ever carries the secret path anywhere. */
+const ALWAYS: Record<string, string> = { "cache-control": "no-store", "x-content-type-options": "nosniff", "x-frame-options": "DENY", "referrer-policy": "no-referrer" };
+
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", "x-frame-options": "DENY", "referrer-policy": "same-origin", ...headers });
+  res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...ALWAYS, ...headers });
   res.end(body);
+}
+
+/**
+ * The board's secret base path segment, derived from its token (one-way: the path does not reveal the token, and a
+ * token from GROK_SEAT_BOARD_TOKEN keeps the same address across restarts).
+ */
+export function boardBase(token: string): string {
+  return createHmac("sha256", token).update(BASE_SCHEMA).digest("base64url").slice(0, 32);
+}
+
+/** The Host header values this board answers to: its own address and port (a DNS-rebound name is refused). */
+function hostsOf(host: string, port: number): Set<string> | undefined {
+  // Listening on a non-loopback address (token from the environment), the names it is reached by are not ours to know.
+  if (!isLoopback(host)) return undefined;
+  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host.includes(":") ? `[${host}]` : host}:${port}`]);
 }
 
 function readForm(req: IncomingMessage): Promise<URLSearchParams> {
@@ -92,12 +122,20 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   });
 }
 
-/** True when the request's Origin (or, without one, its Referer) is this board itself. */
+/**
+ * True when the request comes from this board's own page. A browser that sends Sec-Fetch-Site (which a page cannot
+ * forge) must call it same-origin — another port of this host is same-site, never same-origin — and then Origin is
+ * absent or "null" (what `Referrer-Policy: no-referrer` makes a browser send) or this board. Without
+ * Sec-Fetch-Site, the Origin (or, without one, the Referer) must be this board.
+ */
 function fromThisBoard(req: IncomingMessage): boolean {
   const host = req.headers.host;
   if (!host) return false;
+  const self = `http://${host}`;
+  const site = req.headers["sec-fetch-site"];
+  if (site !== undefined) return site === "same-origin" && (req.headers.origin === undefined || req.headers.origin === "null" || req.headers.origin === self);
   const origin = req.headers.origin ?? (req.headers.referer ? safeOrigin(req.headers.referer) : undefined);
-  return origin === `http://${host}`;
+  return origin === self;
 }
 
 function safeOrigin(url: string): string | undefined {
@@ -110,8 +148,8 @@ function safeOrigin(url: string): string | undefined {
 
 type Handler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
-/** Builds bull-board's express app for the fleet's queues (bull-board and express are loaded only here). */
-async function queuesView(redisUrl: string): Promise<{ handler: Handler; close(): Promise<void> }> {
+/** Builds bull-board's express app for the fleet's queues at `basePath` (bull-board and express are loaded only here). */
+async function queuesView(redisUrl: string, basePath: string, readOnlyMode: boolean): Promise<{ handler: Handler; close(): Promise<void> }> {
   const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }, { openFleetQueues }] = await Promise.all([
     import("@bull-board/api"),
     import("@bull-board/api/bullMQAdapter"),
@@ -120,8 +158,8 @@ async function queuesView(redisUrl: string): Promise<{ handler: Handler; close()
   ]);
   const fleet = await openFleetQueues(redisUrl);
   const adapter = new ExpressAdapter();
-  adapter.setBasePath(QUEUES_PATH);
-  createBullBoard({ queues: fleet.queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter });
+  adapter.setBasePath(basePath);
+  createBullBoard({ queues: fleet.queues.map((q) => new BullMQAdapter(q, { readOnlyMode })), serverAdapter: adapter });
   return { handler: adapter.getRouter() as unknown as Handler, close: () => fleet.close() };
 }
 
@@ -138,31 +176,46 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
   if (token.length < 16) throw new SeatError("CLI_USAGE", `The board token must be at least 16 characters long (${BOARD_TOKEN_ENV}).`);
   // A secret like any key: whatever the seat writes elsewhere (a log, an error, an agent's output) masks it.
   registerSecretValue(BOARD_TOKEN_ENV, token);
-  const queues = options.redisUrl ? await queuesView(options.redisUrl) : undefined;
+  const base = `/${boardBase(token)}`;
+  const queuesPath = `${base}/${QUEUES}`;
+  const queueActions = options.queueActions === true;
+  const queues = options.redisUrl ? await queuesView(options.redisUrl, queuesPath, !queueActions) : undefined;
+  let hosts: Set<string> | undefined;
 
   const page = async (res: ServerResponse, notice?: string) => {
     const [items, approvals] = await Promise.all([listLive({ ...(options.listing ?? {}), ...(options.approvals ? { approvals: options.approvals } : {}) }), options.approvals ? options.approvals.list() : Promise.resolve(null)]);
-    send(res, 200, renderBoard({ items, approvals, token, ...(queues ? { queuesPath: `${QUEUES_PATH}/` } : {}), ...(notice ? { notice } : {}) }));
+    send(res, 200, renderBoard({ items, approvals, token, base: `${base}/`, ...(queues ? { queuesPath: `${queuesPath}/` } : {}), ...(notice ? { notice } : {}) }));
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // A name that is not this board's own address (DNS rebinding) gets nothing.
+    if (hosts && !hosts.has(req.headers.host ?? "")) return send(res, 421, renderError(421, "This board answers only to its own address."));
     const url = new URL(req.url ?? "/", "http://board.invalid");
+    // Outside the secret base path there is nothing, not even a hint that a board is here.
+    if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) return send(res, 404, renderError(404, "Not here."));
+    if (req.method === "GET" && url.pathname === base) return send(res, 303, "", { location: `${base}/${url.search}` });
     const queryToken = url.searchParams.get("token") ?? undefined;
     const authorized = sameToken(cookieToken(req), token) || sameToken(bearer(req), token) || sameToken(queryToken, token);
     if (!authorized) return send(res, 401, renderError(401, "This board needs its access token."), { "www-authenticate": "Bearer" });
     if (req.method === "GET" && queryToken !== undefined) {
-      // The token moves into an HttpOnly, same-site cookie and out of the address bar.
+      // The token moves into an HttpOnly, same-site cookie sent only to this secret path, and out of the address bar.
       url.searchParams.delete("token");
-      return send(res, 303, "", { location: `${url.pathname}${url.search}`, "set-cookie": `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/` });
+      return send(res, 303, "", { location: `${url.pathname}${url.search}`, "set-cookie": `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=${base}/` });
     }
-    if (req.method !== "GET" && req.method !== "HEAD" && !fromThisBoard(req)) return send(res, 403, renderError(403, "A change must come from this board's own page (same origin)."));
-    if (queues && (url.pathname === QUEUES_PATH || url.pathname.startsWith(`${QUEUES_PATH}/`))) {
-      req.url = (req.url ?? "/").slice(QUEUES_PATH.length) || "/";
+    const changes = req.method !== "GET" && req.method !== "HEAD";
+    if (changes && !fromThisBoard(req)) return send(res, 403, renderError(403, "A change must come from this board's own page (same origin)."));
+    const rest = url.pathname.slice(base.length) || "/";
+    if (queues && (rest === `/${QUEUES}` || rest.startsWith(`/${QUEUES}/`))) {
+      // Read-only unless --queue-actions: bull-board's own check, and this one for any route it might not guard.
+      if (changes && !queueActions) return send(res, 405, renderError(405, "The queues view is read-only (seat board --queue-actions lets it act on jobs)."), { allow: "GET, HEAD" });
+      for (const [name, value] of Object.entries(ALWAYS)) res.setHeader(name, value);
+      // bull-board sees the path as parsed here (dot segments resolved), never a raw one that might differ.
+      req.url = `${url.pathname.slice(queuesPath.length) || "/"}${url.search}`;
       queues.handler(req, res, (error) => send(res, error ? 500 : 404, renderError(error ? 500 : 404, error ? messageOf(error) : "Not found.")));
       return;
     }
-    if (req.method === "GET" && url.pathname === "/") return page(res);
-    const detail = /^\/approvals\/([^/]+)$/.exec(url.pathname);
+    if (req.method === "GET" && rest === "/") return page(res);
+    const detail = /^\/approvals\/([^/]+)$/.exec(rest);
     if (req.method === "GET" && detail) {
       let id: string;
       try {
@@ -171,9 +224,9 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
         return send(res, 404, renderError(404, "Not an approval id. [APPROVAL_ANSWER_INVALID]"));
       }
       const found = options.approvals ? (await options.approvals.list()).find((a) => a.id === id) : undefined;
-      return found ? send(res, 200, renderApproval(found, token)) : send(res, 404, renderError(404, `No pending approval has id ${id}. [APPROVAL_NOT_FOUND]`));
+      return found ? send(res, 200, renderApproval(found, token, `${base}/`)) : send(res, 404, renderError(404, `No pending approval has id ${id}. [APPROVAL_NOT_FOUND]`));
     }
-    const answer = /^\/approvals\/([^/]+)\/(allow|deny)$/.exec(url.pathname);
+    const answer = /^\/approvals\/([^/]+)\/(allow|deny)$/.exec(rest);
     if (req.method === "POST" && answer) {
       const form = await readForm(req);
       if (!sameToken(form.get("token") ?? undefined, token)) return send(res, 403, renderError(403, "The form did not carry this board's token."));
@@ -189,9 +242,8 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
         return send(res, 409, renderError(409, `${messageOf(error)}${code}`));
       }
       // Post/redirect/get: a reload of the result page never answers twice.
-      return send(res, 303, "", { location: `/?answered=${encodeURIComponent(id)}` });
+      return send(res, 303, "", { location: `${base}/?answered=${encodeURIComponent(id)}` });
     }
-    if (req.method === "GET" && url.pathname === "/favicon.ico") return send(res, 404, "");
     return send(res, req.method === "GET" ? 404 : 405, renderError(req.method === "GET" ? 404 : 405, "Not here."));
   };
 
@@ -211,9 +263,10 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
     throw new SeatError("BOARD_LISTEN_FAILED", `The board could not listen on ${host}:${options.port ?? 0}: ${messageOf(error)}.`, { context: { host, port: options.port ?? 0 }, cause: error });
   }
   const address = server.address() as AddressInfo;
+  hosts = hostsOf(host, address.port);
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
-    url: `http://${shown}:${address.port}/`,
+    url: `http://${shown}:${address.port}${base}/`,
     token,
     async close() {
       server.closeAllConnections();

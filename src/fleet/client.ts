@@ -8,6 +8,7 @@
  *   here and again by the worker; the Redis password never appears in anything this prints or throws.
  */
 import { randomUUID } from "node:crypto";
+import { hostname, userInfo } from "node:os";
 import { resolve } from "node:path";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
@@ -15,6 +16,7 @@ import { SeatError } from "../errors.js";
 import { connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, jobKeys, sessionHostKey } from "./keys.js";
 import { JOB_SCHEMA, validateJobSpec, type JobSpec } from "./job-spec.js";
+import { fleetKey, sealJob } from "./job-seal.js";
 import { readJob, transition, type JobRecord } from "./state.js";
 import { jobHandle, type JobHandle } from "./handle.js";
 
@@ -30,7 +32,10 @@ export interface JobRequest extends Omit<JobSpec, "schema"> {
 export interface FleetClientOptions {
   /** How long a job's record and events live after it ended (s). Default 86400. */
   retainSeconds?: number;
+  /** Where the Redis password and the fleet key (GROK_SEAT_FLEET_KEY: sign every job) come from. Default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Who submits, as recorded and signed with each job. Default `<user>@<hostname>`. */
+  submitter?: string;
 }
 
 /** A connection to a fleet's Redis for submitting and watching jobs. */
@@ -48,6 +53,7 @@ export interface FleetClient {
 /** Connects to the fleet's Redis at `url` (a password may come from GROK_SEAT_REDIS_PASSWORD instead). */
 export async function connectFleet(url: string, options: FleetClientOptions = {}): Promise<FleetClient> {
   const target = parseRedisUrl(url, options.env);
+  const key = fleetKey(options.env ?? process.env);
   const redis = connect(target, { name: "grok-seat-client" });
   try {
     await redis.ping();
@@ -55,10 +61,18 @@ export async function connectFleet(url: string, options: FleetClientOptions = {}
     redis.disconnect();
     throw redisError(target, error);
   }
-  return createClient(target, redis, options.retainSeconds ?? 86_400);
+  return createClient(target, redis, options.retainSeconds ?? 86_400, { submitter: options.submitter ?? defaultSubmitter(), key });
 }
 
-function createClient(target: RedisTarget, redis: Redis, retainSeconds: number): FleetClient {
+function defaultSubmitter(): string {
+  try {
+    return `${userInfo().username}@${hostname()}`;
+  } catch {
+    return `uid-${process.getuid?.() ?? "unknown"}@${hostname()}`;
+  }
+}
+
+function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, signer: { submitter: string; key: string | undefined }): FleetClient {
   const queues = new Map<string, Queue>();
   const queueFor = (name: string) => {
     let queue = queues.get(name);
@@ -93,10 +107,13 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number):
         // This call's own mark: a creation the client re-sent after a lost reply is recognised as ours, not
         // refused as "already exists" (which would leave the job recorded but never queued).
         const submitToken = randomUUID();
+        // The seal (spec digest, submitter, signature with a fleet key) is written in the record's own creation, a
+        // key BullMQ and bull-board never write: the worker runs the job only if BullMQ's copy of the spec matches.
+        const seal = sealJob(id, spec, signer.submitter, signer.key);
         const created = await transition(redis, id, {
           from: [""],
           to: "waiting",
-          fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now, submit_token: submitToken }) as Record<string, string | number>,
+          fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now, submit_token: submitToken, ...seal }) as Record<string, string | number>,
           event: { queue: queueName },
         });
         if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken) {

@@ -6,7 +6,9 @@
  *   the run's heartbeat (which also re-checks the cancel key), the hand-back of a job that was not sent.
  * Does not own: BullMQ's queueing, locks and stall detection (worker.ts configures them), the session itself
  *   (runtime/, sessions/), the permission decisions (permissions/).
- * Invariant: the prompt is sent only after `dispatched` was written by the guarded transition and Redis
+ * Invariant: a job runs only when BullMQ's copy of its spec matches the seal its submitter wrote in its record
+ *   (job-seal.ts; FLEET_JOB_TAMPERED / FLEET_JOB_UNSIGNED otherwise, before any session starts).
+ *   The prompt is sent only after `dispatched` was written by the guarded transition and Redis
  *   acknowledged it; a job whose record says dispatched (or anything after) is never prompted again.
  *   Every write after the take — heartbeat, end, hand-back, cancel ack — is compare-and-set on this run's token,
  *   so a stale run (a worker that was stopped while another took the job) changes nothing.
@@ -28,8 +30,9 @@ import type { HostTool } from "../tools/index.js";
 import { appendEvent } from "./events.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, parseAnswer, queueFor } from "../approvals/index.js";
 import { ANSWER_POLL_MS, publishApproval, readAnswers, settleApproval } from "./approvals.js";
-import { sessionHostKey } from "./keys.js";
+import { jobKeys, sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
+import { checkSeal } from "./job-seal.js";
 import { reservationOf, reserveBudget, settleBudget, type FleetBudget, type Reservation } from "./budget.js";
 import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, transition, type JobStatus, type Transition } from "./state.js";
 import { claimSessionHost, confirmSessionHost, releaseSessionHost } from "./session-host.js";
@@ -63,6 +66,8 @@ export interface RunContext {
   persistMs?: number;
   /** The queue's shared budget (fleet/budget.ts): each job reserves its turn budget before dispatch. */
   budget?: FleetBudget;
+  /** The fleet key (GROK_SEAT_FLEET_KEY): only jobs whose signature verifies with it run. */
+  fleetKey?: string;
 }
 
 /** Events `seat run --json` does not print are not streamed either. */
@@ -263,8 +268,14 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     let spec: JobSpec;
     try {
       spec = validateJobSpec(job.data);
+      // What BullMQ handed us must be what the submitter sealed in the job's record (bull-board's update-data, a raw
+      // Redis write): checked before anything starts, so a rewritten spec never reaches an agent or the model.
+      const [digest, submitter, sig] = await viaRedis(redis.hmget(jobKeys(id).state, "spec_digest", "submitted_by", "spec_sig"));
+      checkSeal(id, spec, { ...(digest ? { spec_digest: digest } : {}), ...(submitter !== null ? { submitted_by: submitter } : {}), ...(sig ? { spec_sig: sig } : {}) }, ctx.fleetKey);
     } catch (error) {
+      if (isSeatError(error) && error.code === "FLEET_REDIS_UNAVAILABLE") throw error;
       const code = isSeatError(error) ? error.code : "FLEET_JOB_INVALID";
+      if (code === "FLEET_JOB_TAMPERED" || code === "FLEET_JOB_UNSIGNED") ctx.log(`job ${id}: refused (${code}); not run`);
       return await endBefore("failed", { code, message: messageOf(error) }, { code, message: messageOf(error) });
     }
     await heartbeat();

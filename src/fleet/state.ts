@@ -68,6 +68,11 @@ export interface JobRecord {
   usage?: Usage;
   /** The model calls of the turn its agent did not report (grok's turn summary, titles): metered or estimated. */
   sideCalls?: SideCallUsage[];
+  /** Who submitted the job, and the sha256 of the spec they sealed (the only spec a worker runs: job-seal.ts). */
+  submittedBy?: string;
+  specDigest?: string;
+  /** True when the submitter signed the spec with the fleet key. */
+  signed?: boolean;
 }
 
 // KEYS: state, events, alive. ARGV: allowed statuses (JSON list; "" = no record yet), new status, fields (JSON
@@ -182,6 +187,9 @@ export async function readJob(redis: Redis, id: string): Promise<JobRecord | und
     ...(hash.diffstat !== undefined ? { diffstat: hash.diffstat } : {}),
     ...(hash.usage ? { usage: parseUsage(hash.usage) } : {}),
     ...(hash.side_calls ? { sideCalls: parseSideCalls(hash.side_calls) } : {}),
+    ...(hash.submitted_by ? { submittedBy: hash.submitted_by } : {}),
+    ...(hash.spec_digest ? { specDigest: hash.spec_digest } : {}),
+    ...(hash.spec_digest ? { signed: Boolean(hash.spec_sig) } : {}),
   };
   const beating = alive !== null && hash.run !== undefined && alive === hash.run;
   if (record.status === "dispatched" && !beating) return { ...record, status: "uncertain", derived: true };

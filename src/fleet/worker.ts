@@ -22,6 +22,7 @@ import { APPROVAL_ANSWERED_CHANNEL, BULL_PREFIX, CANCEL_CHANNEL, SHARED_QUEUE, h
 import { acknowledgeCancel, runJob, type RunContext, type RunningJob } from "./run-job.js";
 import type { FleetBudget } from "./budget.js";
 import { checkDurability } from "./durability.js";
+import { fleetKey } from "./job-seal.js";
 
 /** Options of startWorker. */
 export interface WorkerOptions {
@@ -33,7 +34,10 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Host tools served to every job's agent (the same HostTool shape, bridge and validation as createSession). */
   tools?: HostTool[];
-  /** Environment the agent's allow-listed variables come from (HOME, GROK_HOME, GROK_BIN, keys). Default process.env. */
+  /**
+   * Environment the agent's allow-listed variables come from (HOME, GROK_HOME, GROK_BIN, keys), and the fleet key
+   * (GROK_SEAT_FLEET_KEY: run only jobs signed with it; never passed to an agent). Default process.env.
+   */
   env?: NodeJS.ProcessEnv;
   /** Extra variables set verbatim on the agent. */
   agentEnv?: Record<string, string>;
@@ -73,6 +77,8 @@ export interface FleetWorker {
 /** Starts a worker; resolves once it is connected and taking jobs. */
 export async function startWorker(options: WorkerOptions): Promise<FleetWorker> {
   const target = parseRedisUrl(options.redis, options.env);
+  // With a fleet key (GROK_SEAT_FLEET_KEY) only jobs signed with it run (job-seal.ts).
+  const key = fleetKey(options.env ?? process.env);
   const name = options.name ?? hostname();
   const id = `${name}/${process.pid}/${randomUUID().slice(0, 8)}`;
   const redis = connect(target, { name: "grok-seat-worker" });
@@ -102,6 +108,7 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
     isClosing: () => closing,
     log,
     ...(options.budget ? { budget: options.budget } : {}),
+    ...(key ? { fleetKey: key } : {}),
   };
   // Cancels arrive as pub/sub messages (the job id); the key in Redis covers a job not yet taken and a message
   // lost while this subscriber reconnected (every heartbeat re-reads it).

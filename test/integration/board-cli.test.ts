@@ -28,13 +28,17 @@ test("seat board prints its token once, answers 401 without it, and moves it int
     assert.equal(url.hostname, "127.0.0.1");
     const token = url.searchParams.get("token")!;
     assert.ok(token.length >= 16);
-    const base = `${url.origin}/`;
+    // Everything lives under a secret path: outside it nothing answers, not even with the token.
+    assert.match(url.pathname, /^\/[A-Za-z0-9_-]{32}\/$/);
+    assert.equal((await fetch(`${url.origin}/?token=${token}`, { redirect: "manual" })).status, 404);
+    const base = `${url.origin}${url.pathname}`;
     assert.equal((await fetch(base, { redirect: "manual" })).status, 401);
     assert.equal((await fetch(`${base}?token=wrong-${token}`, { redirect: "manual" })).status, 401);
     const first = await fetch(url, { redirect: "manual" });
     assert.equal(first.status, 303);
-    assert.equal(first.headers.get("location"), "/");
-    assert.match(first.headers.get("set-cookie") ?? "", /HttpOnly; SameSite=Strict/);
+    assert.equal(first.headers.get("location"), url.pathname);
+    assert.equal(first.headers.get("set-cookie"), `seat_board=${token}; HttpOnly; SameSite=Strict; Path=${url.pathname}`);
+    assert.equal(first.headers.get("referrer-policy"), "no-referrer");
     const page = await fetch(base, { headers: { cookie: (first.headers.get("set-cookie") ?? "").split(";")[0]! } });
     assert.equal(page.status, 200);
     assert.match(await page.text(), /Nothing is live\./);

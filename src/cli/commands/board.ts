@@ -1,7 +1,8 @@
 /*
- * `seat board [--redis URL] [--port N] [--host H]`: serves the attention page (live items, their states,
- *   pending approvals with approve / deny) and, with --redis, bull-board's view of the fleet's queues, until
- *   Ctrl-C. The access token comes from GROK_SEAT_BOARD_TOKEN, or is made fresh and printed once.
+ * `seat board [--redis URL] [--port N] [--host H] [--queue-actions]`: serves the attention page (live items, their
+ *   states, pending approvals with approve / deny) and, with --redis, bull-board's view of the fleet's queues
+ *   (read-only unless --queue-actions), until Ctrl-C. The access token comes from GROK_SEAT_BOARD_TOKEN, or is
+ *   made fresh and printed once; everything is served under a secret path derived from it.
  */
 import { answerApproval, listApprovals } from "../../approvals/index.js";
 import { SeatError } from "../../errors.js";
@@ -23,21 +24,24 @@ function approvalsSource(redis: string | undefined): ApprovalsSource {
 
 export const boardCommand: Command = {
   name: "board",
-  help: `Usage: seat board [--redis URL] [--port N] [--host H]
+  help: `Usage: seat board [--redis URL] [--port N] [--host H] [--queue-actions]
 
-  --port N      port to listen on (default: any free port)
-  --host H      address to listen on (default 127.0.0.1); any other than loopback needs the token in
-                GROK_SEAT_BOARD_TOKEN
+  --port N          port to listen on (default: any free port)
+  --host H          address to listen on (default 127.0.0.1); any other than loopback needs the token in
+                    GROK_SEAT_BOARD_TOKEN
+  --queue-actions   let bull-board act on jobs (retry, remove, promote, pause…); default read-only. A job whose
+                    spec was rewritten is still refused by its worker (FLEET_JOB_TAMPERED).
 ${REDIS_HELP}
 
-Open the printed address once: the token then moves into a same-site cookie. Without it every request is 401.
+Open the printed address once: the token then moves into a cookie the browser sends only to the board's secret
+path (never to another service on this host). Outside that path everything is 404; without the token, 401.
 
 Examples:
   seat board --redis redis://127.0.0.1:6379
   GROK_SEAT_BOARD_TOKEN=… seat board --port 8088`,
   async run(argv) {
     // --json only shapes an error (main.ts prints it as a JSON object); the board itself prints one line.
-    const args = parseFlags("board", argv, { redis: { type: "string" }, port: { type: "string" }, host: { type: "string" }, json: { type: "boolean" } });
+    const args = parseFlags("board", argv, { redis: { type: "string" }, port: { type: "string" }, host: { type: "string" }, json: { type: "boolean" }, "queue-actions": { type: "boolean" } });
     if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat board takes no arguments (got "${args.positionals[0]}").`);
     const rawPort = stringFlag(args, "port");
     const port = rawPort === undefined ? 0 : Number(rawPort);
@@ -54,6 +58,7 @@ Examples:
         port,
         ...(envToken ? { token: envToken } : {}),
         ...(redis ? { redisUrl: redis } : {}),
+        ...(args.values["queue-actions"] === true ? { queueActions: true } : {}),
         listing: fleet ? { fleet } : {},
         ...(approvals ? { approvals } : {}),
       });

@@ -70,6 +70,8 @@ Examples:
         if (args.values.json === true) writeJson({ type: "job", ...record, ledger: jobLedger(record) ?? null });
         else {
           process.stdout.write(`${line(record)}\n`);
+          // The only spec a worker runs is the one its submitter sealed (a rewritten one fails FLEET_JOB_TAMPERED).
+          if (record.specDigest) process.stdout.write(`submitted by ${record.submittedBy ?? "-"}, spec sha256 ${record.specDigest}${record.signed ? " (signed)" : ""}\n`);
           if (record.status === "uncertain") process.stdout.write(`uncertain: ${record.message ?? "its worker stopped after dispatch"} — the prompt may have reached the model; it was not re-sent\n`);
           else if (record.code) process.stdout.write(`${record.code}: ${record.message ?? ""}\n`);
           // What the agent reported; a job whose agent reported nothing says so rather than showing zeros.
