@@ -107,21 +107,18 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
   trackAgentGroup(pid, startTime);
   void exited.then(() => untrackAgentGroup(pid));
   // Should this process be killed outright, the reaper (its own process) ends the agent's tree (reaper-main.ts).
-  let reaper: Reaper | undefined;
-  if (options.reaper !== false) {
-    try {
-      reaper = await startReaper(pid, startTime, { tag });
-    } catch (err) {
-      await killProcessTree(pid, { graceMs: 0, pgid: pid, rootStartTime: startTime });
-      untrackAgentGroup(pid);
-      child.stdin.destroy();
-      child.stdout.destroy();
-      child.stderr.destroy();
-      throw err;
-    }
-  }
-  // Loaded once the child runs, so the SDK's load overlaps the agent's start-up; its stdout waits in the pipe.
+  // Its fork and the SDK's load overlap the agent's start-up; the agent's stdout waits in the pipe meanwhile.
+  const reaperStarting = options.reaper === false ? undefined : startReaper(pid, startTime, { tag }).catch((err: unknown) => err as Error);
   const { ndJsonStream } = await loadAcpSdk();
+  const reaper: Reaper | Error | undefined = await reaperStarting;
+  if (reaper instanceof Error) {
+    await killProcessTree(pid, { graceMs: 0, pgid: pid, rootStartTime: startTime });
+    untrackAgentGroup(pid);
+    child.stdin.destroy();
+    child.stdout.destroy();
+    child.stderr.destroy();
+    throw reaper;
+  }
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,

@@ -32,12 +32,13 @@ export interface Reaper {
 
 /**
  * Starts the reaper for the agent `pid` (started at `startTicks`, its environment holding
- * GROK_SEAT_REAPER_TAG=`tag`); resolves once the OS forked it.
+ * GROK_SEAT_REAPER_TAG=`tag`) with `nodePath` (default: this node binary); resolves once the OS forked it.
  * Rejects with GROK_REAPER_FAILED when it cannot be started.
  */
-export async function startReaper(pid: number, startTicks: string | undefined, options: { tag?: string; scanMs?: number } = {}): Promise<Reaper> {
+export async function startReaper(pid: number, startTicks: string | undefined, options: { tag?: string; scanMs?: number; nodePath?: string } = {}): Promise<Reaper> {
+  const node = options.nodePath ?? process.execPath;
   const args = [REAPER_MAIN, String(pid), startTicks ?? "-", options.tag === undefined ? "-" : `${REAPER_TAG_ENV}=${options.tag}`, ...(options.scanMs === undefined ? [] : [String(options.scanMs)])];
-  const child = spawn(process.execPath, args, { detached: true, stdio: ["pipe", "ignore", "ignore"], env: {}, windowsHide: true });
+  const child = spawn(node, args, { detached: true, stdio: ["pipe", "ignore", "ignore"], env: {}, windowsHide: true });
   child.stdin.on("error", () => undefined);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -47,8 +48,8 @@ export async function startReaper(pid: number, startTicks: string | undefined, o
   } catch (err) {
     throw new SeatError(
       "GROK_REAPER_FAILED",
-      `Could not start the reaper \`${process.execPath} ${REAPER_MAIN}\` for agent pid ${pid}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}. The agent was stopped; check that this node binary can still be executed.`,
-      { context: { command: [process.execPath, ...args], pid, errno: (err as NodeJS.ErrnoException).code }, cause: err },
+      `Could not start the reaper \`${node} ${REAPER_MAIN}\` for agent pid ${pid}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}. No agent runs without its reaper (spawnAgent stops it); check that ${node} can still be executed.`,
+      { context: { command: [node, ...args], pid, errno: (err as NodeJS.ErrnoException).code }, cause: err },
     );
   }
   child.on("error", () => undefined);

@@ -15,6 +15,7 @@ import { processesWithHome } from "../../bench/r8-disconnects.js";
 import { readProcStat } from "../../src/grok/process-tree.js";
 import { newReaperTag, REAPER_TAG_ENV, startReaper } from "../../src/grok/reaper.js";
 import { alive } from "../support/processes.js";
+import { isSeatError } from "../../src/errors.js";
 
 const PROCESS_JS = fileURLToPath(new URL("../../src/grok/process.js", import.meta.url));
 const REAPER_MAIN = fileURLToPath(new URL("../../src/grok/reaper-main.js", import.meta.url));
@@ -94,4 +95,8 @@ test("reaper-main refuses a bad agent pid with exit 2 and a usage line", () => {
     assert.equal(r.status, 2, args.join(" "));
     assert.match(r.stderr, /^usage: reaper-main\.js <agent pid>/);
   }
+});
+
+test("a reaper that cannot be started is GROK_REAPER_FAILED naming the command", async () => {
+  await assert.rejects(startReaper(4242, undefined, { nodePath: "/nonexistent/node" }), (e) => isSeatError(e, "GROK_REAPER_FAILED") && /\/nonexistent\/node/.test(e.message) && e.context.errno === "ENOENT");
 });
