@@ -40,7 +40,7 @@ export interface LiveBenchResult {
     startWallMs: number;
     /** Median owner CPU spent in startReaper (ms, process.cpuUsage). */
     startCpuMs: number;
-    /** CPU of one reaper's whole life (start, scans over 1 s, reap, exit), mean over 20 (ms, from cutime + cstime). */
+    /** CPU of one reaper's whole life (start, guarding one agent for 1 s, reap, exit), mean over 20 (ms, cutime + cstime). */
     reaperCpuMs: number;
   };
   skipped?: string;
@@ -91,12 +91,13 @@ async function reaperLifeCpuMs(n: number): Promise<number> {
     const tag = newReaperTag();
     const agent = spawn("sleep", ["30"], { env: { [REAPER_TAG_ENV]: tag }, stdio: "ignore", detached: true });
     const agentExit = new Promise((resolve) => agent.once("exit", resolve));
-    const reaper = await startReaper(agent.pid!, readProcStat(agent.pid!)?.startTicks, { tag });
+    const reaper = await startReaper();
+    reaper.guard(agent.pid!, readProcStat(agent.pid!)?.startTicks, tag);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    reaper.release();
+    reaper.close();
     await agentExit;
-    while (readProcStat(reaper.pid) !== undefined && readProcStat(reaper.pid)!.state !== "Z") await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise((resolve) => setTimeout(resolve, 50)); // libuv waits for the exited reaper
+    await reaper.exited;
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the exit was seen; the kernel has added its CPU
   }
   return (childrenCpuMs() - before) / n;
 }
@@ -134,12 +135,14 @@ export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promi
       afterSpawn: async (pid) => {
         const t0 = performance.now();
         const cpu0 = process.cpuUsage();
-        const reaper = await startReaper(pid, readProcStat(pid)?.startTicks, { tag });
+        // A fresh reaper per turn: what a one-turn owner (`seat run`) pays; later agents of one owner share it.
+        const reaper = await startReaper();
+        reaper.guard(pid, readProcStat(pid)?.startTicks, tag);
         const cpu = process.cpuUsage(cpu0);
         startWall.push(performance.now() - t0);
         startCpu.push((cpu.user + cpu.system) / 1000);
         return () => {
-          reaper.release();
+          reaper.close();
         };
       },
     });

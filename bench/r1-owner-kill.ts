@@ -9,7 +9,8 @@
  *   a fresh owner: `seat run`, `seat run -s NAME`, `seat mcp` (under an MCP host calling `run`; the server is
  *   killed, not the host) or `seat worker` (its own redis-server, one job). Once `sleep 300` runs, and after a
  *   seeded-random 0–300 ms (so some kills land before the reaper's first scan saw the shell), the owner gets
- *   SIGKILL. Survivor: any live process holding that HOME, or the owner's reaper, 5 s after the kill.
+ *   SIGKILL. Survivor: any live process holding that HOME, or the owner's reaper (its one child running
+ *   reaper-main.js, found before the kill), 5 s after the kill.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -19,8 +20,8 @@ import { connectFleet } from "../src/fleet/index.js";
 import { createPolicy } from "../src/permissions/index.js";
 import { createSandbox, type Sandbox } from "../src/sandbox/index.js";
 import { startRedisServer, type RedisServer } from "../src/testing.js";
+import { isAlive, readProcStat, type ProcessRef } from "../src/grok/index.js";
 import { startLiveRig, type LiveRig } from "../test/support/live-rig.js";
-import { alive } from "../test/support/processes.js";
 import { mulberry32 } from "./prng.js";
 import { processesWithHome } from "./r8-disconnects.js";
 import { table } from "./report.js";
@@ -58,14 +59,15 @@ const PROMPT = "r1 owner kill";
 export const GONE_WITHIN_MS = 5_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Live reaper processes guarding one of `agentPids` (argv: node reaper-main.js <agent pid> …). */
-function reapersOf(agentPids: ReadonlySet<number>): Array<{ pid: number; cmdline: string }> {
-  const out: Array<{ pid: number; cmdline: string }> = [];
+/** Reaper processes (node reaper-main.js) that are children of `owner` now, with their start times. */
+function reapersOf(owner: number): ProcessRef[] {
+  const out: ProcessRef[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (argv[1]?.endsWith("reaper-main.js") && agentPids.has(Number(argv[2])) && alive(Number(entry))) out.push({ pid: Number(entry), cmdline: argv.join(" ").trim() });
+      const st = readProcStat(Number(entry));
+      if (st?.ppid !== owner) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")[1]?.endsWith("reaper-main.js")) out.push({ pid: st.pid, startTime: st.startTicks });
     } catch {
       // gone, or not ours
     }
@@ -171,12 +173,12 @@ export async function runOwnerKills(opts: { cycles: number; kinds?: readonly Own
             continue;
           }
           await sleep(Math.floor(next() * 300));
-          const tree = processesWithHome(sandbox.home);
-          const agentPids = new Set(tree.map((p) => p.pid));
+          const reapers = reapersOf(owner.pid);
+          if (reapers.length !== 1) problem(`the owner has ${reapers.length} reaper processes, not 1`);
           process.kill(owner.pid, "SIGKILL");
           const killedAt = Date.now();
           figures.kills += 1;
-          const left = () => [...processesWithHome(sandbox.home), ...reapersOf(agentPids)];
+          const left = () => [...processesWithHome(sandbox.home), ...reapers.filter(isAlive).map((r) => ({ pid: r.pid, cmdline: "node reaper-main.js (the owner's reaper)" }))];
           const gone = await until(() => (left().length === 0 ? true : undefined), GONE_WITHIN_MS);
           if (gone) figures.goneMs.push(Date.now() - killedAt);
           else {

@@ -14,7 +14,7 @@ import { SeatError } from "../errors.js";
 import { loadAcpSdk } from "../internal/acp-sdk.js";
 import { killProcessTree, readProcStat } from "./process-tree.js";
 import { trackAgentGroup, untrackAgentGroup } from "./exit-reaper.js";
-import { newReaperTag, REAPER_TAG_ENV, startReaper, type Reaper } from "./reaper.js";
+import { newReaperTag, ownerReaper, REAPER_TAG_ENV, type Reaper } from "./reaper.js";
 
 /** Options for spawnAgent: a full argv (see buildAgentArgv), an env (see buildAgentEnv) and a cwd. */
 export interface SpawnAgentOptions {
@@ -41,7 +41,7 @@ export interface AgentProcess {
   pid: number;
   /** The process start time from /proc (Linux), which with `pid` identifies this process instance. */
   startTime?: string;
-  /** Pid of the reaper process guarding this agent's tree (undefined when started with `reaper: false`). */
+  /** Pid of the reaper process guarding this agent's tree, shared by this process's agents (none with `reaper: false`). */
   reaperPid?: number;
   stream: Stream;
   /** The last `maxBytes` (default 8 KiB) of stderr, decoded as UTF-8. */
@@ -106,9 +106,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
   // Should this process end without dispose, its exit hook kills the agent's group (exit-reaper.ts).
   trackAgentGroup(pid, startTime);
   void exited.then(() => untrackAgentGroup(pid));
-  // Should this process be killed outright, the reaper (its own process) ends the agent's tree (reaper-main.ts).
-  // Its fork and the SDK's load overlap the agent's start-up; the agent's stdout waits in the pipe meanwhile.
-  const reaperStarting = options.reaper === false ? undefined : startReaper(pid, startTime, { tag }).catch((err: unknown) => err as Error);
+  // Should this process be killed outright, its reaper (one process per owner) ends the agent's tree
+  // (reaper-main.ts). Its first fork and the SDK's load overlap the agent's start-up; stdout waits in the pipe.
+  const reaperStarting = options.reaper === false ? undefined : ownerReaper().catch((err: unknown) => err as Error);
   const { ndJsonStream } = await loadAcpSdk();
   const reaper: Reaper | Error | undefined = await reaperStarting;
   if (reaper instanceof Error) {
@@ -119,6 +119,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
     child.stderr.destroy();
     throw reaper;
   }
+  reaper?.guard(pid, startTime, tag);
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
@@ -138,7 +139,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
         child.stdout.destroy();
         child.stderr.destroy();
         // The tree is stopped; the reaper ends whatever it tracked that left the tree, then exits.
-        reaper?.release();
+        reaper?.release(pid);
         return r;
       });
       return terminating;

@@ -37,7 +37,7 @@ function killAll(home: string): void {
   }
 }
 
-test("a SIGKILLed host takes its agent's whole tree within 5 s, a grandchild in its own session included", async (t) => {
+test("a SIGKILLed host takes its agents' whole trees and its one reaper within 5 s, a grandchild in its own session included", async (t) => {
   const home = mkdtempSync(join(tmpdir(), "gs-reaper-"));
   t.after(() => {
     killAll(home);
@@ -45,18 +45,22 @@ test("a SIGKILLed host takes its agent's whole tree within 5 s, a grandchild in 
   });
   const script = `
     const { spawnAgent } = await import(${JSON.stringify(PROCESS_JS)});
-    await spawnAgent({ argv: ["sh", "-c", "setsid sleep 61 & sleep 62"], env: { PATH: process.env.PATH, HOME: ${JSON.stringify(home)} } });
-    process.stdout.write("up\\n");
+    const env = { PATH: process.env.PATH, HOME: ${JSON.stringify(home)} };
+    const a = await spawnAgent({ argv: ["sh", "-c", "setsid sleep 61 & sleep 62"], env });
+    const b = await spawnAgent({ argv: ["sleep", "66"], env });
+    process.stdout.write(JSON.stringify([a.reaperPid, b.reaperPid]) + "\\n");
     setInterval(() => {}, 1000);
   `;
   const host = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise((resolve) => host.stdout.once("data", resolve));
-  assert.ok(await waitFor(() => processesWithHome(home).filter((p) => p.cmdline.startsWith("sleep")).length === 2, 5_000), "both sleeps started");
+  const [reaperA, reaperB] = JSON.parse(String(await new Promise((resolve) => host.stdout.once("data", resolve)))) as number[];
+  assert.ok(Number.isInteger(reaperA) && reaperA === reaperB, "one reaper guards both agents of the host");
+  assert.ok(await waitFor(() => processesWithHome(home).filter((p) => p.cmdline.startsWith("sleep")).length === 3, 5_000), "the sleeps started");
   const escaped = processesWithHome(home).find((p) => p.cmdline === "sleep 61")!;
   assert.notEqual(readProcStat(escaped.pid)?.sid, readProcStat(host.pid!)?.sid, "the grandchild left for its own session");
   host.kill("SIGKILL");
-  const gone = await waitFor(() => processesWithHome(home).length === 0, 5_000);
-  assert.deepEqual(gone ? [] : processesWithHome(home), [], "processes of the agent's tree outlived the host by 5 s");
+  const gone = await waitFor(() => processesWithHome(home).length === 0 && !alive(reaperA!), 5_000);
+  assert.deepEqual(gone ? [] : processesWithHome(home), [], "processes of the agents' trees outlived the host by 5 s");
+  assert.equal(alive(reaperA!), false, "the reaper exits after it reaped");
 });
 
 test("a descendant reparented away before the reaper ever scanned is still ended, found by the agent's environment tag", async (t) => {
@@ -67,36 +71,55 @@ test("a descendant reparented away before the reaper ever scanned is still ended
   });
   const tag = newReaperTag();
   // The agent starts a helper in its own session and exits at once: the helper's parent is gone before the reaper
-  // starts, and with a one-hour scan interval no walk from the agent could ever reach it.
+  // is told about the agent, and with a one-hour scan interval no walk from the agent could ever reach it.
   const agent = spawn("sh", ["-c", "setsid sleep 63 & exit 0"], { env: { PATH: process.env.PATH, HOME: home, [REAPER_TAG_ENV]: tag }, stdio: "ignore", detached: true });
   await new Promise((resolve) => agent.once("exit", resolve));
   assert.ok(await waitFor(() => processesWithHome(home).some((p) => p.cmdline === "sleep 63"), 5_000), "the helper started");
-  const reaper = await startReaper(agent.pid!, undefined, { tag, scanMs: 3_600_000 });
-  reaper.release();
+  const reaper = await startReaper({ scanMs: 3_600_000 });
+  reaper.guard(agent.pid!, undefined, tag);
+  reaper.close();
   const gone = await waitFor(() => processesWithHome(home).length === 0 && !alive(reaper.pid), 5_000);
-  assert.deepEqual(gone ? [] : processesWithHome(home), [], "the tagged helper outlived the reaper's release");
+  assert.deepEqual(gone ? [] : processesWithHome(home), [], "the tagged helper outlived the owner's pipe");
   assert.equal(alive(reaper.pid), false, "the reaper exits after it reaped");
 });
 
-test("a reaper whose agent tree is gone exits by itself while its owner lives on", async () => {
-  const agent = spawn("sleep", ["0.2"], { stdio: "ignore", detached: true });
-  const reaper = await startReaper(agent.pid!, readProcStat(agent.pid!)?.startTicks, { tag: newReaperTag(), scanMs: 50 });
-  try {
-    await new Promise((resolve) => agent.once("exit", resolve));
-    assert.ok(await waitFor(() => !alive(reaper.pid), 5_000), "the reaper still runs with nothing left to guard");
-  } finally {
-    reaper.release();
-  }
+test("one reaper guards several agents: release ends what is left of one tree, the others stay guarded until the pipe closes", async (t) => {
+  const homes = [0, 1].map(() => mkdtempSync(join(tmpdir(), "gs-reaper-")));
+  t.after(() => {
+    for (const home of homes) {
+      killAll(home);
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+  const reaper = await startReaper({ scanMs: 50 });
+  const agents = homes.map((home) => {
+    const tag = newReaperTag();
+    const agent = spawn("sh", ["-c", "setsid sleep 64 & sleep 65"], { env: { PATH: process.env.PATH, HOME: home, [REAPER_TAG_ENV]: tag }, stdio: "ignore", detached: true });
+    reaper.guard(agent.pid!, readProcStat(agent.pid!)?.startTicks, tag);
+    return agent;
+  });
+  assert.ok(await waitFor(() => homes.every((home) => processesWithHome(home).length === 3), 5_000), "both trees started");
+  reaper.release(agents[0]!.pid!);
+  assert.ok(await waitFor(() => processesWithHome(homes[0]!).length === 0, 5_000), "the released agent's tree is gone");
+  await sleep(300);
+  assert.equal(processesWithHome(homes[1]!).length, 3, "the other agent's tree is untouched");
+  assert.equal(alive(reaper.pid), true, "the reaper keeps guarding");
+  reaper.close();
+  assert.ok(await waitFor(() => processesWithHome(homes[1]!).length === 0 && !alive(reaper.pid), 5_000), "the pipe's end reaped the rest and the reaper exited");
 });
 
-test("reaper-main refuses a bad agent pid with exit 2 and a usage line", () => {
-  for (const args of [["abc", "-", "-"], ["1", "-", "-"], ["4242", "-", "-", "5"]]) {
+test("reaper-main refuses a bad scan interval with exit 2 and a usage line; malformed lines are ignored", () => {
+  for (const args of [["abc"], ["5"], ["-1"]]) {
     const r = spawnSync(process.execPath, [REAPER_MAIN, ...args], { input: "", encoding: "utf8", timeout: 10_000 });
     assert.equal(r.status, 2, args.join(" "));
-    assert.match(r.stderr, /^usage: reaper-main\.js <agent pid>/);
+    assert.match(r.stderr, /^usage: reaper-main\.js \[scan ms >= 10\]/);
   }
+  // pid 1 and non-numbers are never guarded (nothing is signalled), and EOF still ends the reaper cleanly.
+  const r = spawnSync(process.execPath, [REAPER_MAIN], { input: "garbage\nguard abc - -\nguard 1 - -\nguard 0\nrelease x\n\n", encoding: "utf8", timeout: 10_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, "");
 });
 
 test("a reaper that cannot be started is GROK_REAPER_FAILED naming the command", async () => {
-  await assert.rejects(startReaper(4242, undefined, { nodePath: "/nonexistent/node" }), (e) => isSeatError(e, "GROK_REAPER_FAILED") && /\/nonexistent\/node/.test(e.message) && e.context.errno === "ENOENT");
+  await assert.rejects(startReaper({ nodePath: "/nonexistent/node" }), (e) => isSeatError(e, "GROK_REAPER_FAILED") && /\/nonexistent\/node/.test(e.message) && e.context.errno === "ENOENT");
 });
