@@ -251,7 +251,7 @@ export function renderOwnerKillSection(r: OwnerKillResult, ranAt = ""): string {
     `${r.cycles} cycles per owner (seed ${r.seed}). The real grok runs a shell tool call (\`sleep 300\`, which grok starts in its`,
     "own session); 0–300 ms after the shell is up, the owning process gets SIGKILL — `seat run`, `seat run -s NAME`, `seat mcp`",
     "(under an MCP host calling `run`) or `seat worker` (one job, its own redis-server). Each cycle has its own sandbox",
-    `HOME, which the owner, grok and the shell inherit; a survivor is any live process holding that HOME, or the agent's`,
+    `HOME, which the owner, grok and the shell inherit; a survivor is any live process holding that HOME, or the owner's`,
     `reaper, ${GONE_WITHIN_MS / 1000} s after the kill. Gone: kill → the last such process gone.`,
     "",
     table(["owner", "kills", "survivors", "gone p50 (ms)", "gone p99 (ms)", "gone max (ms)", "problems"], OWNER_KINDS.map((k) => {
