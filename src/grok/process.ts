@@ -108,7 +108,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
   void exited.then(() => untrackAgentGroup(pid));
   // Should this process be killed outright, its reaper (one process per owner) ends the agent's tree
   // (reaper-main.ts). Its first fork and the SDK's load overlap the agent's start-up; stdout waits in the pipe.
-  const reaperStarting = options.reaper === false ? undefined : ownerReaper().catch((err: unknown) => err as Error);
+  // The guard line goes out the moment the reaper is there, not after the SDK load: the window in which a killed
+  // owner leaves this agent unguarded stays as short as the fork.
+  const reaperStarting = options.reaper === false ? undefined : ownerReaper().then((r) => (r.guard(pid, startTime, tag), r), (err: unknown) => err as Error);
   const { ndJsonStream } = await loadAcpSdk();
   const reaper: Reaper | Error | undefined = await reaperStarting;
   if (reaper instanceof Error) {
@@ -119,7 +121,6 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
     child.stderr.destroy();
     throw reaper;
   }
-  reaper?.guard(pid, startTime, tag);
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
