@@ -29,14 +29,19 @@ export interface BareOptions {
   prompt: string;
   /** Authenticate with this method before session/new (real grok needs it; the fake does not care). */
   authMethodId?: string;
+  /** Extra env entries for the agent (P2's reaper path adds the reaper's tag). */
+  extraEnv?: Record<string, string>;
+  /** Called right after the spawn (P2's reaper path starts a reaper here); what it returns runs after the stop. */
+  afterSpawn?: (pid: number) => Promise<() => void>;
 }
 
 /** Spawns the agent, runs one turn through the bare SDK client, and stops the agent. */
 export async function runBareTurn(options: BareOptions): Promise<BareRun> {
   const [command, ...args] = options.argv;
   const spawnedAt = performance.now();
-  const child = spawn(command!, args, { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "ignore"], detached: true });
+  const child = spawn(command!, args, { env: { ...options.env, ...options.extraEnv }, cwd: options.cwd, stdio: ["pipe", "pipe", "ignore"], detached: true });
   child.stdin.on("error", () => {});
+  const afterStop = options.afterSpawn ? await options.afterSpawn(child.pid!) : undefined;
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
   let chunks = 0;
   let firstChunkAt: number | undefined;
@@ -67,6 +72,7 @@ export async function runBareTurn(options: BareOptions): Promise<BareRun> {
   } finally {
     connection.close();
     await stopGroup(child.pid!, child);
+    afterStop?.();
   }
 }
 

@@ -6,7 +6,10 @@
  * Method: both paths use the same binary, sandbox and mock; the order alternates per round; the ratio is the
  *   median over rounds of harness total / bare total.
  */
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { readProcStat } from "../src/grok/process-tree.js";
+import { newReaperTag, REAPER_TAG_ENV, startReaper } from "../src/grok/reaper.js";
 import { createSession, type SessionOptions } from "../src/runtime/index.js";
 import { startLiveRig } from "../test/support/live-rig.js";
 import { runBareTurn } from "./bare-client.js";
@@ -27,6 +30,19 @@ export interface LiveBenchResult {
   bare?: LivePhases;
   /** Median over rounds of harness end / bare end. */
   ratio?: number;
+  /** The reaper's cost: the bare client with a reaper (what spawnAgent adds) against the bare client, paired. */
+  reaper?: {
+    withReaper: LivePhases;
+    without: LivePhases;
+    /** Median over rounds of (bare + reaper) end / bare end. */
+    ratio: number;
+    /** Median wall time the owner waits in startReaper (the fork; ms). */
+    startWallMs: number;
+    /** Median owner CPU spent in startReaper (ms, process.cpuUsage). */
+    startCpuMs: number;
+    /** CPU of one reaper's whole life (start, guarding one agent for 1 s, reap, exit), mean over 20 (ms, cutime + cstime). */
+    reaperCpuMs: number;
+  };
   skipped?: string;
 }
 
@@ -56,6 +72,36 @@ export async function timeHarnessTurn(options: SessionOptions): Promise<{ ready:
   }
 }
 
+/** CPU time (utime + stime) of this process's waited-for children, in ms (/proc/self/stat fields 16 and 17). */
+function childrenCpuMs(): number {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // fields[0] is field 3; cutime is field 16, cstime field 17; USER_HZ is 100 on Linux.
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+}
+
+/**
+ * Mean CPU of one reaper's whole life — node start, scans for 1 s of a `sleep` agent, release, reap (group and tag
+ * scans), exit — over `n` lives, from the children CPU the kernel adds up for this process once each has exited.
+ */
+async function reaperLifeCpuMs(n: number): Promise<number> {
+  const { spawn } = await import("node:child_process");
+  const before = childrenCpuMs();
+  for (let i = 0; i < n; i += 1) {
+    const tag = newReaperTag();
+    const agent = spawn("sleep", ["30"], { env: { [REAPER_TAG_ENV]: tag }, stdio: "ignore", detached: true });
+    const agentExit = new Promise((resolve) => agent.once("exit", resolve));
+    const reaper = await startReaper();
+    reaper.guard(agent.pid!, readProcStat(agent.pid!)?.startTicks, tag);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    reaper.close();
+    await agentExit;
+    await reaper.exited;
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the exit was seen; the kernel has added its CPU
+  }
+  return (childrenCpuMs() - before) / n;
+}
+
 /** Runs P2 for `rounds` paired rounds (plus one warm-up pair). */
 export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promise<LiveBenchResult> {
   const rig = await startLiveRig({ fallback: { text: REPLY } });
@@ -74,10 +120,50 @@ export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promi
     if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined) throw new Error(`bare turn: ${JSON.stringify(run)}`);
     return { ready: run.readyAt - run.spawnedAt, first: run.firstChunkAt - run.spawnedAt, end: run.endAt - run.spawnedAt };
   };
+  // The reaper path: the same bare turn with a reaper started right after the spawn, as spawnAgent does.
+  const startWall: number[] = [];
+  const startCpu: number[] = [];
+  const runBareReaper = async () => {
+    const tag = newReaperTag();
+    const run = await runBareTurn({
+      argv: [rig.binary, "--no-auto-update", "agent", "--no-leader", "stdio"],
+      env: { ...rig.sessionOptions.env, ...rig.sessionOptions.agentEnv },
+      extraEnv: { [REAPER_TAG_ENV]: tag },
+      cwd: rig.sessionOptions.cwd,
+      prompt: "bench turn",
+      authMethodId: "xai.api_key",
+      afterSpawn: async (pid) => {
+        const t0 = performance.now();
+        const cpu0 = process.cpuUsage();
+        // A fresh reaper per turn: what a one-turn owner (`seat run`) pays; later agents of one owner share it.
+        const reaper = await startReaper();
+        reaper.guard(pid, readProcStat(pid)?.startTicks, tag);
+        const cpu = process.cpuUsage(cpu0);
+        startWall.push(performance.now() - t0);
+        startCpu.push((cpu.user + cpu.system) / 1000);
+        return () => {
+          reaper.close();
+        };
+      },
+    });
+    if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined) throw new Error(`bare turn with reaper: ${JSON.stringify(run)}`);
+    return { ready: run.readyAt - run.spawnedAt, first: run.firstChunkAt - run.spawnedAt, end: run.endAt - run.spawnedAt };
+  };
+  let reaperCpuMs = Number.NaN;
+  const withReaper: Array<{ ready: number; first: number; end: number }> = [];
+  const without: Array<{ ready: number; first: number; end: number }> = [];
   try {
     await alternateRounds(rounds, runHarness, runBare, harness, bare);
+    await alternateRounds(rounds, runBareReaper, runBare, withReaper, without);
+    reaperCpuMs = await reaperLifeCpuMs(20);
   } finally {
     await rig.close();
   }
-  return { rounds, harness: phasesOf(harness), bare: phasesOf(bare), ratio: median(harness.map((h, i) => h.end / bare[i]!.end)) };
+  return {
+    rounds,
+    harness: phasesOf(harness),
+    bare: phasesOf(bare),
+    ratio: median(harness.map((h, i) => h.end / bare[i]!.end)),
+    reaper: { withReaper: phasesOf(withReaper), without: phasesOf(without), ratio: median(withReaper.map((w, i) => w.end / without[i]!.end)), startWallMs: median(startWall), startCpuMs: median(startCpu), reaperCpuMs },
+  };
 }

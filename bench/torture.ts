@@ -1,10 +1,10 @@
 /*
- * `npm run torture`: the reliability campaign — R1 dispose/crash cycles, R2/R3 visible seat crash cycles and
+ * `npm run torture`: the reliability campaign — R1 dispose/crash cycles and owner SIGKILLs during a tool call, R2/R3 visible seat crash cycles and
  *   identity attacks, R4 fuzzing, R5 secrets, R6 fleet (BullMQ + Redis, workers and Redis killed), R7 the audit's
  *   scenarios (issue 14), R8 MCP host disconnects (issue 19) — with figures.
  * Owns: campaign sizes (full and --quick), bench/results/torture.json, RELIABILITY.md, and the closing figure
  *   lines (cases tried, failures), which are always the last lines printed.
- * Does not own: the checks themselves (bench/cycles.ts, fuzz.ts, secrets.ts, torture-seat.ts, fleet.ts, r7-audit.ts).
+ * Does not own: the checks themselves (bench/cycles.ts, r1-owner-kill.ts, fuzz.ts, secrets.ts, torture-seat.ts, fleet.ts, r7-audit.ts).
  * Usage: node dist/bench/torture.js [--quick] [--only=R1,R3]
  *   --quick: small sizes, writes nothing. --only: just those campaigns (full sizes unless --quick), printed with
  *   their wall time, writes nothing (RELIABILITY.md is only rebuilt from a whole run).
@@ -21,6 +21,7 @@ import { fleetFigureLine, fleetSizes, fleetSummaryRow, renderFleetSection } from
 import { runFuzz } from "./fuzz.js";
 import { r7FigureLine, r7SummaryRow, renderR7Section, runR7 } from "./r7-audit.js";
 import { r8FigureLine, r8SummaryRow, renderR8Section, runR8 } from "./r8-disconnects.js";
+import { ownerKillFigureLine, ownerKillSummaryRow, renderOwnerKillSection, runOwnerKills } from "./r1-owner-kill.js";
 import { machineInfo, machineLine, parseFlags, REPO_ROOT, stampLine, table, writeResult, type MachineInfo } from "./report.js";
 import { runSecretsCheck } from "./secrets.js";
 import { ranAtLine, renderSeatSections, runR2, runR3, runSeatTorture, seatFigureLines, seatFigures, seatSizes, seatSummaryRows, type RanAt, type SeatTorture } from "./torture-seat.js";
@@ -32,6 +33,7 @@ type Secrets = Stamped<Awaited<ReturnType<typeof runSecretsCheck>>>;
 type Fleet = Stamped<Awaited<ReturnType<typeof runFleetCampaign>>>;
 type Audit = Stamped<Awaited<ReturnType<typeof runR7>>>;
 type Disconnects = Stamped<Awaited<ReturnType<typeof runR8>>>;
+type OwnerKills = Stamped<Awaited<ReturnType<typeof runOwnerKills>>>;
 
 /** R6 with its progress lines (kills, restarts) printed as they happen. */
 const runR6 = (quick: boolean) => runFleetCampaign({ ...fleetSizes(quick), log: (line) => console.log(line) });
@@ -44,7 +46,10 @@ async function stamped<T extends object>(commit: string, run: () => Promise<T>):
 }
 
 /** Cycles / fuzz / secrets sizes for a full or --quick run. */
-const SIZES = { r1Cycles: { quick: 16, full: 100 }, r4Scale: { quick: 0.1, full: 1 }, r8Disconnects: { quick: 6, full: 100 } };
+const SIZES = { r1Cycles: { quick: 16, full: 100 }, r1OwnerKills: { quick: 2, full: 100 }, r4Scale: { quick: 0.1, full: 1 }, r8Disconnects: { quick: 6, full: 100 } };
+
+/** R1's owner kills (per owner: `seat run`, `seat run -s`, `seat mcp`, `seat worker`) with a line per kill. */
+const runOwnerKillsSized = (quick: boolean) => runOwnerKills({ cycles: quick ? SIZES.r1OwnerKills.quick : SIZES.r1OwnerKills.full, log: (line) => console.log(line) });
 
 /** R8 with a line per disconnect. */
 const runR8Sized = (quick: boolean) => runR8({ disconnects: quick ? SIZES.r8Disconnects.quick : SIZES.r8Disconnects.full, log: (line) => console.log(line) });
@@ -62,7 +67,12 @@ async function runOnly(only: Set<string>, quick: boolean): Promise<number> {
   await timed("R1", async () => {
     const r1 = await runDisposeCycles({ cycles: quick ? SIZES.r1Cycles.quick : SIZES.r1Cycles.full });
     console.log(`R1: ${r1.resolved}/${r1.cycles} cycles resolved, ${r1.survivors.length} surviving processes${r1.failures.length ? `; failures: ${r1.failures.slice(0, 3).join("; ")}` : ""}`);
-    return r1.cycles - r1.resolved + r1.survivors.length;
+    const kills = await stamped(machineInfo().commit, () => runOwnerKillsSized(quick));
+    for (const p of Object.values(kills.byKind).flatMap((f) => f.problems).slice(0, 20)) console.log(`R1 owner kill: ${p}`);
+    // Printed whole so a partial run's section can be read (nothing is written with --only).
+    console.log(renderOwnerKillSection(kills, ranAtLine(kills)));
+    console.log(ownerKillFigureLine(kills));
+    return r1.cycles - r1.resolved + r1.survivors.length + kills.failures;
   });
   await timed("R2", async () => (await runR2(seatSizes(quick))).failures);
   await timed("R3", async () => {
@@ -100,14 +110,14 @@ async function runOnly(only: Set<string>, quick: boolean): Promise<number> {
   return failures === 0 ? 0 : 1;
 }
 
-function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secrets, seat: SeatTorture, r6: Fleet, r7: Audit, r8: Disconnects): string {
+function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, r4: Fuzz, r5: Secrets, seat: SeatTorture, r6: Fleet, r7: Audit, r8: Disconnects): string {
   return [
     "# Reliability",
     "",
     "Generated by `npm run torture` (`node dist/bench/torture.js` after the build); do not edit by hand. Raw figures:",
     "[bench/results/torture.json](bench/results/torture.json). A short deterministic subset runs in `npm test`",
     "(`test/integration/torture-subset.test.ts`, `torture-seat-subset.test.ts`, `fleet-campaign-subset.test.ts`).",
-    "Reproduce: `npm run torture` (about 12–16 min on 2 cores, most of it R2's CLI hires, R6's fleet and R7), or one campaign",
+    "Reproduce: `npm run torture` (about 40 min on 2 cores, most of it R1's 400 owner kills on the real grok (~27 min), R2's CLI hires, R6's fleet and R7), or one campaign",
     "with `node dist/bench/torture.js --only=R3` (`--only=R6` is the fleet alone, `--only=R7` the audit's scenarios, `--only=R8`",
     "the MCP host disconnects).",
     "",
@@ -117,6 +127,7 @@ function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secre
     "",
     table(["", "campaign", "cases", "failures", "goal", "verdict"], [
       ["R1", "dispose / crash cycles on the fake agent", String(r1.cycles), String(r1.cycles - r1.resolved + r1.survivors.length), "0 surviving processes, every session resolved", r1.survivors.length === 0 && r1.resolved === r1.cycles ? "met" : "**missed**"],
+      ownerKillSummaryRow(kills),
       ...seatSummaryRows(seat),
       ["R4", "property-based fuzzing of parsers, ACP lines, leader frames", String(r4.cases), String(r4.failures), "≥ 100k cases, 0 crashes, clear errors", r4.cases >= 100_000 && r4.failures === 0 ? "met" : "**missed**"],
       ["R5", "secrets: parent-env and allow-listed XAI_API_KEY canaries never reach an argv, a file, an output, the MCP server or the model", String(r5.cases.length), String(r5.leaks), "0 leaks", r5.leaks === 0 && r5.cases.every((c) => !c.skipped) ? "met" : "**missed**"],
@@ -138,6 +149,7 @@ function renderReliability(machine: MachineInfo, r1: Cycles, r4: Fuzz, r5: Secre
     "",
     ranAtLine(r1),
     "",
+    renderOwnerKillSection(kills, ranAtLine(kills)),
     renderSeatSections(seat),
     "## R4 fuzzing (fast-check)",
     "",
@@ -203,6 +215,7 @@ async function main(): Promise<number> {
 
   const r1 = await stamped(commit, () => runDisposeCycles({ cycles: quick ? SIZES.r1Cycles.quick : SIZES.r1Cycles.full }));
   console.log(`R1: ${r1.resolved}/${r1.cycles} cycles resolved, ${r1.survivors.length} surviving processes${r1.failures.length ? `; failures: ${r1.failures.slice(0, 3).join("; ")}` : ""}`);
+  const kills = await stamped(commit, () => runOwnerKillsSized(quick));
   const r4 = await stamped(commit, () => runFuzz({ scale: quick ? SIZES.r4Scale.quick : SIZES.r4Scale.full }));
   for (const t of r4.targets) console.log(`R4: ${t.target}: ${t.cases} cases, ${t.failures} failures${t.counterexample ? ` (${t.counterexample.slice(0, 200)})` : ""}`);
   const seat = await runSeatTorture({ quick, commit });
@@ -214,17 +227,19 @@ async function main(): Promise<number> {
   const r8 = await stamped(commit, () => runR8Sized(quick));
 
   if (!quick) {
-    writeResult("torture", { r1, r2: seat.r2, r3: seat.r3, r4, r5, r6, r7, r8 }, machine);
-    writeFileSync(join(REPO_ROOT, "RELIABILITY.md"), renderReliability(machine, r1, r4, r5, seat, r6, r7, r8));
+    writeResult("torture", { r1, r1OwnerKills: kills, r2: seat.r2, r3: seat.r3, r4, r5, r6, r7, r8 }, machine);
+    writeFileSync(join(REPO_ROOT, "RELIABILITY.md"), renderReliability(machine, r1, kills, r4, r5, seat, r6, r7, r8));
     console.log("torture: wrote RELIABILITY.md and bench/results/torture.json");
   }
   const r1Failures = r1.cycles - r1.resolved + r1.survivors.length;
   const r5Failures = r5.leaks + r5.cases.filter((c) => c.skipped).length;
   const seatTotals = seatFigures(seat);
-  const cases = r1.cycles + seatTotals.cases + r4.cases + r5.cases.length + r6.jobs + r7.tried + r8.disconnects;
-  const failures = r1Failures + seatTotals.failures + r4.failures + r5Failures + r6.failures + r7.failures + r8.failures;
+  const killCount = Object.values(kills.byKind).reduce((n, f) => n + f.kills, 0);
+  const cases = r1.cycles + killCount + seatTotals.cases + r4.cases + r5.cases.length + r6.jobs + r7.tried + r8.disconnects;
+  const failures = r1Failures + kills.failures + seatTotals.failures + r4.failures + r5Failures + r6.failures + r7.failures + r8.failures;
   // The figures are the last lines of every run.
   console.log(`R1 dispose/crash cycles: ${r1.cycles} tried, ${r1Failures} failed (${r1.survivors.length} surviving processes)`);
+  console.log(ownerKillFigureLine(kills));
   for (const line of seatFigureLines(seat)) console.log(line);
   console.log(`R4 fuzz: ${r4.cases} cases tried, ${r4.failures} failed (${r4.uncaught} uncaught)`);
   console.log(`R5 secrets: ${r5.cases.length} sessions checked, ${r5Failures} failed (${r5.leaks} leaks)`);

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   GROK_VERSION_UNPINNED: "the npm platform package has a version with no recorded sha256",
   GROK_PROBE_FAILED: "grok --version or grok models did not run or printed nothing usable",
   GROK_SPAWN_FAILED: "the grok process could not be started",
+  GROK_REAPER_FAILED: "the reaper process that ends an agent's tree if its owner dies could not be started",
   GROK_EXITED: "the grok process exited while it was needed",
   GROK_DISPOSE_SURVIVORS: "processes of the session's tree were still alive after dispose killed it",
   // acp/ — the protocol

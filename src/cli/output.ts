@@ -67,6 +67,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "GROK_CHECKSUM_MISMATCH":
     case "GROK_PROBE_FAILED":
     case "GROK_SPAWN_FAILED":
+    case "GROK_REAPER_FAILED":
     case "AGENT_NOT_INSTALLED":
       return EXIT.grokUnavailable;
     case "ACP_NOT_AUTHENTICATED":

@@ -44,6 +44,74 @@ function listProcs(): ProcStat[] {
   return out;
 }
 
+let childrenFile: boolean | undefined;
+
+/** Whether this kernel offers /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN); asked once. */
+function hasChildrenFile(): boolean {
+  if (childrenFile === undefined) {
+    try {
+      readFileSync(`/proc/${process.pid}/task/${process.pid}/children`);
+      childrenFile = true;
+    } catch {
+      childrenFile = false;
+    }
+  }
+  return childrenFile;
+}
+
+/**
+ * Direct children of `pid` from /proc/<pid>/task/<tid>/children, over every thread (a child belongs to the
+ * thread that forked it): a few small reads instead of a /proc scan. Undefined where the kernel does not offer
+ * the file (not Linux, or no CONFIG_PROC_CHILDREN); [] once the process is gone.
+ */
+export function childPids(pid: number): number[] | undefined {
+  if (!hasChildrenFile()) return undefined;
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const tid of tasks) {
+    let text = "";
+    try {
+      text = readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8");
+    } catch {
+      // the thread ended while we looked
+    }
+    for (const word of text.trim().split(/\s+/)) if (/^\d+$/.test(word)) out.push(Number(word));
+  }
+  return out;
+}
+
+/**
+ * Every live process (but this one) whose environment holds `entry` (`NAME=value`) exactly: a tag an agent's
+ * descendants inherit wherever they were reparented. One /proc scan; [] without /proc. Only processes of this
+ * user can be read, which are the only ones this process could signal anyway.
+ */
+export function processesWithEnv(entry: string): ProcessRef[] {
+  const needle = `\0${entry}\0`;
+  const out: ProcessRef[] = [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  for (const n of names) {
+    if (!/^\d+$/.test(n) || Number(n) === process.pid) continue;
+    try {
+      if (!`\0${readFileSync(`/proc/${n}/environ`, "latin1")}`.includes(needle)) continue;
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    const st = readProcStat(Number(n));
+    if (st && st.state !== "Z" && st.state !== "X") out.push({ pid: st.pid, startTime: st.startTicks });
+  }
+  return out;
+}
+
 /** True when `ref` is still the same running process (zombies and recycled pids count as gone). */
 export function isAlive(ref: ProcessRef): boolean {
   if (ref.startTime === undefined) {
@@ -124,6 +192,11 @@ export interface KillTreeOptions {
   pgid?: number;
   /** The root's start time from spawn; if given and different, the root pid is treated as recycled. */
   rootStartTime?: string;
+  /**
+   * More processes to stop with their descendants: ones that left the tree (a setsid'd helper whose parent died
+   * and was reparented away). Each is used only while its start time still matches (reaper-main.ts).
+   */
+  alsoRoots?: readonly ProcessRef[];
 }
 
 /**
@@ -136,7 +209,7 @@ export async function killProcessTree(rootPid: number, options: KillTreeOptions 
   const rootStat = readProcStat(rootPid);
   const rootIsOurs = options.rootStartTime === undefined || rootStat?.startTicks === options.rootStartTime;
   const pgid = options.pgid ?? (rootStat && rootIsOurs && rootStat.pgid === rootPid ? rootPid : undefined);
-  const roots = rootIsOurs ? [rootPid] : [];
+  const roots = [...(rootIsOurs ? [rootPid] : []), ...(options.alsoRoots ?? []).filter(isAlive).map((r) => r.pid)];
   const refs = snapshotTree(roots, pgid);
   // Signal the group only while a verified member is in it (so an emptied, recycled group id is never hit);
   // without /proc we cannot verify and fall back to trusting the caller's group.

@@ -3,7 +3,8 @@
  * Owns: the child process — spawn (own process group, all stdio piped), stderr draining, exit, terminate.
  * Does not own: ACP itself (acp/ consumes `stream`) or the argv/env (launch.ts builds them).
  * Invariant: spawn failures become GROK_SPAWN_FAILED (never an unhandled 'error' event); stderr is always
- *   drained so the child never blocks on a full pipe; terminate leaves no descendant alive.
+ *   drained so the child never blocks on a full pipe; terminate leaves no descendant alive; every agent has a
+ *   reaper (reaper.ts) from its first moment, so no process of its tree outlives this one, even when SIGKILLed.
  * Spec: grok-wire reference §4 and §15 (pipe all stdio; spawn on the main thread for PDEATHSIG).
  */
 import { spawn } from "node:child_process";
@@ -13,6 +14,7 @@ import { SeatError } from "../errors.js";
 import { loadAcpSdk } from "../internal/acp-sdk.js";
 import { killProcessTree, readProcStat } from "./process-tree.js";
 import { trackAgentGroup, untrackAgentGroup } from "./exit-reaper.js";
+import { newReaperTag, ownerReaper, REAPER_TAG_ENV, type Reaper } from "./reaper.js";
 
 /** Options for spawnAgent: a full argv (see buildAgentArgv), an env (see buildAgentEnv) and a cwd. */
 export interface SpawnAgentOptions {
@@ -21,6 +23,11 @@ export interface SpawnAgentOptions {
   cwd?: string;
   /** Capacity of the stderr ring buffer in bytes; default 256 KiB. */
   stderrCapacityBytes?: number;
+  /**
+   * Start the reaper process that ends the agent's tree should this process die, even by SIGKILL (reaper.ts).
+   * Default true; false only to measure what it costs (bench P2).
+   */
+  reaper?: boolean;
 }
 
 /** How the agent process ended. */
@@ -34,6 +41,8 @@ export interface AgentProcess {
   pid: number;
   /** The process start time from /proc (Linux), which with `pid` identifies this process instance. */
   startTime?: string;
+  /** Pid of the reaper process guarding this agent's tree, shared by this process's agents (none with `reaper: false`). */
+  reaperPid?: number;
   stream: Stream;
   /** The last `maxBytes` (default 8 KiB) of stderr, decoded as UTF-8. */
   stderrTail(maxBytes?: number): string;
@@ -66,7 +75,10 @@ class ByteRing {
 export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProcess> {
   const [command, ...args] = options.argv;
   if (!command) throw new SeatError("GROK_SPAWN_FAILED", "spawnAgent got an empty argv. Build it with buildAgentArgv().", { context: { command: [] } });
-  const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
+  // The tag lets the reaper find the agent's descendants wherever they were reparented (reaper-main.ts).
+  const tag = options.reaper === false ? undefined : newReaperTag();
+  const env = tag ? { ...options.env, [REAPER_TAG_ENV]: tag } : options.env;
+  const child = spawn(command, args, { env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
   const ring = new ByteRing(options.stderrCapacityBytes ?? 256 * 1024);
   child.stderr.on("data", (c: Buffer) => ring.push(c));
   // EPIPE on a dead child's stdin surfaces through the web stream; keep it from becoming an uncaught error.
@@ -94,8 +106,21 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
   // Should this process end without dispose, its exit hook kills the agent's group (exit-reaper.ts).
   trackAgentGroup(pid, startTime);
   void exited.then(() => untrackAgentGroup(pid));
-  // Loaded once the child runs, so the SDK's load overlaps the agent's start-up; its stdout waits in the pipe.
+  // Should this process be killed outright, its reaper (one process per owner) ends the agent's tree
+  // (reaper-main.ts). Its first fork and the SDK's load overlap the agent's start-up; stdout waits in the pipe.
+  // The guard line goes out the moment the reaper is there, not after the SDK load: the window in which a killed
+  // owner leaves this agent unguarded stays as short as the fork.
+  const reaperStarting = options.reaper === false ? undefined : ownerReaper().then((r) => (r.guard(pid, startTime, tag), r), (err: unknown) => err as Error);
   const { ndJsonStream } = await loadAcpSdk();
+  const reaper: Reaper | Error | undefined = await reaperStarting;
+  if (reaper instanceof Error) {
+    await killProcessTree(pid, { graceMs: 0, pgid: pid, rootStartTime: startTime });
+    untrackAgentGroup(pid);
+    child.stdin.destroy();
+    child.stdout.destroy();
+    child.stderr.destroy();
+    throw reaper;
+  }
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
@@ -104,6 +129,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
   return {
     pid,
     startTime,
+    ...(reaper ? { reaperPid: reaper.pid } : {}),
     stream,
     stderrTail: (maxBytes = 8192) => ring.tail(maxBytes),
     exited,
@@ -113,6 +139,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
         child.stdin.destroy();
         child.stdout.destroy();
         child.stderr.destroy();
+        // The tree is stopped; the reaper ends whatever it tracked that left the tree, then exits.
+        reaper?.release(pid);
         return r;
       });
       return terminating;
