@@ -194,3 +194,42 @@ test("a webhook secret given by secretEnv is read from the environment and maske
   assert.equal((config.targets.h as { secret: string }).secret, value);
   assert.ok(!redactText(`the secret is ${value}`).includes(value));
 });
+
+test("a command target that is abandoned takes the programs it started with it (the whole process group)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gs-notify-group-"));
+  const pidFile = join(dir, "grandchild.pid");
+  try {
+    // The program starts a child of its own and waits: killing only the program would leave the child running.
+    const target = parseNotifyConfig({ targets: { cmd: { type: "command", command: ["/bin/sh", "-c", `sleep 60 & echo $! > ${pidFile}; wait`] } } }).targets.cmd as NotifyTarget;
+    const stop = new AbortController();
+    const delivery = deliver(target, createNotifyEvent({ event: "done", subject: { kind: "run", id: "r1" }, text: "done" }), { signal: stop.signal, delaysMs: [] });
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline) {
+      try {
+        if (readFileSync(pidFile, "utf8").trim() !== "") break;
+      } catch {
+        // not written yet
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const grandchild = Number(readFileSync(pidFile, "utf8").trim());
+    assert.ok(grandchild > 0);
+    stop.abort();
+    const outcome = await delivery;
+    assert.equal(outcome.ok, false);
+    const gone = Date.now() + 2_000;
+    let alive = true;
+    while (alive && Date.now() < gone) {
+      try {
+        process.kill(grandchild, 0);
+        await new Promise((r) => setTimeout(r, 20));
+      } catch {
+        alive = false;
+      }
+    }
+    if (alive) process.kill(grandchild, "SIGKILL");
+    assert.equal(alive, false, `the program's child ${grandchild} outlived the abandoned delivery`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
