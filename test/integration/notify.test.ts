@@ -233,3 +233,17 @@ test("a command target that is abandoned takes the programs it started with it (
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a webhook URL with a user name or password is NOTIFY_CONFIG_INVALID, and the password is never shown", () => {
+  for (const url of ["https://alice:hunter2-canary-pw@hooks.example.com/x", "https://hunter2-canary-pw@hooks.example.com/x"]) {
+    for (const type of ["webhook", "ntfy", "slack"]) {
+      const raw = { targets: { hook: { type, url, ...(type === "webhook" ? { secret: SECRET } : {}) } } };
+      assert.throws(() => parseNotifyConfig(raw), (error: unknown) => {
+        assert.ok(isSeatError(error));
+        assert.equal(error.code, "NOTIFY_CONFIG_INVALID");
+        assert.doesNotMatch(JSON.stringify({ message: error.message, context: error.context }), /hunter2-canary-pw/);
+        return true;
+      });
+    }
+  }
+});
