@@ -62,7 +62,8 @@ export async function isSeatLost(journal: Journal, home: string, seatId: string,
 /**
  * Restores lost seat `seatId`: recovery first (nothing re-sent), then its controller on the original hire with
  * the session resumed. SEAT_NOT_LOST when it is live or released; SEAT_RESTORE_CONFLICT when another restore won;
- * the hire's own code when the new TUI or leader is refused.
+ * SEAT_RESTORE_ENV_MISSING when a secret variable it was hired with is unset here; the hire's own code when the new TUI
+ * or leader is refused.
  */
 export async function restoreSeat(journal: Journal, home: string, seatId: string, env: NodeJS.ProcessEnv = process.env): Promise<RestoreResult> {
   const seat = journal.getSeat(seatId);
@@ -74,6 +75,11 @@ export async function restoreSeat(journal: Journal, home: string, seatId: string
     config = JSON.parse(readFileSync(join(dir, "hire.json"), "utf8")) as ControllerConfig;
   } catch (error) {
     throw notLost(seatId, `its hire.json cannot be read (${(error as NodeJS.ErrnoException).code ?? "not JSON"}), so its original flags are unknown`);
+  }
+  // The seat comes back on its original credentials or not at all: never silently without a key it was hired with.
+  const missing = (config.secretEnvNames ?? []).filter((name) => typeof env[name] !== "string" || env[name] === "");
+  if (missing.length > 0) {
+    throw new SeatError("SEAT_RESTORE_ENV_MISSING", `Seat ${seatId} was hired with ${missing.join(", ")} set; this environment has no ${missing.join(", ")}. Export ${missing.length === 1 ? "it" : "them"} and run seat restore again; nothing was launched.`, { context: { seatId, missing } });
   }
   const self = await platformIdentitySource().readIdentity(process.pid).catch(() => null);
   if (!self) throw new SeatError("IDENTITY_UNKNOWN", `seat restore cannot read its own process identity (pid ${process.pid}), so it cannot claim seat ${seatId}; nothing was launched.`, { context: { seatId } });

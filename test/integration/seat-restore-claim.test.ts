@@ -85,3 +85,24 @@ test("a seat claimed by a restorer that still runs is not lost (seat ps, seat re
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+test("a seat hired with a secret variable is not restored from a shell without it: SEAT_RESTORE_ENV_MISSING, nothing launched", async () => {
+  const { home, seatId, env } = lostSeat();
+  const hirePath = join(seatDir(home, seatId), "hire.json");
+  writeFileSync(hirePath, JSON.stringify({ ...JSON.parse(readFileSync(hirePath, "utf8")), secretEnvNames: ["GS_TEST_RESTORE_KEY"] }), { mode: 0o600 });
+  const journal = openJournal(journalPath(home));
+  try {
+    await assert.rejects(restoreSeat(journal, home, seatId, env), (error: { code?: string; message?: string }) => {
+      assert.equal(error.code, "SEAT_RESTORE_ENV_MISSING");
+      assert.match(error.message ?? "", /GS_TEST_RESTORE_KEY/);
+      return true;
+    });
+    assert.equal(journal.getSeat(seatId)!.socketPath, OLD_SOCKET, "the seat was not claimed");
+    assert.throws(() => readFileSync(join(seatDir(home, seatId), "controller.log")), { code: "ENOENT" }, "no controller was launched");
+    // With the variable set, the restore goes ahead (and here refuses only for the missing grok binary).
+    await assert.rejects(restoreSeat(journal, home, seatId, { ...env, GS_TEST_RESTORE_KEY: "canary-restore-key-value" }), { code: "GROK_NOT_FOUND" });
+  } finally {
+    journal.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+});
