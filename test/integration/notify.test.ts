@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../src/errors.js";
 import { redactText, registerSecrets } from "../../src/internal/redact.js";
-import { chooseTargets, createNotifier, createNotifyEvent, deliver, parseNotifyConfig, terminalSequence, type NotifyTarget } from "../../src/notify/index.js";
+import { buildRequest, chooseTargets, createNotifier, createNotifyEvent, deliver, parseNotifyConfig, terminalSequence, type NotifyTarget } from "../../src/notify/index.js";
 import { startNotifyReceiver } from "../support/notify-receiver.js";
 
 const SECRET = "whsec-test-0123456789abcdef";
@@ -246,4 +246,23 @@ test("a webhook URL with a user name or password is NOTIFY_CONFIG_INVALID, and t
       });
     }
   }
+});
+
+test("a slack message shows a long approval command whole, in sections Slack accepts (at most 3,000 characters each)", () => {
+  const command = `echo ${"ab".repeat(3_500)} && echo end-of-command`;
+  const event = createNotifyEvent({ event: "waiting", subject: { kind: "run", id: "r1" }, text: "waits for your approval", approval: { id: "ap_1", category: "execute", command, digest: "cd".repeat(32) } });
+  const slack = parseNotifyConfig({ targets: { chat: { type: "slack", url: "http://127.0.0.1:1/slack" } } }).targets.chat as Exclude<NotifyTarget, { type: "command" }>;
+  const body = JSON.parse(buildRequest(slack, event).body) as { text: string; blocks: Array<{ type: string; text?: { text: string } }> };
+  const sections = body.blocks.filter((b) => b.type === "section").map((b) => b.text!.text);
+  assert.ok(sections.length >= 3);
+  for (const text of sections) assert.ok(Array.from(text).length <= 3_000, `a section of ${text.length} characters`);
+  assert.equal(sections.join(""), body.text, "the sections together are the whole text");
+  assert.ok(body.text.includes(command));
+
+  // Past what one message holds (50 blocks), the cut is said, never silent.
+  const huge = createNotifyEvent({ event: "waiting", subject: { kind: "run", id: "r1" }, text: "x".repeat(200_000) });
+  const cut = JSON.parse(buildRequest(slack, huge).body) as { blocks: Array<{ type: string; text?: { text: string } }> };
+  const last = cut.blocks.filter((b) => b.type === "section").at(-1)!.text!.text;
+  assert.ok(cut.blocks.length <= 50);
+  assert.match(last, /\d+ more characters do not fit in one Slack message; the board shows all of it$/);
 });
