@@ -90,6 +90,7 @@ export const ERROR_CODES = {
   SEAT_BRIEF_INVALID: "a brief sent to the controller is empty, whitespace only, or carries NUL / C0 control characters",
   SEAT_RESTORE_CONFLICT: "another process restored or released the seat since it was found lost; this restore launched nothing",
   SEAT_NOT_LOST: "seat restore was asked for a seat or session that is not lost (it is live, released or unknown)",
+  SEAT_RESTORE_ENV_MISSING: "seat restore found a secret variable the seat was hired with (hire.json names it) unset in this environment; nothing was launched",
   SEAT_CONTROLLER_TIMEOUT: "the seat's controller did not answer a control request within the limit",
   // health/
   MODEL_UNREACHABLE: "grok kept retrying its model request (fail-fast limit reached); the turn was cancelled",

@@ -18,6 +18,7 @@ import { openJournal } from "../journal/index.js";
 // Single files rather than the front doors of seat/ and sessions/: those load the runtime and the seat stack
 // (≈170 ms of imports), which `seat ps` never uses.
 import { journalPath, seatDir, seatHome } from "../seat/seat-home.js";
+import { restoreClaimOf } from "../seat/restore-claim.js";
 import { judgeHolder } from "../sessions/lease.js";
 import { requestControl, requestState } from "../sessions/control.js";
 import { isPrivateDir } from "../internal/private-dir.js";
@@ -124,11 +125,11 @@ async function listLocal(home: string, path: string, stateTimeoutMs: number, nam
   const sessions = (await Promise.all(pending)).filter((i): i is LiveItem => i !== null);
   const journal = openJournal(path);
   let seats: LiveItem[];
-  const records = new Map<string, { leaderPid: number | null; leaderBirth: string | null; open: Array<{ promptId: string; state: string }> }>();
+  const records = new Map<string, { socketPath: string; leaderPid: number | null; leaderBirth: string | null; open: Array<{ promptId: string; state: string }> }>();
   try {
     seats = journal.listSeats().map((seat): LiveItem => {
       const deliveries = journal.listDeliveries(seat.seatId);
-      records.set(seat.seatId, { leaderPid: seat.leaderPid, leaderBirth: seat.leaderBirth, open: deliveries.filter((d) => ["fenced", "dispatched", "consumed", "uncertain"].includes(d.state)).map((d) => ({ promptId: d.promptId, state: d.state })) });
+      records.set(seat.seatId, { socketPath: seat.socketPath, leaderPid: seat.leaderPid, leaderBirth: seat.leaderBirth, open: deliveries.filter((d) => ["fenced", "dispatched", "consumed", "uncertain"].includes(d.state)).map((d) => ({ promptId: d.promptId, state: d.state })) });
       const last = deliveries.at(-1);
       return {
         kind: "seat", id: seat.seatId, agent: "grok",
@@ -150,9 +151,10 @@ async function listLocal(home: string, path: string, stateTimeoutMs: number, nam
 /**
  * Marks a seat `lost` when nothing of it is left: the controller its seat.json names (pid and kernel birth) is
  * gone and so is the leader the journal proved. A process whose identity cannot be read is never judged gone,
- * so a seat being hired right now (its leader not yet proven, its controller alive) is not lost.
+ * so a seat being hired right now (its leader not yet proven, its controller alive) is not lost, nor is one that a
+ * `seat restore` which still runs has claimed.
  */
-async function judgeSeatLost(home: string, item: LiveItem, record: { leaderPid: number | null; leaderBirth: string | null; open: Array<{ promptId: string; state: string }> } | undefined, source: IdentitySource): Promise<void> {
+async function judgeSeatLost(home: string, item: LiveItem, record: { socketPath: string; leaderPid: number | null; leaderBirth: string | null; open: Array<{ promptId: string; state: string }> } | undefined, source: IdentitySource): Promise<void> {
   if (record === undefined) return;
   const gone = async (pid: unknown, birth: unknown): Promise<boolean> => {
     if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) return true;
@@ -161,6 +163,9 @@ async function judgeSeatLost(home: string, item: LiveItem, record: { leaderPid: 
     // A zombie is gone too: nothing may reap it where init does not (a container's pid 1).
     return identity === null || identity.state === "Z" || (typeof birth === "string" && identity.birth !== birth);
   };
+  // A seat that a `seat restore` still running has claimed is being hired again, not lost (seat/restore-claim.ts).
+  const claim = restoreClaimOf(record.socketPath);
+  if (claim !== null && !(await gone(claim.pid, claim.birth))) return;
   let controller: { controller_pid?: unknown; controller_birth?: unknown };
   try {
     controller = JSON.parse(readFileSync(join(seatDir(home, item.id), "seat.json"), "utf8")) as typeof controller;

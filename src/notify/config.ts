@@ -44,6 +44,8 @@ function httpUrl(value: unknown, where: string): string {
     throw invalid(where, `"url" is not a URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(where, `"url" must be http:// or https://, got ${url.protocol}`);
+  // fetch refuses a URL with credentials, so such a target could never deliver; and a password there is not a secret we mask.
+  if (url.username !== "" || url.password !== "") throw invalid(where, `"url" must not carry a user name or password (user:password@host); a webhook signs with "secret" or "secretEnv"`);
   return url.href;
 }
 

@@ -5,7 +5,7 @@
  *   back-off schedule (RETRY_DELAYS_MS: the first retry within 20 s) and the outcome a notifier reports.
  * Does not own: which targets get which events, coalescing (notifier.ts), or the request's bytes (payloads.ts).
  * Invariant: delivery never throws and never outlives its AbortSignal; a program target runs without a shell,
- *   with a bounded time, and its output is discarded.
+ *   with a bounded time (at the end of which its whole process group is killed), and its output is discarded.
  */
 import { spawn } from "node:child_process";
 import type { NotifyTarget } from "./config.js";
@@ -47,7 +47,16 @@ async function postOnce(target: Exclude<NotifyTarget, { type: "command" }>, even
   }
 }
 
-/** One program attempt: the event as JSON on stdin, no shell, output discarded, killed at the timeout. */
+/** Kills a program target and everything it started: it leads its own process group (spawned detached). */
+function killGroup(child: ReturnType<typeof spawn>): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
+}
+
+/** One program attempt: the event as JSON on stdin, no shell, output discarded, its group killed at the timeout. */
 function runOnce(target: Extract<NotifyTarget, { type: "command" }>, event: NotifyEvent, signal: AbortSignal): Promise<AttemptOutcome> {
   return new Promise((resolve) => {
     const [program, ...args] = target.command;
@@ -59,13 +68,14 @@ function runOnce(target: Extract<NotifyTarget, { type: "command" }>, event: Noti
       signal.removeEventListener("abort", onAbort);
       resolve(outcome);
     };
-    const child = spawn(program as string, args, { stdio: ["pipe", "ignore", "ignore"], shell: false });
+    // Detached: its own process group, so a timeout or an abandoned run kills what it started too.
+    const child = spawn(program as string, args, { stdio: ["pipe", "ignore", "ignore"], shell: false, detached: true });
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      killGroup(child);
       done({ ok: false, retryable: true, detail: `the program did not finish within ${ATTEMPT_TIMEOUT_MS} ms` });
     }, ATTEMPT_TIMEOUT_MS);
     const onAbort = (): void => {
-      child.kill("SIGKILL");
+      killGroup(child);
       done({ ok: false, retryable: false, detail: "abandoned" });
     };
     signal.addEventListener("abort", onAbort, { once: true });

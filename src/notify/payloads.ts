@@ -35,6 +35,25 @@ export function eventTitle(event: NotifyEvent): string {
   return `grok-seat: ${event.subject.kind} ${who} ${event.event}`;
 }
 
+/** Slack refuses a section block whose text passes 3,000 characters (and a message of more than 50 blocks). */
+export const SLACK_SECTION_MAX_CHARS = 3_000;
+const SLACK_MAX_SECTIONS = 49;
+
+/** `text` as consecutive mrkdwn sections of at most SLACK_SECTION_MAX_CHARS each, so a long command is shown whole. */
+function slackSections(text: string): unknown[] {
+  const chars = Array.from(text);
+  const sections: unknown[] = [];
+  for (let at = 0; at < chars.length && sections.length < SLACK_MAX_SECTIONS; at += SLACK_SECTION_MAX_CHARS) {
+    sections.push({ type: "section", text: { type: "mrkdwn", text: chars.slice(at, at + SLACK_SECTION_MAX_CHARS).join("") } });
+  }
+  const shown = sections.length * SLACK_SECTION_MAX_CHARS;
+  if (chars.length > shown) {
+    // Past what one Slack message can hold: said plainly, never cut silently (the board shows it whole).
+    sections[sections.length - 1] = { type: "section", text: { type: "mrkdwn", text: `${chars.slice(shown - SLACK_SECTION_MAX_CHARS, shown - 100).join("")}\n… ${chars.length - shown + 100} more characters do not fit in one Slack message; the board shows all of it` } };
+  }
+  return sections;
+}
+
 const NTFY_PRIORITY: Record<NotifyEvent["event"], string> = { waiting: "high", failed: "high", uncertain: "high", lost: "high", budget: "high", done: "default", cancelled: "low" };
 const NTFY_TAGS: Record<NotifyEvent["event"], string> = { waiting: "hourglass", done: "white_check_mark", failed: "x", cancelled: "no_entry_sign", uncertain: "question", budget: "moneybag", lost: "warning" };
 
@@ -68,7 +87,7 @@ export function buildRequest(target: Exclude<NotifyTarget, { type: "command" }>,
     }
     case "slack": {
       const text = `*${eventTitle(event)}*\n${event.text}${approvalLines(event)}`;
-      const blocks: unknown[] = [{ type: "section", text: { type: "mrkdwn", text } }];
+      const blocks: unknown[] = slackSections(text);
       const approve = event.approval?.approve_url;
       const deny = event.approval?.deny_url;
       if (approve !== undefined && deny !== undefined) {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../src/errors.js";
 import { redactText, registerSecrets } from "../../src/internal/redact.js";
-import { chooseTargets, createNotifier, createNotifyEvent, deliver, parseNotifyConfig, terminalSequence, type NotifyTarget } from "../../src/notify/index.js";
+import { buildRequest, chooseTargets, createNotifier, createNotifyEvent, deliver, parseNotifyConfig, terminalSequence, type NotifyTarget } from "../../src/notify/index.js";
 import { startNotifyReceiver } from "../support/notify-receiver.js";
 
 const SECRET = "whsec-test-0123456789abcdef";
@@ -193,4 +193,76 @@ test("a webhook secret given by secretEnv is read from the environment and maske
   const config = parseNotifyConfig({ targets: { h: { type: "webhook", url: "http://127.0.0.1/hook", secretEnv: "MY_HOOK_SECRET" } } }, { MY_HOOK_SECRET: value });
   assert.equal((config.targets.h as { secret: string }).secret, value);
   assert.ok(!redactText(`the secret is ${value}`).includes(value));
+});
+
+test("a command target that is abandoned takes the programs it started with it (the whole process group)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gs-notify-group-"));
+  const pidFile = join(dir, "grandchild.pid");
+  try {
+    // The program starts a child of its own and waits: killing only the program would leave the child running.
+    const target = parseNotifyConfig({ targets: { cmd: { type: "command", command: ["/bin/sh", "-c", `sleep 60 & echo $! > ${pidFile}; wait`] } } }).targets.cmd as NotifyTarget;
+    const stop = new AbortController();
+    const delivery = deliver(target, createNotifyEvent({ event: "done", subject: { kind: "run", id: "r1" }, text: "done" }), { signal: stop.signal, delaysMs: [] });
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline) {
+      try {
+        if (readFileSync(pidFile, "utf8").trim() !== "") break;
+      } catch {
+        // not written yet
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const grandchild = Number(readFileSync(pidFile, "utf8").trim());
+    assert.ok(grandchild > 0);
+    stop.abort();
+    const outcome = await delivery;
+    assert.equal(outcome.ok, false);
+    const gone = Date.now() + 2_000;
+    let alive = true;
+    while (alive && Date.now() < gone) {
+      try {
+        process.kill(grandchild, 0);
+        await new Promise((r) => setTimeout(r, 20));
+      } catch {
+        alive = false;
+      }
+    }
+    if (alive) process.kill(grandchild, "SIGKILL");
+    assert.equal(alive, false, `the program's child ${grandchild} outlived the abandoned delivery`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a webhook URL with a user name or password is NOTIFY_CONFIG_INVALID, and the password is never shown", () => {
+  for (const url of ["https://alice:hunter2-canary-pw@hooks.example.com/x", "https://hunter2-canary-pw@hooks.example.com/x"]) {
+    for (const type of ["webhook", "ntfy", "slack"]) {
+      const raw = { targets: { hook: { type, url, ...(type === "webhook" ? { secret: SECRET } : {}) } } };
+      assert.throws(() => parseNotifyConfig(raw), (error: unknown) => {
+        assert.ok(isSeatError(error));
+        assert.equal(error.code, "NOTIFY_CONFIG_INVALID");
+        assert.doesNotMatch(JSON.stringify({ message: error.message, context: error.context }), /hunter2-canary-pw/);
+        return true;
+      });
+    }
+  }
+});
+
+test("a slack message shows a long approval command whole, in sections Slack accepts (at most 3,000 characters each)", () => {
+  const command = `echo ${"ab".repeat(3_500)} && echo end-of-command`;
+  const event = createNotifyEvent({ event: "waiting", subject: { kind: "run", id: "r1" }, text: "waits for your approval", approval: { id: "ap_1", category: "execute", command, digest: "cd".repeat(32) } });
+  const slack = parseNotifyConfig({ targets: { chat: { type: "slack", url: "http://127.0.0.1:1/slack" } } }).targets.chat as Exclude<NotifyTarget, { type: "command" }>;
+  const body = JSON.parse(buildRequest(slack, event).body) as { text: string; blocks: Array<{ type: string; text?: { text: string } }> };
+  const sections = body.blocks.filter((b) => b.type === "section").map((b) => b.text!.text);
+  assert.ok(sections.length >= 3);
+  for (const text of sections) assert.ok(Array.from(text).length <= 3_000, `a section of ${text.length} characters`);
+  assert.equal(sections.join(""), body.text, "the sections together are the whole text");
+  assert.ok(body.text.includes(command));
+
+  // Past what one message holds (50 blocks), the cut is said, never silent.
+  const huge = createNotifyEvent({ event: "waiting", subject: { kind: "run", id: "r1" }, text: "x".repeat(200_000) });
+  const cut = JSON.parse(buildRequest(slack, huge).body) as { blocks: Array<{ type: string; text?: { text: string } }> };
+  const last = cut.blocks.filter((b) => b.type === "section").at(-1)!.text!.text;
+  assert.ok(cut.blocks.length <= 50);
+  assert.match(last, /\d+ more characters do not fit in one Slack message; the board shows all of it$/);
 });

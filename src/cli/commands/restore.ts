@@ -32,7 +32,7 @@ Exit 0 when everything named came back, 1 otherwise.`,
   async run(argv) {
     const args = parseFlags("restore", argv, { all: { type: "boolean" }, json: { type: "boolean" } });
     const json = args.values.json === true;
-    const names = args.positionals;
+    const names = [...new Set(args.positionals)]; // one restore per seat, however often it is named
     if (args.values.all === true && names.length > 0) throw new SeatError("CLI_USAGE", "seat restore: give IDs/NAMEs or --all, not both.");
     if (args.values.all !== true && names.length === 0) throw new SeatError("CLI_USAGE", "seat restore needs an ID or NAME (seat ps shows what is lost), or --all.");
     const home = seatHome();
