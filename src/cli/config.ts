@@ -58,8 +58,12 @@ function invalid(file: string, key: string | undefined, detail: string): SeatErr
   return new SeatError("CLI_CONFIG_INVALID", `Config file ${where}: ${detail}. Fix or remove it; \`seat config\` shows the effective settings.`, { context: { file, ...(key !== undefined ? { key } : {}) } });
 }
 
-/** Reads and checks one config file; throws CLI_CONFIG_INVALID naming the file and the key. */
-export function readConfigFile(file: string): Partial<Record<ConfigKey, string>> {
+/**
+ * Reads and checks one config file; throws CLI_CONFIG_INVALID naming the file and the key. A project file (one a
+ * cloned repository may carry) may not hold a `notify` section: it could name a program to run or a URL that
+ * receives approval text, so targets come only from the user's own file.
+ */
+export function readConfigFile(file: string, kind: "user" | "project" = "user"): Partial<Record<ConfigKey, string>> {
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, "utf8"));
@@ -70,6 +74,7 @@ export function readConfigFile(file: string): Partial<Record<ConfigKey, string>>
   const out: Partial<Record<ConfigKey, string>> = {};
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     if (key === "notify") {
+      if (kind === "project") throw invalid(file, key, "notification targets may be set only in your user config file (a project file could name a program to run or a URL that receives approval text); move the section there");
       readNotifySection(file, value);
       continue;
     }
@@ -92,13 +97,13 @@ function readNotifySection(file: string, value: unknown, env: NodeJS.ProcessEnv 
 }
 
 /**
- * The notification targets of this invocation: the project file's `notify` section if it has one, else the user
- * file's (a section is taken whole, never merged), else none.
+ * The notification targets of this invocation: the user config file's `notify` section, else none. A project
+ * file's is refused (readConfigFile): a cloned repository must not choose programs or receivers.
  */
-export function loadNotifyConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): NotifyConfig | undefined {
+export function loadNotifyConfig(options: { env?: NodeJS.ProcessEnv } = {}): NotifyConfig | undefined {
   const env = options.env ?? process.env;
-  for (const file of [projectConfigPath(options.cwd), userConfigPath(env)]) {
-    if (file === undefined || !existsSync(file)) continue;
+  for (const file of [userConfigPath(env)]) {
+    if (!existsSync(file)) continue;
     let data: unknown;
     try {
       data = JSON.parse(readFileSync(file, "utf8"));
@@ -124,7 +129,7 @@ export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv } = 
   const userFile = userConfigPath(env);
   const projectFile = projectConfigPath(options.cwd);
   const user = existsSync(userFile) ? readConfigFile(userFile) : {};
-  const project = projectFile ? readConfigFile(projectFile) : {};
+  const project = projectFile ? readConfigFile(projectFile, "project") : {};
   const entries = {} as Record<ConfigKey, ConfigEntry>;
   for (const key of CONFIG_KEYS) {
     const envName = ENV_OF[key];

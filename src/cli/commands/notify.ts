@@ -36,7 +36,12 @@ docs/notifications.md):
   --json      one object per target / the delivery outcome
 
 Runs choose targets with seat run --notify NAME (repeatable; --notify none for none) or get the default.
-Events: ${NOTIFY_EVENTS.join(", ")}.`,
+Events: ${NOTIFY_EVENTS.join(", ")}.
+
+Examples:
+  seat notify list
+  seat notify test hook
+  seat run --notify hook "fix the failing test"`,
   async run(argv) {
     const args = parseFlags("notify", argv, { json: { type: "boolean" } });
     const [action = "list", name, ...extra] = args.positionals;

@@ -28,7 +28,12 @@ Secret variables the seat was hired with (XAI_API_KEY…) are taken from this sh
   --all    every lost seat and session
   --json   one {"type":"restored"|"restore_failed", …} object per item
 
-Exit 0 when everything named came back, 1 otherwise.`,
+Exit 0 when everything named came back, 1 otherwise.
+
+Examples:
+  seat ps                      # what a reboot took shows lost
+  seat restore gs-1a2b3c4d
+  seat restore --all --json`,
   async run(argv) {
     const args = parseFlags("restore", argv, { all: { type: "boolean" }, json: { type: "boolean" } });
     const json = args.values.json === true;
