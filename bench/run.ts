@@ -27,6 +27,8 @@ import { benchWorktrees, worktreesSection } from "./worktrees.js";
 import { benchMcp, mcpSection } from "./mcp.js";
 import { approvalsSection, benchApprovals } from "./approvals.js";
 import { benchSpend, spendSection } from "./spend.js";
+import { benchNotify, notifySection } from "./notify.js";
+import { benchRestore, restoreSection } from "./restore.js";
 
 type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
 
@@ -355,6 +357,16 @@ async function main(): Promise<void> {
     save("p13-spend", r);
     show("P13", withStamp(spendSection(r), r));
   }
+  if (wanted("P14")) {
+    const r = await stamped(commit, () => benchNotify(quick ? { turns: 10, cliRounds: 2 } : { turns: 100, cliRounds: 20 }));
+    save("p14-notify", r);
+    show("P14", withStamp(notifySection(r), r));
+  }
+  if (wanted("P15")) {
+    const r = await stamped(commit, () => benchRestore({ seats: quick ? 2 : 8 }));
+    save("p15-restore", r);
+    show("P15", withStamp(restoreSection(r), r));
+  }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
@@ -377,6 +389,8 @@ async function main(): Promise<void> {
   stored("P11", "p11-mcp", mcpSection);
   stored("P12", "p12-worktrees", worktreesSection);
   stored("P13", "p13-spend", spendSection);
+  stored("P14", "p14-notify", notifySection);
+  stored("P15", "p15-restore", restoreSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);
