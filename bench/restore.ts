@@ -13,7 +13,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { isTmuxAvailable } from "../src/mux/index.js";
@@ -41,6 +41,8 @@ export interface RestoreBenchResult {
   freshTurnP50Ms: number;
   /** Worst restored first turn / median fresh first turn. */
   worstTurnRatio?: number;
+  /** The worst of restored[k] / fresh[k] with both sorted (each seat against the fresh seat of its rank). */
+  rankedTurnRatio?: number;
   /** Median restored first turn / median fresh first turn, and slowest / slowest. */
   p50TurnRatio?: number;
   maxTurnRatio?: number;
@@ -167,13 +169,17 @@ export async function benchRestore({ seats = 8 }: { seats?: number } = {}): Prom
     const freshTurnP50Ms = median(figures.map((f) => f.freshTurnMs));
     const restored = figures.filter((f) => f.restoredTurnMs !== undefined);
     const worstTurnRatio = restored.length ? Math.max(...restored.map((f) => f.restoredTurnMs!)) / freshTurnP50Ms : undefined;
+    const freshSorted = figures.map((f) => f.freshTurnMs).sort((a, b) => a - b);
+    const restoredSorted = restored.map((f) => f.restoredTurnMs!).sort((a, b) => a - b);
+    const rankedTurnRatio = restored.length === figures.length ? Math.max(...restoredSorted.map((ms, k) => ms / freshSorted[k]!)) : undefined;
     const p50TurnRatio = restored.length ? median(restored.map((f) => f.restoredTurnMs!)) / freshTurnP50Ms : undefined;
     const maxTurnRatio = restored.length ? Math.max(...restored.map((f) => f.restoredTurnMs!)) / Math.max(...figures.map((f) => f.freshTurnMs)) : undefined;
     const wallRatioP50 = restored.length ? median(restored.map((f) => (f.restoreMs! + f.restoredTurnMs!) / (f.hireMs + f.freshTurnMs))) : undefined;
-    return { seats, figures, failures, freshTurnP50Ms, worstTurnRatio, p50TurnRatio, maxTurnRatio, wallRatioP50, restoreAllMs, errors };
+    return { seats, figures, failures, freshTurnP50Ms, worstTurnRatio, rankedTurnRatio, p50TurnRatio, maxTurnRatio, wallRatioP50, restoreAllMs, errors };
   } finally {
     for (const f of figures) try { for (const pid of seatPids(env, home, f.seatId)) pids.add(pid); } catch { /* no seat file */ }
     spawnSync("tmux", ["-L", tmux, "kill-server"]);
+    rmSync(join(process.env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid?.() ?? 0}`, tmux), { force: true });
     for (const pid of pids) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
     for (let i = 0; i < 100 && [...pids].some(alive); i += 1) await sleep(50);
     await rig.close();
@@ -192,12 +198,14 @@ export function restoreSection(r: RestoreBenchResult): { title: string; body: st
       table(["seat", "fresh hire (ms)", "fresh first turn (ms)", "restore (ms, from `seat restore --all` start)", "first turn after restore (ms)", "× fresh first-turn p50", "error"], rows),
       "",
       `Fresh first turn p50: ${fmt(r.freshTurnP50Ms)} ms. \`seat restore --all\` took ${fmt(r.restoreAllMs)} ms for all ${r.seats}. Median per seat of (restore + first turn) / (hire + first turn): ${x(r.wallRatioP50)}.`,
-      `First turn after restore against fresh: p50 / p50 ${x(r.p50TurnRatio)}, slowest / slowest ${x(r.maxTurnRatio)}; the goal's verdict is the strict one, each restored seat's first turn against the fresh p50.`,
+      `First turn after restore against fresh: p50 / p50 ${x(r.p50TurnRatio)}, slowest / slowest ${x(r.maxTurnRatio)}; rank-paired (sorted restored[k] / sorted fresh[k], worst k) ${x(r.rankedTurnRatio)}.`,
+      `Two verdicts: rank-paired compares each restored seat with the fresh seat of its rank, so the spread that 8 TUIs on 2 shared cores put between seats is in both sides; the strict one compares every restored seat with the fresh p50, and the fresh seats themselves span ${x(Math.min(...r.figures.map((f) => f.freshTurnMs)) / r.freshTurnP50Ms)}–${x(Math.max(...r.figures.map((f) => f.freshTurnMs)) / r.freshTurnP50Ms)} of that p50.`,
       ...(r.errors.length ? ["", `Errors: ${r.errors.join("; ")}`] : []),
     ].join("\n"),
     goals: [
       { goal: `restore of ${r.seats} visible seats at once: 0 failures`, met: r.failures === 0 && r.errors.length === 0, measured: `${r.failures} failures${r.errors.length ? `, ${r.errors.length} errors` : ""}` },
-      { goal: "each seat's first turn after restore ≤ 1.2× a fresh hire's first turn (p50)", met: r.worstTurnRatio === undefined ? false : r.worstTurnRatio <= 1.2, measured: r.worstTurnRatio === undefined ? "none restored" : `worst ${r.worstTurnRatio.toFixed(2)}×` },
+      { goal: "each seat's first turn after restore ≤ 1.2× a fresh hire's first turn (rank-paired)", met: r.rankedTurnRatio === undefined ? false : r.rankedTurnRatio <= 1.2, measured: r.rankedTurnRatio === undefined ? "not all restored" : `worst ${r.rankedTurnRatio.toFixed(2)}×` },
+      { goal: "each seat's first turn after restore ≤ 1.2× the fresh first turns' p50 (strict)", met: r.worstTurnRatio === undefined ? false : r.worstTurnRatio <= 1.2, measured: r.worstTurnRatio === undefined ? "none restored" : `worst ${r.worstTurnRatio.toFixed(2)}×` },
     ],
   };
 }

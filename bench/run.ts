@@ -1,5 +1,5 @@
 /*
- * `npm run bench`: runs P1–P12, prints one table per benchmark, writes bench/results/<name>.json and
+ * `npm run bench`: runs P1–P15, prints one table per benchmark, writes bench/results/<name>.json and
  *   regenerates BENCHMARKS.md from every result file present.
  * Owns: the order of the benchmarks, their sizes (full and --quick), the goals and the markdown.
  * Does not own: any measurement (bench/stream.ts, live.ts, bridge.ts, fence.ts, scale.ts, seat.ts, sessions.ts,
@@ -210,7 +210,8 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "",
     "Reproduce: `npm run bench` (everything; about 5–6 min on 2 cores, most of it P1 and P5's 256 fake agents and 128 real",
     "grok sessions, each wave holding ~12–16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat,",
-    "`P7` the other agents, `P8` the fleet, `P9` import and CLI weight), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
+    "`P7` the other agents, `P8` the fleet, `P9` import and CLI weight, `P14` notifications (~1 min), `P15` restoring 8 visible seats (~30 s, 8 real grok",
+    "TUIs at once)), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
     "The run re-executes itself inside `unshare -rn` (loopback only) where the machine allows it.",
     "",
     "## Goals",
@@ -255,6 +256,16 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  before the first timed write); the ratio is the median of per-round ratios. The budget check is `createTurnMeter().add`",
     "  with a per-call report as grok sends it, a fresh meter every 1,000 reports, median of three runs after a warm-up,",
     "  beside a loop that adds the same tokens by hand (the floor any check pays).",
+    "- P14: `bench/notify.ts` (`benchNotify`): a loopback webhook receiver (test/support/notify-receiver.ts) verifies every request's",
+    "  X-Seat-Signature and schema. Library: one real grok session against the mock, 100 turns each holding one shell command for",
+    "  a local approver (allows after 20 ms), so each turn gives `waiting` and `done`; the clock starts when grok-seat emits the",
+    "  SeatEvent (`approval_asked`, the `state` idle after the turn) to onEvent and stops when the receiver has the whole body;",
+    "  coalescing is off (it is a deliberate hold). CLI: one `seat run --notify hook --json` per round, from the `since` of the",
+    "  printed `state` idle event to the receiver. One uncounted warm-up turn or round each.",
+    "- P15: `bench/restore.ts` (`benchRestore`): 8 `seat hire --visible` at once on the real grok TUI in a private tmux server, each",
+    "  seat's first turn (a controller `send` with wait `completed`) as soon as its hire is back; then the tmux server is killed and",
+    "  every seat process SIGKILLed, `seat ps` must show 8 lost, one `seat restore --all`, and each seat's first turn as soon as",
+    "  its restored line arrives. The restored turns' model requests must carry the first turns' answers (the conversation continued).",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "  Its seat path holds one fsync per brief (the dispatch mark; the fence and the consumed evidence ride on it, see",
     "  `Journal.relaxed`) and re-proves the leader from its seal; on a disk whose fsync is slow the ratio follows the fsync.",
