@@ -187,7 +187,7 @@ export function notifySection(r: NotifyBenchResult): { title: string; body: stri
       `Refused by the receiver (signature or schema): ${r.refused}; never arrived: ${r.missing}. Percentiles are nearest-rank` +
         `${r.cli.n < 100 ? `; with n = ${r.cli.n} the CLI p99 is its maximum` : ""}. Clocks: Date.now() (1 ms resolution);` +
         " the library path in one process, the CLI path from the printed `since` of the `state` idle event to the receiver in the bench process.",
-      ...(r.cliToNotify ? ["", `CLI path, state change → notification handed to the notifier: p50 ${fmt(r.cliToNotify.p50)} ms, max ${fmt(r.cliToNotify.max)} ms; the rest is the delivery, whose first \`fetch\` in a fresh \`seat run\` process loads Node's HTTP client and opens the connection (the library path's warm process does not pay that).`] : []),
+      ...(r.cliToNotify ? ["", `CLI path, state change → notification handed to the notifier: p50 ${fmt(r.cliToNotify.p50)} ms, max ${fmt(r.cliToNotify.max)} ms; the rest is the delivery from a fresh \`seat run\` process: its first connection to the receiver (the notifier loads Node's HTTP client when it is made, since 341763b; before that the first \`fetch\` loaded it on the turn's path: on 2ee42cd this path measured p50 110 ms, max 325 ms).`] : []),
     ].join("\n"),
     goals: [
       { goal: "notification p99 ≤ 250 ms on loopback (library, real grok)", met: clean && r.library.n >= 100 ? r.library.p99 <= 250 : clean ? undefined : false, measured: `p50 ${fmt(r.library.p50)} ms, p99 ${fmt(r.library.p99)} ms (n = ${r.library.n})${clean ? "" : `, ${r.refused} refused, ${r.missing} missing`}` },
