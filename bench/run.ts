@@ -208,7 +208,7 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "Each table names the commit and the time its figures were measured on (a partial run keeps the older tables, with",
     "their own stamps; `+dirty` means the work tree had uncommitted changes).",
     "",
-    "Reproduce: `npm run bench` (everything; about 5–6 min on 2 cores, most of it P1 and P5's 256 fake agents and 128 real",
+    "Reproduce: `npm run bench` (everything; about 7 min on 2 cores, most of it P1 and P5's 256 fake agents and 128 real",
     "grok sessions, each wave holding ~12–16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat,",
     "`P7` the other agents, `P8` the fleet, `P9` import and CLI weight, `P14` notifications (~1 min), `P15` restoring 8 visible seats (~30 s, 8 real grok",
     "TUIs at once)), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
