@@ -1,5 +1,5 @@
 /*
- * `npm run bench`: runs P1–P12, prints one table per benchmark, writes bench/results/<name>.json and
+ * `npm run bench`: runs P1–P15, prints one table per benchmark, writes bench/results/<name>.json and
  *   regenerates BENCHMARKS.md from every result file present.
  * Owns: the order of the benchmarks, their sizes (full and --quick), the goals and the markdown.
  * Does not own: any measurement (bench/stream.ts, live.ts, bridge.ts, fence.ts, scale.ts, seat.ts, sessions.ts,
@@ -27,6 +27,8 @@ import { benchWorktrees, worktreesSection } from "./worktrees.js";
 import { benchMcp, mcpSection } from "./mcp.js";
 import { approvalsSection, benchApprovals } from "./approvals.js";
 import { benchSpend, spendSection } from "./spend.js";
+import { benchNotify, notifySection } from "./notify.js";
+import { benchRestore, restoreSection } from "./restore.js";
 
 type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
 
@@ -219,9 +221,10 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "Each table names the commit and the time its figures were measured on (a partial run keeps the older tables, with",
     "their own stamps; `+dirty` means the work tree had uncommitted changes).",
     "",
-    "Reproduce: `npm run bench` (everything; about 5–6 min on 2 cores, most of it P1 and P5's 256 fake agents and 128 real",
+    "Reproduce: `npm run bench` (everything; about 7 min on 2 cores, most of it P1 and P5's 256 fake agents and 128 real",
     "grok sessions, each wave holding ~12–16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat,",
-    "`P7` the other agents, `P8` the fleet, `P9` import and CLI weight), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
+    "`P7` the other agents, `P8` the fleet, `P9` import and CLI weight, `P14` notifications (~1 min), `P15` restoring 8 visible seats (~30 s, 8 real grok",
+    "TUIs at once)), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
     "The run re-executes itself inside `unshare -rn` (loopback only) where the machine allows it.",
     "",
     "## Goals",
@@ -269,6 +272,16 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  before the first timed write); the ratio is the median of per-round ratios. The budget check is `createTurnMeter().add`",
     "  with a per-call report as grok sends it, a fresh meter every 1,000 reports, median of three runs after a warm-up,",
     "  beside a loop that adds the same tokens by hand (the floor any check pays).",
+    "- P14: `bench/notify.ts` (`benchNotify`): a loopback webhook receiver (test/support/notify-receiver.ts) verifies every request's",
+    "  X-Seat-Signature and schema. Library: one real grok session against the mock, 100 turns each holding one shell command for",
+    "  a local approver (allows after 20 ms), so each turn gives `waiting` and `done`; the clock starts when grok-seat emits the",
+    "  SeatEvent (`approval_asked`, the `state` idle after the turn) to onEvent and stops when the receiver has the whole body;",
+    "  coalescing is off (it is a deliberate hold). CLI: one `seat run --notify hook --json` per round, from the `since` of the",
+    "  printed `state` idle event to the receiver. One uncounted warm-up turn or round each.",
+    "- P15: `bench/restore.ts` (`benchRestore`): 8 `seat hire --visible` at once on the real grok TUI in a private tmux server, each",
+    "  seat's first turn (a controller `send` with wait `completed`) as soon as its hire is back; then the tmux server is killed and",
+    "  every seat process SIGKILLed, `seat ps` must show 8 lost, one `seat restore --all`, and each seat's first turn as soon as",
+    "  its restored line arrives. The restored turns' model requests must carry the first turns' answers (the conversation continued).",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "  Its seat path holds one fsync per brief (the dispatch mark; the fence and the consumed evidence ride on it, see",
     "  `Journal.relaxed`) and re-proves the leader from its seal; on a disk whose fsync is slow the ratio follows the fsync.",
@@ -371,6 +384,16 @@ async function main(): Promise<void> {
     save("p13-spend", r);
     show("P13", withStamp(spendSection(r), r));
   }
+  if (wanted("P14")) {
+    const r = await stamped(commit, () => benchNotify(quick ? { turns: 10, cliRounds: 2 } : { turns: 100, cliRounds: 20 }));
+    save("p14-notify", r);
+    show("P14", withStamp(notifySection(r), r));
+  }
+  if (wanted("P15")) {
+    const r = await stamped(commit, () => benchRestore({ seats: quick ? 2 : 8 }));
+    save("p15-restore", r);
+    show("P15", withStamp(restoreSection(r), r));
+  }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
@@ -393,6 +416,8 @@ async function main(): Promise<void> {
   stored("P11", "p11-mcp", mcpSection);
   stored("P12", "p12-worktrees", worktreesSection);
   stored("P13", "p13-spend", spendSection);
+  stored("P14", "p14-notify", notifySection);
+  stored("P15", "p15-restore", restoreSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);

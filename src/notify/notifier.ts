@@ -1,7 +1,7 @@
 /*
  * Notifier: the events of one run (or one worker) fanned out to its targets, without spamming and without
  *   ever holding up the turn.
- * Owns: choosing the targets that want an event, coalescing bursts (at most one message per target per
+ * Owns: choosing the targets that want an event, warming the HTTP client when there is an HTTP target, coalescing bursts (at most one message per target per
  *   `coalesceMs`; what arrives in between is folded into the next message as "N more"), the terminal target,
  *   and closing with a bounded grace (a run exits on time even when a receiver never answers).
  * Does not own: the request bytes (payloads.ts), one delivery's retries (deliver.ts), what produces events.
@@ -50,6 +50,18 @@ export function foldEvents(events: readonly NotifyEvent[]): NotifyEvent {
   return { ...newest, id, text: `${newest.text} (${summary})`, more: { count: rest.length, events: counts, ids: rest.map((e) => e.id) } };
 }
 
+/**
+ * Loads the HTTP client (Node's fetch loads it on its first call) and lets it settle now, off the turn's path, so
+ * the first notification of a fresh process (every `seat run`) does not pay for it. A `data:` URL: no request leaves.
+ */
+function warmHttpClient(fetchImpl: typeof fetch): void {
+  try {
+    void fetchImpl("data:,").then((response) => response.arrayBuffer(), () => undefined).catch(() => undefined);
+  } catch {
+    // a warm-up is never the turn's failure
+  }
+}
+
 interface Lane {
   target: NotifyTarget;
   lastSentAt: number;
@@ -65,6 +77,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const outcomes: DeliveryOutcome[] = [];
   const lanes = options.targets.map((target): Lane => ({ target, lastSentAt: -Infinity, held: [] }));
   let closed = false;
+  if (options.targets.some((target) => target.type !== "command")) warmHttpClient(options.fetch ?? fetch);
 
   const send = (lane: Lane, event: NotifyEvent): void => {
     lane.lastSentAt = Date.now();

@@ -95,6 +95,22 @@ test("a burst is coalesced: one message at once, the rest folded into one more, 
   }
 });
 
+test("a notifier with an HTTP target loads the HTTP client when it is made (a data: URL, nothing sent), one with only programs does not", async () => {
+  const calls: string[] = [];
+  const spy = (async (input: string | URL | Request) => {
+    calls.push(String(input));
+    return new Response("");
+  }) as typeof fetch;
+  const program: NotifyTarget = { name: "sound", type: "command", command: ["true"], events: ["done"] };
+  const quiet = createNotifier({ targets: [program], fetch: spy });
+  assert.deepEqual(calls, [], "no HTTP target, no warm-up");
+  await quiet.close();
+  const notifier = createNotifier({ targets: [webhook("http://127.0.0.1:9/hook"), program], fetch: spy });
+  assert.deepEqual(calls, ["data:,"], "warmed at creation, before any event, without a request to the target");
+  await notifier.close();
+  assert.deepEqual(calls, ["data:,"]);
+});
+
 test("a target gets only the events it chose", async () => {
   const receiver = await startNotifyReceiver(SECRET);
   try {
