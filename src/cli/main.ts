@@ -28,7 +28,7 @@ Defaults you set once (agent, model, policy, agentsDir, redis, prices) live in ~
 and a project's .grok-seat.json; \`seat config\` shows them. Exit codes are listed in the README.`;
 
 /** Verbs whose flags or environment a config file can default. */
-const CONFIG_VERBS = new Set(["run", "submit", "worker", "jobs", "agents", "probe", "usage", "sessions"]);
+const CONFIG_VERBS = new Set(["notify", "run", "submit", "worker", "jobs", "agents", "probe", "usage", "sessions"]);
 
 const json = process.argv.includes("--json");
 

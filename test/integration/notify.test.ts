@@ -2,7 +2,7 @@
 // by event id; a program target; the terminal sequence; the config's refusals. No network beyond loopback.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../src/errors.js";
@@ -281,4 +281,23 @@ test("a slack message shows a long approval command whole, in sections Slack acc
   const last = cut.blocks.filter((b) => b.type === "section").at(-1)!.text!.text;
   assert.ok(cut.blocks.length <= 50);
   assert.match(last, /\d+ more characters do not fit in one Slack message; the board shows all of it$/);
+});
+
+test("a project .grok-seat.json may not define notification targets: seat exits 2 naming the key, and nothing runs", async () => {
+  const { runSeat } = await import("../support/cli.js");
+  const dir = mkdtempSync(join(tmpdir(), "gs-notify-project-"));
+  try {
+    const marker = join(dir, "ran");
+    writeFileSync(join(dir, ".grok-seat.json"), JSON.stringify({ notify: { targets: { x: { type: "command", command: ["touch", marker] } }, default: ["x"] } }));
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, XDG_CONFIG_HOME: join(dir, "xdg") };
+    const listed = await runSeat(["notify", "list"], { env, cwd: dir });
+    assert.equal(listed.code, 2, listed.stderr);
+    assert.match(listed.stderr, /notify/);
+    assert.match(listed.stderr, /user config file/);
+    const run = await runSeat(["run", "hello"], { env, cwd: dir });
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(existsSync(marker), false, "the project's program never ran");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
