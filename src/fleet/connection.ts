@@ -14,9 +14,15 @@ import { markSecretNames, redactText, registerSecrets } from "../internal/redact
 export const REDIS_PASSWORD_ENV = "GROK_SEAT_REDIS_PASSWORD";
 markSecretNames([REDIS_PASSWORD_ENV]);
 
+/**
+ * ioredis options as BullMQ 6 takes them: its type has no `retryStrategy: null` (ioredis's allows it), so the
+ * fleet's options say they never set it to null and pass to `new Queue/Worker({ connection })` as they are.
+ */
+export type FleetRedisOptions = RedisOptions & { retryStrategy?: (times: number) => number | void | null };
+
 /** Where a fleet's Redis is. */
 export interface RedisTarget {
-  options: RedisOptions;
+  options: FleetRedisOptions;
   /** The URL with any password masked. */
   displayUrl: string;
 }
@@ -37,7 +43,7 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
   if (password) registerSecrets({ [REDIS_PASSWORD_ENV]: password });
   const db = parsed.pathname.replace(/^\//, "");
   if (db !== "" && !/^\d+$/.test(db)) throw new SeatError("FLEET_REDIS_URL_INVALID", `The Redis URL's database must be a number, not "${redactText(db)}".`);
-  const options: RedisOptions = {
+  const options: FleetRedisOptions = {
     host: parsed.hostname || "127.0.0.1",
     port: parsed.port ? Number(parsed.port) : 6379,
     ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
