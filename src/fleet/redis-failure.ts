@@ -45,6 +45,9 @@ export function fatalCause(error: unknown): "tls" | "auth" | "forbidden" | undef
     const word = error.message.split(" ", 1)[0];
     if (word === "WRONGPASS" || word === "NOAUTH") return "auth";
     if (word === "NOPERM") return "forbidden";
+    // A command a script may not run comes back with the generic code ERR (Redis 7.0); Redis's fixed text for
+    // it is the only sign, so it is read here, once.
+    if (word === "ERR" && error.message.includes("The user executing the script can't run this command")) return "forbidden";
   }
   return undefined;
 }
