@@ -5,8 +5,7 @@
  *   to Redis — the lines are for an administrator to run (redis-cli, or the server's ACL file).
  */
 import { SeatError } from "../../errors.js";
-import { ACL_ROLES, aclRules, aclSetuserLine, aclUser, type AclRole } from "../../fleet/index.js";
-import { REDIS_PASSWORD_ENV } from "../../fleet/connection.js";
+import { ACL_ROLES, REDIS_PASSWORD_ENV, aclRules, aclSetuserLine, aclUser, type AclRole } from "../../fleet/index.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
