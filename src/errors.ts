@@ -105,7 +105,7 @@ export const ERROR_CODES = {
   SESSION_TURN_UNRECORDED: "a named session's turn ended but the journal could not record its end (it stays running until reclaimed)",
   SESSION_SOCKET_PATH_TOO_LONG: "no control socket path for the named session fits sun_path (seat home and TMPDIR both too long)",
   // fleet/ — BullMQ on Redis
-  FLEET_REDIS_UNAVAILABLE: "Redis could not be reached at the given URL (or refused the password)",
+  FLEET_REDIS_UNAVAILABLE: "Redis could not be reached at the given URL (a login it refused is FLEET_REDIS_AUTH_FAILED)",
   FLEET_REDIS_URL_INVALID: "a Redis URL could not be parsed (redis://[:password@]host[:port][/db])",
   FLEET_JOB_INVALID: "a fleet job's data is missing its prompt or carries options of the wrong shape",
   FLEET_JOB_NOT_FOUND: "no fleet job with that id (never submitted, or expired after it ended)",
@@ -116,6 +116,11 @@ export const ERROR_CODES = {
   FLEET_REDIS_SERVER_FAILED: "the test rig could not start redis-server (not installed, or it exited)",
   FLEET_REDIS_PORT_TAKEN: "the test rig's port is answered by another redis-server, not the one it started",
   FLEET_REDIS_VOLATILE: "the fleet's Redis may lose acknowledged writes (appendonly not yes, or appendfsync not always); a worker refuses it unless --allow-volatile-redis",
+  FLEET_REDIS_TLS_FAILED: "the TLS handshake with the fleet's rediss:// Redis failed (certificate not signed by the CA given, name mismatch, client certificate required or refused, or not a TLS port)",
+  FLEET_REDIS_AUTH_FAILED: "the fleet's Redis refused the login (WRONGPASS: wrong password, unknown or disabled ACL user; NOAUTH: none given)",
+  FLEET_REDIS_FORBIDDEN: "the fleet's Redis refused a command to this ACL user (NOPERM): its role does not allow that command, key or channel",
+  FLEET_REDIS_TLS_FILE_UNREADABLE: "a Redis TLS CA, client certificate or key file (GROK_SEAT_REDIS_CA/_CERT/_KEY) does not exist, cannot be read or is not PEM",
+  FLEET_REDIS_TLS_CONFIG_INVALID: "Redis TLS settings that do not fit: a CA/certificate/key for a redis:// URL, or a client certificate without its key (or the reverse)",
   // worktrees/ — one git worktree per seat
   WORKTREE_NOT_A_REPO: "the directory a seat worktree was asked from is not inside a git worktree",
   WORKTREE_NAME_INVALID: "a worktree name is not one safe path segment and ref component ([A-Za-z0-9._-], no \"..\", no .lock)",

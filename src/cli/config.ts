@@ -14,7 +14,7 @@ import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { parseNotifyConfig, type NotifyConfig } from "../notify/index.js";
 
 /** Every key a config file may set. */
-export const CONFIG_KEYS = ["agent", "model", "policy", "agentsDir", "redis", "prices"] as const;
+export const CONFIG_KEYS = ["agent", "model", "policy", "agentsDir", "redis", "prices", "redisCa", "redisCert", "redisKey"] as const;
 
 /** One config key. */
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -31,10 +31,16 @@ export interface ConfigEntry {
 }
 
 /** The environment variable that sets a key, where there is one (it beats both files). */
-const ENV_OF: Partial<Record<ConfigKey, string>> = { agentsDir: "GROK_SEAT_AGENTS_DIR", redis: "GROK_SEAT_REDIS_URL" };
+const ENV_OF: Partial<Record<ConfigKey, string>> = {
+  agentsDir: "GROK_SEAT_AGENTS_DIR",
+  redis: "GROK_SEAT_REDIS_URL",
+  redisCa: "GROK_SEAT_REDIS_CA",
+  redisCert: "GROK_SEAT_REDIS_CERT",
+  redisKey: "GROK_SEAT_REDIS_KEY",
+};
 
 /** Keys whose value is a path: resolved against the directory of the file that names it. */
-const PATH_KEYS: readonly ConfigKey[] = ["policy", "agentsDir", "prices"];
+const PATH_KEYS: readonly ConfigKey[] = ["policy", "agentsDir", "prices", "redisCa", "redisCert", "redisKey"];
 
 /** The user config file: $XDG_CONFIG_HOME/grok-seat/config.json, default ~/.config/grok-seat/config.json. */
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -141,12 +147,15 @@ export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv } = 
   return { entries, userFile, projectFile };
 }
 
+/** The TLS files of a rediss:// fleet, as the fleet verbs' flags. */
+const REDIS_TLS_FLAGS_OF: Partial<Record<ConfigKey, string>> = { redisCa: "--redis-ca", redisCert: "--redis-cert", redisKey: "--redis-key" };
+
 /** The flag of each key a verb takes, by verb. */
 const FLAG_OF: Record<string, Partial<Record<ConfigKey, string>>> = {
   run: { agent: "--agent", model: "--model", policy: "--policy", prices: "--prices" },
-  submit: { agent: "--agent", model: "--model", policy: "--policy", redis: "--redis" },
-  worker: { redis: "--redis" },
-  jobs: { redis: "--redis" },
+  submit: { agent: "--agent", model: "--model", policy: "--policy", redis: "--redis", ...REDIS_TLS_FLAGS_OF },
+  worker: { redis: "--redis", ...REDIS_TLS_FLAGS_OF },
+  jobs: { redis: "--redis", ...REDIS_TLS_FLAGS_OF },
   usage: { prices: "--prices" },
   sessions: { prices: "--prices" },
 };

@@ -42,6 +42,8 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "AGENT_NOT_FOUND":
     case "SEAT_BRIEF_INVALID":
     case "FLEET_REDIS_URL_INVALID":
+    case "FLEET_REDIS_TLS_FILE_UNREADABLE":
+    case "FLEET_REDIS_TLS_CONFIG_INVALID":
     case "FLEET_JOB_INVALID":
     case "FLEET_TOOLS_INVALID":
     case "AGENT_MODEL_UNSUPPORTED":

@@ -14,6 +14,7 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { SeatError } from "../errors.js";
 import { connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
+import { fatalCause } from "./redis-failure.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, jobKeys, sessionHostKey } from "./keys.js";
 import { JOB_SCHEMA, validateJobSpec, type JobSpec } from "./job-spec.js";
 import { fleetKey, sealJob } from "./job-seal.js";
@@ -135,8 +136,10 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, 
       const ids = await redis.zrevrange(JOBS_INDEX, 0, Math.max(0, limit - 1));
       const records = await Promise.all(ids.map((id) => readJob(redis, id)));
       const gone = ids.filter((_, i) => !records[i]);
-      // Expired jobs leave the index too.
-      if (gone.length > 0) await redis.zrem(JOBS_INDEX, ...gone);
+      // Expired jobs leave the index too (by a reader that may write: a watcher's role may not, and still lists).
+      if (gone.length > 0) await redis.zrem(JOBS_INDEX, ...gone).catch((error: unknown) => {
+        if (fatalCause(error) !== "forbidden") throw error;
+      });
       return records.filter((r): r is JobRecord => r !== undefined);
     },
     async close() {

@@ -9,14 +9,24 @@
 import { Redis, type RedisOptions } from "ioredis";
 import { SeatError, messageOf } from "../errors.js";
 import { markSecretNames, redactText, registerSecretValue, registerUrlPassword } from "../internal/redact.js";
+import { afterHandshake, clearFailure, describeFailure, fatalCause, noteFailure } from "./redis-failure.js";
+import { tlsOptions } from "./redis-tls.js";
 
 /** The environment variable a password may come from instead of the URL (argv is visible to `ps`). */
 export const REDIS_PASSWORD_ENV = "GROK_SEAT_REDIS_PASSWORD";
 markSecretNames([REDIS_PASSWORD_ENV]);
+/** The environment variable an ACL user name may come from instead of the URL (`seat fleet acl` prints the users). */
+export const REDIS_USERNAME_ENV = "GROK_SEAT_REDIS_USERNAME";
+
+/**
+ * ioredis options as BullMQ 6 takes them: its type has no `retryStrategy: null` (ioredis's allows it), so the
+ * fleet's options say they never set it to null and pass to `new Queue/Worker({ connection })` as they are.
+ */
+export type FleetRedisOptions = RedisOptions & { retryStrategy?: (times: number) => number | void | null };
 
 /** Where a fleet's Redis is. */
 export interface RedisTarget {
-  options: RedisOptions;
+  options: FleetRedisOptions;
   /** The URL with any password masked. */
   displayUrl: string;
 }
@@ -36,17 +46,20 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
   // Registered before anything below can fail, both as written in the URL and decoded.
   registerUrlPassword(url, REDIS_PASSWORD_ENV);
   const password = parsed.password ? decodeURIComponent(parsed.password) : env[REDIS_PASSWORD_ENV];
+  const username = parsed.username ? decodeURIComponent(parsed.username) : env[REDIS_USERNAME_ENV] || undefined;
   if (password) registerSecretValue(REDIS_PASSWORD_ENV, password);
   const db = parsed.pathname.replace(/^\//, "");
   if (db !== "" && !/^\d+$/.test(db)) throw new SeatError("FLEET_REDIS_URL_INVALID", `The Redis URL's database must be a number, not "${redactText(db)}".`);
-  const options: RedisOptions = {
+  const options: FleetRedisOptions = {
     host: parsed.hostname || "127.0.0.1",
     port: parsed.port ? Number(parsed.port) : 6379,
-    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(username ? { username } : {}),
     ...(password ? { password } : {}),
     ...(db ? { db: Number(db) } : {}),
-    ...(parsed.protocol === "rediss:" ? { tls: {} } : {}),
   };
+  // rediss://: the CA and client certificate from GROK_SEAT_REDIS_CA / _CERT / _KEY, read and checked now.
+  const tls = tlsOptions(parsed.protocol === "rediss:", env);
+  if (tls) options.tls = tls;
   const shown = new URL(url);
   if (shown.password) shown.password = "***";
   return { options, displayUrl: shown.toString() };
@@ -61,16 +74,36 @@ export function connect(target: RedisTarget, how: { blocking?: boolean; name?: s
     ...target.options,
     lazyConnect: false,
     ...(how.blocking ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 3 }),
-    retryStrategy: (times) => Math.min(50 * times, 1_000),
+    // A failed TLS handshake or login before the first ready is not retried by a connection that must not hang
+    // (a CLI, a worker's start): it cannot pass by itself. Blocking ones, and any that was ready once, keep
+    // trying (a Redis restart, a certificate or user fixed in place).
+    retryStrategy: (times) => (!how.blocking && !wasReady && fatalCause(last) !== undefined ? null : Math.min(50 * times, 1_000)),
     ...(how.name ? { connectionName: how.name } : {}),
   });
-  // ioredis emits connection errors as events; they surface as command failures (FLEET_REDIS_UNAVAILABLE).
-  redis.on("error", () => undefined);
+  let last: unknown;
+  let wasReady = false;
+  // TLS handshake done ("connect"), no reply read yet ("ready"): a reset now is the server refusing us.
+  let handshook = false;
+  redis.on("connect", () => (handshook = target.options.tls !== undefined));
+  redis.on("close", () => (handshook = false));
+  // ioredis emits connection errors as events; they surface as command failures, named by redisError.
+  redis.on("error", (error) => {
+    last = handshook ? afterHandshake(error) : error;
+    noteFailure(target, last);
+  });
+  redis.on("ready", () => {
+    wasReady = true;
+    handshook = false;
+    last = undefined;
+    clearFailure(target);
+  });
   return redis;
 }
 
-/** Wraps a Redis failure as FLEET_REDIS_UNAVAILABLE naming the (masked) URL. */
+/**
+ * Wraps a Redis failure naming the (masked) URL and its cause: FLEET_REDIS_TLS_FAILED, FLEET_REDIS_AUTH_FAILED,
+ * FLEET_REDIS_FORBIDDEN, else FLEET_REDIS_UNAVAILABLE.
+ */
 export function redisError(target: RedisTarget, error: unknown): SeatError {
-  if (error instanceof SeatError) return error;
-  return new SeatError("FLEET_REDIS_UNAVAILABLE", `Redis at ${target.displayUrl} failed: ${messageOf(error)}. Check that redis-server runs there and the password is right.`, { cause: error, retryable: true });
+  return describeFailure(target, target.displayUrl, error);
 }

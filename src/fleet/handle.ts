@@ -18,6 +18,7 @@ import { BULL_PREFIX, CANCEL_CHANNEL, jobKeys } from "./keys.js";
 import { readEvents, START, type CursorEvent, type JobEvent } from "./events.js";
 import { isBeating, readJob, settleDerivedUncertain, transition, TERMINAL, type JobRecord, type JobStatus, type Transition } from "./state.js";
 import type { RedisTarget } from "./connection.js";
+import { fatalCause } from "./redis-failure.js";
 
 /** How a job ended, as result() reports it. */
 export interface JobResult {
@@ -78,6 +79,16 @@ export interface HandleDeps {
   retainSeconds: number;
 }
 
+/**
+ * A reader whose ACL role may not write (a watcher: NOPERM) still reports the uncertain it derived; recording
+ * it is left to a reader that may (a submitter, the worker's stall recovery).
+ */
+async function recordIfAllowed(recording: Promise<unknown>): Promise<void> {
+  await recording.catch((error: unknown) => {
+    if (fatalCause(error) !== "forbidden") throw error;
+  });
+}
+
 /** A handle on job `id`. */
 export function jobHandle(deps: HandleDeps, id: string): JobHandle {
   const notFound = () => new SeatError("FLEET_JOB_NOT_FOUND", `No fleet job ${id} in Redis at ${deps.target.displayUrl} (never submitted, or expired after it ended).`, { context: { jobId: id } });
@@ -86,7 +97,7 @@ export function jobHandle(deps: HandleDeps, id: string): JobHandle {
     const record = await readJob(deps.redis, id);
     if (!record) throw notFound();
     if (!record.derived) return record;
-    await settleDerivedUncertain(deps.redis, id, "reader", deps.retainSeconds);
+    await recordIfAllowed(settleDerivedUncertain(deps.redis, id, "reader", deps.retainSeconds));
     return (await readJob(deps.redis, id)) ?? record;
   };
 
@@ -137,7 +148,7 @@ export function jobHandle(deps: HandleDeps, id: string): JobHandle {
           if (!seen) throw notFound();
           // A run that still beats will record its own end; otherwise say what this watcher saw.
           if (!(await isBeating(deps.redis, id))) await recordVanished(done, diagnostic);
-        } else if (record.derived) await settleDerivedUncertain(deps.redis, id, "watcher", deps.retainSeconds);
+        } else if (record.derived) await recordIfAllowed(settleDerivedUncertain(deps.redis, id, "watcher", deps.retainSeconds));
         else if (TERMINAL.includes(record.status) && (await readEvents(reader, id, cursor, 0, 1)).length === 0) return;
       }
     } finally {

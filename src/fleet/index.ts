@@ -20,3 +20,5 @@ export { openFleetQueues } from "./queues.js";
 export type { FleetQueues } from "./queues.js";
 export { parseFleetBudget, reserveBudget, settleBudget, budgetKey } from "./budget.js";
 export type { FleetBudget, Reservation } from "./budget.js";
+export { ACL_ROLES, aclRules, aclSetuserLine, aclUser } from "./acl.js";
+export type { AclRole } from "./acl.js";

@@ -1,7 +1,8 @@
 /*
  * Redis server rig: a real `redis-server` on a loopback port with its data in a temp dir, for tests, benches
  *   and trying a fleet on one machine (published on the `grok-seat/testing` subpath).
- * Owns: the child process, its config (given on stdin, so a password never reaches argv), the temp dir,
+ * Owns: the child process, its config (given on stdin, so a password never reaches argv; TLS-only mode with
+ *   `tls`: `port 0`, `tls-port`, the given certificate files), the temp dir,
  *   readiness (PING answered by this very process: its INFO process_id is the child's pid), restart on the same
  *   port and dir (AOF replayed), kill -9, stop. The port stays reserved (port-reservation.ts) from start to stop,
  *   down times included, so a rig beside it never picks it up.
@@ -9,12 +10,13 @@
  * Invariant: stop() leaves no process and no temp dir behind (a dir the caller gave is kept).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { reserveFreePort, reservePort, type PortReservation } from "./port-reservation.js";
+import { REDIS_CA_ENV, REDIS_CERT_ENV, REDIS_KEY_ENV } from "./redis-tls.js";
 
 /** Options of startRedisServer. */
 export interface RedisServerOptions {
@@ -32,12 +34,19 @@ export interface RedisServerOptions {
   password?: string;
   /** How long to wait for PING (ms). Default 10000. */
   readyTimeoutMs?: number;
+  /**
+   * TLS only (`port 0`, `tls-port`): the server's certificate and key and the CA it trusts for clients. With a
+   * client certificate the server requires one (`tls-auth-clients yes`; the rig's own probe uses it), else not.
+   */
+  tls?: { certFile: string; keyFile: string; caFile: string; clientCertFile?: string; clientKeyFile?: string };
 }
 
 /** A running redis-server. */
 export interface RedisServer {
-  /** redis://127.0.0.1:<port> (with the password when one was set). */
+  /** redis://127.0.0.1:<port> (rediss:// with `tls`; with the password when one was set). */
   readonly url: string;
+  /** With `tls`: GROK_SEAT_REDIS_CA (and _CERT / _KEY when a client certificate was given) for a client's env. */
+  readonly tlsEnv: Record<string, string>;
   readonly port: number;
   readonly dir: string;
   readonly pid: number | undefined;
@@ -53,8 +62,18 @@ export interface RedisServer {
 }
 
 function config(port: number, dir: string, options: RedisServerOptions): string {
+  const tls = options.tls;
   return [
-    `port ${port}`,
+    ...(tls
+      ? [
+          "port 0",
+          `tls-port ${port}`,
+          `tls-cert-file ${JSON.stringify(tls.certFile)}`,
+          `tls-key-file ${JSON.stringify(tls.keyFile)}`,
+          `tls-ca-cert-file ${JSON.stringify(tls.caFile)}`,
+          `tls-auth-clients ${tls.clientCertFile ? "yes" : "no"}`,
+        ]
+      : [`port ${port}`]),
     "bind 127.0.0.1",
     `dir ${JSON.stringify(dir)}`,
     'save ""',
@@ -84,6 +103,11 @@ function portTaken(port: number, other: number): SeatError {
  */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const ownDir = options.dir === undefined;
+  const tls = options.tls;
+  const probeTls = tls && {
+    ca: readFileSync(tls.caFile),
+    ...(tls.clientCertFile && tls.clientKeyFile ? { cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile) } : {}),
+  };
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "grok-seat-redis-"));
   let reservation: PortReservation | undefined;
   let port = 0;
@@ -103,7 +127,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     proc.stdin?.end(config(port, dir, options));
     const deadline = Date.now() + (options.readyTimeoutMs ?? 10_000);
     const answering = async (): Promise<number | undefined> => {
-      const probe = new Redis({ host: "127.0.0.1", port, ...(options.password ? { password: options.password } : {}), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      const probe = new Redis({ host: "127.0.0.1", port, ...(options.password ? { password: options.password } : {}), ...(probeTls ? { tls: probeTls } : {}), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       probe.on("error", () => undefined);
       return probe.connect().then(() => probe.info("server")).then(processIdOf, () => undefined).finally(() => probe.disconnect());
     };
@@ -156,8 +180,12 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     throw error;
   }
   const auth = options.password ? `:${encodeURIComponent(options.password)}@` : "";
+  const tlsEnv: Record<string, string> = tls
+    ? { [REDIS_CA_ENV]: tls.caFile, ...(tls.clientCertFile && tls.clientKeyFile ? { [REDIS_CERT_ENV]: tls.clientCertFile, [REDIS_KEY_ENV]: tls.clientKeyFile } : {}) }
+    : {};
   return {
-    url: `redis://${auth}127.0.0.1:${port}`,
+    url: `${tls ? "rediss" : "redis"}://${auth}127.0.0.1:${port}`,
+    tlsEnv,
     port,
     dir,
     get pid() {

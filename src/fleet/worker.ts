@@ -121,7 +121,12 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
       void acknowledgeCancel(ctx, entry);
     }
   });
-  await subscriber.subscribe(CANCEL_CHANNEL, APPROVAL_ANSWERED_CHANNEL);
+  await subscriber.subscribe(CANCEL_CHANNEL, APPROVAL_ANSWERED_CHANNEL).catch((error: unknown) => {
+    // A login whose ACL role may not subscribe (not a worker's) is refused here, named, before any job is taken.
+    redis.disconnect();
+    subscriber.disconnect();
+    throw redisError(target, error);
+  });
 
   const settings = {
     connection: { ...target.options, maxRetriesPerRequest: null },

@@ -30,9 +30,11 @@ flag > env > project > user > default.
   user file      $XDG_CONFIG_HOME/grok-seat/config.json (default ~/.config/grok-seat/config.json)
   project file   the nearest .grok-seat.json in the current directory or a parent
   keys           agent, model, policy (a permissions file), agentsDir, redis (a redis:// URL),
-                 prices (a grok-seat.prices.v1 price file for seat run and seat usage);
+                 prices (a grok-seat.prices.v1 price file for seat run and seat usage),
+                 redisCa, redisCert, redisKey (rediss:// CA, client certificate and key files);
                  relative paths are relative to the file that names them
-  env            GROK_SEAT_AGENTS_DIR (agentsDir), GROK_SEAT_REDIS_URL (redis)
+  env            GROK_SEAT_AGENTS_DIR (agentsDir), GROK_SEAT_REDIS_URL (redis), GROK_SEAT_REDIS_CA (redisCa),
+                 GROK_SEAT_REDIS_CERT (redisCert), GROK_SEAT_REDIS_KEY (redisKey)
   --json         one {"type":"config","key","value","source","file"} object per key
   --agent/--model/--policy/--redis/--prices   show what these flags would make of the layers
 

@@ -32,6 +32,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "worker", summary: "run fleet jobs from Redis (BullMQ) on this host until SIGTERM", load: async () => (await import("./worker.js")).workerCommand },
   { name: "submit", summary: "queue a prompt for the fleet (BullMQ on Redis); --wait streams it", load: async () => (await import("./submit.js")).submitCommand },
   { name: "usage", summary: "totals of what turns used and cost (the ledger): --since, --until, --by, --json, --csv", load: async () => (await import("./usage.js")).usageCommand },
+  { name: "fleet", summary: "print the Redis ACL users of a fleet's roles: worker, submitter, watcher (seat fleet acl)", load: async () => (await import("./fleet.js")).fleetCommand },
   { name: "jobs", summary: "list, show, watch or cancel fleet jobs", load: async () => (await import("./jobs.js")).jobsCommand },
   { name: "config", summary: "show the effective defaults (agent, model, policy, agentsDir, redis) and their source", load: async () => (await import("./config.js")).configCommand },
   { name: "completion", summary: "print a bash, zsh or fish completion script", load: async () => (await import("./completion.js")).completionCommand },

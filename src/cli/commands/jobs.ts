@@ -8,7 +8,7 @@ import { SeatError } from "../../errors.js";
 import { connectFleet, isCursor, type JobEvent, type JobRecord } from "../../fleet/index.js";
 import { countFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
-import { REDIS_HELP, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
+import { REDIS_HELP, REDIS_TLS_FLAGS, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
 import { ledgerEntriesOf, totalsOf, type UsageTotals } from "../../usage/index.js";
 import { usageLine } from "../usage-line.js";
 import type { Command } from "./command.js";
@@ -50,7 +50,7 @@ Examples:
   seat jobs cancel 3f2c… --ack-timeout 10`,
   async run(argv) {
     const [sub, ...rest] = argv;
-    const args = parseFlags("jobs", rest, { redis: { type: "string" }, json: { type: "boolean" }, limit: { type: "string" }, from: { type: "string" }, "ack-timeout": { type: "string" } });
+    const args = parseFlags("jobs", rest, { redis: { type: "string" }, ...REDIS_TLS_FLAGS, json: { type: "boolean" }, limit: { type: "string" }, from: { type: "string" }, "ack-timeout": { type: "string" } });
     if (!sub || !["list", "show", "watch", "cancel", "diff"].includes(sub)) throw new SeatError("CLI_USAGE", "seat jobs: say list, show ID, diff ID, watch ID or cancel ID.");
     const id = args.positionals[0];
     if (sub !== "list" && !id) throw new SeatError("CLI_USAGE", `seat jobs ${sub}: give the job id.`);

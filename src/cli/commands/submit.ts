@@ -12,7 +12,7 @@ import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { promptFrom } from "../prompt-input.js";
 import { onStdoutClosed } from "../pipes.js";
 import { EXIT, writeJson } from "../output.js";
-import { REDIS_HELP, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
+import { REDIS_HELP, REDIS_TLS_FLAGS, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
 import type { Command } from "./command.js";
 import { BUDGET_FLAG_SPEC, BUDGET_HELP, budgetFromArgs, joinBudgetValues } from "../budget-flags.js";
 import { meteringOf, unmeteredProblem } from "../../usage/index.js";
@@ -50,6 +50,7 @@ Examples:
     const args = parseFlags("submit", joinBudgetValues(argv), {
       file: { type: "string", short: "f" },
       redis: { type: "string" },
+      ...REDIS_TLS_FLAGS,
       agent: { type: "string" },
       model: { type: "string" },
       cwd: { type: "string" },

@@ -6,7 +6,7 @@ import { SeatError } from "../../errors.js";
 import { loadToolModules, parseFleetBudget, startWorker } from "../../fleet/index.js";
 import { countFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT } from "../output.js";
-import { REDIS_HELP, redisUrl } from "./fleet-common.js";
+import { REDIS_HELP, REDIS_TLS_FLAGS, redisUrl } from "./fleet-common.js";
 import type { Command } from "./command.js";
 
 export const workerCommand: Command = {
@@ -35,6 +35,7 @@ Examples:
   async run(argv) {
     const args = parseFlags("worker", argv, {
       redis: { type: "string" },
+      ...REDIS_TLS_FLAGS,
       concurrency: { type: "string" },
       name: { type: "string" },
       tools: { type: "string", multiple: true },
