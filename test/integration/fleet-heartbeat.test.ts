@@ -16,7 +16,9 @@ const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin" });
 
 test("a worker stopped before dispatch and resumed after another worker took and dispatched its job leaves that run's heartbeat alone: no false uncertain, and cancel still reaches the turn", async (t) => {
   await withFleet(t, async (rig, client) => {
-    const slow = slowStart(rig.root, 1_500);
+    // 3 s: on a loaded machine the restart itself can take a second or two to take Redis down, and the dispatch
+    // mark must meet a Redis that is down (a 1.5 s start let the mark land first once under a full parallel run).
+    const slow = slowStart(rig.root, 3_000);
     const a = await rig.startWorker("host-a", { scenario: slow.scenario, args: [...slow.args, ...FAST_STALL] });
     const handle = await client.enqueue({ prompt: "scenario:hang-on-prompt stale worker" });
     await waitForEvent(client, handle.id, (e) => e.type === "job" && e.status === "active");
@@ -86,11 +88,13 @@ test("a cancel published while the worker's subscriber is disconnected still can
 
 test("Redis down for 4 s while the agent starts: the job is handed back, runs once Redis is back and completes — never failed", async (t) => {
   await withFleet(t, async (rig, client) => {
-    const slow = slowStart(rig.root, 1_500);
+    // 3 s: on a loaded machine the restart itself can take a second or two to take Redis down, and the dispatch
+    // mark must meet a Redis that is down (a 1.5 s start let the mark land first once under a full parallel run).
+    const slow = slowStart(rig.root, 3_000);
     const w = await rig.startWorker("host-a", { scenario: slow.scenario, args: slow.args });
     const handle = await client.enqueue({ prompt: "outage before dispatch" });
     await waitForEvent(client, handle.id, (e) => e.type === "job" && e.status === "active");
-    // The worker starts its agent only once its take has landed: Redis goes down while the agent starts (1.5 s),
+    // The worker starts its agent only once its take has landed: Redis goes down while the agent starts (3 s),
     // not while the take's reply is on its way (that hand-back is `redis-error-at-take`, a case of its own).
     await until(() => (w.agentRunning() ? true : undefined), 20_000, "the worker's agent to start");
     await rig.redis.restart({ downMs: 4_000 });
