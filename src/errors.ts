@@ -55,7 +55,7 @@ export const ERROR_CODES = {
   PERMISSION_APPROVER_FAILED: "the permission hook or approver threw or answered nonsense; the call was denied",
   PERMISSION_POLICY_INVALID: "a permission policy (flags or file) could not be parsed",
   PERMISSION_NO_APPROVER: "a tool call needed approval and nobody could be asked (no approver, no gate), so it was denied",
-  // approvals/ — held approvals (issue 16 §1)
+  // approvals/ — held approvals
   APPROVAL_TIMEOUT: "a held approval reached its deadline unanswered, so the call was denied",
   APPROVAL_NOT_FOUND: "no pending or recent approval has that id",
   APPROVAL_ALREADY_ANSWERED: "the approval was already answered; the first answer stands",
@@ -152,7 +152,7 @@ export const ERROR_CODES = {
   NOTIFY_CONFIG_INVALID: "the config file's notify section is malformed (a target's type, url, secret, command or events)",
   NOTIFY_TARGET_UNKNOWN: "--notify (or the notify option) names a target the config does not define",
   NOTIFY_DELIVERY_FAILED: "a notification could not be delivered to a target after its retries; the turn was not affected",
-  // mcp/ — the seat as an MCP server (issue 19)
+  // mcp/ — the seat as an MCP server
   MCP_ARGUMENT_INVALID: "an MCP tool call's arguments do not fit the tool's input schema (a wrong type, a missing or unknown field)",
   MCP_CWD_OUTSIDE_ROOTS: "an MCP tool call's cwd does not exist or lies outside every --root and every root the client declared",
   MCP_AGENT_NOT_ALLOWED: "an MCP tool call asked for an agent the server was not started to allow (--agents)",

@@ -57,7 +57,7 @@ export type { Notifier, NotifierOptions, NotifyConfig, NotifyTarget, NotifyEvent
 export { createWorktree, commitTurn, listWorktrees, findWorktree, diffWorktree, mergeWorktree, discardWorktree } from "./worktrees/index.js";
 export type { CreateWorktreeOptions, CreatedWorktree, WorktreeRecord, WorktreeStatus, TurnCommit, MergeMode, MergeOptions, MergeResult, DiscardResult } from "./worktrees/index.js";
 
-// Approvals held for a person (issue 16 §1; docs/supervision.md)
+// Approvals held for a person (docs/supervision.md)
 export { listApprovals, answerApproval } from "./approvals/index.js";
 export type { PendingApproval, ApprovalAnswer, ApprovalsOptions } from "./approvals/index.js";
 

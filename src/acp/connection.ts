@@ -29,7 +29,7 @@ export interface AcpPeer {
 }
 
 /**
- * Connects the client side of ACP over `stream`. Async because the ACP SDK is loaded on first use (issue 15 §8);
+ * Connects the client side of ACP over `stream`. Async because the ACP SDK is loaded on first use;
  * messages that arrive meanwhile wait in the stream.
  */
 export async function connectAcp(stream: Stream, handlers: AcpHandlers, name = "grok-seat"): Promise<AcpPeer> {

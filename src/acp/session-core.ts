@@ -68,7 +68,7 @@ interface Turn {
   touch(): void;
   /** A host-side diagnostic about this turn (a denial nobody could be asked about), reported even when text streamed. */
   hostDiagnostic?: Diagnostic;
-  /** Held approvals of this turn: while any is pending the idle timeout does not run (issue 16 §1). */
+  /** Held approvals of this turn: while any is pending the idle timeout does not run. */
   holds?: number;
   /** The turn's budget meter, when it has a budget. */
   meter?: TurnMeter;

@@ -6,7 +6,7 @@
  * Does not own: what the target is (target.ts) or where it is printed (cli/, mcp/, board/).
  * Invariant: nothing here masks by shape or drops characters silently; a cut summary always names its full length
  *   and how to see it all.
- * Spec: issue 23 §1; docs/supervision.md#approvals.
+ * Spec: docs/supervision.md#approvals.
  */
 import { maskSecretValues } from "../internal/redact.js";
 import type { PendingApproval } from "../acp/index.js";

@@ -7,7 +7,7 @@
  * Invariant: nothing is ever allowed by a timeout, an abort or a malformed answer — every path that is not an
  *   explicit "allow" resolves "deny"; an approval is settled exactly once, and every later answer is told
  *   APPROVAL_ALREADY_ANSWERED (naming the first) or APPROVAL_EXPIRED.
- * Spec: issue 16 §1; docs/supervision.md#approvals.
+ * Spec: docs/supervision.md#approvals.
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";

@@ -1,7 +1,7 @@
 /*
  * Approval records: a small file per held approval of a run that others answer through its control socket, so an
  *   answer that arrives after that run is gone hears what happened (APPROVAL_EXPIRED, or ALREADY_ANSWERED naming
- *   the first) instead of APPROVAL_NOT_FOUND (issue 23 §7b).
+ *   the first) instead of APPROVAL_NOT_FOUND.
  * Owns: the records directory (`<seat home>/approvals`, 0700, files `ap_….json` 0600, schema
  *   grok-seat.approval-record.v1: id, pid, state, decision, by, why, deadline, at), writing them (only once a
  *   process turned them on with recordApprovalsIn: a library session writes nothing), pruning those older than a

@@ -7,7 +7,7 @@
  * Invariant: model-chosen text is never masked by shape and never cut: what a person approves is, byte for byte,
  *   what the agent will run, save a known secret value, and then the view says so (`masked`). Agent-supplied
  *   fields are only read, never trusted to be of the right type.
- * Spec: issue 23 §1; docs/supervision.md#approvals ("What a held approval is", "The digest").
+ * Spec: docs/supervision.md#approvals ("What a held approval is", "The digest").
  */
 import { createHash } from "node:crypto";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";

@@ -8,7 +8,7 @@
  *   carrying the access token and the digest of the exact target shown, so nothing on a GET changes anything
  *   and an answer lands only on what was shown. A target is shown exact (value-masked only, and the page says
  *   which names; control characters as escapes): in the table cut only with its length said and a link to the
- *   detail page, which shows it whole (issue 23 §1).
+ *   detail page, which shows it whole.
  */
 import { redact, redactText } from "../internal/redact.js";
 import type { LiveItem } from "../attention/listing.js";

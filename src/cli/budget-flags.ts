@@ -3,7 +3,7 @@
  * Owns: the flag specs and reading them into a TurnBudget (usage errors name the value).
  * Does not own: what a budget does (usage/, acp/session-core.ts).
  */
-// budget.ts alone: a run parses budgets without loading the ledger (and its SQLite) (issue 15 §8, P9).
+// budget.ts alone: a run parses budgets without loading the ledger (and its SQLite).
 import { parseMaxCost, parseMaxTokens, type TurnBudget } from "../usage/budget.js";
 import { rewriteFlag, stringFlag, type FlagSpec, type ParsedArgs } from "./args.js";
 

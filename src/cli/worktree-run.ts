@@ -10,7 +10,7 @@
  */
 import { SeatError } from "../errors.js";
 // names.ts alone at load; the rest of worktrees/ (git, records, locks) loads only when a run involves a worktree,
-// so a plain `seat run` does not pay for it (issue 15 §8, P9).
+// so a plain `seat run` does not pay for it.
 import { assertWorktreeName, defaultWorktreeName, worktreeNameProblem } from "../worktrees/names.js";
 import type { WorktreeLock, WorktreeRecord } from "../worktrees/index.js";
 import { rewriteFlag, stringFlag, type ParsedArgs } from "./args.js";

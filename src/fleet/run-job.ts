@@ -120,7 +120,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   const end = (to: JobStatus, fields: Record<string, string | number>, event: Record<string, unknown>, afterDispatch: boolean) =>
     transition(redis, id, { from: afterDispatch ? ["dispatched", "uncertain"] : ["active"], to, fields, event: { ...tag, ...event }, retainSeconds, run, ...(afterDispatch && heldDone ? { before: [heldDone] } : {}) });
 
-  // Held approvals (issue 16 §1): published to Redis before their event, answered from any host, read back here
+  // Held approvals: published to Redis before their event, answered from any host, read back here
   // as soon as the answer is announced on APPROVAL_ANSWERED_CHANNEL (worker.ts), and every ANSWER_POLL_MS in case
   // the announcement was lost (pub/sub is at most once).
   const pendingApprovals = new Set<string>();
@@ -423,7 +423,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
 function spentOf(budget: FleetBudget, result: TurnResult): number | undefined {
   const u = result.usage;
   if (budget.unit === "usd") return u?.costUsdTicks === undefined ? undefined : u.costUsdTicks / 1e10;
-  // The calls grok made on its own (turn summary, titles) are spent too (issue 23 §4).
+  // The calls grok made on its own (turn summary, titles) are spent too.
   const sides = result.sideCalls?.length ? sideCallTokens(result.sideCalls) : undefined;
   if (u?.totalTokens !== undefined) return u.totalTokens + (sides ?? 0);
   if (u?.inputTokens === undefined && u?.outputTokens === undefined) return sides;

@@ -198,7 +198,7 @@ function pendingPrefixLength(text: string): number {
 registerSecrets(process.env);
 
 /*
- * Value-only masking, for model-chosen text a person must judge (an approval's target, issue 23 §1): no shape
+ * Value-only masking, for model-chosen text a person must judge (an approval's target): no shape
  * rule runs over it, so `token="$(touch X)"` stays what it is; only the exact registered secret values are
  * replaced, and the names they came from are returned so the record can say what was masked.
  */

@@ -130,7 +130,7 @@ ALTER TABLE usage_ledger ADD COLUMN metered TEXT CHECK (metered IS NULL OR meter
 
 /**
  * True when some migration is not yet recorded in `meta` (a read: no lock beyond a WAL snapshot).
- * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts (issue 15 §2).
+ * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts.
  */
 export function hasPendingMigrations(db: Database.Database): boolean {
   return MIGRATIONS.some((m) => db.prepare("SELECT 1 FROM meta WHERE key = ?").get(`migration:${m.name}`) === undefined);
@@ -138,7 +138,7 @@ export function hasPendingMigrations(db: Database.Database): boolean {
 
 /**
  * Applies every migration not yet recorded in `meta`; call inside the open transaction.
- * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts (issue 15 §2).
+ * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts.
  */
 export function applyMigrations(db: Database.Database, now: () => Date = () => new Date()): string[] {
   const applied: string[] = [];

@@ -60,7 +60,7 @@ function corrupt(path: string, why: string, cause?: unknown): SeatError {
 }
 
 // better-sqlite3 (a native addon) is required when the first file is opened, not at import: `import "grok-seat"`
-// stays light and openDatabase stays synchronous (issue 15 §8).
+// stays light and openDatabase stays synchronous.
 const require = createRequire(import.meta.url);
 
 /**
@@ -98,7 +98,7 @@ function upgrade(db: Database.Database): void {
  * A current file is only read (WAL readers never wait for a writer), so opening to read works while another
  * process writes; the write lock is taken only to create or migrate the file. A lock held past the bounded
  * wait is JOURNAL_BUSY, never JOURNAL_CORRUPT.
- * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts (issue 15 §2).
+ * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts.
  */
 export function openDatabase(path: string): Database.Database {
   let db: Database.Database;

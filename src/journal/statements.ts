@@ -13,7 +13,7 @@ const MAX_STATEMENTS = 256;
 
 /**
  * Makes `db.prepare` return one cached statement per SQL text, reset to its default mode; returns `db`.
- * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts (issue 15 §2).
+ * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts.
  */
 export function cacheStatements(db: Database.Database): Database.Database {
   const prepare = db.prepare.bind(db);

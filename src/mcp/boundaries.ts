@@ -1,5 +1,5 @@
 /*
- * MCP boundaries: what a caller of `seat mcp` may ask for, checked before anything starts (issue 19 §2).
+ * MCP boundaries: what a caller of `seat mcp` may ask for, checked before anything starts.
  * Owns: narrowing the server's permission policy by a caller's allow/block lists, resolving a caller's cwd under
  *   the allowed roots (realpath, so no ".." or symlink escape), the agent allow-list, and model-id checks.
  * Does not own: parsing the server's own policy (cli/policy.ts) or deciding requests (permissions/).

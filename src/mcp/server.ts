@@ -1,5 +1,5 @@
 /*
- * The seat as an MCP server (issue 19): an McpServer from the official SDK whose tools drive seats under the
+ * The seat as an MCP server: an McpServer from the official SDK whose tools drive seats under the
  *   limits the server was started with.
  * Owns: creating the server, registering every tool group (tools/index.ts), turning an argument that does not fit
  *   a tool's input schema into our coded tool error (MCP_ARGUMENT_INVALID), and the orderly shutdown (abort every

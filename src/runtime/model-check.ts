@@ -6,7 +6,7 @@
  * Invariant: only grok's answer is checked (other agents take provider models their catalogue may not list);
  *   no catalogue in the answer means no check (never a refusal on missing evidence).
  * Why: grok 1.0.41 started with `-m <unknown id>` silently falls back to its default model and retries against
- *   it until the idle timeout (issue 15 §7); its session/new answer then shows another currentModelId.
+ *   it until the idle timeout; its session/new answer then shows another currentModelId.
  */
 import { SeatError } from "../errors.js";
 

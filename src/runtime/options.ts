@@ -15,7 +15,7 @@ export type PermissionHook = (request: RequestPermissionRequest) => Promise<Requ
 
 /** A permission gate (see permissions/): decides and reports an audit record. */
 export interface PermissionDecider {
-  /** `context`: the held-approval queue the session offers when the gate has no approver of its own (issue 16 §1). */
+  /** `context`: the held-approval queue the session offers when the gate has no approver of its own. */
   decide(request: RequestPermissionRequest, context?: DecideContext): Promise<{ response: RequestPermissionResponse; audit: { category: string; decision: string; optionId?: string; reason?: string } }>;
   /**
    * The policy's action for a category without asking anyone; the host-tools bridge checks "mcp" on every call,

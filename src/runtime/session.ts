@@ -19,7 +19,7 @@ import { SeatError, messageOf, type ErrorCode } from "../errors.js";
 import { markSecretNames, maskSecretValues, registerSecrets } from "../internal/redact.js";
 import { CallbackQueue, checkPromptInput, connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
-// The host-tools bridge and skill staging load only for a session that uses them (issue 15 §8, P9): a plain
+// The host-tools bridge and skill staging load only for a session that uses them: a plain
 // `seat run` needs neither, and they are most of what the session would otherwise load before grok starts.
 import { toAcpMcpServers } from "../tools/mcp-servers.js";
 import type { ToolBridge } from "../tools/tool-bridge.js";
@@ -476,7 +476,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   // The auth choice reads this same environment: what grok actually gets, not what we run with.
   let agentEnv = sessionLaunch ? sessionLaunch.env : buildAgentEnv(env, options.agentEnv ?? {});
   if (!profile) {
-    // grok's own side calls (turn summary, titles) are in no report: meter them on its model route (issue 23 §4).
+    // grok's own side calls (turn summary, titles) are in no report: meter them on its model route.
     const started = options.meterModelRoute === false ? undefined : await SideCallMeter.start(agentEnv, model);
     session.sideCalls = started?.meter ?? SideCallMeter.estimating();
     agentEnv = started?.env ?? agentEnv;
@@ -506,7 +506,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
     timeoutMs,
     () => new SeatError("ACP_HANDSHAKE_FAILED", `grok did not finish the ACP handshake within ${timeoutMs} ms.`, { retryable: true }),
   );
-  // An unknown `-m` makes grok fall back and retry until the idle timeout: refuse it now (issue 15 §7).
+  // An unknown `-m` makes grok fall back and retry until the idle timeout: refuse it now.
   const refusedModel = profile ? undefined : unknownModelError(model, result.session);
   if (refusedModel) throw refusedModel;
   core.bind(result.session.sessionId);

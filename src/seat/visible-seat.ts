@@ -306,7 +306,7 @@ export class VisibleSeat {
    */
   #recordUsage(promptId: string, result: TurnResult): void {
     try {
-      // The TUI runs without the metering point: its turn summary (issue 23 §4) is estimated, and marked so.
+      // The TUI runs without the metering point: its turn summary is estimated, and marked so.
       const sideCalls = estimateGrokSideCalls(result);
       recordUsage(this.parts.journal.path, ledgerEntriesOf(sideCalls.length > 0 ? { ...result, sideCalls } : result, { source: "seat", agent: "grok" }));
     } catch (error) {

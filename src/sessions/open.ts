@@ -7,7 +7,7 @@
  *   (SESSION_NOT_RESUMABLE instead); a turn is recorded "running" before its prompt is sent and is never
  *   re-sent by anyone (a turn that cannot be recorded is not sent); at most one process holds a name's lease;
  *   prompt() resolves, never rejects: a journal failure in a turn is the resolved turn's diagnostic.
- * Spec: docs/sessions.md; issue 10 "Named sessions", "One turn at a time, no daemon".
+ * Spec: docs/sessions.md.
  */
 import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";

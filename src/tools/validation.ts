@@ -15,7 +15,7 @@ import { SeatError, messageOf } from "../errors.js";
 import type { JsonSchema } from "./projection.js";
 
 // Ajv (CommonJS) is required on the first compile, not at import: `import "grok-seat"` stays light and
-// compileArgumentValidator stays synchronous (issue 15 §8).
+// compileArgumentValidator stays synchronous.
 const require = createRequire(import.meta.url);
 
 /** At most this many distinct failures are quoted in one refusal message. */

@@ -1,5 +1,5 @@
 /*
- * `seat mcp`: the seat as a stdio MCP server (issue 19) — an MCP host (Claude Code, Codex, Gemini CLI, Cursor, …)
+ * `seat mcp`: the seat as a stdio MCP server — an MCP host (Claude Code, Codex, Gemini CLI, Cursor, …)
  *   starts it and hands seats work through its tools, under the limits given here.
  * Owns: the verb's flags (the same permission flags as `seat run`), keeping stdout for the protocol alone, and the
  *   process's end: the host gone (stdin closed, stdout broken) or a signal aborts every call, waits until each

@@ -1,7 +1,7 @@
 /*
  * `seat probe`: where grok is, which version it is, and what ACP auth it advertises.
  * Binary readiness (grok --version) and authenticated-ACP readiness are reported separately (seed 002).
- * It also says plainly which shell commands grok runs without asking (issue 14 §9): the execute gate sees only
+ * It also says plainly which shell commands grok runs without asking: the execute gate sees only
  * what grok asks about, unless grok's own config has `[permission] ask = ["Bash"]` (grok/unasked.ts).
  */
 import { probeGrok, resolveGrokBinary, shellGateReport } from "../../grok/index.js";

@@ -12,12 +12,12 @@ import { createInterface } from "node:readline/promises";
 import { resolve } from "node:path";
 import type { SeatEvent, TurnResult, Usage } from "../../acp/index.js";
 import { SeatError, messageOf } from "../../errors.js";
-// Single files: the ledger (and its SQLite journal) loads only when the turn's usage is recorded (issue 15 §8, P9).
+// Single files: the ledger (and its SQLite journal) loads only when the turn's usage is recorded.
 import { parseMaxCost, parseMaxTokens, type TurnBudget } from "../../usage/budget.js";
 import { computeCost, loadPrices } from "../../usage/prices.js";
 import { createSession, type HeadlessSession } from "../../runtime/index.js";
 import type { OpenedSession } from "../../sessions/index.js";
-// Single files, not the front doors: a plain run loads neither the journal nor the visible seat (issue 15 §8).
+// Single files, not the front doors: a plain run loads neither the journal nor the visible seat.
 import { planControlSocket, startControlServer, type ControlServer } from "../../sessions/control.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../../seat/seat-home.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/queue.js";
@@ -215,7 +215,7 @@ Examples:
       throw new SeatError("CLI_USAGE", "seat run: --global and --wait only apply to a named session (-s NAME).");
     }
     // Everything a user can get wrong is refused (exit 2) before any agent starts or any prompt is read.
-    // Named sessions (and the journal, leases, seat paths behind them) load only with -s (issue 15 §8).
+    // Named sessions (and the journal, leases, seat paths behind them) load only with -s.
     const sessions = name === undefined ? undefined : await import("../../sessions/index.js");
     if (sessions !== undefined && name !== undefined) {
       const assertSessionName: (value: unknown) => asserts value is string = sessions.assertSessionName;

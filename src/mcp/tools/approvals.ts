@@ -1,13 +1,13 @@
 /*
  * The approval tools of `seat mcp`: `approvals` (list), `approve`, `deny` — the host answers the permission
- *   requests its own delegated work holds (issue 16 §1, issue 19 §1).
+ *   requests its own delegated work holds.
  * Owns: their schemas, and which approvals a host may see and answer: those held by turns this server runs (the
  *   `run` tool's sessions, in this process) and, with --redis, those of fleet jobs this server submitted.
  * Does not own: holding or applying answers (approvals/, fleet/approvals.ts: first answer wins, coded refusals).
  * Invariant: a host never reaches an approval it did not cause — a person's own `seat run` in a terminal, another
  *   server's turns, other submitters' jobs are neither listed nor answerable (APPROVAL_NOT_FOUND, as for an id
  *   that does not exist). Answering a held call is within the server's policy (`ask` means someone decides);
- *   nothing here widens it. What a host is shown is exact (issue 23 §1): the listing's structured content and text
+ *   nothing here widens it. What a host is shown is exact: the listing's structured content and text
  *   carry each target whole and value-masked only (maskView, never redact()'s shapes), with its digest; a text
  *   line cut for length says so unless `full` is asked; approve / deny take the digest and refuse another target.
  */
