@@ -41,6 +41,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "AGENT_NOT_FOUND":
     case "SEAT_BRIEF_INVALID":
     case "FLEET_REDIS_URL_INVALID":
+    case "FLEET_SENTINEL_MASTER_UNKNOWN":
     case "FLEET_JOB_INVALID":
     case "FLEET_TOOLS_INVALID":
     case "AGENT_MODEL_UNSUPPORTED":
@@ -52,6 +53,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "APPROVAL_ANSWER_INVALID":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
+    case "FLEET_REPLICATION_UNCONFIRMED":
       return EXIT.jobUncertain;
     case "BUDGET_EXCEEDED":
       return EXIT.budgetExceeded;

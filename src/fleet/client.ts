@@ -12,7 +12,7 @@ import { resolve } from "node:path";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { SeatError } from "../errors.js";
-import { connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
+import { checkTarget, connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, jobKeys, sessionHostKey } from "./keys.js";
 import { JOB_SCHEMA, validateJobSpec, type JobSpec } from "./job-spec.js";
 import { readJob, transition, type JobRecord } from "./state.js";
@@ -48,6 +48,7 @@ export interface FleetClient {
 /** Connects to the fleet's Redis at `url` (a password may come from GROK_SEAT_REDIS_PASSWORD instead). */
 export async function connectFleet(url: string, options: FleetClientOptions = {}): Promise<FleetClient> {
   const target = parseRedisUrl(url, options.env);
+  await checkTarget(target);
   const redis = connect(target, { name: "grok-seat-client" });
   try {
     await redis.ping();

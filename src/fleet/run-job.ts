@@ -31,7 +31,8 @@ import { ANSWER_POLL_MS, publishApproval, readAnswers, settleApproval } from "./
 import { sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
 import { reservationOf, reserveBudget, settleBudget, type FleetBudget, type Reservation } from "./budget.js";
-import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, transition, type JobStatus, type Transition } from "./state.js";
+import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, touchMark, transition, type JobStatus, type Transition } from "./state.js";
+import { confirmReplicated, type ReplicaRule } from "./replication.js";
 import { claimSessionHost, confirmSessionHost, releaseSessionHost } from "./session-host.js";
 import { finishJobWorktree, prepareJobWorktree, type JobWorktree } from "../worktrees/index.js";
 
@@ -63,6 +64,14 @@ export interface RunContext {
   persistMs?: number;
   /** The queue's shared budget (fleet/budget.ts): each job reserves its turn budget before dispatch. */
   budget?: FleetBudget;
+  /** With replicas: the dispatch mark waits for them (replication.ts) before the prompt is sent. */
+  replication?: {
+    /** The rule now (how many replicas must acknowledge). */
+    rule(): ReplicaRule;
+    /** The epoch of `redis`'s connection (moves on every reconnect). */
+    epoch(): number;
+    timeoutMs: number;
+  };
 }
 
 /** Events `seat run --json` does not print are not streamed either. */
@@ -331,10 +340,23 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     if (ctx.isClosing()) return await handBack("handed-back");
     const promptId = `fleet-${id}`;
     await chain;
+    const epochBefore = ctx.replication?.epoch() ?? 0;
     const fenced = await viaRedis(transition(redis, id, { from: ["active"], to: "dispatched", run, fields: { prompt_id: promptId, dispatched_at: Date.now() }, event: { ...tag, promptId } }));
     if (!fenced.moved) {
       ctx.log(`job ${id}: not dispatched (it is ${fenced.current || "gone"})`);
       return "skipped";
+    }
+    // The mark counts only once every replica that could be promoted has it (replication.ts); until then nothing is sent.
+    if (ctx.replication) {
+      const rule = ctx.replication.rule();
+      const ack = await confirmReplicated(redis, ctx.replication.epoch, epochBefore, rule.required, ctx.replication.timeoutMs, () => touchMark(redis, id, run));
+      if (!ack.confirmed) {
+        const message = `the dispatch mark was ${ack.lost ? "lost by the primary before its replicas had it" : `acknowledged by ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted within ${ctx.replication.timeoutMs} ms`}; the prompt was not sent, but a future primary may still hold the mark`;
+        const fields = { code: "FLEET_REPLICATION_UNCONFIRMED", message, uncertain_reason: "replication-unconfirmed" };
+        await persist(persistMs, () => end("uncertain", fields, { code: "FLEET_REPLICATION_UNCONFIRMED", reason: "replication-unconfirmed", required: ack.required, acknowledged: ack.acknowledged }, true));
+        ctx.log(`job ${id}: uncertain (replication-unconfirmed): ${message}`);
+        return "uncertain";
+      }
     }
     dispatched = true;
     entry.turnRunning = true;
