@@ -11,7 +11,9 @@ import { EXIT, exitCodeFor } from "../output.js";
 
 /** Help text lines for the Redis flag. */
 export const REDIS_HELP = `  --redis URL           the fleet's Redis: redis://[:password@]host[:port][/db] (or GROK_SEAT_REDIS_URL;
-                        a password is better given as GROK_SEAT_REDIS_PASSWORD: argv is visible to ps)`;
+                        a password is better given as GROK_SEAT_REDIS_PASSWORD: argv is visible to ps), or
+                        redis+sentinel://[user:password@]host:port[,host:port…]/MASTER_NAME to follow the
+                        primary through a failover (rediss+sentinel:// for TLS; GROK_SEAT_SENTINEL_PASSWORD)`;
 
 /** The Redis URL of a fleet verb; CLI_USAGE when there is none. */
 export function redisUrl(verb: string, args: ParsedArgs): string {
