@@ -109,6 +109,7 @@ export const ERROR_CODES = {
   FLEET_REDIS_SERVER_FAILED: "the test rig could not start redis-server (not installed, or it exited)",
   FLEET_REDIS_PORT_TAKEN: "the test rig's port is answered by another redis-server, not the one it started",
   FLEET_REPLICATION_UNCONFIRMED: "a fleet job's dispatch mark was not acknowledged in time by every replica that could be promoted; its prompt was not sent and the job ended uncertain (replication-unconfirmed)",
+  FLEET_SUBMIT_UNCONFIRMED: "a fleet job was queued but the replicas that could be promoted did not acknowledge it in time; a failover could still lose it",
   FLEET_SENTINEL_UNREACHABLE: "no sentinel of a redis+sentinel:// URL answered (none running there, or the sentinel password is wrong)",
   FLEET_SENTINEL_MASTER_UNKNOWN: "the sentinels of a redis+sentinel:// URL answered but monitor no master of the given name",
   FLEET_REDIS_VOLATILE: "the fleet's Redis may lose acknowledged writes (appendonly not yes, or appendfsync not always); a worker refuses it unless --allow-volatile-redis",

@@ -12,10 +12,12 @@ import { resolve } from "node:path";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { SeatError } from "../errors.js";
+import { followSwitches } from "./sentinel.js";
+import { confirmReplicated, connectionEpoch, readReplicaRule, REPLICA_ACK_TIMEOUT_MS, REPLICA_REFRESH_MS, type ReplicaRule } from "./replication.js";
 import { checkTarget, connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, jobKeys, sessionHostKey } from "./keys.js";
 import { JOB_SCHEMA, validateJobSpec, type JobSpec } from "./job-spec.js";
-import { readJob, transition, type JobRecord } from "./state.js";
+import { readJob, touchRecord, transition, type JobRecord } from "./state.js";
 import { jobHandle, type JobHandle } from "./handle.js";
 
 /**
@@ -60,6 +62,17 @@ export async function connectFleet(url: string, options: FleetClientOptions = {}
 }
 
 function createClient(target: RedisTarget, redis: Redis, retainSeconds: number): FleetClient {
+  // Behind Sentinel: the client's connection follows the primary's moves at once (sentinel.ts).
+  const follower = target.sentinel ? followSwitches(target.sentinel) : undefined;
+  follower?.add(redis);
+  // A submit is acknowledged once the replicas that could be promoted have it (replication.ts), so a failover
+  // right after cannot lose a job its submitter was told exists. The rule is re-read at most every 2 s.
+  const epoch = connectionEpoch(redis);
+  let rule: { value: ReplicaRule; at: number } | undefined;
+  const currentRule = async () => {
+    if (!rule || Date.now() - rule.at > REPLICA_REFRESH_MS) rule = { value: await readReplicaRule(redis, target.sentinel, rule?.value), at: Date.now() };
+    return rule.value;
+  };
   const queues = new Map<string, Queue>();
   const queueFor = (name: string) => {
     let queue = queues.get(name);
@@ -103,9 +116,15 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number):
         if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken) {
           throw new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${created.current}); pick another id.`);
         }
+        const required = (await currentRule()).required;
+        const epochBefore = epoch();
         await redis.zadd(JOBS_INDEX, now, id);
         await pruneIndex(redis, now - retainSeconds * 1_000);
         await queueFor(queueName).add("turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } });
+        const ack = await confirmReplicated(redis, epoch, epochBefore, required, REPLICA_ACK_TIMEOUT_MS, () => touchRecord(redis, id, "submit_checked_at"));
+        if (!ack.confirmed) {
+          throw new SeatError("FLEET_SUBMIT_UNCONFIRMED", `Job ${id} was queued, but ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted acknowledged it within ${REPLICA_ACK_TIMEOUT_MS} ms: a failover now could lose it. Check \`seat jobs show ${id}\` before submitting it again.`, { retryable: true, context: { jobId: id } });
+        }
       } catch (error) {
         throw redisError(target, error);
       }
@@ -126,6 +145,7 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number):
     async close() {
       await Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
       redis.disconnect();
+      follower?.close();
     },
   };
 }

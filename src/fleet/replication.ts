@@ -51,7 +51,9 @@ export async function readReplicaRule(redis: Redis, sentinel: SentinelSet | unde
       const required = Math.max(connected, previous?.required ?? 0);
       return summarise(required, `sentinels unreachable; primary reports ${connected} connected${previous ? `, ${previous.required} known before` : ""}`);
     }
-    const promotable = listed.filter((r) => r.priority > 0 && !r.flags.some((f) => f === "s_down" || f === "o_down" || f === "disconnected"));
+    // A returning old primary that still calls itself master (Sentinel converts it ~8 s after it is back) is not
+    // counted until it does: it holds no replication of this primary to lose (docs/fleet.md says what that leaves).
+    const promotable = listed.filter((r) => r.priority > 0 && r.roleReported === "slave" && !r.flags.some((f) => f === "s_down" || f === "o_down" || f === "disconnected"));
     const required = Math.max(promotable.length, connected);
     return summarise(required, `Sentinel lists ${listed.length} replica(s), ${promotable.length} promotable; primary reports ${connected} connected`);
   }
@@ -68,6 +70,25 @@ export function describeRule(rule: ReplicaRule, timeoutMs: number): string {
   return rule.rule === "replicated"
     ? `durability rule: replicated — each dispatch mark waits for WAIT ${rule.required} (${timeoutMs} ms) before the prompt is sent (${rule.source})`
     : `durability rule: single-primary — no replica configured; AOF with appendfsync always keeps the dispatch mark (${rule.source})`;
+}
+
+/** Replicas in sync with the primary now (INFO replication: slaveN lines with state=online). */
+export function onlineReplicasOf(info: string): number {
+  return (info.match(/^slave\d+:.*state=online/gm) ?? []).length;
+}
+
+/**
+ * Waits up to `timeoutMs` until the primary has `required` replicas online (in sync): a mark written while a
+ * counted replica is still loading or resyncing could not be confirmed, so the job waits before its mark instead
+ * of ending uncertain. Resolves how many were online at the end.
+ */
+export async function awaitReplicasOnline(redis: Redis, required: number, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const online = onlineReplicasOf(await redis.info("replication"));
+    if (online >= required || Date.now() >= deadline) return online;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Counts the (re)connections of `redis`: a write and its WAIT were on one connection only if this did not move. */

@@ -32,7 +32,7 @@ import { sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
 import { reservationOf, reserveBudget, settleBudget, type FleetBudget, type Reservation } from "./budget.js";
 import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, touchMark, transition, type JobStatus, type Transition } from "./state.js";
-import { confirmReplicated, type ReplicaRule } from "./replication.js";
+import { awaitReplicasOnline, confirmReplicated, type ReplicaRule } from "./replication.js";
 import { claimSessionHost, confirmSessionHost, releaseSessionHost } from "./session-host.js";
 import { finishJobWorktree, prepareJobWorktree, type JobWorktree } from "../worktrees/index.js";
 
@@ -82,6 +82,9 @@ export const SESSION_WAIT_MS = 2_000;
 
 /** How long a job put back behind a busy named session waits before it is offered again (ms). */
 export const SESSION_RETRY_MS = 1_000;
+
+/** How long a job waits before its mark for the counted replicas to be in sync (ms), then goes back to its queue. */
+export const REPLICAS_WAIT_MS = 3_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -339,6 +342,13 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     // Graceful stop: nothing was sent, so the job goes back to its queue for another worker.
     if (ctx.isClosing()) return await handBack("handed-back");
     const promptId = `fleet-${id}`;
+    // A counted replica that is resyncing (after a failover, say) could not acknowledge a mark now: nothing is
+    // written yet, so the job waits a little, then goes back to its queue (never uncertain for it).
+    if (ctx.replication && ctx.replication.rule().required > 0) {
+      const required = ctx.replication.rule().required;
+      const online = await viaRedis(awaitReplicasOnline(redis, required, REPLICAS_WAIT_MS));
+      if (online < required) return await handBack("replicas-behind", SESSION_RETRY_MS);
+    }
     await chain;
     const epochBefore = ctx.replication?.epoch() ?? 0;
     const fenced = await viaRedis(transition(redis, id, { from: ["active"], to: "dispatched", run, fields: { prompt_id: promptId, dispatched_at: Date.now() }, event: { ...tag, promptId } }));

@@ -7,6 +7,9 @@
  *   within a few seconds, before any connection that could take a job is made.
  * Does not own: plain redis:// URLs or how connections are made (connection.ts); which replicas a mark must
  *   reach (replication.ts).
+ *   Following Sentinel's word: followSwitches() subscribes to `+switch-master` on every sentinel and reconnects the
+ *   connections it was given at once (only those connected or connecting to an address: one that is resolving
+ *   the master now will find the new one anyway).
  * Invariant: passwords (the URL's and the sentinels') are registered secret before any connection is made; the
  *   check never waits longer than SENTINEL_CHECK_MS in all.
  */
@@ -79,8 +82,9 @@ export function parseSentinelUrl(url: string, masterPassword: string | undefined
     sentinels,
     name,
     role: "master",
-    // Sentinel's word that the primary moved (+switch-master) reconnects every connection now, not at a timeout.
-    failoverDetector: true,
+    // ioredis's own failover detector is off: a +switch-master that arrives while a connection is resolving the
+    // master ends that connection for good (status "end", observed in R9). followSwitches() below does its job.
+    failoverDetector: false,
     // A sentinel that does not answer is skipped quickly; the list is kept as given (not rewritten at run time).
     sentinelCommandTimeout: 1_000,
     updateSentinels: false,
@@ -156,6 +160,8 @@ export interface SentinelReplica {
   address: string;
   flags: string[];
   priority: number;
+  /** What the instance itself last said it is ("slave", or "master" for an old primary not yet converted). */
+  roleReported: string;
 }
 
 /** The replicas the sentinels know for master `set.name` (connected or not), or undefined when none answered. */
@@ -165,6 +171,54 @@ export async function sentinelReplicas(set: SentinelSet, budgetMs = 1_500): Prom
   return found.answer.map((flat) => {
     const map = new Map<string, string>();
     for (let i = 0; i + 1 < flat.length; i += 2) map.set(flat[i]!, flat[i + 1]!);
-    return { address: `${map.get("ip") ?? "?"}:${map.get("port") ?? "?"}`, flags: (map.get("flags") ?? "").split(","), priority: Number(map.get("replica-priority") ?? map.get("slave-priority") ?? "100") };
+    return { address: `${map.get("ip") ?? "?"}:${map.get("port") ?? "?"}`, flags: (map.get("flags") ?? "").split(","), priority: Number(map.get("replica-priority") ?? map.get("slave-priority") ?? "100"), roleReported: map.get("role-reported") ?? "slave" };
   });
+}
+
+/** Connections that follow a master's moves; close() when none is left. */
+export interface SwitchFollower {
+  /** Reconnects `redis` whenever the sentinels announce that the master moved. */
+  add(redis: Redis): void;
+  /** How many `+switch-master` announcements for this master were acted on. */
+  readonly switches: number;
+  close(): void;
+}
+
+/**
+ * Subscribes to `+switch-master` on every sentinel of `set`; on an announcement for its master, every connection
+ * added that is connected (or has its socket and awaits its ready check) is dropped and reconnects through the
+ * sentinels to the new primary — a stopped primary's connections included, which no timeout would free sooner.
+ */
+export function followSwitches(set: SentinelSet, log: (line: string) => void = () => undefined): SwitchFollower {
+  const tracked = new Set<Redis>();
+  let switches = 0;
+  // Every sentinel announces the same move: act on it once.
+  let last = "";
+  const subscribers = set.sentinels.map((at) => {
+    const sub = new Redis({ host: at.host, port: at.port, ...(set.password ? { password: set.password } : {}), ...(set.tls ? { tls: {} } : {}), maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(100 * times, 1_000), connectionName: "grok-seat-sentinel-follow" });
+    sub.on("error", () => undefined);
+    sub.subscribe("+switch-master").catch(() => undefined);
+    sub.on("message", (_channel: string, message: string) => {
+      const [name, , , host, port] = message.split(" ");
+      if (name !== set.name || message === last) return;
+      last = message;
+      switches++;
+      log(`the sentinels moved master ${name} to ${host}:${port}; reconnecting`);
+      for (const redis of tracked) if (redis.status === "ready" || redis.status === "connect") redis.disconnect(true);
+    });
+    return sub;
+  });
+  return {
+    add(redis) {
+      tracked.add(redis);
+      redis.once("end", () => tracked.delete(redis));
+    },
+    get switches() {
+      return switches;
+    },
+    close() {
+      for (const sub of subscribers) sub.disconnect();
+      tracked.clear();
+    },
+  };
 }

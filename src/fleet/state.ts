@@ -282,6 +282,18 @@ export async function touchMark(redis: Redis, id: string, run: string): Promise<
   return ((await redis.eval(TOUCH_MARK, 1, jobKeys(id).state, run, String(Date.now()))) as number) === 1;
 }
 
+// KEYS: state. ARGV: field, now (ms).
+const TOUCH_RECORD = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`;
+
+/** True when job `id`'s record exists on this server; it then writes `field` (so a WAIT on this connection covers it). */
+export async function touchRecord(redis: Redis, id: string, field: string): Promise<boolean> {
+  return ((await redis.eval(TOUCH_RECORD, 1, jobKeys(id).state, field, String(Date.now()))) as number) === 1;
+}
+
 /** True when job `id`'s heartbeat key exists (some run of it is alive). */
 export async function isBeating(redis: Redis, id: string): Promise<boolean> {
   return (await redis.exists(jobKeys(id).alive)) === 1;

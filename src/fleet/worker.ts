@@ -22,6 +22,7 @@ import { APPROVAL_ANSWERED_CHANNEL, BULL_PREFIX, CANCEL_CHANNEL, SHARED_QUEUE, h
 import { acknowledgeCancel, runJob, type RunContext, type RunningJob } from "./run-job.js";
 import type { FleetBudget } from "./budget.js";
 import { checkDurability } from "./durability.js";
+import { followSwitches } from "./sentinel.js";
 import { connectionEpoch, describeRule, readReplicaRule, REPLICA_ACK_TIMEOUT_MS, REPLICA_REFRESH_MS, type ReplicaRule } from "./replication.js";
 
 /** Options of startWorker. */
@@ -89,6 +90,10 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   const subscriber = connect(target, { blocking: true, name: "grok-seat-cancel" });
   const log = (line: string) => options.onLog?.(redactText(line));
   const epoch = connectionEpoch(redis);
+  // Sentinel's word that the primary moved reconnects this worker's connections at once (a stopped primary's too).
+  const follower = target.sentinel ? followSwitches(target.sentinel, log) : undefined;
+  follower?.add(redis);
+  follower?.add(subscriber);
   const ackTimeoutMs = options.replicaAckTimeoutMs ?? REPLICA_ACK_TIMEOUT_MS;
   let rule: ReplicaRule;
   try {
@@ -100,6 +105,7 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   } catch (error) {
     redis.disconnect();
     subscriber.disconnect();
+    follower?.close();
     throw redisError(target, error);
   }
   const running = new Map<string, RunningJob>();
@@ -163,6 +169,14 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
     });
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  if (follower) {
+    for (const w of workers) {
+      follower.add((await w.client) as unknown as import("ioredis").Redis);
+      // BullMQ keeps its blocking connection (the one that waits for jobs) to itself; it must follow the move too.
+      const blocking = (w as unknown as { blockingConnection?: { client: Promise<import("ioredis").Redis> } }).blockingConnection;
+      if (blocking) follower.add(await blocking.client);
+    }
+  }
   log(`worker ${id} taking jobs from ${SHARED_QUEUE} and ${hostQueue(name)} on ${target.displayUrl}`);
   let closed: Promise<void> | undefined;
   return {
@@ -181,6 +195,7 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
         await Promise.all(workers.map((w) => w.close().catch(() => undefined)));
         subscriber.disconnect();
         redis.disconnect();
+        follower?.close();
         log(`worker ${id} stopped`);
       })();
       return closed;
