@@ -13,7 +13,8 @@
  *   before the next fault. "Taking new jobs again" is the first `dispatched` transition of any job after the fault
  *   (the submitter keeps a job waiting at all times), on the workers' clock (same machine).
  */
-import { connectFleet, type JobHandle, type JobRecord } from "../src/fleet/index.js";
+import { connectFleet, type FleetClient, type JobHandle, type JobRecord } from "../src/fleet/index.js";
+import { isSeatError } from "../src/errors.js";
 import { readEvents, START } from "../src/fleet/events.js";
 import { Queue } from "bullmq";
 import { bullConnection, connect, parseRedisUrl } from "../src/fleet/connection.js";
@@ -60,6 +61,8 @@ export interface R9Result {
   uncertain: Record<string, { n: number; reached: number }>;
   /** uncertain jobs whose prompt never reached the agent, other than replication-unconfirmed (documented). */
   falseUncertain: number;
+  /** Submits that answered FLEET_SUBMIT_UNCONFIRMED (their submitter was told). */
+  submitUnconfirmed: number;
   faults: R9Fault[];
   takingJobsMs: { p50: number; p99: number; max: number };
   failures: number;
@@ -91,6 +94,8 @@ export async function runR9(options: R9Options): Promise<R9Result> {
   const records = new Map<string, JobRecord | undefined>();
   const client = await connectFleet(set.url);
   const ended = new Set<string>();
+  /** Jobs whose submit said FLEET_SUBMIT_UNCONFIRMED: the submitter was told they may be lost. */
+  const unconfirmed = new Set<string>();
   let submitting = true;
   try {
     for (let i = 0; i < (options.workers ?? 3); i++) workers.push(await rig.startWorker(`r9-w${i + 1}`, { redisUrl: set.url, args: ["--concurrency", String(options.concurrency ?? 2)] }));
@@ -105,7 +110,7 @@ export async function runR9(options: R9Options): Promise<R9Result> {
           for (const h of handles) if (!ended.has(h.id) && handles.indexOf(h) < handles.length - 30) ended.add(h.id);
         }
         const prompt = n % 4 === 3 ? `r9 job ${n} scenario:slow-stream` : `r9 job ${n}`;
-        handles.push(await retry(() => client.enqueue({ prompt, jobId: `r9-${n}`, cwd: rig.root }), 200));
+        handles.push(await submit(client, { prompt, jobId: `r9-${n}`, cwd: rig.root }, unconfirmed));
         await sleep(120);
       }
     })().catch((error: unknown) => {
@@ -179,15 +184,36 @@ export async function runR9(options: R9Options): Promise<R9Result> {
     for (const w of workers) {
       if (w.child.exitCode !== null || w.child.signalCode !== null) problems.push(`worker ${w.name} exited by itself: ${w.stderr().trim().split("\n").slice(-3).join(" | ")}`);
     }
-    return summarize(handles, records, streams, workers, faults, problems, Date.now() - t0);
+    return summarize(unconfirmed, handles, records, streams, workers, faults, problems, Date.now() - t0);
   } catch (error) {
     problems.push(`campaign aborted: ${error instanceof Error ? error.message : String(error)}`);
-    return summarize(handles, records, new Map(), workers, faults, problems, Date.now() - t0);
+    return summarize(unconfirmed, handles, records, new Map(), workers, faults, problems, Date.now() - t0);
   } finally {
     submitting = false;
     await client.close().catch(() => undefined);
     await rig.close();
     await set.stop();
+  }
+}
+
+/**
+ * Submits through a failover: an enqueue that failed may still have landed (its reply lost), so before trying again
+ * the job is looked up; one that exists is taken as submitted. FLEET_SUBMIT_UNCONFIRMED is noted, not retried.
+ */
+async function submit(client: FleetClient, request: { prompt: string; jobId: string; cwd: string }, unconfirmed: Set<string>): Promise<JobHandle> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await client.enqueue(request);
+    } catch (error) {
+      if (isSeatError(error, "FLEET_SUBMIT_UNCONFIRMED")) {
+        unconfirmed.add(request.jobId);
+        return client.job(request.jobId);
+      }
+      if (attempt > 200) throw error;
+      const exists = await client.job(request.jobId).state().then(() => true, () => false);
+      if (exists) return client.job(request.jobId);
+      await sleep(250);
+    }
   }
 }
 
@@ -231,7 +257,7 @@ async function inSync(set: SentinelSetRig): Promise<void> {
   }
 }
 
-function summarize(handles: JobHandle[], records: Map<string, JobRecord | undefined>, streams: Map<string, Awaited<ReturnType<typeof readEvents>>>, workers: WorkerProc[], faults: R9Fault[], problems: string[], durationMs: number): R9Result {
+function summarize(unconfirmed: Set<string>, handles: JobHandle[], records: Map<string, JobRecord | undefined>, streams: Map<string, Awaited<ReturnType<typeof readEvents>>>, workers: WorkerProc[], faults: R9Fault[], problems: string[], durationMs: number): R9Result {
   const seen = new Map<string, number>();
   for (const w of workers) for (const p of w.prompts()) seen.set(p, (seen.get(p) ?? 0) + 1);
   const byStatus: Record<string, number> = {};
@@ -248,7 +274,10 @@ function summarize(handles: JobHandle[], records: Map<string, JobRecord | undefi
       sentTwice++;
       problems.push(`${handle.id}: the agent received its prompt ${sent} times`);
     }
-    if (!record || !["completed", "failed", "cancelled", "uncertain"].includes(status)) {
+    if (!record && unconfirmed.has(handle.id)) {
+      // Its submitter was told FLEET_SUBMIT_UNCONFIRMED: not lost without a trace.
+      byStatus["submit-unconfirmed, gone"] = (byStatus["submit-unconfirmed, gone"] ?? 0) + 1;
+    } else if (!record || !["completed", "failed", "cancelled", "uncertain"].includes(status)) {
       lost++;
       problems.push(`${handle.id}: lost (${status})`);
     }
@@ -269,7 +298,7 @@ function summarize(handles: JobHandle[], records: Map<string, JobRecord | undefi
   }
   const taking = faults.map((f) => f.takingJobsMs).filter((ms) => ms >= 0);
   const failures = problems.length;
-  return { jobs: handles.length, byStatus, sentTwice, lost, uncertain, falseUncertain, faults, takingJobsMs: { p50: percentile(taking, 50), p99: percentile(taking, 99), max: Math.max(0, ...taking) }, failures, durationMs, problems };
+  return { jobs: handles.length, byStatus, sentTwice, lost, uncertain, falseUncertain, submitUnconfirmed: unconfirmed.size, faults, takingJobsMs: { p50: percentile(taking, 50), p99: percentile(taking, 99), max: Math.max(0, ...taking) }, failures, durationMs, problems };
 }
 
 /** One line of figures. */
@@ -296,6 +325,7 @@ export function renderR9Section(r: R9Result, commit: string): string {
       String(r.jobs), statuses, String(r.sentTwice), String(r.lost), String(r.falseUncertain), `${fmt(r.takingJobsMs.p50)} / ${fmt(r.takingJobsMs.p99)} / ${fmt(r.takingJobsMs.max)}`, String(r.failures), `${(r.durationMs / 1000).toFixed(0)} s`,
     ]]),
     "",
+    `Submits answered \`FLEET_SUBMIT_UNCONFIRMED\`: ${r.submitUnconfirmed}.`,
     `Uncertain by reason: ${Object.entries(r.uncertain).map(([why, x]) => `${why} ×${x.n} (${x.reached} had reached the agent)`).join(", ") || "none"}.`,
     "A `replication-unconfirmed` job was never sent (its mark was not acknowledged by the replica in time); it stays",
     "uncertain by design (docs/fleet.md, \"A fence that survives promotion\").",
