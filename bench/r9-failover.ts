@@ -106,7 +106,8 @@ export async function runR9(options: R9Options): Promise<R9Result> {
         // A bounded backlog: the stream never runs far ahead of what the workers take.
         while (handles.length - ended.size > 8) {
           await sleep(100);
-          for (const h of handles.slice(-30)) if (!ended.has(h.id) && ["completed", "failed", "cancelled", "uncertain"].includes((await h.state().catch(() => undefined))?.status ?? "")) ended.add(h.id);
+          // Ended, or gone (a lost job must not stall the stream: it is counted at the end).
+          for (const h of handles.slice(-30)) if (!ended.has(h.id) && !["waiting", "active", "dispatched"].includes((await h.state().catch(() => undefined))?.status ?? "gone")) ended.add(h.id);
           for (const h of handles) if (!ended.has(h.id) && handles.indexOf(h) < handles.length - 30) ended.add(h.id);
         }
         const prompt = n % 4 === 3 ? `r9 job ${n} scenario:slow-stream` : `r9 job ${n}`;
@@ -232,7 +233,11 @@ async function markSeen(handles: JobHandle[]): Promise<void> {
 /** Brings a faulted primary back the way its fault allows; the sentinels make it a replica of the new primary. */
 async function bringBack(set: SentinelSetRig, server: RedisServer, kind: FaultKind): Promise<void> {
   if (kind === "stop") set.resume(server);
-  else await server.restart({ empty: kind === "restart-empty" });
+  // A host that lost its disk comes back as a replica of the primary now (as an operator re-adds one): an empty
+  // instance that comes back as a master right after a promotion ended, in R9's first full run, with the new
+  // primary emptied too.
+  else if (kind === "restart-empty") await server.restart({ empty: true, replicaOf: (await set.primary()).port });
+  else await server.restart();
 }
 
 /** Waits until the primary reports every other server connected and in sync. */

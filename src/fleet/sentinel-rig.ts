@@ -157,8 +157,10 @@ export async function startSentinelSet(options: SentinelSetOptions = {}): Promis
     async waitForPromotion(port, timeoutMs = 20_000) {
       const started = Date.now();
       await until(async () => {
-        const now = await primaryPort();
-        if (now === undefined || now === port) return false;
+        // Every sentinel names the same new primary (not just the first to answer).
+        const named = await Promise.all(ports.map((p) => ask(p, (r) => r.call("SENTINEL", "get-master-addr-by-name", name) as Promise<[string, string] | null>)));
+        const now = named[0] ? Number(named[0][1]) : undefined;
+        if (now === undefined || now === port || named.some((a) => !a || Number(a[1]) !== now)) return false;
         // Promoted means the new primary says so itself (role:master), not only the sentinels' config.
         return ((await ask(now, (r) => r.info("replication"))) ?? "").includes("role:master");
       }, timeoutMs, `the sentinels to promote a replica in place of port ${port}`);

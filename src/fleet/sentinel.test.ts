@@ -36,3 +36,20 @@ test("INFO replication's connected_slaves is the count of connected replicas (0 
   assert.equal(connectedReplicasOf("# Replication\r\nrole:master\r\nconnected_slaves:2\r\nslave0:ip=127.0.0.1"), 2);
   assert.equal(connectedReplicasOf("role:slave\r\n"), 0);
 });
+
+test("a config file's redis key takes a redis+sentinel:// URL (and still refuses anything else)", async () => {
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const { readConfigFile } = await import("../cli/config.js");
+  const dir = mkdtempSync(join(tmpdir(), "seat-config-sentinel-"));
+  try {
+    const file = join(dir, "config.json");
+    writeFileSync(file, JSON.stringify({ redis: "redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/fleet" }));
+    assert.equal(readConfigFile(file).redis, "redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/fleet");
+    writeFileSync(file, JSON.stringify({ redis: "http://10.0.0.1/" }));
+    assert.throws(() => readConfigFile(file), (e: unknown) => isSeatError(e, "CLI_CONFIG_INVALID"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
