@@ -74,7 +74,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** R9 sizes: a few minutes on 2 cores. */
 export function r9Sizes(quick: boolean): R9Options {
-  return quick ? { faults: 3, jobs: 60, workers: 2, concurrency: 2 } : { faults: 12, jobs: 360, workers: 3, concurrency: 2 };
+  return quick ? { faults: 3, jobs: 60, workers: 2, concurrency: 2 } : { faults: 9, jobs: 240, workers: 3, concurrency: 2 };
 }
 
 /** Runs the campaign; every process, server and temp dir it starts is gone when it resolves. */

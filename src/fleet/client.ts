@@ -107,21 +107,30 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number):
         // This call's own mark: a creation the client re-sent after a lost reply is recognised as ours, not
         // refused as "already exists" (which would leave the job recorded but never queued).
         const submitToken = randomUUID();
-        const created = await transition(redis, id, {
-          from: [""],
-          to: "waiting",
-          fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now, submit_token: submitToken }) as Record<string, string | number>,
-          event: { queue: queueName },
-        });
-        if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken) {
-          throw new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${created.current}); pick another id.`);
-        }
+        // Every write of a submit, each safe to repeat: the record (this call's token), the index, BullMQ's job
+        // (same id: an existing one is kept). Repeated after a reconnect, so the replicas' acknowledgement covers
+        // what the primary now holds, not what a lost primary held.
+        const writeAll = async () => {
+          const created = await transition(redis, id, {
+            from: [""],
+            to: "waiting",
+            fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now, submit_token: submitToken }) as Record<string, string | number>,
+            event: { queue: queueName },
+          });
+          if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken) {
+            throw new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${created.current}); pick another id.`);
+          }
+          await redis.zadd(JOBS_INDEX, now, id);
+          await queueFor(queueName).add("turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } });
+        };
         const required = (await currentRule()).required;
         const epochBefore = epoch();
-        await redis.zadd(JOBS_INDEX, now, id);
+        await writeAll();
         await pruneIndex(redis, now - retainSeconds * 1_000);
-        await queueFor(queueName).add("turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } });
-        const ack = await confirmReplicated(redis, epoch, epochBefore, required, REPLICA_ACK_TIMEOUT_MS, () => touchRecord(redis, id, "submit_checked_at"));
+        const ack = await confirmReplicated(redis, epoch, epochBefore, required, REPLICA_ACK_TIMEOUT_MS, async () => {
+          await writeAll();
+          return touchRecord(redis, id, "submit_checked_at");
+        });
         if (!ack.confirmed) {
           throw new SeatError("FLEET_SUBMIT_UNCONFIRMED", `Job ${id} was queued, but ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted acknowledged it within ${REPLICA_ACK_TIMEOUT_MS} ms: a failover now could lose it. Check \`seat jobs show ${id}\` before submitting it again.`, { retryable: true, context: { jobId: id } });
         }

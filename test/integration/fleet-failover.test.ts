@@ -9,6 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { connectFleet, type FleetClient } from "../../src/fleet/index.js";
+import { isSeatError } from "../../src/errors.js";
 import { startSentinelSet, type SentinelSetRig } from "../../src/testing.js";
 import { need, type TestLike } from "../support/requirements.js";
 import { jobEvents, redisMissing, startFleetRig, type FleetRig } from "../support/fleet-rig.js";
@@ -62,7 +63,13 @@ test("a dispatch mark the replica does not acknowledge is not sent on: the job e
     const replica = set.servers.find((s) => s !== set.servers[0])!;
     set.pause(replica);
     try {
-      const job = await client.enqueue({ prompt: "never to be seen" });
+      // The submit itself is not confirmed either (the replica is stopped): it says so, and the job is queued.
+      const submitted = await client.enqueue({ prompt: "never to be seen", jobId: "unacked-mark" }).then(
+        () => "confirmed",
+        (error: unknown) => (isSeatError(error) ? error.code : String(error)),
+      );
+      assert.equal(submitted, "FLEET_SUBMIT_UNCONFIRMED");
+      const job = client.job("unacked-mark");
       const result = await job.result();
       assert.equal(result.status, "uncertain", JSON.stringify(result));
       assert.equal(result.code, "FLEET_REPLICATION_UNCONFIRMED");
