@@ -51,9 +51,9 @@ export async function readReplicaRule(redis: Redis, sentinel: SentinelSet | unde
       const required = Math.max(connected, previous?.required ?? 0);
       return summarise(required, `sentinels unreachable; primary reports ${connected} connected${previous ? `, ${previous.required} known before` : ""}`);
     }
-    // A returning old primary that still calls itself master (Sentinel converts it ~8 s after it is back) is not
-    // counted until it does: it holds no replication of this primary to lose (docs/fleet.md says what that leaves).
-    const promotable = listed.filter((r) => r.priority > 0 && r.roleReported === "slave" && !r.flags.some((f) => f === "s_down" || f === "o_down" || f === "disconnected"));
+    // A returning old primary that still calls itself master (Sentinel converts it ~8 s after it is back) counts:
+    // R9 saw the sentinels promote exactly such an instance, stale, when it was left out (a prompt sent twice).
+    const promotable = listed.filter((r) => r.priority > 0 && !r.flags.some((f) => f === "s_down" || f === "o_down" || f === "disconnected"));
     const required = Math.max(promotable.length, connected);
     return summarise(required, `Sentinel lists ${listed.length} replica(s), ${promotable.length} promotable; primary reports ${connected} connected`);
   }
