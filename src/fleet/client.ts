@@ -70,7 +70,9 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number):
   const epoch = connectionEpoch(redis);
   let rule: { value: ReplicaRule; at: number } | undefined;
   const currentRule = async () => {
-    if (!rule || Date.now() - rule.at > REPLICA_REFRESH_MS) rule = { value: await readReplicaRule(redis, target.sentinel, rule?.value), at: Date.now() };
+    // A submitter whose ACL does not permit INFO keeps the rule it had (none at first: the submit is not waited for;
+    // the dispatch mark, which decides what is sent, is still waited for by the worker).
+    if (!rule || Date.now() - rule.at > REPLICA_REFRESH_MS) rule = { value: await readReplicaRule(redis, target.sentinel, rule?.value).catch(() => rule?.value ?? { rule: "single-primary" as const, required: 0, source: "INFO not permitted" }), at: Date.now() };
     return rule.value;
   };
   const queues = new Map<string, Queue>();
