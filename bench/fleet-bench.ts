@@ -79,9 +79,13 @@ async function levels(rig: Awaited<ReturnType<typeof startFleetRig>>, url: strin
 }
 
 /** P8 behind Sentinel with one replica: throughput, and the added latency of WAIT 1 after a mark-sized write. */
-async function benchReplicated(agent: string, jobs: number, samples: number): Promise<NonNullable<FleetBenchResult["replicated"]>> {
+async function benchReplicated(jobs: number, samples: number): Promise<NonNullable<FleetBenchResult["replicated"]>> {
   const set = await startSentinelSet({ replicas: 1 });
   const rig = await startFleetRig();
+  // Its own agent script: the plain run's rig (and its script) is gone by now.
+  const agent = join(rig.root, "grok-fake");
+  writeFileSync(agent, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+  chmodSync(agent, 0o755);
   try {
     const throughput = await levels(rig, set.url, agent, jobs, "p8r", { n: 0 });
     const primary = await set.primary();
@@ -137,7 +141,7 @@ export async function benchFleet({ jobs = 30, latencyJobs = 10, replica = true, 
     await client.close();
     await rig.close();
   }
-  const replicated = replica ? await benchReplicated(agent, jobs, markSamples) : undefined;
+  const replicated = replica ? await benchReplicated(jobs, markSamples) : undefined;
   return { throughput, ...(replicated ? { replicated } : {}), eventLatencyMs: { n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: Math.max(0, ...samples) }, durationMs: Date.now() - t0 };
 }
 
