@@ -178,7 +178,7 @@ export async function sentinelReplicas(set: SentinelSet, budgetMs = 1_500): Prom
 /** Connections that follow a master's moves; close() when none is left. */
 export interface SwitchFollower {
   /** Reconnects `redis` whenever the sentinels announce that the master moved. */
-  add(redis: Redis): void;
+  add(redis: Redis | undefined): void;
   /** How many `+switch-master` announcements for this master were acted on. */
   readonly switches: number;
   close(): void;
@@ -210,6 +210,9 @@ export function followSwitches(set: SentinelSet, log: (line: string) => void = (
   });
   return {
     add(redis) {
+      // BullMQ's connections are handed over as promises that may resolve to nothing yet: skip those (their
+      // socket timeout still frees them).
+      if (!redis || typeof redis.once !== "function") return;
       tracked.add(redis);
       redis.once("end", () => tracked.delete(redis));
     },
