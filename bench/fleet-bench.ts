@@ -18,6 +18,8 @@ import { createSession } from "../src/runtime/index.js";
 import { connectFleet } from "../src/fleet/index.js";
 import { FAKE_GROK_JS } from "../test/support/fake-agent.js";
 import { startFleetRig } from "../test/support/fleet-rig.js";
+import { startSentinelSet } from "../src/fleet/sentinel-rig.js";
+import { connect, parseRedisUrl } from "../src/fleet/connection.js";
 import { fmt, percentile, ratio, table } from "./report.js";
 
 /** One parallelism level: the fleet's and the direct path's jobs/s. */
@@ -35,14 +37,86 @@ export interface FleetThroughput {
 /** P8's result. */
 export interface FleetBenchResult {
   throughput: FleetThroughput[];
+  /**
+   * The same throughput behind Sentinel with one replica (`WAIT 1` on every dispatch mark and submit), and what the
+   * mark's confirmation adds: the time of `WAIT 1` after a mark-sized write, against the write alone.
+   */
+  replicated?: { throughput: FleetThroughput[]; markMs: Latency; waitMs: Latency };
   eventLatencyMs: { n: number; p50: number; p99: number; max: number };
   durationMs: number;
 }
 
 const now = () => performance.timeOrigin + performance.now();
 
+interface Latency {
+  n: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+const latency = (samples: number[]): Latency => ({ n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: Math.max(0, ...samples) });
+
+/** Throughput for 1..3 workers against `url` (workers started on the rig with `url`), as the plain run measures it. */
+async function levels(rig: Awaited<ReturnType<typeof startFleetRig>>, url: string, agent: string, jobs: number, tag: string, serial: { n: number }): Promise<FleetThroughput[]> {
+  const client = await connectFleet(url);
+  const out: FleetThroughput[] = [];
+  try {
+    for (let k = 1; k <= 3; k++) {
+      await rig.startWorker(`${tag}-${k}`, { env: { GROK_BIN: agent }, args: ["--concurrency", "1"], redisUrl: url });
+      const direct = await timeDirect(agent, rig.root, jobs, k);
+      const f0 = now();
+      const handles = await Promise.all(Array.from({ length: jobs }, () => client.enqueue({ prompt: `p8 job ${++serial.n}` })));
+      const results = await Promise.all(handles.map((h) => h.result()));
+      const fleetS = (now() - f0) / 1000;
+      const fleetFailed = results.filter((r) => r.status !== "completed" || r.text !== "pong from fake").length;
+      out.push({ workers: k, jobs, fleetJobsPerS: jobs / fleetS, directJobsPerS: jobs / direct.seconds, ratio: jobs / fleetS / (jobs / direct.seconds), fleetFailed, directFailed: direct.failed });
+    }
+  } finally {
+    await client.close();
+  }
+  return out;
+}
+
+/** P8 behind Sentinel with one replica: throughput, and the added latency of WAIT 1 after a mark-sized write. */
+async function benchReplicated(jobs: number, samples: number): Promise<NonNullable<FleetBenchResult["replicated"]>> {
+  const set = await startSentinelSet({ replicas: 1 });
+  const rig = await startFleetRig();
+  // Its own agent script: the plain run's rig (and its script) is gone by now.
+  const agent = join(rig.root, "grok-fake");
+  writeFileSync(agent, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+  chmodSync(agent, 0o755);
+  try {
+    const throughput = await levels(rig, set.url, agent, jobs, "p8r", { n: 0 });
+    const primary = await set.primary();
+    const redis = connect(parseRedisUrl(`redis://127.0.0.1:${primary.port}`), { name: "p8-mark" });
+    const mark: number[] = [];
+    const wait: number[] = [];
+    try {
+      for (let i = 0; i < samples; i++) {
+        const key = `grok-seat:job:{p8-mark-${i}}:state`;
+        const t0 = now();
+        await redis.hset(key, "status", "dispatched", "run", "p8", "dispatched_at", Date.now());
+        const t1 = now();
+        const acked = (await redis.call("WAIT", "1", "1000")) as number;
+        const t2 = now();
+        if (acked < 1) throw new Error(`WAIT 1 answered ${acked}`);
+        mark.push(t1 - t0);
+        wait.push(t2 - t1);
+        await redis.del(key);
+      }
+    } finally {
+      redis.disconnect();
+    }
+    return { throughput, markMs: latency(mark), waitMs: latency(wait) };
+  } finally {
+    await rig.close();
+    await set.stop();
+  }
+}
+
 /** Runs P8: `jobs` jobs per level for 1..3 workers, and `latencyJobs` slow-stream jobs for event latency. */
-export async function benchFleet({ jobs = 30, latencyJobs = 10 }: { jobs?: number; latencyJobs?: number } = {}): Promise<FleetBenchResult> {
+export async function benchFleet({ jobs = 30, latencyJobs = 10, replica = true, markSamples = 500 }: { jobs?: number; latencyJobs?: number; replica?: boolean; markSamples?: number } = {}): Promise<FleetBenchResult> {
   const t0 = Date.now();
   const rig = await startFleetRig();
   const chunkLog = join(rig.root, "chunks.log");
@@ -50,20 +124,10 @@ export async function benchFleet({ jobs = 30, latencyJobs = 10 }: { jobs?: numbe
   writeFileSync(agent, `#!/bin/sh\nFAKE_GROK_CHUNK_LOG=${JSON.stringify(chunkLog)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
   chmodSync(agent, 0o755);
   const client = await connectFleet(rig.redis.url);
-  const throughput: FleetThroughput[] = [];
+  let throughput: FleetThroughput[] = [];
   const samples: number[] = [];
-  let serial = 0;
   try {
-    for (let k = 1; k <= 3; k++) {
-      await rig.startWorker(`p7-${k}`, { env: { GROK_BIN: agent }, args: ["--concurrency", "1"] });
-      const direct = await timeDirect(agent, rig.root, jobs, k);
-      const f0 = now();
-      const handles = await Promise.all(Array.from({ length: jobs }, () => client.enqueue({ prompt: `p7 job ${++serial}` })));
-      const results = await Promise.all(handles.map((h) => h.result()));
-      const fleetS = (now() - f0) / 1000;
-      const fleetFailed = results.filter((r) => r.status !== "completed" || r.text !== "pong from fake").length;
-      throughput.push({ workers: k, jobs, fleetJobsPerS: jobs / fleetS, directJobsPerS: jobs / direct.seconds, ratio: jobs / fleetS / (jobs / direct.seconds), fleetFailed, directFailed: direct.failed });
-    }
+    throughput = await levels(rig, rig.redis.url, agent, jobs, "p7", { n: 0 });
     // Event latency with one job at a time on a quiet fleet: the watcher is already blocked in XREAD.
     for (let i = 0; i < latencyJobs; i++) {
       const handle = await client.enqueue({ prompt: `p7 latency ${i} scenario:slow-stream` });
@@ -77,7 +141,8 @@ export async function benchFleet({ jobs = 30, latencyJobs = 10 }: { jobs?: numbe
     await client.close();
     await rig.close();
   }
-  return { throughput, eventLatencyMs: { n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: Math.max(0, ...samples) }, durationMs: Date.now() - t0 };
+  const replicated = replica ? await benchReplicated(jobs, markSamples) : undefined;
+  return { throughput, ...(replicated ? { replicated } : {}), eventLatencyMs: { n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: Math.max(0, ...samples) }, durationMs: Date.now() - t0 };
 }
 
 /** The same jobs in this process: `jobs` sessions, `parallel` at a time, each one turn then disposed. */
@@ -117,6 +182,7 @@ export function fleetBenchSection(r: FleetBenchResult): { title: string; body: s
       "Each job spawns its agent, starts a session, runs one turn and disposes it, on both paths; the fleet adds the",
       `enqueue, BullMQ's hand-off, the guarded state transitions and one Redis stream write per event. Workers run one job at a time. Whole section: ${(r.durationMs / 1000).toFixed(0)} s.`,
       `Percentiles are nearest-rank over n samples${lat.n < 100 ? `; with n = ${lat.n} the p99 is the maximum` : ""}.`,
+      ...(r.replicated ? replicatedRows(r.replicated) : []),
     ].join("\n"),
     goals: [
       { goal: "every fleet job completed", met: r.throughput.every((t) => t.fleetFailed === 0), measured: `${r.throughput.reduce((n, t) => n + t.fleetFailed, 0)} failed` },
@@ -124,4 +190,21 @@ export function fleetBenchSection(r: FleetBenchResult): { title: string; body: s
       { goal: "event latency agent chunk → watcher p99 reported (no numeric goal set)", met: undefined, measured: `p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms` },
     ],
   };
+}
+
+/** The replicated run's rows (P8 behind Sentinel, WAIT 1). */
+function replicatedRows(r: NonNullable<FleetBenchResult["replicated"]>): string[] {
+  return [
+    "",
+    "**With a replica and `WAIT 1`** (issue 26 §6): the same jobs behind `redis+sentinel://` — a primary, one replica and",
+    "three sentinels on loopback, all Debian's Redis 7.0 with AOF and `appendfsync always` — so every submit and every",
+    "dispatch mark waits for the replica's acknowledgement before it counts.",
+    "",
+    table(["workers / direct at once", "fleet jobs/s (replicated)", "direct jobs/s", "fleet ÷ direct", "failed (fleet / direct)"], r.throughput.map((t) => [String(t.workers), fmt(t.fleetJobsPerS), fmt(t.directJobsPerS), ratio(t.ratio), `${t.fleetFailed} / ${t.directFailed}`])),
+    "",
+    table(["the dispatch mark on the primary", "n", "p50 (ms)", "p99 (ms)", "max (ms)"], [
+      ["the mark's write (HSET, AOF fsync always)", String(r.markMs.n), fmt(r.markMs.p50), fmt(r.markMs.p99), fmt(r.markMs.max)],
+      ["added by `WAIT 1` after it (the replica's ack)", String(r.waitMs.n), fmt(r.waitMs.p50), fmt(r.waitMs.p99), fmt(r.waitMs.max)],
+    ]),
+  ];
 }

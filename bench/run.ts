@@ -354,7 +354,7 @@ async function main(): Promise<void> {
     show("P7", withStamp(agentsSection(r), r));
   }
   if (wanted("P8")) {
-    const r = await stamped(commit, () => benchFleet(quick ? { jobs: 6, latencyJobs: 2 } : { jobs: 30, latencyJobs: 20 }));
+    const r = await stamped(commit, () => benchFleet(quick ? { jobs: 6, latencyJobs: 2, markSamples: 50 } : { jobs: 30, latencyJobs: 20, markSamples: 500 }));
     save("p8-fleet", r);
     show("P8", withStamp(fleetBenchSection(r), r));
     console.log(`P8: took ${(r.durationMs / 1000).toFixed(1)} s`);

@@ -24,6 +24,7 @@ import { r8FigureLine, r8SummaryRow, renderR8Section, runR8 } from "./r8-disconn
 import { ownerKillFigureLine, ownerKillSummaryRow, renderOwnerKillSection, runOwnerKills } from "./r1-owner-kill.js";
 import { machineInfo, machineLine, parseFlags, REPO_ROOT, stampLine, table, writeResult, type MachineInfo } from "./report.js";
 import { runSecretsCheck } from "./secrets.js";
+import { r9FigureLine, r9Sizes, renderR9Section, runR9, type R9Result } from "./r9-failover.js";
 import { ranAtLine, renderSeatSections, runR2, runR3, runSeatTorture, seatFigureLines, seatFigures, seatSizes, seatSummaryRows, type RanAt, type SeatTorture } from "./torture-seat.js";
 
 type Stamped<T> = T & { ranAt: RanAt };
@@ -50,6 +51,9 @@ const SIZES = { r1Cycles: { quick: 16, full: 100 }, r1OwnerKills: { quick: 2, fu
 
 /** R1's owner kills (per owner: `seat run`, `seat run -s`, `seat mcp`, `seat worker`) with a line per kill. */
 const runOwnerKillsSized = (quick: boolean) => runOwnerKills({ cycles: quick ? SIZES.r1OwnerKills.quick : SIZES.r1OwnerKills.full, log: (line) => console.log(line) });
+
+/** R9 with a line per fault. */
+const runR9Sized = (quick: boolean) => runR9({ ...r9Sizes(quick), log: (line) => console.log(line) });
 
 /** R8 with a line per disconnect. */
 const runR8Sized = (quick: boolean) => runR8({ disconnects: quick ? SIZES.r8Disconnects.quick : SIZES.r8Disconnects.full, log: (line) => console.log(line) });
@@ -106,11 +110,19 @@ async function runOnly(only: Set<string>, quick: boolean): Promise<number> {
     console.log(r8FigureLine(r8));
     return r8.failures;
   });
+  await timed("R9", async () => {
+    const r9 = await runR9Sized(quick);
+    for (const p of r9.problems.slice(0, 20)) console.log(`R9: ${p}`);
+    console.log(r9FigureLine(r9));
+    // The section as a whole run would write it (RELIABILITY.md "R9 failover").
+    console.log(renderR9Section(r9, machineInfo().commit));
+    return r9.failures;
+  });
   console.log(`torture --only=${[...only].join(",")}: ${failures} failures (nothing written)`);
   return failures === 0 ? 0 : 1;
 }
 
-function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, r4: Fuzz, r5: Secrets, seat: SeatTorture, r6: Fleet, r7: Audit, r8: Disconnects): string {
+function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, r4: Fuzz, r5: Secrets, seat: SeatTorture, r6: Fleet, r7: Audit, r8: Disconnects, r9: R9Result): string {
   return [
     "# Reliability",
     "",
@@ -134,6 +146,7 @@ function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, 
       fleetSummaryRow(r6),
       r7SummaryRow(r7),
       r8SummaryRow(r8),
+      ["R9", "fleet through Sentinel failovers: the primary SIGKILLed, SIGSTOPped or emptied, incl. right after a dispatch mark", String(r9.jobs), String(r9.failures), "0 sent twice, 0 lost, 0 false uncertain", r9.failures === 0 ? "met" : "**missed**"],
     ]),
     "",
     `${stampLine(machine, r5.ranAt.finishedAt)} Each section below names its own campaign's times.`,
@@ -184,6 +197,7 @@ function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, 
     renderFleetSection(r6),
     renderR7Section(r7),
     renderR8Section(r8, ranAtLine(r8)),
+    renderR9Section(r9, machine.commit),
     "## Defects found and fixed",
     "",
     "- R4 (ACP lines): a `session/prompt` answered with a result that is not an object with a string `stopReason` (for",
@@ -225,18 +239,19 @@ async function main(): Promise<number> {
   for (const p of r6.problems.slice(0, 20)) console.log(`R6: ${p}`);
   const r7 = await stamped(commit, () => runR7({ quick, log: (line) => console.log(line) }));
   const r8 = await stamped(commit, () => runR8Sized(quick));
+  const r9 = await runR9Sized(quick);
 
   if (!quick) {
-    writeResult("torture", { r1, r1OwnerKills: kills, r2: seat.r2, r3: seat.r3, r4, r5, r6, r7, r8 }, machine);
-    writeFileSync(join(REPO_ROOT, "RELIABILITY.md"), renderReliability(machine, r1, kills, r4, r5, seat, r6, r7, r8));
+    writeResult("torture", { r1, r1OwnerKills: kills, r2: seat.r2, r3: seat.r3, r4, r5, r6, r7, r8, r9 }, machine);
+    writeFileSync(join(REPO_ROOT, "RELIABILITY.md"), renderReliability(machine, r1, kills, r4, r5, seat, r6, r7, r8, r9));
     console.log("torture: wrote RELIABILITY.md and bench/results/torture.json");
   }
   const r1Failures = r1.cycles - r1.resolved + r1.survivors.length;
   const r5Failures = r5.leaks + r5.cases.filter((c) => c.skipped).length;
   const seatTotals = seatFigures(seat);
   const killCount = Object.values(kills.byKind).reduce((n, f) => n + f.kills, 0);
-  const cases = r1.cycles + killCount + seatTotals.cases + r4.cases + r5.cases.length + r6.jobs + r7.tried + r8.disconnects;
-  const failures = r1Failures + kills.failures + seatTotals.failures + r4.failures + r5Failures + r6.failures + r7.failures + r8.failures;
+  const cases = r1.cycles + killCount + seatTotals.cases + r4.cases + r5.cases.length + r6.jobs + r7.tried + r8.disconnects + r9.jobs;
+  const failures = r1Failures + kills.failures + seatTotals.failures + r4.failures + r5Failures + r6.failures + r7.failures + r8.failures + r9.failures;
   // The figures are the last lines of every run.
   console.log(`R1 dispose/crash cycles: ${r1.cycles} tried, ${r1Failures} failed (${r1.survivors.length} surviving processes)`);
   console.log(ownerKillFigureLine(kills));
@@ -246,6 +261,7 @@ async function main(): Promise<number> {
   console.log(fleetFigureLine(r6));
   console.log(r7FigureLine(r7));
   console.log(r8FigureLine(r8));
+  console.log(r9FigureLine(r9));
   console.log(`torture: ${cases} cases tried, ${failures} failures`);
   return failures === 0 ? 0 : 1;
 }

@@ -11,3 +11,5 @@ export { createSandbox, sandboxConfigToml, canUnshareNetwork, runInLoopbackNames
 export type { Sandbox, SandboxOptions } from "./sandbox/index.js";
 export { startRedisServer } from "./fleet/index.js";
 export type { RedisServer, RedisServerOptions } from "./fleet/index.js";
+export { startSentinelSet } from "./fleet/index.js";
+export type { SentinelSetRig, SentinelSetOptions } from "./fleet/index.js";

@@ -27,6 +27,7 @@ export interface ApprovalsOptions {
 async function withFleet<T>(url: string, env: NodeJS.ProcessEnv | undefined, use: (fleet: typeof import("../fleet/index.js"), redis: import("ioredis").Redis) => Promise<T>): Promise<T> {
   const fleet = await import("../fleet/index.js");
   const target = fleet.parseRedisUrl(url, env ?? process.env);
+  await fleet.checkRedisTarget(target);
   const redis = fleet.connectRedis(target, { name: "seat-approvals" });
   try {
     return await use(fleet, redis);

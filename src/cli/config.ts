@@ -86,7 +86,7 @@ export function readConfigFile(file: string, kind: "user" | "project" = "user"):
     }
     if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw invalid(file, key, `unknown key (known: ${[...CONFIG_KEYS, "notify"].join(", ")})`);
     if (typeof value !== "string" || value.trim() === "") throw invalid(file, key, `must be a non-empty string, got ${JSON.stringify(value)}`);
-    if (key === "redis" && !/^rediss?:\/\//.test(value)) throw invalid(file, key, "must be a redis:// or rediss:// URL");
+    if (key === "redis" && !/^rediss?(\+sentinel)?:\/\//.test(value)) throw invalid(file, key, "must be a redis://, rediss:// or redis+sentinel:// URL");
     out[key as ConfigKey] = PATH_KEYS.includes(key as ConfigKey) ? resolve(dirname(file), value) : value;
   }
   return out;

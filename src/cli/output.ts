@@ -44,6 +44,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "FLEET_REDIS_URL_INVALID":
     case "FLEET_REDIS_TLS_FILE_UNREADABLE":
     case "FLEET_REDIS_TLS_CONFIG_INVALID":
+    case "FLEET_SENTINEL_MASTER_UNKNOWN":
     case "FLEET_JOB_INVALID":
     case "FLEET_TOOLS_INVALID":
     case "AGENT_MODEL_UNSUPPORTED":
@@ -58,6 +59,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "NOTIFY_TARGET_UNKNOWN":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
+    case "FLEET_REPLICATION_UNCONFIRMED":
       return EXIT.jobUncertain;
     case "BUDGET_EXCEEDED":
       return EXIT.budgetExceeded;

@@ -13,12 +13,14 @@ import { resolve } from "node:path";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { SeatError } from "../errors.js";
-import { connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
+import { followSwitches } from "./sentinel.js";
+import { confirmReplicated, connectionEpoch, readReplicaRule, REPLICA_ACK_TIMEOUT_MS, REPLICA_REFRESH_MS, type ReplicaRule } from "./replication.js";
+import { checkTarget, connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
 import { fatalCause } from "./redis-failure.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, jobKeys, sessionHostKey } from "./keys.js";
 import { JOB_SCHEMA, validateJobSpec, type JobSpec } from "./job-spec.js";
 import { fleetKey, sealJob } from "./job-seal.js";
-import { readJob, transition, type JobRecord } from "./state.js";
+import { readJob, touchRecord, transition, type JobRecord } from "./state.js";
 import { jobHandle, type JobHandle } from "./handle.js";
 
 /**
@@ -55,6 +57,7 @@ export interface FleetClient {
 export async function connectFleet(url: string, options: FleetClientOptions = {}): Promise<FleetClient> {
   const target = parseRedisUrl(url, options.env);
   const key = fleetKey(options.env ?? process.env);
+  await checkTarget(target);
   const redis = connect(target, { name: "grok-seat-client" });
   try {
     await redis.ping();
@@ -74,6 +77,19 @@ function defaultSubmitter(): string {
 }
 
 function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, signer: { submitter: string; key: string | undefined }): FleetClient {
+  // Behind Sentinel: the client's connection follows the primary's moves at once (sentinel.ts).
+  const follower = target.sentinel ? followSwitches(target.sentinel) : undefined;
+  follower?.add(redis);
+  // A submit is acknowledged once the replicas that could be promoted have it (replication.ts), so a failover
+  // right after cannot lose a job its submitter was told exists. The rule is re-read at most every 2 s.
+  const epoch = connectionEpoch(redis);
+  let rule: { value: ReplicaRule; at: number } | undefined;
+  const currentRule = async () => {
+    // A submitter whose ACL does not permit INFO keeps the rule it had (none at first: the submit is not waited for;
+    // the dispatch mark, which decides what is sent, is still waited for by the worker).
+    if (!rule || Date.now() - rule.at > REPLICA_REFRESH_MS) rule = { value: await readReplicaRule(redis, target.sentinel, rule?.value).catch(() => rule?.value ?? { rule: "single-primary" as const, required: 0, source: "INFO not permitted" }), at: Date.now() };
+    return rule.value;
+  };
   const queues = new Map<string, Queue>();
   const queueFor = (name: string) => {
     let queue = queues.get(name);
@@ -111,18 +127,33 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, 
         // The seal (spec digest, submitter, signature with a fleet key) is written in the record's own creation, a
         // key BullMQ and bull-board never write: the worker runs the job only if BullMQ's copy of the spec matches.
         const seal = sealJob(id, spec, signer.submitter, signer.key);
-        const created = await transition(redis, id, {
-          from: [""],
-          to: "waiting",
-          fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now, submit_token: submitToken, ...seal }) as Record<string, string | number>,
-          event: { queue: queueName },
-        });
-        if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken) {
-          throw new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${created.current}); pick another id.`);
-        }
-        await redis.zadd(JOBS_INDEX, now, id);
+        // Every write of a submit, each safe to repeat: the record (this call's token), the index, BullMQ's job
+        // (same id: an existing one is kept). Repeated after a reconnect, so the replicas' acknowledgement covers
+        // what the primary now holds, not what a lost primary held.
+        const writeAll = async () => {
+          const created = await transition(redis, id, {
+            from: [""],
+            to: "waiting",
+            fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now, submit_token: submitToken, ...seal }) as Record<string, string | number>,
+            event: { queue: queueName },
+          });
+          if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken) {
+            throw new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${created.current}); pick another id.`);
+          }
+          await redis.zadd(JOBS_INDEX, now, id);
+          await queueFor(queueName).add("turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } });
+        };
+        const required = (await currentRule()).required;
+        const epochBefore = epoch();
+        await writeAll();
         await pruneIndex(redis, now - retainSeconds * 1_000);
-        await queueFor(queueName).add("turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } });
+        const ack = await confirmReplicated(redis, epoch, epochBefore, required, REPLICA_ACK_TIMEOUT_MS, async () => {
+          await writeAll();
+          return touchRecord(redis, id, "submit_checked_at");
+        });
+        if (!ack.confirmed) {
+          throw new SeatError("FLEET_SUBMIT_UNCONFIRMED", `Job ${id} was queued, but ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted acknowledged it within ${REPLICA_ACK_TIMEOUT_MS} ms: a failover now could lose it. Check \`seat jobs show ${id}\` before submitting it again.`, { retryable: true, context: { jobId: id } });
+        }
       } catch (error) {
         throw redisError(target, error);
       }
@@ -145,6 +176,7 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, 
     async close() {
       await Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
       redis.disconnect();
+      follower?.close();
     },
   };
 }

@@ -11,6 +11,7 @@ import { SeatError, messageOf } from "../errors.js";
 import { markSecretNames, redactText, registerSecretValue, registerUrlPassword } from "../internal/redact.js";
 import { afterHandshake, clearFailure, describeFailure, fatalCause, noteFailure } from "./redis-failure.js";
 import { tlsOptions } from "./redis-tls.js";
+import { checkSentinels, isSentinelUrl, parseSentinelUrl, type SentinelSet } from "./sentinel.js";
 
 /** The environment variable a password may come from instead of the URL (argv is visible to `ps`). */
 export const REDIS_PASSWORD_ENV = "GROK_SEAT_REDIS_PASSWORD";
@@ -29,10 +30,13 @@ export interface RedisTarget {
   options: FleetRedisOptions;
   /** The URL with any password masked. */
   displayUrl: string;
+  /** Set for a redis+sentinel:// URL: the sentinels and the master name they watch. */
+  sentinel?: SentinelSet;
 }
 
 /** Parses `url`; a password comes from the URL or GROK_SEAT_REDIS_PASSWORD, and is registered secret. */
 export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env): RedisTarget {
+  if (isSentinelUrl(url)) return parseSentinelUrl(url, env[REDIS_PASSWORD_ENV] || undefined, env);
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -41,7 +45,7 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
     throw new SeatError("FLEET_REDIS_URL_INVALID", "The Redis URL could not be parsed; give redis://[:password@]host[:port][/db].");
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
-    throw new SeatError("FLEET_REDIS_URL_INVALID", `The Redis URL must start with redis:// or rediss://, not ${parsed.protocol}//.`);
+    throw new SeatError("FLEET_REDIS_URL_INVALID", `The Redis URL must start with redis://, rediss:// or redis+sentinel://, not ${parsed.protocol}//.`);
   }
   // Registered before anything below can fail, both as written in the URL and decoded.
   registerUrlPassword(url, REDIS_PASSWORD_ENV);
@@ -66,6 +70,24 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
 }
 
 /**
+ * A socket with a command outstanding that hears nothing for this long is dropped and reconnected (ms): a
+ * wedged primary (SIGSTOPped: its kernel still holds the connection open) never hangs a caller forever. Above
+ * BullMQ's longest blocking read (10 s) so a quiet queue is never mistaken for a wedged server.
+ */
+export const SOCKET_TIMEOUT_MS = 15_000;
+
+/** A command on a non-blocking connection that gets no reply this long fails (ms); above WAIT's own timeout. */
+export const COMMAND_TIMEOUT_MS = 10_000;
+
+/**
+ * Checks, before any connection is made, what can be checked: for a Sentinel URL, that a sentinel answers and
+ * knows the master (FLEET_SENTINEL_UNREACHABLE, FLEET_SENTINEL_MASTER_UNKNOWN, within a few seconds).
+ */
+export async function checkTarget(target: RedisTarget): Promise<void> {
+  if (target.sentinel) await checkSentinels(target.sentinel, target.displayUrl);
+}
+
+/**
  * A new ioredis connection. `blocking` ones (BullMQ workers, XREAD BLOCK, subscribers) retry forever;
  * others fail a command after a few reconnect attempts so a CLI never hangs on a dead Redis.
  */
@@ -79,6 +101,10 @@ export function connect(target: RedisTarget, how: { blocking?: boolean; name?: s
     // trying (a Redis restart, a certificate or user fixed in place).
     retryStrategy: (times) => (!how.blocking && !wasReady && fatalCause(last) !== undefined ? null : Math.min(50 * times, 1_000)),
     ...(how.name ? { connectionName: how.name } : {}),
+    socketTimeout: SOCKET_TIMEOUT_MS,
+    ...(how.blocking ? {} : { commandTimeout: COMMAND_TIMEOUT_MS }),
+    // A primary demoted to replica answers writes with READONLY: reconnect (through the sentinels, to the new one).
+    reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 2 : false),
   });
   let last: unknown;
   let wasReady = false;
@@ -98,6 +124,16 @@ export function connect(target: RedisTarget, how: { blocking?: boolean; name?: s
     clearFailure(target);
   });
   return redis;
+}
+
+/** ioredis options for a connection BullMQ makes itself (workers, queues): the same timeouts as connect(blocking). */
+export function bullConnection(target: RedisTarget): FleetRedisOptions {
+  return {
+    ...target.options,
+    maxRetriesPerRequest: null,
+    socketTimeout: SOCKET_TIMEOUT_MS,
+    reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 2 : false),
+  };
 }
 
 /**

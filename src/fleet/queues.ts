@@ -6,7 +6,7 @@
  * Invariant: opening queues writes nothing to Redis; the Redis password never appears in what this throws.
  */
 import { Queue } from "bullmq";
-import { connect, parseRedisUrl, redisError } from "./connection.js";
+import { checkTarget, connect, parseRedisUrl, redisError } from "./connection.js";
 import { BULL_PREFIX, SHARED_QUEUE } from "./keys.js";
 
 /** The fleet's queues, open on one connection. */
@@ -18,6 +18,7 @@ export interface FleetQueues {
 /** Opens the shared queue and every host queue found in the fleet's Redis at `url`. */
 export async function openFleetQueues(url: string, env: NodeJS.ProcessEnv = process.env): Promise<FleetQueues> {
   const target = parseRedisUrl(url, env);
+  await checkTarget(target);
   const redis = connect(target, { name: "grok-seat-board" });
   const names = new Set<string>([SHARED_QUEUE]);
   try {

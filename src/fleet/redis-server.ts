@@ -10,7 +10,7 @@
  * Invariant: stop() leaves no process and no temp dir behind (a dir the caller gave is kept).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -39,6 +39,8 @@ export interface RedisServerOptions {
    * client certificate the server requires one (`tls-auth-clients yes`; the rig's own probe uses it), else not.
    */
   tls?: { certFile: string; keyFile: string; caFile: string; clientCertFile?: string; clientKeyFile?: string };
+  /** Start as a replica of the server on this loopback port (`replicaof 127.0.0.1 <port>`). */
+  replicaOf?: number;
 }
 
 /** A running redis-server. */
@@ -52,9 +54,10 @@ export interface RedisServer {
   readonly pid: number | undefined;
   /**
    * SIGKILL (SIGTERM with `kill: false`), stay down `downMs` (default 0), then start again on the same port and
-   * dir (what the AOF kept comes back; without AOF, nothing does).
+   * dir (what the AOF kept comes back; without AOF, nothing does). `empty`: the data dir is emptied while it is
+   * down (a host that lost its disk). `replicaOf`: it comes back as a replica of that loopback port.
    */
-  restart(how?: { kill?: boolean; downMs?: number }): Promise<void>;
+  restart(how?: { kill?: boolean; downMs?: number; empty?: boolean; replicaOf?: number }): Promise<void>;
   /** SIGKILL without restarting. */
   kill(): Promise<void>;
   /** SIGTERM (SIGKILL after 5 s) and remove the temp dir. */
@@ -82,6 +85,8 @@ function config(port: number, dir: string, options: RedisServerOptions): string 
     "daemonize no",
     "loglevel warning",
     ...(options.password ? [`requirepass ${JSON.stringify(options.password)}`] : []),
+    ...(options.password && options.replicaOf !== undefined ? [`masterauth ${JSON.stringify(options.password)}`] : []),
+    ...(options.replicaOf !== undefined ? [`replicaof 127.0.0.1 ${options.replicaOf}`] : []),
     "",
   ].join("\n");
 }
@@ -113,6 +118,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   let port = 0;
   let child: ChildProcess | undefined;
   let stderr = "";
+  let replicaOf = options.replicaOf;
 
   const launch = async () => {
     stderr = "";
@@ -124,7 +130,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       proc.once("exit", (code, signal) => reject(new SeatError("FLEET_REDIS_SERVER_FAILED", `redis-server exited during start (code ${code ?? "none"}, signal ${signal ?? "none"}): ${stderr.trim()}`)));
     });
     failed.catch(() => undefined);
-    proc.stdin?.end(config(port, dir, options));
+    proc.stdin?.end(config(port, dir, { ...options, ...(replicaOf !== undefined ? { replicaOf } : {}) }));
     const deadline = Date.now() + (options.readyTimeoutMs ?? 10_000);
     const answering = async (): Promise<number | undefined> => {
       const probe = new Redis({ host: "127.0.0.1", port, ...(options.password ? { password: options.password } : {}), ...(probeTls ? { tls: probeTls } : {}), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -193,7 +199,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     },
     async restart(how = {}) {
       await halt(how.kill === false ? "SIGTERM" : "SIGKILL");
+      if (how.empty) for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true });
       if (how.downMs) await new Promise((r) => setTimeout(r, how.downMs));
+      if (how.replicaOf !== undefined) replicaOf = how.replicaOf;
       await launch();
     },
     kill: () => halt("SIGKILL"),

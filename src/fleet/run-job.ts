@@ -34,7 +34,8 @@ import { jobKeys, sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
 import { checkSeal } from "./job-seal.js";
 import { reservationOf, reserveBudget, settleBudget, type FleetBudget, type Reservation } from "./budget.js";
-import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, transition, type JobStatus, type Transition } from "./state.js";
+import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, touchMark, transition, type JobStatus, type Transition } from "./state.js";
+import { awaitReplicasOnline, confirmReplicated, type ReplicaRule } from "./replication.js";
 import { claimSessionHost, confirmSessionHost, releaseSessionHost } from "./session-host.js";
 import { finishJobWorktree, prepareJobWorktree, type JobWorktree } from "../worktrees/index.js";
 
@@ -68,6 +69,14 @@ export interface RunContext {
   budget?: FleetBudget;
   /** The fleet key (GROK_SEAT_FLEET_KEY): only jobs whose signature verifies with it run. */
   fleetKey?: string;
+  /** With replicas: the dispatch mark waits for them (replication.ts) before the prompt is sent. */
+  replication?: {
+    /** The rule now (how many replicas must acknowledge). */
+    rule(): ReplicaRule;
+    /** The epoch of `redis`'s connection (moves on every reconnect). */
+    epoch(): number;
+    timeoutMs: number;
+  };
 }
 
 /** Events `seat run --json` does not print are not streamed either. */
@@ -78,6 +87,9 @@ export const SESSION_WAIT_MS = 2_000;
 
 /** How long a job put back behind a busy named session waits before it is offered again (ms). */
 export const SESSION_RETRY_MS = 1_000;
+
+/** How long a job waits before its mark for the counted replicas to be in sync (ms), then goes back to its queue. */
+export const REPLICAS_WAIT_MS = 3_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -347,11 +359,31 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     // Graceful stop: nothing was sent, so the job goes back to its queue for another worker.
     if (ctx.isClosing()) return await handBack("handed-back");
     const promptId = `fleet-${id}`;
+    // A counted replica that is resyncing (after a failover, say) could not acknowledge a mark now: nothing is
+    // written yet, so the job waits a little, then goes back to its queue (never uncertain for it).
+    if (ctx.replication && ctx.replication.rule().required > 0) {
+      const required = ctx.replication.rule().required;
+      const online = await viaRedis(awaitReplicasOnline(redis, required, REPLICAS_WAIT_MS));
+      if (online < required) return await handBack("replicas-behind", SESSION_RETRY_MS);
+    }
     await chain;
+    const epochBefore = ctx.replication?.epoch() ?? 0;
     const fenced = await viaRedis(transition(redis, id, { from: ["active"], to: "dispatched", run, fields: { prompt_id: promptId, dispatched_at: Date.now() }, event: { ...tag, promptId } }));
     if (!fenced.moved) {
       ctx.log(`job ${id}: not dispatched (it is ${fenced.current || "gone"})`);
       return "skipped";
+    }
+    // The mark counts only once every replica that could be promoted has it (replication.ts); until then nothing is sent.
+    if (ctx.replication) {
+      const rule = ctx.replication.rule();
+      const ack = await confirmReplicated(redis, ctx.replication.epoch, epochBefore, rule.required, ctx.replication.timeoutMs, () => touchMark(redis, id, run));
+      if (!ack.confirmed) {
+        const message = `the dispatch mark was ${ack.lost ? "lost by the primary before its replicas had it" : `acknowledged by ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted within ${ctx.replication.timeoutMs} ms`}; the prompt was not sent, but a future primary may still hold the mark`;
+        const fields = { code: "FLEET_REPLICATION_UNCONFIRMED", message, uncertain_reason: "replication-unconfirmed" };
+        await persist(persistMs, () => end("uncertain", fields, { code: "FLEET_REPLICATION_UNCONFIRMED", reason: "replication-unconfirmed", required: ack.required, acknowledged: ack.acknowledged }, true));
+        ctx.log(`job ${id}: uncertain (replication-unconfirmed): ${message}`);
+        return "uncertain";
+      }
     }
     dispatched = true;
     entry.turnRunning = true;

@@ -286,6 +286,35 @@ export async function setIfRun(redis: Redis, id: string, run: string, fields: Re
   return ((await redis.eval(SET_IF_RUN, 1, jobKeys(id).state, run, ...flat)) as number) === 1;
 }
 
+// KEYS: state. ARGV: run token, now (ms). The mark of run ARGV[1] is on this server: write again (so the writing
+// connection's WAIT covers it) and say so.
+const TOUCH_MARK = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] or (status ~= 'dispatched' and status ~= 'uncertain') then return 0 end
+redis.call('HSET', KEYS[1], 'mark_checked_at', ARGV[2])
+return 1
+`;
+
+/**
+ * True when job `id`'s record on this server holds run `run`'s dispatch mark (dispatched, or uncertain since);
+ * it then writes `mark_checked_at`, so a WAIT on this same connection covers the mark (replication is in order).
+ */
+export async function touchMark(redis: Redis, id: string, run: string): Promise<boolean> {
+  return ((await redis.eval(TOUCH_MARK, 1, jobKeys(id).state, run, String(Date.now()))) as number) === 1;
+}
+
+// KEYS: state. ARGV: field, now (ms).
+const TOUCH_RECORD = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`;
+
+/** True when job `id`'s record exists on this server; it then writes `field` (so a WAIT on this connection covers it). */
+export async function touchRecord(redis: Redis, id: string, field: string): Promise<boolean> {
+  return ((await redis.eval(TOUCH_RECORD, 1, jobKeys(id).state, field, String(Date.now()))) as number) === 1;
+}
+
 /** True when job `id`'s heartbeat key exists (some run of it is alive). */
 export async function isBeating(redis: Redis, id: string): Promise<boolean> {
   return (await redis.exists(jobKeys(id).alive)) === 1;

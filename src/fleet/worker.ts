@@ -17,12 +17,14 @@ import { randomUUID } from "node:crypto";
 import { Worker } from "bullmq";
 import { redactText } from "../internal/redact.js";
 import type { HostTool } from "../tools/index.js";
-import { connect, parseRedisUrl, redisError } from "./connection.js";
+import { bullConnection, checkTarget, connect, parseRedisUrl, redisError } from "./connection.js";
 import { APPROVAL_ANSWERED_CHANNEL, BULL_PREFIX, CANCEL_CHANNEL, SHARED_QUEUE, hostQueue } from "./keys.js";
 import { acknowledgeCancel, runJob, type RunContext, type RunningJob } from "./run-job.js";
 import type { FleetBudget } from "./budget.js";
 import { checkDurability } from "./durability.js";
 import { fleetKey } from "./job-seal.js";
+import { followSwitches } from "./sentinel.js";
+import { connectionEpoch, describeRule, readReplicaRule, REPLICA_ACK_TIMEOUT_MS, REPLICA_REFRESH_MS, type ReplicaRule } from "./replication.js";
 
 /** Options of startWorker. */
 export interface WorkerOptions {
@@ -60,6 +62,11 @@ export interface WorkerOptions {
    * atomically before dispatch and is never dispatched when that would go over (BUDGET_EXCEEDED).
    */
   budget?: FleetBudget;
+  /**
+   * How long a dispatch mark waits for the replicas that could be promoted to acknowledge it (WAIT), in ms.
+   * Default 1000. Not acknowledged in time: the prompt is not sent and the job ends uncertain (replication-unconfirmed).
+   */
+  replicaAckTimeoutMs?: number;
 }
 
 /** A running worker. */
@@ -70,6 +77,8 @@ export interface FleetWorker {
   readonly id: string;
   /** Jobs running now. */
   readonly running: number;
+  /** The durability rule it runs under now: "replicated" (WAIT n before each send) or "single-primary". */
+  readonly replicaRule: ReplicaRule;
   /** Graceful stop: finishes dispatched turns, hands back undispatched jobs, then closes. */
   close(): Promise<void>;
 }
@@ -81,16 +90,28 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   const key = fleetKey(options.env ?? process.env);
   const name = options.name ?? hostname();
   const id = `${name}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  // A Sentinel URL whose sentinels are unreachable or do not know the master ends here, before any job is taken.
+  await checkTarget(target);
   const redis = connect(target, { name: "grok-seat-worker" });
   const subscriber = connect(target, { blocking: true, name: "grok-seat-cancel" });
   const log = (line: string) => options.onLog?.(redactText(line));
+  const epoch = connectionEpoch(redis);
+  // Sentinel's word that the primary moved reconnects this worker's connections at once (a stopped primary's too).
+  const follower = target.sentinel ? followSwitches(target.sentinel, log) : undefined;
+  follower?.add(redis);
+  follower?.add(subscriber);
+  const ackTimeoutMs = options.replicaAckTimeoutMs ?? REPLICA_ACK_TIMEOUT_MS;
+  let rule: ReplicaRule;
   try {
     await redis.ping();
     const persistence = await checkDurability(redis, target.displayUrl, options.allowVolatileRedis === true);
     if (persistence.volatile) log(`warning: Redis at ${target.displayUrl} runs with ${persistence.volatile} (allowed by --allow-volatile-redis): a Redis crash may lose jobs or let a prompt be sent twice`);
+    rule = await readReplicaRule(redis, target.sentinel);
+    log(describeRule(rule, ackTimeoutMs));
   } catch (error) {
     redis.disconnect();
     subscriber.disconnect();
+    follower?.close();
     throw redisError(target, error);
   }
   const running = new Map<string, RunningJob>();
@@ -109,7 +130,17 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
     log,
     ...(options.budget ? { budget: options.budget } : {}),
     ...(key ? { fleetKey: key } : {}),
+    replication: { rule: () => rule, epoch, timeoutMs: ackTimeoutMs },
   };
+  // Which replicas count is re-read all along (a replica added, one Sentinel lost sight of, a failover); a read
+  // that fails keeps the rule as it was.
+  const refresh = setInterval(() => {
+    void readReplicaRule(redis, target.sentinel, rule).then((next) => {
+      if (next.required !== rule.required) log(describeRule(next, ackTimeoutMs));
+      rule = next;
+    }, () => undefined);
+  }, REPLICA_REFRESH_MS);
+  refresh.unref();
   // Cancels arrive as pub/sub messages (the job id); the key in Redis covers a job not yet taken and a message
   // lost while this subscriber reconnected (every heartbeat re-reads it).
   subscriber.on("message", (channel: string, jobId: string) => {
@@ -129,7 +160,7 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   });
 
   const settings = {
-    connection: { ...target.options, maxRetriesPerRequest: null },
+    connection: bullConnection(target),
     prefix: BULL_PREFIX,
     lockDuration: options.lockDurationMs ?? 10_000,
     stalledInterval: options.stalledIntervalMs ?? 5_000,
@@ -150,6 +181,15 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
     });
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  if (follower) {
+    for (const w of workers) {
+      // BullMQ 6: the Redis backend owns the worker's connections — its regular one and the blocking one that
+      // waits for jobs; both must follow the move.
+      follower.add((await w.backend.client) as unknown as import("ioredis").Redis);
+      const blocking = w.backend.blockingClient;
+      if (blocking) follower.add((await blocking) as unknown as import("ioredis").Redis);
+    }
+  }
   log(`worker ${id} taking jobs from ${SHARED_QUEUE} and ${hostQueue(name)} on ${target.displayUrl}`);
   let closed: Promise<void> | undefined;
   return {
@@ -158,12 +198,17 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
     get running() {
       return running.size;
     },
+    get replicaRule() {
+      return rule;
+    },
     close() {
       closed ??= (async () => {
         closing = true;
+        clearInterval(refresh);
         await Promise.all(workers.map((w) => w.close().catch(() => undefined)));
         subscriber.disconnect();
         redis.disconnect();
+        follower?.close();
         log(`worker ${id} stopped`);
       })();
       return closed;

@@ -28,7 +28,7 @@ test("the library front door exports exactly the listed names", () => {
 });
 
 test("the grok-seat/testing door exports exactly the offline rig and nothing of the seats", () => {
-  assert.deepEqual(Object.keys(testing).sort(), ["canUnshareNetwork", "createSandbox", "parseScript", "runInLoopbackNamespace", "sandboxConfigToml", "startMockModel", "startRedisServer"].sort());
+  assert.deepEqual(Object.keys(testing).sort(), ["canUnshareNetwork", "createSandbox", "parseScript", "runInLoopbackNamespace", "sandboxConfigToml", "startMockModel", "startRedisServer", "startSentinelSet"].sort());
   for (const name of Object.keys(testing)) assert.equal(name in api, false, `${name} is also on the main front door`);
 });
 

@@ -15,7 +15,9 @@ import { EXIT, exitCodeFor } from "../output.js";
 /** Help text lines for the Redis flag. */
 export const REDIS_HELP = `  --redis URL           the fleet's Redis: redis://[:password@]host[:port][/db] (or GROK_SEAT_REDIS_URL;
                         a password is better given as GROK_SEAT_REDIS_PASSWORD: argv is visible to ps;
-                        an ACL user as GROK_SEAT_REDIS_USERNAME — \`seat fleet acl\` prints the roles)
+                        an ACL user as GROK_SEAT_REDIS_USERNAME — \`seat fleet acl\` prints the roles), or
+                        redis+sentinel://[user:password@]host:port[,host:port…]/MASTER_NAME to follow the
+                        primary through a failover (rediss+sentinel:// for TLS; GROK_SEAT_SENTINEL_PASSWORD)
   --redis-ca FILE       rediss://: the CA (PEM) that signed the server's certificate (or GROK_SEAT_REDIS_CA)
   --redis-cert FILE     rediss://: a client certificate, for a server that asks for one (or GROK_SEAT_REDIS_CERT)
   --redis-key FILE      the client certificate's key (or GROK_SEAT_REDIS_KEY)`;

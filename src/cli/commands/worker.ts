@@ -23,6 +23,10 @@ ${REDIS_HELP}
   --budget LIMIT        a spend limit shared by every worker of the queue: <N>tokens/hour|day or <USD>usd/hour|day;
                         each job reserves its own --max-tokens (or --max-cost) before dispatch, and a job that
                         would go over is never dispatched (BUDGET_EXCEEDED)
+  --replica-ack-timeout SECS
+                        how long a dispatch mark waits for the replicas that could be promoted (WAIT; default
+                        1); not acknowledged in time, the prompt is not sent and the job ends uncertain
+                        (replication-unconfirmed). Without replicas the single-primary rule (AOF) applies.
   --lock-duration SECS  BullMQ lock of a running job (default 10); a dead worker's job is found after
   --stalled-interval SECS   about lock + 2 × stalled interval (default 5)
 
@@ -43,6 +47,7 @@ Examples:
       "lock-duration": { type: "string" },
       "stalled-interval": { type: "string" },
       budget: { type: "string" },
+      "replica-ack-timeout": { type: "string" },
     });
     const url = redisUrl("worker", args);
     const budget = stringFlag(args, "budget") === undefined ? undefined : parseFleetBudget(stringFlag(args, "budget")!);
@@ -52,6 +57,8 @@ Examples:
     const name = stringFlag(args, "name");
     const lockDurationMs = secondsFlag("worker", args, "lock-duration");
     const stalledIntervalMs = secondsFlag("worker", args, "stalled-interval");
+    const replicaAckTimeoutMs = secondsFlag("worker", args, "replica-ack-timeout");
+    if (replicaAckTimeoutMs === 0) throw new SeatError("CLI_USAGE", "seat worker: --replica-ack-timeout must be more than 0 seconds.");
     if (lockDurationMs === 0 || stalledIntervalMs === 0) throw new SeatError("CLI_USAGE", "seat worker: --lock-duration and --stalled-interval must be more than 0 seconds.");
     const worker = await startWorker({
       redis: url,
@@ -61,11 +68,12 @@ Examples:
       ...(name ? { name } : {}),
       ...(concurrency ? { concurrency } : {}),
       ...(budget ? { budget } : {}),
+      ...(replicaAckTimeoutMs ? { replicaAckTimeoutMs } : {}),
       tools,
       onLog: (line) => process.stderr.write(`seat worker: ${line}\n`),
     });
     // stdout carries one line a supervisor can wait for.
-    process.stdout.write(`${JSON.stringify({ type: "worker", id: worker.id, name: worker.name, tools: tools.map((t) => t.name) })}\n`);
+    process.stdout.write(`${JSON.stringify({ type: "worker", id: worker.id, name: worker.name, tools: tools.map((t) => t.name), rule: worker.replicaRule.rule, replicas: worker.replicaRule.required })}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off("SIGTERM", stop);
