@@ -43,7 +43,9 @@ function ledgerStops(file: string): string[] {
   if (!existsSync(file)) return [];
   const db = new Database(file, { readonly: true });
   try {
-    return (db.prepare("SELECT stop_reason FROM usage_ledger").all() as Array<{ stop_reason: string | null }>).map((r) => String(r.stop_reason));
+    // The turn's own rows: a side call's row (grok's turn summary, metered at the metering point or estimated) adds
+    // calls and tokens to its turn, not a turn of its own (docs/spend.md).
+    return (db.prepare("SELECT stop_reason FROM usage_ledger WHERE metered IS NULL OR metered = 'agent'").all() as Array<{ stop_reason: string | null }>).map((r) => String(r.stop_reason));
   } catch {
     return [];
   } finally {
