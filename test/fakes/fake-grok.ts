@@ -78,7 +78,7 @@ interface Scenario {
   auth?: "byok" | "none" | "key-or-token";
   ignoreSigterm?: boolean;
   grandchild?: { detached?: boolean; ignoreSigterm?: boolean; exitOnStdinEof?: boolean; maxLifetimeMs?: number };
-  newSession?: { hang?: boolean; mcpInitializedDelayMs?: number; mcpToolCount?: number };
+  newSession?: { hang?: boolean; mcpInitializedDelayMs?: number; mcpToolCount?: number; mcpInitializedAfterFile?: string };
   prompt?: PromptScript;
   keywords?: Record<string, string>;
 }
@@ -164,7 +164,15 @@ async function main(): Promise<void> {
           await client.notify(acp.methods.client.session.update, { sessionId: id, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } });
         };
         const delay = scenario.newSession?.mcpInitializedDelayMs ?? 0;
-        if (delay > 0) setTimeout(() => void announce(), delay);
+        const gate = scenario.newSession?.mcpInitializedAfterFile;
+        // A gated start: the session becomes ready only once the test creates the gate file.
+        if (gate) {
+          const poll = setInterval(() => {
+            if (!existsSync(gate)) return;
+            clearInterval(poll);
+            void announce();
+          }, 20);
+        } else if (delay > 0) setTimeout(() => void announce(), delay);
         else await announce();
       });
       return { sessionId: id, models: modelState(state.model), configOptions: configOptions(state.model), _meta: sessionMeta(id, params.cwd, state.model) };

@@ -9,17 +9,17 @@ import type { JobEvent } from "../../src/fleet/index.js";
 import { connect, parseRedisUrl } from "../../src/fleet/connection.js";
 import { CANCEL_CHANNEL, jobKeys } from "../../src/fleet/keys.js";
 import { transition } from "../../src/fleet/state.js";
-import { FAST_STALL, jobEvents, slowStart, until, waitForEvent, withFleet } from "../support/fleet-rig.js";
+import { FAST_STALL, jobEvents, gatedStart, until, waitForEvent, withFleet } from "../support/fleet-rig.js";
 import { runSeat } from "../support/cli.js";
 
 const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin" });
 
 test("a worker stopped before dispatch and resumed after another worker took and dispatched its job leaves that run's heartbeat alone: no false uncertain, and cancel still reaches the turn", async (t) => {
   await withFleet(t, async (rig, client) => {
-    // 3 s: on a loaded machine the restart itself can take a second or two to take Redis down, and the dispatch
-    // mark must meet a Redis that is down (a 1.5 s start let the mark land first once under a full parallel run).
-    const slow = slowStart(rig.root, 3_000);
-    const a = await rig.startWorker("host-a", { scenario: slow.scenario, args: [...slow.args, ...FAST_STALL] });
+    // host-a's agent becomes ready only when the gate opens (after host-a is resumed): host-a is surely stopped
+    // with its job active and not dispatched, however loaded the machine.
+    const gated = gatedStart(rig.root);
+    const a = await rig.startWorker("host-a", { scenario: gated.scenario, args: [...gated.args, ...FAST_STALL] });
     const handle = await client.enqueue({ prompt: "scenario:hang-on-prompt stale worker" });
     await waitForEvent(client, handle.id, (e) => e.type === "job" && e.status === "active");
     a.child.kill("SIGSTOP");
@@ -38,6 +38,7 @@ test("a worker stopped before dispatch and resumed after another worker took and
     })();
     const follower = handle.result();
     a.child.kill("SIGCONT");
+    gated.open();
     await until(() => (/not dispatched/.test(a.stderr()) ? true : undefined), 15_000, "host-a to give up its stale run");
     await new Promise((r) => setTimeout(r, 3_000)); // host-a's cleanup, and more than one heartbeat period of host-b
     probing = false;
@@ -86,18 +87,23 @@ test("a cancel published while the worker's subscriber is disconnected still can
   });
 });
 
-test("Redis down for 4 s while the agent starts: the job is handed back, runs once Redis is back and completes — never failed", async (t) => {
+test("Redis down while the agent starts: the job is handed back, runs once Redis is back and completes — never failed", async (t) => {
   await withFleet(t, async (rig, client) => {
-    // 3 s: on a loaded machine the restart itself can take a second or two to take Redis down, and the dispatch
-    // mark must meet a Redis that is down (a 1.5 s start let the mark land first once under a full parallel run).
-    const slow = slowStart(rig.root, 3_000);
-    const w = await rig.startWorker("host-a", { scenario: slow.scenario, args: slow.args });
+    // The agent's session becomes ready only when the test opens its gate: Redis is surely down when the worker
+    // goes on to write its dispatch mark (a timed start raced the restart on a loaded machine).
+    const gated = gatedStart(rig.root);
+    const w = await rig.startWorker("host-a", { scenario: gated.scenario, args: gated.args });
     const handle = await client.enqueue({ prompt: "outage before dispatch" });
     await waitForEvent(client, handle.id, (e) => e.type === "job" && e.status === "active");
-    // The worker starts its agent only once its take has landed: Redis goes down while the agent starts (3 s),
+    // The worker starts its agent only once its take has landed: Redis goes down while the agent starts,
     // not while the take's reply is on its way (that hand-back is `redis-error-at-take`, a case of its own).
     await until(() => (w.agentRunning() ? true : undefined), 20_000, "the worker's agent to start");
-    await rig.redis.restart({ downMs: 4_000 });
+    await rig.redis.kill();
+    gated.open();
+    // A command queued while Redis is down fails after three reconnect attempts (at most ~1 s apart): 8 s is
+    // twice that, so the worker has met the outage before Redis comes back.
+    await new Promise((r) => setTimeout(r, 8_000));
+    await rig.redis.restart();
     const ctrl = new AbortController();
     const timer = setTimeout(() => ctrl.abort(), 40_000);
     const result = await handle.result({ signal: ctrl.signal });

@@ -15,7 +15,7 @@ import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from 
 import { connect, parseRedisUrl } from "../../src/fleet/connection.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, jobKeys, sessionHostKey } from "../../src/fleet/keys.js";
 import { need } from "../support/requirements.js";
-import { redisMissing, slowStart, startFleetRig, until, waitForEvent, type FleetRig } from "../support/fleet-rig.js";
+import { gatedStart, redisMissing, startFleetRig, until, waitForEvent, type FleetRig } from "../support/fleet-rig.js";
 import { runSeat } from "../support/cli.js";
 import type { Redis } from "ioredis";
 
@@ -62,12 +62,14 @@ test("a run that no longer owns its job cannot end it before dispatch, nor hand 
     assert.ok(!(await streamJobEvents(raw, failing.id)).some((e) => e.status === "failed"));
     a.child.kill("SIGKILL");
     // Handing back on shutdown: the record names another run, so BullMQ's job is left where it is.
-    const slow = slowStart(rig.root, 1_500);
-    const b = await rig.startWorker("host-b", { scenario: slow.scenario, args: slow.args });
+    // host-b's agent becomes ready only once host-b was told to stop: the job is surely active, not dispatched.
+    const gated = gatedStart(rig.root);
+    const b = await rig.startWorker("host-b", { scenario: gated.scenario, args: gated.args });
     const starting = await client.enqueue({ prompt: "hand me back" });
     await waitForEvent(client, starting.id, active);
     await raw.hset(jobKeys(starting.id).state, "run", "another-run");
     b.child.kill("SIGTERM");
+    gated.open();
     assert.equal((await b.done).code, 0, b.stderr());
     const queue = new Queue(SHARED_QUEUE, { connection: parseRedisUrl(rig.redis.url).options, prefix: BULL_PREFIX });
     try {

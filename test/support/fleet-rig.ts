@@ -176,6 +176,19 @@ export function slowStart(root: string, delayMs: number, prompt?: unknown): { sc
 }
 
 /**
+ * A fake-agent scenario whose sessions become ready only once `open()` is called (MCP readiness waits for the
+ * worker's one host tool): a window, as long as the test wants, in which a taken job is active but not dispatched.
+ */
+export function gatedStart(root: string): { scenario: string; args: string[]; open: () => void } {
+  const gate = join(root, "start-gate");
+  const scenario = join(root, "gated-start.json");
+  writeFileSync(scenario, JSON.stringify({ name: "gated-start", newSession: { mcpInitializedAfterFile: gate, mcpToolCount: 1 } }));
+  const tools = join(root, "noop-tools.mjs");
+  writeFileSync(tools, `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`);
+  return { scenario, args: ["--tools", tools], open: () => writeFileSync(gate, "open\n") };
+}
+
+/**
  * Runs `body` on a fresh fleet (redis-server) and a connected client, closing both after; fails in required mode
  * (skips otherwise) when redis-server is missing.
  */
