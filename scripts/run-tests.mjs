@@ -36,7 +36,10 @@ const env = { ...process.env, GROK_SEAT_REQUIRE_LIVE: required ? "1" : "0", GROK
 console.log(`run-tests: node ${process.version}; required mode ${required ? "on: a missing grok binary, tmux or fixture fails" : "off: missing requirements skip"}`);
 
 const concurrency = process.env.TEST_CONCURRENCY ?? "2";
-const nodeArgs = ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=300000", ...files];
+// TAP on stdout as before, and the spec reporter into a file: its closing "failing tests" section (each failure
+// with its message) is printed again last, so the end of a long log says what failed and why.
+const specFile = join(tallyDir, "spec.out");
+const nodeArgs = ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=300000", "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=spec", `--test-reporter-destination=${specFile}`, ...files];
 // Hermetic network: run the whole suite inside a fresh user+network namespace (loopback only) when the
 // machine allows it, so neither grok nor anything else under test can reach past 127.0.0.1.
 const alreadyInside = process.env.GROK_SEAT_NETNS === "1";
@@ -63,7 +66,14 @@ if (canUnshare) {
 // The tally: one line per test that ran on the real grok binary or skipped for a missing requirement.
 const live = new Set();
 const skips = [];
+let failures = "";
+try {
+  const spec = readFileSync(specFile, "utf8");
+  const at = spec.lastIndexOf("failing tests:");
+  if (at >= 0) failures = spec.slice(at);
+} catch { /* the run ended before the reporter wrote */ }
 for (const name of readdirSync(tallyDir)) {
+  if (name === "spec.out") continue;
   for (const line of readFileSync(join(tallyDir, name), "utf8").split("\n").filter(Boolean)) {
     const [kind, test, why] = line.split("\t");
     if (kind === "live") live.add(`${name}\t${test}`);
@@ -74,4 +84,10 @@ rmSync(tallyDir, { recursive: true, force: true });
 console.log(`run-tests: ${live.size} live test${live.size === 1 ? "" : "s"} ran on the real grok binary (node ${process.version})`);
 console.log(`run-tests: ${skips.length} skipped for a missing requirement${skips.length ? ":" : ""}`);
 for (const s of skips) console.log(`run-tests:   skip: ${s}`);
+if (failures) {
+  const lines = failures.split("\n");
+  const shown = lines.slice(0, 400);
+  console.log(`run-tests: ${shown.join("\nrun-tests: ")}`);
+  if (lines.length > shown.length) console.log(`run-tests: (${lines.length - shown.length} more lines of failures in the TAP output above)`);
+}
 process.exit(result.status ?? 1);
