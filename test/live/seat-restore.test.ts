@@ -72,6 +72,17 @@ async function teardown(ctx: Ctx): Promise<void> {
   await ctx.rig.close();
 }
 
+/** Everything grok saved of session `id` (its chat history files under GROK_HOME/sessions/<cwd>/<id>/). */
+function savedHistory(ctx: Ctx, id: string): string {
+  const root = join(ctx.rig.sandbox.grokHome, "sessions");
+  let text = "";
+  for (const cwd of existsSync(root) ? readdirSync(root) : []) {
+    const file = join(root, cwd, id, "chat_history.jsonl");
+    if (existsSync(file)) text += readFileSync(file, "utf8");
+  }
+  return text;
+}
+
 function mainQueries(ctx: Ctx, text: string): Array<{ body: unknown }> {
   return ctx.rig.mock.requests.filter((r) => r.kind === "main" && typeof r.query === "string" && r.query.includes(text)) as Array<{ body: unknown }>;
 }
@@ -88,6 +99,9 @@ describe("seat restore on the real grok TUI in tmux", { concurrency: false }, ()
       const first = seatCli(ctx, ["send", seatId, "please remember the code word", "--prompt-id", `${seatId}-A`, "--wait", "consumed", "--json"]);
       assert.equal(first.code, 0, first.stderr);
       await waitUntil("the first turn to complete", () => seatCli(ctx, ["status", seatId, "--json"]).json?.deliveries?.find((d: any) => d.promptId === `${seatId}-A` && d.state === "completed"));
+      // grok writes its conversation to disk after the turn: a reboot before that write would resume without the
+      // answer, so the simulated one comes once grok's own history has it (a loaded machine delays the write).
+      await waitUntil("grok to save the first turn's answer", () => savedHistory(ctx, sessionId).includes("PLUM-7731"), 30_000);
       // The reboot: tmux dies with everything in it, and every process of the seat is SIGKILLed.
       const before = seatPids(ctx, seatId);
       for (const pid of before) ctx.pids.add(pid);
