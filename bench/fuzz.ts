@@ -190,7 +190,7 @@ function memoryAgent() {
   return {
     stream,
     // Not awaited: after a fatal line the client stops reading, and a pending write would stall the case.
-    write: (line: string) => void writer.write(enc.encode(line + "\n")).catch(() => undefined),
+    write: (line: string) => void writer.write(enc.encode(`${line}\n`)).catch(() => undefined),
     promptRequest: () => prompt,
     close: () => {
       void writer.close().catch(() => undefined);

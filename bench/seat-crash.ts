@@ -209,7 +209,7 @@ async function crashOnce(rig: Rig, step: CrashStep): Promise<CrashCase> {
   await until(() => !alive(controllerPid), 10_000);
 
   const first = await statusOf(rig, seatId);
-  if (!first || first.source !== "journal") {
+  if (first?.source !== "journal") {
     problems.push(`offline status failed: ${JSON.stringify(first).slice(0, 200)}`);
     return result;
   }

@@ -144,16 +144,18 @@ async function checkVisibleSeat(): Promise<SecretsCase> {
       leaks.push(...inSocketDir.hits.map((f) => `file ${f}`));
       seatCli(env, ["release", seatId, "--close-pane", "--json"], outputs);
     }
-  } finally {
-    const seen = await sampler.stop();
-    spawnSync("tmux", ["-L", tmux, "kill-server"]);
-    const files = filesHolding([seatHome], canary);
-    await rig.close();
-    leaks.push(...seen.hits.map((h) => `argv ${h.slice(0, 80)}`), ...files.hits.map((f) => `file ${f}`));
-    if (outputs.some((o) => o.includes(canary))) leaks.push("CLI output");
-    filesChecked += files.checked;
-    return { agent, processesChecked: 1, commands: ["tmux server (environ)"], argvSweeps: seen.samples, filesChecked, leaks, ...(note ? { skipped: note } : {}) };
+  } catch (error) {
+    // A run that broke is named in the report (skipped), never hidden by the cleanup below.
+    note = `the run failed: ${error instanceof Error ? error.message : String(error)}`;
   }
+  const seen = await sampler.stop();
+  spawnSync("tmux", ["-L", tmux, "kill-server"]);
+  const files = filesHolding([seatHome], canary);
+  await rig.close();
+  leaks.push(...seen.hits.map((h) => `argv ${h.slice(0, 80)}`), ...files.hits.map((f) => `file ${f}`));
+  if (outputs.some((o) => o.includes(canary))) leaks.push("CLI output");
+  filesChecked += files.checked;
+  return { agent, processesChecked: 1, commands: ["tmux server (environ)"], argvSweeps: seen.samples, filesChecked, leaks, ...(note ? { skipped: note } : {}) };
 }
 
 /** `seat run` on real grok with XAI_API_KEY = canary: argv sampled throughout, every output grepped. */

@@ -83,7 +83,7 @@ async function open(w, extra = {}) {
 
 /** Threshold: does a log of exactly `size` bytes get trimmed when grok starts? */
 async function startsTrimmed(size) {
-  const text = filler(size).slice(0, size - 1) + "\n";
+  const text = `${filler(size).slice(0, size - 1)}\n`;
   const w = world(text);
   try {
     const session = await open(w);

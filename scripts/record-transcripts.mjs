@@ -399,7 +399,7 @@ for (const scenario of scenarios) {
     const normalise = normaliser(sandbox, mock, [[pluginDir, "/home/dev/plugins/demo-plugin"]]);
     const out = lines.map((l) => normalise(l));
     recorded[scenario.file] = out;
-    writeFileSync(join(outDir, scenario.file), out.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    writeFileSync(join(outDir, scenario.file), `${out.map((l) => JSON.stringify(l)).join("\n")}\n`);
     console.log(`record-transcripts: ${scenario.file}: ${out.length} messages`);
   } finally {
     await mock.close();
@@ -421,6 +421,6 @@ for (const [name, file, method] of [
   ["session-prompt-response-1.0.41.json", "transcript-prompt.ndjson", "session/prompt"],
 ]) {
   const answer = answerTo(file, method);
-  if (answer) writeFileSync(join(outDir, name), JSON.stringify(answer, null, 2) + "\n");
+  if (answer) writeFileSync(join(outDir, name), `${JSON.stringify(answer, null, 2)}\n`);
 }
 console.log(`record-transcripts: wrote ${outDir.slice(root.length + 1)}`);

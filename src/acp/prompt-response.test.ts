@@ -27,8 +27,8 @@ async function turnAnsweredWith(result: unknown, before: string[] = []) {
   const { value } = await reader.read();
   const request = JSON.parse(new TextDecoder().decode(value)) as { id: number; method: string };
   assert.equal(request.method, "session/prompt");
-  for (const line of before) await writer.write(enc.encode(line + "\n"));
-  await writer.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", id: request.id, result }) + "\n"));
+  for (const line of before) await writer.write(enc.encode(`${line}\n`));
+  await writer.write(enc.encode(`${JSON.stringify({ jsonrpc: "2.0", id: request.id, result })}\n`));
   const outcome = await turn;
   await writer.close();
   await reader.cancel();

@@ -50,7 +50,7 @@ export const geminiProfile: AgentProfile = {
   ],
   offline: {
     dialect: "gemini",
-    configure: ({ mockOrigin, home, cwd }) => ({
+    configure: ({ mockOrigin, cwd }) => ({
       env: { GOOGLE_GEMINI_BASE_URL: mockOrigin, GEMINI_API_KEY: "mock-key" },
       files: {
         ".gemini/settings.json": JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: true } }, privacy: { usageStatisticsEnabled: false } }),

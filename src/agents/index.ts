@@ -5,7 +5,6 @@
 import { SeatError } from "../errors.js";
 import { claudeProfile } from "./claude.js";
 import { codexProfile } from "./codex.js";
-import { customProfile } from "./custom.js";
 import { geminiProfile } from "./gemini.js";
 import { grokProfile } from "./grok.js";
 import { opencodeProfile } from "./opencode.js";

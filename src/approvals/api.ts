@@ -11,7 +11,7 @@ import type { PendingApproval } from "../acp/index.js";
 import { snapshotIdentitySource } from "../identity/index.js";
 import { assertApprovalId, parseAnswer } from "./answer.js";
 import { isLocalApproval, processApprovals } from "./local.js";
-import { queueFor, type ApprovalAnswer } from "./queue.js";
+import type { ApprovalAnswer } from "./queue.js";
 import { answerRemote, lastListedRun, remoteRuns } from "./remote.js";
 import { readApprovalRecord } from "./record.js";
 

@@ -7,7 +7,7 @@
  *   made, so every error, log line and output masks it; `displayUrl` never contains it.
  */
 import { Redis, type RedisOptions } from "ioredis";
-import { SeatError, messageOf } from "../errors.js";
+import { SeatError, } from "../errors.js";
 import { markSecretNames, redactText, registerSecretValue, registerUrlPassword } from "../internal/redact.js";
 import { afterHandshake, clearFailure, describeFailure, fatalCause, noteFailure } from "./redis-failure.js";
 import { tlsOptions } from "./redis-tls.js";
@@ -23,7 +23,7 @@ export const REDIS_USERNAME_ENV = "GROK_SEAT_REDIS_USERNAME";
  * ioredis options as BullMQ 6 takes them: its type has no `retryStrategy: null` (ioredis's allows it), so the
  * fleet's options say they never set it to null and pass to `new Queue/Worker({ connection })` as they are.
  */
-export type FleetRedisOptions = RedisOptions & { retryStrategy?: (times: number) => number | void | null };
+export type FleetRedisOptions = RedisOptions & { retryStrategy?: (times: number) => number | undefined | null };
 
 /** Where a fleet's Redis is. */
 export interface RedisTarget {

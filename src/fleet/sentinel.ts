@@ -13,7 +13,7 @@
  * Invariant: passwords (the URL's and the sentinels') are registered secret before any connection is made; the
  *   check never waits longer than SENTINEL_CHECK_MS in all.
  */
-import { Redis, type RedisOptions } from "ioredis";
+import { Redis, } from "ioredis";
 import { SeatError, messageOf } from "../errors.js";
 import { markSecretNames, registerSecrets } from "../internal/redact.js";
 import type { FleetRedisOptions } from "./connection.js";

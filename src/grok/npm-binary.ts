@@ -54,13 +54,13 @@ async function writeMarker(target: string, sha256: string): Promise<void> {
   const st = await stat(target);
   const marker: Marker = { schema: "grok-seat.binary-marker.v1", sha256, size: st.size, mtime_ms: st.mtimeMs };
   const tmp = `${target}.sha256.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  await writeFile(tmp, JSON.stringify(marker) + "\n");
+  await writeFile(tmp, `${JSON.stringify(marker)}\n`);
   await rename(tmp, `${target}.sha256`);
 }
 
 async function hashFile(path: string): Promise<string> {
   const hash = createHash("sha256");
-  await pipeline(createReadStream(path), async function* (chunks: AsyncIterable<Buffer>) {
+  await pipeline(createReadStream(path), async (chunks: AsyncIterable<Buffer>) => {
     for await (const c of chunks) hash.update(c);
   });
   return hash.digest("hex");

@@ -65,17 +65,17 @@ function numbered(tag: string, count: number, from = 0): string[] {
 
 test("a log trimmed in place to its newest half (grok 1.0.41) is read on from our place: nothing again, nothing lost", async (t) => {
   const path = join(tempDir(t), "unified.jsonl");
-  writeFileSync(path, numbered("old", 2000).join("\n") + "\n");
+  writeFileSync(path, `${numbered("old", 2000).join("\n")}\n`);
   const { follower, lines } = follow(path);
-  appendFileSync(path, numbered("turn", 3).join("\n") + "\n");
+  appendFileSync(path, `${numbered("turn", 3).join("\n")}\n`);
   await follower.poll();
   // Appended after our last poll and before grok trims: these must still arrive, once.
-  appendFileSync(path, numbered("turn", 2, 3).join("\n") + "\n");
+  appendFileSync(path, `${numbered("turn", 2, 3).join("\n")}\n`);
   const inode = statSync(path).ino;
   const { before, after } = trimLikeGrok(path);
   assert.ok(after < before / 2 + 400 && statSync(path).ino === inode, "trimmed in place to about half");
   await follower.poll();
-  appendFileSync(path, numbered("turn", 1, 5).join("\n") + "\n");
+  appendFileSync(path, `${numbered("turn", 1, 5).join("\n")}\n`);
   await follower.poll();
   assert.deepEqual(lines.map((l) => l.split(" ").slice(0, 2).join(" ")), [0, 1, 2, 3, 4, 5].map((n) => `turn ${n}`));
   const stats = await follower.stop();
@@ -85,7 +85,7 @@ test("a log trimmed in place to its newest half (grok 1.0.41) is read on from ou
 
 test("a trim followed by regrowth past the old end within one poll is still read on from our place", async (t) => {
   const path = join(tempDir(t), "unified.jsonl");
-  writeFileSync(path, numbered("old", 2000).join("\n") + "\n");
+  writeFileSync(path, `${numbered("old", 2000).join("\n")}\n`);
   const { follower, lines } = follow(path);
   appendFileSync(path, "turn 0\n");
   await follower.poll();
@@ -136,12 +136,12 @@ test("a log renamed away before the first poll still yields what was appended to
 
 test("a log truncated and regrown past the old end within one poll is read from its beginning: the new lines, each once", async (t) => {
   const path = join(tempDir(t), "unified.jsonl");
-  writeFileSync(path, numbered("old", 10).join("\n") + "\n");
+  writeFileSync(path, `${numbered("old", 10).join("\n")}\n`);
   const { follower, lines } = follow(path);
   await follower.poll();
   const size = statSync(path).size;
   truncateSync(path, 0);
-  appendFileSync(path, numbered("new", 20).join("\n") + "\n");
+  appendFileSync(path, `${numbered("new", 20).join("\n")}\n`);
   assert.ok(statSync(path).size > size);
   await follower.poll();
   assert.deepEqual(lines.map((l) => l.split(" ").slice(0, 2).join(" ")), Array.from({ length: 20 }, (_, i) => `new ${i}`));

@@ -28,7 +28,7 @@ test("recorded retries appended during the turn become retry events; those alrea
   const path = tempLog(t);
   const turn = healthFixture("refused.turn.jsonl");
   // An earlier turn of the same session already retried: that must not be reported again.
-  writeFileSync(path, [...healthFixture("refused.before.jsonl"), ...turn].join("\n") + "\n");
+  writeFileSync(path, `${[...healthFixture("refused.before.jsonl"), ...turn].join("\n")}\n`);
   const events: SeatEvent[] = [];
   const health = startTurnHealth({ logPath: path, ...RECORDED_SCOPE, sentAtMs: recordedSentAtMs("refused"), promptId: "p1", emit: (e) => events.push(e), pollMs: 10 });
   for (const line of turn) appendFileSync(path, `${line}\n`);
@@ -66,7 +66,7 @@ test("catalogue failures of grok's process are events, and never count toward fa
   const events: SeatEvent[] = [];
   const health = startTurnHealth({ logPath: path, ...RECORDED_SCOPE, sentAtMs: recordedSentAtMs("dns"), failFastAfterRetries: 1, emit: (e) => events.push(e), pollMs: 10 });
   const catalog = healthFixture("dns.turn.jsonl").filter((l) => l.includes("model catalog"));
-  appendFileSync(path, catalog.join("\n") + "\n");
+  appendFileSync(path, `${catalog.join("\n")}\n`);
   await until(() => events.length >= 5);
   await health.stop();
   assert.deepEqual(events.map((e) => e.type === "model_catalog" && e.status), ["retrying", "retrying", "retrying", "retrying", "failed"]);
@@ -115,13 +115,13 @@ test("after grok trims the log mid-turn, the earlier turn's retries of the same 
   const path = tempLog(t);
   const sentAtMs = Date.now();
   // An earlier turn of this session retried 5 times, then the log grew: grok's trim keeps those lines.
-  writeFileSync(path, [...filler(4000, sentAtMs - 60_000), ...retriesAt(sentAtMs - 30_000, "earlier-request")].join("\n") + "\n");
+  writeFileSync(path, `${[...filler(4000, sentAtMs - 60_000), ...retriesAt(sentAtMs - 30_000, "earlier-request")].join("\n")}\n`);
   const events: SeatEvent[] = [];
   const health = startTurnHealth({ logPath: path, ...RECORDED_SCOPE, sentAtMs, promptId: "turn-2", failFastAfterRetries: 3, emit: (e) => events.push(e), pollMs: 10 });
   trimLikeGrok(path);
   await new Promise((r) => setTimeout(r, 60));
   assert.equal(events.length, 0, "nothing of the earlier turn");
-  appendFileSync(path, retriesAt(sentAtMs + 5, "this-request").slice(0, 2).join("\n") + "\n");
+  appendFileSync(path, `${retriesAt(sentAtMs + 5, "this-request").slice(0, 2).join("\n")}\n`);
   await until(() => events.length >= 2);
   const stats = await health.stop();
   assert.deepEqual(events.map((e) => e.type === "retry" && `${e.attempt} ${e.promptId}`), ["1 turn-2", "2 turn-2"]);
@@ -132,12 +132,12 @@ test("after grok trims the log mid-turn, the earlier turn's retries of the same 
 test("lines stamped before the turn was sent are never reported, even when the log is read again from its beginning", async (t) => {
   const path = tempLog(t);
   const sentAtMs = Date.now();
-  writeFileSync(path, filler(10, sentAtMs - 1000).join("\n") + "\n");
+  writeFileSync(path, `${filler(10, sentAtMs - 1000).join("\n")}\n`);
   const events: SeatEvent[] = [];
   const health = startTurnHealth({ logPath: path, ...RECORDED_SCOPE, sentAtMs, failFastAfterRetries: 3, emit: (e) => events.push(e), pollMs: 10 });
   // Truncated and rewritten with the earlier turn's lines (the follower cannot find its place and starts over).
   truncateSync(path, 0);
-  appendFileSync(path, [...retriesAt(sentAtMs - 500), '{"ts":"not a time","msg":"shell.turn.inference_retry","sid":"00000000-0000-4000-8000-000000000002","ctx":{"attempt":9,"max_retries":15}}'].join("\n") + "\n");
+  appendFileSync(path, `${[...retriesAt(sentAtMs - 500), '{"ts":"not a time","msg":"shell.turn.inference_retry","sid":"00000000-0000-4000-8000-000000000002","ctx":{"attempt":9,"max_retries":15}}'].join("\n")}\n`);
   await new Promise((r) => setTimeout(r, 80));
   const stats = await health.stop();
   assert.deepEqual(events, []);
@@ -155,7 +155,7 @@ test("a retry stamped after the turn was sent but for a model request already re
   const older = retriesAt(sentAtMs - 100, "older-request");
   const late = retriesAt(sentAtMs + 10, "older-request");
   const mine = retriesAt(sentAtMs + 20, "my-request");
-  appendFileSync(path, [older[0], late[1], late[2], mine[0]].join("\n") + "\n");
+  appendFileSync(path, `${[older[0], late[1], late[2], mine[0]].join("\n")}\n`);
   await until(() => events.length >= 1);
   await new Promise((r) => setTimeout(r, 40));
   const stats = await health.stop();
@@ -173,7 +173,7 @@ test("a retry of the previous turn's model request that grok logs after this tur
   const events: SeatEvent[] = [];
   const health = startTurnHealth({ logPath: path, ...RECORDED_SCOPE, sentAtMs, failFastAfterRetries: 2, emit: (e) => events.push(e), pollMs: 10 });
   const lagging = retriesAt(sentAtMs + 5, "previous-turn-request");
-  appendFileSync(path, [lagging[1], lagging[2], retriesAt(sentAtMs + 20, "this-turn-request")[0]].join("\n") + "\n");
+  appendFileSync(path, `${[lagging[1], lagging[2], retriesAt(sentAtMs + 20, "this-turn-request")[0]].join("\n")}\n`);
   await until(() => events.length >= 1);
   await new Promise((r) => setTimeout(r, 40));
   const stats = await health.stop();

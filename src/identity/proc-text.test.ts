@@ -20,7 +20,7 @@ test("splits after the last parenthesis so a comm with spaces and parentheses ca
 });
 
 test("returns null for text that is not a stat line", () => {
-  for (const text of ["", "4242 grok S 1", "4242 (grok) S 1 2 3", "abc (x) S 1 2 3 4 " + tail]) assert.equal(parseProcStat(text), null, text);
+  for (const text of ["", "4242 grok S 1", "4242 (grok) S 1 2 3", `abc (x) S 1 2 3 4 ${tail}`]) assert.equal(parseProcStat(text), null, text);
 });
 
 test("reads real and effective uid from the Uid line of status", () => {

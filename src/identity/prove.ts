@@ -18,7 +18,7 @@ import { check, combineChecks, compareField, type IdentityCheck, type IdentityRe
 /** The lock file grok keeps beside its socket: the socket path with its extension replaced by `.lock`. */
 export function lockPathFor(socketPath: string): string {
   const ext = extname(socketPath);
-  return (ext ? socketPath.slice(0, -ext.length) : socketPath) + ".lock";
+  return `${ext ? socketPath.slice(0, -ext.length) : socketPath}.lock`;
 }
 
 /** What proveLeader needs: the reported pid, what we expect of it, and where its socket lives. */

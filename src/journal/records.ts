@@ -72,6 +72,7 @@ export interface DeliveryRecord {
   updatedAt: string;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a SQLite row; each reader checks the columns it takes (corruptRow otherwise).
 type Row = Record<string, any>;
 
 function corruptRow(path: string, table: string, key: string, why: string, cause?: unknown): SeatError {

@@ -50,9 +50,7 @@ export async function guarded(body: () => Promise<CallToolResult>): Promise<Call
 }
 
 /** Sends one progress notification per call; a no-op when the client sent no progress token. */
-export interface ProgressSender {
-  (message: string, event?: unknown): void;
-}
+export type ProgressSender = (message: string, event?: unknown) => void
 
 /**
  * A progress sender for one call: `progress` counts up from 1 per notification (the spec asks it to increase);

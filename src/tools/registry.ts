@@ -55,6 +55,7 @@ export interface HostTool {
   name: string;
   description: string;
   inputSchema: JsonSchema;
+  // biome-ignore lint/suspicious/noExplicitAny: args were checked against inputSchema; a tool author types them.
   execute(args: any, ctx: ToolContext): unknown | Promise<unknown>;
 }
 

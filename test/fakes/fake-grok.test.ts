@@ -164,7 +164,7 @@ test("session/cancel during a slow stream resolves the prompt cancelled and stop
     const result = await pending;
     assert.equal(result.stopReason, "cancelled");
     const complete = a.messages.find((m) => m.msg.method === "_x.ai/session/prompt_complete");
-    assert.equal((complete?.msg.params as Msg).stopReason, "cancelled");
+    assert.equal((complete?.msg.params as Msg | undefined)?.stopReason, "cancelled");
     const text = a.messages.filter((m) => (m.msg.params as Msg | undefined)?.update?.sessionUpdate === "agent_message_chunk").map((m) => (m.msg.params as Msg).update.content.text).join("");
     assert.notEqual(text.trim(), "one two three four five six seven eight nine ten");
     assertAllValid(a.messages);
@@ -226,7 +226,7 @@ function rawFake(scenario: string, env: Record<string, string> = {}): RawFake {
   return {
     child,
     lines,
-    send: (msg) => void child.stdin!.write(JSON.stringify(msg) + "\n"),
+    send: (msg) => void child.stdin!.write(`${JSON.stringify(msg)}\n`),
     waitLine: (pred, what) =>
       new Promise((resolve, reject) => {
         const check = () => {
@@ -260,7 +260,7 @@ test("the malformed-line scenario writes a non-JSON line mid-turn and still fini
   const f = rawFake("malformed-line");
   try {
     await rawTurn(f, "go");
-    const bad = f.lines.findIndex((l) => l === "this is not json {");
+    const bad = f.lines.indexOf("this is not json {");
     assert.ok(bad > 0, "the raw line was not written");
     const result = f.lines.findIndex((l) => l.startsWith('{"jsonrpc":"2.0","id":3,'));
     assert.ok(bad < result);

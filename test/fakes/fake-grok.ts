@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     write: (chunk) => new Promise<void>((resolve, reject) => process.stdout.write(chunk, (err) => (err ? reject(err) : resolve()))),
   });
   const stream = acp.ndJsonStream(output, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
-  const writeRaw = (line: string) => new Promise<void>((resolve) => process.stdout.write(line + "\n", () => resolve()));
+  const writeRaw = (line: string) => new Promise<void>((resolve) => process.stdout.write(`${line}\n`, () => resolve()));
 
   const app = acp
     .agent({ name: "fake-grok" })

@@ -87,7 +87,7 @@ export async function startFakeLeader(options: FakeLeaderOptions): Promise<FakeL
   const peers: FakeLeaderPeer[] = [];
   const waiters: Array<() => void> = [];
   const scenario: FakeScenario = { ...defaultScenario(), ...options.scenario };
-  const lockPath = options.socketPath.replace(/\.sock$/, "") + ".lock";
+  const lockPath = `${options.socketPath.replace(/\.sock$/, "")}.lock`;
   const sockets = new Set<Socket>();
   let nextClientId = 1;
 

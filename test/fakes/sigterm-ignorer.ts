@@ -34,5 +34,5 @@ if (argv[0] === "--leaf") {
     );
   }
   const children = await Promise.all(ready);
-  process.stdout.write(JSON.stringify({ pid: process.pid, children }) + "\n");
+  process.stdout.write(`${JSON.stringify({ pid: process.pid, children })}\n`);
 }

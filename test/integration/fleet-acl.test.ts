@@ -27,7 +27,7 @@ test("each ACL role printed by seat fleet acl does its job and nothing more; a w
   const rig = await startFleetRig();
   const raw = new Redis(rig.redis.port, "127.0.0.1");
   const passwords = { worker: "w-canary-7d1f", submitter: "s-canary-93ab", watcher: "r-canary-55c2" } as const;
-  const closers: (() => Promise<unknown> | void)[] = [];
+  const closers: (() => unknown)[] = [];
   try {
     for (const role of ["worker", "submitter", "watcher"] as const) {
       const printed = await runSeat(["fleet", "acl", "--role", role], { env: { PATH, GROK_SEAT_REDIS_PASSWORD: passwords[role] } });

@@ -57,7 +57,7 @@ async function submit(client: FleetClient, prompt: string): Promise<string> {
 }
 
 test("a job rewritten after submission (bull-board's update-data) is refused FLEET_JOB_TAMPERED, never reaches the agent, and jobs show keeps the submitter's prompt", async (t) => {
-  await withFleet(t, async (rig, raw, queue) => {
+  await withFleet(t, async (rig, _raw, queue) => {
     const client = await connectFleet(rig.redis.url);
     try {
       const honest = await submit(client, "honest work");

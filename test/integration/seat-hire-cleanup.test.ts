@@ -11,7 +11,7 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { isSeatError } from "../../src/errors.js";
-import { TmuxBackend, isTmuxAvailable, type Backend, type LaunchSpec } from "../../src/mux/index.js";
+import { type TmuxBackend, isTmuxAvailable, type Backend, type LaunchSpec } from "../../src/mux/index.js";
 import { hireSeat, type HireSeatOptions } from "../../src/seat/index.js";
 import { options, tmuxWorldPerTest, type World } from "./seat-world.js";
 import { alive } from "../support/processes.js";

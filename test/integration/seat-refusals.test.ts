@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../src/errors.js";
 import { openJournal } from "../../src/journal/index.js";
-import { HerdrBackend, HerdrClient, TmuxBackend, isTmuxAvailable, type PaneDescriptor } from "../../src/mux/index.js";
+import { HerdrBackend, type HerdrClient, type TmuxBackend, isTmuxAvailable, type PaneDescriptor } from "../../src/mux/index.js";
 import { hireSeat, proveSeatLeader, reproveTui, stopLeaderAfterTuiExit, observeExit, type VisibleSeat } from "../../src/seat/index.js";
 import { killEverything, makeWorld, options, tmuxWorldPerTest, refusal, type World } from "./seat-world.js";
 import { startHerdrSim, type HerdrSim } from "../fakes/herdr-sim.js";

@@ -211,19 +211,18 @@ test("headless: canaries in every other agent's key and the Redis password never
     files = filesHolding([rig.sandbox.root], prefix);
   } catch (error) {
     failed = error;
-  } finally {
-    const seen = await sampler.stop();
-    const modelSaw = JSON.stringify(rig.mock.requests.map((r) => r.body));
-    await rig.close();
-    if (failed) throw failed;
-    assert.ok(modelSaw.includes(`TZ=${marker}`), "positive control: grok's shell environment reached the model");
-    assert.ok(!modelSaw.includes(prefix), "no canary reached grok's environment or the model");
-    assert.ok(seen.samples > 10, `the sampler swept /proc ${seen.samples} times`);
-    assert.deepEqual(seen.hits, [], "no process ever carried a canary on its argv");
-    assert.ok(files.checked >= 3, `grepped ${files.checked} files (grok's session record, config, logs)`);
-    assert.deepEqual(files.hits, [], "no file under HOME/GROK_HOME or the project holds a canary");
-    assert.deepEqual(outputs.filter((o) => o.includes(prefix)), [], "no output holds a canary");
   }
+  const seen = await sampler.stop();
+  const modelSaw = JSON.stringify(rig.mock.requests.map((r) => r.body));
+  await rig.close();
+  if (failed) throw failed;
+  assert.ok(modelSaw.includes(`TZ=${marker}`), "positive control: grok's shell environment reached the model");
+  assert.ok(!modelSaw.includes(prefix), "no canary reached grok's environment or the model");
+  assert.ok(seen.samples > 10, `the sampler swept /proc ${seen.samples} times`);
+  assert.deepEqual(seen.hits, [], "no process ever carried a canary on its argv");
+  assert.ok(files.checked >= 3, `grepped ${files.checked} files (grok's session record, config, logs)`);
+  assert.deepEqual(files.hits, [], "no file under HOME/GROK_HOME or the project holds a canary");
+  assert.deepEqual(outputs.filter((o) => o.includes(prefix)), [], "no output holds a canary");
 });
 
 /** Every key's value in the Redis at `port` (strings, hashes, lists, sets, sorted sets, streams) as one text. */
@@ -293,23 +292,22 @@ test("fleet: a worker's tool errors carrying an agent key or the Redis password 
     files = filesHolding([live.sandbox.root, redis.dir], prefix);
   } catch (error) {
     failed = error;
-  } finally {
-    worker.child.kill("SIGTERM");
-    const ended = await worker.done;
-    outputs.push(ended.stdout, ended.stderr);
-    const seen = await sampler.stop();
-    const modelSaw = JSON.stringify(live.mock.requests.map((r) => r.body));
-    await redis.stop();
-    await live.close();
-    if (failed) throw failed;
-    assert.ok(modelSaw.includes(`TZ=${marker}`), "positive control: the worker's grok shell environment reached the model");
-    assert.match(modelSaw, /Host tool \\+"vendor\\+" failed \[TOOL_EXECUTE_FAILED\]/);
-    for (const secret of [prefix, "anthropic refused", "upstream refused"]) assert.ok(!modelSaw.includes(secret), `${secret} never reached the model`);
-    assert.ok(stored.keys >= 3, `read ${stored.keys} Redis keys`);
-    assert.ok(!stored.text.includes(prefix), "no canary is anywhere in Redis (state, events, BullMQ)");
-    assert.ok(seen.samples > 10, `the sampler swept /proc ${seen.samples} times`);
-    assert.deepEqual(seen.hits, [], "no process ever carried a canary on its argv");
-    assert.deepEqual(files.hits, [], "no file (grok home, seat home, Redis AOF) holds a canary");
-    assert.deepEqual(outputs.filter((o) => o.includes(prefix)), [], "no submitter or worker output holds a secret");
   }
+  worker.child.kill("SIGTERM");
+  const ended = await worker.done;
+  outputs.push(ended.stdout, ended.stderr);
+  const seen = await sampler.stop();
+  const modelSaw = JSON.stringify(live.mock.requests.map((r) => r.body));
+  await redis.stop();
+  await live.close();
+  if (failed) throw failed;
+  assert.ok(modelSaw.includes(`TZ=${marker}`), "positive control: the worker's grok shell environment reached the model");
+  assert.match(modelSaw, /Host tool \\+"vendor\\+" failed \[TOOL_EXECUTE_FAILED\]/);
+  for (const secret of [prefix, "anthropic refused", "upstream refused"]) assert.ok(!modelSaw.includes(secret), `${secret} never reached the model`);
+  assert.ok(stored.keys >= 3, `read ${stored.keys} Redis keys`);
+  assert.ok(!stored.text.includes(prefix), "no canary is anywhere in Redis (state, events, BullMQ)");
+  assert.ok(seen.samples > 10, `the sampler swept /proc ${seen.samples} times`);
+  assert.deepEqual(seen.hits, [], "no process ever carried a canary on its argv");
+  assert.deepEqual(files.hits, [], "no file (grok home, seat home, Redis AOF) holds a canary");
+  assert.deepEqual(outputs.filter((o) => o.includes(prefix)), [], "no submitter or worker output holds a secret");
 });

@@ -80,7 +80,7 @@ Examples:
       const shown = { ...plan, socketPath: join(plan.socketRoot, "gs-XXXXXX", "s"), argv: plan.argv.map((a) => (a === "<socket>" ? join(plan.socketRoot, "gs-XXXXXX", "s") : a)) };
       if (args.values.json) writeJson({ type: "plan", plan: redact(shown), seatHome: home, journal: join(home, "seats.db") });
       else {
-        process.stdout.write([
+        process.stdout.write(`${[
           `seat:        ${plan.seatId} (dry run: nothing launched)`,
           `session:     ${plan.sessionId} (fresh UUID)`,
           `mux:         ${plan.mux}`,
@@ -91,7 +91,7 @@ Examples:
           `model:       ${plan.model ?? "(grok's default)"}  effort: ${plan.effort ?? "(grok's default)"}`,
           `floor:       ${plan.versionFloor}${plan.versionFloor !== VERIFIED_VERSION_FLOOR ? ` (verified floor is ${VERIFIED_VERSION_FLOOR})` : ""}`,
           `state:       ${home}`,
-        ].join("\n") + "\n");
+        ].join("\n")}\n`);
       }
       return EXIT.ok;
     }
