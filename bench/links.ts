@@ -41,6 +41,10 @@ export interface LinkLatencies {
 /** P16's result. */
 export interface LinksBenchResult {
   library: LinkLatencies;
+  /** Library path: the board's share, from the confirm POST to the answer handed to the session's queue (ms). */
+  libraryBoard?: LinkLatencies;
+  /** The floor without any board: a local approver's answer → the tool starts (grok's own share, ms). */
+  floor?: LinkLatencies;
   cli: LinkLatencies;
   /** Confirms that did not answer 200, or turns whose command did not run exactly once; must be 0. */
   failures: number;
@@ -80,10 +84,22 @@ function toolStarts(cwd: string): number[] {
   }
 }
 
-async function benchLibrary(rig: LiveRig, turns: number): Promise<{ samples: number[]; failures: number }> {
+async function benchLibrary(rig: LiveRig, turns: number): Promise<{ samples: number[]; boardShare: number[]; failures: number }> {
   const home = join(rig.sandbox.root, "p16-home");
   const env = { ...process.env, GROK_SEAT_HOME: home, HOME: rig.sandbox.home };
-  const board = await startBoard({ listing: { home }, approvals: { list: () => listApprovals({ env }), answer: (id, a) => answerApproval(id, a, { env }) }, links: { home } });
+  let answeredAt = 0;
+  const board = await startBoard({
+    listing: { home },
+    approvals: {
+      list: () => listApprovals({ env }),
+      answer: async (id, a) => {
+        const answered = await answerApproval(id, a, { env });
+        answeredAt = Date.now();
+        return answered;
+      },
+    },
+    links: { home },
+  });
   const asked: PendingApproval[] = [];
   const session = await createSession({
     ...rig.sessionOptions,
@@ -93,6 +109,7 @@ async function benchLibrary(rig: LiveRig, turns: number): Promise<{ samples: num
     killGraceMs: 500,
   });
   const samples: number[] = [];
+  const boardShare: number[] = [];
   let failures = 0;
   try {
     if (session.state !== "ready") throw new Error(`P16: the session did not start: ${JSON.stringify(session.diagnostics)}`);
@@ -108,13 +125,39 @@ async function benchLibrary(rig: LiveRig, turns: number): Promise<{ samples: num
       const result = await turn;
       const starts = toolStarts(rig.sandbox.project);
       if (!sent.ok || result.stopReason !== "end_turn" || starts.length !== ran + 1) failures += 1;
-      else if (i > 0) samples.push(starts[starts.length - 1]! - sent.at);
+      else if (i > 0) {
+        samples.push(starts[starts.length - 1]! - sent.at);
+        boardShare.push(answeredAt - sent.at);
+      }
     }
   } finally {
     await session.dispose();
     await board.close();
   }
-  return { samples, failures };
+  return { samples, boardShare, failures };
+}
+
+/** The floor: the same turns answered by a local approver at once; from its answer to the tool starting (grok's share). */
+async function benchFloor(rig: LiveRig, turns: number): Promise<number[]> {
+  let answeredAt = 0;
+  const session = await createSession({
+    ...rig.sessionOptions,
+    permissions: createPermissionGate({ policy: parsePolicyFlags({ ask: ["execute"] }) }),
+    approvals: { timeoutMs: 60_000, local: async () => ((answeredAt = Date.now()), "allow" as const) },
+    killGraceMs: 500,
+  });
+  const samples: number[] = [];
+  try {
+    if (session.state !== "ready") throw new Error(`P16: the session did not start: ${JSON.stringify(session.diagnostics)}`);
+    for (let i = 0; i <= turns; i += 1) {
+      const result = await session.prompt(`p16 held turn floor ${i}`);
+      const starts = toolStarts(rig.sandbox.project);
+      if (result.stopReason === "end_turn" && i > 0) samples.push(starts[starts.length - 1]! - answeredAt);
+    }
+  } finally {
+    await session.dispose();
+  }
+  return samples;
 }
 
 async function benchCli(rig: LiveRig, receiver: NotifyReceiver, rounds: number): Promise<{ samples: number[]; failures: number }> {
@@ -155,10 +198,11 @@ export async function benchLinks({ turns = 100, cliRounds = 20 }: { turns?: numb
   if (typeof rig === "string") return { library: empty, cli: empty, failures: 0, skipped: rig };
   const receiver = await startNotifyReceiver(SECRET);
   try {
+    const floor = await benchFloor(rig, turns);
     const library = await benchLibrary(rig, turns);
     const cli = await benchCli(rig, receiver, cliRounds);
     const refused = receiver.requests.filter((q) => q.refused !== undefined).length;
-    return { library: summarise(library.samples), cli: summarise(cli.samples), failures: library.failures + cli.failures + refused };
+    return { library: summarise(library.samples), libraryBoard: summarise(library.boardShare), floor: summarise(floor), cli: summarise(cli.samples), failures: library.failures + cli.failures + refused };
   } finally {
     await receiver.close();
     await rig.close();
@@ -176,7 +220,9 @@ export function linksSection(r: LinksBenchResult): { title: string; body: string
     body: [
       table(["path", "n", "p50 (ms)", "p90 (ms)", "p99 (ms)", "max (ms)"], [
         row("library: a board in the session's process (listApprovals / answerApproval)", r.library),
+        ...(r.libraryBoard ? [row("library, the board's share: confirm POST → answer in the session's queue", r.libraryBoard)] : []),
         row("CLI: a `seat board` process answers a `seat run` over its control socket", r.cli),
+        ...(r.floor ? [row("floor, no board: a local approver's answer → the tool starts (grok's own share)", r.floor)] : []),
       ]),
       "",
       `Failures (a confirm not answered 200, a command not run exactly once, a webhook refused): ${r.failures}. Percentiles are nearest-rank` +

@@ -295,21 +295,23 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
       if (!fromThisBoard(req, publicUrl?.origin)) return send(res, 403, renderLinkOutcome("Refused", "A confirm must come from the link's own page (same origin). Nothing was answered."));
     }
     if (isLinkUsed(home, link)) return refuse(410, "This link was already used", new SeatError("APPROVAL_LINK_USED", "This approval link was already used. Nothing was answered again; a link answers once."));
-    const found = options.approvals ? (await options.approvals.list()).find((a) => a.id === link.id) : undefined;
-    if (found && found.digest !== link.digest) {
-      return refuse(409, "The call changed", new SeatError("APPROVAL_TARGET_CHANGED", `Approval ${link.id} now asks about another target (digest ${found.digest}) than this link was made for (${link.digest}). Nothing was answered; open the board to see the call as it is now.`));
-    }
+    if (!options.approvals) return send(res, 404, renderLinkOutcome("Nothing to answer", "This board has no approvals source."));
     if (!posted) {
+      const found = (await options.approvals.list()).find((a) => a.id === link.id);
       if (!found) return refuse(404, "Nothing to answer", new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${link.id}: it was answered, reached its deadline, or its run ended.`));
+      if (found.digest !== link.digest) {
+        return refuse(409, "The call changed", new SeatError("APPROVAL_TARGET_CHANGED", `Approval ${link.id} now asks about another target (digest ${found.digest}) than this link was made for (${link.digest}). Nothing was answered; open the board to see the call as it is now.`));
+      }
       return send(res, 200, renderLinkConfirm(found, link.decision, `${url.pathname}${url.search}`));
     }
-    if (!options.approvals) return send(res, 404, renderLinkOutcome("Nothing to answer", "This board has no approvals source."));
     try {
       claimLink(home, link);
-      // The digest the link was signed for: the holder refuses another target (APPROVAL_TARGET_CHANGED); first answer wins.
+      // No listing on the confirm's path: the run holding the approval checks the digest the link was signed for
+      // (APPROVAL_TARGET_CHANGED, nothing runs) and decides first-wins, atomically, as for `seat approve --digest`.
       await options.approvals.answer(link.id, { decision: link.decision, by: "link", digest: link.digest });
     } catch (error) {
-      return refuse(error instanceof SeatError && error.code === "APPROVAL_LINK_USED" ? 410 : 409, "Not answered", error);
+      const code = error instanceof SeatError ? error.code : undefined;
+      return refuse(code === "APPROVAL_LINK_USED" ? 410 : code === "APPROVAL_NOT_FOUND" ? 404 : 409, "Not answered", error);
     }
     return send(res, 200, renderLinkOutcome(link.decision === "allow" ? "Approved" : "Denied", `Approval ${link.id} was answered: ${link.decision}. This link is now used.`));
   };
