@@ -84,6 +84,15 @@ test("no links without a running board of this home; a board records its address
   assert.equal(approvalLinks(home, approval), undefined);
 });
 
+test("a board on a shared address without a public URL records no address, so runs send no plain-http links", async (t) => {
+  const home = tempHome(t);
+  const board = await startBoard({ host: "0.0.0.0", token: "a-shared-board-token-0123456789", listing: { home: join(home, "none") }, links: { home } });
+  t.after(() => board.close());
+  assert.equal(board.linksUrl, undefined);
+  assert.equal(readBoardAddress(home), undefined);
+  assert.equal(approvalLinks(home, { id: "ap_0123456789abcdef", digest: DIGEST, deadline: later().toISOString() }), undefined);
+});
+
 test("a public URL must be https (or a loopback tunnel); links then start from it", async (t) => {
   const home = tempHome(t);
   await assert.rejects(startBoard({ links: { home, publicUrl: "http://board.example.com" } }), (e) => isSeatError(e, "CLI_USAGE"));

@@ -65,6 +65,8 @@ export interface BoardOptions {
 export interface Board {
   /** The board's address: its secret base path included, its token not (`http://127.0.0.1:PORT/<base>/`). */
   url: string;
+  /** Where approval links start (its root address or public URL), when it serves links; undefined otherwise. */
+  linksUrl?: string;
   token: string;
   close(): Promise<void>;
 }
@@ -336,10 +338,14 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
   if (hosts && publicUrl) hosts.add(publicUrl.host);
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
   // Runs of this seat home find the board here: its root address (or public URL), never its token or secret path.
-  if (options.links) writeBoardAddress(options.links.home, publicUrl ? publicUrl.href : `http://${shown}:${address.port}`);
+  // On a shared address without a public URL there is no address a link could safely name (plain http across the
+  // network): no record, so runs send no links and their notifications say how to answer instead.
+  const linksUrl = publicUrl ? publicUrl.href : isLoopback(host) ? `http://${shown}:${address.port}` : undefined;
+  if (options.links && linksUrl !== undefined) writeBoardAddress(options.links.home, linksUrl);
   return {
     url: `http://${shown}:${address.port}${base}/`,
     token,
+    ...(options.links && linksUrl !== undefined ? { linksUrl } : {}),
     async close() {
       if (options.links) clearBoardAddress(options.links.home);
       server.closeAllConnections();

@@ -74,6 +74,7 @@ Examples:
     }
     // The token is printed once, and only when it was made here (one from the environment stays there). It is a
     // registered secret, masked in every other output; this line is the one place it is shown, to its owner.
+    if (board.linksUrl === undefined) process.stderr.write("board: approval links are off on a shared address without --public-url (they would travel as plain http); notifications say `seat approve ID` instead\n");
     if (envToken) process.stdout.write(`board: ${board.url}\n`);
     else writeUnmasked(process.stdout, `board: ${board.url}?token=${board.token}\n`);
     await new Promise<void>((resolve) => {
