@@ -79,6 +79,12 @@ test("no links without a running board of this home; a board records its address
   closed = true;
   assert.equal(readBoardAddress(home), undefined);
   assert.equal(approvalLinks(home, approval), undefined, "the board stopped");
+  // Two boards of one home in one process: closing the older one leaves the newer one's record.
+  const older = await startBoard({ listing: { home: join(home, "none") }, links: { home } });
+  const newer = await startBoard({ listing: { home: join(home, "none") }, links: { home } });
+  await older.close();
+  assert.equal(readBoardAddress(home)?.links_url, newer.linksUrl);
+  await newer.close();
   // A record left by a board killed with SIGKILL names a dead process: no links either.
   writeFileSync(join(home, "board", "address.json"), JSON.stringify({ schema: "grok-seat.board-address.v1", links_url: "http://127.0.0.1:9", pid: 2 ** 22 + 7, started_at: "" }));
   assert.equal(approvalLinks(home, approval), undefined);

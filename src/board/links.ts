@@ -211,10 +211,10 @@ export function writeBoardAddress(home: string, linksUrl: string): void {
   renameSync(temp, addressPath(home));
 }
 
-/** Removes the address record if it is still this process's own (a newer board's stays). */
-export function clearBoardAddress(home: string): void {
+/** Removes the address record if it is still this board's own (a newer board's stays, in this process or another). */
+export function clearBoardAddress(home: string, linksUrl: string): void {
   const found = readBoardAddress(home);
-  if (found?.pid === process.pid) rmSync(addressPath(home), { force: true });
+  if (found?.pid === process.pid && found.links_url === linksUrl) rmSync(addressPath(home), { force: true });
 }
 
 function alive(pid: number): boolean {

@@ -347,7 +347,7 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
     token,
     ...(options.links && linksUrl !== undefined ? { linksUrl } : {}),
     async close() {
-      if (options.links) clearBoardAddress(options.links.home);
+      if (options.links && linksUrl !== undefined) clearBoardAddress(options.links.home, linksUrl);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await queues?.close();
