@@ -4,15 +4,17 @@
  * Owns: the HTTP server, the secret base path (`/<base>/`, derived from the token), the token check (401 without
  *   it), the cookie that carries it after the first visit (scoped to the base path), the Host check, the
  *   same-origin check on every change, the approve / deny handler, loading bull-board on use and keeping it
- *   read-only unless asked.
+ *   read-only unless asked, and serving the seat home's signed Approve / Deny links (checked by links.ts) outside
+ *   the base path without the token: a GET shows, only the same-origin confirm POST answers.
  * Does not own: the page (page.ts), the listing (attention/), holding approvals (an ApprovalsSource), the
  *   queues view (bull-board's own UI and API), what a job runs (fleet/job-seal.ts refuses a rewritten one).
- * Invariant: nothing outside the base path answers but 404, and nothing inside it without the token but 401;
+ * Invariant: nothing outside the base path answers but 404 (but for a signed link under the links path, derived
+ *   from the link key, which answers only that one approval, once), and nothing inside it without the token but 401;
  *   the browser sends the cookie only to this base path (cookies are not port-scoped, so another service on
  *   this host gets it only if asked for this secret path), and no response lets the path leak in a Referer;
  *   GET never changes anything; a change is acted on only with the token, an Origin (or Referer) of this very
  *   board and no cross-origin Sec-Fetch-Site; one click forwards one answer.
- *   Spec: docs/supervision.md#the-board.
+ *   Spec: docs/supervision.md#the-board, docs/board.md.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
