@@ -28,6 +28,7 @@ import { benchMcp, mcpSection } from "./mcp.js";
 import { approvalsSection, benchApprovals } from "./approvals.js";
 import { benchSpend, spendSection } from "./spend.js";
 import { benchNotify, notifySection } from "./notify.js";
+import { benchLinks, linksSection } from "./links.js";
 import { benchRestore, restoreSection } from "./restore.js";
 
 type Stored<T> = T & { machine: MachineInfo; ranAt?: RanAt };
@@ -224,7 +225,7 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "Reproduce: `npm run bench` (everything; about 7 min on 2 cores, most of it P1 and P5's 256 fake agents and 128 real",
     "grok sessions, each wave holding ~12–16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat,",
     "`P7` the other agents, `P8` the fleet, `P9` import and CLI weight, `P14` notifications (~1 min), `P15` restoring 8 visible seats (~30 s, 8 real grok",
-    "TUIs at once)), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
+    "TUIs at once), `P16` approval by link (~1 min)), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
     "The run re-executes itself inside `unshare -rn` (loopback only) where the machine allows it.",
     "",
     "## Goals",
@@ -282,6 +283,11 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  seat's first turn (a controller `send` with wait `completed`) as soon as its hire is back; then the tmux server is killed and",
     "  every seat process SIGKILLed, `seat ps` must show 8 lost, one `seat restore --all`, and each seat's first turn as soon as",
     "  its restored line arrives. The restored turns' model requests must carry the first turns' answers (the conversation continued).",
+    "- P16: `bench/links.ts` (`benchLinks`): the approved command is `date +%s%N >> p16.log`, so the tool's start is the shell's",
+    "  own clock; the sample starts just before the confirm POST of the Approve link (opening the link is the person's time, not",
+    "  counted). Library: one real grok session holding its approvals in-process, a board in the same process serving the seat",
+    "  home's links. CLI: a `seat board` process and one `seat run --notify hook --json` per round; the link is the one in the",
+    "  signed webhook, and the board answers the run over its control socket. One uncounted warm-up turn or round each.",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "  Its seat path holds one fsync per brief (the dispatch mark; the fence and the consumed evidence ride on it, see",
     "  `Journal.relaxed`) and re-proves the leader from its seal; on a disk whose fsync is slow the ratio follows the fsync.",
@@ -389,6 +395,11 @@ async function main(): Promise<void> {
     save("p14-notify", r);
     show("P14", withStamp(notifySection(r), r));
   }
+  if (wanted("P16")) {
+    const r = await stamped(commit, () => benchLinks(quick ? { turns: 5, cliRounds: 2 } : { turns: 100, cliRounds: 20 }));
+    save("p16-links", r);
+    show("P16", withStamp(linksSection(r), r));
+  }
   if (wanted("P15")) {
     const r = await stamped(commit, () => benchRestore({ seats: quick ? 2 : 8 }));
     save("p15-restore", r);
@@ -418,6 +429,7 @@ async function main(): Promise<void> {
   stored("P13", "p13-spend", spendSection);
   stored("P14", "p14-notify", notifySection);
   stored("P15", "p15-restore", restoreSection);
+  stored("P16", "p16-links", linksSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);

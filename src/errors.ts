@@ -62,6 +62,9 @@ export const ERROR_CODES = {
   APPROVAL_EXPIRED: "the approval's turn ended (or its deadline passed) before this answer",
   APPROVAL_ANSWER_INVALID: "an answer to an approval is malformed (decision must be allow or deny; an id is url-safe)",
   APPROVAL_TARGET_CHANGED: "an answer carried a digest that is not the held call's exact target; nothing was answered or run",
+  APPROVAL_LINK_USED: "an approve/deny link from a notification was already used once; nothing was answered or run",
+  APPROVAL_LINK_EXPIRED: "an approve/deny link from a notification is past its approval's deadline; nothing was answered or run",
+  APPROVAL_LINK_INVALID: "an approve/deny link's signature does not verify (altered, cut, or signed with another key); nothing was answered or run",
   // mux/
   MUX_UNAVAILABLE: "the multiplexer is not installed or not reachable",
   MUX_COMMAND_FAILED: "a multiplexer command failed",
@@ -152,6 +155,7 @@ export const ERROR_CODES = {
   // board/
   BOARD_UNSAFE_ADDRESS: "the board was asked to listen on an address other machines reach without a token from GROK_SEAT_BOARD_TOKEN",
   BOARD_LISTEN_FAILED: "the board could not listen on its address and port (in use, or not an address of this machine)",
+  BOARD_LINK_KEY_UNSAFE: "the seat home's approval-link signing key is not a private 0600 file of this user (or cannot be read or made)",
   // notify/ — notifications
   NOTIFY_CONFIG_INVALID: "the config file's notify section is malformed (a target's type, url, secret, command or events)",
   NOTIFY_TARGET_UNKNOWN: "--notify (or the notify option) names a target the config does not define",

@@ -4,15 +4,17 @@
  * Owns: the HTTP server, the secret base path (`/<base>/`, derived from the token), the token check (401 without
  *   it), the cookie that carries it after the first visit (scoped to the base path), the Host check, the
  *   same-origin check on every change, the approve / deny handler, loading bull-board on use and keeping it
- *   read-only unless asked.
+ *   read-only unless asked, and serving the seat home's signed Approve / Deny links (checked by links.ts) outside
+ *   the base path without the token: a GET shows, only the same-origin confirm POST answers.
  * Does not own: the page (page.ts), the listing (attention/), holding approvals (an ApprovalsSource), the
  *   queues view (bull-board's own UI and API), what a job runs (fleet/job-seal.ts refuses a rewritten one).
- * Invariant: nothing outside the base path answers but 404, and nothing inside it without the token but 401;
+ * Invariant: nothing outside the base path answers but 404 (but for a signed link under the links path, derived
+ *   from the link key, which answers only that one approval, once), and nothing inside it without the token but 401;
  *   the browser sends the cookie only to this base path (cookies are not port-scoped, so another service on
  *   this host gets it only if asked for this secret path), and no response lets the path leak in a Referer;
  *   GET never changes anything; a change is acted on only with the token, an Origin (or Referer) of this very
  *   board and no cross-origin Sec-Fetch-Site; one click forwards one answer.
- *   Spec: docs/supervision.md#the-board.
+ *   Spec: docs/supervision.md#the-board, docs/board.md.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -22,6 +24,8 @@ import { registerSecretValue } from "../internal/redact.js";
 import { listLive, type ListLiveOptions } from "../attention/listing.js";
 import type { ApprovalsSource } from "../attention/approvals-source.js";
 import { renderApproval, renderBoard, renderError } from "./page.js";
+import { renderLinkConfirm, renderLinkOutcome } from "./link-page.js";
+import { claimLink, clearBoardAddress, ensureLinkKey, isLinkUsed, linksBase, pruneUsedLinks, verifyLink, writeBoardAddress } from "./links.js";
 
 /** The environment variable a board token may come from (required for a non-loopback address). */
 export const BOARD_TOKEN_ENV = "GROK_SEAT_BOARD_TOKEN";
@@ -51,12 +55,20 @@ export interface BoardOptions {
    * refused by its worker (FLEET_JOB_TAMPERED).
    */
   queueActions?: boolean;
+  /**
+   * Serve the Approve / Deny links of approval notifications for this seat home: the board makes the home's link
+   * key once (0600), records its address there so runs can build links, and answers a signed link without the
+   * token. `publicUrl` is the https address a TLS reverse proxy serves this board's root at (links use it).
+   */
+  links?: { home: string; publicUrl?: string };
 }
 
 /** A running board. */
 export interface Board {
   /** The board's address: its secret base path included, its token not (`http://127.0.0.1:PORT/<base>/`). */
   url: string;
+  /** Where approval links start (its root address or public URL), when it serves links; undefined otherwise. */
+  linksUrl?: string;
   token: string;
   close(): Promise<void>;
 }
@@ -128,14 +140,32 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
  * absent or "null" (what `Referrer-Policy: no-referrer` makes a browser send) or this board. Without
  * Sec-Fetch-Site, the Origin (or, without one, the Referer) must be this board.
  */
-function fromThisBoard(req: IncomingMessage): boolean {
+function fromThisBoard(req: IncomingMessage, publicOrigin?: string): boolean {
   const host = req.headers.host;
   if (!host) return false;
-  const self = `http://${host}`;
+  const self = (origin: string | undefined) => origin === `http://${host}` || (publicOrigin !== undefined && origin === publicOrigin);
   const site = req.headers["sec-fetch-site"];
-  if (site !== undefined) return site === "same-origin" && (req.headers.origin === undefined || req.headers.origin === "null" || req.headers.origin === self);
+  if (site !== undefined) return site === "same-origin" && (req.headers.origin === undefined || req.headers.origin === "null" || self(req.headers.origin));
   const origin = req.headers.origin ?? (req.headers.referer ? safeOrigin(req.headers.referer) : undefined);
-  return origin === self;
+  return self(origin);
+}
+
+/**
+ * The public URL a TLS reverse proxy serves the board at: https (or http on a loopback name, for an SSH tunnel
+ * that maps another port), no user name, password, query or fragment.
+ */
+function checkPublicUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new SeatError("CLI_USAGE", `The board's public URL "${text}" is not a URL (for example https://board.example.com).`);
+  }
+  const tunnel = url.protocol === "http:" && isLoopback(url.hostname.replace(/^\[|\]$/g, ""));
+  if ((url.protocol !== "https:" && !tunnel) || url.username || url.password || url.search || url.hash) {
+    throw new SeatError("CLI_USAGE", `The board's public URL must be https (a TLS reverse proxy) or http on a loopback name (an SSH tunnel), without credentials, query or fragment; got "${text}". Approval links would otherwise travel in the clear.`);
+  }
+  return url;
 }
 
 function safeOrigin(url: string): string | undefined {
@@ -181,6 +211,10 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
   const queueActions = options.queueActions === true;
   const queues = options.redisUrl ? await queuesView(options.redisUrl, queuesPath, !queueActions) : undefined;
   let hosts: Set<string> | undefined;
+  const publicUrl = options.links?.publicUrl !== undefined ? checkPublicUrl(options.links.publicUrl) : undefined;
+  const linkKey = options.links ? ensureLinkKey(options.links.home) : undefined;
+  if (options.links) pruneUsedLinks(options.links.home);
+  const linksPath = linkKey ? `/${linksBase(linkKey)}` : undefined;
 
   const page = async (res: ServerResponse, notice?: string) => {
     const [items, approvals] = await Promise.all([listLive({ ...(options.listing ?? {}), ...(options.approvals ? { approvals: options.approvals } : {}) }), options.approvals ? options.approvals.list() : Promise.resolve(null)]);
@@ -191,6 +225,7 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
     // A name that is not this board's own address (DNS rebinding) gets nothing.
     if (hosts && !hosts.has(req.headers.host ?? "")) return send(res, 421, renderError(421, "This board answers only to its own address."));
     const url = new URL(req.url ?? "/", "http://board.invalid");
+    if (linksPath && url.pathname.startsWith(`${linksPath}/`)) return answerLink(req, res, url);
     // Outside the secret base path there is nothing, not even a hint that a board is here.
     if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) return send(res, 404, renderError(404, "Not here."));
     if (req.method === "GET" && url.pathname === base) return send(res, 303, "", { location: `${base}/${url.search}` });
@@ -203,7 +238,7 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
       return send(res, 303, "", { location: `${url.pathname}${url.search}`, "set-cookie": `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=${base}/` });
     }
     const changes = req.method !== "GET" && req.method !== "HEAD";
-    if (changes && !fromThisBoard(req)) return send(res, 403, renderError(403, "A change must come from this board's own page (same origin)."));
+    if (changes && !fromThisBoard(req, publicUrl?.origin)) return send(res, 403, renderError(403, "A change must come from this board's own page (same origin)."));
     const rest = url.pathname.slice(base.length) || "/";
     if (queues && (rest === `/${QUEUES}` || rest.startsWith(`/${QUEUES}/`))) {
       // Read-only unless --queue-actions: bull-board's own check, and this one for any route it might not guard.
@@ -247,6 +282,44 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
     return send(res, req.method === "GET" ? 404 : 405, renderError(req.method === "GET" ? 404 : 405, "Not here."));
   };
 
+  /** A signed link from a notification: GET shows the exact call and a confirm button; the confirm's POST answers. */
+  const answerLink = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const home = options.links!.home;
+    const refuse = (status: number, heading: string, error: unknown) => send(res, status, renderLinkOutcome(heading, `${messageOf(error)}${error instanceof SeatError ? ` [${error.code}]` : ""}`));
+    if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "POST") return send(res, 405, renderError(405, "Not here."), { allow: "GET, HEAD, POST" });
+    let link;
+    try {
+      link = verifyLink(linkKey!, url.pathname.slice(linksPath!.length), url.searchParams);
+    } catch (error) {
+      return refuse(error instanceof SeatError && error.code === "APPROVAL_LINK_EXPIRED" ? 410 : 403, "This link cannot answer", error);
+    }
+    const posted = req.method === "POST";
+    if (posted) {
+      await readForm(req);
+      if (!fromThisBoard(req, publicUrl?.origin)) return send(res, 403, renderLinkOutcome("Refused", "A confirm must come from the link's own page (same origin). Nothing was answered."));
+    }
+    if (isLinkUsed(home, link)) return refuse(410, "This link was already used", new SeatError("APPROVAL_LINK_USED", "This approval link was already used. Nothing was answered again; a link answers once."));
+    if (!options.approvals) return send(res, 404, renderLinkOutcome("Nothing to answer", "This board has no approvals source."));
+    if (!posted) {
+      const found = (await options.approvals.list()).find((a) => a.id === link.id);
+      if (!found) return refuse(404, "Nothing to answer", new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${link.id}: it was answered, reached its deadline, or its run ended.`));
+      if (found.digest !== link.digest) {
+        return refuse(409, "The call changed", new SeatError("APPROVAL_TARGET_CHANGED", `Approval ${link.id} now asks about another target (digest ${found.digest}) than this link was made for (${link.digest}). Nothing was answered; open the board to see the call as it is now.`));
+      }
+      return send(res, 200, renderLinkConfirm(found, link.decision, `${url.pathname}${url.search}`));
+    }
+    try {
+      claimLink(home, link);
+      // No listing on the confirm's path: the run holding the approval checks the digest the link was signed for
+      // (APPROVAL_TARGET_CHANGED, nothing runs) and decides first-wins, atomically, as for `seat approve --digest`.
+      await options.approvals.answer(link.id, { decision: link.decision, by: "link", digest: link.digest });
+    } catch (error) {
+      const code = error instanceof SeatError ? error.code : undefined;
+      return refuse(code === "APPROVAL_LINK_USED" ? 410 : code === "APPROVAL_NOT_FOUND" ? 404 : 409, "Not answered", error);
+    }
+    return send(res, 200, renderLinkOutcome(link.decision === "allow" ? "Approved" : "Denied", `Approval ${link.id} was answered: ${link.decision}. This link is now used.`));
+  };
+
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) send(res, 500, renderError(500, messageOf(error)));
@@ -264,11 +337,19 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
   }
   const address = server.address() as AddressInfo;
   hosts = hostsOf(host, address.port);
+  if (hosts && publicUrl) hosts.add(publicUrl.host);
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  // Runs of this seat home find the board here: its root address (or public URL), never its token or secret path.
+  // On a shared address without a public URL there is no address a link could safely name (plain http across the
+  // network): no record, so runs send no links and their notifications say how to answer instead.
+  const linksUrl = publicUrl ? publicUrl.href : isLoopback(host) ? `http://${shown}:${address.port}` : undefined;
+  if (options.links && linksUrl !== undefined) writeBoardAddress(options.links.home, linksUrl);
   return {
     url: `http://${shown}:${address.port}${base}/`,
     token,
+    ...(options.links && linksUrl !== undefined ? { linksUrl } : {}),
     async close() {
+      if (options.links && linksUrl !== undefined) clearBoardAddress(options.links.home, linksUrl);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await queues?.close();

@@ -4,6 +4,7 @@
  * Owns: which SeatEvents become which NotifyEvents — a held approval is `waiting` (with the exact command and its
  *   digest), a turn's end is `done`, `failed`, `cancelled`, `uncertain`, or `budget` when BUDGET_EXCEEDED ended it.
  * Does not own: sending (notifier.ts) or the links that answer an approval (the board signs those; `linkFor`).
+ *   Without links, a `waiting` message names the `seat approve` / `seat deny` commands that answer it.
  * Invariant: one turn's end is told once — the session's own end after it (state `done` at dispose) is not a
  *   second `done`.
  */
@@ -38,11 +39,14 @@ export function notifyFromEvents(notifier: Notifier, options: EventNotificationO
   return (event) => {
     if (event.type === "approval_asked") {
       const approval = event.approval;
+      const links = options.linkFor?.(approval);
+      // Without a board to link to, the message says how to answer from a shell instead.
+      const how = links === undefined ? ` — answer with \`seat approve ${approval.id} --digest ${approval.digest}\` or \`seat deny ${approval.id}\`` : "";
       notifier.notify(createNotifyEvent({
         event: "waiting",
         subject: subject(),
-        text: `waits for your approval: ${approval.category} ${approval.title}`,
-        approval: { id: approval.id, category: approval.category, command: approvalCommand(approval), digest: approval.digest, ...(options.linkFor?.(approval) ?? {}) },
+        text: `waits for your approval: ${approval.category} ${approval.title}${how}`,
+        approval: { id: approval.id, category: approval.category, command: approvalCommand(approval), digest: approval.digest, ...(links ?? {}) },
       }));
       return;
     }

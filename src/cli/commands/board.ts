@@ -9,6 +9,7 @@ import { SeatError } from "../../errors.js";
 import type { ApprovalsSource } from "../../attention/approvals-source.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeUnmasked } from "../output.js";
+import { seatHome } from "../../seat/index.js";
 import { REDIS_HELP } from "./fleet-common.js";
 import type { Command } from "./command.js";
 
@@ -24,24 +25,28 @@ function approvalsSource(redis: string | undefined): ApprovalsSource {
 
 export const boardCommand: Command = {
   name: "board",
-  help: `Usage: seat board [--redis URL] [--port N] [--host H] [--queue-actions]
+  help: `Usage: seat board [--redis URL] [--port N] [--host H] [--public-url URL] [--queue-actions]
 
   --port N          port to listen on (default: any free port)
   --host H          address to listen on (default 127.0.0.1); any other than loopback needs the token in
                     GROK_SEAT_BOARD_TOKEN
+  --public-url URL  the https address a TLS reverse proxy serves this board at (or http://localhost:PORT of an
+                    SSH tunnel); approval links in notifications use it instead of the listening address
   --queue-actions   let bull-board act on jobs (retry, remove, promote, pause…); default read-only. A job whose
                     spec was rewritten is still refused by its worker (FLEET_JOB_TAMPERED).
 ${REDIS_HELP}
 
 Open the printed address once: the token then moves into a cookie the browser sends only to the board's secret
 path (never to another service on this host). Outside that path everything is 404; without the token, 401.
+While it runs, approval notifications from this seat home carry signed, single-use Approve / Deny links to it
+(docs/board.md shows how to reach it from a phone safely).
 
 Examples:
   seat board --redis redis://127.0.0.1:6379
   GROK_SEAT_BOARD_TOKEN=… seat board --port 8088`,
   async run(argv) {
     // --json only shapes an error (main.ts prints it as a JSON object); the board itself prints one line.
-    const args = parseFlags("board", argv, { redis: { type: "string" }, port: { type: "string" }, host: { type: "string" }, json: { type: "boolean" }, "queue-actions": { type: "boolean" } });
+    const args = parseFlags("board", argv, { redis: { type: "string" }, port: { type: "string" }, host: { type: "string" }, json: { type: "boolean" }, "queue-actions": { type: "boolean" }, "public-url": { type: "string" } });
     if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat board takes no arguments (got "${args.positionals[0]}").`);
     const rawPort = stringFlag(args, "port");
     const port = rawPort === undefined ? 0 : Number(rawPort);
@@ -60,6 +65,7 @@ Examples:
         ...(redis ? { redisUrl: redis } : {}),
         ...(args.values["queue-actions"] === true ? { queueActions: true } : {}),
         listing: fleet ? { fleet } : {},
+        links: { home: seatHome(), ...(stringFlag(args, "public-url") !== undefined ? { publicUrl: stringFlag(args, "public-url")! } : {}) },
         ...(approvals ? { approvals } : {}),
       });
     } catch (error) {
@@ -68,6 +74,7 @@ Examples:
     }
     // The token is printed once, and only when it was made here (one from the environment stays there). It is a
     // registered secret, masked in every other output; this line is the one place it is shown, to its owner.
+    if (board.linksUrl === undefined) process.stderr.write("board: approval links are off on a shared address without --public-url (they would travel as plain http); notifications say `seat approve ID` instead\n");
     if (envToken) process.stdout.write(`board: ${board.url}\n`);
     else writeUnmasked(process.stdout, `board: ${board.url}?token=${board.token}\n`);
     await new Promise<void>((resolve) => {

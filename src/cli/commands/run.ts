@@ -29,6 +29,7 @@ import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
 import { chooseTargets, createNotifier, notifyFromEvents } from "../../notify/index.js";
+import { approvalLinks } from "../../board/links.js";
 import { loadNotifyConfig } from "../config.js";
 import { countFlag, directoryFlag, listFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag, type ParsedArgs } from "../args.js";
 import { promptFrom } from "../prompt-input.js";
@@ -272,7 +273,7 @@ Examples:
     const ringTerminal = !json && process.stderr.isTTY === true && !notifyRequested.includes("none");
     let sessionId: string | undefined;
     const notifier = notifyTargets.length > 0 || ringTerminal ? createNotifier({ targets: notifyTargets, ...(ringTerminal ? { terminal: process.stderr } : {}) }) : undefined;
-    const notifyHook = notifier === undefined ? undefined : notifyFromEvents(notifier, { subject: () => (name !== undefined ? { kind: "named-session", name } : { kind: "run", id: sessionId ?? `pid-${process.pid}` }) });
+    const notifyHook = notifier === undefined ? undefined : notifyFromEvents(notifier, { subject: () => (name !== undefined ? { kind: "named-session", name } : { kind: "run", id: sessionId ?? `pid-${process.pid}` }), linkFor: (approval) => approvalLinks(seatHome(), approval) });
     const onEvent = (event: SeatEvent) => {
       notifyHook?.(event);
       if (starting && (event.type === "diagnostic" || event.type === "state")) return void held.push(event);
