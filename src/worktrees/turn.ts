@@ -76,10 +76,23 @@ export function finishTurnWorktree(worktree: TurnWorktree, turn: { promptId: str
   return commitTurn(worktree.record, turn);
 }
 
+/**
+ * Locks `record` for this process until release() or the process exits. The exit hook goes with release(): a
+ * long-lived process (the MCP server) that runs many worktree turns must not pile up 'exit' listeners.
+ */
 function locked(home: string, record: WorktreeRecord, owner: string): TurnWorktree {
   const lock = lockWorktree(home, record, owner);
-  process.once("exit", () => lock.release());
-  return { record, lock };
+  const atExit = () => lock.release();
+  process.once("exit", atExit);
+  return {
+    record,
+    lock: {
+      release() {
+        process.removeListener("exit", atExit);
+        lock.release();
+      },
+    },
+  };
 }
 
 async function findSessionWorktree(home: string, session: string, cwd: string): Promise<WorktreeRecord | undefined> {
