@@ -1,12 +1,15 @@
 /*
- * One MCP turn: what the `run` tool does between checked arguments and its result — the same steps as `seat run`
- *   (a fresh session, or a named one through sessions/; held approvals; a control socket so `seat approve/deny/
- *   cancel` reach it; the turn in the ledger), without a terminal.
- * Owns: runMcpTurn — start, prompt with the call's AbortSignal, dispose in every case, record the usage of a plain
- *   turn (a named session's turn is recorded by sessions/).
- * Does not own: argument checks (boundaries.ts), the tool's schema and result (tools/run.ts).
+ * One MCP turn: what the `run` tool does between checked arguments and its result — the same steps as `seat run`,
+ *   through the same shared parts (a fresh session, or a named one through sessions/; held approvals; the control
+ *   socket with the typed state every door answers, so `seat ps`, `seat approve/deny/cancel` reach it; the
+ *   worktree lifecycle of worktrees/; the turn in the ledger), without a terminal.
+ * Owns: runMcpTurn — plan the worktree, start, prompt with the call's AbortSignal, dispose in every case, commit the
+ *   worktree after dispose, record the usage of a plain turn (a named session's turn is recorded by sessions/).
+ * Does not own: argument checks (boundaries.ts), the tool's schema and result (tools/run.ts), the control socket
+ *   (sessions/turn-control.ts), the worktree's steps (worktrees/turn.ts).
  * Invariant: the session is disposed before runMcpTurn settles, whatever happened (cancel, host gone, failure),
- *   so no agent process outlives the call; a turn that was sent is recorded, cancelled or not.
+ *   so no agent process outlives the call; a turn that was sent is recorded, cancelled or not; its worktree is
+ *   committed only after the agent is gone, and its lock is released on every way out.
  */
 import type { Diagnostic, SeatEvent, TurnResult } from "../acp/index.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";

@@ -10,7 +10,8 @@
  *   when the lease is released or the process exits by any path but SIGKILL, or by the next holder once this
  *   one is proven dead; its path is never longer
  *   than MAX_SOCKET_PATH_BYTES (the kernel would bind a silently truncated name); the operations are cancel
- *   (never sends a prompt), state (only reads the session's attention snapshot, for `seat ps`) and, when the
+ *   (never sends a prompt), state (only reads: the typed answer of control-state.ts, checked before it is sent,
+ *   for `seat ps`) and, when the
  *   holder has held approvals (approvals/), `approvals` (list them, with the holder's pid) and `answer` (one
  *   answer to one approval; a refusal carries its stable code).
  */
