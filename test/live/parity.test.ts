@@ -37,7 +37,7 @@ const SCRIPT: MockScript = {
   rules: DOORS.map((door) => ({
     match: promptOf(door),
     replies: [
-      { text: "thinking it over for a little while before writing the marker file now", chunkDelayMs: 250, toolCalls: [{ name: "run_terminal_command", arguments: { command: `echo ${door.id} > ${MARKER}`, description: `write ${MARKER}` } }] },
+      { text: "thinking it over for a little while before writing the marker file in the tree it works in now", chunkDelayMs: 400, toolCalls: [{ name: "run_terminal_command", arguments: { command: `echo ${door.id} > ${MARKER}`, description: `write ${MARKER}` } }] },
       { text: "marker written" },
     ],
   })),
