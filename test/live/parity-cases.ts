@@ -8,7 +8,7 @@
  */
 
 /** Where a supervised turn starts. */
-export type DoorId = "cli-plain" | "cli-named" | "mcp-run" | "library-named";
+export type DoorId = "cli-plain" | "cli-named" | "mcp-run" | "mcp-named" | "library-named";
 
 /** What every door must have alike. */
 export type PropertyId = "ps" | "approval-owner" | "worktree";
@@ -54,6 +54,12 @@ export const DOORS: readonly Door[] = [
     id: "mcp-run",
     label: "seat mcp, tool run { worktree: NAME }",
     cells: { ps: { ps: { kind: "run" } }, "approval-owner": { owner: { kind: "session" } }, worktree: { worktree: { name: "parity-mcp-run" } } },
+  },
+  {
+    id: "mcp-named",
+    label: "seat mcp, tool run { session: NAME, worktree: NAME }",
+    session: "parity-mcp",
+    cells: { ps: { ps: { kind: "named-session", name: "parity-mcp" } }, "approval-owner": { owner: { kind: "named-session", name: "parity-mcp" } }, worktree: { worktree: { name: "parity-mcp-named" } } },
   },
   {
     id: "library-named",

@@ -95,11 +95,11 @@ async function startDoor(door: Door, live: LiveRig): Promise<Started> {
       kill: () => void run.child.kill("SIGKILL"),
     };
   }
-  if (door.id === "mcp-run") {
+  if (door.id === "mcp-run" || door.id === "mcp-named") {
     const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--root", repo, "--ask", "execute"], env: env as Record<string, string>, cwd: repo, stderr: "pipe" });
     const client = new Client({ name: "parity-host", version: "1.0.0" });
     await client.connect(transport);
-    const call = client.callTool({ name: "run", arguments: { prompt: promptOf(door), ...(worktree ? { worktree } : {}) } }, CallToolResultSchema, { timeout: 120_000 }) as Promise<CallToolResult>;
+    const call = client.callTool({ name: "run", arguments: { prompt: promptOf(door), ...(door.session ? { session: door.session } : {}), ...(worktree ? { worktree } : {}) } }, CallToolResultSchema, { timeout: 120_000 }) as Promise<CallToolResult>;
     return {
       pid: transport.pid!,
       done: call.then((result) => assert.equal(result.isError, undefined, JSON.stringify(result))).finally(() => client.close()),
