@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listLive } from "../src/attention/listing.js";
-import { acquireLease, openStore, planControlSocket, startControlServer, type ControlServer, type HeldLease } from "../src/sessions/index.js";
+import { acquireLease, describeControlState, openStore, planControlSocket, startControlServer, type ControlServer, type HeldLease } from "../src/sessions/index.js";
 import { fmt, parseFlags, percentile, ratio, table, writeResult } from "./report.js";
 
 const SEAT_MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
       const lease = await acquireLease(store, record);
       leases.push(lease);
       const since = new Date().toISOString();
-      const server = await startControlServer(place, { cancel: async () => ({}), state: () => ({ state: i % 5 === 0 ? "waiting" : "working", since, ...(i % 5 === 0 ? { waitingOn: "approval" } : {}) }) });
+      const server = await startControlServer(place, { cancel: async () => ({}), state: describeControlState({ id: `s${i}`, attention: () => ({ state: i % 5 === 0 ? "waiting" : "working", since, ...(i % 5 === 0 ? { waitingOn: "approval" as const } : {}) }) }, { kind: "named-session", name: `s${i}`, agent: "grok", cwd: root }) });
       servers.push(server);
       store.setControlSocket(record.row, lease.holder.pid, server.path);
     }

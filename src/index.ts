@@ -56,6 +56,9 @@ export type { Notifier, NotifierOptions, NotifyConfig, NotifyTarget, NotifyEvent
 // Worktrees: one git worktree per seat, a commit per turn, then review, merge or discard (docs/worktrees.md)
 export { createWorktree, commitTurn, listWorktrees, findWorktree, diffWorktree, mergeWorktree, discardWorktree } from "./worktrees/index.js";
 export type { CreateWorktreeOptions, CreatedWorktree, WorktreeRecord, WorktreeStatus, TurnCommit, MergeMode, MergeOptions, MergeResult, DiscardResult } from "./worktrees/index.js";
+// A supervised turn's worktree, as `seat run --worktree` and the MCP run tool take it (docs/supervision.md)
+export { planTurnWorktree, finishTurnWorktree } from "./worktrees/index.js";
+export type { TurnWorktree, TurnWorktreeOptions, TurnWorktreePlan } from "./worktrees/index.js";
 
 // Approvals held for a person (docs/supervision.md)
 export { listApprovals, answerApproval } from "./approvals/index.js";

@@ -2,7 +2,7 @@
  * Plain runs: this user's live `seat run` processes without a session name, found by their control sockets
  *   (the ones `seat approvals` reaches: <seat home>/sessions/ctl-*.sock, or s in a private gs-ctl-* directory
  *   under TMPDIR), each asked for its state — rows of kind `run` for `seat ps` and the board.
- * Owns: telling a plain run's socket from a named session's (the run says `kind: "run"` in its state answer),
+ * Owns: telling a plain run's socket from a named session's (the typed state answer's `kind`, control-state.ts),
  *   proving the pid that answers holds the socket, and pruning the socket file a dead run left behind.
  * Does not own: where sockets live or the server behind them (sessions/control.ts), finding candidates
  *   (approvals/remote.ts), named sessions (listing.ts reads their leases).
@@ -15,6 +15,7 @@ import { lstatSync } from "node:fs";
 // Single files, not the front doors (`seat ps` must not load the runtime or the seat stack).
 import { candidateSockets } from "../approvals/remote.js";
 import { removeDeadControlSocket, requestControl } from "../sessions/control.js";
+import { parseControlState } from "../sessions/control-state.js";
 import { socketListenerInodes, type IdentitySource } from "../identity/index.js";
 import type { AttentionState } from "./states.js";
 import type { LiveItem } from "./listing.js";
@@ -49,23 +50,25 @@ async function askRun(socket: string, options: ListRunsOptions): Promise<LiveIte
     if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") await pruneIfDead(socket);
     return null;
   }
-  if (answer?.ok !== true || answer.kind !== "run" || typeof answer.pid !== "number" || answer.pid === process.pid) return null;
-  const pid = answer.pid;
+  // The answer is checked against the one control-state schema every door's socket answers with.
+  const told = answer?.ok === true ? parseControlState(answer) : null;
+  if (told === null || told.kind !== "run" || told.pid === process.pid) return null;
+  const pid = told.pid;
   const holds = await options.source.checkSocketHolder(pid, socket);
   if (holds.check.verdict === "mismatch") return null;
-  const state = typeof answer.state === "string" && STATES.has(answer.state) ? (answer.state as AttentionState) : "uncertain";
+  const state = STATES.has(told.state) ? told.state : "uncertain";
   const item: LiveItem = {
     kind: "run",
-    id: typeof answer.id === "string" ? answer.id : `pid-${pid}`,
-    agent: typeof answer.agent === "string" ? answer.agent : "grok",
+    id: told.id,
+    agent: told.agent,
     // A holder that cannot be proven is shown, but never with the state it claims.
     state: holds.check.verdict === "match" ? state : "uncertain",
-    since: typeof answer.since === "string" ? answer.since : null,
-    cwd: typeof answer.cwd === "string" ? answer.cwd : null,
+    since: told.since,
+    cwd: told.cwd,
     pid,
     pendingApprovals: 0,
   };
-  if (item.state === "waiting" && typeof answer.waitingOn === "string") item.waitingOn = answer.waitingOn;
+  if (item.state === "waiting" && told.waitingOn !== undefined) item.waitingOn = told.waitingOn;
   return item;
 }
 

@@ -84,3 +84,16 @@ export function checkModel(model: string): string {
   if (!MODEL_ID.test(model) || model.includes("..")) throw new SeatError("MCP_ARGUMENT_INVALID", `${JSON.stringify(model)} is not a model id: use letters, digits and . _ : / - (e.g. grok-cli/grok-code-fast-1).`, { context: { model } });
   return model;
 }
+
+/**
+ * The repository a `worktree` call branches from: the one containing `cwd`, whose whole tree a seat worktree checks
+ * out, so its top level must lie under one of `roots` too (else MCP_CWD_OUTSIDE_ROOTS); WORKTREE_NOT_A_REPO or
+ * WORKTREE_GIT_MISSING when `cwd` is not in a git checkout.
+ */
+export async function checkWorktreeRepository(cwd: string, roots: readonly string[]): Promise<void> {
+  const { resolveRepository } = await import("../worktrees/index.js");
+  const repo = await resolveRepository(cwd);
+  if (!roots.some((root) => isUnder(repo.root, root))) {
+    throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `A worktree of cwd ${cwd} would check out its whole repository ${repo.root}, which lies outside every root this server may use (${roots.join(", ")}); declare the repository's top level as a root, or leave worktree out.`, { context: { cwd, repository: repo.root, roots } });
+  }
+}

@@ -10,7 +10,8 @@
  *   when the lease is released or the process exits by any path but SIGKILL, or by the next holder once this
  *   one is proven dead; its path is never longer
  *   than MAX_SOCKET_PATH_BYTES (the kernel would bind a silently truncated name); the operations are cancel
- *   (never sends a prompt), state (only reads the session's attention snapshot, for `seat ps`) and, when the
+ *   (never sends a prompt), state (only reads: the typed answer of control-state.ts, checked before it is sent,
+ *   for `seat ps`) and, when the
  *   holder has held approvals (approvals/), `approvals` (list them, with the holder's pid) and `answer` (one
  *   answer to one approval; a refusal carries its stable code).
  */
@@ -24,6 +25,7 @@ import { isPrivateDir, ownUid, privateDirProblem } from "../internal/private-dir
 // The two light modules, not seat/'s front door: `seat ps` reaches this file and must not load the seat stack.
 import { MAX_SOCKET_PATH_BYTES } from "../internal/socket-path.js";
 import { ensurePrivateDir } from "../seat/seat-home.js";
+import { controlStateProblem, type ControlState } from "./control-state.js";
 
 /** Where a control socket is bound: in `dir` itself (the seat home's sessions/), or a fresh directory under it. */
 export interface ControlPlace {
@@ -125,8 +127,8 @@ function prepare(place: ControlPlace): { path: string; cleanup(): void } {
 /** What a control socket serves: cancel, and the holder's held approvals when it has any. */
 export interface ControlHandlers {
   cancel: () => Promise<{ promptId?: string }>;
-  /** Only reads: the session's attention snapshot (`seat ps`); a plain run adds kind "run", id, agent, cwd, pid. */
-  state?: () => object;
+  /** Only reads: what holds the socket and its attention state (`seat ps`), built by describeControlState. */
+  state?: () => ControlState;
   approvals?: {
     list(): unknown[];
     /** Throws a SeatError (APPROVAL_*) to refuse; its code travels back. */
@@ -138,7 +140,12 @@ export interface ControlHandlers {
 async function serve(op: Record<string, unknown>, handlers: ControlHandlers): Promise<Record<string, unknown>> {
   try {
     if (op.op === "cancel") return { ok: true, ...(await handlers.cancel()) };
-    if (op.op === "state" && handlers.state) return { ok: true, ...handlers.state() };
+    if (op.op === "state" && handlers.state) {
+      // Checked before it leaves: an answer that does not fit the schema is refused, never sent half-typed.
+      const state = handlers.state();
+      const problem = controlStateProblem(state);
+      return problem === null ? { ok: true, ...state } : { ok: false, error: `state answer does not fit the control schema: ${problem}` };
+    }
     if (op.op === "approvals") return { ok: true, pid: process.pid, approvals: handlers.approvals?.list() ?? [] };
     if (op.op === "answer" && handlers.approvals && typeof op.id === "string") return { ok: true, ...handlers.approvals.answer(op.id, op.answer) };
     if (op.op === "answer") return { ok: false, code: "APPROVAL_NOT_FOUND", error: "this run holds no approvals" };
@@ -250,9 +257,10 @@ export async function requestCancel(path: string, timeoutMs = 10_000): Promise<{
 }
 
 /**
- * Asks the control socket at `path` for the session's attention snapshot (`seat ps`); resolves null when the
- * holder does not answer within `timeoutMs` or does not know the operation. Never rejects.
+ * Asks the control socket at `path` what holds it and its attention state (`seat ps`); resolves null when the
+ * holder does not answer within `timeoutMs`, does not know the operation, or answers outside the schema
+ * (control-state.ts). Never rejects.
  */
-export function requestState(path: string, timeoutMs = 1_000): Promise<Record<string, unknown> | null> {
-  return requestControl(path, { op: "state" }, timeoutMs).then((answer) => (answer?.ok === true ? answer : null), () => null);
+export function requestState(path: string, timeoutMs = 1_000): Promise<ControlState | null> {
+  return requestControl(path, { op: "state" }, timeoutMs).then((answer) => (answer?.ok === true && controlStateProblem(answer) === null ? (answer as unknown as ControlState) : null), () => null);
 }

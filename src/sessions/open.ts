@@ -18,9 +18,10 @@ import type { IdentitySource } from "../identity/index.js";
 import type { Diagnostic, PromptOptions, TurnResult } from "../acp/index.js";
 import { acquireLease, type HeldLease } from "./lease.js";
 import { assertSessionName, scopeFor } from "./names.js";
-import { planControlSocket, startControlServer, type ControlServer } from "./control.js";
+import { planControlSocket, type ControlServer } from "./control.js";
+import { startTurnControl } from "./turn-control.js";
 import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
-import { processApprovals, recordApprovalsIn } from "../approvals/index.js";
+import { recordApprovalsIn } from "../approvals/index.js";
 import { budgetProblem, ledgerEntriesOf, nextTurnBudget, readSessionBudget, recordUsage, setSessionBudget, type TurnBudget } from "../usage/index.js";
 
 /** Options of openSession: a name plus everything createSession takes. */
@@ -172,6 +173,18 @@ class NamedSession implements HeadlessSession {
   }
 }
 
+/**
+ * The held-approvals option of named session `name`: its approvals are owned by `named-session` `name`, whoever
+ * opens it (`seat run -s`, the MCP run tool, a library caller), so `seat approvals` and `seat ps` name it alike.
+ * A fleet job's owner (`job`) is kept: its approvals are answered through Redis by the job's id.
+ */
+export function namedSessionApprovals(approvals: SessionOptions["approvals"], name: string): SessionOptions["approvals"] {
+  if (!approvals) return approvals;
+  const config = approvals === true ? {} : approvals;
+  if (config.owner?.kind === "job") return approvals;
+  return { ...config, owner: { kind: "named-session", name } };
+}
+
 /** The journal's store for `home` (created private when missing). */
 export function openStore(home: string): SessionStore {
   ensurePrivateDir(home);
@@ -211,7 +224,8 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     const resumeId = record.agentSessionId;
     const model = options.model ?? record.model ?? undefined;
     const { name: _n, global: _g, waitMs: _w, home: _h, identitySource: _i, sessionBudget: _b, beforeStart: _s, ...sessionOptions } = options;
-    inner = await createSession({ ...sessionOptions, cwd: record.cwd, ...(model ? { model } : {}), ...(resumeId ? { resume: { sessionId: resumeId } } : {}) });
+    const approvals = namedSessionApprovals(sessionOptions.approvals, options.name);
+    inner = await createSession({ ...sessionOptions, ...(approvals ? { approvals } : {}), cwd: record.cwd, ...(model ? { model } : {}), ...(resumeId ? { resume: { sessionId: resumeId } } : {}) });
     if (inner.state !== "ready") {
       const diagnostic = inner.diagnostics[0];
       if (diagnostic?.code === "SESSION_NOT_RESUMABLE") {
@@ -219,16 +233,8 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       }
     } else {
       if (!resumeId) store.bindAgentSession(record.row, inner.id!, options.model ?? null);
-      const session = inner;
-      // The socket also serves this process's held approvals (seat approvals / approve / deny).
-      control = await startControlServer(controlPlace, {
-        cancel: async () => {
-          await session.cancel();
-          return {};
-        },
-        state: () => session.attention(),
-        approvals: processApprovals,
-      });
+      // The socket also serves this process's held approvals (seat approvals / approve / deny) and the typed state.
+      control = await startTurnControl(controlPlace, inner, { kind: "named-session", name: options.name, agent: record.agent, cwd: record.cwd });
       store.setControlSocket(record.row, lease.holder.pid, control.path);
     }
     record = store.find(scope, options.name)!;

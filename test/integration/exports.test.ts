@@ -19,6 +19,7 @@ test("the library front door exports exactly the listed names", () => {
     "parseGrokVersion", "parsePolicyFlags", "probeAcp", "probeGrok", "projectSchema", "resolveGrokBinary",
     "stageSkills", "toAcpMcpServers", "turnDiagnostic", "connectFleet", "enqueue", "startWorker",
     "createWorktree", "commitTurn", "listWorktrees", "findWorktree", "diffWorktree", "mergeWorktree", "discardWorktree",
+    "planTurnWorktree", "finishTurnWorktree",
     "HostToolError",
     "listApprovals", "answerApproval",
     "queryUsage", "loadPrices", "computeCost",

@@ -18,13 +18,12 @@ import { computeCost, loadPrices } from "../../usage/prices.js";
 import { createSession, type HeadlessSession } from "../../runtime/index.js";
 import type { OpenedSession } from "../../sessions/index.js";
 // Single files, not the front doors: a plain run loads neither the journal nor the visible seat.
-import { planControlSocket, startControlServer, type ControlServer } from "../../sessions/control.js";
+import type { ControlServer } from "../../sessions/control.js";
+import { planRunControl, startRunControl, type RunControlPlan } from "../../sessions/turn-control.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../../seat/seat-home.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/queue.js";
-import { processApprovals } from "../../approvals/local.js";
 import { describeRequest } from "../../approvals/target.js";
 import { visibleText } from "../../approvals/display.js";
-import { approvalRecordsDir, recordApprovalsIn } from "../../approvals/record.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
@@ -240,17 +239,8 @@ Examples:
     if (approvalTimeoutMs <= 0) throw new SeatError("CLI_USAGE", "seat run: --approval-timeout takes a number of seconds above 0 (a held approval always has a deadline).");
     // Where a plain run's control socket goes (a named run's is openSession's). When no place fits, the run
     // still runs; its held approvals are then answerable only on its terminal or by their deadline.
-    let controlPlace: ReturnType<typeof planControlSocket> | undefined;
-    let controlProblem: string | undefined;
-    if (name === undefined) {
-      try {
-        controlPlace = planControlSocket(seatHome(), undefined, "run");
-        // Its held approvals leave a record, so an answer after this run ends hears APPROVAL_EXPIRED.
-        recordApprovalsIn(approvalRecordsDir());
-      } catch (error) {
-        controlProblem = error instanceof Error ? error.message : String(error);
-      }
-    }
+    // Its held approvals leave a record, so an answer after this run ends hears APPROVAL_EXPIRED.
+    const controlPlan: RunControlPlan | undefined = name === undefined ? planRunControl(seatHome()) : undefined;
     // The worktree's usage errors too (before stdin is read); it is made only later, and the agent's cwd is it.
     const worktreePlan = await planRunWorktree(args, name, cwd ?? process.cwd());
     const prompt = await promptFrom("run", stringFlag(args, "file"), args.positionals, 'seat run "explain this repo"');
@@ -291,7 +281,8 @@ Examples:
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
       ...(args.values["agent-path-any"] === true ? { allowUntestedAgentVersion: true } : {}),
       permissions: createPermissionGate({ policy }),
-      approvals: { timeoutMs: approvalTimeoutMs, owner: name === undefined ? { kind: "session" as const } : { kind: "named-session" as const, name }, ...(approver ? { local: approver } : {}) },
+      // A named session's approvals are named by openSession (named-session + its name), whoever opens it.
+      approvals: { timeoutMs: approvalTimeoutMs, owner: { kind: "session" as const }, ...(approver ? { local: approver } : {}) },
       callbacks: { onEvent },
       diagnosticsAsText: false,
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
@@ -348,19 +339,11 @@ Examples:
         return reportStartFailure(held, json, palette);
       }
       for (const event of held) onEvent(event);
-      if (controlProblem) onEvent({ type: "diagnostic", diagnostic: { code: "SESSION_SOCKET_PATH_TOO_LONG", message: controlProblem } });
-      if (controlPlace) {
-        const running = session;
-        try {
-          // The state answer says what this is, so `seat ps` lists the run (kind run) apart from named sessions.
-          const agent = stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok");
-          const where = resolve(worktree?.record.path ?? cwd ?? process.cwd());
-          const describe = () => ({ ...running.attention(), kind: "run", ...(running.id ? { id: running.id } : {}), agent, cwd: where, pid: process.pid });
-          control = await startControlServer(controlPlace, { cancel: async () => { await running.cancel(); return {}; }, state: describe, approvals: processApprovals });
-        } catch (error) {
-          // The turn still runs; its held approvals can then be answered only here (a TTY) or by their deadline.
-          onEvent({ type: "diagnostic", diagnostic: { code: "SEAT_REFUSED", message: `This run's control socket could not start (${error instanceof Error ? error.message : String(error)}); seat approve/deny/cancel cannot reach it.` } });
-        }
+      if (controlPlan) {
+        // The typed state answer says what this is, so `seat ps` lists the run (kind run) apart from named sessions.
+        // Without a socket the turn still runs; its held approvals are then answerable only here (a TTY) or by their deadline.
+        const agent = stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok");
+        control = await startRunControl(controlPlan, session, { kind: "run", agent, cwd: resolve(worktree?.record.path ?? cwd ?? process.cwd()) }, (diagnostic) => onEvent({ type: "diagnostic", diagnostic }));
       }
       if (stop.signal.aborted) return stoppedCode();
       const ledger = opened ? undefined : loadLedger();
@@ -397,7 +380,7 @@ Examples:
       // After dispose: no agent process writes while the turn is committed. A turn that threw leaves its
       // changes uncommitted in the worktree (seat worktrees shows them dirty).
       try {
-        if (worktree && turn) await finishRunWorktree(worktree.record, turn, json && !pipeClosed, palette);
+        if (worktree && turn) await finishRunWorktree(worktree, turn, json && !pipeClosed, palette);
       } finally {
         worktree?.lock.release();
       }

@@ -11,7 +11,8 @@ import { z } from "zod";
 import type { SeatEvent } from "../../acp/index.js";
 import { assertSessionName } from "../../sessions/names.js";
 import { PERMISSION_CATEGORIES } from "../../permissions/index.js";
-import { checkAgent, checkModel, narrowPolicy, resolveCwd } from "../boundaries.js";
+import { assertWorktreeName } from "../../worktrees/names.js";
+import { checkAgent, checkModel, checkWorktreeRepository, narrowPolicy, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
 import { guarded, progressSender, toolResult, type ProgressSender } from "../results.js";
 import { runMcpTurn } from "../turn.js";
@@ -19,7 +20,7 @@ import { runMcpTurn } from "../turn.js";
 const category = z.enum(PERMISSION_CATEGORIES);
 
 /** The run tool's arguments. */
-export const RUN_INPUT = {
+export const RUN_ARGUMENTS = {
   prompt: z.string().min(1).describe("The prompt for the turn."),
   agent: z.string().optional().describe("The ACP agent to drive (one the server allows with --agents; default its first)."),
   model: z.string().optional().describe("grok-cli/<id>, grok/<id> or a bare id; default the agent's own."),
@@ -27,7 +28,14 @@ export const RUN_INPUT = {
   cwd: z.string().optional().describe("Absolute working directory, under a --root or a root the client declared; default the first root."),
   allow: z.array(category).optional().describe("Narrow the server's policy: only these categories may be allowed (each must be allowed by the server)."),
   block: z.array(category).optional().describe("Narrow the server's policy: refuse these categories."),
+  worktree: z.string().optional().describe("Work in a seat worktree of cwd's repository (branch seat/<name>, under the seat home), one commit per turn; \"\" for the session's name or a fresh run-… name. The repository's top level must lie under a root."),
 };
+
+/**
+ * The run tool's input schema: strict, so an argument it does not know is refused (MCP_ARGUMENT_INVALID) instead
+ * of being dropped while the turn runs without it.
+ */
+export const RUN_INPUT = z.object(RUN_ARGUMENTS).strict();
 
 /** The run tool's structured result. */
 export const RUN_OUTPUT = {
@@ -39,6 +47,7 @@ export const RUN_OUTPUT = {
   usage: z.record(z.string(), z.number()).describe("Token counts the agent reported (empty when it reported none)."),
   diagnostics: z.array(z.object({ code: z.string(), message: z.string() })),
   session: z.object({ name: z.string(), resumed: z.boolean(), agentSessionId: z.string().nullable(), interrupted: z.array(z.string()) }).optional(),
+  worktree: z.object({ name: z.string(), branch: z.string(), path: z.string(), commit: z.string().nullable() }).optional().describe("The worktree the turn worked in and its commit (null: no changes, or not committed)."),
 };
 
 /** Registers `run`. */
@@ -58,7 +67,11 @@ export function registerRunTool(context: ToolContext): void {
         if (args.session !== undefined) assertSessionName(args.session);
         const model = args.model === undefined ? undefined : checkModel(args.model);
         const policy = narrowPolicy(options.policy, { ...(args.allow ? { allow: args.allow } : {}), ...(args.block ? { block: args.block } : {}) });
-        const cwd = resolveCwd(args.cwd, await context.roots());
+        const roots = await context.roots();
+        const cwd = resolveCwd(args.cwd, roots);
+        // The worktree's name and repository are checked with the other arguments, before a slot is taken.
+        if (args.worktree !== undefined && args.worktree !== "") assertWorktreeName(args.worktree);
+        if (args.worktree !== undefined) await checkWorktreeRepository(cwd, roots);
         // Taken after every check of the call and given back when its turn ended: a refused call holds none.
         const releaseSlot = context.runSlots.take();
         const progress = heartbeat(progressSender(extra), options.heartbeatMs);
@@ -72,6 +85,7 @@ export function registerRunTool(context: ToolContext): void {
             approvalTimeoutMs: options.approvalTimeoutMs,
             ...(model ? { model } : {}),
             ...(args.session !== undefined ? { session: args.session } : {}),
+            ...(args.worktree !== undefined ? { worktree: { name: args.worktree } } : {}),
             ...(options.grokCliBinaryPath ? { grokCliBinaryPath: options.grokCliBinaryPath } : {}),
             ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
             ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
@@ -85,7 +99,7 @@ export function registerRunTool(context: ToolContext): void {
         });
         const { result, diagnostics } = outcome;
         const usage = Object.fromEntries(Object.entries(result.usage ?? {}).filter((e): e is [string, number] => typeof e[1] === "number"));
-        const structured = { text: result.text, stopReason: result.stopReason ?? null, promptId: result.promptId, agent, cwd, usage, diagnostics, ...(outcome.session ? { session: outcome.session } : {}) };
+        const structured = { text: result.text, stopReason: result.stopReason ?? null, promptId: result.promptId, agent, cwd, usage, diagnostics, ...(outcome.session ? { session: outcome.session } : {}), ...(outcome.worktree ? { worktree: outcome.worktree } : {}) };
         // A turn that ended abnormally (no stop reason, or a coded stop such as a timeout) is a tool error that
         // still carries everything the turn produced; an answered turn with a note (a denial) is not.
         const failed = result.stopReason === undefined || (result.stopReason !== "end_turn" && result.diagnostic !== undefined);
