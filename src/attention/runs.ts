@@ -17,7 +17,6 @@ import { candidateSockets } from "../approvals/remote.js";
 import { removeDeadControlSocket, requestControl } from "../sessions/control.js";
 import { parseControlState } from "../sessions/control-state.js";
 import { socketListenerInodes, type IdentitySource } from "../identity/index.js";
-import type { AttentionState } from "./states.js";
 import type { LiveItem } from "./listing.js";
 
 /** A socket file refused and unheld for at least this long is a dead run's (ms). */
