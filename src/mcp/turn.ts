@@ -108,7 +108,7 @@ async function startControl(session: HeadlessSession, onEvent: (event: SeatEvent
     recordApprovalsIn(approvalRecordsDir());
     return await startControlServer(place, { cancel: async () => { await session.cancel(); return {}; }, state: () => session.attention(), approvals: processApprovals });
   } catch (error) {
-    onEvent({ type: "diagnostic", diagnostic: { code: "SEAT_REFUSED", message: `This turn's control socket could not start (${messageOf(error)}); seat approve/deny/cancel cannot reach it.` } });
+    onEvent({ type: "diagnostic", diagnostic: { code: "CONTROL_SOCKET_FAILED", message: `This turn's control socket could not start (${messageOf(error)}); seat approve/deny/cancel cannot reach it.` } });
     return undefined;
   }
 }

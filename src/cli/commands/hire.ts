@@ -116,7 +116,7 @@ Examples:
     const outcome = await launchController(dir, configPath, controllerEnv(process.env, secret));
     if (outcome.type !== "hired") {
       const error = (outcome.error ?? {}) as { code?: string; message?: string; context?: Record<string, unknown> };
-      throw new SeatError((error.code as never) ?? "SEAT_REFUSED", (error.message ?? "the hire was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });
+      throw new SeatError((error.code as never) ?? "SEAT_CONTROLLER_FAILED", (error.message ?? "the hire was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });
     }
     if (args.values.json) writeJson({ ...outcome, type: "hired" });
     else {

@@ -37,7 +37,7 @@ function hireViaCli(args: string[]): Promise<Record<string, unknown>> {
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", (error) => reject(new SeatError("SEAT_REFUSED", `seat hire could not start: ${error.message}`)));
+    child.on("error", (error) => reject(new SeatError("SEAT_HIRE_FAILED", `seat hire could not start: ${error.message}`)));
     child.on("close", (code) => {
       let last: Record<string, unknown> | undefined;
       try {
@@ -46,7 +46,7 @@ function hireViaCli(args: string[]): Promise<Record<string, unknown>> {
         last = undefined;
       }
       if (code === 0 && last?.type === "hired") return resolve(last);
-      const reported = typeof last?.code === "string" && last.code in ERROR_CODES ? (last.code as ErrorCode) : "SEAT_REFUSED";
+      const reported = typeof last?.code === "string" && last.code in ERROR_CODES ? (last.code as ErrorCode) : "SEAT_HIRE_FAILED";
       const message = typeof last?.message === "string" ? last.message.replace(/ \[[A-Z_]+\]$/, "") : `seat hire exited ${code ?? "by a signal"}: ${stderr.trim().slice(-400)}`;
       reject(new SeatError(reported, message, { context: { exitCode: code, ...(last?.context && typeof last.context === "object" ? (last.context as Record<string, unknown>) : {}) } }));
     });
