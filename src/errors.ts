@@ -179,6 +179,7 @@ export const ERROR_CODES = {
   MCP_AGENT_NOT_ALLOWED: "an MCP tool call asked for an agent the server was not started to allow (--agents)",
   MCP_POLICY_WIDENING: "an MCP tool call's allow list names a category the server's policy does not allow; a caller can only narrow it",
   MCP_CALL_CANCELLED: "an MCP tool call was cancelled (notifications/cancelled, or the host went away) before its turn was sent; nothing ran",
+  MCP_TOOL_UNKNOWN: "an MCP tool call named a tool this server does not serve",
   MCP_RUNS_LIMIT: "an MCP run call came while the server already ran as many as --max-runs allows; nothing started",
   MCP_OPTIONS_INVALID: "the MCP server was created with options out of range (a run limit below 1)",
 } as const;

@@ -43,7 +43,7 @@ export const RUN_OUTPUT = {
 
 /** Registers `run`. */
 export function registerRunTool(context: ToolContext): void {
-  context.server.registerTool(
+  context.registerTool(
     "run",
     {
       title: "Run a turn on a seat",

@@ -129,7 +129,7 @@ const DELIVERY = z.object({ promptId: z.string(), state: z.string(), failureReas
 /** Registers `hire_visible`, `send`, `seat_status` and `release`. */
 export function registerVisibleTools(context: ToolContext): void {
   const { server, options } = context;
-  server.registerTool(
+  context.registerTool(
     "hire_visible",
     {
       title: "Hire a visible seat",
@@ -153,7 +153,7 @@ export function registerVisibleTools(context: ToolContext): void {
         return toolResult(structured, `hired ${structured.seatId} (session ${structured.sessionId}); watch it with \`seat attach ${structured.seatId}\``);
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "send",
     {
       title: "Send a brief to a visible seat",
@@ -179,7 +179,7 @@ export function registerVisibleTools(context: ToolContext): void {
         return toolResult({ seatId, delivery }, `${delivery.promptId} ${delivery.state}${delivery.failureReason ? ` (${delivery.failureReason})` : ""}`, delivery.state === "failed");
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "seat_status",
     {
       title: "Visible seats' status",
@@ -216,7 +216,7 @@ export function registerVisibleTools(context: ToolContext): void {
         }
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "release",
     {
       title: "Release a visible seat",
