@@ -18,7 +18,7 @@ import {
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { WORKTREE_FLAGS, planSeatWorktree, worktreeArgv } from "../worktree-run.js";
 import { EXIT, writeJson } from "../output.js";
-import { testHookEnabled } from "../test-hooks.js";
+import { cliHooks } from "../hooks.js";
 import { redact, splitSecretEnv } from "../../internal/redact.js";
 import type { Command } from "./command.js";
 import { launchController } from "../../seat/launch-controller.js";
@@ -108,7 +108,7 @@ Examples:
       ...(plan.model ? { model: plan.model } : {}), ...(plan.effort ? { effort: plan.effort } : {}),
       ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}),
       ...(mux === "herdr" ? { herdrSocket: stringFlag(args, "herdr-socket") ?? resolveHerdrSocketPath() } : {}),
-      ...(testHookEnabled("hold-before-dispatch") ? { holdBeforeDispatch: true } : {}),
+      ...(cliHooks().holdBeforeDispatch === true ? { holdBeforeDispatch: true } : {}),
       ...(worktree ? { worktree } : {}),
     };
     const configPath = join(dir, "hire.json");
