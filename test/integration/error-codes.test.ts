@@ -20,6 +20,7 @@ import { createWorktree } from "../../src/worktrees/index.js";
 import { queryUsage } from "../../src/usage/index.js";
 import { parseFleetBudget } from "../../src/fleet/index.js";
 import { runSeat } from "../support/cli.js";
+import { FAKE_GROK_JS } from "../support/fake-agent.js";
 import { gitIn, makeRepo } from "../support/git-repo.js";
 
 function scratch(t: { after(fn: () => void): void }): string {
@@ -82,4 +83,22 @@ test("the library's bad dates and fleet budgets carry library codes, and the CLI
   const usage = await runSeat(["usage", "--since", "last tuesday-ish", "--json"], { env, cwd: dir });
   assert.equal(usage.code, 2, usage.stdout + usage.stderr);
   assert.equal((JSON.parse(usage.stdout.trim().split("\n").pop()!) as { code: string }).code, "USAGE_DATE_INVALID");
+});
+
+test("a run whose control socket cannot start is diagnosed CONTROL_SOCKET_FAILED (not SEAT_REFUSED) and its turn goes on", async (t) => {
+  const dir = scratch(t);
+  const grok = join(dir, "grok");
+  writeFileSync(grok, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+  chmodSync(grok, 0o755);
+  const home = join(dir, "seat-home");
+  mkdirSync(home, { mode: 0o700 });
+  // The control socket's directory is a file: the socket cannot start, nothing else needs it.
+  writeFileSync(join(home, "sessions"), "not a directory");
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_HOME: home, XAI_API_KEY: "test-key", NO_COLOR: "1" };
+  const run = await runSeat(["run", "--json", "--grok", grok, "--cwd", dir, "hello"], { env, cwd: dir });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const events = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; diagnostic?: { code: string; message: string } });
+  const diagnostic = events.find((e) => e.type === "diagnostic")?.diagnostic;
+  assert.equal(diagnostic?.code, "CONTROL_SOCKET_FAILED", run.stdout);
+  assert.match(diagnostic!.message, /PRIVATE_DIR_REFUSED/);
 });
