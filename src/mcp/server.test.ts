@@ -18,11 +18,11 @@ import { createSeatMcpServer, type SeatMcpServer } from "./server.js";
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 const textOf = (r: CallToolResult) => (r.content[0] as { text?: string } | undefined)?.text ?? "";
 
-async function connect(t: { after(fn: () => Promise<void> | void): void }, sabotage?: (server: SeatMcpServer) => void) {
+async function connect(t: { after(fn: () => Promise<void> | void): void }, sabotage?: (server: SeatMcpServer) => void, redisUrl?: string) {
   const base = realpathSync(mkdtempSync(join(tmpdir(), "gs-mcp-args-")));
   const previousHome = process.env.GROK_SEAT_HOME;
   process.env.GROK_SEAT_HOME = join(base, "seat-home");
-  const server = await createSeatMcpServer({ policy: createPolicy({}), roots: [base], agents: ["grok"], approvalTimeoutMs: 1_000 });
+  const server = await createSeatMcpServer({ policy: createPolicy({}), roots: [base], agents: ["grok"], approvalTimeoutMs: 1_000, ...(redisUrl ? { redisUrl } : {}) });
   sabotage?.(server);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -69,4 +69,12 @@ test("the checks are ours: with the SDK's own input validation made a pass-throu
   // tools/list still shows the schemas the checks use.
   const listed = (await client.listTools()).tools.find((tool) => tool.name === "session_history");
   assert.deepEqual(Object.keys((listed?.inputSchema.properties ?? {}) as object).sort(), ["cwd", "limit", "name"]);
+});
+
+test("every tool tools/list shows is served through our checks: an argument it does not know is MCP_ARGUMENT_INVALID, never a tool that runs or MCP_TOOL_UNKNOWN", async (t) => {
+  // With --redis the fleet tools are listed too (Redis is reached only on a fleet call, which this never makes).
+  const { call, client } = await connect(t, undefined, "redis://127.0.0.1:1");
+  const names = (await client.listTools()).tools.map((tool) => tool.name);
+  assert.ok(names.includes("run") && names.includes("submit"), names.join(", "));
+  for (const name of names) assert.equal(codeOf(await call(name, { "not-a-field": true })), "MCP_ARGUMENT_INVALID", name);
 });
