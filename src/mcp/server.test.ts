@@ -69,6 +69,8 @@ test("the checks are ours: with the SDK's own input validation made a pass-throu
   // tools/list still shows the schemas the checks use.
   const listed = (await client.listTools()).tools.find((tool) => tool.name === "session_history");
   assert.deepEqual(Object.keys((listed?.inputSchema.properties ?? {}) as object).sort(), ["cwd", "limit", "name"]);
+  // What the listing promises is what the check does: no field beyond the listed ones.
+  assert.equal(listed?.inputSchema.additionalProperties, false);
 });
 
 test("every tool tools/list shows is served through our checks: an argument it does not know is MCP_ARGUMENT_INVALID, never a tool that runs or MCP_TOOL_UNKNOWN", async (t) => {

@@ -48,13 +48,11 @@ export function createToolRegistry(server: McpServer): ToolRegistry {
   const tools = new Map<string, Entry>();
   return {
     register(name, config, handler) {
-      tools.set(name, {
-        input: z.strictObject(config.inputSchema),
-        ...(config.outputSchema ? { output: z.object(config.outputSchema) } : {}),
-        handler: handler as Entry["handler"],
-      });
-      // The SDK keeps the registration for tools/list (its JSON Schema rendering); its call path is replaced below.
-      (server.registerTool as (name: string, config: unknown, cb: unknown) => unknown)(name, config, handler);
+      const input = z.strictObject(config.inputSchema);
+      tools.set(name, { input, ...(config.outputSchema ? { output: z.object(config.outputSchema) } : {}), handler: handler as Entry["handler"] });
+      // The SDK keeps the registration for tools/list (its JSON Schema rendering of the same strict object, so the
+      // listing says `additionalProperties: false` as the check does); its call path is replaced at install().
+      (server.registerTool as (name: string, config: unknown, cb: unknown) => unknown)(name, { ...config, inputSchema: input }, handler);
     },
     install() {
       server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(tools, request.params.name, request.params.arguments, extra));
