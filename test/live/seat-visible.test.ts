@@ -285,6 +285,9 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       const direct = await callController(seatDir(ctx.seatHome, seatId), { op: "send", text: "escape \u001b[31m red" });
       assert.equal(direct.ok, false);
       assert.equal((direct.error as { code: string }).code, "SEAT_BRIEF_INVALID");
+      // An operation the controller does not know is its own code, not the CLI's usage error.
+      const unknownOp = await callController(seatDir(ctx.seatHome, seatId), { op: "reboot" } as never);
+      assert.equal((unknownOp.error as { code: string }).code, "SEAT_CONTROL_REQUEST_INVALID");
       assert.equal(statusOf(ctx, seatId).deliveries.length, 0, "no refused brief was fenced");
 
       const goodFile = join(ctx.rig.sandbox.root, "brief.txt");
