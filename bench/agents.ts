@@ -17,6 +17,7 @@ import { runBareTurn } from "./bare-client.js";
 import { timeHarnessTurn } from "./live.js";
 import { fmt, median, ratio, table } from "./report.js";
 import { alternateRounds } from "./rounds.js";
+import { offlineWiring } from "../src/testing.js";
 
 const AGENTS = ["codex", "claude", "opencode", "gemini"];
 const REPLY = "one two three four five six seven eight nine ten";
@@ -54,7 +55,7 @@ async function benchOne(agent: string, rounds: number): Promise<AgentBench> {
   const missing = missingInstall(agent);
   if (missing) return { agent, error: `not installed (${missing}); run npm run agents:install (seat agents install ${agent})` };
   const probe = await startAgentRig(agent, {});
-  const wiring = probe.profile.offline!;
+  const wiring = offlineWiring(probe.profile.name)!;
   await probe.cleanup();
   const rig = await startAgentRig(agent, {
     rules: [

@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   AGENT_NOT_INSTALLED: "the agent's pinned package (or the Node it needs) is not installed",
   AGENT_MODEL_UNSUPPORTED: "a model was requested for an agent that takes none (a custom agent)",
   AGENT_INSTALL_FAILED: "`seat agents install` could not install an agent (npm missing, failed or unreachable)",
+  AGENT_COMMAND_INVALID: "a custom agent's command line (--agent-command) is empty, ends with a lone backslash or has an unclosed quote",
   // tools/ — host tools bridge
   TOOL_BRIDGE_FAILED: "the host-tools bridge could not start; its MCP entry was omitted",
   TOOL_INVALID_ARGS: "tool arguments failed validation against the original schema",
@@ -86,6 +87,9 @@ export const ERROR_CODES = {
   JOURNAL_BUSY: "another process held the journal's write lock past the bounded wait; nothing is wrong with the file, retry",
   JOURNAL_WRITE_FAILED: "the journal could not be written (disk full, read-only file, I/O error); what needed the write was not done",
   // seat/
+  PRIVATE_DIR_REFUSED: "a directory that must be a private 0700 directory of this user (seat home, socket directory) is not (symlink, wider mode, other owner); nothing in it was used",
+  CONTROL_SOCKET_UNTRUSTED: "a control socket path is not a socket owned by this user; it was not used",
+  CONTROL_SOCKET_FAILED: "a run's control socket could not start, so seat approve/deny/cancel cannot reach that run (the turn goes on)",
   SEAT_NOT_FOUND: "no seat with that id in the journal",
   SEAT_REFUSED: "readiness checks refused the seat (catalog tools, model, effort)",
   SEAT_NOT_ADMITTED: "the leader was not created by this controller with the original pane proof",
@@ -95,6 +99,12 @@ export const ERROR_CODES = {
   SEAT_NOT_LOST: "seat restore was asked for a seat or session that is not lost (it is live, released or unknown)",
   SEAT_RESTORE_ENV_MISSING: "seat restore found a secret variable the seat was hired with (hire.json names it) unset in this environment; nothing was launched",
   SEAT_CONTROLLER_TIMEOUT: "the seat's controller did not answer a control request within the limit",
+  SEAT_CONTROLLER_FAILED: "the seat's controller failed or refused without a coded reason (its log is named in the context)",
+  SEAT_HIRE_FAILED: "`seat hire` could not be started, or ended without a coded answer",
+  SEAT_ID_INVALID: "a seat id is not 1 to 64 letters, digits, - and _",
+  SEAT_CONTROL_REQUEST_INVALID: "a request to the seat's controller is not JSON or names an operation it does not know",
+  SEAT_SOCKET_UNUSABLE: "a visible seat's socket path is too long for sun_path, lies inside $GROK_HOME or sits in a directory that is not private",
+  SEAT_USER_HOME_INVALID: "HOME is unset or not an absolute path, so a visible seat has no home to start from",
   // health/
   MODEL_UNREACHABLE: "grok kept retrying its model request (fail-fast limit reached); the turn was cancelled",
   // sessions/ — named headless sessions
@@ -107,6 +117,7 @@ export const ERROR_CODES = {
   SESSION_PROMPT_ID_REUSED: "a named session's turn was given a prompt id already in its journal; nothing was sent",
   SESSION_TURN_UNRECORDED: "a named session's turn ended but the journal could not record its end (it stays running until reclaimed)",
   SESSION_SOCKET_PATH_TOO_LONG: "no control socket path for the named session fits sun_path (seat home and TMPDIR both too long)",
+  SESSION_CANCEL_TIMEOUT: "the named session's holder did not answer a cancel request within the limit",
   // fleet/ — BullMQ on Redis
   FLEET_REDIS_UNAVAILABLE: "Redis could not be reached at the given URL (a login it refused is FLEET_REDIS_AUTH_FAILED)",
   FLEET_REDIS_URL_INVALID: "a Redis URL could not be parsed (redis://[:password@]host[:port][/db])",
@@ -128,10 +139,13 @@ export const ERROR_CODES = {
   FLEET_REDIS_FORBIDDEN: "the fleet's Redis refused a command to this ACL user (NOPERM): its role does not allow that command, key or channel",
   FLEET_REDIS_TLS_FILE_UNREADABLE: "a Redis TLS CA, client certificate or key file (GROK_SEAT_REDIS_CA/_CERT/_KEY) does not exist, cannot be read or is not PEM",
   FLEET_REDIS_TLS_CONFIG_INVALID: "Redis TLS settings that do not fit: a CA/certificate/key for a redis:// URL, or a client certificate without its key (or the reverse)",
+  FLEET_KEY_INVALID: "the fleet key (GROK_SEAT_FLEET_KEY) is shorter than the minimum length; nothing was signed or sent",
+  FLEET_BUDGET_INVALID: "a worker budget is not <N>tokens/<hour|day> or <USD>usd/<hour|day> with N above 0",
   // worktrees/ — one git worktree per seat
   WORKTREE_NOT_A_REPO: "the directory a seat worktree was asked from is not inside a git worktree",
   WORKTREE_NAME_INVALID: "a worktree name is not one safe path segment and ref component ([A-Za-z0-9._-], no \"..\", no .lock)",
   WORKTREE_EXISTS: "the branch seat/<name> already exists and neither --reuse nor the same owner asked for it",
+  WORKTREE_BRANCH_GONE: "a seat worktree's record names a branch seat/<name> that no longer exists; discard the record and start again",
   WORKTREE_BASE_INVALID: "the base ref does not name a commit (or the repository has no commit yet)",
   WORKTREE_NOT_FOUND: "no seat worktree with that name in this repository",
   WORKTREE_GIT_MISSING: "git is not installed or older than the version worktrees need",
@@ -149,6 +163,7 @@ export const ERROR_CODES = {
   BUDGET_UNMETERED: "a budget was given for an agent that does not report the usage it limits; nothing was sent (allowUnmetered / --allow-unmetered runs anyway)",
   SESSION_BUDGET_INVALID: "a named session's budget is not a positive number of tokens or USD; nothing was started",
   PRICES_INVALID: "the price file could not be read, is not JSON, or gives a model a price that is not a number of USD per million tokens",
+  USAGE_DATE_INVALID: "a date bound of a usage query is not a date (YYYY-MM-DD or ISO 8601)",
   // cli/
   CLI_USAGE: "the command line could not be understood",
   CLI_CONFIG_INVALID: "a grok-seat config file (user config.json or project .grok-seat.json) is not valid JSON or has a bad key",
@@ -156,6 +171,8 @@ export const ERROR_CODES = {
   BOARD_UNSAFE_ADDRESS: "the board was asked to listen on an address other machines reach without a token from GROK_SEAT_BOARD_TOKEN",
   BOARD_LISTEN_FAILED: "the board could not listen on its address and port (in use, or not an address of this machine)",
   BOARD_LINK_KEY_UNSAFE: "the seat home's approval-link signing key is not a private 0600 file of this user (or cannot be read or made)",
+  BOARD_TOKEN_INVALID: "the board's token (option or GROK_SEAT_BOARD_TOKEN) is shorter than 16 characters",
+  BOARD_FORM_TOO_LARGE: "a form posted to the board is larger than it accepts; nothing was answered",
   // notify/ — notifications
   NOTIFY_CONFIG_INVALID: "the config file's notify section is malformed (a target's type, url, secret, command or events)",
   NOTIFY_TARGET_UNKNOWN: "--notify (or the notify option) names a target the config does not define",
@@ -166,7 +183,9 @@ export const ERROR_CODES = {
   MCP_AGENT_NOT_ALLOWED: "an MCP tool call asked for an agent the server was not started to allow (--agents)",
   MCP_POLICY_WIDENING: "an MCP tool call's allow list names a category the server's policy does not allow; a caller can only narrow it",
   MCP_CALL_CANCELLED: "an MCP tool call was cancelled (notifications/cancelled, or the host went away) before its turn was sent; nothing ran",
+  MCP_TOOL_UNKNOWN: "an MCP tool call named a tool this server does not serve",
   MCP_RUNS_LIMIT: "an MCP run call came while the server already ran as many as --max-runs allows; nothing started",
+  MCP_OPTIONS_INVALID: "the MCP server was created with options out of range (a run limit below 1)",
 } as const;
 
 /** A stable SCREAMING_SNAKE error code. */

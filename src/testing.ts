@@ -5,8 +5,8 @@
  * Does not own: the seats themselves (the main front door, src/index.ts).
  * Invariant: test rigs live here, never on the main front door; test/integration/exports.test.ts pins both lists.
  */
-export { startMockModel, parseScript } from "./mock-model/index.js";
-export type { MockModelServer, MockModelOptions, LoggedRequest, MockScript, MockRule, MockReply, MockToolCall } from "./mock-model/index.js";
+export { startMockModel, parseScript, offlineWiring } from "./mock-model/index.js";
+export type { MockModelServer, MockModelOptions, LoggedRequest, MockScript, MockRule, MockReply, MockToolCall, ModelDialect, OfflineWiring } from "./mock-model/index.js";
 export { createSandbox, sandboxConfigToml, canUnshareNetwork, runInLoopbackNamespace } from "./sandbox/index.js";
 export type { Sandbox, SandboxOptions } from "./sandbox/index.js";
 export { startRedisServer } from "./fleet/index.js";

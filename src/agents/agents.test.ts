@@ -9,9 +9,9 @@ test("splits an agent command line like a shell would quote it, without expandin
   assert.deepEqual(splitCommandLine(`x '' ""`), ["x", "", ""]);
 });
 
-test("an unclosed quote, a lone trailing backslash or an empty command is CLI_USAGE", () => {
+test("an unclosed quote, a lone trailing backslash or an empty command is AGENT_COMMAND_INVALID", () => {
   for (const bad of [`node "x`, "node 'x", "node \\", "   "]) {
-    assert.throws(() => splitCommandLine(bad), (e: unknown) => isSeatError(e, "CLI_USAGE"), bad);
+    assert.throws(() => splitCommandLine(bad), (e: unknown) => isSeatError(e, "AGENT_COMMAND_INVALID"), bad);
   }
 });
 

@@ -1,7 +1,6 @@
 /*
  * Claude profile: `@agentclientprotocol/claude-agent-acp` (Claude Code behind an ACP adapter).
- * Owns: how it is launched (under the pinned Node 22, which the package requires), its env, auth and
- *   offline wiring.
+ * Owns: how it is launched (under the pinned Node 22, which the package requires), its env and auth.
  * Does not own: the Claude Code SDK it bundles.
  * Invariant: as root IS_SANDBOX=1 is set (else Claude refuses to start); `session/set_mode default` follows
  *   session/new so tool calls come to us as permission requests instead of Claude's own classifier.
@@ -46,13 +45,4 @@ export const claudeProfile: AgentProfile = {
     "Its default mode lets a classifier decide; session/set_mode default makes it ask.",
     "Drops a whole MCP server whose tool schema has a root union; root unions are wrapped as {input}.",
   ],
-  offline: {
-    dialect: "messages",
-    configure: ({ mockOrigin, home }) => ({
-      env: { ANTHROPIC_BASE_URL: mockOrigin, ANTHROPIC_API_KEY: "mock-key", CLAUDE_CONFIG_DIR: join(home, ".claude") },
-      files: {},
-    }),
-    shellCall: (command) => ({ name: "Bash", arguments: { command, description: "run a command" } }),
-    hostToolCall: (server, tool, args) => ({ name: `mcp__${server}__${tool}`, arguments: args }),
-  },
 };

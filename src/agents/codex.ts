@@ -1,6 +1,6 @@
 /*
  * Codex profile: `@agentclientprotocol/codex-acp` (OpenAI Codex behind an ACP adapter).
- * Owns: how codex-acp is launched (host Node + its dist/index.js), its env, auth and offline wiring.
+ * Owns: how codex-acp is launched (host Node + its dist/index.js), its env and auth.
  * Does not own: the Codex binary (the adapter finds @openai/codex beside itself).
  * Invariant: INITIAL_AGENT_MODE defaults to workspace-write so approvals come to us as ACP permission
  *   requests instead of Codex's internal reviewer; `chatgpt` (a browser login) is never chosen.
@@ -44,27 +44,4 @@ export const codexProfile: AgentProfile = {
     "MCP tool approvals arrive titled \"Approve MCP tool call\" with rawInput.server_name and no kind.",
     "Makes an extra title-generation model call per session.",
   ],
-  offline: {
-    dialect: "responses",
-    configure: ({ mockOrigin, home }) => ({
-      // Only allow-listed names, so `seat run --agent codex` in that environment reaches the mock too.
-      env: { CODEX_HOME: join(home, ".codex"), INITIAL_AGENT_MODE: "workspace-write" },
-      files: {
-        ".codex/config.toml": [
-          'model = "mock-model"',
-          'model_provider = "mock"',
-          "",
-          "[model_providers.mock]",
-          'name = "mock"',
-          `base_url = "${mockOrigin}/v1"`,
-          'wire_api = "responses"',
-          'experimental_bearer_token = "mock-key"',
-          "",
-        ].join("\n"),
-      },
-    }),
-    // Sandboxed commands run without asking; only an escalation request reaches the permission gate.
-    shellCall: (command) => ({ name: "exec_command", arguments: { cmd: command, sandbox_permissions: "require_escalated", justification: "grok-seat test command" } }),
-    hostToolCall: (server, tool, args) => ({ name: tool, namespace: `mcp__${server.replace(/-/g, "_")}`, arguments: args }),
-  },
 };

@@ -3,7 +3,7 @@
  * Owns: splitCommandLine() — whitespace separates words; '…' is literal; "…" allows \" and \\; a backslash
  *   outside quotes escapes the next character.
  * Does not own: running anything (no expansion, globbing, variables, pipes or redirections ever happen).
- * Invariant: unbalanced quotes or a trailing backslash are CLI_USAGE errors, never guessed.
+ * Invariant: unbalanced quotes or a trailing backslash are AGENT_COMMAND_INVALID errors, never guessed.
  */
 import { SeatError } from "../errors.js";
 
@@ -35,12 +35,12 @@ export function splitCommandLine(line: string): string[] {
     inWord = true;
     if (c === "'" || c === '"') quote = c;
     else if (c === "\\") {
-      if (i + 1 >= line.length) throw new SeatError("CLI_USAGE", "--agent-command ends with a lone backslash.");
+      if (i + 1 >= line.length) throw new SeatError("AGENT_COMMAND_INVALID", "--agent-command ends with a lone backslash.");
       word += line[++i];
     } else word += c;
   }
-  if (quote) throw new SeatError("CLI_USAGE", `--agent-command has an unclosed ${quote} quote.`);
+  if (quote) throw new SeatError("AGENT_COMMAND_INVALID", `--agent-command has an unclosed ${quote} quote.`);
   if (inWord) words.push(word);
-  if (words.length === 0) throw new SeatError("CLI_USAGE", "--agent-command is empty; give the agent's command line.");
+  if (words.length === 0) throw new SeatError("AGENT_COMMAND_INVALID", "--agent-command is empty; give the agent's command line.");
   return words;
 }

@@ -1,6 +1,6 @@
 /*
  * Gemini profile: `@google/gemini-cli` (`gemini --acp`).
- * Owns: how it is launched (host Node + its bundle), its env, auth and offline wiring.
+ * Owns: how it is launched (host Node + its bundle), its env and auth.
  * Invariant: GEMINI_CLI_NO_RELAUNCH keeps it from re-executing itself in a child; it still ignores SIGTERM,
  *   so dispose relies on the process-group SIGKILL escalation. MCP servers load only in a trusted folder.
  */
@@ -48,16 +48,4 @@ export const geminiProfile: AgentProfile = {
     "Ignores session MCP servers unless the cwd is a trusted folder.",
     "Sends a permission request with no preceding tool_call.",
   ],
-  offline: {
-    dialect: "gemini",
-    configure: ({ mockOrigin, cwd }) => ({
-      env: { GOOGLE_GEMINI_BASE_URL: mockOrigin, GEMINI_API_KEY: "mock-key" },
-      files: {
-        ".gemini/settings.json": JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: true } }, privacy: { usageStatisticsEnabled: false } }),
-        ".gemini/trustedFolders.json": JSON.stringify({ [cwd]: "TRUST_FOLDER" }),
-      },
-    }),
-    shellCall: (command) => ({ name: "run_shell_command", arguments: { command } }),
-    hostToolCall: (server, tool, args) => ({ name: `mcp_${server}_${tool}`, arguments: args }),
-  },
 };

@@ -28,11 +28,4 @@ export const grokProfile: AgentProfile = {
     "MCP tools are reached through use_tool {tool_name, tool_input}, not listed to the model directly.",
     "Reports MCP readiness with the _x.ai/mcp_initialized notification.",
   ],
-  offline: {
-    dialect: "chat",
-    // The grok rig (src/sandbox/, test/support/live-rig.ts) writes config.toml; this wiring is the env form.
-    configure: ({ mockOrigin }) => ({ env: { GROK_XAI_API_BASE_URL: `${mockOrigin}/v1`, XAI_API_KEY: "mock-key" }, files: {} }),
-    shellCall: (command) => ({ name: "run_terminal_command", arguments: { command } }),
-    hostToolCall: (server, tool, args) => ({ name: "use_tool", arguments: { tool_name: `${server}__${tool}`, tool_input: args } }),
-  },
 };

@@ -11,7 +11,7 @@ import { opencodeProfile } from "./opencode.js";
 import { AGENT_NAMES, type AgentName, type AgentProfile } from "./profile.js";
 
 export { AGENT_NAMES, noAuthenticate } from "./profile.js";
-export type { AgentName, AgentProfile, LaunchContext, ModelDialect, OfflineWiring, PinnedPackage, ProjectionMode, RulesDelivery, SessionLaunch, SessionLaunchRequest } from "./profile.js";
+export type { AgentName, AgentProfile, LaunchContext, PinnedPackage, ProjectionMode, RulesDelivery, SessionLaunch, SessionLaunchRequest } from "./profile.js";
 export { buildProfileEnv, profileAllows, throwawayHomeEnv } from "./common.js";
 export { AGENTS_DIR_ENV, defaultInstallRoot, findOnPath, installCommand, installedVersion, lookupAgentPackage, NODE22_PIN } from "./install.js";
 export type { AgentPackage, AgentPackageLookup, PathPackage } from "./install.js";

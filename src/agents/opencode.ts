@@ -1,8 +1,8 @@
 /*
  * OpenCode profile: `opencode-ai` (`opencode acp`).
- * Owns: how it is launched (the package's native binary), its env, auth and offline wiring.
+ * Owns: how it is launched (the package's native binary), its env and auth.
  * Invariant: auto-update and the models.dev fetch are always off; permissions come from its config file
- *   (`permission: {bash: "ask", edit: "ask"}` in the offline wiring) — without it OpenCode never asks.
+ *   (`permission: {bash: "ask", edit: "ask"}`, as mock-model/agent-wiring.ts writes it) — without it OpenCode never asks.
  */
 import { join } from "node:path";
 import { BASE_ENV_ALLOW, BASE_ENV_PREFIXES } from "./common.js";
@@ -41,23 +41,4 @@ export const opencodeProfile: AgentProfile = {
     "Host tools are named <server>_<tool> (one underscore).",
     "Takes 3-5 s to start.",
   ],
-  offline: {
-    dialect: "chat",
-    configure: ({ mockOrigin, home }) => ({
-      env: { OPENCODE_CONFIG: join(home, "opencode.json"), XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share"), XDG_CACHE_HOME: join(home, ".cache"), XDG_STATE_HOME: join(home, ".local", "state") },
-      files: {
-        "opencode.json": JSON.stringify({
-          $schema: "https://opencode.ai/config.json",
-          provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "mock", options: { baseURL: `${mockOrigin}/v1`, apiKey: "mock-key" }, models: { "mock-model": { name: "mock-model", tool_call: true }, "mock-model-2": { name: "mock-model-2", tool_call: true } } } },
-          model: "mock/mock-model",
-          small_model: "mock/mock-model",
-          permission: { bash: "ask", edit: "ask" },
-          autoupdate: false,
-          share: "disabled",
-        }, null, 2),
-      },
-    }),
-    shellCall: (command) => ({ name: "bash", arguments: { command, description: "run a command" } }),
-    hostToolCall: (server, tool, args) => ({ name: `${server}_${tool}`, arguments: args }),
-  },
 };

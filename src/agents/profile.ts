@@ -1,12 +1,11 @@
 /*
  * Agent profile: the declarative description of one ACP agent grok-seat can drive.
  * Owns: the AgentProfile shape (launch, env allow-list, auth choice, post-session/new setup, quirks,
- *   tool naming, schema projection, MCP readiness, offline wiring to the mock model).
+ *   tool naming, schema projection, MCP readiness; the offline wiring to the mock model is mock-model/agent-wiring.ts).
  * Does not own: acting on a profile (runtime/) or the profiles themselves (one file per agent beside this).
  * Invariant: a profile is data plus pure functions; nothing here spawns, reads the network or writes files.
  */
 import type { AuthChoice, AdvertisedAuthMethod } from "../runtime/auth.js";
-import type { MockToolCall } from "../mock-model/index.js";
 
 /** The names of the built-in agents; `grok` is the default and the reference. */
 export const AGENT_NAMES = ["grok", "codex", "claude", "opencode", "gemini"] as const;
@@ -16,9 +15,6 @@ export type AgentName = (typeof AGENT_NAMES)[number];
 
 /** How a host tool's root schema is listed for this agent (see tools/projection.ts). */
 export type ProjectionMode = "object-with-unions" | "wrap-unions";
-
-/** Which API the agent's model calls speak (the mock model serves each). */
-export type ModelDialect = "chat" | "responses" | "messages" | "gemini";
 
 /** How rules text reaches an agent (see AgentProfile.rulesDelivery). */
 export type RulesDelivery = "grok-meta" | "claude-append" | "acp-system-prompt" | "rules-file" | "none";
@@ -47,17 +43,6 @@ export interface LaunchContext {
   env?: NodeJS.ProcessEnv;
   /** Use an agent found on PATH even when its version is not the pinned one we test. */
   allowUntestedVersion?: boolean;
-}
-
-/** What the offline test rig needs to point the agent at the scripted mock model. */
-export interface OfflineWiring {
-  dialect: ModelDialect;
-  /** Env vars and files (paths relative to the temp HOME) that point the agent at `mockOrigin` (http://127.0.0.1:PORT). */
-  configure(ctx: { mockOrigin: string; home: string; cwd: string }): { env: Record<string, string>; files: Record<string, string> };
-  /** The model-side tool call that runs `command` in the agent's shell tool. */
-  shellCall(command: string): MockToolCall;
-  /** The model-side tool call for host tool `tool` of MCP server `server`. */
-  hostToolCall(server: string, tool: string, args: unknown): MockToolCall;
 }
 
 /** The pinned npm package an agent is installed from. */
@@ -114,8 +99,6 @@ export interface AgentProfile {
   sessionLaunch?(request: SessionLaunchRequest): SessionLaunch;
   /** Known quirks, one sentence each (shown by `seat agents`, docs/agents.md). */
   readonly quirks: readonly string[];
-  /** How the offline tests point the agent at the mock model; undefined when not wired yet. */
-  readonly offline?: OfflineWiring;
 }
 
 /** The auth choice of an agent whose own config provides credentials: never call `authenticate`. */

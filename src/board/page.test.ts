@@ -33,7 +33,7 @@ test("a board on an address other machines reach needs a token from the environm
   assert.ok(isLoopback("127.0.0.1") && isLoopback("::1") && isLoopback("localhost"));
   assert.ok(!isLoopback("0.0.0.0") && !isLoopback("192.168.1.2"));
   await assert.rejects(startBoard({ host: "0.0.0.0" }), (e) => isSeatError(e, "BOARD_UNSAFE_ADDRESS"));
-  await assert.rejects(startBoard({ token: "short" }), (e) => isSeatError(e, "CLI_USAGE"));
+  await assert.rejects(startBoard({ token: "short" }), (e) => isSeatError(e, "BOARD_TOKEN_INVALID"));
 });
 
 test("the board shows a held target exact and cut only with its length said; its detail page shows it whole; a form carrying another digest answers nothing and the shown one answers it", async () => {

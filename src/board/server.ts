@@ -127,7 +127,7 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
     req.setEncoding("utf8");
     req.on("data", (chunk: string) => {
       body += chunk;
-      if (body.length > MAX_FORM_BYTES) reject(new SeatError("CLI_USAGE", "The form is too large."));
+      if (body.length > MAX_FORM_BYTES) reject(new SeatError("BOARD_FORM_TOO_LARGE", "The form is too large."));
     });
     req.on("end", () => resolve(new URLSearchParams(body)));
     req.on("error", reject);
@@ -203,7 +203,7 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
     throw new SeatError("BOARD_UNSAFE_ADDRESS", `The board would listen on ${host}, which other machines can reach; give it a token in ${BOARD_TOKEN_ENV} (a random token printed on a shared address is not enough). Nothing was started.`, { context: { host } });
   }
   const token = options.token ?? randomBytes(24).toString("base64url");
-  if (token.length < 16) throw new SeatError("CLI_USAGE", `The board token must be at least 16 characters long (${BOARD_TOKEN_ENV}).`);
+  if (token.length < 16) throw new SeatError("BOARD_TOKEN_INVALID", `The board token must be at least 16 characters long (${BOARD_TOKEN_ENV}).`);
   // A secret like any key: whatever the seat writes elsewhere (a log, an error, an agent's output) masks it.
   registerSecretValue(BOARD_TOKEN_ENV, token);
   const base = `/${boardBase(token)}`;

@@ -1,10 +1,11 @@
 /*
  * Budget flags: `--max-tokens N`, `--max-cost USD` and `--allow-unmetered`, shared by `seat run` and `seat submit`.
- * Owns: the flag specs and reading them into a TurnBudget (usage errors name the value).
+ * Owns: the flag specs and reading them into a TurnBudget (CLI_USAGE errors name the verb and the value).
  * Does not own: what a budget does (usage/, acp/session-core.ts).
  */
 // budget.ts alone: a run parses budgets without loading the ledger (and its SQLite).
-import { parseMaxCost, parseMaxTokens, type TurnBudget } from "../usage/budget.js";
+import type { TurnBudget } from "../usage/budget.js";
+import { SeatError } from "../errors.js";
 import { rewriteFlag, stringFlag, type FlagSpec, type ParsedArgs } from "./args.js";
 
 /** parseArgs specs of the budget flags. */
@@ -38,4 +39,21 @@ export function budgetFromArgs(verb: string, args: ParsedArgs): { budget?: TurnB
 export function joinBudgetValues(argv: string[]): string[] {
   return rewriteFlag(argv, ["--max-tokens", "--max-cost", "--session-max-tokens", "--session-max-cost"], (_flag, next) =>
     next !== undefined && /^-[\d.$]/.test(next) ? { value: next, consumesNext: true } : null);
+}
+
+/** Reads `--max-tokens N` for verb `verb`; throws CLI_USAGE naming the value unless it is a whole number ≥ 1. */
+export function parseMaxTokens(verb: string, raw: string, flag = "--max-tokens"): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
+    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flag} takes a whole number of tokens above 0, got "${raw}".`, { context: { value: raw } });
+  }
+  return Number(raw);
+}
+
+/** Reads `--max-cost USD` for verb `verb`; throws CLI_USAGE naming the value unless it is a number > 0. */
+export function parseMaxCost(verb: string, raw: string, flag = "--max-cost"): number {
+  const usd = Number(raw.startsWith("$") ? raw.slice(1) : raw);
+  if (!/^\$?\d+(\.\d+)?$/.test(raw) || !(usd > 0) || !Number.isFinite(usd)) {
+    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flag} takes a number of US dollars above 0 (e.g. 0.50), got "${raw}".`, { context: { value: raw } });
+  }
+  return usd;
 }

@@ -9,6 +9,13 @@ import { countFlag, listFlag, optionalNumberFlag, parseFlags, rewriteFlag, secon
 import { EXIT, exitCodeFor, humanLine, paletteFor, toolOutputSnippet } from "./output.js";
 import { layerPolicies } from "./policy.js";
 
+test("codes split out of CLI_USAGE, SEAT_REFUSED and SESSION_BUSY keep the exit status of what they mean", () => {
+  for (const code of ["AGENT_COMMAND_INVALID", "SEAT_ID_INVALID", "SEAT_USER_HOME_INVALID", "SEAT_CONTROL_REQUEST_INVALID", "USAGE_DATE_INVALID", "FLEET_BUDGET_INVALID", "FLEET_KEY_INVALID", "BOARD_TOKEN_INVALID", "MCP_OPTIONS_INVALID"] as const) assert.equal(exitCodeFor(code), EXIT.usage, code);
+  for (const code of ["PRIVATE_DIR_REFUSED", "CONTROL_SOCKET_UNTRUSTED", "SEAT_SOCKET_UNUSABLE", "SEAT_CONTROLLER_FAILED", "SEAT_HIRE_FAILED"] as const) assert.equal(exitCodeFor(code), EXIT.seatRefused, code);
+  // A holder that did not answer a cancel is a timeout, not a busy session.
+  assert.equal(exitCodeFor("SESSION_CANCEL_TIMEOUT"), EXIT.timeout);
+});
+
 test("error codes map to the documented exit codes", () => {
   assert.equal(exitCodeFor("CLI_USAGE"), EXIT.usage);
   assert.equal(exitCodeFor("GROK_NOT_FOUND"), 3);

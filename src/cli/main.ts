@@ -10,7 +10,6 @@ import { EXIT, errorJson, exitCodeFor, redactWrites, writeJson } from "./output.
 import { watchPipes } from "./pipes.js";
 import { applyConfigEnv, loadConfig, withConfigDefaults } from "./config.js";
 import { COMMANDS } from "./commands/index.js";
-import { testHookEnabled } from "./test-hooks.js";
 
 const VERSION = "grok-seat 0.1.0";
 
@@ -94,10 +93,6 @@ if (process.argv[2] !== "mcp") redactWrites(process.stdout);
 watchPipes(EXIT.brokenPipe);
 process.on("uncaughtException", lastResort);
 process.on("unhandledRejection", lastResort);
-if (testHookEnabled("throw-uncaught")) setImmediate(() => {
-  throw new Error("test hook throw-uncaught");
-});
-if (testHookEnabled("reject-unhandled")) void Promise.reject(new Error("test hook reject-unhandled"));
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

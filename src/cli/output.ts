@@ -57,6 +57,16 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "APPROVAL_ANSWER_INVALID":
     case "NOTIFY_CONFIG_INVALID":
     case "NOTIFY_TARGET_UNKNOWN":
+    // Library codes for bad input the CLI passed along: a usage error at the command line.
+    case "AGENT_COMMAND_INVALID":
+    case "SEAT_ID_INVALID":
+    case "SEAT_USER_HOME_INVALID":
+    case "SEAT_CONTROL_REQUEST_INVALID":
+    case "USAGE_DATE_INVALID":
+    case "FLEET_BUDGET_INVALID":
+    case "FLEET_KEY_INVALID":
+    case "BOARD_TOKEN_INVALID":
+    case "MCP_OPTIONS_INVALID":
       return EXIT.usage;
     case "FLEET_JOB_UNCERTAIN":
     case "FLEET_REPLICATION_UNCONFIRMED":
@@ -84,6 +94,7 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "MODEL_UNREACHABLE":
     case "APPROVAL_TIMEOUT":
     case "SEAT_CONTROLLER_TIMEOUT":
+    case "SESSION_CANCEL_TIMEOUT":
       return EXIT.timeout;
     case "MUX_UNAVAILABLE":
       return EXIT.muxUnavailable;
@@ -97,6 +108,11 @@ export function exitCodeFor(code: ErrorCode | undefined): number {
     case "LEADER_VERSION_REFUSED":
     case "LEADER_PROTOCOL_ERROR":
     case "SEAT_REFUSED":
+    case "SEAT_SOCKET_UNUSABLE":
+    case "SEAT_CONTROLLER_FAILED":
+    case "SEAT_HIRE_FAILED":
+    case "PRIVATE_DIR_REFUSED":
+    case "CONTROL_SOCKET_UNTRUSTED":
     case "SEAT_NOT_ADMITTED":
     case "SEAT_RELEASE_REFUSED":
     case "HERDR_AGENT_REFUSED":

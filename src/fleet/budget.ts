@@ -24,12 +24,12 @@ export interface FleetBudget {
 
 const PERIOD_MS = { hour: 3_600_000, day: 86_400_000 } as const;
 
-/** Reads `--budget` (`100000tokens/hour`, `5usd/day`); throws CLI_USAGE naming the value. */
+/** Reads `--budget` (`100000tokens/hour`, `5usd/day`); throws FLEET_BUDGET_INVALID naming the value. */
 export function parseFleetBudget(raw: string): FleetBudget {
   const match = /^(\d+(?:\.\d+)?)(tokens|usd)\/(hour|day)$/i.exec(raw.trim());
   const limit = match ? Number(match[1]) : Number.NaN;
   if (!match || !(limit > 0) || (match[2]!.toLowerCase() === "tokens" && !Number.isInteger(limit))) {
-    throw new SeatError("CLI_USAGE", `seat worker: --budget takes <N>tokens/<hour|day> or <USD>usd/<hour|day> with N above 0 (e.g. 200000tokens/hour, 5usd/day), got "${raw}".`, { context: { value: raw } });
+    throw new SeatError("FLEET_BUDGET_INVALID", `A fleet budget (--budget) takes <N>tokens/<hour|day> or <USD>usd/<hour|day> with N above 0 (e.g. 200000tokens/hour, 5usd/day), got "${raw}".`, { context: { value: raw } });
   }
   return { limit, unit: match[2]!.toLowerCase() as FleetBudget["unit"], period: match[3]!.toLowerCase() as FleetBudget["period"] };
 }

@@ -37,5 +37,5 @@ test("the fleet key comes only from the environment, is registered as a secret, 
   assert.equal(fleetKey({}), undefined);
   assert.equal(fleetKey({ GROK_SEAT_FLEET_KEY: KEY }), KEY);
   assert.equal(redactText(`key is ${KEY}`).includes(KEY), false);
-  assert.throws(() => fleetKey({ GROK_SEAT_FLEET_KEY: "too-short-canary" }), (e) => isSeatError(e, "CLI_USAGE") && !(e as Error).message.includes("too-short-canary"));
+  assert.throws(() => fleetKey({ GROK_SEAT_FLEET_KEY: "too-short-canary" }), (e) => isSeatError(e, "FLEET_KEY_INVALID") && !(e as Error).message.includes("too-short-canary"));
 });

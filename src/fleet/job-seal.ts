@@ -32,13 +32,13 @@ export interface JobSeal {
 
 /**
  * The fleet key from `env` (registered as a secret value), or undefined when none is set. A key shorter than
- * MIN_FLEET_KEY_LENGTH is refused (CLI_USAGE), so a typo never signs with a guessable key.
+ * MIN_FLEET_KEY_LENGTH is refused (FLEET_KEY_INVALID), so a typo never signs with a guessable key.
  */
 export function fleetKey(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const key = env[FLEET_KEY_ENV];
   if (key === undefined || key === "") return undefined;
   registerSecrets({ [FLEET_KEY_ENV]: key });
-  if (key.length < MIN_FLEET_KEY_LENGTH) throw new SeatError("CLI_USAGE", `The fleet key in ${FLEET_KEY_ENV} must be at least ${MIN_FLEET_KEY_LENGTH} characters long (for example 32 random bytes, base64). Nothing was sent.`);
+  if (key.length < MIN_FLEET_KEY_LENGTH) throw new SeatError("FLEET_KEY_INVALID", `The fleet key in ${FLEET_KEY_ENV} must be at least ${MIN_FLEET_KEY_LENGTH} characters long (for example 32 random bytes, base64). Nothing was sent.`);
   return key;
 }
 

@@ -4,11 +4,12 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { isSeatError } from "../errors.js";
 import { createPolicy } from "../permissions/index.js";
 import { createToolContext } from "./context.js";
+import { createToolRegistry } from "./tool-registry.js";
 
 const OPTIONS = { policy: createPolicy({}), roots: ["/"], agents: ["grok"], approvalTimeoutMs: 1_000 };
 
 test("drain waits for every tracked work, then runs the clean-ups; work tracked after shutdown began is refused", async () => {
-  const context = createToolContext({} as McpServer, OPTIONS);
+  const context = createToolContext({} as McpServer, OPTIONS, createToolRegistry({} as McpServer));
   const order: string[] = [];
   let finish!: () => void;
   const work = context.track(new Promise<void>((resolve) => (finish = resolve)).then(() => void order.push("work ended")));

@@ -11,6 +11,7 @@ import type { PermissionPolicy } from "../permissions/index.js";
 import { SeatError } from "../errors.js";
 import { realDirectory } from "./boundaries.js";
 import { DEFAULT_MAX_RUNS, RunSlots } from "./run-slots.js";
+import type { ToolRegistry } from "./tool-registry.js";
 
 /** How `seat mcp` was started: the limits no caller can widen. */
 export interface McpServerOptions {
@@ -44,6 +45,8 @@ export interface McpServerOptions {
 /** What a tool's register function receives. */
 export interface ToolContext {
   server: McpServer;
+  /** Registers a tool: listed by the SDK, its calls checked against its schemas by us (tool-registry.ts). */
+  registerTool: ToolRegistry["register"];
   options: McpServerOptions;
   /** The roots a call's cwd may lie under now: --root dirs, then the client's declared roots (real paths). */
   roots(): Promise<string[]>;
@@ -68,12 +71,13 @@ export interface ServerContext extends ToolContext {
 }
 
 /** Builds the context for `server`: client roots are asked for on each call (they may change), never cached. */
-export function createToolContext(server: McpServer, options: McpServerOptions): ServerContext {
+export function createToolContext(server: McpServer, options: McpServerOptions, registry: ToolRegistry): ServerContext {
   const inFlight = new Set<Promise<unknown>>();
   const closing = new AbortController();
   const cleanups: Array<() => Promise<void>> = [];
   return {
     server,
+    registerTool: registry.register,
     options,
     runSlots: new RunSlots(options.maxRuns ?? DEFAULT_MAX_RUNS),
     closing: closing.signal,

@@ -15,7 +15,7 @@ export class RunSlots {
   #running = 0;
 
   constructor(limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new SeatError("CLI_USAGE", `The run limit must be a whole number of at least 1, got ${limit}.`);
+    if (!Number.isInteger(limit) || limit < 1) throw new SeatError("MCP_OPTIONS_INVALID", `The run limit must be a whole number of at least 1, got ${limit}.`);
     this.limit = limit;
   }
 

@@ -1,17 +1,17 @@
 /*
  * The seat as an MCP server: an McpServer from the official SDK whose tools drive seats under the
  *   limits the server was started with.
- * Owns: creating the server, registering every tool group (tools/index.ts), turning an argument that does not fit
- *   a tool's input schema into our coded tool error (MCP_ARGUMENT_INVALID), and the orderly shutdown (abort every
- *   call, wait until each turn's agent is disposed).
+ * Owns: creating the server, registering every tool group (tools/index.ts) through our tool registry (which checks
+ *   every call's arguments itself: tool-registry.ts), and the orderly shutdown (abort every call, wait until each
+ *   turn's agent is disposed).
  * Does not own: the stdio process (cli/commands/mcp.ts), the limits' checks (boundaries.ts), any tool (tools/).
  * Not to be confused with tools/mcp-server.ts: that is the host-tools bridge's MCP server, which grok starts.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { SeatError, messageOf } from "../errors.js";
 import { createToolContext, type McpServerOptions, type ServerContext } from "./context.js";
 import { TOOL_GROUPS } from "./tools/index.js";
+import { createToolRegistry } from "./tool-registry.js";
 
 /** The server's name and version as `initialize` reports them. */
 export const SERVER_INFO = { name: "grok-seat", version: "0.1.0" } as const;
@@ -30,9 +30,11 @@ export async function createSeatMcpServer(options: McpServerOptions): Promise<Se
     capabilities: { tools: {}, logging: {} },
     instructions: "grok-seat: hand a task to an agent seat (grok by default) with `run`; the server's permission policy, roots and agents bound every call.",
   });
-  codeInputErrors(server);
-  const context: ServerContext = createToolContext(server, options);
+  const registry = createToolRegistry(server);
+  const context: ServerContext = createToolContext(server, options, registry);
   for (const group of TOOL_GROUPS) if (group.when?.(context) ?? true) await group.register(context);
+  // Every tool is registered: from here on tools/call is ours, whatever the SDK's own call path does.
+  registry.install();
   let closed: Promise<void> | undefined;
   return {
     server,
@@ -46,24 +48,5 @@ export async function createSeatMcpServer(options: McpServerOptions): Promise<Se
       })();
       return closed;
     },
-  };
-}
-
-/**
- * The SDK answers an argument that fails a tool's input schema with its own text; we give it our code too, so a
- * caller decides by MCP_ARGUMENT_INVALID like every other refusal. (The SDK turns what this throws into the
- * tool error's text; the version is pinned and a test pins the behaviour.)
- */
-function codeInputErrors(server: McpServer): void {
-  const inner = server as unknown as { validateToolInput?(tool: unknown, args: unknown, name: string): Promise<unknown> };
-  // An SDK without this method keeps its own uncoded error (the live boundaries test then fails); never a crash.
-  if (typeof inner.validateToolInput !== "function") return;
-  const validate = inner.validateToolInput.bind(server);
-  inner.validateToolInput = async (tool, args, name) => {
-    try {
-      return await validate(tool, args, name);
-    } catch (error) {
-      throw new SeatError("MCP_ARGUMENT_INVALID", `The arguments of ${name} do not fit its input schema: ${messageOf(error).replace(/^MCP error -?\d+: /, "")}`, { cause: error });
-    }
   };
 }

@@ -14,7 +14,7 @@ import { SeatError } from "../errors.js";
 import { removePrivateDir } from "../internal/private-dir.js";
 import type { SessionOptions } from "./options.js";
 
-/** The profile of a non-grok session, or undefined for grok (the default). Throws AGENT_NOT_FOUND / CLI_USAGE. */
+/** The profile of a non-grok session, or undefined for grok (the default). Throws AGENT_NOT_FOUND / AGENT_COMMAND_INVALID. */
 export function resolveAgentProfile(options: Pick<SessionOptions, "agent" | "agentCommand">): AgentProfile | undefined {
   if (options.agentCommand !== undefined) return customProfile(options.agentCommand);
   if (options.agent === undefined || options.agent === "grok") return undefined;

@@ -30,9 +30,9 @@ export async function callController(dir: string, request: ControlRequest, timeo
   try {
     lstatSync(dir); // a missing directory means no controller (below), not a refusal
     const problem = privateDirProblem(dir, uid);
-    if (problem) throw new SeatError("SEAT_REFUSED", `${dir} is not a private 0700 directory of uid ${uid} (${problem}); refusing to use its control socket.`, { context: { dir } });
+    if (problem) throw new SeatError("PRIVATE_DIR_REFUSED", `${dir} is not a private 0700 directory of uid ${uid} (${problem}); refusing to use its control socket.`, { context: { dir } });
     const s = lstatSync(path);
-    if (!s.isSocket() || s.uid !== uid) throw new SeatError("SEAT_REFUSED", `${path} is not a socket owned by uid ${uid}; refusing to use it.`, { context: { path } });
+    if (!s.isSocket() || s.uid !== uid) throw new SeatError("CONTROL_SOCKET_UNTRUSTED", `${path} is not a socket owned by uid ${uid}; refusing to use it.`, { context: { path } });
   } catch (error) {
     if (error instanceof SeatError) throw error;
     throw gone("no control socket", error);
@@ -68,5 +68,5 @@ export function unwrapReply(reply: Record<string, unknown>): Record<string, unkn
   if (reply.ok === true) return reply;
   const error = (reply.error ?? {}) as { code?: string; message?: string; context?: Record<string, unknown> };
   const message = (error.message ?? "the controller refused").replace(/ \[[A-Z_]+\]$/, "");
-  throw new SeatError((error.code as never) ?? "SEAT_REFUSED", message, { context: error.context ?? {} });
+  throw new SeatError((error.code as never) ?? "SEAT_CONTROLLER_FAILED", message, { context: error.context ?? {} });
 }

@@ -122,7 +122,7 @@ export async function runController(config: ControllerConfig, report: (line: Rec
     // Two seats never share a worktree: the lock is this controller's for as long as the seat runs.
     if (config.worktree) worktreeLock = lockSeatWorktree(config.seatHome, config.worktree, config.seatId);
     if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
-      throw new SeatError("SEAT_REFUSED", `The control socket ${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter GROK_SEAT_HOME.`, { context: { socketPath } });
+      throw new SeatError("SEAT_SOCKET_UNUSABLE", `The control socket ${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter GROK_SEAT_HOME.`, { context: { socketPath } });
     }
     const options: HireSeatOptions = {
       grokBinary: config.grokBinary, binaryArgs: config.binaryArgs ?? [], cwd: config.cwd, env, mux: config.mux, seatId: config.seatId,
@@ -179,7 +179,7 @@ export async function runController(config: ControllerConfig, report: (line: Rec
       try {
         request = JSON.parse(line) as ControlRequest;
       } catch {
-        return { ok: false, error: { code: "CLI_USAGE", message: "the control request is not JSON" } };
+        return { ok: false, error: { code: "SEAT_CONTROL_REQUEST_INVALID", message: "the control request is not JSON" } };
       }
       try {
         switch (request.op) {
@@ -213,7 +213,7 @@ export async function runController(config: ControllerConfig, report: (line: Rec
             return { ok: true, release: { ...result, ...(worktree ? { worktree } : {}) } };
           }
           default:
-            return { ok: false, error: { code: "CLI_USAGE", message: `unknown control op ${JSON.stringify((request as { op?: unknown }).op)}` } };
+            return { ok: false, error: { code: "SEAT_CONTROL_REQUEST_INVALID", message: `unknown control op ${JSON.stringify((request as { op?: unknown }).op)}` } };
         }
       } catch (error) {
         return { ok: false, error: serialize(error) };

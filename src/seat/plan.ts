@@ -79,7 +79,7 @@ export function newSeatId(): string {
  */
 export function buildTuiEnv(env: NodeJS.ProcessEnv, secretEnvNames: readonly string[] = []): Record<string, string> {
   const home = env.HOME;
-  if (!home || !isAbsolute(home)) throw new SeatError("CLI_USAGE", "HOME must be an absolute path to hire a visible seat.", { context: { home } });
+  if (!home || !isAbsolute(home)) throw new SeatError("SEAT_USER_HOME_INVALID", "HOME must be an absolute path to hire a visible seat.", { context: { home } });
   markSecretNames(secretEnvNames);
   const out: Record<string, string> = {};
   for (const name of [...TUI_ENV_ALLOW_LIST, ...secretEnvNames]) if (typeof env[name] === "string" && env[name] !== "") out[name] = env[name]!;
@@ -121,7 +121,7 @@ function isInside(child: string, parent: string): boolean {
 
 /**
  * Creates the private socket directory (fresh, 0700, ours) and fills in socketDir, socketPath and the
- * argv. Throws SEAT_REFUSED (after removing the directory it made) when the path is too long for sun_path
+ * argv. Throws SEAT_SOCKET_UNUSABLE (after removing the directory it made) when the path is too long for sun_path
  * or lies inside $GROK_HOME.
  */
 export function createSocketDir(plan: HirePlan): HirePlan {
@@ -129,7 +129,7 @@ export function createSocketDir(plan: HirePlan): HirePlan {
   chmodSync(dir, 0o700);
   const socketPath = join(dir, "s");
   // The directory was created empty just above; a non-recursive rmdir can remove nothing else.
-  const refuse = (why: string) => (rmdirSync(dir), new SeatError("SEAT_REFUSED", `The private leader socket ${socketPath} ${why}. Choose another socket root (TMPDIR).`, { context: { socketPath, grokHome: plan.grokHome } }));
+  const refuse = (why: string) => (rmdirSync(dir), new SeatError("SEAT_SOCKET_UNUSABLE", `The private leader socket ${socketPath} ${why}. Choose another socket root (TMPDIR).`, { context: { socketPath, grokHome: plan.grokHome } }));
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) throw refuse(`is longer than ${MAX_SOCKET_PATH_BYTES} bytes (sun_path)`);
   // grok's policy-disabled leader mode kills reachable leaders it finds in $GROK_HOME (grok-wire §12.1).
   if (isInside(dir, plan.grokHome)) throw refuse("lies inside $GROK_HOME, where grok may stop leaders it finds");

@@ -98,7 +98,7 @@ export async function restoreSeat(journal: Journal, home: string, seatId: string
     // Still claimed by us when the controller refused before its own compare-and-set: hand the seat back, lost.
     journal.reopenSeat(seatId, { socketPath: claimed }, { socketPath: unclaimedSocketPath(seat.socketPath) });
     const error = (outcome.error ?? {}) as { code?: string; message?: string; context?: Record<string, unknown> };
-    throw new SeatError((error.code as never) ?? "SEAT_REFUSED", (error.message ?? "the restore was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });
+    throw new SeatError((error.code as never) ?? "SEAT_CONTROLLER_FAILED", (error.message ?? "the restore was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });
   }
   return {
     seatId,

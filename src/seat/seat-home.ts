@@ -50,20 +50,20 @@ export function journalPath(home: string): string {
 
 /** The private directory of one seat. */
 export function seatDir(home: string, seatId: string): string {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(seatId)) throw new SeatError("CLI_USAGE", `"${seatId}" is not a seat id (letters, digits, - and _).`, { context: { seatId } });
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(seatId)) throw new SeatError("SEAT_ID_INVALID", `"${seatId}" is not a seat id (letters, digits, - and _).`, { context: { seatId } });
   return join(home, "seats", seatId);
 }
 
 /**
  * Creates `dir` (and parents) as 0700 directories we own, or tightens an existing plain directory of ours to
- * 0700; throws SEAT_REFUSED when it is not private. Looks before it changes anything: a symlink, a
+ * 0700; throws PRIVATE_DIR_REFUSED when it is not private. Looks before it changes anything: a symlink, a
  * non-directory or another owner's directory is refused with its target left exactly as it was, and the
  * chmod goes through a descriptor opened without following symlinks, so a swap after the look cannot
  * redirect it.
  */
 export function ensurePrivateDir(dir: string, uid = process.getuid?.() ?? 0): void {
   const refuse = (problem: string) =>
-    new SeatError("SEAT_REFUSED", `${dir} is not a private 0700 directory owned by uid ${uid} (${problem}). Remove it or choose another GROK_SEAT_HOME.`, { context: { dir } });
+    new SeatError("PRIVATE_DIR_REFUSED", `${dir} is not a private 0700 directory owned by uid ${uid} (${problem}). Remove it or choose another GROK_SEAT_HOME.`, { context: { dir } });
   let existing;
   try {
     existing = lstatSync(dir);

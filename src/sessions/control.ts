@@ -119,7 +119,7 @@ function prepare(place: ControlPlace): { path: string; cleanup(): void } {
   const problem = privateDirProblem(dir);
   if (problem) {
     cleanup();
-    throw new SeatError("SEAT_REFUSED", `The control socket directory ${dir} is not private (${problem}). Choose another TMPDIR.`, { context: { dir } });
+    throw new SeatError("PRIVATE_DIR_REFUSED", `The control socket directory ${dir} is not private (${problem}). Choose another TMPDIR.`, { context: { dir } });
   }
   return { path, cleanup };
 }
@@ -251,7 +251,7 @@ export function requestControl(path: string, request: Record<string, unknown>, t
 
 /** Sends `cancel` to the control socket at `path`; resolves the holder's answer. */
 export async function requestCancel(path: string, timeoutMs = 10_000): Promise<{ ok: boolean; promptId?: string; error?: string }> {
-  const timedOut = () => new SeatError("SESSION_BUSY", `The session's holder did not answer the cancel request within ${timeoutMs} ms.`, { context: { socket: path } });
+  const timedOut = () => new SeatError("SESSION_CANCEL_TIMEOUT", `The session's holder did not answer the cancel request within ${timeoutMs} ms.`, { context: { socket: path } });
   const answer = await requestControl(path, { op: "cancel" }, timeoutMs, timedOut);
   return (answer as { ok: boolean; promptId?: string; error?: string } | undefined) ?? { ok: false, error: "no answer" };
 }

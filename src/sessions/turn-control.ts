@@ -64,7 +64,7 @@ export async function startRunControl(plan: RunControlPlan, session: ControlledS
   try {
     return await startTurnControl(plan.place, session, subject);
   } catch (error) {
-    report({ code: "SEAT_REFUSED", message: `This run's control socket could not start (${error instanceof Error ? error.message : String(error)}); seat approve/deny/cancel cannot reach it.` });
+    report({ code: "CONTROL_SOCKET_FAILED", message: `This run's control socket could not start (${error instanceof Error ? error.message : String(error)}); seat approve/deny/cancel cannot reach it.` });
     return undefined;
   }
 }

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { budgetProblem, createTurnMeter, parseMaxCost, parseMaxTokens, meteringOf, unmeteredProblem } from "./index.js";
+import { budgetProblem, createTurnMeter, meteringOf, unmeteredProblem } from "./index.js";
 import { isSeatError } from "../errors.js";
-import { budgetFromArgs, joinBudgetValues, BUDGET_FLAG_SPEC } from "../cli/budget-flags.js";
+import { budgetFromArgs, joinBudgetValues, parseMaxCost, parseMaxTokens, BUDGET_FLAG_SPEC } from "../cli/budget-flags.js";
 import { parseFlags } from "../cli/args.js";
 import { checkPromptInput } from "../acp/index.js";
 

@@ -1,13 +1,13 @@
 /*
  * Turn budgets: how much one turn may spend, and the check made on every usage report during it.
- * Owns: the TurnBudget shape, its validation (library and CLI), what counts as spent (tokens, USD), and the
+ * Owns: the TurnBudget shape, its validation (library; the CLI's flags are cli/budget-flags.ts), what counts as spent (tokens, USD), and the
  *   BUDGET_EXCEEDED diagnostic a crossed budget ends the turn with.
  * Does not own: cancelling the turn (acp/session-core.ts), which agents report usage (metering.ts), the ledger.
  * Invariant: a budget is crossed when what was spent is MORE than the limit (spending exactly the limit is
  *   allowed); what an agent did not report is unknown and never counted as zero spend toward a cost budget.
  * Spec: docs/spend.md#budgets.
  */
-import { SeatError, type ErrorCode } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 
 /** A per-turn budget. Each limit is optional; a budget with neither limit is invalid. */
 export interface TurnBudget {
@@ -46,23 +46,6 @@ export function budgetProblem(budget: unknown): string | undefined {
   if (maxTokens !== undefined && !(isPositive(maxTokens) && Number.isInteger(maxTokens))) return `budget.maxTokens must be a whole number above 0, got ${JSON.stringify(maxTokens)}`;
   if (maxCostUsd !== undefined && !isPositive(maxCostUsd)) return `budget.maxCostUsd must be a number of USD above 0, got ${JSON.stringify(maxCostUsd)}`;
   return undefined;
-}
-
-/** Reads `--max-tokens N` for verb `verb`; throws CLI_USAGE naming the value unless it is a whole number ≥ 1. */
-export function parseMaxTokens(verb: string, raw: string, flag = "--max-tokens"): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
-    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flag} takes a whole number of tokens above 0, got "${raw}".`, { context: { value: raw } });
-  }
-  return Number(raw);
-}
-
-/** Reads `--max-cost USD` for verb `verb`; throws CLI_USAGE naming the value unless it is a number > 0. */
-export function parseMaxCost(verb: string, raw: string, flag = "--max-cost"): number {
-  const usd = Number(raw.startsWith("$") ? raw.slice(1) : raw);
-  if (!/^\$?\d+(\.\d+)?$/.test(raw) || !(usd > 0) || !Number.isFinite(usd)) {
-    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flag} takes a number of US dollars above 0 (e.g. 0.50), got "${raw}".`, { context: { value: raw } });
-  }
-  return usd;
 }
 
 /** Tokens one report counts toward a budget: its total when given, else input + output; unknown → 0 known tokens. */

@@ -3,7 +3,7 @@
  * Owns: the public names of usage/ (siblings import from here, never from a file inside).
  * Does not own: anything else.
  */
-export { budgetProblem, createTurnMeter, parseMaxCost, parseMaxTokens, tokensOf, TICKS_PER_USD } from "./budget.js";
+export { budgetProblem, createTurnMeter, tokensOf, TICKS_PER_USD } from "./budget.js";
 export type { Spend, TurnBudget, TurnMeter, UsageReport } from "./budget.js";
 export { meteringOf, unmeteredProblem } from "./metering.js";
 export type { Metering } from "./metering.js";

@@ -182,7 +182,7 @@ export interface UsageTotals {
 function dateBound(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;
   const at = new Date(/^\d{4}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(at.getTime())) throw new SeatError("CLI_USAGE", `--${flag} takes a date (YYYY-MM-DD or ISO 8601), got "${value}".`, { context: { value } });
+  if (Number.isNaN(at.getTime())) throw new SeatError("USAGE_DATE_INVALID", `The usage query's ${flag} bound (--${flag}) takes a date (YYYY-MM-DD or ISO 8601), got "${value}".`, { context: { value } });
   return at.toISOString();
 }
 

@@ -66,7 +66,7 @@ export async function createWorktree(options: CreateWorktreeOptions): Promise<Cr
         context: { name, branch, repository: repo.root, owner: existing?.owner },
       });
     }
-    if (!branchExists) throw new SeatError("WORKTREE_EXISTS", `The record of "${name}" names ${branch}, which no longer exists. \`seat discard ${name}\` and start again.`, { context: { name, branch } });
+    if (!branchExists) throw new SeatError("WORKTREE_BRANCH_GONE", `The record of "${name}" names ${branch}, which no longer exists. \`seat discard ${name}\` and start again.`, { context: { name, branch } });
     if (!existsSync(path)) {
       // The directory vanished (deleted by hand): forget git's entry for it (only its own) and check the branch out again.
       await forgetWorktreeEntry(repo.root, path);

@@ -11,6 +11,7 @@ import { describe } from "node:test";
 import { startAgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest } from "./results.js";
 import { runSeat, startSeat } from "../support/cli.js";
+import { offlineWiring } from "../../src/testing.js";
 
 type Line = { type: string; [key: string]: unknown };
 const lines = (out: string): Line[] => out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Line);
@@ -19,7 +20,7 @@ for (const agent of AGENTS) {
   describe(`seat approve on ${agent} (real agent, offline)`, () => {
     agentTest(agent, ["approval-held"], `${agent}: a held shell command is listed by seat approvals and allowed by seat approve from other processes; it runs exactly once`, async () => {
       const probe = await startAgentRig(agent, {});
-      const wiring = probe.profile.offline!;
+      const wiring = offlineWiring(probe.profile.name)!;
       await probe.cleanup();
       const rig = await startAgentRig(agent, {
         rules: [{ match: "run the held command", replies: [{ text: "asking ", toolCalls: [wiring.shellCall("echo ran >> held.marker")] }, { text: "the held command went on" }] }],

@@ -11,6 +11,7 @@ import { buildProfileEnv } from "../../src/agents/index.js";
 import { startAgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest } from "./results.js";
 import { runSeat } from "../support/cli.js";
+import { offlineWiring } from "../../src/testing.js";
 
 
 const runCli = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => runSeat(args, { env, cwd });
@@ -19,7 +20,7 @@ for (const agent of AGENTS) {
   describe(`seat run --agent ${agent} (real agent, offline)`, () => {
     agentTest(agent, ["cli-json"], `seat run --agent ${agent} --json streams the turn, and --block execute keeps the shell command from running`, async () => {
       const probe = await startAgentRig(agent, {});
-      const wiring = probe.profile.offline!;
+      const wiring = offlineWiring(probe.profile.name)!;
       await probe.cleanup();
       const rig = await startAgentRig(agent, {
         rules: [{ match: "run the blocked command", replies: [{ text: "trying ", toolCalls: [wiring.shellCall("echo ran > blocked.marker")] }, { text: "the command was refused" }] }],

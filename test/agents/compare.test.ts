@@ -15,6 +15,7 @@ import { gotLive } from "../support/requirements.js";
 import { gitIn, makeRepo, snapshotUserTree } from "../support/git-repo.js";
 import { agentsDirEnv, requireAgent, startAgentRig } from "./rig.js";
 import type { MockToolCall } from "../../src/mock-model/index.js";
+import { offlineWiring } from "../../src/testing.js";
 
 test("seat compare runs one prompt on grok, codex and claude at once, each in its own worktree, and reports one row per agent", async (t) => {
   if (!requireAgent(t, "codex") || !requireAgent(t, "claude")) return;
@@ -29,10 +30,10 @@ test("seat compare runs one prompt on grok, codex and claude at once, each in it
   if (!gotLive(t, grok)) return;
   t.after(() => grok.close());
   const probeCodex = await startAgentRig("codex", {});
-  const codexShell = probeCodex.profile.offline!.shellCall;
+  const codexShell = offlineWiring(probeCodex.profile.name)!.shellCall;
   await probeCodex.cleanup();
   const probeClaude = await startAgentRig("claude", {});
-  const claudeShell = probeClaude.profile.offline!.shellCall;
+  const claudeShell = offlineWiring(probeClaude.profile.name)!.shellCall;
   await probeClaude.cleanup();
   const codex = await startAgentRig("codex", rules(codexShell, "codex"));
   t.after(() => codex.cleanup());

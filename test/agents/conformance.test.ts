@@ -17,6 +17,7 @@ import type { HostTool } from "../../src/tools/index.js";
 import type { MockScript } from "../../src/mock-model/index.js";
 import { CANARY, descendants, procText, startAgentRig, type AgentRig } from "./rig.js";
 import { agentTest } from "./results.js";
+import { offlineWiring } from "../../src/testing.js";
 
 const ALL = ["codex", "claude", "opencode", "gemini"];
 const AGENTS = (process.env.GROK_SEAT_AGENTS ?? ALL.join(",")).split(",").map((s) => s.trim()).filter(Boolean);
@@ -72,7 +73,7 @@ for (const agent of AGENTS) {
 
     agentTest(agent, ["host-tools", "canary", "dispose"], `${agent}: host tools with object, union and scalar roots are answered by the host; the canary reaches no process; dispose leaves none`, async () => {
       const probe = await startAgentRig(agent, {});
-      const wiring = probe.profile.offline!;
+      const wiring = offlineWiring(probe.profile.name)!;
       const wrapUnion = probe.profile.projection === "wrap-unions";
       await probe.cleanup();
       const script: MockScript = {
@@ -123,7 +124,7 @@ for (const agent of AGENTS) {
 
     agentTest(agent, ["shell-allow", "shell-block"], `${agent}: a shell command the policy allows runs; one it blocks never runs`, async () => {
       const probe = await startAgentRig(agent, {});
-      const wiring = probe.profile.offline!;
+      const wiring = offlineWiring(probe.profile.name)!;
       await probe.cleanup();
       const script: MockScript = {
         rules: ["allowed", "blocked"].map((name) => ({

@@ -19,6 +19,7 @@ import { need } from "../support/requirements.js";
 import { startAgentRig, descendants, procText, CANARY, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest } from "./results.js";
 import { writeHostMcpConfig } from "./mcp-host.js";
+import { offlineWiring } from "../../src/testing.js";
 
 /** True for a request the host agent made (not grok: grok always sends x-grok-req-id). */
 const fromHost = (r: LoggedRequest) => r.dialect !== undefined && r.reqId === undefined;
@@ -31,7 +32,7 @@ for (const agent of AGENTS) {
       if (!need(t, binary instanceof Error ? `real grok unavailable: ${binary.message}` : false)) return;
       const nonce = randomBytes(6).toString("hex");
       const probe = await startAgentRig(agent, {});
-      const wiring = probe.profile.offline!;
+      const wiring = offlineWiring(probe.profile.name)!;
       await probe.cleanup();
       const rig = await startAgentRig(agent, {
         rules: [

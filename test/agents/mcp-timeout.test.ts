@@ -20,6 +20,7 @@ import { need } from "../support/requirements.js";
 import { startAgentRig, AGENTS_UNDER_TEST, type AgentRig } from "./rig.js";
 import { agentTest } from "./results.js";
 import { writeHostMcpConfig } from "./mcp-host.js";
+import { offlineWiring } from "../../src/testing.js";
 
 const RELAY = fileURLToPath(new URL("./mcp-relay.js", import.meta.url));
 const TIMEOUT_S = 3;
@@ -59,7 +60,7 @@ for (const agent of AGENTS_UNDER_TEST.filter((a) => ["claude", "codex", "gemini"
       const binary = await liveBinary();
       if (!need(t, binary instanceof Error ? `real grok unavailable: ${binary.message}` : false)) return;
       const probe = await startAgentRig(agent, {});
-      const wiring = probe.profile.offline!;
+      const wiring = offlineWiring(probe.profile.name)!;
       await probe.cleanup();
       const rig = await startAgentRig(agent, {
         rules: [

@@ -15,6 +15,7 @@ import type { TestContext } from "node:test";
 import { agentProfile, defaultInstallRoot, installedVersion, NODE22_PIN, type AgentProfile } from "../../src/agents/index.js";
 import { startMockModel, type MockModelServer, type MockScript } from "../../src/mock-model/index.js";
 import type { SessionOptions } from "../../src/runtime/index.js";
+import { offlineWiring } from "../../src/testing.js";
 
 /** The canary: a value placed in the parent env under a non-allow-listed name and as another agent's key. */
 export const CANARY = "gs-canary-7f3a9c1e5b";
@@ -68,14 +69,15 @@ export function requireAgent(t: TestContext, name: string): boolean {
 /** Starts the mock with `script`, writes the agent's offline config under a temp HOME, and builds session options. */
 export async function startAgentRig(name: string, script: MockScript): Promise<AgentRig> {
   const profile = agentProfile(name);
-  if (!profile.offline) throw new Error(`agent "${name}" has no offline wiring`);
+  const wiring = offlineWiring(profile.name);
+  if (!wiring) throw new Error(`agent "${name}" has no offline wiring`);
   const root = mkdtempSync(join(tmpdir(), `gs-agent-${name}-`));
   const home = join(root, "home");
   const cwd = join(root, "work");
   mkdirSync(home, { recursive: true });
   mkdirSync(cwd, { recursive: true });
   const mock = await startMockModel({ script });
-  const { env, files } = profile.offline.configure({ mockOrigin: `http://127.0.0.1:${mock.port}`, home, cwd });
+  const { env, files } = wiring.configure({ mockOrigin: `http://127.0.0.1:${mock.port}`, home, cwd });
   for (const [relative, content] of Object.entries(files)) {
     const path = join(home, relative);
     mkdirSync(dirname(path), { recursive: true });

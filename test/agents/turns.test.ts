@@ -11,6 +11,7 @@ import { createSession, type HeadlessSession } from "../../src/runtime/index.js"
 import { createPermissionGate, parsePolicyFlags } from "../../src/permissions/index.js";
 import { startAgentRig, type AgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest, notApplicable } from "./results.js";
+import { offlineWiring } from "../../src/testing.js";
 
 
 const STORY = `once upon a time ${Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ")} THE-END`;
@@ -87,7 +88,7 @@ for (const agent of AGENTS) {
 
     agentTest(agent, ["diag-partial-text"], `${agent}: text streamed before a failed model call is kept and no diagnostic replaces it`, async () => {
       const probe = await startAgentRig(agent, {});
-      const wiring = probe.profile.offline!;
+      const wiring = offlineWiring(probe.profile.name)!;
       await probe.cleanup();
       const rig = await startAgentRig(agent, {
         rules: [{ match: "speak then fail", replies: [{ text: "partial words before the failure", toolCalls: [wiring.hostToolCall("host-tools", "shout", { text: "x" })] }, { errorStatus: 400 }] }],

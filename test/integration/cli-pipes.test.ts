@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FAKE_GROK_JS } from "../support/fake-agent.js";
-import { SEAT_MAIN, runSeat, type CliResult } from "../support/cli.js";
+import { SEAT_HOOKED_MAIN, SEAT_MAIN, runSeat, type CliResult } from "../support/cli.js";
 import { alive } from "../support/processes.js";
 import { need } from "../support/requirements.js";
 import { redisMissing, startFleetRig } from "../support/fleet-rig.js";
@@ -192,11 +192,11 @@ test("an exception or rejection no verb caught is one coded line (or one error o
   const w = world("last-resort");
   for (const hook of ["throw-uncaught", "reject-unhandled"]) {
     const env = { ...w.env, GROK_SEAT_TEST_HOOKS: hook };
-    const human = await runSeat(["run", "--grok", w.grok, "--cwd", w.dir, "scenario:slow-stream go"], { env });
+    const human = await runSeat(["run", "--grok", w.grok, "--cwd", w.dir, "scenario:slow-stream go"], { env, main: SEAT_HOOKED_MAIN });
     assert.equal(human.code, 1, hook);
     assert.doesNotMatch(human.stderr, STACK, hook);
     assert.equal(human.stderr.trim(), `seat: internal error: test hook ${hook} [INTERNAL]`);
-    const json = await runSeat(["sessions", "list", "--json"], { env });
+    const json = await runSeat(["sessions", "list", "--json"], { env, main: SEAT_HOOKED_MAIN });
     assert.equal(json.code, 1, hook);
     assert.deepEqual(JSON.parse(json.stdout.trim().split("\n").at(-1)!), { type: "error", code: "INTERNAL", message: `test hook ${hook}` });
     assert.doesNotMatch(json.stderr, STACK, hook);

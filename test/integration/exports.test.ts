@@ -10,6 +10,7 @@ import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as api from "../../src/index.js";
 import * as testing from "../../src/testing.js";
+import { AGENT_NAMES, agentProfile } from "../../src/agents/index.js";
 
 test("the library front door exports exactly the listed names", () => {
   assert.deepEqual(Object.keys(api).sort(), [
@@ -29,8 +30,16 @@ test("the library front door exports exactly the listed names", () => {
 });
 
 test("the grok-seat/testing door exports exactly the offline rig and nothing of the seats", () => {
-  assert.deepEqual(Object.keys(testing).sort(), ["canUnshareNetwork", "createSandbox", "parseScript", "runInLoopbackNamespace", "sandboxConfigToml", "startMockModel", "startRedisServer", "startSentinelSet"].sort());
+  assert.deepEqual(Object.keys(testing).sort(), ["canUnshareNetwork", "createSandbox", "offlineWiring", "parseScript", "runInLoopbackNamespace", "sandboxConfigToml", "startMockModel", "startRedisServer", "startSentinelSet"].sort());
   for (const name of Object.keys(testing)) assert.equal(name in api, false, `${name} is also on the main front door`);
+});
+
+test("the agents' offline wiring to the mock model lives in grok-seat/testing, not on the shipped agent profiles", () => {
+  for (const name of AGENT_NAMES) {
+    assert.equal("offline" in agentProfile(name), false, `${name}'s profile carries no mock wiring`);
+    assert.equal(typeof testing.offlineWiring(name)?.configure, "function", `${name} has offline wiring in grok-seat/testing`);
+  }
+  assert.equal(testing.offlineWiring("no-such-agent"), undefined);
 });
 
 test("package.json exposes only the two front doors and the seat bin", () => {

@@ -14,7 +14,7 @@ test("--budget reads <N>tokens/<hour|day> and <USD>usd/<hour|day>; anything else
   assert.deepEqual(parseFleetBudget("200000tokens/hour"), { limit: 200000, unit: "tokens", period: "hour" });
   assert.deepEqual(parseFleetBudget("2.5usd/day"), { limit: 2.5, unit: "usd", period: "day" });
   for (const bad of ["0tokens/hour", "-5usd/day", "5tokens/week", "1.5tokens/hour", "tokens/hour", "5", "5usd"]) {
-    assert.throws(() => parseFleetBudget(bad), (e: unknown) => isSeatError(e, "CLI_USAGE") && e.message.includes(`"${bad}"`), bad);
+    assert.throws(() => parseFleetBudget(bad), (e: unknown) => isSeatError(e, "FLEET_BUDGET_INVALID") && e.message.includes(`"${bad}"`), bad);
   }
   const hour = parseFleetBudget("10tokens/hour");
   assert.equal(budgetKey("jobs", hour, 3_600_000 * 5 + 1), budgetKey("jobs", hour, 3_600_000 * 6 - 1), "one window per UTC hour");

@@ -120,5 +120,5 @@ test("with a fleet key, a party that writes Redis without the key cannot make a 
 
 test("a fleet key shorter than 32 characters is refused before anything is sent, without echoing it", async () => {
   const short = "short-key-canary";
-  await assert.rejects(connectFleet("redis://127.0.0.1:1", { env: { GROK_SEAT_FLEET_KEY: short } }), (e: Error & { code?: string }) => e.code === "CLI_USAGE" && !e.message.includes(short));
+  await assert.rejects(connectFleet("redis://127.0.0.1:1", { env: { GROK_SEAT_FLEET_KEY: short } }), (e: Error & { code?: string }) => e.code === "FLEET_KEY_INVALID" && !e.message.includes(short));
 });

@@ -49,7 +49,7 @@ test("usage, diff, merge and discard over MCP: ledger totals as seat usage, a wo
   assert.ok(!usage.isError, JSON.stringify(usage));
   const totals = (usage.structuredContent as { totals: Array<Record<string, unknown>> }).totals;
   assert.deepEqual(totals.map((g) => [g.key, g.turns, g.inputTokens, g.outputTokens, g.modelCalls, g.costUsd, g.costSource]), [["grok", 1, 22, 5, 2, 2e-6, "reported"], ["codex", 1, null, null, null, null, "unknown"]], "unknown stays null, never 0");
-  assert.equal(codeOf(await call("usage", { since: "soon" })), "CLI_USAGE");
+  assert.equal(codeOf(await call("usage", { since: "soon" })), "USAGE_DATE_INVALID");
 
   const diff = await call("diff", { name: "fix-1", stat: true });
   assert.ok(!diff.isError, JSON.stringify(diff));

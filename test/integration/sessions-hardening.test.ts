@@ -224,11 +224,11 @@ test("a symlinked GROK_SEAT_HOME is refused before anything is changed: its targ
   chmodSync(target, 0o755);
   const link = join(dir, "link");
   symlinkSync(target, link);
-  assert.throws(() => ensurePrivateDir(link), (e: unknown) => isSeatError(e, "SEAT_REFUSED") && /symlink/.test(e.message));
+  assert.throws(() => ensurePrivateDir(link), (e: unknown) => isSeatError(e, "PRIVATE_DIR_REFUSED") && /symlink/.test(e.message));
   assert.equal(statSync(target).mode & 0o777, 0o755, "ensurePrivateDir left the target alone");
   const list = await runSeat(["sessions", "list", "--json"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_HOME: link }, cwd: dir });
   assert.equal(list.code, 6, list.stdout + list.stderr);
-  assert.match(list.stdout, /"code":"SEAT_REFUSED"/);
+  assert.match(list.stdout, /"code":"PRIVATE_DIR_REFUSED"/);
   assert.equal(statSync(target).mode & 0o777, 0o755, "seat sessions list left the target alone");
   assert.deepEqual(readdirSync(target), [], "nothing was written into it");
 });

@@ -81,7 +81,7 @@ test("seat usage totals group by agent, model, session, job and day, filter by d
   assert.deepEqual(queryUsage({ journalFile: file, by: "model" }).map((g) => g.key), ["mock-model", "grok-4", "unknown"]);
   assert.deepEqual(queryUsage({ journalFile: file, since: "2026-12-01" }).map((g) => g.turns), [2]);
   assert.deepEqual(queryUsage({ journalFile: file, until: "2026-12-01" }).map((g) => g.turns), [1]);
-  assert.throws(() => queryUsage({ journalFile: file, since: "yesterday" }), (e: unknown) => isSeatError(e, "CLI_USAGE") && e.message.includes('"yesterday"'));
+  assert.throws(() => queryUsage({ journalFile: file, since: "yesterday" }), (e: unknown) => isSeatError(e, "USAGE_DATE_INVALID") && e.message.includes('"yesterday"'));
   // Prices turn reported tokens into a cost labelled with the file; a reported cost stays "reported".
   const pricesFile = join(dir, "prices.json");
   writeFileSync(pricesFile, JSON.stringify({ schema: "grok-seat.prices.v1", models: { "mock-model": { input: 1, output: 10 } } }));

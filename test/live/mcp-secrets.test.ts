@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { SEAT_MAIN } from "../support/cli.js";
+import { SEAT_HOOKED_MAIN } from "../support/cli.js";
 import { needGrok } from "../support/requirements.js";
 import { startLiveRig } from "../support/live-rig.js";
 
@@ -24,7 +24,7 @@ test("a canary key never leaves the server: not in a result, a progress notifica
   t.after(() => started.close());
   const r = started;
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: r.sandbox.home, GROK_HOME: r.sandbox.grokHome, GROK_BIN: r.binary, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"), XAI_API_KEY: canary, GROK_SEAT_TEST_HOOKS: "mcp-stray-console" };
-  const child = spawn(process.execPath, [SEAT_MAIN, "mcp", "--root", r.sandbox.project], { env, cwd: r.sandbox.project, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [SEAT_HOOKED_MAIN, "mcp", "--root", r.sandbox.project], { env, cwd: r.sandbox.project, stdio: ["pipe", "pipe", "pipe"] });
   t.after(() => void child.kill("SIGKILL"));
   let stdout = "";
   let stderr = "";

@@ -18,12 +18,15 @@ import { gotLive } from "../support/requirements.js";
 import type { MockScript } from "../../src/mock-model/index.js";
 
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
+/** The test-only entry: installs the hooks GROK_SEAT_TEST_HOOKS names, then runs the real CLI. */
+const HOOKED_MAIN = join(process.cwd(), "dist", "test", "support", "seat-hooked.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Ctx { rig: LiveRig; tmux: string; seatHome: string; env: NodeJS.ProcessEnv; pids: Set<number> }
 
 function seatCli(ctx: Ctx, args: string[], extraEnv: NodeJS.ProcessEnv = {}, input?: string): { code: number; stdout: string; stderr: string; json: any } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...ctx.env, ...extraEnv }, encoding: "utf8", timeout: 120_000, ...(input !== undefined ? { input } : {}) });
+  const main = extraEnv.GROK_SEAT_TEST_HOOKS === undefined ? MAIN : HOOKED_MAIN;
+  const r = spawnSync(process.execPath, [main, ...args], { env: { ...ctx.env, ...extraEnv }, encoding: "utf8", timeout: 120_000, ...(input !== undefined ? { input } : {}) });
   const line = r.stdout.trim().split("\n").filter(Boolean).pop() ?? "";
   let json: any = null;
   try { json = JSON.parse(line); } catch { /* text output */ }
@@ -282,6 +285,9 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       const direct = await callController(seatDir(ctx.seatHome, seatId), { op: "send", text: "escape \u001b[31m red" });
       assert.equal(direct.ok, false);
       assert.equal((direct.error as { code: string }).code, "SEAT_BRIEF_INVALID");
+      // An operation the controller does not know is its own code, not the CLI's usage error.
+      const unknownOp = await callController(seatDir(ctx.seatHome, seatId), { op: "reboot" } as never);
+      assert.equal((unknownOp.error as { code: string }).code, "SEAT_CONTROL_REQUEST_INVALID");
       assert.equal(statusOf(ctx, seatId).deliveries.length, 0, "no refused brief was fenced");
 
       const goodFile = join(ctx.rig.sandbox.root, "brief.txt");

@@ -7,6 +7,9 @@ import { fileURLToPath } from "node:url";
 /** Path of the compiled CLI entry. */
 export const SEAT_MAIN = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
+/** Path of the test-only entry that installs the hooks GROK_SEAT_TEST_HOOKS names, then runs the real CLI. */
+export const SEAT_HOOKED_MAIN = fileURLToPath(new URL("./seat-hooked.js", import.meta.url));
+
 /** What a finished CLI run printed and how it exited. */
 export interface CliResult {
   code: number | null;
@@ -16,8 +19,8 @@ export interface CliResult {
 }
 
 /** Starts `seat <args>`; `done` resolves when it exits. */
-export function startSeat(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): { child: ChildProcess; done: Promise<CliResult>; stdout(): string; stderr(): string } {
-  const child = spawn(process.execPath, [SEAT_MAIN, ...args], { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+export function startSeat(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; main?: string }): { child: ChildProcess; done: Promise<CliResult>; stdout(): string; stderr(): string } {
+  const child = spawn(process.execPath, [options.main ?? SEAT_MAIN, ...args], { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -27,6 +30,6 @@ export function startSeat(args: string[], options: { env: NodeJS.ProcessEnv; cwd
 }
 
 /** Runs `seat <args>` to completion. */
-export function runSeat(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): Promise<CliResult> {
+export function runSeat(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; main?: string }): Promise<CliResult> {
   return startSeat(args, options).done;
 }

@@ -16,7 +16,7 @@ import { SeatError, isSeatError, messageOf } from "../../errors.js";
 import { agentLaunch, probeAcp, type AcpProbe } from "../../runtime/index.js";
 import { parseFlags } from "../args.js";
 import { EXIT, paletteFor, writeJson } from "../output.js";
-import { testHookEnabled } from "../test-hooks.js";
+import { cliHooks } from "../hooks.js";
 import type { Command } from "./command.js";
 
 /** One row of `seat agents`. */
@@ -135,11 +135,9 @@ Examples:
   },
 };
 
-/** The install table: the built-in pins, or (test hook agent-pins-from-env) the one in GROK_SEAT_TEST_AGENT_PINS. */
+/** The install table: the built-in pins, or the one an in-process caller injected (cli/hooks.ts). */
 function installTable(): InstallTable {
-  if (!testHookEnabled("agent-pins-from-env")) return builtInInstallTable(agentProfile);
-  const pins = JSON.parse(process.env.GROK_SEAT_TEST_AGENT_PINS ?? "{}") as Record<string, { dir: string; package: string; version: string }>;
-  return Object.fromEntries(Object.entries(pins).map(([name, pin]) => [name, { pin }]));
+  return cliHooks().agentInstallTable?.() ?? builtInInstallTable(agentProfile);
 }
 
 /** `seat agents install [NAME…]`: installs the pinned agents, a progress line per agent; exit 1 when one failed. */

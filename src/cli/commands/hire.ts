@@ -18,7 +18,7 @@ import {
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { WORKTREE_FLAGS, planSeatWorktree, worktreeArgv } from "../worktree-run.js";
 import { EXIT, writeJson } from "../output.js";
-import { testHookEnabled } from "../test-hooks.js";
+import { cliHooks } from "../hooks.js";
 import { redact, splitSecretEnv } from "../../internal/redact.js";
 import type { Command } from "./command.js";
 import { launchController } from "../../seat/launch-controller.js";
@@ -108,7 +108,7 @@ Examples:
       ...(plan.model ? { model: plan.model } : {}), ...(plan.effort ? { effort: plan.effort } : {}),
       ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}),
       ...(mux === "herdr" ? { herdrSocket: stringFlag(args, "herdr-socket") ?? resolveHerdrSocketPath() } : {}),
-      ...(testHookEnabled("hold-before-dispatch") ? { holdBeforeDispatch: true } : {}),
+      ...(cliHooks().holdBeforeDispatch === true ? { holdBeforeDispatch: true } : {}),
       ...(worktree ? { worktree } : {}),
     };
     const configPath = join(dir, "hire.json");
@@ -116,7 +116,7 @@ Examples:
     const outcome = await launchController(dir, configPath, controllerEnv(process.env, secret));
     if (outcome.type !== "hired") {
       const error = (outcome.error ?? {}) as { code?: string; message?: string; context?: Record<string, unknown> };
-      throw new SeatError((error.code as never) ?? "SEAT_REFUSED", (error.message ?? "the hire was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });
+      throw new SeatError((error.code as never) ?? "SEAT_CONTROLLER_FAILED", (error.message ?? "the hire was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });
     }
     if (args.values.json) writeJson({ ...outcome, type: "hired" });
     else {

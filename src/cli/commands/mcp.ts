@@ -18,7 +18,7 @@ import { policyFromArgs } from "../policy.js";
 import { countFlag, listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { onStdoutClosed } from "../pipes.js";
 import { EXIT } from "../output.js";
-import { testHookEnabled } from "../test-hooks.js";
+import { cliHooks } from "../hooks.js";
 import type { Command } from "./command.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
@@ -133,11 +133,7 @@ Examples:
       for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => end(EXIT.interrupted));
     });
     await seat.connect(new StdioServerTransport());
-    if (testHookEnabled("mcp-stray-console")) {
-      console.log("a stray console.log from somewhere in the process");
-      console.info("and a stray console.info");
-      console.warn(`a stray warning quoting the key: ${process.env.XAI_API_KEY ?? "(none)"}`);
-    }
+    cliHooks().onMcpServing?.();
     await ended;
     await seat.close();
     // Every agent is disposed; a handle still open (stdin after a signal) must not keep the process alive.

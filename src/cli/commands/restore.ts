@@ -51,7 +51,7 @@ Examples:
         report(json, { type: "restored", ...done });
       } catch (error) {
         failed += 1;
-        report(json, { type: "restore_failed", id, code: isSeatError(error) ? error.code : "SEAT_REFUSED", message: messageOf(error) });
+        report(json, { type: "restore_failed", id, code: isSeatError(error) ? error.code : "SEAT_CONTROLLER_FAILED", message: messageOf(error) });
       }
     }));
     if (!json && chosen.length === 0) process.stderr.write("Nothing is lost.\n");

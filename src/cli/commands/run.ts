@@ -13,7 +13,7 @@ import { resolve } from "node:path";
 import type { SeatEvent, TurnResult, Usage } from "../../acp/index.js";
 import { SeatError, messageOf } from "../../errors.js";
 // Single files: the ledger (and its SQLite journal) loads only when the turn's usage is recorded.
-import { parseMaxCost, parseMaxTokens, type TurnBudget } from "../../usage/budget.js";
+import type { TurnBudget } from "../../usage/budget.js";
 import { computeCost, loadPrices } from "../../usage/prices.js";
 import { createSession, type HeadlessSession } from "../../runtime/index.js";
 import type { OpenedSession } from "../../sessions/index.js";
@@ -37,7 +37,7 @@ import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, humanLine, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 import { WORKTREE_FLAGS, finishRunWorktree, planRunWorktree, reportRunWorktree, worktreeArgv, type RunWorktree } from "../worktree-run.js";
-import { BUDGET_FLAG_SPEC, BUDGET_HELP, budgetFromArgs, joinBudgetValues } from "../budget-flags.js";
+import { BUDGET_FLAG_SPEC, BUDGET_HELP, budgetFromArgs, joinBudgetValues, parseMaxCost, parseMaxTokens } from "../budget-flags.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;

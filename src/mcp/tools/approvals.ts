@@ -85,7 +85,7 @@ export function registerApprovalTools(context: ToolContext): void {
     if (!seenFleetApprovals.has(id)) throw new SeatError("APPROVAL_NOT_FOUND", `No approval ${id} is held by a turn this server runs or a job it submitted. List them with the approvals tool.`, { context: { id } });
     return answerApproval(id, { ...decision, by: by() }, { redis: context.options.redisUrl! });
   };
-  server.registerTool(
+  context.registerTool(
     "approvals",
     {
       title: "Pending approvals",
@@ -96,7 +96,7 @@ export function registerApprovalTools(context: ToolContext): void {
     (args) =>
       guarded(async () => listingResult(await visibleApprovals(context), args.full === true)),
   );
-  server.registerTool(
+  context.registerTool(
     "approve",
     {
       title: "Allow a held call",
@@ -110,7 +110,7 @@ export function registerApprovalTools(context: ToolContext): void {
         return toolResult(result, `${result.id}: allowed`);
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "deny",
     {
       title: "Deny a held call",

@@ -120,7 +120,7 @@ export function registerFleetTools(context: ToolContext): void {
     if (fleet) await (await fleet.catch(() => undefined))?.close();
   });
 
-  server.registerTool(
+  context.registerTool(
     "submit",
     {
       title: "Queue a turn for the fleet",
@@ -158,7 +158,7 @@ export function registerFleetTools(context: ToolContext): void {
         return toolResult({ id: handle.id, status: "waiting" }, `queued as job ${handle.id} (follow it with the job tool or seat://jobs/${handle.id}/events)`);
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "job",
     {
       title: "A fleet job's state",
@@ -173,7 +173,7 @@ export function registerFleetTools(context: ToolContext): void {
         return toolResult({ job }, `${job.id}: ${job.status}${job.code ? ` (${job.code})` : ""}${job.stopReason ? `, ${job.stopReason}` : ""}`);
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "jobs",
     {
       title: "The fleet's jobs",

@@ -19,7 +19,7 @@ import { runMcpTurn } from "../turn.js";
 
 const category = z.enum(PERMISSION_CATEGORIES);
 
-/** The run tool's arguments. */
+/** The run tool's arguments (the tool registry checks them strictly: an unknown one is MCP_ARGUMENT_INVALID). */
 export const RUN_ARGUMENTS = {
   prompt: z.string().min(1).describe("The prompt for the turn."),
   agent: z.string().optional().describe("The ACP agent to drive (one the server allows with --agents; default its first)."),
@@ -30,12 +30,6 @@ export const RUN_ARGUMENTS = {
   block: z.array(category).optional().describe("Narrow the server's policy: refuse these categories."),
   worktree: z.string().optional().describe("Work in a seat worktree of cwd's repository (branch seat/<name>, under the seat home), one commit per turn; \"\" for the session's name or a fresh run-… name. The repository's top level must lie under a root."),
 };
-
-/**
- * The run tool's input schema: strict, so an argument it does not know is refused (MCP_ARGUMENT_INVALID) instead
- * of being dropped while the turn runs without it.
- */
-export const RUN_INPUT = z.object(RUN_ARGUMENTS).strict();
 
 /** The run tool's structured result. */
 export const RUN_OUTPUT = {
@@ -52,12 +46,12 @@ export const RUN_OUTPUT = {
 
 /** Registers `run`. */
 export function registerRunTool(context: ToolContext): void {
-  context.server.registerTool(
+  context.registerTool(
     "run",
     {
       title: "Run a turn on a seat",
       description: "Run one prompt on a headless agent seat (grok by default) under the server's permission gate, and return its answer. Progress notifications carry streamed text, tool calls and permission decisions when a progress token is sent; cancelling the call cancels the turn. For work that may outlast the client's tool timeout, use submit (with --redis).",
-      inputSchema: RUN_INPUT,
+      inputSchema: RUN_ARGUMENTS,
       outputSchema: RUN_OUTPUT,
     },
     (args, extra) =>

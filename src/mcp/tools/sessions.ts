@@ -87,7 +87,7 @@ function historyText(name: string, turns: TurnRecord[]): string {
 /** Registers `sessions`, `session_history`, `cancel` and the history resource template. */
 export function registerSessionTools(context: ToolContext): void {
   const { server } = context;
-  server.registerTool(
+  context.registerTool(
     "sessions",
     {
       title: "List named sessions",
@@ -103,7 +103,7 @@ export function registerSessionTools(context: ToolContext): void {
         return toolResult({ sessions }, text);
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "session_history",
     {
       title: "A named session's history",
@@ -117,7 +117,7 @@ export function registerSessionTools(context: ToolContext): void {
         return toolResult({ name: args.name, turns }, historyText(args.name, turns));
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "cancel",
     {
       title: "Cancel a named session's turn",

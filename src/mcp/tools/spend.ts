@@ -61,8 +61,7 @@ async function mergeTargetInRoots(context: ToolContext, name: string, where: str
 
 /** Registers `usage`, `diff`, `merge` and `discard`. */
 export function registerSpendTools(context: ToolContext): void {
-  const { server } = context;
-  server.registerTool(
+  context.registerTool(
     "usage",
     {
       title: "Usage totals from the ledger",
@@ -82,7 +81,7 @@ export function registerSpendTools(context: ToolContext): void {
         return toolResult({ by: args.by ?? "all", totals }, text);
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "diff",
     {
       title: "A seat worktree's diff",
@@ -97,7 +96,7 @@ export function registerSpendTools(context: ToolContext): void {
         return toolResult({ name: record.name, branch: record.branch, diff }, diff === "" ? `${record.name}: no changes` : diff);
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "merge",
     {
       title: "Merge a seat worktree",
@@ -113,7 +112,7 @@ export function registerSpendTools(context: ToolContext): void {
         return toolResult({ name: record.name, ...result }, `${record.name}: merged into ${result.into} (${result.mode}), head ${result.head.slice(0, 12)}; ${result.files.length} file(s) changed`);
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "discard",
     {
       title: "Discard a seat worktree",

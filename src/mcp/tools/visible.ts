@@ -37,7 +37,7 @@ function hireViaCli(args: string[]): Promise<Record<string, unknown>> {
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", (error) => reject(new SeatError("SEAT_REFUSED", `seat hire could not start: ${error.message}`)));
+    child.on("error", (error) => reject(new SeatError("SEAT_HIRE_FAILED", `seat hire could not start: ${error.message}`)));
     child.on("close", (code) => {
       let last: Record<string, unknown> | undefined;
       try {
@@ -46,7 +46,7 @@ function hireViaCli(args: string[]): Promise<Record<string, unknown>> {
         last = undefined;
       }
       if (code === 0 && last?.type === "hired") return resolve(last);
-      const reported = typeof last?.code === "string" && last.code in ERROR_CODES ? (last.code as ErrorCode) : "SEAT_REFUSED";
+      const reported = typeof last?.code === "string" && last.code in ERROR_CODES ? (last.code as ErrorCode) : "SEAT_HIRE_FAILED";
       const message = typeof last?.message === "string" ? last.message.replace(/ \[[A-Z_]+\]$/, "") : `seat hire exited ${code ?? "by a signal"}: ${stderr.trim().slice(-400)}`;
       reject(new SeatError(reported, message, { context: { exitCode: code, ...(last?.context && typeof last.context === "object" ? (last.context as Record<string, unknown>) : {}) } }));
     });
@@ -128,8 +128,8 @@ const DELIVERY = z.object({ promptId: z.string(), state: z.string(), failureReas
 
 /** Registers `hire_visible`, `send`, `seat_status` and `release`. */
 export function registerVisibleTools(context: ToolContext): void {
-  const { server, options } = context;
-  server.registerTool(
+  const { options } = context;
+  context.registerTool(
     "hire_visible",
     {
       title: "Hire a visible seat",
@@ -153,7 +153,7 @@ export function registerVisibleTools(context: ToolContext): void {
         return toolResult(structured, `hired ${structured.seatId} (session ${structured.sessionId}); watch it with \`seat attach ${structured.seatId}\``);
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "send",
     {
       title: "Send a brief to a visible seat",
@@ -179,7 +179,7 @@ export function registerVisibleTools(context: ToolContext): void {
         return toolResult({ seatId, delivery }, `${delivery.promptId} ${delivery.state}${delivery.failureReason ? ` (${delivery.failureReason})` : ""}`, delivery.state === "failed");
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "seat_status",
     {
       title: "Visible seats' status",
@@ -216,7 +216,7 @@ export function registerVisibleTools(context: ToolContext): void {
         }
       }),
   );
-  server.registerTool(
+  context.registerTool(
     "release",
     {
       title: "Release a visible seat",
