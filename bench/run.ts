@@ -288,7 +288,7 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  process + every child it waited for, so seat's includes grok's). The reaper outlives the seat by design: a preloaded",
     "  exit hook names the seat's live children and their /proc/PID/schedstat is read every 2 ms until they are gone; the",
     "  last reading is added. The split of the seat process's own CPU is measured in fresh node processes (node's start,",
-    "  importing the run verb's modules, importing the ACP SDK); the turn is what is left.",
+    "  importing the run verb's modules, importing the ACP SDK; each minus the empty one); the turn is what is left.",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "  Its seat path holds one fsync per brief (the dispatch mark; the fence and the consumed evidence ride on it, see",
     "  `Journal.relaxed`) and re-proves the leader from its seal; on a disk whose fsync is slow the ratio follows the fsync.",

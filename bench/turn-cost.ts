@@ -9,7 +9,9 @@
  *   it waited for (for seat: grok itself). The reaper outlives its owner by design (it reaps after the owner's exit),
  *   so nobody waits for it: a preloaded exit hook names the seat's live children at exit, and the bench reads each
  *   one's /proc/PID/schedstat (CPU ns) every 2 ms until it is gone; the last reading is added (it misses at most the
- *   last 2 ms of that process's life). Medians over rounds; ratios are medians of per-round ratios.
+ *   last 2 ms of that process's life). Medians over rounds; ratios are medians of per-round ratios. The seat
+ *   process's own CPU is split with whole fresh node processes measured the same way: `node -e ""`, one importing the
+ *   run verb's modules, one importing the ACP SDK; each row is its process minus the empty one, the turn the rest.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -29,13 +31,13 @@ export interface TurnCostPath {
   wallMs: number;
   cpuMs: number;
   helperCpuMs?: number;
-  /** seat only: its own node process's CPU (start to exit); the rest of cpuMs is grok's and the helpers'. */
+  /** seat only: its own node process's CPU (the shell's figure less what it waited for, from /proc/self/stat). */
   selfCpuMs?: number;
 }
 
 /** Where a `seat run --json` process's own CPU goes, each measured in a fresh node (median ms). */
 export interface SeatCpuBreakdown {
-  /** `process.cpuUsage()` on the first line of an empty module: node's own start. */
+  /** A whole `node -e ""` process: node's own start and exit. */
   nodeStartMs: number;
   /** Loading `seat run`'s module graph (main.js's imports + commands/run.js), the ACP SDK not included. */
   runModulesMs: number;
@@ -114,9 +116,12 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
   writeFileSync(join(dir, "children-at-exit.mjs"), [
     'import { appendFileSync, readdirSync, readFileSync } from "node:fs";',
     "process.on(\"exit\", () => {",
-    "  const u = process.cpuUsage();",
+    "  // cutime + cstime: the CPU of the children this process waited for (grok), in clock ticks (100 per second).",
+    '  const text = readFileSync("/proc/self/stat", "utf8");',
+    '  const stat = text.slice(text.lastIndexOf(")") + 2).split(" ");',
+    "  const waited = (Number(stat[13]) + Number(stat[14])) * 10;",
     '  const pids = readdirSync("/proc/self/task").flatMap((t) => readFileSync(`/proc/self/task/${t}/children`, "utf8").trim().split(" ").filter(Boolean));',
-    '  appendFileSync(process.env.GS_BENCH_CHILD_LOG, `${(u.user + u.system) / 1000}\\n${pids.join(" ")}\\n`);',
+    '  appendFileSync(process.env.GS_BENCH_CHILD_LOG, `${waited}\\n${pids.join(" ")}\\n`);',
     "});",
   ].join("\n"));
   const grokEnv = { ...rig.sessionOptions.env, ...rig.sessionOptions.agentEnv };
@@ -125,9 +130,9 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
   const seat = async (args: string[]): Promise<TurnCostPath> => {
     writeFileSync(childLog, "");
     const r = await timed([process.execPath, "--import", join(dir, "children-at-exit.mjs"), SEAT_MAIN, ...args], cliEnv, cwd);
-    const [self, children] = readFileSync(childLog, "utf8").split("\n");
+    const [waited, children] = readFileSync(childLog, "utf8").split("\n");
     const helperCpuMs = await followToExit((children ?? "").split(" ").filter(Boolean).map(Number));
-    return { wallMs: r.wallMs, cpuMs: r.cpuMs + helperCpuMs, helperCpuMs, selfCpuMs: Number(self) };
+    return { wallMs: r.wallMs, cpuMs: r.cpuMs + helperCpuMs, helperCpuMs, selfCpuMs: r.cpuMs - Number(waited) };
   };
   const grok = async (args: string[]): Promise<TurnCostPath> => {
     const r = await timed([rig.binary, "--no-auto-update", "-p", PROMPT, ...args], grokEnv, cwd);
@@ -172,11 +177,9 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
   };
 }
 
-/** CPU ms a fresh node spends from its start until `body` (an ES module body, run in the package root) is done. */
+/** CPU ms of a whole fresh node process (start, `body` as an ES module in the package root, exit). */
 async function cpuOfFreshNode(body: string): Promise<number> {
-  const script = `${body}\nconst u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000));`;
-  const r = await timed([process.execPath, "--input-type=module", "-e", script], { PATH: process.env.PATH ?? "/usr/bin:/bin" }, fileURLToPath(new URL("..", import.meta.url)));
-  return Number(r.stdout);
+  return (await timed([process.execPath, "--input-type=module", "-e", body], { PATH: process.env.PATH ?? "/usr/bin:/bin" }, fileURLToPath(new URL("..", import.meta.url)))).cpuMs;
 }
 
 /** Medians over `rounds` fresh processes of: node's start, the run verb's modules, the ACP SDK. */
@@ -238,7 +241,7 @@ function breakdownLines(seat: TurnCostPath, b: SeatCpuBreakdown): string[] {
       ["grok (`grok agent stdio`, waited for by seat)", fmt(grok)],
       ["the reaper (a node process that outlives the seat to reap after it)", fmt(helpers)],
       ["the seat process, start to exit", fmt(self)],
-      ["· node's own start", fmt(b.nodeStartMs)],
+      ["· node's own start and exit (a whole `node -e \"\"`)", fmt(b.nodeStartMs)],
       ["· loading `seat run`'s modules (our code, SQLite's binding not included)", fmt(b.runModulesMs)],
       ["· loading the ACP SDK and the zod schemas it builds at import", fmt(b.acpSdkMs)],
       ["· the rest: the turn (spawn, handshake, metering proxy, ledger with SQLite, control socket, dispose)", fmt(turn)],
