@@ -222,14 +222,14 @@ export function turnCostSection(r: TurnCostBenchResult): { title: string; body: 
       ]),
       "",
       `Ratios (medians of per-round ratios): \`seat run --json\` ÷ \`grok -p --output-format streaming-json\`: CPU ${ratio(r.cpuRatio!)}, wall ${ratio(r.wallRatio!)}; \`seat run -s\` continued ÷ \`grok -p\`: wall ${ratio(r.continuedRatio!)}.`,
-      ...(r.breakdown ? ["", ...breakdownLines(r.seatJson, r.breakdown)] : []),
+      ...(r.breakdown ? ["", ...breakdownLines(r.seatJson, r.breakdown, r.grokStreaming)] : []),
     ].join("\n"),
     goals: goals((x) => [x.cpuRatio! <= 1.5, x.wallRatio! <= 0.5, x.continuedRatio! < 1]),
   };
 }
 
 /** Where `seat run --json`'s CPU goes: grok, the reaper, and the seat process split into start, modules and turn. */
-function breakdownLines(seat: TurnCostPath, b: SeatCpuBreakdown): string[] {
+function breakdownLines(seat: TurnCostPath, b: SeatCpuBreakdown, grokP: TurnCostPath): string[] {
   const self = seat.selfCpuMs ?? 0;
   const helpers = seat.helperCpuMs ?? 0;
   const grok = seat.cpuMs - self - helpers;
@@ -246,5 +246,9 @@ function breakdownLines(seat: TurnCostPath, b: SeatCpuBreakdown): string[] {
       ["· loading the ACP SDK and the zod schemas it builds at import", fmt(b.acpSdkMs)],
       ["· the rest: the turn (spawn, handshake, metering proxy, ledger with SQLite, control socket, dispose)", fmt(turn)],
     ]),
+    "",
+    // What no trimming of our own modules can remove while the seat is a node process with a node reaper and the
+    // ACP SDK: grok, the reaper, node's start and the SDK.
+    `Floor of this design: grok + the reaper + node's start + the ACP SDK = ${fmt(grok + helpers + b.nodeStartMs + b.acpSdkMs)} ms, ${ratio((grok + helpers + b.nodeStartMs + b.acpSdkMs) / grokP.cpuMs)} \`grok -p --output-format streaming-json\`'s CPU before any of our own code runs.`,
   ];
 }
