@@ -289,6 +289,7 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  exit hook names the seat's live children and their /proc/PID/schedstat is read every 2 ms until they are gone; the",
     "  last reading is added. The split of the seat process's own CPU is measured in fresh node processes (node's start,",
     "  importing the run verb's modules, importing the ACP SDK; each minus the empty one); the turn is what is left.",
+    "  The shell's `times` counts in clock ticks (10 ms), so single figures step by 10 ms; the medians and ratios carry the weight.",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "  Its seat path holds one fsync per brief (the dispatch mark; the fence and the consumed evidence ride on it, see",
     "  `Journal.relaxed`) and re-proves the leader from its seal; on a disk whose fsync is slow the ratio follows the fsync.",
