@@ -1,5 +1,5 @@
 /*
- * `npm run bench`: runs P1–P15, prints one table per benchmark, writes bench/results/<name>.json and
+ * `npm run bench`: runs P1–P17, prints one table per benchmark, writes bench/results/<name>.json and
  *   regenerates BENCHMARKS.md from every result file present.
  * Owns: the order of the benchmarks, their sizes (full and --quick), the goals and the markdown.
  * Does not own: any measurement (bench/stream.ts, live.ts, bridge.ts, fence.ts, scale.ts, seat.ts, sessions.ts,
@@ -23,6 +23,7 @@ import { benchStream } from "./stream.js";
 import { benchSessions, sessionsSection } from "./sessions.js";
 import { agentsSection, benchAgents } from "./agents.js";
 import { benchWeight, weightSection } from "./weight.js";
+import { benchTurnCost, turnCostSection } from "./turn-cost.js";
 import { benchWorktrees, worktreesSection } from "./worktrees.js";
 import { benchMcp, mcpSection } from "./mcp.js";
 import { approvalsSection, benchApprovals } from "./approvals.js";
@@ -225,7 +226,7 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "Reproduce: `npm run bench` (everything; about 7 min on 2 cores, most of it P1 and P5's 256 fake agents and 128 real",
     "grok sessions, each wave holding ~12–16 GiB of summed agent RSS at once), `node dist/bench/run.js --only=P1,P3` (some; `P4B` alone is the visible seat,",
     "`P7` the other agents, `P8` the fleet, `P9` import and CLI weight, `P14` notifications (~1 min), `P15` restoring 8 visible seats (~30 s, 8 real grok",
-    "TUIs at once), `P16` approval by link (~1 min)), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
+    "TUIs at once), `P16` approval by link (~1 min), `P17` a turn's wall and CPU against `grok -p` (~1 min)), `--p5-grok=1,8 --p5-fake=1,32` (P5 wave sizes), `--quick` (smoke, writes nothing).",
     "The run re-executes itself inside `unshare -rn` (loopback only) where the machine allows it.",
     "",
     "## Goals",
@@ -288,6 +289,13 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  counted). Library: one real grok session holding its approvals in-process, a board in the same process serving the seat",
     "  home's links. CLI: a `seat board` process and one `seat run --notify hook --json` per round; the link is the one in the",
     "  signed webhook, and the board answers the run over its control socket. One uncounted warm-up turn or round each.",
+    "- P17: `bench/turn-cost.ts` (`benchTurnCost`): per round, in rotating order, `seat run --json`, `seat run -s NAME`",
+    "  (continued), `grok -p --output-format streaming-json` and `grok -p`, each through `sh -c '\"$@\"; times'` (CPU = the",
+    "  process + every child it waited for, so seat's includes grok's). The reaper outlives the seat by design: a preloaded",
+    "  exit hook names the seat's live children and their /proc/PID/schedstat is read every 2 ms until they are gone; the",
+    "  last reading is added. The split of the seat process's own CPU is measured in fresh node processes (node's start,",
+    "  importing the run verb's modules, importing the ACP SDK; each minus the empty one); the turn is what is left.",
+    "  The shell's `times` counts in clock ticks (10 ms), so single figures step by 10 ms; the medians and ratios carry the weight.",
     "- The visible-seat benchmark (`bench/seat.ts`, `benchSeat`) is included when that file exists; when absent it is not measured.",
     "  Its seat path holds one fsync per brief (the dispatch mark; the fence and the consumed evidence ride on it, see",
     "  `Journal.relaxed`) and re-proves the leader from its seal; on a disk whose fsync is slow the ratio follows the fsync.",
@@ -405,6 +413,11 @@ async function main(): Promise<void> {
     save("p15-restore", r);
     show("P15", withStamp(restoreSection(r), r));
   }
+  if (wanted("P17")) {
+    const r = await stamped(commit, () => benchTurnCost({ rounds: quick ? 2 : 9 }));
+    save("p17-turn-cost", r);
+    show("P17", withStamp(turnCostSection(r), r));
+  }
   if (quick) return;
   // BENCHMARKS.md is rebuilt from every stored result, so a partial run (--only) keeps the others' tables.
   const sections: Section[] = [];
@@ -430,6 +443,7 @@ async function main(): Promise<void> {
   stored("P14", "p14-notify", notifySection);
   stored("P15", "p15-restore", restoreSection);
   stored("P16", "p16-links", linksSection);
+  stored("P17", "p17-turn-cost", turnCostSection);
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);

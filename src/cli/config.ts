@@ -11,7 +11,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, parse, resolve } from "node:path";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
-import { parseNotifyConfig, type NotifyConfig } from "../notify/index.js";
+// The single file, not the front door: reading the config does not load the notification delivery.
+import { parseNotifyConfig, type NotifyConfig } from "../notify/config.js";
 
 /** Every key a config file may set. */
 export const CONFIG_KEYS = ["agent", "model", "policy", "agentsDir", "redis", "prices", "redisCa", "redisCert", "redisKey"] as const;

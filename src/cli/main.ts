@@ -8,7 +8,6 @@
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { EXIT, errorJson, exitCodeFor, redactWrites, writeJson } from "./output.js";
 import { watchPipes } from "./pipes.js";
-import { applyConfigEnv, loadConfig, withConfigDefaults } from "./config.js";
 import { COMMANDS } from "./commands/index.js";
 
 const VERSION = "grok-seat 0.1.0";
@@ -81,6 +80,8 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (!CONFIG_VERBS.has(verb)) return command.run(rest);
+  // Loaded here, not at the top: `seat --help` and the verbs without config defaults do not read or parse it.
+  const { applyConfigEnv, loadConfig, withConfigDefaults } = await import("./config.js");
   const config = loadConfig();
   applyConfigEnv(config);
   return command.run(withConfigDefaults(verb, rest, config));

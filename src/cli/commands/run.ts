@@ -27,8 +27,9 @@ import { visibleText } from "../../approvals/display.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
-import { chooseTargets, createNotifier, notifyFromEvents } from "../../notify/index.js";
-import { approvalLinks } from "../../board/links.js";
+// The single file: the notification delivery (notifier, webhooks, terminal bell) and the approval links load only
+// when a run uses them.
+import { chooseTargets } from "../../notify/config.js";
 import { loadNotifyConfig } from "../config.js";
 import { countFlag, directoryFlag, listFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag, type ParsedArgs } from "../args.js";
 import { promptFrom } from "../prompt-input.js";
@@ -262,8 +263,10 @@ Examples:
     // the terminal itself rings (BEL + OSC 9/777) unless --notify none. Delivery never holds up the turn.
     const ringTerminal = !json && process.stderr.isTTY === true && !notifyRequested.includes("none");
     let sessionId: string | undefined;
-    const notifier = notifyTargets.length > 0 || ringTerminal ? createNotifier({ targets: notifyTargets, ...(ringTerminal ? { terminal: process.stderr } : {}) }) : undefined;
-    const notifyHook = notifier === undefined ? undefined : notifyFromEvents(notifier, { subject: () => (name !== undefined ? { kind: "named-session", name } : { kind: "run", id: sessionId ?? `pid-${process.pid}` }), linkFor: (approval) => approvalLinks(seatHome(), approval) });
+    const notify = notifyTargets.length > 0 || ringTerminal ? await import("../../notify/index.js") : undefined;
+    const links = notify === undefined ? undefined : await import("../../board/links.js");
+    const notifier = notify?.createNotifier({ targets: notifyTargets, ...(ringTerminal ? { terminal: process.stderr } : {}) });
+    const notifyHook = notify === undefined || notifier === undefined ? undefined : notify.notifyFromEvents(notifier, { subject: () => (name !== undefined ? { kind: "named-session", name } : { kind: "run", id: sessionId ?? `pid-${process.pid}` }), linkFor: (approval) => links?.approvalLinks(seatHome(), approval) });
     const onEvent = (event: SeatEvent) => {
       notifyHook?.(event);
       if (starting && (event.type === "diagnostic" || event.type === "state")) return void held.push(event);
