@@ -380,7 +380,14 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       if (!ack.confirmed) {
         const message = `the dispatch mark was ${ack.lost ? "lost by the primary before its replicas had it" : `acknowledged by ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted within ${ctx.replication.timeoutMs} ms`}; the prompt was not sent, but a future primary may still hold the mark`;
         const fields = { code: "FLEET_REPLICATION_UNCONFIRMED", message, uncertain_reason: "replication-unconfirmed" };
-        await persist(persistMs, () => end("uncertain", fields, { code: "FLEET_REPLICATION_UNCONFIRMED", reason: "replication-unconfirmed", required: ack.required, acknowledged: ack.acknowledged }, true));
+        const unsent = () => end("uncertain", fields, { code: "FLEET_REPLICATION_UNCONFIRMED", reason: "replication-unconfirmed", required: ack.required, acknowledged: ack.acknowledged }, true);
+        // The run's own word (never sent) must outlive the failover too: written on the primary the connection
+        // follows now (over a heartbeat-lost a reader may have recorded meanwhile), and confirmed like the mark —
+        // a write that landed on a primary about to be demoted is written again after the move. The heartbeat
+        // keeps beating all along, so no reader judges the job by a silence.
+        const endEpoch = ctx.replication.epoch();
+        const ended = await persist(persistMs, unsent);
+        if (ended?.moved) await confirmReplicated(redis, ctx.replication.epoch, endEpoch, ctx.replication.rule().required, Math.max(ctx.replication.timeoutMs, 5_000), async () => (await unsent()).moved).catch(() => undefined);
         ctx.log(`job ${id}: uncertain (replication-unconfirmed): ${message}`);
         return "uncertain";
       }
