@@ -145,7 +145,10 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, 
           multi.zadd(JOBS_INDEX, now, id);
           const job = new Job(queue, "turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } }, id);
           await job.addJob(multi as unknown as Parameters<Job["addJob"]>[0]);
-          const replies = await multi.exec();
+          // A MULTI Redis refused to queue (EXECABORT) names its cause in the command that was refused (NOPERM, say).
+          const replies = await multi.exec().catch((error: unknown) => {
+            throw (error as { previousErrors?: unknown[] }).previousErrors?.[0] ?? error;
+          });
           if (!replies) throw new SeatError("FLEET_REDIS_UNAVAILABLE", `Redis discarded the submit of job ${id}; nothing was written.`, { retryable: true });
           for (const [error] of replies) if (error) throw error;
           const created = transitionAnswer(record, replies[0]![1] as string);

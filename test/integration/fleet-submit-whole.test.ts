@@ -31,7 +31,7 @@ test("a submit whose BullMQ write does not land leaves no waiting record without
     const request = { prompt: "submitted across a failover", jobId: id, cwd: rig.root };
     try {
       const refused = await half.enqueue(request).then(() => undefined, (e: unknown) => e);
-      assert.ok(isSeatError(refused), `the submit is refused, with a code: ${String(refused)}`);
+      assert.ok(isSeatError(refused, "FLEET_REDIS_FORBIDDEN"), `the submit is refused, naming the refusal: ${String(refused)}`);
     } finally {
       await half.close();
     }
