@@ -377,6 +377,10 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     if (ctx.replication) {
       const rule = ctx.replication.rule();
       const ack = await confirmReplicated(redis, ctx.replication.epoch, epochBefore, rule.required, ctx.replication.timeoutMs, () => touchMark(redis, id, run));
+      // The primary the connection follows now has no mark of this run: the failover lost it with the write, nothing
+      // was sent, and no primary to come can say `dispatched` for this run (the old one resyncs from this one), so
+      // the job goes back to its queue to run — never uncertain, and never left `active` under a run that returned.
+      if (!ack.confirmed && ack.lost) return await handBack("mark-lost-in-failover");
       if (!ack.confirmed) {
         const message = `the dispatch mark was ${ack.lost ? "lost by the primary before its replicas had it" : `acknowledged by ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted within ${ctx.replication.timeoutMs} ms`}; the prompt was not sent, but a future primary may still hold the mark`;
         const fields = { code: "FLEET_REPLICATION_UNCONFIRMED", message, uncertain_reason: "replication-unconfirmed" };
