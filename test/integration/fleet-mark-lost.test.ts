@@ -86,8 +86,8 @@ test("a dispatch mark lost in a failover (the new primary never had it) hands th
       const timer = setTimeout(() => ctrl.abort(), 30_000);
       const result = await job.result({ signal: ctrl.signal }).catch((e: unknown) => ({ status: `no end within 30 s (${String(e)}): ${JSON.stringify(client.job("mark-lost"))}` }));
       clearTimeout(timer);
+      assert.equal(result.status, "completed", `failover ${phase}; ${JSON.stringify(result)}\n${worker.stderr()}`);
       assert.equal(phase, "after", "the failover happened at the mark");
-      assert.equal(result.status, "completed", `${JSON.stringify(result)}\n${worker.stderr()}`);
       const events = await jobEvents(client, job.id);
       assert.ok(events.some((e) => e.status === "waiting" && (e as { reason?: string }).reason === "mark-lost-in-failover"), JSON.stringify(events));
       assert.deepEqual(worker.prompts().filter((p) => p === `fleet-${job.id}`), [`fleet-${job.id}`], "the agent received it exactly once");
