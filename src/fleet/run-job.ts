@@ -13,7 +13,8 @@
  *   Every write after the take — heartbeat, end, hand-back, cancel ack — is compare-and-set on this run's token,
  *   so a stale run (a worker that was stopped while another took the job) changes nothing.
  *   Before dispatch, nothing was sent: a Redis error or a shutdown hands the job back to be run (here or
- *   elsewhere), a busy named session puts it back behind the running turn, a cancel ends it cancelled.
+ *   elsewhere), a busy named session puts it back behind the running turn, a cancel ends it cancelled. A mark
+ *   the primary lost in a failover (the one the connection follows now does not hold it) is handed back too.
  */
 import { randomUUID } from "node:crypto";
 import type { Job } from "bullmq";
