@@ -389,9 +389,10 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
         // The run's own word (never sent) must outlive the failover too: written on the primary the connection
         // follows now (over a heartbeat-lost a reader may have recorded meanwhile), and confirmed like the mark —
         // a write that landed on a primary about to be demoted is written again after the move. The heartbeat
-        // keeps beating all along, so no reader judges the job by a silence.
+        // stops once the end is written: a beat re-judges this run's `uncertain` as a live turn (`dispatched`).
         const endEpoch = ctx.replication.epoch();
         const ended = await persist(persistMs, unsent);
+        clearInterval(timer);
         if (ended?.moved) await confirmReplicated(redis, ctx.replication.epoch, endEpoch, ctx.replication.rule().required, Math.max(ctx.replication.timeoutMs, 5_000), async () => (await unsent()).moved).catch(() => undefined);
         ctx.log(`job ${id}: uncertain (replication-unconfirmed): ${message}`);
         return "uncertain";
