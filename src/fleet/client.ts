@@ -10,8 +10,8 @@
 import { randomUUID } from "node:crypto";
 import { hostname, userInfo } from "node:os";
 import { resolve } from "node:path";
-import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import { Job, Queue } from "bullmq";
+import type { ChainableCommander, Redis } from "ioredis";
 import { SeatError } from "../errors.js";
 import { followSwitches } from "./sentinel.js";
 import { confirmReplicated, connectionEpoch, readReplicaRule, REPLICA_ACK_TIMEOUT_MS, REPLICA_REFRESH_MS, type ReplicaRule } from "./replication.js";
@@ -20,7 +20,7 @@ import { fatalCause } from "./redis-failure.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, jobKeys, sessionHostKey } from "./keys.js";
 import { JOB_SCHEMA, validateJobSpec, type JobSpec } from "./job-spec.js";
 import { fleetKey, sealJob } from "./job-seal.js";
-import { readJob, touchRecord, transition, type JobRecord } from "./state.js";
+import { readJob, touchRecord, transitionAnswer, transitionCall, type JobRecord } from "./state.js";
 import { jobHandle, type JobHandle } from "./handle.js";
 
 /**
@@ -127,21 +127,33 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, 
         // The seal (spec digest, submitter, signature with a fleet key) is written in the record's own creation, a
         // key BullMQ and bull-board never write: the worker runs the job only if BullMQ's copy of the spec matches.
         const seal = sealJob(id, spec, signer.submitter, signer.key);
-        // Every write of a submit, each safe to repeat: the record (this call's token), the index, BullMQ's job
-        // (same id: an existing one is kept). Repeated after a reconnect, so the replicas' acknowledgement covers
-        // what the primary now holds, not what a lost primary held.
+        // Every write of a submit — the record (this call's token), the index, BullMQ's job (same id) — in one
+        // MULTI: Redis applies it whole or not at all and replicates it as one, so a failover (or this process
+        // dying) between them can never leave a record that says waiting with no job behind it. Safe to repeat:
+        // a record with this call's token is ours (re-sent after a lost reply, or after a reconnect, so the
+        // replicas' acknowledgement covers what the primary now holds), and BullMQ keeps an existing job of the id.
+        const queue = queueFor(queueName);
+        await queue.waitUntilReady();
+        const record = { from: [""] as const, to: "waiting" as const, fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now, submit_token: submitToken, ...seal }) as Record<string, string | number>, event: { queue: queueName } };
         const writeAll = async () => {
-          const created = await transition(redis, id, {
-            from: [""],
-            to: "waiting",
-            fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now, submit_token: submitToken, ...seal }) as Record<string, string | number>,
-            event: { queue: queueName },
+          // Someone else's job of this id is refused before anything is written (BullMQ would keep theirs anyway).
+          const holder = await redis.hget(jobKeys(id).state, "submit_token");
+          if (holder !== null && holder !== submitToken) throw alreadyExists(id, (await redis.hget(jobKeys(id).state, "status")) ?? "");
+          // BullMQ's own view of this connection (its MULTI carries the script calls BullMQ queues on it).
+          const multi = ((await queue.backend.client) as unknown as { multi(): ChainableCommander }).multi();
+          multi.eval(...transitionCall(id, record));
+          multi.zadd(JOBS_INDEX, now, id);
+          const job = new Job(queue, "turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } }, id);
+          await job.addJob(multi as unknown as Parameters<Job["addJob"]>[0]);
+          // A MULTI Redis refused to queue (EXECABORT) names its cause in the command that was refused (NOPERM, say).
+          const replies = await multi.exec().catch((error: unknown) => {
+            throw (error as { previousErrors?: unknown[] }).previousErrors?.[0] ?? error;
           });
-          if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken) {
-            throw new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${created.current}); pick another id.`);
-          }
-          await redis.zadd(JOBS_INDEX, now, id);
-          await queueFor(queueName).add("turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } });
+          if (!replies) throw new SeatError("FLEET_REDIS_UNAVAILABLE", `Redis discarded the submit of job ${id}; nothing was written.`, { retryable: true });
+          for (const [error] of replies) if (error) throw error;
+          const created = transitionAnswer(record, replies[0]![1] as string);
+          // A same-id submit that raced this one between the check and the MULTI: its record and job stand.
+          if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken) throw alreadyExists(id, created.current);
         };
         const required = (await currentRule()).required;
         const epochBefore = epoch();
@@ -192,6 +204,10 @@ export async function pruneIndex(redis: Redis, beforeMs: number): Promise<number
   const gone = old.filter((_, i) => alive[i] === 0);
   if (gone.length > 0) await redis.zrem(JOBS_INDEX, ...gone);
   return gone.length;
+}
+
+function alreadyExists(id: string, status: string): SeatError {
+  return new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${status || "being submitted"}); pick another id.`);
 }
 
 function stripUndefined<T extends Record<string, unknown>>(value: T): T {

@@ -119,9 +119,16 @@ export async function confirmReplicated(redis: Redis, epoch: () => number, epoch
   let since = epochBefore;
   let acknowledged = -1;
   let fresh = true;
+  /** The connection moved (or failed) since the write was last made on it. */
+  let moved = false;
   for (;;) {
     const left = deadline - Date.now();
-    if (left <= 0) return { confirmed: false, required, acknowledged };
+    if (left <= 0) {
+      // Out of time after a move: one last look on the primary the connection follows now tells a write it never had
+      // (lost: nothing of it survives there) from one merely not acknowledged. A failed look says nothing.
+      if (moved && !(await touch().catch(() => true))) return { confirmed: false, required, acknowledged, lost: true };
+      return { confirmed: false, required, acknowledged };
+    }
     try {
       if (!fresh) {
         since = epoch();
@@ -131,8 +138,10 @@ export async function confirmReplicated(redis: Redis, epoch: () => number, epoch
       acknowledged = (await redis.call("WAIT", String(required), String(Math.max(1, deadline - Date.now())))) as number;
       if (epoch() === since) return { confirmed: acknowledged >= required, required, acknowledged };
       // The connection moved between the write and WAIT: that answer says nothing about the write; look again.
+      moved = true;
     } catch {
       fresh = false;
+      moved = true;
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -13,7 +13,8 @@
  *   Every write after the take — heartbeat, end, hand-back, cancel ack — is compare-and-set on this run's token,
  *   so a stale run (a worker that was stopped while another took the job) changes nothing.
  *   Before dispatch, nothing was sent: a Redis error or a shutdown hands the job back to be run (here or
- *   elsewhere), a busy named session puts it back behind the running turn, a cancel ends it cancelled.
+ *   elsewhere), a busy named session puts it back behind the running turn, a cancel ends it cancelled. A mark
+ *   the primary lost in a failover (the one the connection follows now does not hold it) is handed back too.
  */
 import { randomUUID } from "node:crypto";
 import type { Job } from "bullmq";
@@ -377,10 +378,22 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     if (ctx.replication) {
       const rule = ctx.replication.rule();
       const ack = await confirmReplicated(redis, ctx.replication.epoch, epochBefore, rule.required, ctx.replication.timeoutMs, () => touchMark(redis, id, run));
+      // The primary the connection follows now has no mark of this run: the failover lost it with the write, nothing
+      // was sent, and no primary to come can say `dispatched` for this run (the old one resyncs from this one), so
+      // the job goes back to its queue to run — never uncertain, and never left `active` under a run that returned.
+      if (!ack.confirmed && ack.lost) return await handBack("mark-lost-in-failover");
       if (!ack.confirmed) {
         const message = `the dispatch mark was ${ack.lost ? "lost by the primary before its replicas had it" : `acknowledged by ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted within ${ctx.replication.timeoutMs} ms`}; the prompt was not sent, but a future primary may still hold the mark`;
         const fields = { code: "FLEET_REPLICATION_UNCONFIRMED", message, uncertain_reason: "replication-unconfirmed" };
-        await persist(persistMs, () => end("uncertain", fields, { code: "FLEET_REPLICATION_UNCONFIRMED", reason: "replication-unconfirmed", required: ack.required, acknowledged: ack.acknowledged }, true));
+        const unsent = () => end("uncertain", fields, { code: "FLEET_REPLICATION_UNCONFIRMED", reason: "replication-unconfirmed", required: ack.required, acknowledged: ack.acknowledged }, true);
+        // The run's own word (never sent) must outlive the failover too: written on the primary the connection
+        // follows now (over a heartbeat-lost a reader may have recorded meanwhile), and confirmed like the mark —
+        // a write that landed on a primary about to be demoted is written again after the move. The heartbeat
+        // stops once the end is written: a beat re-judges this run's `uncertain` as a live turn (`dispatched`).
+        const endEpoch = ctx.replication.epoch();
+        const ended = await persist(persistMs, unsent);
+        clearInterval(timer);
+        if (ended?.moved) await confirmReplicated(redis, ctx.replication.epoch, endEpoch, ctx.replication.rule().required, Math.max(ctx.replication.timeoutMs, 5_000), async () => (await unsent()).moved).catch(() => undefined);
         ctx.log(`job ${id}: uncertain (replication-unconfirmed): ${message}`);
         return "uncertain";
       }

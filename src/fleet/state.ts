@@ -82,14 +82,16 @@ const TRANSITION = `
 local cur = redis.call('HGET', KEYS[1], 'status') or ''
 -- A run's own transition replayed (ioredis re-sends a command whose reply a dropped connection lost): it has
 -- landed already, so it reports moved and changes nothing.
-if ARGV[7] ~= '' and cur == ARGV[2] and redis.call('HGET', KEYS[1], 'run') == ARGV[7] then return 'OK' end
+-- Only a transition this run itself made counts as its replay (moved_by): an 'uncertain' a reader recorded
+-- (heartbeat-lost) is not the run's own, so the run's end still writes its reason over it.
+if ARGV[7] ~= '' and cur == ARGV[2] and redis.call('HGET', KEYS[1], 'run') == ARGV[7] and redis.call('HGET', KEYS[1], 'moved_by') == ARGV[7] then return 'OK' end
 local ok = false
 for _, s in ipairs(cjson.decode(ARGV[1])) do if s == cur then ok = true end end
 if not ok then return cur end
 if ARGV[8] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then return cur end
 if ARGV[7] ~= '' and redis.call('HGET', KEYS[1], 'run') ~= ARGV[7] then return cur end
 local fields = cjson.decode(ARGV[3])
-local flat = {'status', ARGV[2]}
+local flat = {'status', ARGV[2], 'moved_by', ARGV[7]}
 for k, v in pairs(fields) do table.insert(flat, k); table.insert(flat, tostring(v)) end
 redis.call('HSET', KEYS[1], unpack(flat))
 for _, e in ipairs(cjson.decode(ARGV[9])) do redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'e', e) end
@@ -127,6 +129,11 @@ export interface Transition {
  * a job already at `t.to` under that run counts as moved (the run's own transition, replayed): idempotent.
  */
 export async function transition(redis: Redis, id: string, t: Transition): Promise<{ moved: boolean; current: JobStatus | "" }> {
+  return transitionAnswer(t, (await redis.eval(...transitionCall(id, t))) as string);
+}
+
+/** The EVAL arguments of transition(): for a MULTI that must write a transition together with other writes. */
+export function transitionCall(id: string, t: Transition): [string, number, ...string[]] {
   const keys = jobKeys(id);
   const now = Date.now();
   // Redacted like every event: a job's message (a diagnostic's text) is read back by `seat jobs show`.
@@ -134,7 +141,11 @@ export async function transition(redis: Redis, id: string, t: Transition): Promi
   const event = JSON.stringify(redact({ type: "job", id, status: t.to, atMs: now, ...(t.event ?? {}) }));
   const expire = TERMINAL.includes(t.to) ? String(t.retainSeconds ?? 86_400) : "0";
   const before = JSON.stringify((t.before ?? []).map((e) => JSON.stringify(redact(e))));
-  const answer = (await redis.eval(TRANSITION, 3, keys.state, keys.events, keys.alive, JSON.stringify(t.from), t.to, JSON.stringify(fields), event, String(EVENTS_MAX_LEN), expire, t.run ?? "", t.heartbeatGone ? "1" : "0", before)) as string;
+  return [TRANSITION, 3, keys.state, keys.events, keys.alive, JSON.stringify(t.from), t.to, JSON.stringify(fields), event, String(EVENTS_MAX_LEN), expire, t.run ?? "", t.heartbeatGone ? "1" : "0", before];
+}
+
+/** What a transition's script answered, as transition() resolves it. */
+export function transitionAnswer(t: Transition, answer: string): { moved: boolean; current: JobStatus | "" } {
   return answer === "OK" ? { moved: true, current: t.to } : { moved: false, current: answer as JobStatus | "" };
 }
 
@@ -230,7 +241,7 @@ if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] then return {0, redis.call('EXI
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
 local rejudged = 0
 if redis.call('HGET', KEYS[1], 'status') == 'uncertain' then
-  redis.call('HSET', KEYS[1], 'status', 'dispatched')
+  redis.call('HSET', KEYS[1], 'status', 'dispatched', 'moved_by', ARGV[1])
   redis.call('HDEL', KEYS[1], 'code', 'message', 'ended_at', 'uncertain_reason')
   redis.call('PERSIST', KEYS[1])
   redis.call('PERSIST', KEYS[3])
