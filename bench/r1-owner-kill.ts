@@ -2,7 +2,7 @@
  * R1 owner kills (issue 23 §6): the process that owns a real grok is SIGKILLed while grok runs a shell tool call
  *   (`sleep 300`); goal: nothing of the agent's tree (nor its reaper) is alive 5 s later.
  * Owns: runOwnerKills() (the four owners, the kill, what counts as a survivor), its summary row, section and figure
- *   line. Shared by `npm run torture` (100 cycles per owner) and test/live/reaper.test.ts (one each).
+ *   line. Shared by `npm run torture` (100 cycles per owner) and test/live/reaper/reaper.test.ts (one each).
  * Does not own: the reaper (src/grok/reaper*.ts), the rig (test/support/live-rig.ts), the MCP host (r8-host.ts).
  * Method: one mock model whose rule answers the prompt with a `run_terminal_command` of `sleep 300`. Per cycle a
  *   fresh sandbox HOME, which the owner, grok and the shell inherit (the tag the process-table scan looks for), and

@@ -4,7 +4,7 @@
  * Owns: runSeatAttacks(): per attack kind, variants tried (distinct and repeated), refused, the outcome codes seen,
  *   and every acceptance, wrong-code refusal or timeout.
  * Does not own: the proof under test (src/seat proof + release, src/identity, src/mux checkHerdrAgent) or the
- *   fakes (test/integration/seat-fake-tui.ts in real tmux, test/fakes/herdr-sim.ts).
+ *   fakes (test/integration/seat/seat-fake-tui.ts in real tmux, test/fakes/herdr-sim.ts).
  * Method: (1) hire-time: hireSeat on a fake TUI whose leader runs another exe / cwd or serves a symlinked
  *   socket, and Herdr-simulator hires whose agent report contradicts the launch; (2) after a clean hire whose
  *   TUI then exits (the leader outlives it), each variant mutates the world or the binding, then both gates —
@@ -84,7 +84,7 @@ export interface SeatAttackResult {
 }
 
 const DIST = join(fileURLToPath(import.meta.url), "..", "..");
-const FAKE_TUI = join(DIST, "test", "integration", "seat-fake-tui.js");
+const FAKE_TUI = join(DIST, "test", "integration", "seat", "seat-fake-tui.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface World { root: string; project: string; env: Record<string, string>; journal: Journal }

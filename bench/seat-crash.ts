@@ -5,7 +5,7 @@
  * Owns: runSeatCrashCycles(): per step, cycles run and each problem found (duplicate, lost, misreported,
  *   unreconciled late evidence, a send that was not refused, a leader release that did not happen).
  * Does not own: the controller, journal or recovery under test (src/seat, src/journal), nor the fakes
- *   (test/integration/seat-fake-tui.ts: fake TUI + real fake-leader child; test/support/live-rig.ts: real grok).
+ *   (test/integration/seat/seat-fake-tui.ts: fake TUI + real fake-leader child; test/support/live-rig.ts: real grok).
  * Method: one seat per cycle, hired by `seat hire --visible` in a private tmux server. The fake leader records
  *   every prompt id it receives and runs each turn on its own clock (delays put the crash between two steps),
  *   persisting grok-shaped session-file lines that late evidence must reconcile. For real grok, the mock
@@ -27,7 +27,7 @@ export type CrashStep = (typeof CRASH_STEPS)[number];
 
 const DIST = join(fileURLToPath(import.meta.url), "..", "..");
 const MAIN = join(DIST, "src", "cli", "main.js");
-const FAKE_TUI = join(DIST, "test", "integration", "seat-fake-tui.js");
+const FAKE_TUI = join(DIST, "test", "integration", "seat", "seat-fake-tui.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One crash case as checked. */

@@ -4,7 +4,7 @@
  *   p50 of one durable fence append.
  * Owns: benchSeat(), called by bench/run.ts (`npm run bench`).
  * Does not own: reporting or thresholds (bench/run.ts). Uses the real grok binary + mock model when
- *   `grokBinary` is given, else the fake TUI fixture (dist/test/integration/seat-fake-tui.js) in tmux.
+ *   `grokBinary` is given, else the fake TUI fixture (dist/test/integration/seat/seat-fake-tui.js) in tmux.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -63,7 +63,7 @@ export async function benchSeat(options: SeatBenchOptions = {}): Promise<SeatBen
   mkdirSync(project, { mode: 0o700 });
   const tmux = new TmuxBackend({ socketName: `gs-bench-${randomBytes(4).toString("hex")}` });
   const journal = openJournal(join(root, "seats.db"));
-  const fake = join(process.cwd(), "dist", "test", "integration", "seat-fake-tui.js");
+  const fake = join(process.cwd(), "dist", "test", "integration", "seat", "seat-fake-tui.js");
   try {
     // Fence append p50: one durable (synchronous=FULL) insert per delivery.
     journal.createSeat({ seatId: "bench", sessionId: randomUUID(), socketPath: join(root, "s") });

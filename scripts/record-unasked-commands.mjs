@@ -12,7 +12,7 @@
 //   mode-<id>:   ACP `session/set_mode {modeId: <id>}` after session/new (ask, plan, default: none changes it).
 // Runs itself inside `unshare -rn` (loopback only). "ran" is read from the mock: grok calls the model back with
 // the call's output only when it ran; a denied call ends the turn `cancelled` with no follow-up.
-// The facts are pinned by test/live/unasked-commands.test.ts and shown by `seat probe`.
+// The facts are pinned by test/live/runtime/unasked-commands.test.ts and shown by `seat probe`.
 import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

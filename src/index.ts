@@ -1,6 +1,6 @@
 /*
  * grok-seat library front door: every public name, listed by hand (no `export *`).
- * Adding a name here is an API decision; test/integration/exports.test.ts pins the list.
+ * Adding a name here is an API decision; test/integration/package/exports.test.ts pins the list.
  * The offline test rig (mock model, sandbox) is the `grok-seat/testing` subpath (src/testing.ts), not this door.
  */
 export { SeatError, isSeatError, ERROR_CODES } from "./errors.js";

@@ -1,6 +1,6 @@
 /*
  * Attention on use: the library's listLost and restoreLost, loading the listing (SQLite, identity) only when
- *   first called, so `import "grok-seat"` stays light (pinned by test/integration/import-weight.test.ts).
+ *   first called, so `import "grok-seat"` stays light (pinned by test/integration/package/import-weight.test.ts).
  */
 import type * as Restore from "./restore.js";
 

@@ -3,7 +3,7 @@
  * Owns: connectFleet, enqueue and startWorker as the front door (src/index.ts) exports them.
  * Does not own: what they do (client.ts, worker.ts); this file only defers the import.
  * Invariant: same names, parameters and results as fleet/index.js; `import "grok-seat"` loads neither BullMQ nor
- *   ioredis (pinned by test/integration/import-weight.test.ts).
+ *   ioredis (pinned by test/integration/package/import-weight.test.ts).
  */
 import type * as Fleet from "./index.js";
 

@@ -7,7 +7,7 @@
  *   project's config.toml, and grok 1.0.41 has no per-process way to ask for every command (GROK_CONFIG and
  *   GROK_CONFIG_PATH ignore `permission`, `--plugin-dir` plugins' hooks are not loaded, `session/set_mode`
  *   ask/plan/default change nothing, `grok agent` has no --permission-mode).
- * Measured with scripts/record-unasked-commands.mjs; pinned on the real binary by test/live/unasked-commands.test.ts.
+ * Measured with scripts/record-unasked-commands.mjs; pinned on the real binary by test/live/runtime/unasked-commands.test.ts.
  */
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";

@@ -1,6 +1,6 @@
 /*
  * Session audit scenarios (issue 14 items 2, 4, 5) on the real grok binary, driven through the built `seat`
- * as a user would, shared by test/live/sessions-hardening.test.ts (which asserts) and bench/r7-sessions.ts
+ * as a user would, shared by test/live/sessions/sessions-hardening.test.ts (which asserts) and bench/r7-sessions.ts
  * (which counts). Each scenario returns what it observed; none asserts.
  * Owns: the three scenarios — the holder's node binary replaced on disk mid-turn; the journal write-locked by
  *   another process while a turn runs; a seat home too long for sun_path.

@@ -3,7 +3,7 @@
  * session's turn 1 fails with HTTP 500s and fail-fast ends it; the session is opened again (grok resumes the same
  * agent session in a new process), the shared log is grown past grok's 5 MiB trim threshold, and turn 2 goes to a
  * working model. grok trims the log in place as turn 2 arrives, and the kept half still holds turn 1's retries of
- * the same session id. Used by test/live/health-trim.test.ts and bench/r7-health.ts.
+ * the same session id. Used by test/live/health/health-trim.test.ts and bench/r7-health.ts.
  */
 import { appendFileSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

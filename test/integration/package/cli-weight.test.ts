@@ -1,0 +1,98 @@
+/*
+ * CLI weight: a `seat` process loads what its verb uses and nothing more. `seat --help` loads no verb, no config and
+ * no package; a whole plain `seat run --json` turn (against the fake agent) loads neither the fleet (BullMQ,
+ * ioredis), the board (express, bull-board), the MCP server SDK, ajv, nor the notification delivery. Not a timing
+ * test: the child is started with a preload that records every ES module it loads (a module.register load hook)
+ * and every CommonJS module (Module._load, which a `require` from createRequire passes on Node 20).
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { SEAT_MAIN } from "../../support/cli.js";
+import { fakeGrokBinary } from "../../support/fake-agent.js";
+
+const PRELOAD = [
+  'import { appendFileSync } from "node:fs";',
+  'import { createRequire, register } from "node:module";',
+  "const log = process.env.GS_LOAD_LOG;",
+  "const hooks = `import { appendFileSync } from \"node:fs\";\\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + \"\\\\n\"); return next(url, context); }`;",
+  'register(`data:text/javascript,${encodeURIComponent(hooks)}`);',
+  'const Module = createRequire(import.meta.url)("node:module");',
+  "const load = Module._load;",
+  "Module._load = function (request, parent, isMain) {",
+  "  try { appendFileSync(log, `${Module._resolveFilename(request, parent, isMain)}\\n`); } catch {}",
+  "  return load.apply(this, arguments);",
+  "};",
+].join("\n");
+
+/** Runs `seat ARGS` with the load recorder; returns what it printed and every module path or URL it loaded. */
+async function seatLoads(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "gs-cli-weight-"));
+  try {
+    const log = join(dir, "loaded.log");
+    writeFileSync(log, "");
+    writeFileSync(join(dir, "preload.mjs"), PRELOAD);
+    const child = spawn(process.execPath, ["--import", pathToFileURL(join(dir, "preload.mjs")).href, SEAT_MAIN, ...args], { env: { ...env, GS_LOAD_LOG: log }, cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    return { code, stdout, stderr, loaded: readFileSync(log, "utf8").split("\n").filter(Boolean) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** npm package names among loaded module paths. */
+function packagesIn(loaded: string[]): Set<string> {
+  const names = new Set<string>();
+  for (const url of loaded) {
+    const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+    if (m) names.add(m[1]!);
+  }
+  return names;
+}
+
+test("`seat --help` loads no verb module, no config file reader, no notification code and no npm package", async () => {
+  const home = mkdtempSync(join(tmpdir(), "gs-cli-weight-home-"));
+  try {
+    const r = await seatLoads(["--help"], { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home }, home);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Commands:/);
+    assert.ok(r.loaded.some((u) => u.endsWith("/src/cli/main.js")), `the recorder saw the entry (${r.loaded.length} loaded)`);
+    const ours = r.loaded.filter((u) => u.includes("/src/")).map((u) => u.slice(u.lastIndexOf("/src/") + 1));
+    // Only the CLI's own front matter: no verb (commands/index.ts is the table, each verb loads on use), no config.
+    const verbs = ours.filter((p) => p.startsWith("src/cli/commands/") && p !== "src/cli/commands/index.js");
+    const outside = ours.filter((p) => !p.startsWith("src/cli/") && p !== "src/errors.js" && !p.startsWith("src/internal/"));
+    assert.deepEqual([...verbs, ...outside, ...ours.filter((p) => p === "src/cli/config.js")], []);
+    assert.deepEqual([...packagesIn(r.loaded)], []);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("a whole plain `seat run --json` loads neither the fleet, the board, the MCP server SDK, ajv, nor the notification delivery", async () => {
+  const home = mkdtempSync(join(tmpdir(), "gs-cli-weight-home-"));
+  const grok = fakeGrokBinary();
+  try {
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GROK_SEAT_HOME: join(home, "seat"), GROK_BIN: grok.path };
+    const r = await seatLoads(["run", "--json", "hello"], env, home);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /"type":"done"/);
+    // The turn really ran through the ACP SDK, so the recorder sees packages at all.
+    const packages = packagesIn(r.loaded);
+    assert.ok(packages.has("@agentclientprotocol/sdk"), `the recorder saw the ACP SDK (${[...packages].join(", ")})`);
+    const heavy = ["bullmq", "ioredis", "express", "@bull-board/api", "@bull-board/express", "@modelcontextprotocol/sdk", "ajv", "ajv-formats"];
+    assert.deepEqual(heavy.filter((name) => packages.has(name)), []);
+    const lazy = ["/src/fleet/", "/src/board/", "/src/mcp/", "/src/seat/hire", "/src/leader/", "/src/mux/", "/src/notify/notifier.js", "/src/notify/deliver.js", "/src/notify/payloads.js", "/src/notify/terminal.js", "/src/notify/from-events.js"];
+    assert.deepEqual(lazy.filter((part) => r.loaded.some((u) => u.includes(part))), []);
+  } finally {
+    grok.remove();
+    rmSync(home, { recursive: true, force: true });
+  }
+});
