@@ -10,13 +10,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Queue } from "bullmq";
-import { connectFleet } from "../../src/fleet/index.js";
-import { bullConnection, connect, parseRedisUrl } from "../../src/fleet/connection.js";
-import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, jobKeys } from "../../src/fleet/keys.js";
-import { settleDerivedUncertain, transition } from "../../src/fleet/state.js";
-import { isSeatError } from "../../src/errors.js";
-import { need } from "../support/requirements.js";
-import { redisMissing, startFleetRig } from "../support/fleet-rig.js";
+import { connectFleet } from "../../../src/fleet/index.js";
+import { bullConnection, connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, jobKeys } from "../../../src/fleet/keys.js";
+import { settleDerivedUncertain, transition } from "../../../src/fleet/state.js";
+import { isSeatError } from "../../../src/errors.js";
+import { need } from "../../support/requirements.js";
+import { redisMissing, startFleetRig } from "../../support/fleet-rig.js";
 
 test("a submit whose BullMQ write does not land leaves no waiting record without a job, and the same id then submits whole", async (t) => {
   if (!need(t, redisMissing())) return;

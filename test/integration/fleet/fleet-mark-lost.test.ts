@@ -11,11 +11,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, connect as connectTcp, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import { connectFleet } from "../../src/fleet/index.js";
-import { connect, parseRedisUrl } from "../../src/fleet/connection.js";
-import { startRedisServer } from "../../src/testing.js";
-import { need } from "../support/requirements.js";
-import { jobEvents, redisMissing, startFleetRig, until } from "../support/fleet-rig.js";
+import { connectFleet } from "../../../src/fleet/index.js";
+import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { startRedisServer } from "../../../src/testing.js";
+import { need } from "../../support/requirements.js";
+import { jobEvents, redisMissing, startFleetRig, until } from "../../support/fleet-rig.js";
 
 test("a dispatch mark lost in a failover (the new primary never had it) hands the job back: it runs on the new primary and the agent receives it once", async (t) => {
   if (!need(t, redisMissing())) return;
