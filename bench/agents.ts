@@ -49,17 +49,28 @@ export interface AgentsBenchResult {
 }
 
 type Run = { ready: number; first: number; end: number };
-const phases = (runs: Run[]): AgentPhases => ({ readyMs: median(runs.map((r) => r.ready)), firstChunkMs: median(runs.map((r) => r.first)), endMs: median(runs.map((r) => r.end)) });
+const phases = (runs: Run[]): AgentPhases => ({
+  readyMs: median(runs.map((r) => r.ready)),
+  firstChunkMs: median(runs.map((r) => r.first)),
+  endMs: median(runs.map((r) => r.end)),
+});
 
 async function benchOne(agent: string, rounds: number): Promise<AgentBench> {
   const missing = missingInstall(agent);
-  if (missing) return { agent, error: `not installed (${missing}); run npm run agents:install (seat agents install ${agent})` };
+  if (missing)
+    return { agent, error: `not installed (${missing}); run npm run agents:install (seat agents install ${agent})` };
   const probe = await startAgentRig(agent, {});
   const wiring = offlineWiring(probe.profile.name)!;
   await probe.cleanup();
   const rig = await startAgentRig(agent, {
     rules: [
-      { match: "bench tool turn", replies: [{ toolCalls: [wiring.hostToolCall("host-tools", "shout", { text: "ping" })] }, { text: "tool said {{last_tool_result}}" }] },
+      {
+        match: "bench tool turn",
+        replies: [
+          { toolCalls: [wiring.hostToolCall("host-tools", "shout", { text: "ping" })] },
+          { text: "tool said {{last_tool_result}}" },
+        ],
+      },
       { match: "bench plain turn", replies: [{ text: "plain" }] },
     ],
     fallback: { text: REPLY },
@@ -71,25 +82,49 @@ async function benchOne(agent: string, rounds: number): Promise<AgentBench> {
     const launch = agentLaunch(rig.profile, { agentEnv: rig.options.agentEnv ?? {} }, rig.options.env ?? {});
     const auth = agent === "gemini" ? "gemini-api-key" : undefined;
     const runBare = async (): Promise<Run> => {
-      const run = await runBareTurn({ argv: launch.argv, env: launch.env, cwd: rig.cwd, prompt: "bench turn", ...(auth ? { authMethodId: auth } : {}) });
-      if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined) throw new Error(`bare turn: ${JSON.stringify(run)}`);
-      return { ready: run.readyAt - run.spawnedAt, first: run.firstChunkAt - run.spawnedAt, end: run.endAt - run.spawnedAt };
+      const run = await runBareTurn({
+        argv: launch.argv,
+        env: launch.env,
+        cwd: rig.cwd,
+        prompt: "bench turn",
+        ...(auth ? { authMethodId: auth } : {}),
+      });
+      if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined)
+        throw new Error(`bare turn: ${JSON.stringify(run)}`);
+      return {
+        ready: run.readyAt - run.spawnedAt,
+        first: run.firstChunkAt - run.spawnedAt,
+        end: run.endAt - run.spawnedAt,
+      };
     };
     const harness: Run[] = [];
     const bare: Run[] = [];
     await alternateRounds(rounds, runHarness, runBare, harness, bare);
     // Host-tool round trip: one kept session, a tool turn and a plain turn per round.
-    const tools = [{ name: "shout", description: "Upper-cases text.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, execute: (a: unknown) => String((a as { text: string }).text).toUpperCase() }];
-    const session = await createSession({ ...opts, tools, permissions: createPermissionGate({ policy: parsePolicyFlags({ allow: ["mcp"] }) }) });
+    const tools = [
+      {
+        name: "shout",
+        description: "Upper-cases text.",
+        inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+        execute: (a: unknown) => String((a as { text: string }).text).toUpperCase(),
+      },
+    ];
+    const session = await createSession({
+      ...opts,
+      tools,
+      permissions: createPermissionGate({ policy: parsePolicyFlags({ allow: ["mcp"] }) }),
+    });
     const toolTurns: number[] = [];
     const plainTurns: number[] = [];
     try {
-      if (session.state !== "ready") throw new Error(`tool session did not start: ${JSON.stringify(session.diagnostics)}`);
+      if (session.state !== "ready")
+        throw new Error(`tool session did not start: ${JSON.stringify(session.diagnostics)}`);
       for (let round = 0; round <= rounds; round++) {
         let t0 = performance.now();
         const tool = await session.prompt("bench tool turn");
         const toolMs = performance.now() - t0;
-        if (!/PING/.test(tool.text)) throw new Error(`tool turn did not carry the host's answer: ${JSON.stringify(tool)}`);
+        if (!/PING/.test(tool.text))
+          throw new Error(`tool turn did not carry the host's answer: ${JSON.stringify(tool)}`);
         t0 = performance.now();
         await session.prompt("bench plain turn");
         const plainMs = performance.now() - t0;
@@ -101,7 +136,14 @@ async function benchOne(agent: string, rounds: number): Promise<AgentBench> {
     } finally {
       await session.dispose();
     }
-    return { agent, harness: phases(harness), bare: phases(bare), ratio: median(harness.map((h, i) => h.end / bare[i]!.end)), toolTurnMs: median(toolTurns), plainTurnMs: median(plainTurns) };
+    return {
+      agent,
+      harness: phases(harness),
+      bare: phases(bare),
+      ratio: median(harness.map((h, i) => h.end / bare[i]!.end)),
+      toolTurnMs: median(toolTurns),
+      plainTurnMs: median(plainTurns),
+    };
   } catch (error) {
     return { agent, error: error instanceof Error ? error.message.slice(0, 300) : String(error) };
   } finally {
@@ -111,26 +153,60 @@ async function benchOne(agent: string, rounds: number): Promise<AgentBench> {
 
 /** Runs P7 on every installed agent (GROK_SEAT_AGENTS limits them). */
 export async function benchAgents({ rounds = 5 }: { rounds?: number } = {}): Promise<AgentsBenchResult> {
-  const wanted = (process.env.GROK_SEAT_AGENTS ?? AGENTS.join(",")).split(",").map((s) => s.trim()).filter(Boolean);
+  const wanted = (process.env.GROK_SEAT_AGENTS ?? AGENTS.join(","))
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const agents: AgentBench[] = [];
   for (const agent of wanted) agents.push(await benchOne(agent, rounds));
   return { rounds, agents };
 }
 
 /** The P7 section of BENCHMARKS.md. */
-export function agentsSection(r: AgentsBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function agentsSection(r: AgentsBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   const rows = r.agents.map((a) =>
     a.error || !a.harness || !a.bare
       ? [a.agent, "-", "-", "-", "-", "-", "-", "-", `error: ${a.error ?? "no data"}`]
-      : [a.agent, fmt(a.harness.readyMs), fmt(a.harness.firstChunkMs), fmt(a.harness.endMs), fmt(a.bare.readyMs), fmt(a.bare.endMs), ratio(a.ratio), `${fmt(a.toolTurnMs)} / ${fmt(a.plainTurnMs)}`, ""],
+      : [
+          a.agent,
+          fmt(a.harness.readyMs),
+          fmt(a.harness.firstChunkMs),
+          fmt(a.harness.endMs),
+          fmt(a.bare.readyMs),
+          fmt(a.bare.endMs),
+          ratio(a.ratio),
+          `${fmt(a.toolTurnMs)} / ${fmt(a.plainTurnMs)}`,
+          "",
+        ],
   );
   return {
     title: `P7 other ACP agents + mock model: spawn → ready → first chunk → turn end, grok-seat vs bare SDK client (${r.rounds} paired rounds, medians)`,
     body: [
-      table(["agent", "seat ready (ms)", "seat first chunk (ms)", "seat turn end (ms)", "bare ready (ms)", "bare turn end (ms)", "× bare (turn end)", "host-tool turn / plain turn (ms)", "note"], rows),
+      table(
+        [
+          "agent",
+          "seat ready (ms)",
+          "seat first chunk (ms)",
+          "seat turn end (ms)",
+          "bare ready (ms)",
+          "bare turn end (ms)",
+          "× bare (turn end)",
+          "host-tool turn / plain turn (ms)",
+          "note",
+        ],
+        rows,
+      ),
       "",
       "Both paths start the same argv with the same env against the same mock; the harness also runs its session setup (Claude's `session/set_mode default`, the env allow-list, callbacks). The host-tool turn is one model call with a host tool call answered through the bridge and MCP server, then a follow-up call; the plain turn is one model call on the same session.",
     ].join("\n"),
-    goals: r.agents.map((a) => ({ goal: `${a.agent}: harness ≤ 1.05× the bare client (spawn → turn end)`, met: a.ratio !== undefined ? a.ratio <= 1.05 : undefined, measured: a.ratio !== undefined ? ratio(a.ratio) : a.error ?? "not run" })),
+    goals: r.agents.map((a) => ({
+      goal: `${a.agent}: harness ≤ 1.05× the bare client (spawn → turn end)`,
+      met: a.ratio !== undefined ? a.ratio <= 1.05 : undefined,
+      measured: a.ratio !== undefined ? ratio(a.ratio) : (a.error ?? "not run"),
+    })),
   };
 }

@@ -29,7 +29,9 @@ async function main(): Promise<void> {
       const seenAt = now();
       answered.add(approval.id);
       await answerApproval(approval.id, { decision: "allow", by: "p10" }, options);
-      process.stdout.write(`${JSON.stringify({ id: approval.id, askedAt: approval.askedAt, seenAt, answeredAt: now() })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ id: approval.id, askedAt: approval.askedAt, seenAt, answeredAt: now() })}\n`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }

@@ -54,14 +54,25 @@ const ANSWERER_JS = fileURLToPath(new URL("./approval-answerer.js", import.meta.
 /** A `grok` that plays the permission scenario and logs each request's ask and answer. */
 function permissionAgent(dir: string, log: string): string {
   const path = join(dir, "grok-permission");
-  writeFileSync(path, `#!/bin/sh\nFAKE_GROK_SCENARIO=permission FAKE_GROK_PERMISSION_LOG=${JSON.stringify(log)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+  writeFileSync(
+    path,
+    `#!/bin/sh\nFAKE_GROK_SCENARIO=permission FAKE_GROK_PERMISSION_LOG=${JSON.stringify(log)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`,
+  );
   chmodSync(path, 0o755);
   return path;
 }
 
 /** Starts the answering process for `count` approvals; resolves its lines once it exits. */
-function startAnswerer(env: NodeJS.ProcessEnv, count: number, redis?: string): Promise<Array<{ seenAt: number; askedAt: string }>> {
-  const child = spawn(process.execPath, [ANSWERER_JS, "--count", String(count), "--poll-ms", String(POLL_MS), ...(redis ? ["--redis", redis] : [])], { env, stdio: ["ignore", "pipe", "pipe"] });
+function startAnswerer(
+  env: NodeJS.ProcessEnv,
+  count: number,
+  redis?: string,
+): Promise<Array<{ seenAt: number; askedAt: string }>> {
+  const child = spawn(
+    process.execPath,
+    [ANSWERER_JS, "--count", String(count), "--poll-ms", String(POLL_MS), ...(redis ? ["--redis", redis] : [])],
+    { env, stdio: ["ignore", "pipe", "pipe"] },
+  );
   let out = "";
   let err = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -69,20 +80,38 @@ function startAnswerer(env: NodeJS.ProcessEnv, count: number, redis?: string): P
   return new Promise((resolve, reject) => {
     child.on("close", (code) => {
       if (code !== 0) reject(new Error(`the answering process exited ${code}: ${err}`));
-      else resolve(out.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { seenAt: number; askedAt: string }));
+      else
+        resolve(
+          out
+            .trim()
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { seenAt: number; askedAt: string }),
+        );
     });
   });
 }
 
 /** Round trips from the agent's log: the k-th `asked` ↔ the k-th `answered`; the first (warm-up) is not counted. */
 function roundTrips(log: string, seen: Array<{ seenAt: number }>): RoundTrips {
-  const lines = (existsSync(log) ? readFileSync(log, "utf8") : "").split("\n").filter(Boolean).map((l) => l.split("\t"));
+  const lines = (existsSync(log) ? readFileSync(log, "utf8") : "")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => l.split("\t"));
   const asked = lines.filter((l) => l[0] === "asked").map((l) => Number(l[2]));
   const answered = lines.filter((l) => l[0] === "answered").map((l) => Number(l[2]));
-  if (asked.length !== answered.length) throw new Error(`${asked.length} permission requests asked, ${answered.length} answered`);
+  if (asked.length !== answered.length)
+    throw new Error(`${asked.length} permission requests asked, ${answered.length} answered`);
   const samples = asked.map((at, k) => answered[k]! - at).slice(1);
   const seenSamples = seen.map((s, k) => s.seenAt - (asked[k] ?? s.seenAt)).slice(1);
-  return { n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: Math.max(0, ...samples), seenP50: percentile(seenSamples, 50), samples };
+  return {
+    n: samples.length,
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    max: Math.max(0, ...samples),
+    seenP50: percentile(seenSamples, 50),
+    samples,
+  };
 }
 
 async function benchLocal(rounds: number): Promise<RoundTrips> {
@@ -93,8 +122,12 @@ async function benchLocal(rounds: number): Promise<RoundTrips> {
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, GROK_SEAT_HOME: join(root, "seat-home") };
     const answers = startAnswerer(env, rounds + 1);
     for (let i = 0; i <= rounds; i += 1) {
-      const run = await runSeat(["run", "--json", "--grok", agent, "--cwd", root, `p10 round ${i}`], { env, cwd: root });
-      if (run.code !== 0 || !run.stdout.includes('"decision":"allow"')) throw new Error(`seat run round ${i} exited ${run.code}: ${run.stdout.slice(-800)} ${run.stderr.slice(-800)}`);
+      const run = await runSeat(["run", "--json", "--grok", agent, "--cwd", root, `p10 round ${i}`], {
+        env,
+        cwd: root,
+      });
+      if (run.code !== 0 || !run.stdout.includes('"decision":"allow"'))
+        throw new Error(`seat run round ${i} exited ${run.code}: ${run.stdout.slice(-800)} ${run.stderr.slice(-800)}`);
     }
     return roundTrips(log, await answers);
   } finally {
@@ -109,7 +142,11 @@ async function benchFleetRoundTrips(rounds: number): Promise<RoundTrips> {
   const client = await connectFleet(rig.redis.url);
   try {
     await rig.startWorker("p10", { env: { GROK_BIN: agent } });
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(rig.root, "elsewhere"), GROK_SEAT_HOME: join(rig.root, "elsewhere", "seat-home") };
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: join(rig.root, "elsewhere"),
+      GROK_SEAT_HOME: join(rig.root, "elsewhere", "seat-home"),
+    };
     const answers = startAnswerer(env, rounds + 1, rig.redis.url);
     for (let i = 0; i <= rounds; i += 1) {
       const result = await (await client.enqueue({ prompt: `p10 fleet round ${i}` })).result();
@@ -130,22 +167,37 @@ export async function benchApprovals({ rounds = 30 }: { rounds?: number } = {}):
 }
 
 /** P10's section of BENCHMARKS.md. */
-export function approvalsSection(r: ApprovalsBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function approvalsSection(r: ApprovalsBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   const row = (path: string, t: RoundTrips) => [path, String(t.n), fmt(t.seenP50), fmt(t.p50), fmt(t.p99), fmt(t.max)];
   return {
     title: `P10 approval round trip: the agent asks → listed in another process → answered → the agent has the answer (${r.local.n} local, ${r.fleet.n} fleet)`,
     body: [
-      table(["path", "n", "asked → listed p50 (ms)", "round trip p50 (ms)", "p99 (ms)", "max (ms)"], [
-        row("local: `seat run` ← control socket ← answering process", r.local),
-        row("fleet: `seat worker` job ← Redis ← answering process", r.fleet),
-      ]),
+      table(
+        ["path", "n", "asked → listed p50 (ms)", "round trip p50 (ms)", "p99 (ms)", "max (ms)"],
+        [
+          row("local: `seat run` ← control socket ← answering process", r.local),
+          row("fleet: `seat worker` job ← Redis ← answering process", r.fleet),
+        ],
+      ),
       "",
       `The answering process lists every ${r.pollMs} ms; the worker reads answers back every ${r.fleetAnswerPollMs} ms while an approval is pending.`,
       `Percentiles are nearest-rank over n samples${r.local.n < 100 ? `; with n = ${r.local.n} the p99 is the maximum` : ""}.`,
     ].join("\n"),
     goals: [
-      { goal: "local approval round trip p99 ≤ 50 ms", met: r.local.p99 <= 50, measured: `p50 ${fmt(r.local.p50)} ms, p99 ${fmt(r.local.p99)} ms` },
-      { goal: "fleet approval round trip p99 ≤ 100 ms", met: r.fleet.p99 <= 100, measured: `p50 ${fmt(r.fleet.p50)} ms, p99 ${fmt(r.fleet.p99)} ms` },
+      {
+        goal: "local approval round trip p99 ≤ 50 ms",
+        met: r.local.p99 <= 50,
+        measured: `p50 ${fmt(r.local.p50)} ms, p99 ${fmt(r.local.p99)} ms`,
+      },
+      {
+        goal: "fleet approval round trip p99 ≤ 100 ms",
+        met: r.fleet.p99 <= 100,
+        measured: `p50 ${fmt(r.fleet.p50)} ms, p99 ${fmt(r.fleet.p99)} ms`,
+      },
     ],
   };
 }

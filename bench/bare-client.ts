@@ -39,10 +39,18 @@ export interface BareOptions {
 export async function runBareTurn(options: BareOptions): Promise<BareRun> {
   const [command, ...args] = options.argv;
   const spawnedAt = performance.now();
-  const child = spawn(command!, args, { env: { ...options.env, ...options.extraEnv }, cwd: options.cwd, stdio: ["pipe", "pipe", "ignore"], detached: true });
+  const child = spawn(command!, args, {
+    env: { ...options.env, ...options.extraEnv },
+    cwd: options.cwd,
+    stdio: ["pipe", "pipe", "ignore"],
+    detached: true,
+  });
   child.stdin.on("error", () => {});
   const afterStop = options.afterSpawn ? await options.afterSpawn(child.pid!) : undefined;
-  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
+  const stream = acp.ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
+  );
   let chunks = 0;
   let firstChunkAt: number | undefined;
   let lastChunkAt: number | undefined;
@@ -57,16 +65,25 @@ export async function runBareTurn(options: BareOptions): Promise<BareRun> {
     })
     .onNotification("*", () => {})
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => ({
-      outcome: { outcome: "selected" as const, optionId: params.options.find((o) => o.kind.startsWith("reject"))?.optionId ?? params.options[0]!.optionId },
+      outcome: {
+        outcome: "selected" as const,
+        optionId: params.options.find((o) => o.kind.startsWith("reject"))?.optionId ?? params.options[0]!.optionId,
+      },
     }));
   const connection = app.connect(stream);
   try {
     const agent = connection.agent;
-    await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } });
+    await agent.request(acp.methods.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    });
     if (options.authMethodId) await agent.request(acp.methods.agent.authenticate, { methodId: options.authMethodId });
     const session = await agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: [] });
     const readyAt = performance.now();
-    const response = await agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: "text", text: options.prompt }] });
+    const response = await agent.request(acp.methods.agent.session.prompt, {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: options.prompt }],
+    });
     const endAt = performance.now();
     return { spawnedAt, readyAt, firstChunkAt, lastChunkAt, endAt, chunks, stopReason: response.stopReason };
   } finally {
@@ -77,8 +94,14 @@ export async function runBareTurn(options: BareOptions): Promise<BareRun> {
 }
 
 /** SIGKILLs a detached child's process group and waits for the child to be reaped. */
-export async function stopGroup(pid: number, child: { exitCode: number | null; signalCode: string | null; once(event: "exit", cb: () => void): unknown }): Promise<void> {
-  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+export async function stopGroup(
+  pid: number,
+  child: { exitCode: number | null; signalCode: string | null; once(event: "exit", cb: () => void): unknown },
+): Promise<void> {
+  const exited =
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => child.once("exit", () => resolve()));
   try {
     process.kill(-pid, "SIGKILL");
   } catch {

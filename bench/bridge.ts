@@ -58,7 +58,14 @@ export async function benchBridge({ iterations = 200 }: { iterations?: number } 
   const env = Object.fromEntries(bridge.mcpServer.env.map((e) => [e.name, e.value]));
   const bridged: number[] = [];
   try {
-    await client.connect(new StdioClientTransport({ command: bridge.mcpServer.command, args: bridge.mcpServer.args, env, stderr: "ignore" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: bridge.mcpServer.command,
+        args: bridge.mcpServer.args,
+        env,
+        stderr: "ignore",
+      }),
+    );
     for (let i = 0; i < warmup + iterations; i++) {
       const start = performance.now();
       const result = await client.callTool({ name: "echo", arguments: args });

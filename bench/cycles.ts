@@ -55,10 +55,20 @@ export function processesTagged(tag: string): number[] {
 
 function withWatchdog<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not resolve within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise,
+    new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not resolve within ${ms} ms`)), ms)),
+    ),
+  ]).finally(() => clearTimeout(timer));
 }
 
-async function cycle(binary: string, scenario: string, disposeMidTurn: boolean, dir: string): Promise<{ survivors: number[]; failure?: string }> {
+async function cycle(
+  binary: string,
+  scenario: string,
+  disposeMidTurn: boolean,
+  dir: string,
+): Promise<{ survivors: number[]; failure?: string }> {
   const tag = `grok-seat-r1-${randomUUID()}`;
   const pidFile = join(dir, `${tag}.pid`);
   try {
@@ -73,7 +83,11 @@ async function cycle(binary: string, scenario: string, disposeMidTurn: boolean, 
       20_000,
       "createSession",
     );
-    if (session.state !== "ready") return { survivors: processesTagged(tag), failure: `not ready: ${session.diagnostics.map((d) => d.code).join(",")}` };
+    if (session.state !== "ready")
+      return {
+        survivors: processesTagged(tag),
+        failure: `not ready: ${session.diagnostics.map((d) => d.code).join(",")}`,
+      };
     // The tag must be visible on the live agent, or the survivor check below would prove nothing.
     if (processesTagged(tag).length === 0) {
       await session.dispose();
@@ -101,7 +115,13 @@ async function cycle(binary: string, scenario: string, disposeMidTurn: boolean, 
 }
 
 /** Runs `cycles` dispose/crash cycles over CYCLE_SCENARIOS, `concurrency` at a time; kills any survivor it finds. */
-export async function runDisposeCycles({ cycles = 100, concurrency = 4 }: { cycles?: number; concurrency?: number } = {}): Promise<CyclesResult> {
+export async function runDisposeCycles({
+  cycles = 100,
+  concurrency = 4,
+}: {
+  cycles?: number;
+  concurrency?: number;
+} = {}): Promise<CyclesResult> {
   const binary = fakeGrokBinary();
   const dir = mkdtempSync(join(tmpdir(), "grok-seat-r1-"));
   const result: CyclesResult = { cycles, resolved: 0, survivors: [], failures: [] };

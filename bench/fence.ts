@@ -64,5 +64,11 @@ export async function benchFence({ iterations = 500 }: { iterations?: number } =
   }
   const fence = { p50Ms: median(fenceMs), p99Ms: percentile(fenceMs, 99) };
   const bareInsert = { p50Ms: median(bareMs), p99Ms: percentile(bareMs, 99) };
-  return { iterations: fenceMs.length, fence, bareInsert, ratioP50: fence.p50Ms / bareInsert.p50Ms, ratioP99: fence.p99Ms / bareInsert.p99Ms };
+  return {
+    iterations: fenceMs.length,
+    fence,
+    bareInsert,
+    ratioP50: fence.p50Ms / bareInsert.p50Ms,
+    ratioP99: fence.p99Ms / bareInsert.p99Ms,
+  };
 }

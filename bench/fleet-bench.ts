@@ -55,10 +55,22 @@ interface Latency {
   max: number;
 }
 
-const latency = (samples: number[]): Latency => ({ n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: Math.max(0, ...samples) });
+const latency = (samples: number[]): Latency => ({
+  n: samples.length,
+  p50: percentile(samples, 50),
+  p99: percentile(samples, 99),
+  max: Math.max(0, ...samples),
+});
 
 /** Throughput for 1..3 workers against `url` (workers started on the rig with `url`), as the plain run measures it. */
-async function levels(rig: Awaited<ReturnType<typeof startFleetRig>>, url: string, agent: string, jobs: number, tag: string, serial: { n: number }): Promise<FleetThroughput[]> {
+async function levels(
+  rig: Awaited<ReturnType<typeof startFleetRig>>,
+  url: string,
+  agent: string,
+  jobs: number,
+  tag: string,
+  serial: { n: number },
+): Promise<FleetThroughput[]> {
   const client = await connectFleet(url);
   const out: FleetThroughput[] = [];
   try {
@@ -66,11 +78,21 @@ async function levels(rig: Awaited<ReturnType<typeof startFleetRig>>, url: strin
       await rig.startWorker(`${tag}-${k}`, { env: { GROK_BIN: agent }, args: ["--concurrency", "1"], redisUrl: url });
       const direct = await timeDirect(agent, rig.root, jobs, k);
       const f0 = now();
-      const handles = await Promise.all(Array.from({ length: jobs }, () => client.enqueue({ prompt: `p8 job ${++serial.n}` })));
+      const handles = await Promise.all(
+        Array.from({ length: jobs }, () => client.enqueue({ prompt: `p8 job ${++serial.n}` })),
+      );
       const results = await Promise.all(handles.map((h) => h.result()));
       const fleetS = (now() - f0) / 1000;
       const fleetFailed = results.filter((r) => r.status !== "completed" || r.text !== "pong from fake").length;
-      out.push({ workers: k, jobs, fleetJobsPerS: jobs / fleetS, directJobsPerS: jobs / direct.seconds, ratio: jobs / fleetS / (jobs / direct.seconds), fleetFailed, directFailed: direct.failed });
+      out.push({
+        workers: k,
+        jobs,
+        fleetJobsPerS: jobs / fleetS,
+        directJobsPerS: jobs / direct.seconds,
+        ratio: jobs / fleetS / (jobs / direct.seconds),
+        fleetFailed,
+        directFailed: direct.failed,
+      });
     }
   } finally {
     await client.close();
@@ -116,12 +138,25 @@ async function benchReplicated(jobs: number, samples: number): Promise<NonNullab
 }
 
 /** Runs P8: `jobs` jobs per level for 1..3 workers, and `latencyJobs` slow-stream jobs for event latency. */
-export async function benchFleet({ jobs = 30, latencyJobs = 10, replica = true, markSamples = 500 }: { jobs?: number; latencyJobs?: number; replica?: boolean; markSamples?: number } = {}): Promise<FleetBenchResult> {
+export async function benchFleet({
+  jobs = 30,
+  latencyJobs = 10,
+  replica = true,
+  markSamples = 500,
+}: {
+  jobs?: number;
+  latencyJobs?: number;
+  replica?: boolean;
+  markSamples?: number;
+} = {}): Promise<FleetBenchResult> {
   const t0 = Date.now();
   const rig = await startFleetRig();
   const chunkLog = join(rig.root, "chunks.log");
   const agent = join(rig.root, "grok-chunks");
-  writeFileSync(agent, `#!/bin/sh\nFAKE_GROK_CHUNK_LOG=${JSON.stringify(chunkLog)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+  writeFileSync(
+    agent,
+    `#!/bin/sh\nFAKE_GROK_CHUNK_LOG=${JSON.stringify(chunkLog)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`,
+  );
   chmodSync(agent, 0o755);
   const client = await connectFleet(rig.redis.url);
   let throughput: FleetThroughput[] = [];
@@ -133,8 +168,12 @@ export async function benchFleet({ jobs = 30, latencyJobs = 10, replica = true, 
       const handle = await client.enqueue({ prompt: `p7 latency ${i} scenario:slow-stream` });
       const arrivals: number[] = [];
       for await (const { event } of handle.events({ pollMs: 5_000 })) if (event.type === "text") arrivals.push(now());
-      const sent = (existsSync(chunkLog) ? readFileSync(chunkLog, "utf8") : "").split("\n").filter((l) => l.startsWith(`fleet-${handle.id}\t`)).map((l) => Number(l.split("\t")[1]));
-      if (sent.length !== arrivals.length) throw new Error(`job ${handle.id}: ${sent.length} chunks sent, ${arrivals.length} text events watched`);
+      const sent = (existsSync(chunkLog) ? readFileSync(chunkLog, "utf8") : "")
+        .split("\n")
+        .filter((l) => l.startsWith(`fleet-${handle.id}\t`))
+        .map((l) => Number(l.split("\t")[1]));
+      if (sent.length !== arrivals.length)
+        throw new Error(`job ${handle.id}: ${sent.length} chunks sent, ${arrivals.length} text events watched`);
       sent.forEach((at, n) => samples.push(arrivals[n]! - at));
     }
   } finally {
@@ -142,18 +181,37 @@ export async function benchFleet({ jobs = 30, latencyJobs = 10, replica = true, 
     await rig.close();
   }
   const replicated = replica ? await benchReplicated(jobs, markSamples) : undefined;
-  return { throughput, ...(replicated ? { replicated } : {}), eventLatencyMs: { n: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: Math.max(0, ...samples) }, durationMs: Date.now() - t0 };
+  return {
+    throughput,
+    ...(replicated ? { replicated } : {}),
+    eventLatencyMs: {
+      n: samples.length,
+      p50: percentile(samples, 50),
+      p99: percentile(samples, 99),
+      max: Math.max(0, ...samples),
+    },
+    durationMs: Date.now() - t0,
+  };
 }
 
 /** The same jobs in this process: `jobs` sessions, `parallel` at a time, each one turn then disposed. */
-async function timeDirect(agent: string, cwd: string, jobs: number, parallel: number): Promise<{ seconds: number; failed: number }> {
+async function timeDirect(
+  agent: string,
+  cwd: string,
+  jobs: number,
+  parallel: number,
+): Promise<{ seconds: number; failed: number }> {
   let next = 0;
   let failed = 0;
   const t0 = now();
   const lane = async () => {
     while (next < jobs) {
       next++;
-      const session = await createSession({ grokCliBinaryPath: agent, cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+      const session = await createSession({
+        grokCliBinaryPath: agent,
+        cwd,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      });
       try {
         const result = await session.prompt(`p7 direct job ${next}`);
         if (result.text !== "pong from fake") failed++;
@@ -169,15 +227,37 @@ async function timeDirect(agent: string, cwd: string, jobs: number, parallel: nu
 }
 
 /** P8's section of BENCHMARKS.md. */
-export function fleetBenchSection(r: FleetBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function fleetBenchSection(r: FleetBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   const title = "P8 fleet: jobs/s through BullMQ + Redis vs the same jobs in one process, and event latency";
   const lat = r.eventLatencyMs;
   return {
     title: `${title} (${r.throughput[0]?.jobs ?? 0} fake-agent jobs per level)`,
     body: [
-      table(["workers (processes) / direct sessions at once", "fleet jobs/s", "direct jobs/s", "fleet ÷ direct", "failed (fleet / direct)"], r.throughput.map((t) => [String(t.workers), fmt(t.fleetJobsPerS), fmt(t.directJobsPerS), ratio(t.ratio), `${t.fleetFailed} / ${t.directFailed}`])),
+      table(
+        [
+          "workers (processes) / direct sessions at once",
+          "fleet jobs/s",
+          "direct jobs/s",
+          "fleet ÷ direct",
+          "failed (fleet / direct)",
+        ],
+        r.throughput.map((t) => [
+          String(t.workers),
+          fmt(t.fleetJobsPerS),
+          fmt(t.directJobsPerS),
+          ratio(t.ratio),
+          `${t.fleetFailed} / ${t.directFailed}`,
+        ]),
+      ),
       "",
-      table(["event latency: agent chunk → watcher", "n", "p50 (ms)", "p99 (ms)", "max (ms)"], [["fake agent → worker → Redis stream → events()", String(lat.n), fmt(lat.p50), fmt(lat.p99), fmt(lat.max)]]),
+      table(
+        ["event latency: agent chunk → watcher", "n", "p50 (ms)", "p99 (ms)", "max (ms)"],
+        [["fake agent → worker → Redis stream → events()", String(lat.n), fmt(lat.p50), fmt(lat.p99), fmt(lat.max)]],
+      ),
       "",
       "Each job spawns its agent, starts a session, runs one turn and disposes it, on both paths; the fleet adds the",
       `enqueue, BullMQ's hand-off, the guarded state transitions and one Redis stream write per event. Workers run one job at a time. Whole section: ${(r.durationMs / 1000).toFixed(0)} s.`,
@@ -185,9 +265,21 @@ export function fleetBenchSection(r: FleetBenchResult): { title: string; body: s
       ...(r.replicated ? replicatedRows(r.replicated) : []),
     ].join("\n"),
     goals: [
-      { goal: "every fleet job completed", met: r.throughput.every((t) => t.fleetFailed === 0), measured: `${r.throughput.reduce((n, t) => n + t.fleetFailed, 0)} failed` },
-      { goal: "fleet throughput reported against direct runs at the same parallelism (no numeric goal set)", met: undefined, measured: r.throughput.map((t) => `${t.workers}: ${ratio(t.ratio)}`).join(", ") },
-      { goal: "event latency agent chunk → watcher p99 reported (no numeric goal set)", met: undefined, measured: `p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms` },
+      {
+        goal: "every fleet job completed",
+        met: r.throughput.every((t) => t.fleetFailed === 0),
+        measured: `${r.throughput.reduce((n, t) => n + t.fleetFailed, 0)} failed`,
+      },
+      {
+        goal: "fleet throughput reported against direct runs at the same parallelism (no numeric goal set)",
+        met: undefined,
+        measured: r.throughput.map((t) => `${t.workers}: ${ratio(t.ratio)}`).join(", "),
+      },
+      {
+        goal: "event latency agent chunk → watcher p99 reported (no numeric goal set)",
+        met: undefined,
+        measured: `p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms`,
+      },
     ],
   };
 }
@@ -200,11 +292,41 @@ function replicatedRows(r: NonNullable<FleetBenchResult["replicated"]>): string[
     "three sentinels on loopback, all Debian's Redis 7.0 with AOF and `appendfsync always` — so every submit and every",
     "dispatch mark waits for the replica's acknowledgement before it counts.",
     "",
-    table(["workers / direct at once", "fleet jobs/s (replicated)", "direct jobs/s", "fleet ÷ direct", "failed (fleet / direct)"], r.throughput.map((t) => [String(t.workers), fmt(t.fleetJobsPerS), fmt(t.directJobsPerS), ratio(t.ratio), `${t.fleetFailed} / ${t.directFailed}`])),
+    table(
+      [
+        "workers / direct at once",
+        "fleet jobs/s (replicated)",
+        "direct jobs/s",
+        "fleet ÷ direct",
+        "failed (fleet / direct)",
+      ],
+      r.throughput.map((t) => [
+        String(t.workers),
+        fmt(t.fleetJobsPerS),
+        fmt(t.directJobsPerS),
+        ratio(t.ratio),
+        `${t.fleetFailed} / ${t.directFailed}`,
+      ]),
+    ),
     "",
-    table(["the dispatch mark on the primary", "n", "p50 (ms)", "p99 (ms)", "max (ms)"], [
-      ["the mark's write (HSET, AOF fsync always)", String(r.markMs.n), fmt(r.markMs.p50), fmt(r.markMs.p99), fmt(r.markMs.max)],
-      ["added by `WAIT 1` after it (the replica's ack)", String(r.waitMs.n), fmt(r.waitMs.p50), fmt(r.waitMs.p99), fmt(r.waitMs.max)],
-    ]),
+    table(
+      ["the dispatch mark on the primary", "n", "p50 (ms)", "p99 (ms)", "max (ms)"],
+      [
+        [
+          "the mark's write (HSET, AOF fsync always)",
+          String(r.markMs.n),
+          fmt(r.markMs.p50),
+          fmt(r.markMs.p99),
+          fmt(r.markMs.max),
+        ],
+        [
+          "added by `WAIT 1` after it (the replica's ack)",
+          String(r.waitMs.n),
+          fmt(r.waitMs.p50),
+          fmt(r.waitMs.p99),
+          fmt(r.waitMs.max),
+        ],
+      ],
+    ),
   ];
 }

@@ -10,8 +10,26 @@ import { ranAtLine, type RanAt } from "./torture-seat.js";
 /** R6 sizes: ≥ 200 jobs, at least 6 on the real grok (plus one killed after dispatch), 3 workers. */
 export function fleetSizes(quick: boolean): FleetCampaignOptions {
   return quick
-    ? { fakeJobs: 30, killAfterDispatch: 2, cancels: 3, grokJobs: 2, randomKills: 1, redisRestarts: 1, workers: 3, concurrency: 2 }
-    : { fakeJobs: 200, killAfterDispatch: 8, cancels: 10, grokJobs: 6, randomKills: 6, redisRestarts: 1, workers: 3, concurrency: 2 };
+    ? {
+        fakeJobs: 30,
+        killAfterDispatch: 2,
+        cancels: 3,
+        grokJobs: 2,
+        randomKills: 1,
+        redisRestarts: 1,
+        workers: 3,
+        concurrency: 2,
+      }
+    : {
+        fakeJobs: 200,
+        killAfterDispatch: 8,
+        cancels: 10,
+        grokJobs: 6,
+        randomKills: 6,
+        redisRestarts: 1,
+        workers: 3,
+        concurrency: 2,
+      };
 }
 
 /** One line of figures. */
@@ -22,12 +40,21 @@ export function fleetFigureLine(r: FleetCampaignResult): string {
 /** R6's row of the RELIABILITY.md summary. */
 export function fleetSummaryRow(r: FleetCampaignResult): string[] {
   const met = r.failures === 0 && r.lost === 0 && r.sentTwice === 0 && r.uncertain === r.uncertainInDoubt && !r.skipped;
-  return ["R6", "fleet on BullMQ + a real redis-server: kill -9 workers (incl. right after dispatch), kill -9 + restart Redis (AOF)", String(r.jobs), String(r.failures), "0 lost, 0 sent twice, every uncertain job really in doubt", met ? "met" : "**missed**"];
+  return [
+    "R6",
+    "fleet on BullMQ + a real redis-server: kill -9 workers (incl. right after dispatch), kill -9 + restart Redis (AOF)",
+    String(r.jobs),
+    String(r.failures),
+    "0 lost, 0 sent twice, every uncertain job really in doubt",
+    met ? "met" : "**missed**",
+  ];
 }
 
 /** R6's section of RELIABILITY.md. */
 export function renderFleetSection(r: FleetCampaignResult & { ranAt?: RanAt }): string {
-  const statuses = Object.entries(r.byStatus).map(([s, n]) => `${s} ×${n}`).join(", ");
+  const statuses = Object.entries(r.byStatus)
+    .map(([s, n]) => `${s} ×${n}`)
+    .join(", ");
   return [
     "## R6 fleet: workers and Redis killed mid-run",
     "",
@@ -45,11 +72,36 @@ export function renderFleetSection(r: FleetCampaignResult & { ranAt?: RanAt }): 
     "doubt (no dispatched marker, a `done` or `completed` in its stream, or a worker that was never killed), or a job",
     "ending otherwise than expected (`completed`, or `cancelled` for a cancel probe).",
     "",
-    table(["jobs", "ended", "lost", "sent twice", "uncertain (really in doubt / had reached the agent)", "misreported", "worker kills (after dispatch + random)", "Redis restarts", "cancel latency p50 / p99 / max (ms, n)", "failures", "wall time"], [[
-      String(r.jobs), statuses, String(r.lost), String(r.sentTwice), `${r.uncertain} (${r.uncertainInDoubt} / ${r.uncertainReached})`, String(r.misreported),
-      `${r.workerKills.afterDispatch + r.workerKills.random} (${r.workerKills.afterDispatch} + ${r.workerKills.random})`, String(r.redisRestarts),
-      `${fmt(r.cancelLatencyMs.p50)} / ${fmt(r.cancelLatencyMs.p99)} / ${fmt(r.cancelLatencyMs.max)} (n=${r.cancelLatencyMs.n})`, String(r.failures), `${(r.durationMs / 1000).toFixed(0)} s`,
-    ]]),
+    table(
+      [
+        "jobs",
+        "ended",
+        "lost",
+        "sent twice",
+        "uncertain (really in doubt / had reached the agent)",
+        "misreported",
+        "worker kills (after dispatch + random)",
+        "Redis restarts",
+        "cancel latency p50 / p99 / max (ms, n)",
+        "failures",
+        "wall time",
+      ],
+      [
+        [
+          String(r.jobs),
+          statuses,
+          String(r.lost),
+          String(r.sentTwice),
+          `${r.uncertain} (${r.uncertainInDoubt} / ${r.uncertainReached})`,
+          String(r.misreported),
+          `${r.workerKills.afterDispatch + r.workerKills.random} (${r.workerKills.afterDispatch} + ${r.workerKills.random})`,
+          String(r.redisRestarts),
+          `${fmt(r.cancelLatencyMs.p50)} / ${fmt(r.cancelLatencyMs.p99)} / ${fmt(r.cancelLatencyMs.max)} (n=${r.cancelLatencyMs.n})`,
+          String(r.failures),
+          `${(r.durationMs / 1000).toFixed(0)} s`,
+        ],
+      ],
+    ),
     "",
     "Cancel latency is from the submitter's `cancel()` to the `cancelled` transition the worker wrote (one clock: same machine),",
     "measured under the campaign's load (workers being killed and restarted, Redis restarted); it is a figure, not a failure.",
@@ -57,7 +109,14 @@ export function renderFleetSection(r: FleetCampaignResult & { ranAt?: RanAt }): 
     r.skipped ? `Real grok jobs skipped: ${r.skipped} (counted as a failure).` : "",
     "",
     ranAtLine(r),
-    r.problems.length ? `\nProblems:\n\n${r.problems.slice(0, 20).map((p) => `- ${p}`).join("\n")}` : "",
+    r.problems.length
+      ? `\nProblems:\n\n${r.problems
+          .slice(0, 20)
+          .map((p) => `- ${p}`)
+          .join("\n")}`
+      : "",
     "",
-  ].filter((line, i, all) => !(line === "" && all[i - 1] === "")).join("\n");
+  ]
+    .filter((line, i, all) => !(line === "" && all[i - 1] === ""))
+    .join("\n");
 }

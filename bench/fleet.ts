@@ -101,27 +101,44 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
   let skipped: string | null = null;
   if (options.grokJobs > 0) {
     const slow = Array.from({ length: 60 }, (_, i) => `w${i}`).join(" ");
-    const rig = await startLiveRig({ rules: [{ match: "answer slowly", replies: [{ text: slow, chunkDelayMs: 150 }] }], fallback: { text: "fleet job done" } });
+    const rig = await startLiveRig({
+      rules: [{ match: "answer slowly", replies: [{ text: slow, chunkDelayMs: 150 }] }],
+      fallback: { text: "fleet job done" },
+    });
     if (typeof rig === "string") skipped = rig;
     else live = rig;
   }
   const rig = await startFleetRig();
   const promptLog = join(rig.root, "prompts.log");
   const router = join(rig.root, "grok-router");
-  writeFileSync(router, [
-    "#!/bin/sh",
-    // Routed by the job's cwd, not a made-up model: grok-seat refuses a model the agent's catalogue lacks.
-    `case "$(pwd -P)" in */fleet-fake) FAKE_GROK_PROMPT_LOG=${JSON.stringify(promptLog)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@";; esac`,
-    `exec ${live ? JSON.stringify(live.binary) : "false"} "$@"`,
-    "",
-  ].join("\n"));
+  writeFileSync(
+    router,
+    [
+      "#!/bin/sh",
+      // Routed by the job's cwd, not a made-up model: grok-seat refuses a model the agent's catalogue lacks.
+      `case "$(pwd -P)" in */fleet-fake) FAKE_GROK_PROMPT_LOG=${JSON.stringify(promptLog)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@";; esac`,
+      `exec ${live ? JSON.stringify(live.binary) : "false"} "$@"`,
+      "",
+    ].join("\n"),
+  );
   chmodSync(router, 0o755);
   const fakeCwd = join(rig.root, "fleet-fake");
   mkdirSync(fakeCwd, { recursive: true });
-  const hostEnv: Record<string, string> = { GROK_BIN: router, ...(live ? { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_DISABLE_AUTOUPDATER: "1", GROK_TELEMETRY_ENABLED: "0" } : {}) };
+  const hostEnv: Record<string, string> = {
+    GROK_BIN: router,
+    ...(live
+      ? {
+          HOME: live.sandbox.home,
+          GROK_HOME: live.sandbox.grokHome,
+          GROK_DISABLE_AUTOUPDATER: "1",
+          GROK_TELEMETRY_ENABLED: "0",
+        }
+      : {}),
+  };
   const killed = new Set<string>();
   let serial = 0;
-  const spawnWorker = () => rig.startWorker(`w${++serial}`, { env: hostEnv, args: ["--concurrency", String(options.concurrency ?? 2)] });
+  const spawnWorker = () =>
+    rig.startWorker(`w${++serial}`, { env: hostEnv, args: ["--concurrency", String(options.concurrency ?? 2)] });
   const live$ = new Set<WorkerProc>();
   const replacements: Promise<unknown>[] = [];
   const kill = (w: WorkerProc | undefined, why: string) => {
@@ -135,7 +152,9 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
   };
   const fakeSeen = () => (existsSync(promptLog) ? readFileSync(promptLog, "utf8").split("\n").filter(Boolean) : []);
   const sentCount = (promptId: string, kind: FleetJobCase["kind"]) =>
-    kind.startsWith("grok") ? live!.mock.requests.filter((r) => r.kind === "main" && r.reqId === promptId).length : fakeSeen().filter((p) => p === promptId).length;
+    kind.startsWith("grok")
+      ? live!.mock.requests.filter((r) => r.kind === "main" && r.reqId === promptId).length
+      : fakeSeen().filter((p) => p === promptId).length;
 
   const client = await connectFleet(rig.redis.url);
   const problems: string[] = [];
@@ -152,7 +171,9 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
       ...Array<FleetJobCase["kind"]>(options.fakeJobs).fill("fake"),
       ...Array<FleetJobCase["kind"]>(options.killAfterDispatch).fill("kill-after-dispatch"),
       ...Array<FleetJobCase["kind"]>(options.cancels).fill("cancel"),
-      ...(live ? [...Array<FleetJobCase["kind"]>(options.grokJobs).fill("grok"), "grok-kill-after-dispatch" as const] : []),
+      ...(live
+        ? [...Array<FleetJobCase["kind"]>(options.grokJobs).fill("grok"), "grok-kill-after-dispatch" as const]
+        : []),
     ];
     // Probes spread through the queue: a seeded shuffle.
     for (let i = kinds.length - 1; i > 0; i--) {
@@ -161,33 +182,67 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
     }
     const jobs: Array<{ kind: FleetJobCase["kind"]; handle: JobHandle }> = [];
     for (const [n, kind] of kinds.entries()) {
-      const prompt = kind === "kill-after-dispatch" ? `job ${n} scenario:slow-stream` : kind === "cancel" ? `job ${n} scenario:hang-on-prompt` : kind === "grok-kill-after-dispatch" ? `job ${n}: answer slowly` : `job ${n}`;
-      const handle = await client.enqueue({ prompt, jobId: `r6-${n}`, ...(kind.startsWith("grok") ? { cwd: live!.sandbox.project } : { cwd: fakeCwd }) });
+      const prompt =
+        kind === "kill-after-dispatch"
+          ? `job ${n} scenario:slow-stream`
+          : kind === "cancel"
+            ? `job ${n} scenario:hang-on-prompt`
+            : kind === "grok-kill-after-dispatch"
+              ? `job ${n}: answer slowly`
+              : `job ${n}`;
+      const handle = await client.enqueue({
+        prompt,
+        jobId: `r6-${n}`,
+        ...(kind.startsWith("grok") ? { cwd: live!.sandbox.project } : { cwd: fakeCwd }),
+      });
       jobs.push({ kind, handle });
     }
     log(`R6: ${jobs.length} jobs submitted to ${live$.size} workers`);
-    const chaos = runChaos(rig, options, random, fakeSeen, () => [...live$], kill, (window) => (restarts++, restartWindows.push(window)), log).then((n) => (randomKills = n));
-    const probes = jobs.filter((j) => j.kind !== "fake" && j.kind !== "grok").map(async ({ kind, handle }) => {
-      const dispatched = await waitDispatched(client, handle.id);
-      if (!dispatched) return;
-      if (kind === "cancel") {
-        const asked = Date.now();
-        await retry(() => handle.cancel());
-        const ended = await retry(() => handle.state().then((s) => (["cancelled", "completed", "failed", "uncertain"].includes(s.status) ? s : Promise.reject(new Error("running")))), 80);
-        if (ended.status === "cancelled" && ended.endedAt) {
-          const ms = ended.endedAt - asked;
-          latencies.push(ms);
-          if (ms >= 1_000) {
-            const duringRedisRestart = restartWindows.some(([a, b]) => a <= ended.endedAt! && b >= asked);
-            slowCancels.push({ id: handle.id, ms, duringRedisRestart });
-            log(`R6: cancel of ${handle.id} took ${ms} ms${duringRedisRestart ? " (a Redis restart fell inside it)" : ""}`);
+    const chaos = runChaos(
+      rig,
+      options,
+      random,
+      fakeSeen,
+      () => [...live$],
+      kill,
+      (window) => (restarts++, restartWindows.push(window)),
+      log,
+    ).then((n) => (randomKills = n));
+    const probes = jobs
+      .filter((j) => j.kind !== "fake" && j.kind !== "grok")
+      .map(async ({ kind, handle }) => {
+        const dispatched = await waitDispatched(client, handle.id);
+        if (!dispatched) return;
+        if (kind === "cancel") {
+          const asked = Date.now();
+          await retry(() => handle.cancel());
+          const ended = await retry(
+            () =>
+              handle
+                .state()
+                .then((s) =>
+                  ["cancelled", "completed", "failed", "uncertain"].includes(s.status)
+                    ? s
+                    : Promise.reject(new Error("running")),
+                ),
+            80,
+          );
+          if (ended.status === "cancelled" && ended.endedAt) {
+            const ms = ended.endedAt - asked;
+            latencies.push(ms);
+            if (ms >= 1_000) {
+              const duringRedisRestart = restartWindows.some(([a, b]) => a <= ended.endedAt! && b >= asked);
+              slowCancels.push({ id: handle.id, ms, duringRedisRestart });
+              log(
+                `R6: cancel of ${handle.id} took ${ms} ms${duringRedisRestart ? " (a Redis restart fell inside it)" : ""}`,
+              );
+            }
           }
+        } else {
+          const worker = [...live$].find((w) => w.name === dispatched);
+          if (kill(worker, `right after ${handle.id} was dispatched`)) afterDispatchKills++;
         }
-      } else {
-        const worker = [...live$].find((w) => w.name === dispatched);
-        if (kill(worker, `right after ${handle.id} was dispatched`)) afterDispatchKills++;
-      }
-    });
+      });
     await Promise.all([...probes, chaos]);
     await Promise.all(replacements);
     const deadline = Date.now() + 180_000;
@@ -203,21 +258,32 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
     for (const { handle } of jobs) records.set(handle.id, await retry(() => handle.state()).catch(() => undefined));
     const raw = connect(parseRedisUrl(rig.redis.url), { name: "r6-check" });
     try {
-      for (const { kind, handle } of jobs) cases.push(await judge(raw, kind, handle.id, records.get(handle.id), sentCount(`fleet-${handle.id}`, kind), killed));
+      for (const { kind, handle } of jobs)
+        cases.push(
+          await judge(raw, kind, handle.id, records.get(handle.id), sentCount(`fleet-${handle.id}`, kind), killed),
+        );
     } finally {
       raw.disconnect();
     }
     // What the workers said of a job the campaign finds wrong (their log lines about it), to trace its path.
     for (const c of cases) {
       if (c.problems.length === 0) continue;
-      const said = rig.workers.flatMap((w) => w.stderr().split("\n").filter((l) => l.includes(`job ${c.id}:`)).map((l) => `${w.name}: ${l.trim()}`));
+      const said = rig.workers.flatMap((w) =>
+        w
+          .stderr()
+          .split("\n")
+          .filter((l) => l.includes(`job ${c.id}:`))
+          .map((l) => `${w.name}: ${l.trim()}`),
+      );
       c.problems.push(`worker log: ${said.join(" | ") || "nothing"}`);
     }
     // A worker nobody killed must still be running: one that died by itself (say, of a Redis restart) is a defect
     // of its own, and would make its jobs look uncertain for no reason the campaign caused.
     for (const w of rig.workers) {
       if (killed.has(w.name) || (w.child.exitCode === null && w.child.signalCode === null)) continue;
-      problems.push(`worker ${w.name} exited by itself (code ${w.child.exitCode ?? "none"}, signal ${w.child.signalCode ?? "none"}): ${w.stderr().trim().split("\n").slice(-5).join(" | ")}`);
+      problems.push(
+        `worker ${w.name} exited by itself (code ${w.child.exitCode ?? "none"}, signal ${w.child.signalCode ?? "none"}): ${w.stderr().trim().split("\n").slice(-5).join(" | ")}`,
+      );
     }
   } catch (error) {
     problems.push(`campaign aborted: ${error instanceof Error ? error.message : String(error)}`);
@@ -226,7 +292,16 @@ export async function runFleetCampaign(options: FleetCampaignOptions): Promise<F
     await rig.close();
     await live?.close();
   }
-  return summarize(cases, problems, { afterDispatchKills, randomKills, restarts, latencies, slowCancels, durationMs: Date.now() - t0, skipped, grokJobs: cases.filter((c) => c.kind.startsWith("grok")).length });
+  return summarize(cases, problems, {
+    afterDispatchKills,
+    randomKills,
+    restarts,
+    latencies,
+    slowCancels,
+    durationMs: Date.now() - t0,
+    skipped,
+    grokJobs: cases.filter((c) => c.kind.startsWith("grok")).length,
+  });
 }
 
 /** Follows job `id` until it is dispatched; resolves the host that dispatched it, or undefined when it ended first. */
@@ -240,11 +315,23 @@ export async function waitDispatched(client: FleetClient, id: string): Promise<s
 }
 
 /** Random worker kills and the Redis restarts, each at a seeded fraction of the fake prompts received. */
-async function runChaos(rig: FleetRig, o: FleetCampaignOptions, random: () => number, seen: () => string[], workers: () => WorkerProc[], kill: (w: WorkerProc | undefined, why: string) => boolean, restarted: (window: [number, number]) => void, log: (l: string) => void): Promise<number> {
+async function runChaos(
+  rig: FleetRig,
+  o: FleetCampaignOptions,
+  random: () => number,
+  seen: () => string[],
+  workers: () => WorkerProc[],
+  kill: (w: WorkerProc | undefined, why: string) => boolean,
+  restarted: (window: [number, number]) => void,
+  log: (l: string) => void,
+): Promise<number> {
   const total = o.fakeJobs + o.killAfterDispatch + o.cancels;
   const events = [
     ...Array.from({ length: o.randomKills }, () => ({ at: 0.05 + random() * 0.8, what: "kill" as const })),
-    ...Array.from({ length: o.redisRestarts }, (_, i) => ({ at: (i + 1) / (o.redisRestarts + 1), what: "redis" as const })),
+    ...Array.from({ length: o.redisRestarts }, (_, i) => ({
+      at: (i + 1) / (o.redisRestarts + 1),
+      what: "redis" as const,
+    })),
   ].sort((a, b) => a.at - b.at);
   let kills = 0;
   for (const e of events) {
@@ -264,7 +351,14 @@ async function runChaos(rig: FleetRig, o: FleetCampaignOptions, random: () => nu
 }
 
 /** Checks one job against the agents' logs and its own stream. */
-async function judge(raw: ReturnType<typeof connect>, kind: FleetJobCase["kind"], id: string, record: JobRecord | undefined, sent: number, killed: Set<string>): Promise<FleetJobCase> {
+async function judge(
+  raw: ReturnType<typeof connect>,
+  kind: FleetJobCase["kind"],
+  id: string,
+  record: JobRecord | undefined,
+  sent: number,
+  killed: Set<string>,
+): Promise<FleetJobCase> {
   const problems: string[] = [];
   const status = record?.status ?? "missing";
   const stream = (await readEvents(raw, id, START, 0, 100_000)).map((e) => e.event);
@@ -281,16 +375,36 @@ async function judge(raw: ReturnType<typeof connect>, kind: FleetJobCase["kind"]
     if (!record?.host || !killed.has(record.host)) {
       // Each job event with its host and clock (ms, last six digits, to line up with the campaign's own log), so
       // a false uncertain can be traced to its path.
-      const judged = stream.flatMap((e) => (e.type === "job" ? [`${e.status}${e.reason ? `/${e.reason}` : ""}${e.host ? `@${e.host}` : ""} t${(e.atMs ?? 0) % 1_000_000}`] : []));
-      problems.push(`uncertain although its worker ${record?.host ?? "?"} was not killed (${judged.join(", ") || "no job event"}; ${record?.message ?? "no message"})`);
+      const judged = stream.flatMap((e) =>
+        e.type === "job"
+          ? [`${e.status}${e.reason ? `/${e.reason}` : ""}${e.host ? `@${e.host}` : ""} t${(e.atMs ?? 0) % 1_000_000}`]
+          : [],
+      );
+      problems.push(
+        `uncertain although its worker ${record?.host ?? "?"} was not killed (${judged.join(", ") || "no job event"}; ${record?.message ?? "no message"})`,
+      );
     }
   }
   const expected = kind === "cancel" ? "cancelled" : "completed";
-  if (status !== expected && status !== "uncertain" && problems.length === 0) problems.push(`ended ${status}, expected ${expected}`);
+  if (status !== expected && status !== "uncertain" && problems.length === 0)
+    problems.push(`ended ${status}, expected ${expected}`);
   return { id, kind, status, sent, problems };
 }
 
-function summarize(cases: FleetJobCase[], problems: string[], x: { afterDispatchKills: number; randomKills: number; restarts: number; latencies: number[]; slowCancels: FleetCampaignResult["slowCancels"]; durationMs: number; skipped: string | null; grokJobs: number }): FleetCampaignResult {
+function summarize(
+  cases: FleetJobCase[],
+  problems: string[],
+  x: {
+    afterDispatchKills: number;
+    randomKills: number;
+    restarts: number;
+    latencies: number[];
+    slowCancels: FleetCampaignResult["slowCancels"];
+    durationMs: number;
+    skipped: string | null;
+    grokJobs: number;
+  },
+): FleetCampaignResult {
   const byStatus: Record<string, number> = {};
   for (const c of cases) byStatus[c.status] = (byStatus[c.status] ?? 0) + 1;
   const uncertain = cases.filter((c) => c.status === "uncertain");
@@ -312,7 +426,12 @@ function summarize(cases: FleetJobCase[], problems: string[], x: { afterDispatch
     failures: bad.length + problems.length + (x.skipped ? 1 : 0),
     workerKills: { afterDispatch: x.afterDispatchKills, random: x.randomKills },
     redisRestarts: x.restarts,
-    cancelLatencyMs: { n: x.latencies.length, p50: percentile(x.latencies, 50), p99: percentile(x.latencies, 99), max: Math.max(0, ...x.latencies) },
+    cancelLatencyMs: {
+      n: x.latencies.length,
+      p50: percentile(x.latencies, 50),
+      p99: percentile(x.latencies, 99),
+      max: Math.max(0, ...x.latencies),
+    },
     slowCancels: x.slowCancels,
     grokJobs: x.grokJobs,
     durationMs: x.durationMs,

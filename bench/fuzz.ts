@@ -40,17 +40,48 @@ function isClearFrameError(error: unknown): boolean {
 function versionTarget(numRuns: number): FuzzTarget {
   const noise = fc.oneof(
     fc.string({ unit: "binary", maxLength: 200 }),
-    fc.tuple(nat, nat, nat, hex, fc.string({ maxLength: 12 })).map(([a, b, c, h, tail]) => `grok ${a}.${b}.${c} (${h})${tail}`),
-    fc.constantFrom("grok 1.0.41 (4220f3b224a6)\n", "grok 1.0.41 (4220f3b224a6) [stable]", "grok  1.0.41 (x)", "", "\n", "grok 1.0.41 (4220f3b224a6)\r\n\r\n"),
+    fc
+      .tuple(nat, nat, nat, hex, fc.string({ maxLength: 12 }))
+      .map(([a, b, c, h, tail]) => `grok ${a}.${b}.${c} (${h})${tail}`),
+    fc.constantFrom(
+      "grok 1.0.41 (4220f3b224a6)\n",
+      "grok 1.0.41 (4220f3b224a6) [stable]",
+      "grok  1.0.41 (x)",
+      "",
+      "\n",
+      "grok 1.0.41 (4220f3b224a6)\r\n\r\n",
+    ),
   );
-  const valid = fc.tuple(nat, nat, nat, hex, fc.option(fc.constantFrom("stable", "beta", "nightly_2"), { nil: undefined }));
+  const valid = fc.tuple(
+    nat,
+    nat,
+    nat,
+    hex,
+    fc.option(fc.constantFrom("stable", "beta", "nightly_2"), { nil: undefined }),
+  );
   const out = fc.check(
-    fc.property(fc.oneof(noise.map((s) => ({ s, expect: undefined })), valid.map(([a, b, c, h, ch]) => ({ s: `grok ${a}.${b}.${c} (${h})${ch ? ` [${ch}]` : ""}\n`, expect: { version: `${a}.${b}.${c}`, sha: h, ch } }))), ({ s, expect }) => {
-      const parsed = parseGrokVersion(s);
-      if (parsed !== null && !(/^\d+\.\d+\.\d+/.test(parsed.version) && /^[0-9a-f]{7,40}$/.test(parsed.sha))) return false;
-      if (expect) return parsed !== null && parsed.version === expect.version && parsed.sha === expect.sha && parsed.channel === expect.ch;
-      return true;
-    }),
+    fc.property(
+      fc.oneof(
+        noise.map((s) => ({ s, expect: undefined })),
+        valid.map(([a, b, c, h, ch]) => ({
+          s: `grok ${a}.${b}.${c} (${h})${ch ? ` [${ch}]` : ""}\n`,
+          expect: { version: `${a}.${b}.${c}`, sha: h, ch },
+        })),
+      ),
+      ({ s, expect }) => {
+        const parsed = parseGrokVersion(s);
+        if (parsed !== null && !(/^\d+\.\d+\.\d+/.test(parsed.version) && /^[0-9a-f]{7,40}$/.test(parsed.sha)))
+          return false;
+        if (expect)
+          return (
+            parsed !== null &&
+            parsed.version === expect.version &&
+            parsed.sha === expect.sha &&
+            parsed.channel === expect.ch
+          );
+        return true;
+      },
+    ),
     { numRuns },
   );
   return summary("parseGrokVersion", out);
@@ -59,8 +90,20 @@ function versionTarget(numRuns: number): FuzzTarget {
 function modelsTarget(numRuns: number): FuzzTarget {
   const line = fc.oneof(
     fc.string({ unit: "binary", maxLength: 80 }),
-    fc.constantFrom("Available models:", "You are using XAI_API_KEY", "You are not authenticated.", "Default model: grok-4.5", "Model 'x' is using its own API key."),
-    fc.tuple(fc.constantFrom("*", "-", "+", ""), fc.string({ maxLength: 30 }), fc.constantFrom("", " (default)", " (DEFAULT)")).map(([b, id, d]) => `  ${b} ${id}${d}`),
+    fc.constantFrom(
+      "Available models:",
+      "You are using XAI_API_KEY",
+      "You are not authenticated.",
+      "Default model: grok-4.5",
+      "Model 'x' is using its own API key.",
+    ),
+    fc
+      .tuple(
+        fc.constantFrom("*", "-", "+", ""),
+        fc.string({ maxLength: 30 }),
+        fc.constantFrom("", " (default)", " (DEFAULT)"),
+      )
+      .map(([b, id, d]) => `  ${b} ${id}${d}`),
   );
   const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
   const out = fc.check(
@@ -82,7 +125,9 @@ function framesTarget(numRuns: number): FuzzTarget[] {
     fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 8 }), fc.boolean(), (chunks, end) => {
       const decoder = new FrameDecoder({ maxBytes: 1024 });
       try {
-        for (const chunk of chunks) for (const frame of decoder.push(chunk)) if (typeof frame.type !== "string" || frame.type === "") return false;
+        for (const chunk of chunks)
+          for (const frame of decoder.push(chunk))
+            if (typeof frame.type !== "string" || frame.type === "") return false;
         if (end) decoder.end();
         return true;
       } catch (error) {
@@ -100,27 +145,45 @@ function framesTarget(numRuns: number): FuzzTarget[] {
   // Valid frames, split at arbitrary points, decode to exactly what was encoded.
   const frame = fc.record({ type: fc.string({ minLength: 1, maxLength: 12 }), payload: fc.jsonValue({ maxDepth: 3 }) });
   const split = fc.check(
-    fc.property(fc.array(frame, { minLength: 1, maxLength: 5 }), fc.array(fc.nat(), { maxLength: 6 }), (frames, cuts) => {
-      const bytes = Buffer.concat(frames.map((f) => encodeFrame(f)));
-      const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-      const decoder = new FrameDecoder();
-      const got: unknown[] = [];
-      let at = 0;
-      for (const p of [...points, bytes.length]) {
-        got.push(...decoder.push(bytes.subarray(at, p)));
-        at = p;
-      }
-      decoder.end();
-      return JSON.stringify(got) === JSON.stringify(frames.map((f) => JSON.parse(JSON.stringify(f))));
-    }),
+    fc.property(
+      fc.array(frame, { minLength: 1, maxLength: 5 }),
+      fc.array(fc.nat(), { maxLength: 6 }),
+      (frames, cuts) => {
+        const bytes = Buffer.concat(frames.map((f) => encodeFrame(f)));
+        const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const decoder = new FrameDecoder();
+        const got: unknown[] = [];
+        let at = 0;
+        for (const p of [...points, bytes.length]) {
+          got.push(...decoder.push(bytes.subarray(at, p)));
+          at = p;
+        }
+        decoder.end();
+        return JSON.stringify(got) === JSON.stringify(frames.map((f) => JSON.parse(JSON.stringify(f))));
+      },
+    ),
     { numRuns },
   );
   // Hostile headers and bodies: > 64 MiB, truncated, non-JSON, non-object, no type.
   const hostile = fc.oneof(
-    fc.integer({ min: MAX_FRAME_BYTES + 1, max: 0xffffffff }).map((n) => ({ kind: "too-big", bytes: header(n), end: false })),
-    fc.tuple(fc.integer({ min: 1, max: 4096 }), fc.nat({ max: 4095 })).filter(([n, have]) => have < n).map(([n, have]) => ({ kind: "truncated", bytes: Buffer.concat([header(n), Buffer.alloc(have, 0x20)]), end: true })),
-    fc.string({ unit: "binary", minLength: 1, maxLength: 40 }).filter((s) => !isJsonObjectWithType(s)).map((s) => ({ kind: "non-json", bytes: withHeader(Buffer.from(s)), end: false })),
-    fc.uint8Array({ minLength: 1, maxLength: 3 }).map((b) => ({ kind: "short-header", bytes: Buffer.from(b), end: true })),
+    fc
+      .integer({ min: MAX_FRAME_BYTES + 1, max: 0xffffffff })
+      .map((n) => ({ kind: "too-big", bytes: header(n), end: false })),
+    fc
+      .tuple(fc.integer({ min: 1, max: 4096 }), fc.nat({ max: 4095 }))
+      .filter(([n, have]) => have < n)
+      .map(([n, have]) => ({
+        kind: "truncated",
+        bytes: Buffer.concat([header(n), Buffer.alloc(have, 0x20)]),
+        end: true,
+      })),
+    fc
+      .string({ unit: "binary", minLength: 1, maxLength: 40 })
+      .filter((s) => !isJsonObjectWithType(s))
+      .map((s) => ({ kind: "non-json", bytes: withHeader(Buffer.from(s)), end: false })),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 3 })
+      .map((b) => ({ kind: "short-header", bytes: Buffer.from(b), end: true })),
   );
   const bad = fc.check(
     fc.property(hostile, ({ kind, bytes, end }) => {
@@ -136,11 +199,20 @@ function framesTarget(numRuns: number): FuzzTarget[] {
     }),
     { numRuns },
   );
-  return [summary("FrameDecoder: random bytes", raw), summary("FrameDecoder: split valid frames", split), summary("FrameDecoder: hostile frames", bad)];
+  return [
+    summary("FrameDecoder: random bytes", raw),
+    summary("FrameDecoder: split valid frames", split),
+    summary("FrameDecoder: hostile frames", bad),
+  ];
 }
 
 function summary<T>(target: string, out: fc.RunDetails<T>): FuzzTarget {
-  return { target, cases: out.numRuns, failures: out.failed ? 1 : 0, ...(out.failed ? { counterexample: JSON.stringify(out.counterexample).slice(0, 2000) } : {}) };
+  return {
+    target,
+    cases: out.numRuns,
+    failures: out.failed ? 1 : 0,
+    ...(out.failed ? { counterexample: JSON.stringify(out.counterexample).slice(0, 2000) } : {}),
+  };
 }
 
 function header(n: number): Buffer {
@@ -156,7 +228,13 @@ function withHeader(body: Buffer): Buffer {
 function isJsonObjectWithType(s: string): boolean {
   try {
     const v = JSON.parse(s) as unknown;
-    return typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as { type?: unknown }).type === "string" && (v as { type: string }).type !== "";
+    return (
+      typeof v === "object" &&
+      v !== null &&
+      !Array.isArray(v) &&
+      typeof (v as { type?: unknown }).type === "string" &&
+      (v as { type: string }).type !== ""
+    );
   } catch {
     return false;
   }
@@ -202,21 +280,96 @@ function memoryAgent() {
 const SID = "fuzz-session";
 
 function acpLine(): fc.Arbitrary<string> {
-  const id = fc.oneof(fc.constant(0), fc.constant(-1), fc.integer(), fc.string({ maxLength: 6 }), fc.constant(null), fc.double());
+  const id = fc.oneof(
+    fc.constant(0),
+    fc.constant(-1),
+    fc.integer(),
+    fc.string({ maxLength: 6 }),
+    fc.constant(null),
+    fc.double(),
+  );
   const anyJson = fc.jsonValue({ maxDepth: 3 });
   const update = fc.oneof(
-    fc.record({ sessionUpdate: fc.constantFrom("agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan", "usage_update", "bogus"), content: anyJson, toolCallId: anyJson, title: anyJson, entries: anyJson, status: anyJson }, { requiredKeys: ["sessionUpdate"] }),
+    fc.record(
+      {
+        sessionUpdate: fc.constantFrom(
+          "agent_message_chunk",
+          "agent_thought_chunk",
+          "tool_call",
+          "tool_call_update",
+          "plan",
+          "usage_update",
+          "bogus",
+        ),
+        content: anyJson,
+        toolCallId: anyJson,
+        title: anyJson,
+        entries: anyJson,
+        status: anyJson,
+      },
+      { requiredKeys: ["sessionUpdate"] },
+    ),
     anyJson,
   );
   return fc.oneof(
     fc.string({ unit: "binary", maxLength: 60 }),
-    fc.constantFrom("{", "[]", "[1,2]", "null", "42", '"str"', "{}", '{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0","id":0}', '{"jsonrpc":"2.0","id":0,"result":{}}'),
+    fc.constantFrom(
+      "{",
+      "[]",
+      "[1,2]",
+      "null",
+      "42",
+      '"str"',
+      "{}",
+      '{"jsonrpc":"2.0"}',
+      '{"jsonrpc":"2.0","id":0}',
+      '{"jsonrpc":"2.0","id":0,"result":{}}',
+    ),
     fc.record({ jsonrpc: fc.constant("2.0"), id, result: anyJson }).map((m) => JSON.stringify(m)),
-    fc.record({ jsonrpc: fc.constant("2.0"), id, error: fc.record({ code: fc.integer(), message: fc.string() }) }).map((m) => JSON.stringify(m)),
-    fc.record({ jsonrpc: fc.constant("2.0"), method: fc.constant("session/update"), params: fc.record({ sessionId: fc.oneof(fc.constant(SID), fc.string({ maxLength: 4 })), update, _meta: anyJson }, { requiredKeys: ["sessionId", "update"] }) }).map((m) => JSON.stringify(m)),
-    fc.record({ jsonrpc: fc.constant("2.0"), method: fc.constantFrom("_x.ai/queue/changed", "_x.ai/session/prompt_complete", "_x.ai/mcp_initialized", "_x.ai/session_notification", "unknown/notification"), params: anyJson }).map((m) => JSON.stringify(m)),
-    fc.record({ jsonrpc: fc.constant("2.0"), id, method: fc.constantFrom("session/request_permission", "fs/read_text_file", "terminal/create", "made/up"), params: anyJson }).map((m) => JSON.stringify(m)),
-    fc.integer({ min: 64 * 1024, max: 200 * 1024 }).map((n) => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: SID, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x".repeat(n) } } } })),
+    fc
+      .record({ jsonrpc: fc.constant("2.0"), id, error: fc.record({ code: fc.integer(), message: fc.string() }) })
+      .map((m) => JSON.stringify(m)),
+    fc
+      .record({
+        jsonrpc: fc.constant("2.0"),
+        method: fc.constant("session/update"),
+        params: fc.record(
+          { sessionId: fc.oneof(fc.constant(SID), fc.string({ maxLength: 4 })), update, _meta: anyJson },
+          { requiredKeys: ["sessionId", "update"] },
+        ),
+      })
+      .map((m) => JSON.stringify(m)),
+    fc
+      .record({
+        jsonrpc: fc.constant("2.0"),
+        method: fc.constantFrom(
+          "_x.ai/queue/changed",
+          "_x.ai/session/prompt_complete",
+          "_x.ai/mcp_initialized",
+          "_x.ai/session_notification",
+          "unknown/notification",
+        ),
+        params: anyJson,
+      })
+      .map((m) => JSON.stringify(m)),
+    fc
+      .record({
+        jsonrpc: fc.constant("2.0"),
+        id,
+        method: fc.constantFrom("session/request_permission", "fs/read_text_file", "terminal/create", "made/up"),
+        params: anyJson,
+      })
+      .map((m) => JSON.stringify(m)),
+    fc.integer({ min: 64 * 1024, max: 200 * 1024 }).map((n) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: SID,
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x".repeat(n) } },
+        },
+      }),
+    ),
   );
 }
 
@@ -233,37 +386,63 @@ async function acpTarget(numRuns: number): Promise<FuzzTarget> {
 
 function acpCheck(numRuns: number) {
   return fc.check(
-    fc.asyncProperty(fc.array(acpLine(), { maxLength: 8 }), fc.constantFrom("answer", "wrong-id-then-answer", "close"), async (lines, ending) => {
-      const agent = memoryAgent();
-      let peer: Awaited<ReturnType<typeof connectAcp>> | undefined;
-      const core: SessionCore = new SessionCore(
-        (peer = await connectAcp(agent.stream, {
-          onSessionUpdate: (n) => core.handleUpdate(n),
-          onExtNotification: (m, p) => core.handleExt(m, p),
-          onPermissionRequest: async () => ({ outcome: { outcome: "cancelled" } }),
-        })),
-        { onEvent: () => undefined, onText: () => undefined },
-      );
-      core.bind(SID);
-      try {
-        const turn = core.prompt("fuzz", { promptId: "fuzz-prompt" });
-        const request = await agent.promptRequest();
-        for (const line of lines) agent.write(line);
-        if (request && ending !== "close") {
-          if (ending === "wrong-id-then-answer") agent.write(JSON.stringify({ jsonrpc: "2.0", id: typeof request.id === "number" ? request.id + 1000 : `${request.id}x`, result: { stopReason: "end_turn" } }));
-          agent.write(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { stopReason: "end_turn", _meta: { promptId: "fuzz-prompt", sessionId: SID } } }));
-        } else {
+    fc.asyncProperty(
+      fc.array(acpLine(), { maxLength: 8 }),
+      fc.constantFrom("answer", "wrong-id-then-answer", "close"),
+      async (lines, ending) => {
+        const agent = memoryAgent();
+        let peer: Awaited<ReturnType<typeof connectAcp>> | undefined;
+        const core: SessionCore = new SessionCore(
+          (peer = await connectAcp(agent.stream, {
+            onSessionUpdate: (n) => core.handleUpdate(n),
+            onExtNotification: (m, p) => core.handleExt(m, p),
+            onPermissionRequest: async () => ({ outcome: { outcome: "cancelled" } }),
+          })),
+          { onEvent: () => undefined, onText: () => undefined },
+        );
+        core.bind(SID);
+        try {
+          const turn = core.prompt("fuzz", { promptId: "fuzz-prompt" });
+          const request = await agent.promptRequest();
+          for (const line of lines) agent.write(line);
+          if (request && ending !== "close") {
+            if (ending === "wrong-id-then-answer")
+              agent.write(
+                JSON.stringify({
+                  jsonrpc: "2.0",
+                  id: typeof request.id === "number" ? request.id + 1000 : `${request.id}x`,
+                  result: { stopReason: "end_turn" },
+                }),
+              );
+            agent.write(
+              JSON.stringify({
+                jsonrpc: "2.0",
+                id: request.id,
+                result: { stopReason: "end_turn", _meta: { promptId: "fuzz-prompt", sessionId: SID } },
+              }),
+            );
+          } else {
+            agent.close();
+          }
+          const settled = await Promise.race([
+            turn.then(
+              (r) => ({ r }),
+              (e: unknown) => ({ rejected: e }),
+            ),
+            new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 5_000)),
+          ]);
+          if (settled === "hung" || "rejected" in settled) return false;
+          // A turn either ended as the agent said, or carries a diagnostic a human can act on.
+          return (
+            settled.r.stopReason === "end_turn" ||
+            (settled.r.diagnostic !== undefined && settled.r.diagnostic.message.length > 10)
+          );
+        } finally {
           agent.close();
+          peer.close();
         }
-        const settled = await Promise.race([turn.then((r) => ({ r }), (e: unknown) => ({ rejected: e })), new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 5_000))]);
-        if (settled === "hung" || "rejected" in settled) return false;
-        // A turn either ended as the agent said, or carries a diagnostic a human can act on.
-        return settled.r.stopReason === "end_turn" || (settled.r.diagnostic !== undefined && settled.r.diagnostic.message.length > 10);
-      } finally {
-        agent.close();
-        peer.close();
-      }
-    }),
+      },
+    ),
     { numRuns },
   );
 }
@@ -276,10 +455,20 @@ export async function runFuzz({ scale = 1 }: { scale?: number } = {}): Promise<F
   process.on("unhandledRejection", count);
   try {
     const n = (k: number) => Math.max(1, Math.round(k * scale));
-    const targets = [versionTarget(n(30_000)), modelsTarget(n(25_000)), ...framesTarget(n(15_000)), await acpTarget(n(5_000))];
+    const targets = [
+      versionTarget(n(30_000)),
+      modelsTarget(n(25_000)),
+      ...framesTarget(n(15_000)),
+      await acpTarget(n(5_000)),
+    ];
     // Give stray rejections a tick to surface before counting them.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    return { targets, cases: targets.reduce((a, t) => a + t.cases, 0), failures: targets.reduce((a, t) => a + t.failures, 0) + uncaught, uncaught };
+    return {
+      targets,
+      cases: targets.reduce((a, t) => a + t.cases, 0),
+      failures: targets.reduce((a, t) => a + t.failures, 0) + uncaught,
+      uncaught,
+    };
   } finally {
     process.off("uncaughtException", count);
     process.off("unhandledRejection", count);

@@ -52,7 +52,14 @@ export interface LinksBenchResult {
 }
 
 function summarise(ms: number[]): LinkLatencies {
-  return { n: ms.length, p50: percentile(ms, 50), p90: percentile(ms, 90), p99: percentile(ms, 99), max: Math.max(0, ...ms), samples: ms };
+  return {
+    n: ms.length,
+    p50: percentile(ms, 50),
+    p90: percentile(ms, 90),
+    p99: percentile(ms, 99),
+    max: Math.max(0, ...ms),
+    samples: ms,
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -70,7 +77,16 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60
 /** The confirm POST as the link's own page sends it; returns the time it was sent and whether it answered. */
 async function confirm(url: string): Promise<{ at: number; ok: boolean }> {
   const at = Date.now();
-  const res = await fetch(url, { method: "POST", redirect: "manual", headers: { origin: new URL(url).origin, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" }, body: "" });
+  const res = await fetch(url, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      origin: new URL(url).origin,
+      "sec-fetch-site": "same-origin",
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: "",
+  });
   await res.arrayBuffer();
   return { at, ok: res.status === 200 };
 }
@@ -78,13 +94,20 @@ async function confirm(url: string): Promise<{ at: number; ok: boolean }> {
 /** The ms wall times the approved command wrote, one line per run. */
 function toolStarts(cwd: string): number[] {
   try {
-    return readFileSync(join(cwd, "p16.log"), "utf8").trim().split("\n").filter(Boolean).map((line) => Number(BigInt(line) / 1000n) / 1000);
+    return readFileSync(join(cwd, "p16.log"), "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => Number(BigInt(line) / 1000n) / 1000);
   } catch {
     return [];
   }
 }
 
-async function benchLibrary(rig: LiveRig, turns: number): Promise<{ samples: number[]; boardShare: number[]; failures: number }> {
+async function benchLibrary(
+  rig: LiveRig,
+  turns: number,
+): Promise<{ samples: number[]; boardShare: number[]; failures: number }> {
   const home = join(rig.sandbox.root, "p16-home");
   const env = { ...process.env, GROK_SEAT_HOME: home, HOME: rig.sandbox.home };
   let answeredAt = 0;
@@ -112,7 +135,8 @@ async function benchLibrary(rig: LiveRig, turns: number): Promise<{ samples: num
   const boardShare: number[] = [];
   let failures = 0;
   try {
-    if (session.state !== "ready") throw new Error(`P16: the session did not start: ${JSON.stringify(session.diagnostics)}`);
+    if (session.state !== "ready")
+      throw new Error(`P16: the session did not start: ${JSON.stringify(session.diagnostics)}`);
     // One uncounted warm-up turn (first connection to the board, first tool run).
     for (let i = 0; i <= turns; i += 1) {
       const ran = toolStarts(rig.sandbox.project).length;
@@ -148,7 +172,8 @@ async function benchFloor(rig: LiveRig, turns: number): Promise<number[]> {
   });
   const samples: number[] = [];
   try {
-    if (session.state !== "ready") throw new Error(`P16: the session did not start: ${JSON.stringify(session.diagnostics)}`);
+    if (session.state !== "ready")
+      throw new Error(`P16: the session did not start: ${JSON.stringify(session.diagnostics)}`);
     for (let i = 0; i <= turns; i += 1) {
       const result = await session.prompt(`p16 held turn floor ${i}`);
       const starts = toolStarts(rig.sandbox.project);
@@ -160,11 +185,33 @@ async function benchFloor(rig: LiveRig, turns: number): Promise<number[]> {
   return samples;
 }
 
-async function benchCli(rig: LiveRig, receiver: NotifyReceiver, rounds: number): Promise<{ samples: number[]; failures: number }> {
+async function benchCli(
+  rig: LiveRig,
+  receiver: NotifyReceiver,
+  rounds: number,
+): Promise<{ samples: number[]; failures: number }> {
   const config = join(rig.sandbox.root, "xdg-p16");
   mkdirSync(join(config, "grok-seat"), { recursive: true });
-  writeFileSync(join(config, "grok-seat", "config.json"), JSON.stringify({ notify: { targets: { hook: { type: "webhook", url: `${receiver.url}/hook`, secretEnv: "HOOK_SECRET", events: ["waiting"] } } } }));
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: join(rig.sandbox.root, "p16-cli-home"), XDG_CONFIG_HOME: config, HOOK_SECRET: SECRET, NO_COLOR: "1" };
+  writeFileSync(
+    join(config, "grok-seat", "config.json"),
+    JSON.stringify({
+      notify: {
+        targets: {
+          hook: { type: "webhook", url: `${receiver.url}/hook`, secretEnv: "HOOK_SECRET", events: ["waiting"] },
+        },
+      },
+    }),
+  );
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    GROK_SEAT_HOME: join(rig.sandbox.root, "p16-cli-home"),
+    XDG_CONFIG_HOME: config,
+    HOOK_SECRET: SECRET,
+    NO_COLOR: "1",
+  };
   const board = startSeat(["board"], { env, cwd: rig.sandbox.project });
   const samples: number[] = [];
   let failures = 0;
@@ -173,8 +220,13 @@ async function benchCli(rig: LiveRig, receiver: NotifyReceiver, rounds: number):
     for (let i = 0; i <= rounds; i += 1) {
       const ran = toolStarts(rig.sandbox.project).length;
       const before = receiver.requests.length;
-      const run = startSeat(["run", "--notify", "hook", "--json", `p16 held turn cli ${i}`], { env, cwd: rig.sandbox.project });
-      const hook = await until("the waiting webhook", () => receiver.requests.slice(before).find((q) => q.refused === undefined));
+      const run = startSeat(["run", "--notify", "hook", "--json", `p16 held turn cli ${i}`], {
+        env,
+        cwd: rig.sandbox.project,
+      });
+      const hook = await until("the waiting webhook", () =>
+        receiver.requests.slice(before).find((q) => q.refused === undefined),
+      );
       const url = (JSON.parse(hook.body) as { approval?: { approve_url?: string } }).approval?.approve_url;
       if (url === undefined) throw new Error(`P16: the webhook carries no approve_url: ${hook.body}`);
       await (await fetch(url)).text(); // the person opens the link: not counted
@@ -192,8 +244,24 @@ async function benchCli(rig: LiveRig, receiver: NotifyReceiver, rounds: number):
 }
 
 /** Runs P16: `turns` library turns, then `cliRounds` `seat run`s answered through a `seat board` process. */
-export async function benchLinks({ turns = 100, cliRounds = 20 }: { turns?: number; cliRounds?: number } = {}): Promise<LinksBenchResult> {
-  const rig = await startLiveRig({ rules: [{ match: "p16 held turn", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: COMMAND, description: "p16" } }] }, { text: "held turn done" }] }] });
+export async function benchLinks({
+  turns = 100,
+  cliRounds = 20,
+}: {
+  turns?: number;
+  cliRounds?: number;
+} = {}): Promise<LinksBenchResult> {
+  const rig = await startLiveRig({
+    rules: [
+      {
+        match: "p16 held turn",
+        replies: [
+          { toolCalls: [{ name: "run_terminal_command", arguments: { command: COMMAND, description: "p16" } }] },
+          { text: "held turn done" },
+        ],
+      },
+    ],
+  });
   const empty = summarise([]);
   if (typeof rig === "string") return { library: empty, cli: empty, failures: 0, skipped: rig };
   const receiver = await startNotifyReceiver(SECRET);
@@ -202,7 +270,13 @@ export async function benchLinks({ turns = 100, cliRounds = 20 }: { turns?: numb
     const library = await benchLibrary(rig, turns);
     const cli = await benchCli(rig, receiver, cliRounds);
     const refused = receiver.requests.filter((q) => q.refused !== undefined).length;
-    return { library: summarise(library.samples), libraryBoard: summarise(library.boardShare), floor: summarise(floor), cli: summarise(cli.samples), failures: library.failures + cli.failures + refused };
+    return {
+      library: summarise(library.samples),
+      libraryBoard: summarise(library.boardShare),
+      floor: summarise(floor),
+      cli: summarise(cli.samples),
+      failures: library.failures + cli.failures + refused,
+    };
   } finally {
     await receiver.close();
     await rig.close();
@@ -210,27 +284,51 @@ export async function benchLinks({ turns = 100, cliRounds = 20 }: { turns?: numb
 }
 
 /** P16's section of BENCHMARKS.md. */
-export function linksSection(r: LinksBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function linksSection(r: LinksBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   const title = "P16 approval by link: the confirm POST → the approved tool starts";
-  if (r.skipped) return { title, body: `Skipped: ${r.skipped}.`, goals: [{ goal: "approval by link p99 ≤ 100 ms", met: undefined, measured: "skipped" }] };
+  if (r.skipped)
+    return {
+      title,
+      body: `Skipped: ${r.skipped}.`,
+      goals: [{ goal: "approval by link p99 ≤ 100 ms", met: undefined, measured: "skipped" }],
+    };
   const row = (path: string, l: LinkLatencies) => [path, String(l.n), fmt(l.p50), fmt(l.p90), fmt(l.p99), fmt(l.max)];
   const clean = r.failures === 0;
   return {
     title: `${title} (${r.library.n} library, ${r.cli.n} \`seat run\` + \`seat board\`)`,
     body: [
-      table(["path", "n", "p50 (ms)", "p90 (ms)", "p99 (ms)", "max (ms)"], [
-        row("library: a board in the session's process (listApprovals / answerApproval)", r.library),
-        ...(r.libraryBoard ? [row("library, the board's share: confirm POST → answer in the session's queue", r.libraryBoard)] : []),
-        row("CLI: a `seat board` process answers a `seat run` over its control socket", r.cli),
-        ...(r.floor ? [row("floor, no board: a local approver's answer → the tool starts (grok's own share)", r.floor)] : []),
-      ]),
+      table(
+        ["path", "n", "p50 (ms)", "p90 (ms)", "p99 (ms)", "max (ms)"],
+        [
+          row("library: a board in the session's process (listApprovals / answerApproval)", r.library),
+          ...(r.libraryBoard
+            ? [row("library, the board's share: confirm POST → answer in the session's queue", r.libraryBoard)]
+            : []),
+          row("CLI: a `seat board` process answers a `seat run` over its control socket", r.cli),
+          ...(r.floor
+            ? [row("floor, no board: a local approver's answer → the tool starts (grok's own share)", r.floor)]
+            : []),
+        ],
+      ),
       "",
       `Failures (a confirm not answered 200, a command not run exactly once, a webhook refused): ${r.failures}. Percentiles are nearest-rank` +
         `${r.cli.n < 100 ? `; with n = ${r.cli.n} the CLI p99 is its maximum` : ""}. Clocks: Date.now() before the POST, the shell's \`date +%s%N\` when the command runs (one machine clock).`,
     ].join("\n"),
     goals: [
-      { goal: "approval by link p99 ≤ 100 ms (library, real grok)", met: clean && r.library.n >= 100 ? r.library.p99 <= 100 : clean ? undefined : false, measured: `p50 ${fmt(r.library.p50)} ms, p99 ${fmt(r.library.p99)} ms (n = ${r.library.n})${clean ? "" : `, ${r.failures} failures`}` },
-      { goal: "approval by link p99 ≤ 100 ms (`seat board` + `seat run`)", met: clean && r.cli.n > 0 ? r.cli.p99 <= 100 : clean ? undefined : false, measured: `p50 ${fmt(r.cli.p50)} ms, max ${fmt(r.cli.max)} ms (n = ${r.cli.n})` },
+      {
+        goal: "approval by link p99 ≤ 100 ms (library, real grok)",
+        met: clean && r.library.n >= 100 ? r.library.p99 <= 100 : clean ? undefined : false,
+        measured: `p50 ${fmt(r.library.p50)} ms, p99 ${fmt(r.library.p99)} ms (n = ${r.library.n})${clean ? "" : `, ${r.failures} failures`}`,
+      },
+      {
+        goal: "approval by link p99 ≤ 100 ms (`seat board` + `seat run`)",
+        met: clean && r.cli.n > 0 ? r.cli.p99 <= 100 : clean ? undefined : false,
+        measured: `p50 ${fmt(r.cli.p50)} ms, max ${fmt(r.cli.max)} ms (n = ${r.cli.n})`,
+      },
     ],
   };
 }

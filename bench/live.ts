@@ -49,7 +49,11 @@ export interface LiveBenchResult {
 const REPLY = "one two three four five six seven eight nine ten";
 
 function phasesOf(runs: Array<{ ready: number; first: number; end: number }>): LivePhases {
-  return { readyMs: median(runs.map((r) => r.ready)), firstChunkMs: median(runs.map((r) => r.first)), endMs: median(runs.map((r) => r.end)) };
+  return {
+    readyMs: median(runs.map((r) => r.ready)),
+    firstChunkMs: median(runs.map((r) => r.first)),
+    endMs: median(runs.map((r) => r.end)),
+  };
 }
 
 /**
@@ -62,10 +66,12 @@ export async function timeHarnessTurn(options: SessionOptions): Promise<{ ready:
   const session = await createSession({ ...options, callbacks: { onText: () => void (first ??= performance.now()) } });
   try {
     const ready = performance.now();
-    if (session.state !== "ready") throw new Error(`grok-seat session did not start: ${JSON.stringify(session.diagnostics)}`);
+    if (session.state !== "ready")
+      throw new Error(`grok-seat session did not start: ${JSON.stringify(session.diagnostics)}`);
     const result = await session.prompt("bench turn");
     const end = performance.now();
-    if (result.stopReason !== "end_turn" || first === undefined) throw new Error(`grok-seat turn: ${JSON.stringify(result)}`);
+    if (result.stopReason !== "end_turn" || first === undefined)
+      throw new Error(`grok-seat turn: ${JSON.stringify(result)}`);
     return { ready: ready - t0, first: first - t0, end: end - t0 };
   } finally {
     await session.dispose();
@@ -117,8 +123,13 @@ export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promi
       prompt: "bench turn",
       authMethodId: "xai.api_key",
     });
-    if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined) throw new Error(`bare turn: ${JSON.stringify(run)}`);
-    return { ready: run.readyAt - run.spawnedAt, first: run.firstChunkAt - run.spawnedAt, end: run.endAt - run.spawnedAt };
+    if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined)
+      throw new Error(`bare turn: ${JSON.stringify(run)}`);
+    return {
+      ready: run.readyAt - run.spawnedAt,
+      first: run.firstChunkAt - run.spawnedAt,
+      end: run.endAt - run.spawnedAt,
+    };
   };
   // The reaper path: the same bare turn with a reaper started right after the spawn, as spawnAgent does.
   const startWall: number[] = [];
@@ -146,8 +157,13 @@ export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promi
         };
       },
     });
-    if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined) throw new Error(`bare turn with reaper: ${JSON.stringify(run)}`);
-    return { ready: run.readyAt - run.spawnedAt, first: run.firstChunkAt - run.spawnedAt, end: run.endAt - run.spawnedAt };
+    if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined)
+      throw new Error(`bare turn with reaper: ${JSON.stringify(run)}`);
+    return {
+      ready: run.readyAt - run.spawnedAt,
+      first: run.firstChunkAt - run.spawnedAt,
+      end: run.endAt - run.spawnedAt,
+    };
   };
   let reaperCpuMs = Number.NaN;
   const withReaper: Array<{ ready: number; first: number; end: number }> = [];
@@ -164,6 +180,13 @@ export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promi
     harness: phasesOf(harness),
     bare: phasesOf(bare),
     ratio: median(harness.map((h, i) => h.end / bare[i]!.end)),
-    reaper: { withReaper: phasesOf(withReaper), without: phasesOf(without), ratio: median(withReaper.map((w, i) => w.end / without[i]!.end)), startWallMs: median(startWall), startCpuMs: median(startCpu), reaperCpuMs },
+    reaper: {
+      withReaper: phasesOf(withReaper),
+      without: phasesOf(without),
+      ratio: median(withReaper.map((w, i) => w.end / without[i]!.end)),
+      startWallMs: median(startWall),
+      startCpuMs: median(startCpu),
+      reaperCpuMs,
+    },
   };
 }

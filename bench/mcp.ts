@@ -42,19 +42,33 @@ const SEAT_MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 export async function benchMcp({ rounds = 9 }: { rounds?: number } = {}): Promise<McpBenchResult> {
   const rig = await startLiveRig({ fallback: { text: "one line from the mock" } });
   if (typeof rig === "string") return { rounds: 0, skipped: rig };
-  const env = { ...rig.sessionOptions.env, ...rig.sessionOptions.agentEnv, GROK_BIN: rig.binary, GROK_SEAT_HOME: `${rig.sandbox.root}/seat` };
+  const env = {
+    ...rig.sessionOptions.env,
+    ...rig.sessionOptions.agentEnv,
+    GROK_BIN: rig.binary,
+    GROK_SEAT_HOME: `${rig.sandbox.root}/seat`,
+  };
   const t0 = performance.now();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--root", rig.sessionOptions.cwd], env, cwd: rig.sessionOptions.cwd, stderr: "ignore" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SEAT_MAIN, "mcp", "--root", rig.sessionOptions.cwd],
+    env,
+    cwd: rig.sessionOptions.cwd,
+    stderr: "ignore",
+  });
   const client = new Client({ name: "grok-seat-bench", version: "0.1.0" });
   try {
     await client.connect(transport);
     const connectMs = performance.now() - t0;
     const viaMcp = async (): Promise<number> => {
       const start = performance.now();
-      const result = await client.callTool({ name: "run", arguments: { prompt: PROMPT } }, undefined, { timeout: 120_000 });
+      const result = await client.callTool({ name: "run", arguments: { prompt: PROMPT } }, undefined, {
+        timeout: 120_000,
+      });
       const ms = performance.now() - start;
       const structured = result.structuredContent as { stopReason?: string; text?: string } | undefined;
-      if (result.isError || structured?.stopReason !== "end_turn") throw new Error(`run tool: ${JSON.stringify(result).slice(0, 500)}`);
+      if (result.isError || structured?.stopReason !== "end_turn")
+        throw new Error(`run tool: ${JSON.stringify(result).slice(0, 500)}`);
       return ms;
     };
     const direct = async (): Promise<number> => {
@@ -73,7 +87,16 @@ export async function benchMcp({ rounds = 9 }: { rounds?: number } = {}): Promis
     await alternateRounds(rounds, viaMcp, direct, mcpSamples, directSamples);
     const mcpMs = median(mcpSamples);
     const directMs = median(directSamples);
-    return { rounds, connectMs, mcpMs, directMs, ratio: mcpMs / directMs, pairedRatio: median(mcpSamples.map((m, i) => m / directSamples[i]!)), mcpSamples, directSamples };
+    return {
+      rounds,
+      connectMs,
+      mcpMs,
+      directMs,
+      ratio: mcpMs / directMs,
+      pairedRatio: median(mcpSamples.map((m, i) => m / directSamples[i]!)),
+      mcpSamples,
+      directSamples,
+    };
   } finally {
     await client.close().catch(() => undefined);
     await rig.close();
@@ -81,19 +104,34 @@ export async function benchMcp({ rounds = 9 }: { rounds?: number } = {}): Promis
 }
 
 /** The BENCHMARKS.md section of P11 (same shape as run.ts's sections). */
-export function mcpSection(r: McpBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function mcpSection(r: McpBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   const goal = "`run` over MCP ≤ 1.1× createSession + prompt + dispose on a one-line turn";
-  if (r.skipped || r.ratio === undefined) return { title: "P11 MCP round trip", body: `Skipped: ${r.skipped ?? "no data"}.`, goals: [{ goal, met: undefined, measured: "skipped" }] };
+  if (r.skipped || r.ratio === undefined)
+    return {
+      title: "P11 MCP round trip",
+      body: `Skipped: ${r.skipped ?? "no data"}.`,
+      goals: [{ goal, met: undefined, measured: "skipped" }],
+    };
   return {
     title: `P11 MCP round trip: the \`run\` tool against the library on a one-line turn (${r.rounds} rounds, medians)`,
     body: [
-      table(["path", "p50 ms"], [
-        ["official MCP Client → `seat mcp` (stdio) → `run` → real grok, call to result", fmt(r.mcpMs, 1)],
-        ["`createSession` + `prompt` + `dispose` in the bench process, same grok, sandbox and mock", fmt(r.directMs, 1)],
-        ["ratio of medians", ratio(r.ratio)],
-        ["median of per-round ratios", ratio(r.pairedRatio)],
-        ["once per host session: `seat mcp` start + MCP initialize (not in the ratio)", fmt(r.connectMs, 1)],
-      ]),
+      table(
+        ["path", "p50 ms"],
+        [
+          ["official MCP Client → `seat mcp` (stdio) → `run` → real grok, call to result", fmt(r.mcpMs, 1)],
+          [
+            "`createSession` + `prompt` + `dispose` in the bench process, same grok, sandbox and mock",
+            fmt(r.directMs, 1),
+          ],
+          ["ratio of medians", ratio(r.ratio)],
+          ["median of per-round ratios", ratio(r.pairedRatio)],
+          ["once per host session: `seat mcp` start + MCP initialize (not in the ratio)", fmt(r.connectMs, 1)],
+        ],
+      ),
     ].join("\n"),
     goals: [{ goal, met: r.ratio <= 1.1, measured: ratio(r.ratio) }],
   };

@@ -17,7 +17,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SeatEvent } from "../src/acp/index.js";
-import { createNotifier, notifyFromEvents, NOTIFY_EVENTS, type Notifier, type NotifyTarget } from "../src/notify/index.js";
+import {
+  createNotifier,
+  notifyFromEvents,
+  NOTIFY_EVENTS,
+  type Notifier,
+  type NotifyTarget,
+} from "../src/notify/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../src/permissions/index.js";
 import { createSession } from "../src/runtime/index.js";
 import { runSeat } from "../test/support/cli.js";
@@ -60,7 +66,15 @@ function summarise(samples: Array<{ event: string; ms: number }>): NotifyLatenci
   const ms = samples.map((s) => s.ms);
   const byEvent: Record<string, number> = {};
   for (const s of samples) byEvent[s.event] = (byEvent[s.event] ?? 0) + 1;
-  return { n: ms.length, p50: percentile(ms, 50), p90: percentile(ms, 90), p99: percentile(ms, 99), max: Math.max(0, ...ms), byEvent, samples: ms };
+  return {
+    n: ms.length,
+    p50: percentile(ms, 50),
+    p90: percentile(ms, 90),
+    p99: percentile(ms, 99),
+    max: Math.max(0, ...ms),
+    byEvent,
+    samples: ms,
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -75,8 +89,18 @@ async function arrival(receiver: NotifyReceiver, id: string, timeoutMs = 10_000)
   }
 }
 
-async function benchLibrary(rig: LiveRig, receiver: NotifyReceiver, turns: number): Promise<{ samples: Array<{ event: string; ms: number }>; missing: number }> {
-  const target: NotifyTarget = { name: "hook", type: "webhook", url: `${receiver.url}/hook`, secret: SECRET, events: NOTIFY_EVENTS };
+async function benchLibrary(
+  rig: LiveRig,
+  receiver: NotifyReceiver,
+  turns: number,
+): Promise<{ samples: Array<{ event: string; ms: number }>; missing: number }> {
+  const target: NotifyTarget = {
+    name: "hook",
+    type: "webhook",
+    url: `${receiver.url}/hook`,
+    secret: SECRET,
+    events: NOTIFY_EVENTS,
+  };
   const notifier = createNotifier({ targets: [target], coalesceMs: 0 });
   const emitted: Array<{ id: string; event: string; at: number }> = [];
   let eventAt = 0;
@@ -102,7 +126,8 @@ async function benchLibrary(rig: LiveRig, receiver: NotifyReceiver, turns: numbe
     killGraceMs: 500,
   });
   try {
-    if (session.state !== "ready") throw new Error(`P14: the session did not start: ${JSON.stringify(session.diagnostics)}`);
+    if (session.state !== "ready")
+      throw new Error(`P14: the session did not start: ${JSON.stringify(session.diagnostics)}`);
     // One uncounted warm-up turn (first connection to the receiver, first tool run).
     for (let i = 0; i <= turns; i += 1) {
       const before = emitted.length;
@@ -126,21 +151,52 @@ async function benchLibrary(rig: LiveRig, receiver: NotifyReceiver, turns: numbe
   return { samples, missing };
 }
 
-async function benchCli(rig: LiveRig, receiver: NotifyReceiver, rounds: number): Promise<{ samples: Array<{ event: string; ms: number }>; toNotify: number[]; missing: number }> {
+async function benchCli(
+  rig: LiveRig,
+  receiver: NotifyReceiver,
+  rounds: number,
+): Promise<{ samples: Array<{ event: string; ms: number }>; toNotify: number[]; missing: number }> {
   const config = join(rig.sandbox.root, "xdg");
   mkdirSync(join(config, "grok-seat"), { recursive: true });
-  writeFileSync(join(config, "grok-seat", "config.json"), JSON.stringify({ notify: { targets: { hook: { type: "webhook", url: `${receiver.url}/hook`, secretEnv: "HOOK_SECRET", events: ["done"] } } } }));
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: join(rig.sandbox.root, "seat-home"), XDG_CONFIG_HOME: config, HOOK_SECRET: SECRET, NO_COLOR: "1" };
+  writeFileSync(
+    join(config, "grok-seat", "config.json"),
+    JSON.stringify({
+      notify: {
+        targets: { hook: { type: "webhook", url: `${receiver.url}/hook`, secretEnv: "HOOK_SECRET", events: ["done"] } },
+      },
+    }),
+  );
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    GROK_SEAT_HOME: join(rig.sandbox.root, "seat-home"),
+    XDG_CONFIG_HOME: config,
+    HOOK_SECRET: SECRET,
+    NO_COLOR: "1",
+  };
   const samples: Array<{ event: string; ms: number }> = [];
   const toNotify: number[] = [];
   let missing = 0;
   for (let i = 0; i <= rounds; i += 1) {
     const before = receiver.requests.length;
-    const run = await runSeat(["run", "--notify", "hook", "--json", `p14 plain turn ${i}`], { env, cwd: rig.sandbox.project });
-    if (run.code !== 0) throw new Error(`P14 seat run round ${i} exited ${run.code}: ${run.stdout.slice(-600)} ${run.stderr.slice(-600)}`);
-    const lines = run.stdout.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { type: string; state?: string; previous?: string; since?: string });
+    const run = await runSeat(["run", "--notify", "hook", "--json", `p14 plain turn ${i}`], {
+      env,
+      cwd: rig.sandbox.project,
+    });
+    if (run.code !== 0)
+      throw new Error(
+        `P14 seat run round ${i} exited ${run.code}: ${run.stdout.slice(-600)} ${run.stderr.slice(-600)}`,
+      );
+    const lines = run.stdout
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { type: string; state?: string; previous?: string; since?: string });
     const idle = lines.find((l) => l.type === "state" && l.state === "idle" && l.previous === "working");
-    if (idle?.since === undefined) throw new Error(`P14 seat run round ${i}: no state idle event in its --json output: ${run.stdout.slice(-600)}`);
+    if (idle?.since === undefined)
+      throw new Error(`P14 seat run round ${i}: no state idle event in its --json output: ${run.stdout.slice(-600)}`);
     const got = receiver.requests.slice(before).find((q) => q.refused === undefined);
     if (i === 0) continue;
     if (got === undefined) missing += 1;
@@ -153,16 +209,42 @@ async function benchCli(rig: LiveRig, receiver: NotifyReceiver, rounds: number):
 }
 
 /** Runs P14: `turns` held turns through the library (2 notifications each), then `cliRounds` `seat run`s. */
-export async function benchNotify({ turns = 100, cliRounds = 20 }: { turns?: number; cliRounds?: number } = {}): Promise<NotifyBenchResult> {
-  const rig = await startLiveRig({ rules: [{ match: "p14 held turn", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: COMMAND, description: "p14" } }] }, { text: "held turn done" }] }], fallback: { text: "plain turn done" } });
+export async function benchNotify({
+  turns = 100,
+  cliRounds = 20,
+}: {
+  turns?: number;
+  cliRounds?: number;
+} = {}): Promise<NotifyBenchResult> {
+  const rig = await startLiveRig({
+    rules: [
+      {
+        match: "p14 held turn",
+        replies: [
+          { toolCalls: [{ name: "run_terminal_command", arguments: { command: COMMAND, description: "p14" } }] },
+          { text: "held turn done" },
+        ],
+      },
+    ],
+    fallback: { text: "plain turn done" },
+  });
   const empty = summarise([]);
-  if (typeof rig === "string") return { library: empty, cli: empty, turns: 0, cliRounds: 0, refused: 0, missing: 0, skipped: rig };
+  if (typeof rig === "string")
+    return { library: empty, cli: empty, turns: 0, cliRounds: 0, refused: 0, missing: 0, skipped: rig };
   const receiver = await startNotifyReceiver(SECRET);
   try {
     const library = await benchLibrary(rig, receiver, turns);
     const cli = await benchCli(rig, receiver, cliRounds);
     const refused = receiver.requests.filter((q) => q.refused !== undefined).length;
-    return { library: summarise(library.samples), cli: summarise(cli.samples), turns, cliRounds, cliToNotify: { p50: percentile(cli.toNotify, 50), max: Math.max(0, ...cli.toNotify) }, refused, missing: library.missing + cli.missing };
+    return {
+      library: summarise(library.samples),
+      cli: summarise(cli.samples),
+      turns,
+      cliRounds,
+      cliToNotify: { p50: percentile(cli.toNotify, 50), max: Math.max(0, ...cli.toNotify) },
+      refused,
+      missing: library.missing + cli.missing,
+    };
   } finally {
     await receiver.close();
     await rig.close();
@@ -170,28 +252,65 @@ export async function benchNotify({ turns = 100, cliRounds = 20 }: { turns?: num
 }
 
 /** P14's section of BENCHMARKS.md. */
-export function notifySection(r: NotifyBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
-  const title = "P14 notification latency: the state change → a loopback webhook receiver holds the signed notification";
-  if (r.skipped) return { title, body: `Skipped: ${r.skipped}.`, goals: [{ goal: "notification p99 ≤ 250 ms on loopback", met: undefined, measured: "skipped" }] };
-  const events = (l: NotifyLatencies) => Object.entries(l.byEvent).map(([k, v]) => `${v} ${k}`).join(", ");
-  const row = (path: string, l: NotifyLatencies) => [path, String(l.n), events(l), fmt(l.p50), fmt(l.p90), fmt(l.p99), fmt(l.max)];
+export function notifySection(r: NotifyBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
+  const title =
+    "P14 notification latency: the state change → a loopback webhook receiver holds the signed notification";
+  if (r.skipped)
+    return {
+      title,
+      body: `Skipped: ${r.skipped}.`,
+      goals: [{ goal: "notification p99 ≤ 250 ms on loopback", met: undefined, measured: "skipped" }],
+    };
+  const events = (l: NotifyLatencies) =>
+    Object.entries(l.byEvent)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(", ");
+  const row = (path: string, l: NotifyLatencies) => [
+    path,
+    String(l.n),
+    events(l),
+    fmt(l.p50),
+    fmt(l.p90),
+    fmt(l.p99),
+    fmt(l.max),
+  ];
   const clean = r.refused === 0 && r.missing === 0;
   return {
     title: `${title} (${r.library.n} library, ${r.cli.n} \`seat run\`)`,
     body: [
-      table(["path", "n", "events", "p50 (ms)", "p90 (ms)", "p99 (ms)", "max (ms)"], [
-        row("library: createSession onEvent → notifyFromEvents → createNotifier (coalescing off)", r.library),
-        row("CLI: `seat run --notify hook --json`, one process per turn", r.cli),
-      ]),
+      table(
+        ["path", "n", "events", "p50 (ms)", "p90 (ms)", "p99 (ms)", "max (ms)"],
+        [
+          row("library: createSession onEvent → notifyFromEvents → createNotifier (coalescing off)", r.library),
+          row("CLI: `seat run --notify hook --json`, one process per turn", r.cli),
+        ],
+      ),
       "",
       `Refused by the receiver (signature or schema): ${r.refused}; never arrived: ${r.missing}. Percentiles are nearest-rank` +
         `${r.cli.n < 100 ? `; with n = ${r.cli.n} the CLI p99 is its maximum` : ""}. Clocks: Date.now() (1 ms resolution);` +
         " the library path in one process, the CLI path from the printed `since` of the `state` idle event to the receiver in the bench process.",
-      ...(r.cliToNotify ? ["", `CLI path, state change → notification handed to the notifier: p50 ${fmt(r.cliToNotify.p50)} ms, max ${fmt(r.cliToNotify.max)} ms; the rest is the delivery from a fresh \`seat run\` process: its first connection to the receiver (the notifier loads Node's HTTP client when it is made, since 341763b; before that the first \`fetch\` loaded it on the turn's path: on 2ee42cd this path measured p50 110 ms, max 325 ms).`] : []),
+      ...(r.cliToNotify
+        ? [
+            "",
+            `CLI path, state change → notification handed to the notifier: p50 ${fmt(r.cliToNotify.p50)} ms, max ${fmt(r.cliToNotify.max)} ms; the rest is the delivery from a fresh \`seat run\` process: its first connection to the receiver (the notifier loads Node's HTTP client when it is made, since 341763b; before that the first \`fetch\` loaded it on the turn's path: on 2ee42cd this path measured p50 110 ms, max 325 ms).`,
+          ]
+        : []),
     ].join("\n"),
     goals: [
-      { goal: "notification p99 ≤ 250 ms on loopback (library, real grok)", met: clean && r.library.n >= 100 ? r.library.p99 <= 250 : clean ? undefined : false, measured: `p50 ${fmt(r.library.p50)} ms, p99 ${fmt(r.library.p99)} ms (n = ${r.library.n})${clean ? "" : `, ${r.refused} refused, ${r.missing} missing`}` },
-      { goal: "notification p99 ≤ 250 ms on loopback (`seat run --notify`)", met: clean && r.cli.n > 0 ? r.cli.p99 <= 250 : clean ? undefined : false, measured: `p50 ${fmt(r.cli.p50)} ms, max ${fmt(r.cli.max)} ms (n = ${r.cli.n})` },
+      {
+        goal: "notification p99 ≤ 250 ms on loopback (library, real grok)",
+        met: clean && r.library.n >= 100 ? r.library.p99 <= 250 : clean ? undefined : false,
+        measured: `p50 ${fmt(r.library.p50)} ms, p99 ${fmt(r.library.p99)} ms (n = ${r.library.n})${clean ? "" : `, ${r.refused} refused, ${r.missing} missing`}`,
+      },
+      {
+        goal: "notification p99 ≤ 250 ms on loopback (`seat run --notify`)",
+        met: clean && r.cli.n > 0 ? r.cli.p99 <= 250 : clean ? undefined : false,
+        measured: `p50 ${fmt(r.cli.p50)} ms, max ${fmt(r.cli.max)} ms (n = ${r.cli.n})`,
+      },
     ],
   };
 }

@@ -25,14 +25,22 @@ export async function loadAcpxRuntime(root = resolve(".cache/bench-peers")): Pro
   if (!existsSync(join(pkgDir, "package.json"))) {
     // Inside the loopback-only namespace npm cannot reach the registry (it would hang retrying):
     // `npm run bench` installs the peers first with scripts/bench-peers.mjs.
-    if (process.env.GROK_SEAT_NETNS === "1") return `acpx@${ACPX_VERSION} is not installed in ${relative(process.cwd(), root) || "."}; run \`node scripts/bench-peers.mjs\` (npm run bench does)`;
+    if (process.env.GROK_SEAT_NETNS === "1")
+      return `acpx@${ACPX_VERSION} is not installed in ${relative(process.cwd(), root) || "."}; run \`node scripts/bench-peers.mjs\` (npm run bench does)`;
     mkdirSync(root, { recursive: true });
-    const npm = spawnSync("npm", ["install", "--prefix", root, "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", `acpx@${ACPX_VERSION}`], { encoding: "utf8", timeout: 300_000 });
-    if (npm.status !== 0) return `npm install acpx@${ACPX_VERSION} failed: ${(npm.stderr || npm.stdout || "timeout").trim().split("\n").slice(-3).join(" ")}`;
+    const npm = spawnSync(
+      "npm",
+      ["install", "--prefix", root, "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", `acpx@${ACPX_VERSION}`],
+      { encoding: "utf8", timeout: 300_000 },
+    );
+    if (npm.status !== 0)
+      return `npm install acpx@${ACPX_VERSION} failed: ${(npm.stderr || npm.stdout || "timeout").trim().split("\n").slice(-3).join(" ")}`;
   }
   try {
     const entry = join(pkgDir, "dist", "runtime.js");
-    const target = existsSync(entry) ? pathToFileURL(entry).href : pathToFileURL(join(pkgDir, "package.json")).href.replace(/package\.json$/, "");
+    const target = existsSync(entry)
+      ? pathToFileURL(entry).href
+      : pathToFileURL(join(pkgDir, "package.json")).href.replace(/package\.json$/, "");
     return (await import(target)) as AcpxRuntimeModule;
   } catch (error) {
     return `acpx/runtime failed to load on node ${process.version}: ${(error as Error).message}`;

@@ -13,14 +13,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listLive } from "../src/attention/listing.js";
-import { acquireLease, describeControlState, openStore, planControlSocket, startControlServer, type ControlServer, type HeldLease } from "../src/sessions/index.js";
+import {
+  acquireLease,
+  describeControlState,
+  openStore,
+  planControlSocket,
+  startControlServer,
+  type ControlServer,
+  type HeldLease,
+} from "../src/sessions/index.js";
 import { fmt, parseFlags, percentile, ratio, table, writeResult } from "./report.js";
 
 const SEAT_MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 
 function timeSeatPs(home: string): { ms: number; lines: number } {
   const started = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [SEAT_MAIN, "ps", "--json"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GROK_SEAT_HOME: home }, encoding: "utf8" });
+  const r = spawnSync(process.execPath, [SEAT_MAIN, "ps", "--json"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GROK_SEAT_HOME: home },
+    encoding: "utf8",
+  });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (r.status !== 0) throw new Error(`seat ps failed: ${r.stderr}`);
   return { ms, lines: r.stdout.trim() === "" ? 0 : r.stdout.trim().split("\n").length };
@@ -44,7 +55,20 @@ async function main(): Promise<void> {
       const lease = await acquireLease(store, record);
       leases.push(lease);
       const since = new Date().toISOString();
-      const server = await startControlServer(place, { cancel: async () => ({}), state: describeControlState({ id: `s${i}`, attention: () => ({ state: i % 5 === 0 ? "waiting" : "working", since, ...(i % 5 === 0 ? { waitingOn: "approval" as const } : {}) }) }, { kind: "named-session", name: `s${i}`, agent: "grok", cwd: root }) });
+      const server = await startControlServer(place, {
+        cancel: async () => ({}),
+        state: describeControlState(
+          {
+            id: `s${i}`,
+            attention: () => ({
+              state: i % 5 === 0 ? "waiting" : "working",
+              since,
+              ...(i % 5 === 0 ? { waitingOn: "approval" as const } : {}),
+            }),
+          },
+          { kind: "named-session", name: `s${i}`, agent: "grok", cwd: root },
+        ),
+      });
       servers.push(server);
       store.setControlSocket(record.row, lease.holder.pid, server.path);
     }
@@ -68,13 +92,30 @@ async function main(): Promise<void> {
       emptyHome: { p50Ms: percentile(base, 50), p99Ms: percentile(base, 99) },
       listLive: { p50Ms: percentile(inProcess, 50), p99Ms: percentile(inProcess, 99) },
     };
-    console.log(table(["what", "p50 ms", "p99 ms", "vs empty home (p50)"], [
-      [`seat ps --json, ${items} live named sessions (fresh process)`, fmt(result.seatPs.p50Ms), fmt(result.seatPs.p99Ms), ratio(result.seatPs.p50Ms / result.emptyHome.p50Ms)],
-      ["seat ps --json, empty seat home (baseline)", fmt(result.emptyHome.p50Ms), fmt(result.emptyHome.p99Ms), ratio(1)],
-      [`listLive() in process, ${items} items`, fmt(result.listLive.p50Ms), fmt(result.listLive.p99Ms), "-"],
-    ]));
+    console.log(
+      table(
+        ["what", "p50 ms", "p99 ms", "vs empty home (p50)"],
+        [
+          [
+            `seat ps --json, ${items} live named sessions (fresh process)`,
+            fmt(result.seatPs.p50Ms),
+            fmt(result.seatPs.p99Ms),
+            ratio(result.seatPs.p50Ms / result.emptyHome.p50Ms),
+          ],
+          [
+            "seat ps --json, empty seat home (baseline)",
+            fmt(result.emptyHome.p50Ms),
+            fmt(result.emptyHome.p99Ms),
+            ratio(1),
+          ],
+          [`listLive() in process, ${items} items`, fmt(result.listLive.p50Ms), fmt(result.listLive.p99Ms), "-"],
+        ],
+      ),
+    );
     const met = (ms: number) => (ms <= 200 ? "met" : "not met");
-    console.log(`goal: ${items} live items in ≤ 200 ms: ${met(result.seatPs.p50Ms)} at p50 (${fmt(result.seatPs.p50Ms)} ms), ${met(result.seatPs.p99Ms)} at p99 (${fmt(result.seatPs.p99Ms)} ms)`);
+    console.log(
+      `goal: ${items} live items in ≤ 200 ms: ${met(result.seatPs.p50Ms)} at p50 (${fmt(result.seatPs.p50Ms)} ms), ${met(result.seatPs.p99Ms)} at p99 (${fmt(result.seatPs.p99Ms)} ms)`,
+    );
     if (flags.get("quick") === undefined) console.log(`wrote ${writeResult("ps", result)}`);
   } finally {
     for (const server of servers) await server.close();
@@ -88,7 +129,10 @@ async function main(): Promise<void> {
 function timeSeatPsAsync(home: string, expected: number): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [SEAT_MAIN, "ps", "--json"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GROK_SEAT_HOME: home }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [SEAT_MAIN, "ps", "--json"], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GROK_SEAT_HOME: home },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -96,7 +140,8 @@ function timeSeatPsAsync(home: string, expected: number): Promise<number> {
     child.on("close", (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const lines = out.trim() === "" ? 0 : out.trim().split("\n").length;
-      if (code !== 0 || lines !== expected) reject(new Error(`seat ps: exit ${code}, ${lines} of ${expected} items: ${err}`));
+      if (code !== 0 || lines !== expected)
+        reject(new Error(`seat ps: exit ${code}, ${lines} of ${expected} items: ${err}`));
       else resolve(ms);
     });
   });

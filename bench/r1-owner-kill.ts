@@ -67,7 +67,8 @@ function reapersOf(owner: number): ProcessRef[] {
     try {
       const st = readProcStat(Number(entry));
       if (st?.ppid !== owner) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")[1]?.endsWith("reaper-main.js")) out.push({ pid: st.pid, startTime: st.startTicks });
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")[1]?.endsWith("reaper-main.js"))
+        out.push({ pid: st.pid, startTime: st.startTicks });
     } catch {
       // gone, or not ours
     }
@@ -83,7 +84,12 @@ interface Owner {
   cleanup(): Promise<void>;
 }
 
-function startProcess(command: string, args: string[], env: Record<string, string>, cwd: string): { child: ChildProcess; out(): string; err(): string } {
+function startProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): { child: ChildProcess; out(): string; err(): string } {
   const child = spawn(command, args, { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   let err = "";
@@ -103,14 +109,41 @@ async function until<T>(test: () => T | undefined, ms: number): Promise<T | unde
 }
 
 async function startOwner(kind: OwnerKind, rig: LiveRig, sandbox: Sandbox, i: number): Promise<Owner> {
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sandbox.home, GROK_HOME: sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: join(sandbox.root, "seat") };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: sandbox.home,
+    GROK_HOME: sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    GROK_SEAT_HOME: join(sandbox.root, "seat"),
+  };
   const none = async () => undefined;
   if (kind === "run" || kind === "run-s") {
-    const p = startProcess(process.execPath, [SEAT_MAIN, "run", "--json", "--allow", "execute", "--cwd", sandbox.project, ...(kind === "run-s" ? ["-s", "r1"] : []), `${PROMPT} ${i}`], env, sandbox.project);
+    const p = startProcess(
+      process.execPath,
+      [
+        SEAT_MAIN,
+        "run",
+        "--json",
+        "--allow",
+        "execute",
+        "--cwd",
+        sandbox.project,
+        ...(kind === "run-s" ? ["-s", "r1"] : []),
+        `${PROMPT} ${i}`,
+      ],
+      env,
+      sandbox.project,
+    );
     return { pid: p.child.pid!, child: p.child, stderr: p.err, cleanup: none };
   }
   if (kind === "mcp") {
-    const spec = { command: process.execPath, args: [SEAT_MAIN, "mcp", "--root", sandbox.project, "--allow", "execute"], env: { ...sandbox.env, ...env }, cwd: sandbox.project, prompt: `${PROMPT} ${i}` };
+    const spec = {
+      command: process.execPath,
+      args: [SEAT_MAIN, "mcp", "--root", sandbox.project, "--allow", "execute"],
+      env: { ...sandbox.env, ...env },
+      cwd: sandbox.project,
+      prompt: `${PROMPT} ${i}`,
+    };
     const host = startProcess(process.execPath, [HOST_MAIN, JSON.stringify(spec)], { PATH: env.PATH }, sandbox.project);
     const server = await until(() => /"server":(\d+)/.exec(host.out())?.[1], 30_000);
     if (server === undefined) throw new Error(`the MCP host never started seat mcp: ${host.err() || host.out()}`);
@@ -125,11 +158,21 @@ async function startOwner(kind: OwnerKind, rig: LiveRig, sandbox: Sandbox, i: nu
   }
   let redis: RedisServer | undefined = await startRedisServer();
   try {
-    const worker = startProcess(process.execPath, [SEAT_MAIN, "worker", "--redis", redis.url, "--name", `r1-${i}`], env, sandbox.home);
-    if ((await until(() => (worker.out().includes('"type":"worker"') ? true : undefined), 30_000)) === undefined) throw new Error(`seat worker did not start: ${worker.err()}`);
+    const worker = startProcess(
+      process.execPath,
+      [SEAT_MAIN, "worker", "--redis", redis.url, "--name", `r1-${i}`],
+      env,
+      sandbox.home,
+    );
+    if ((await until(() => (worker.out().includes('"type":"worker"') ? true : undefined), 30_000)) === undefined)
+      throw new Error(`seat worker did not start: ${worker.err()}`);
     const client = await connectFleet(redis.url);
     try {
-      await client.enqueue({ prompt: `${PROMPT} ${i}`, cwd: sandbox.project, policy: createPolicy({ allow: ["execute"] }) });
+      await client.enqueue({
+        prompt: `${PROMPT} ${i}`,
+        cwd: sandbox.project,
+        policy: createPolicy({ allow: ["execute"] }),
+      });
     } finally {
       await client.close();
     }
@@ -145,15 +188,24 @@ async function startOwner(kind: OwnerKind, rig: LiveRig, sandbox: Sandbox, i: nu
  * Runs `cycles` owner kills per kind in `kinds` (default all four) on the real grok. Never throws for one
  * cycle's failure; `skipped` when the real grok cannot be had here.
  */
-export async function runOwnerKills(opts: { cycles: number; kinds?: readonly OwnerKind[]; seed?: number; log?: (line: string) => void }): Promise<OwnerKillResult> {
+export async function runOwnerKills(opts: {
+  cycles: number;
+  kinds?: readonly OwnerKind[];
+  seed?: number;
+  log?: (line: string) => void;
+}): Promise<OwnerKillResult> {
   const t0 = Date.now();
   const seed = opts.seed ?? 23;
   const next = mulberry32(seed);
   const kinds = opts.kinds ?? OWNER_KINDS;
-  const byKind = Object.fromEntries(OWNER_KINDS.map((k) => [k, { kills: 0, survivors: [], goneMs: [], problems: [] }])) as unknown as Record<OwnerKind, OwnerKillFigures>;
+  const byKind = Object.fromEntries(
+    OWNER_KINDS.map((k) => [k, { kills: 0, survivors: [], goneMs: [], problems: [] }]),
+  ) as unknown as Record<OwnerKind, OwnerKillFigures>;
   const result: OwnerKillResult = { cycles: opts.cycles, seed, byKind, failures: 0, durationMs: 0 };
   const shell = { name: "run_terminal_command", arguments: { command: "sleep 300", description: "wait" } };
-  const rig = await startLiveRig({ rules: [{ match: PROMPT, replies: [{ text: "waiting ", toolCalls: [shell] }, { text: "done" }] }] });
+  const rig = await startLiveRig({
+    rules: [{ match: PROMPT, replies: [{ text: "waiting ", toolCalls: [shell] }, { text: "done" }] }],
+  });
   if (typeof rig === "string") return { ...result, failures: 1, skipped: rig, durationMs: Date.now() - t0 };
   try {
     for (const kind of kinds) {
@@ -167,7 +219,10 @@ export async function runOwnerKills(opts: { cycles: number; kinds?: readonly Own
         let owner: Owner | undefined;
         try {
           owner = await startOwner(kind, rig, sandbox, i);
-          const shellUp = await until(() => (processesWithHome(sandbox.home).some((p) => p.cmdline === "sleep 300") ? true : undefined), 60_000);
+          const shellUp = await until(
+            () => (processesWithHome(sandbox.home).some((p) => p.cmdline === "sleep 300") ? true : undefined),
+            60_000,
+          );
           if (!shellUp) {
             problem(`grok never ran the shell call (${owner.stderr().slice(-300)})`);
             continue;
@@ -178,7 +233,12 @@ export async function runOwnerKills(opts: { cycles: number; kinds?: readonly Own
           process.kill(owner.pid, "SIGKILL");
           const killedAt = Date.now();
           figures.kills += 1;
-          const left = () => [...processesWithHome(sandbox.home), ...reapers.filter(isAlive).map((r) => ({ pid: r.pid, cmdline: "node reaper-main.js (the owner's reaper)" }))];
+          const left = () => [
+            ...processesWithHome(sandbox.home),
+            ...reapers
+              .filter(isAlive)
+              .map((r) => ({ pid: r.pid, cmdline: "node reaper-main.js (the owner's reaper)" })),
+          ];
           const gone = await until(() => (left().length === 0 ? true : undefined), GONE_WITHIN_MS);
           if (gone) figures.goneMs.push(Date.now() - killedAt);
           else {
@@ -191,7 +251,9 @@ export async function runOwnerKills(opts: { cycles: number; kinds?: readonly Own
                 // gone meanwhile
               }
             }
-            problem(`${survivors.length} process(es) alive ${GONE_WITHIN_MS} ms after the owner's SIGKILL: ${survivors.map((p) => `${p.pid} ${p.cmdline.slice(0, 60)}`).join("; ")}`);
+            problem(
+              `${survivors.length} process(es) alive ${GONE_WITHIN_MS} ms after the owner's SIGKILL: ${survivors.map((p) => `${p.pid} ${p.cmdline.slice(0, 60)}`).join("; ")}`,
+            );
           }
           opts.log?.(`R1 owner kill ${kind} #${i}: ${gone ? `tree gone in ${figures.goneMs.at(-1)} ms` : "SURVIVORS"}`);
         } catch (error) {
@@ -227,7 +289,10 @@ const pct = (values: number[], p: number) => {
 
 const totals = (r: OwnerKillResult) => {
   const figures = Object.values(r.byKind);
-  return { kills: figures.reduce((n, f) => n + f.kills, 0), survivors: figures.reduce((n, f) => n + f.survivors.length, 0) };
+  return {
+    kills: figures.reduce((n, f) => n + f.kills, 0),
+    survivors: figures.reduce((n, f) => n + f.survivors.length, 0),
+  };
 };
 
 /** The closing figure line. */
@@ -240,7 +305,14 @@ export function ownerKillFigureLine(r: OwnerKillResult): string {
 /** The owner kills' row of the RELIABILITY.md summary. */
 export function ownerKillSummaryRow(r: OwnerKillResult): string[] {
   const t = totals(r);
-  return ["R1", "owner SIGKILLed during a real-grok shell call: `seat run`, `seat run -s`, `seat mcp`, `seat worker`", String(t.kills), String(r.failures), `0 survivors ${GONE_WITHIN_MS / 1000} s after the kill`, r.failures === 0 && t.kills === r.cycles * OWNER_KINDS.length ? "met" : "**missed**"];
+  return [
+    "R1",
+    "owner SIGKILLed during a real-grok shell call: `seat run`, `seat run -s`, `seat mcp`, `seat worker`",
+    String(t.kills),
+    String(r.failures),
+    `0 survivors ${GONE_WITHIN_MS / 1000} s after the kill`,
+    r.failures === 0 && t.kills === r.cycles * OWNER_KINDS.length ? "met" : "**missed**",
+  ];
 }
 
 /** The owner kills' section of RELIABILITY.md. */
@@ -254,10 +326,21 @@ export function renderOwnerKillSection(r: OwnerKillResult, ranAt = ""): string {
     `HOME, which the owner, grok and the shell inherit; a survivor is any live process holding that HOME, or the owner's`,
     `reaper, ${GONE_WITHIN_MS / 1000} s after the kill. Gone: kill → the last such process gone.`,
     "",
-    table(["owner", "kills", "survivors", "gone p50 (ms)", "gone p99 (ms)", "gone max (ms)", "problems"], OWNER_KINDS.map((k) => {
-      const f = r.byKind[k];
-      return [k, String(f.kills), String(f.survivors.length), pct(f.goneMs, 50), pct(f.goneMs, 99), pct(f.goneMs, 100), f.problems.slice(0, 2).join("; ") || "0"];
-    })),
+    table(
+      ["owner", "kills", "survivors", "gone p50 (ms)", "gone p99 (ms)", "gone max (ms)", "problems"],
+      OWNER_KINDS.map((k) => {
+        const f = r.byKind[k];
+        return [
+          k,
+          String(f.kills),
+          String(f.survivors.length),
+          pct(f.goneMs, 50),
+          pct(f.goneMs, 99),
+          pct(f.goneMs, 100),
+          f.problems.slice(0, 2).join("; ") || "0",
+        ];
+      }),
+    ),
     "",
     ...(ranAt ? [ranAt, ""] : []),
   ].join("\n");

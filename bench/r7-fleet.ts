@@ -14,7 +14,14 @@ import { connectFleet, type FleetClient, type JobHandle, type JobResult } from "
 import { connect, parseRedisUrl } from "../src/fleet/connection.js";
 import { CANCEL_CHANNEL, jobKeys } from "../src/fleet/keys.js";
 import { isSeatError, messageOf } from "../src/errors.js";
-import { FAST_STALL, slowStart, startFleetRig, until, type FleetRig, type WorkerProc } from "../test/support/fleet-rig.js";
+import {
+  FAST_STALL,
+  slowStart,
+  startFleetRig,
+  until,
+  type FleetRig,
+  type WorkerProc,
+} from "../test/support/fleet-rig.js";
 import { retry, waitDispatched } from "./fleet.js";
 
 /** What R7's fleet part found. */
@@ -44,15 +51,27 @@ async function resultWithin(handle: JobHandle, ms: number): Promise<JobResult | 
 }
 
 /** Times the agents of `workers` received job `id`'s prompt. */
-const sends = (workers: WorkerProc[], id: string) => workers.flatMap((w) => w.prompts()).filter((p) => p === `fleet-${id}`).length;
+const sends = (workers: WorkerProc[], id: string) =>
+  workers.flatMap((w) => w.prompts()).filter((p) => p === `fleet-${id}`).length;
 
 /** Runs the three scenarios (1 each when quick, 5 each otherwise); every process and temp dir is gone when it resolves. */
 export async function runR7Fleet(opts: { quick: boolean }): Promise<R7FleetResult> {
   const n = opts.quick ? 1 : 5;
-  const counts: Record<string, number> = { doubleSends: 0, lostCancels: 0, falseUncertain: 0, heartbeatGaps: 0, notFound: 0, scenarioErrors: 0 };
+  const counts: Record<string, number> = {
+    doubleSends: 0,
+    lostCancels: 0,
+    falseUncertain: 0,
+    heartbeatGaps: 0,
+    notFound: 0,
+    scenarioErrors: 0,
+  };
   const runs: Record<string, number> = { staleWorker: 0, droppedSubscriber: 0, volatileRestart: 0 };
   const problems: string[] = [];
-  const scenario = async (name: string, redisOptions: Parameters<typeof startFleetRig>[0], body: (rig: FleetRig, client: FleetClient, i: number) => Promise<void>) => {
+  const scenario = async (
+    name: string,
+    redisOptions: Parameters<typeof startFleetRig>[0],
+    body: (rig: FleetRig, client: FleetClient, i: number) => Promise<void>,
+  ) => {
     const rig = await startFleetRig(redisOptions);
     const client = await connectFleet(rig.redis.url);
     try {
@@ -79,7 +98,8 @@ export async function runR7Fleet(opts: { quick: boolean }): Promise<R7FleetResul
     a.child.kill("SIGSTOP");
     const b = await rig.startWorker(`stale-b${i}`, { args: FAST_STALL });
     try {
-      if ((await waitDispatched(client, handle.id)) === undefined) throw new Error("the job ended before host B dispatched it");
+      if ((await waitDispatched(client, handle.id)) === undefined)
+        throw new Error("the job ended before host B dispatched it");
       const raw = connect(parseRedisUrl(rig.redis.url), { name: "r7-probe" });
       let probing = true;
       let missing = 0;
@@ -90,7 +110,11 @@ export async function runR7Fleet(opts: { quick: boolean }): Promise<R7FleetResul
         }
       })();
       a.child.kill("SIGCONT");
-      await until(() => (/not dispatched/.test(a.stderr()) ? true : undefined), 20_000, "the stale worker to give up").catch(() => undefined);
+      await until(
+        () => (/not dispatched/.test(a.stderr()) ? true : undefined),
+        20_000,
+        "the stale worker to give up",
+      ).catch(() => undefined);
       await sleep(3_000);
       probing = false;
       await probe;
@@ -114,13 +138,23 @@ export async function runR7Fleet(opts: { quick: boolean }): Promise<R7FleetResul
   });
 
   await scenario("droppedSubscriber", {}, async (rig, client, i) => {
-    const w = rig.workers.find((x) => x.child.exitCode === null && x.child.signalCode === null) ?? (await rig.startWorker("sub-a"));
+    const w =
+      rig.workers.find((x) => x.child.exitCode === null && x.child.signalCode === null) ??
+      (await rig.startWorker("sub-a"));
     const handle = await client.enqueue({ prompt: "scenario:hang-on-prompt lost cancel" });
     if ((await waitDispatched(client, handle.id)) === undefined) throw new Error("the job ended before dispatch");
     const raw = connect(parseRedisUrl(rig.redis.url), { name: "r7-probe" });
     try {
-      const replies = await raw.multi().client("KILL", "TYPE", "pubsub").set(jobKeys(handle.id).cancel, String(Date.now()), "EX", 3_600).publish(CANCEL_CHANNEL, handle.id).exec();
-      if (Number(replies?.[2]?.[1]) !== 0) problems.push(`droppedSubscriber #${i + 1}: the cancel message still reached a subscriber (the scenario did not drop it)`);
+      const replies = await raw
+        .multi()
+        .client("KILL", "TYPE", "pubsub")
+        .set(jobKeys(handle.id).cancel, String(Date.now()), "EX", 3_600)
+        .publish(CANCEL_CHANNEL, handle.id)
+        .exec();
+      if (Number(replies?.[2]?.[1]) !== 0)
+        problems.push(
+          `droppedSubscriber #${i + 1}: the cancel message still reached a subscriber (the scenario did not drop it)`,
+        );
     } finally {
       raw.disconnect();
     }
@@ -134,7 +168,9 @@ export async function runR7Fleet(opts: { quick: boolean }): Promise<R7FleetResul
   });
 
   await scenario("volatileRestart", { appendOnly: false }, async (rig, client, i) => {
-    const w = rig.workers.find((x) => x.child.exitCode === null && x.child.signalCode === null) ?? (await rig.startWorker("volatile-a", { args: ["--allow-volatile-redis"] }));
+    const w =
+      rig.workers.find((x) => x.child.exitCode === null && x.child.signalCode === null) ??
+      (await rig.startWorker("volatile-a", { args: ["--allow-volatile-redis"] }));
     const handle = await client.enqueue({ prompt: `scenario:slow-stream volatile ${i}` });
     let restarted = false;
     let result: JobResult | undefined;
@@ -150,7 +186,9 @@ export async function runR7Fleet(opts: { quick: boolean }): Promise<R7FleetResul
       result = await handle.result();
       if (result.status === "uncertain") {
         counts.falseUncertain!++;
-        problems.push(`volatileRestart #${i + 1}: uncertain although the turn finished (${text.length} characters seen)`);
+        problems.push(
+          `volatileRestart #${i + 1}: uncertain although the turn finished (${text.length} characters seen)`,
+        );
       } else if (result.status !== "completed") problems.push(`volatileRestart #${i + 1}: ended ${result.status}`);
     } catch (error) {
       if (isSeatError(error) && error.code === "FLEET_JOB_NOT_FOUND") counts.notFound!++;

@@ -17,9 +17,18 @@ import { startLiveRig } from "../test/support/live-rig.js";
 export const R7_HEALTH_RUNS = { quick: 2, full: 10 } as const;
 
 /** Repeats the trimmed-log scenario; `tried` counts completed runs, `problems` says what went wrong in which run. */
-export async function runR7Health(opts: { quick: boolean }): Promise<{ tried: number; counts: Record<string, number>; problems: string[] }> {
+export async function runR7Health(opts: {
+  quick: boolean;
+}): Promise<{ tried: number; counts: Record<string, number>; problems: string[] }> {
   const runs = opts.quick ? R7_HEALTH_RUNS.quick : R7_HEALTH_RUNS.full;
-  const counts: Record<string, number> = { wrongTurnKills: 0, reEmittedRetries: 0, turn2Failed: 0, noTrim: 0, turn1NotFailed: 0, survivors: 0 };
+  const counts: Record<string, number> = {
+    wrongTurnKills: 0,
+    reEmittedRetries: 0,
+    turn2Failed: 0,
+    noTrim: 0,
+    turn1NotFailed: 0,
+    survivors: 0,
+  };
   const problems: string[] = [];
   let tried = 0;
   for (let i = 1; i <= runs; i++) {
@@ -34,15 +43,21 @@ export async function runR7Health(opts: { quick: boolean }): Promise<{ tried: nu
       const where = `R7 health run ${i}`;
       if (run.turn1.diagnostic?.code !== "MODEL_UNREACHABLE") {
         counts.turn1NotFailed! += 1;
-        problems.push(`${where}: turn 1 ended ${run.turn1.stopReason ?? run.turn1.diagnostic?.code}, not MODEL_UNREACHABLE`);
+        problems.push(
+          `${where}: turn 1 ended ${run.turn1.stopReason ?? run.turn1.diagnostic?.code}, not MODEL_UNREACHABLE`,
+        );
       }
       if (!run.trimmedDuringTurn2) {
         counts.noTrim! += 1;
-        problems.push(`${where}: grok did not trim the log during turn 2 (${run.logBytesBeforeTurn2} -> ${run.logBytesAfterTurn2} bytes)`);
+        problems.push(
+          `${where}: grok did not trim the log during turn 2 (${run.logBytesBeforeTurn2} -> ${run.logBytesAfterTurn2} bytes)`,
+        );
       }
       if (run.turn2.diagnostic?.code === "MODEL_UNREACHABLE") {
         counts.wrongTurnKills! += 1;
-        problems.push(`${where}: healthy turn 2 ended by fail-fast after ${run.turn2Ms} ms: ${run.turn2.diagnostic.message}`);
+        problems.push(
+          `${where}: healthy turn 2 ended by fail-fast after ${run.turn2Ms} ms: ${run.turn2.diagnostic.message}`,
+        );
       } else if (run.turn2.stopReason !== "end_turn" || run.turn2.diagnostic) {
         counts.turn2Failed! += 1;
         problems.push(`${where}: turn 2 ended ${run.turn2.stopReason ?? run.turn2.diagnostic?.code}`);

@@ -17,7 +17,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CliResult } from "../test/support/cli.js";
 import { startLiveRig } from "../test/support/live-rig.js";
-import { AUDIT_SCRIPT, errorCode, exeReplacedScenario, journalLockedScenario, longHomeScenario } from "../test/support/session-audit.js";
+import {
+  AUDIT_SCRIPT,
+  errorCode,
+  exeReplacedScenario,
+  journalLockedScenario,
+  longHomeScenario,
+} from "../test/support/session-audit.js";
 
 /** What R7's session scenarios found. */
 export interface R7SessionsResult {
@@ -31,7 +37,12 @@ const MISREPORT = /JOURNAL_CORRUPT|INTERNAL|database is locked/;
 
 /** Runs each scenario 1–2 times (quick) or 5 times (full) on one rig; never throws for a scenario's failure. */
 export async function runR7Sessions(opts: { quick: boolean }): Promise<R7SessionsResult> {
-  const counts: Record<string, number> = { stolenLeases: 0, misreportedCorruption: 0, falseIdentityMismatch: 0, otherFailures: 0 };
+  const counts: Record<string, number> = {
+    stolenLeases: 0,
+    misreportedCorruption: 0,
+    falseIdentityMismatch: 0,
+    otherFailures: 0,
+  };
   const problems: string[] = [];
   const rig = await startLiveRig(AUDIT_SCRIPT);
   if (typeof rig === "string") return { tried: 0, counts, problems: [`the real grok binary is unavailable: ${rig}`] };
@@ -49,11 +60,20 @@ export async function runR7Sessions(opts: { quick: boolean }): Promise<R7Session
       const name = `upgraded-${i}`;
       try {
         const seen = await exeReplacedScenario(rig, { seatHome, name, scratch: join(scratch, "bin") });
-        if (!seen.reachedModel || !seen.exeDeleted) other(`${name}: setup failed (reached model ${seen.reachedModel}, exe deleted ${seen.exeDeleted})`);
-        else if (seen.second.code !== 75 || errorCode(seen.second) !== "SESSION_BUSY" || seen.secondSent > 0 || seen.turns.length > 1) {
+        if (!seen.reachedModel || !seen.exeDeleted)
+          other(`${name}: setup failed (reached model ${seen.reachedModel}, exe deleted ${seen.exeDeleted})`);
+        else if (
+          seen.second.code !== 75 ||
+          errorCode(seen.second) !== "SESSION_BUSY" ||
+          seen.secondSent > 0 ||
+          seen.turns.length > 1
+        ) {
           counts.stolenLeases! += 1;
-          problems.push(`${name}: lease stolen (second run ${brief(seen.second)}, sent ${seen.secondSent}, turns ${seen.turns.map((x) => x.state).join(",")})`);
-        } else if (seen.cancel.code !== 0 || seen.holder.code !== 130) other(`${name}: cancel ${brief(seen.cancel)}, holder ${brief(seen.holder)}`);
+          problems.push(
+            `${name}: lease stolen (second run ${brief(seen.second)}, sent ${seen.secondSent}, turns ${seen.turns.map((x) => x.state).join(",")})`,
+          );
+        } else if (seen.cancel.code !== 0 || seen.holder.code !== 130)
+          other(`${name}: cancel ${brief(seen.cancel)}, holder ${brief(seen.holder)}`);
       } catch (error) {
         other(`${name}: ${(error as Error).message}`);
       }
@@ -64,12 +84,22 @@ export async function runR7Sessions(opts: { quick: boolean }): Promise<R7Session
       try {
         const seen = await journalLockedScenario(rig, { seatHome, name });
         const outputs = [seen.list, seen.cancel, seen.other, seen.holder].map((r) => r.stdout + r.stderr).join("\n");
-        if (!seen.reachedModel || !seen.lockHeldThroughout) other(`${name}: setup failed (reached model ${seen.reachedModel}, lock held ${seen.lockHeldThroughout})`);
+        if (!seen.reachedModel || !seen.lockHeldThroughout)
+          other(`${name}: setup failed (reached model ${seen.reachedModel}, lock held ${seen.lockHeldThroughout})`);
         else if (MISREPORT.test(outputs) || seen.turns.some((x) => x.state === "running")) {
           counts.misreportedCorruption! += 1;
-          problems.push(`${name}: list ${brief(seen.list)}, cancel ${brief(seen.cancel)}, other ${brief(seen.other)}, holder ${brief(seen.holder)}, turns ${seen.turns.map((x) => x.state).join(",")}`);
-        } else if (seen.list.code !== 0 || seen.cancel.code !== 0 || errorCode(seen.other) !== "JOURNAL_BUSY" || seen.holder.code !== 130) {
-          other(`${name}: list ${brief(seen.list)}, cancel ${brief(seen.cancel)}, other ${brief(seen.other)}, holder ${brief(seen.holder)}`);
+          problems.push(
+            `${name}: list ${brief(seen.list)}, cancel ${brief(seen.cancel)}, other ${brief(seen.other)}, holder ${brief(seen.holder)}, turns ${seen.turns.map((x) => x.state).join(",")}`,
+          );
+        } else if (
+          seen.list.code !== 0 ||
+          seen.cancel.code !== 0 ||
+          errorCode(seen.other) !== "JOURNAL_BUSY" ||
+          seen.holder.code !== 130
+        ) {
+          other(
+            `${name}: list ${brief(seen.list)}, cancel ${brief(seen.cancel)}, other ${brief(seen.other)}, holder ${brief(seen.holder)}`,
+          );
         }
       } catch (error) {
         other(`${name}: ${(error as Error).message}`);
@@ -85,7 +115,9 @@ export async function runR7Sessions(opts: { quick: boolean }): Promise<R7Session
           counts.falseIdentityMismatch! += 1;
           problems.push(`${name}: cancel answered IDENTITY_MISMATCH for a ${seen.seatHomeBytes}-byte seat home`);
         } else if (seen.cancel.code !== 0 || seen.holder.code !== 130 || seen.leftovers.length > 0) {
-          other(`${name}: cancel ${brief(seen.cancel)}, holder ${brief(seen.holder)}, left ${seen.leftovers.join(",") || "nothing"}`);
+          other(
+            `${name}: cancel ${brief(seen.cancel)}, holder ${brief(seen.holder)}, left ${seen.leftovers.join(",") || "nothing"}`,
+          );
         }
       } catch (error) {
         other(`${name}: ${(error as Error).message}`);

@@ -68,7 +68,10 @@ export function processesWithHome(home: string): Array<{ pid: number; cmdline: s
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       if (!`\0${readFileSync(`/proc/${entry}/environ`, "utf8")}`.includes(needle) || !alive(Number(entry))) continue;
-      out.push({ pid: Number(entry), cmdline: readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").trim().slice(0, 120) });
+      out.push({
+        pid: Number(entry),
+        cmdline: readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").trim().slice(0, 120),
+      });
     } catch {
       // Gone, or not ours to read.
     }
@@ -81,7 +84,9 @@ function ledgerPromptIds(file: string): Set<string> {
   if (!existsSync(file)) return new Set();
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    return new Set((db.prepare("SELECT prompt_id FROM usage_ledger").all() as Array<{ prompt_id: string }>).map((r) => r.prompt_id));
+    return new Set(
+      (db.prepare("SELECT prompt_id FROM usage_ledger").all() as Array<{ prompt_id: string }>).map((r) => r.prompt_id),
+    );
   } catch {
     return new Set();
   } finally {
@@ -124,7 +129,13 @@ function startHost(spec: object): Host {
       const line = buffer.slice(0, at);
       buffer = buffer.slice(at + 1);
       try {
-        const msg = JSON.parse(line) as { server?: number; called?: boolean; result?: unknown; error?: string; serverExit?: boolean };
+        const msg = JSON.parse(line) as {
+          server?: number;
+          called?: boolean;
+          result?: unknown;
+          error?: string;
+          serverExit?: boolean;
+        };
         if (msg.server !== undefined) host.server = msg.server;
         if (msg.called) host.called = true;
         if (msg.result !== undefined) host.result = true;
@@ -145,12 +156,31 @@ function startHost(spec: object): Host {
  * Runs R8: `disconnects` host disconnects at seeded-random points of a turn (or at `fractions` of a whole turn's time).
  * Never throws for one disconnect's failure.
  */
-export async function runR8(opts: { disconnects: number; seed?: number; fractions?: readonly number[]; log?: (line: string) => void }): Promise<R8Result> {
+export async function runR8(opts: {
+  disconnects: number;
+  seed?: number;
+  fractions?: readonly number[];
+  log?: (line: string) => void;
+}): Promise<R8Result> {
   const t0 = Date.now();
   const seed = opts.seed ?? 19;
   const next = mulberry32(seed); // a seed replays the same disconnect points
   const byWay: Record<DisconnectWay, number> = { "kill-host": 0, eof: 0, close: 0 };
-  const result: R8Result = { disconnects: 0, seed, turnMs: 0, byWay, afterResult: 0, reachedModel: 0, recorded: 0, unrecorded: [], orphans: [], hung: 0, failures: 0, problems: [], durationMs: 0 };
+  const result: R8Result = {
+    disconnects: 0,
+    seed,
+    turnMs: 0,
+    byWay,
+    afterResult: 0,
+    reachedModel: 0,
+    recorded: 0,
+    unrecorded: [],
+    orphans: [],
+    hung: 0,
+    failures: 0,
+    problems: [],
+    durationMs: 0,
+  };
   const rig = await startLiveRig({ rules: [{ match: "r8 turn", replies: [{ text: STORY, chunkDelayMs: 40 }] }] });
   if (typeof rig === "string") return { ...result, skipped: rig, failures: 1, problems: [rig] };
   const spec = (sandbox: ReturnType<typeof createSandbox>, prompt: string) => ({
@@ -166,9 +196,11 @@ export async function runR8(opts: { disconnects: number; seed?: number; fraction
       const sandbox = createSandbox({ modelBaseUrl: rig.mock.baseUrl, prefix: "gs-r8-" });
       try {
         const host = startHost(spec(sandbox, "r8 turn baseline"));
-        if (!(await host.wait(() => host.called || host.exited, 60_000)) || !host.called) throw new Error(`the baseline host never called run: ${host.errors.join("; ")}`);
+        if (!(await host.wait(() => host.called || host.exited, 60_000)) || !host.called)
+          throw new Error(`the baseline host never called run: ${host.errors.join("; ")}`);
         const called = Date.now();
-        if (!(await host.wait(() => host.result || host.exited, 60_000)) || !host.result) throw new Error(`the baseline turn never answered: ${host.errors.join("; ")}`);
+        if (!(await host.wait(() => host.result || host.exited, 60_000)) || !host.result)
+          throw new Error(`the baseline turn never answered: ${host.errors.join("; ")}`);
         result.turnMs = Date.now() - called;
         host.child.stdin!.write("close\n");
         await host.wait(() => host.exited, 30_000);
@@ -188,7 +220,11 @@ export async function runR8(opts: { disconnects: number; seed?: number; fraction
       };
       try {
         const host = startHost(spec(sandbox, marker));
-        if (!(await host.wait(() => (host.called && host.server !== undefined) || host.exited, 60_000)) || !host.called || host.server === undefined) {
+        if (
+          !(await host.wait(() => (host.called && host.server !== undefined) || host.exited, 60_000)) ||
+          !host.called ||
+          host.server === undefined
+        ) {
           problem(`the host never called run (${host.errors.join("; ") || "no error"})`);
           host.child.kill("SIGKILL");
           continue;
@@ -217,8 +253,13 @@ export async function runR8(opts: { disconnects: number; seed?: number; fraction
             // Already gone.
           }
         }
-        if (left.length > 0) problem(`${left.length} orphan(s): ${left.map((p) => `${p.pid} ${p.cmdline}`).join("; ")}`);
-        const reached = new Set(rig.mock.requests.filter((r) => r.kind === "main" && r.reqId !== undefined && JSON.stringify(r.body).includes(marker)).map((r) => r.reqId!));
+        if (left.length > 0)
+          problem(`${left.length} orphan(s): ${left.map((p) => `${p.pid} ${p.cmdline}`).join("; ")}`);
+        const reached = new Set(
+          rig.mock.requests
+            .filter((r) => r.kind === "main" && r.reqId !== undefined && JSON.stringify(r.body).includes(marker))
+            .map((r) => r.reqId!),
+        );
         const ledger = ledgerPromptIds(journalPath(join(sandbox.root, "seat")));
         for (const promptId of reached) {
           result.reachedModel += 1;
@@ -228,7 +269,9 @@ export async function runR8(opts: { disconnects: number; seed?: number; fraction
             problem(`turn ${promptId} reached the model but is not in the ledger`);
           }
         }
-        opts.log?.(`R8 #${i} ${way} at ${delayMs} ms: reached model ${reached.size}, recorded ${[...reached].filter((p) => ledger.has(p)).length}, orphans ${left.length}${host.result ? " (after the result)" : ""}`);
+        opts.log?.(
+          `R8 #${i} ${way} at ${delayMs} ms: reached model ${reached.size}, recorded ${[...reached].filter((p) => ledger.has(p)).length}, orphans ${left.length}${host.result ? " (after the result)" : ""}`,
+        );
         if (!host.exited) host.child.kill("SIGKILL");
       } catch (error) {
         problem(error instanceof Error ? error.message : String(error));
@@ -253,7 +296,14 @@ export function r8FigureLine(r: R8Result): string {
 
 /** R8's row of the RELIABILITY.md summary. */
 export function r8SummaryRow(r: R8Result): string[] {
-  return ["R8", "MCP host disconnects mid-turn on `seat mcp` + real grok: host killed, stdin closed, SDK close", String(r.disconnects), String(r.failures), "0 orphans, every turn that reached the model recorded, no hung server", r.failures === 0 && r.disconnects > 0 ? "met" : "**missed**"];
+  return [
+    "R8",
+    "MCP host disconnects mid-turn on `seat mcp` + real grok: host killed, stdin closed, SDK close",
+    String(r.disconnects),
+    String(r.failures),
+    "0 orphans, every turn that reached the model recorded, no hung server",
+    r.failures === 0 && r.disconnects > 0 ? "met" : "**missed**",
+  ];
 }
 
 /** R8's section of RELIABILITY.md. */
@@ -267,9 +317,30 @@ export function renderR8Section(r: R8Result, ranAt = ""): string {
     "inherit; once the server has exited, any live process holding that HOME is an orphan. A turn whose prompt reached the",
     "model must have its promptId in the usage ledger of the server's seat home.",
     "",
-    table(["disconnects", "killed / stdin / SDK close", "after the result", "turns at the model", "recorded", "orphans", "hung servers", "failures"], [[
-      String(r.disconnects), `${r.byWay["kill-host"]} / ${r.byWay.eof} / ${r.byWay.close}`, String(r.afterResult), String(r.reachedModel), String(r.recorded), String(r.orphans.length), String(r.hung), r.problems.slice(0, 3).join("; ") || "0",
-    ]]),
+    table(
+      [
+        "disconnects",
+        "killed / stdin / SDK close",
+        "after the result",
+        "turns at the model",
+        "recorded",
+        "orphans",
+        "hung servers",
+        "failures",
+      ],
+      [
+        [
+          String(r.disconnects),
+          `${r.byWay["kill-host"]} / ${r.byWay.eof} / ${r.byWay.close}`,
+          String(r.afterResult),
+          String(r.reachedModel),
+          String(r.recorded),
+          String(r.orphans.length),
+          String(r.hung),
+          r.problems.slice(0, 3).join("; ") || "0",
+        ],
+      ],
+    ),
     "",
     ...(ranAt ? [ranAt, ""] : []),
   ].join("\n");

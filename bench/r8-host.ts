@@ -35,7 +35,13 @@ const say = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "{}") as HostArgs;
-  const transport = new StdioClientTransport({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd, stderr: "ignore" });
+  const transport = new StdioClientTransport({
+    command: spec.command,
+    args: spec.args,
+    env: spec.env,
+    cwd: spec.cwd,
+    stderr: "ignore",
+  });
   const client = new Client({ name: "grok-seat-r8-host", version: "0.1.0" });
   await client.connect(transport);
   const pid = transport.pid;
@@ -51,7 +57,10 @@ async function main(): Promise<void> {
     timeout: 600_000,
   });
   say({ called: true });
-  call.then((result) => say({ result }), (error: unknown) => say({ error: error instanceof Error ? error.message : String(error) }));
+  call.then(
+    (result) => say({ result }),
+    (error: unknown) => say({ error: error instanceof Error ? error.message : String(error) }),
+  );
   for await (const line of createInterface({ input: process.stdin })) {
     if (line === "close") {
       await client.close();

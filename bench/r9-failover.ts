@@ -74,7 +74,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** R9 sizes: a few minutes on 2 cores. */
 export function r9Sizes(quick: boolean): R9Options {
-  return quick ? { faults: 3, jobs: 60, workers: 2, concurrency: 2 } : { faults: 9, jobs: 240, workers: 3, concurrency: 2 };
+  return quick
+    ? { faults: 3, jobs: 60, workers: 2, concurrency: 2 }
+    : { faults: 9, jobs: 240, workers: 3, concurrency: 2 };
 }
 
 /** Runs the campaign; every process, server and temp dir it starts is gone when it resolves. */
@@ -98,7 +100,13 @@ export async function runR9(options: R9Options): Promise<R9Result> {
   const unconfirmed = new Set<string>();
   let submitting = true;
   try {
-    for (let i = 0; i < (options.workers ?? 3); i++) workers.push(await rig.startWorker(`r9-w${i + 1}`, { redisUrl: set.url, args: ["--concurrency", String(options.concurrency ?? 2)] }));
+    for (let i = 0; i < (options.workers ?? 3); i++)
+      workers.push(
+        await rig.startWorker(`r9-w${i + 1}`, {
+          redisUrl: set.url,
+          args: ["--concurrency", String(options.concurrency ?? 2)],
+        }),
+      );
     // The stream: a job every ~120 ms; one in four has a 1.5 s turn, so faults land mid-turn too.
     const submitter: Promise<void> = (async () => {
       // At least `jobs`, and on until the last fault is over: every fault has jobs waiting behind it.
@@ -107,7 +115,12 @@ export async function runR9(options: R9Options): Promise<R9Result> {
         while (handles.length - ended.size > 8) {
           await sleep(100);
           // Ended, or gone (a lost job must not stall the stream: it is counted at the end).
-          for (const h of handles.slice(-30)) if (!ended.has(h.id) && !["waiting", "active", "dispatched"].includes((await h.state().catch(() => undefined))?.status ?? "gone")) ended.add(h.id);
+          for (const h of handles.slice(-30))
+            if (
+              !ended.has(h.id) &&
+              !["waiting", "active", "dispatched"].includes((await h.state().catch(() => undefined))?.status ?? "gone")
+            )
+              ended.add(h.id);
           for (const h of handles) if (!ended.has(h.id) && handles.indexOf(h) < handles.length - 30) ended.add(h.id);
         }
         const prompt = n % 4 === 3 ? `r9 job ${n} scenario:slow-stream` : `r9 job ${n}`;
@@ -117,7 +130,10 @@ export async function runR9(options: R9Options): Promise<R9Result> {
     })().catch((error: unknown) => {
       problems.push(`submitter stopped: ${error instanceof Error ? error.message : String(error)}`);
     });
-    const plan = Array.from({ length: options.faults }, (_, i) => ({ kind: (["kill", "stop", "restart-empty"] as const)[i % 3]!, atMark: random() < 0.5 }));
+    const plan = Array.from({ length: options.faults }, (_, i) => ({
+      kind: (["kill", "stop", "restart-empty"] as const)[i % 3]!,
+      atMark: random() < 0.5,
+    }));
     for (const [i, step] of plan.entries()) {
       await sleep(1_500 + random() * 2_500);
       const primary = await set.primary();
@@ -125,14 +141,18 @@ export async function runR9(options: R9Options): Promise<R9Result> {
       const at = Date.now();
       if (step.kind === "stop") set.pause(primary);
       else await primary.kill();
-      log(`R9: fault ${i + 1}/${plan.length}: ${step.kind} primary :${primary.port}${step.atMark ? " right after a dispatch mark" : ""}`);
+      log(
+        `R9: fault ${i + 1}/${plan.length}: ${step.kind} primary :${primary.port}${step.atMark ? " right after a dispatch mark" : ""}`,
+      );
       const promotedMs = await set.waitForPromotion(primary.port, 30_000).catch((error: unknown) => {
         problems.push(`fault ${i + 1}: ${error instanceof Error ? error.message : String(error)}`);
         return -1;
       });
       await bringBack(set, primary, step.kind);
       faults.push({ kind: step.kind, atMark: step.atMark, promotedMs, takingJobsMs: -1, at } as R9Fault);
-      await inSync(set).catch((error: unknown) => problems.push(`after fault ${i + 1}: ${error instanceof Error ? error.message : String(error)}`));
+      await inSync(set).catch((error: unknown) =>
+        problems.push(`after fault ${i + 1}: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
     submitting = false;
     await submitter;
@@ -155,7 +175,8 @@ export async function runR9(options: R9Options): Promise<R9Result> {
       for (const handle of handles) {
         const stream = await retry(() => readEvents(raw, handle.id, START, 0, 100_000));
         streams.set(handle.id, stream);
-        for (const { event } of stream) if (event.type === "job" && event.status === "dispatched" && event.atMs) dispatchTimes.push(event.atMs);
+        for (const { event } of stream)
+          if (event.type === "job" && event.status === "dispatched" && event.atMs) dispatchTimes.push(event.atMs);
       }
     } finally {
       raw.disconnect();
@@ -167,7 +188,16 @@ export async function runR9(options: R9Options): Promise<R9Result> {
       delete f.at;
     }
     // What the workers said of the jobs they could not confirm, to trace why.
-    for (const line of workers.flatMap((w) => w.stderr().split("\n").filter((l) => /replication-unconfirmed|durability rule/.test(l)).map((l) => `${w.name}: ${l}`)).slice(0, 12)) log(`R9: ${line}`);
+    for (const line of workers
+      .flatMap((w) =>
+        w
+          .stderr()
+          .split("\n")
+          .filter((l) => /replication-unconfirmed|durability rule/.test(l))
+          .map((l) => `${w.name}: ${l}`),
+      )
+      .slice(0, 12))
+      log(`R9: ${line}`);
     // Where BullMQ has a job the campaign finds not ended, and what the workers said of it.
     const queue = new Queue(SHARED_QUEUE, { connection: bullConnection(parseRedisUrl(set.url)), prefix: BULL_PREFIX });
     try {
@@ -175,15 +205,30 @@ export async function runR9(options: R9Options): Promise<R9Result> {
         const status = records.get(handle.id)?.status ?? "missing";
         if (["completed", "failed", "cancelled", "uncertain"].includes(status)) continue;
         const state = await queue.getJobState(handle.id).catch((error: unknown) => `unknown (${String(error)})`);
-        const said = workers.flatMap((w) => w.stderr().split("\n").filter((l) => l.includes(`job ${handle.id}:`)).map((l) => `${w.name}: ${l.trim()}`));
-        const events = (streams.get(handle.id) ?? []).flatMap(({ event }) => (event.type === "job" ? [`${event.status}${event.reason ? `/${event.reason}` : ""}@${event.host ?? "?"} t${(event.atMs ?? 0) % 1_000_000}`] : []));
-        log(`R9: ${handle.id} is ${status}; BullMQ: ${state}; events: ${events.join(", ")}; ${said.join(" | ") || "no worker line"}`);
+        const said = workers.flatMap((w) =>
+          w
+            .stderr()
+            .split("\n")
+            .filter((l) => l.includes(`job ${handle.id}:`))
+            .map((l) => `${w.name}: ${l.trim()}`),
+        );
+        const events = (streams.get(handle.id) ?? []).flatMap(({ event }) =>
+          event.type === "job"
+            ? [
+                `${event.status}${event.reason ? `/${event.reason}` : ""}@${event.host ?? "?"} t${(event.atMs ?? 0) % 1_000_000}`,
+              ]
+            : [],
+        );
+        log(
+          `R9: ${handle.id} is ${status}; BullMQ: ${state}; events: ${events.join(", ")}; ${said.join(" | ") || "no worker line"}`,
+        );
       }
     } finally {
       await queue.close();
     }
     for (const w of workers) {
-      if (w.child.exitCode !== null || w.child.signalCode !== null) problems.push(`worker ${w.name} exited by itself: ${w.stderr().trim().split("\n").slice(-3).join(" | ")}`);
+      if (w.child.exitCode !== null || w.child.signalCode !== null)
+        problems.push(`worker ${w.name} exited by itself: ${w.stderr().trim().split("\n").slice(-3).join(" | ")}`);
     }
     return summarize(unconfirmed, handles, records, streams, workers, faults, problems, Date.now() - t0);
   } catch (error) {
@@ -201,7 +246,11 @@ export async function runR9(options: R9Options): Promise<R9Result> {
  * Submits through a failover: an enqueue that failed may still have landed (its reply lost), so before trying again
  * the job is looked up; one that exists is taken as submitted. FLEET_SUBMIT_UNCONFIRMED is noted, not retried.
  */
-async function submit(client: FleetClient, request: { prompt: string; jobId: string; cwd: string }, unconfirmed: Set<string>): Promise<JobHandle> {
+async function submit(
+  client: FleetClient,
+  request: { prompt: string; jobId: string; cwd: string },
+  unconfirmed: Set<string>,
+): Promise<JobHandle> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await client.enqueue(request);
@@ -211,7 +260,13 @@ async function submit(client: FleetClient, request: { prompt: string; jobId: str
         return client.job(request.jobId);
       }
       if (attempt > 200) throw error;
-      const exists = await client.job(request.jobId).state().then(() => true, () => false);
+      const exists = await client
+        .job(request.jobId)
+        .state()
+        .then(
+          () => true,
+          () => false,
+        );
       if (exists) return client.job(request.jobId);
       await sleep(250);
     }
@@ -262,7 +317,16 @@ async function inSync(set: SentinelSetRig): Promise<void> {
   }
 }
 
-function summarize(unconfirmed: Set<string>, handles: JobHandle[], records: Map<string, JobRecord | undefined>, streams: Map<string, Awaited<ReturnType<typeof readEvents>>>, workers: WorkerProc[], faults: R9Fault[], problems: string[], durationMs: number): R9Result {
+function summarize(
+  unconfirmed: Set<string>,
+  handles: JobHandle[],
+  records: Map<string, JobRecord | undefined>,
+  streams: Map<string, Awaited<ReturnType<typeof readEvents>>>,
+  workers: WorkerProc[],
+  faults: R9Fault[],
+  problems: string[],
+  durationMs: number,
+): R9Result {
   const seen = new Map<string, number>();
   for (const w of workers) for (const p of w.prompts()) seen.set(p, (seen.get(p) ?? 0) + 1);
   const byStatus: Record<string, number> = {};
@@ -290,7 +354,10 @@ function summarize(unconfirmed: Set<string>, handles: JobHandle[], records: Map<
     if (status === "failed") problems.push(`${handle.id}: failed ${record?.code ?? ""} ${record?.message ?? ""}`);
     if (status === "uncertain") {
       const stream = streams.get(handle.id) ?? [];
-      const reason = [...stream].reverse().map((e) => e.event).find((e) => e.type === "job" && e.status === "uncertain") as { reason?: string } | undefined;
+      const reason = [...stream]
+        .reverse()
+        .map((e) => e.event)
+        .find((e) => e.type === "job" && e.status === "uncertain") as { reason?: string } | undefined;
       const why = reason?.reason ?? (record?.derived ? "heartbeat-lost (derived)" : "unknown");
       const entry = (uncertain[why] ??= { n: 0, reached: 0 });
       entry.n++;
@@ -303,18 +370,36 @@ function summarize(unconfirmed: Set<string>, handles: JobHandle[], records: Map<
   }
   const taking = faults.map((f) => f.takingJobsMs).filter((ms) => ms >= 0);
   const failures = problems.length;
-  return { jobs: handles.length, byStatus, sentTwice, lost, uncertain, falseUncertain, submitUnconfirmed: unconfirmed.size, faults, takingJobsMs: { p50: percentile(taking, 50), p99: percentile(taking, 99), max: Math.max(0, ...taking) }, failures, durationMs, problems };
+  return {
+    jobs: handles.length,
+    byStatus,
+    sentTwice,
+    lost,
+    uncertain,
+    falseUncertain,
+    submitUnconfirmed: unconfirmed.size,
+    faults,
+    takingJobsMs: { p50: percentile(taking, 50), p99: percentile(taking, 99), max: Math.max(0, ...taking) },
+    failures,
+    durationMs,
+    problems,
+  };
 }
 
 /** One line of figures. */
 export function r9FigureLine(r: R9Result): string {
-  const u = Object.entries(r.uncertain).map(([why, x]) => `${why} ×${x.n} (${x.reached} reached the agent)`).join(", ") || "none";
+  const u =
+    Object.entries(r.uncertain)
+      .map(([why, x]) => `${why} ×${x.n} (${x.reached} reached the agent)`)
+      .join(", ") || "none";
   return `R9 failover: ${r.jobs} jobs through ${r.faults.length} failovers (${r.faults.filter((f) => f.atMark).length} right after a dispatch mark): ${r.sentTwice} sent twice, ${r.lost} lost, ${r.falseUncertain} false uncertain; uncertain: ${u}; taking jobs again p50 ${fmt(r.takingJobsMs.p50)} ms p99 ${fmt(r.takingJobsMs.p99)} ms; ${r.failures} failures; took ${(r.durationMs / 1000).toFixed(0)} s`;
 }
 
 /** R9's RELIABILITY.md section. */
 export function renderR9Section(r: R9Result, commit: string): string {
-  const statuses = Object.entries(r.byStatus).map(([s, n]) => `${s} ×${n}`).join(", ");
+  const statuses = Object.entries(r.byStatus)
+    .map(([s, n]) => `${s} ×${n}`)
+    .join(", ");
   return [
     "## R9 failover: the primary killed, stopped or emptied under a Sentinel",
     "",
@@ -324,19 +409,58 @@ export function renderR9Section(r: R9Result, commit: string): string {
     `${r.faults.length} faults of the current primary, in turn SIGKILL, SIGSTOP (resumed after the promotion, past down-after) and`,
     "SIGKILL with its data dir emptied before it restarts; about half are triggered right after a job's dispatch mark is",
     "seen. The old primary comes back and the sentinels make it a replica; the next fault waits until it is in sync.",
-    "\"Sent\" is counted at the fake agent's prompt logs by promptId.",
+    '"Sent" is counted at the fake agent\'s prompt logs by promptId.',
     "",
-    table(["jobs", "ended", "sent twice", "lost", "false uncertain", "taking jobs again p50 / p99 / max (ms)", "failures", "wall time"], [[
-      String(r.jobs), statuses, String(r.sentTwice), String(r.lost), String(r.falseUncertain), `${fmt(r.takingJobsMs.p50)} / ${fmt(r.takingJobsMs.p99)} / ${fmt(r.takingJobsMs.max)}`, String(r.failures), `${(r.durationMs / 1000).toFixed(0)} s`,
-    ]]),
+    table(
+      [
+        "jobs",
+        "ended",
+        "sent twice",
+        "lost",
+        "false uncertain",
+        "taking jobs again p50 / p99 / max (ms)",
+        "failures",
+        "wall time",
+      ],
+      [
+        [
+          String(r.jobs),
+          statuses,
+          String(r.sentTwice),
+          String(r.lost),
+          String(r.falseUncertain),
+          `${fmt(r.takingJobsMs.p50)} / ${fmt(r.takingJobsMs.p99)} / ${fmt(r.takingJobsMs.max)}`,
+          String(r.failures),
+          `${(r.durationMs / 1000).toFixed(0)} s`,
+        ],
+      ],
+    ),
     "",
     `Submits answered \`FLEET_SUBMIT_UNCONFIRMED\`: ${r.submitUnconfirmed}.`,
-    `Uncertain by reason: ${Object.entries(r.uncertain).map(([why, x]) => `${why} ×${x.n} (${x.reached} had reached the agent)`).join(", ") || "none"}.`,
+    `Uncertain by reason: ${
+      Object.entries(r.uncertain)
+        .map(([why, x]) => `${why} ×${x.n} (${x.reached} had reached the agent)`)
+        .join(", ") || "none"
+    }.`,
     "A `replication-unconfirmed` job was never sent (its mark was not acknowledged by the replica in time); it stays",
-    "uncertain by design (docs/fleet.md, \"A fence that survives promotion\").",
+    'uncertain by design (docs/fleet.md, "A fence that survives promotion").',
     "",
-    table(["fault", "kind", "at a mark", "promoted after (ms)", "taking jobs after (ms)"], r.faults.map((f, i) => [String(i + 1), f.kind, f.atMark ? "yes" : "no", String(f.promotedMs), String(f.takingJobsMs)])),
-    r.problems.length ? `\nProblems:\n\n${r.problems.slice(0, 20).map((p) => `- ${p}`).join("\n")}` : "",
+    table(
+      ["fault", "kind", "at a mark", "promoted after (ms)", "taking jobs after (ms)"],
+      r.faults.map((f, i) => [
+        String(i + 1),
+        f.kind,
+        f.atMark ? "yes" : "no",
+        String(f.promotedMs),
+        String(f.takingJobsMs),
+      ]),
+    ),
+    r.problems.length
+      ? `\nProblems:\n\n${r.problems
+          .slice(0, 20)
+          .map((p) => `- ${p}`)
+          .join("\n")}`
+      : "",
     "",
   ].join("\n");
 }

@@ -99,7 +99,10 @@ export function stampLine(m: Pick<MachineInfo, "commit" | "date">, finished?: st
 /** Writes `bench/results/<name>.json` with the machine attached; returns its repo-relative path. */
 export function writeResult(name: string, data: unknown, machine: MachineInfo = machineInfo()): string {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(join(RESULTS_DIR, `${name}.json`), `${JSON.stringify({ name, machine, ...(data as object) }, null, 2)}\n`);
+  writeFileSync(
+    join(RESULTS_DIR, `${name}.json`),
+    `${JSON.stringify({ name, machine, ...(data as object) }, null, 2)}\n`,
+  );
   return `bench/results/${name}.json`;
 }
 

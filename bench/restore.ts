@@ -65,7 +65,11 @@ function alive(pid: number): boolean {
 }
 
 /** Runs the seat CLI; resolves its exit code and output, and calls onLine with each stdout line as it arrives. */
-function seatCli(args: string[], env: NodeJS.ProcessEnv, onLine?: (line: string) => void): Promise<{ code: number; stdout: string; stderr: string }> {
+function seatCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onLine?: (line: string) => void,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [SEAT_MAIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -83,23 +87,50 @@ function seatCli(args: string[], env: NodeJS.ProcessEnv, onLine?: (line: string)
 
 /** Every process of the seat: controller, TUI, leader (status, seat.json and the lock file). */
 function seatPids(env: NodeJS.ProcessEnv, home: string, seatId: string): number[] {
-  const status = spawnSync(process.execPath, [SEAT_MAIN, "status", seatId, "--json"], { env, encoding: "utf8", timeout: 60_000 });
-  const json = status.stdout.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, { pid?: number } | undefined>).at(-1);
-  const file = JSON.parse(readFileSync(join(seatDir(home, seatId), "seat.json"), "utf8")) as { socket_dir?: string; controller_pid?: number };
+  const status = spawnSync(process.execPath, [SEAT_MAIN, "status", seatId, "--json"], {
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  const json = status.stdout
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, { pid?: number } | undefined>)
+    .at(-1);
+  const file = JSON.parse(readFileSync(join(seatDir(home, seatId), "seat.json"), "utf8")) as {
+    socket_dir?: string;
+    controller_pid?: number;
+  };
   const lock = join(file.socket_dir ?? "/nonexistent", "s.lock");
-  const pids = [json?.tui?.pid, json?.leader?.pid, json?.controller?.pid, file.controller_pid, existsSync(lock) ? Number(readFileSync(lock, "utf8").trim()) : undefined];
+  const pids = [
+    json?.tui?.pid,
+    json?.leader?.pid,
+    json?.controller?.pid,
+    file.controller_pid,
+    existsSync(lock) ? Number(readFileSync(lock, "utf8").trim()) : undefined,
+  ];
   return pids.filter((p): p is number => typeof p === "number" && p > 0);
 }
 
 async function firstTurn(home: string, seatId: string, text: string): Promise<number> {
   const t0 = performance.now();
-  unwrapReply(await callController(seatDir(home, seatId), { op: "send", text, wait: "completed", timeoutMs: 180_000 }, 210_000));
+  unwrapReply(
+    await callController(seatDir(home, seatId), { op: "send", text, wait: "completed", timeoutMs: 180_000 }, 210_000),
+  );
   return performance.now() - t0;
 }
 
 /** Runs P15 with `seats` visible seats (default 8). */
 export async function benchRestore({ seats = 8 }: { seats?: number } = {}): Promise<RestoreBenchResult> {
-  const empty = (skipped: string): RestoreBenchResult => ({ seats: 0, figures: [], failures: 0, freshTurnP50Ms: 0, skipped, errors: [] });
+  const empty = (skipped: string): RestoreBenchResult => ({
+    seats: 0,
+    figures: [],
+    failures: 0,
+    freshTurnP50Ms: 0,
+    skipped,
+    errors: [],
+  });
   if (!(await isTmuxAvailable())) return empty("tmux not found on PATH");
   const rig: LiveRig | string = await startLiveRig({
     rules: [
@@ -110,33 +141,72 @@ export async function benchRestore({ seats = 8 }: { seats?: number } = {}): Prom
   if (typeof rig === "string") return empty(rig);
   const home = join(rig.sandbox.root, "sh");
   const tmux = `gs-p15-${randomBytes(4).toString("hex")}`;
-  const env: NodeJS.ProcessEnv = { ...rig.sandbox.env, GROK_SEAT_HOME: home, TERM: "xterm-256color", GROK_SEAT_VERSION_FLOOR: "" };
+  const env: NodeJS.ProcessEnv = {
+    ...rig.sandbox.env,
+    GROK_SEAT_HOME: home,
+    TERM: "xterm-256color",
+    GROK_SEAT_VERSION_FLOOR: "",
+  };
   const pids = new Set<number>();
   const errors: string[] = [];
   const figures: RestoreSeatFigures[] = [];
   try {
     // Baseline: N fresh hires at once, each seat's first turn as soon as its hire is back.
-    const fresh = await Promise.all(Array.from({ length: seats }, async (_, k) => {
-      const cwd = join(rig.sandbox.root, `p${k}`);
-      mkdirSync(cwd, { recursive: true });
-      const t0 = performance.now();
-      const hired = await seatCli(["hire", "--visible", "--grok", rig.binary, "--cwd", cwd, "--version-floor", "1.0.41", "--tmux-socket", tmux, "--json"], env);
-      const hireMs = performance.now() - t0;
-      const line = hired.stdout.trim().split("\n").filter((l) => l.startsWith("{")).at(-1);
-      const seatId = line ? (JSON.parse(line) as { seatId?: string }).seatId : undefined;
-      if (hired.code !== 0 || !seatId) throw new Error(`P15: hire ${k} exited ${hired.code}: ${hired.stdout.slice(-400)} ${hired.stderr.slice(-400)}`);
-      const freshTurnMs = await firstTurn(home, seatId, `p15 remember the word (seat ${k})`);
-      return { seatId, hireMs, freshTurnMs } satisfies RestoreSeatFigures;
-    }));
+    const fresh = await Promise.all(
+      Array.from({ length: seats }, async (_, k) => {
+        const cwd = join(rig.sandbox.root, `p${k}`);
+        mkdirSync(cwd, { recursive: true });
+        const t0 = performance.now();
+        const hired = await seatCli(
+          [
+            "hire",
+            "--visible",
+            "--grok",
+            rig.binary,
+            "--cwd",
+            cwd,
+            "--version-floor",
+            "1.0.41",
+            "--tmux-socket",
+            tmux,
+            "--json",
+          ],
+          env,
+        );
+        const hireMs = performance.now() - t0;
+        const line = hired.stdout
+          .trim()
+          .split("\n")
+          .filter((l) => l.startsWith("{"))
+          .at(-1);
+        const seatId = line ? (JSON.parse(line) as { seatId?: string }).seatId : undefined;
+        if (hired.code !== 0 || !seatId)
+          throw new Error(
+            `P15: hire ${k} exited ${hired.code}: ${hired.stdout.slice(-400)} ${hired.stderr.slice(-400)}`,
+          );
+        const freshTurnMs = await firstTurn(home, seatId, `p15 remember the word (seat ${k})`);
+        return { seatId, hireMs, freshTurnMs } satisfies RestoreSeatFigures;
+      }),
+    );
     figures.push(...fresh);
     // The reboot: tmux dies with everything in it, and every process of every seat is SIGKILLed.
     const before = figures.flatMap((f) => seatPids(env, home, f.seatId));
     for (const pid of before) pids.add(pid);
     spawnSync("tmux", ["-L", tmux, "kill-server"]);
-    for (const pid of before) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    for (const pid of before)
+      if (alive(pid))
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          /* gone */
+        }
     for (let i = 0; i < 200 && before.some(alive); i += 1) await sleep(50);
     const ps = await seatCli(["ps", "--json"], env);
-    const lost = ps.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { kind?: string; id?: string; state?: string }).filter((l) => l.kind === "seat" && l.state === "lost").length;
+    const lost = ps.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { kind?: string; id?: string; state?: string })
+      .filter((l) => l.kind === "seat" && l.state === "lost").length;
     if (lost !== seats) errors.push(`seat ps showed ${lost} of ${seats} seats lost after the reboot`);
 
     // The restore: one `seat restore --all`; each seat's first turn as soon as its line is back.
@@ -154,48 +224,114 @@ export async function benchRestore({ seats = 8 }: { seats?: number } = {}): Prom
       if (!f) return void errors.push(`restore reported an unknown item: ${text.slice(0, 200)}`);
       if (line.type !== "restored") return void (f.error = `${line.code}: ${line.message}`);
       f.restoreMs = at;
-      turns.push(firstTurn(home, f.seatId, `p15 recall the word (seat ${figures.indexOf(f)})`).then((ms) => void (f.restoredTurnMs = ms), (error: unknown) => void (f.error = `first turn after the restore: ${(error as Error).message}`)));
+      turns.push(
+        firstTurn(home, f.seatId, `p15 recall the word (seat ${figures.indexOf(f)})`).then(
+          (ms) => void (f.restoredTurnMs = ms),
+          (error: unknown) => void (f.error = `first turn after the restore: ${(error as Error).message}`),
+        ),
+      );
     });
     const restoreAllMs = performance.now() - t0;
     await Promise.all(turns);
     if (restore.code !== 0) errors.push(`seat restore --all exited ${restore.code}: ${restore.stderr.slice(-400)}`);
     for (const f of figures) for (const pid of seatPids(env, home, f.seatId)) pids.add(pid);
     // The conversation continued: every recall request carries its seat's earlier answer.
-    const recalls = rig.mock.requests.filter((r) => r.kind === "main" && typeof r.query === "string" && r.query.includes("p15 recall"));
+    const recalls = rig.mock.requests.filter(
+      (r) => r.kind === "main" && typeof r.query === "string" && r.query.includes("p15 recall"),
+    );
     const carried = recalls.filter((r) => JSON.stringify((r as { body: unknown }).body).includes("QUINCE-4410")).length;
-    if (carried < seats) errors.push(`${carried} of ${seats} restored first turns' model requests carried the earlier conversation`);
+    if (carried < seats)
+      errors.push(`${carried} of ${seats} restored first turns' model requests carried the earlier conversation`);
     for (const f of figures) if (f.restoredTurnMs === undefined && f.error === undefined) f.error = "not restored";
     const failures = figures.filter((f) => f.error !== undefined).length + (carried < seats ? seats - carried : 0);
     const freshTurnP50Ms = median(figures.map((f) => f.freshTurnMs));
     const restored = figures.filter((f) => f.restoredTurnMs !== undefined);
-    const worstTurnRatio = restored.length ? Math.max(...restored.map((f) => f.restoredTurnMs!)) / freshTurnP50Ms : undefined;
+    const worstTurnRatio = restored.length
+      ? Math.max(...restored.map((f) => f.restoredTurnMs!)) / freshTurnP50Ms
+      : undefined;
     const freshSorted = figures.map((f) => f.freshTurnMs).sort((a, b) => a - b);
     const restoredSorted = restored.map((f) => f.restoredTurnMs!).sort((a, b) => a - b);
-    const rankedTurnRatio = restored.length === figures.length ? Math.max(...restoredSorted.map((ms, k) => ms / freshSorted[k]!)) : undefined;
+    const rankedTurnRatio =
+      restored.length === figures.length ? Math.max(...restoredSorted.map((ms, k) => ms / freshSorted[k]!)) : undefined;
     const p50TurnRatio = restored.length ? median(restored.map((f) => f.restoredTurnMs!)) / freshTurnP50Ms : undefined;
-    const maxTurnRatio = restored.length ? Math.max(...restored.map((f) => f.restoredTurnMs!)) / Math.max(...figures.map((f) => f.freshTurnMs)) : undefined;
-    const wallRatioP50 = restored.length ? median(restored.map((f) => (f.restoreMs! + f.restoredTurnMs!) / (f.hireMs + f.freshTurnMs))) : undefined;
-    return { seats, figures, failures, freshTurnP50Ms, worstTurnRatio, rankedTurnRatio, p50TurnRatio, maxTurnRatio, wallRatioP50, restoreAllMs, errors };
+    const maxTurnRatio = restored.length
+      ? Math.max(...restored.map((f) => f.restoredTurnMs!)) / Math.max(...figures.map((f) => f.freshTurnMs))
+      : undefined;
+    const wallRatioP50 = restored.length
+      ? median(restored.map((f) => (f.restoreMs! + f.restoredTurnMs!) / (f.hireMs + f.freshTurnMs)))
+      : undefined;
+    return {
+      seats,
+      figures,
+      failures,
+      freshTurnP50Ms,
+      worstTurnRatio,
+      rankedTurnRatio,
+      p50TurnRatio,
+      maxTurnRatio,
+      wallRatioP50,
+      restoreAllMs,
+      errors,
+    };
   } finally {
-    for (const f of figures) try { for (const pid of seatPids(env, home, f.seatId)) pids.add(pid); } catch { /* no seat file */ }
+    for (const f of figures)
+      try {
+        for (const pid of seatPids(env, home, f.seatId)) pids.add(pid);
+      } catch {
+        /* no seat file */
+      }
     spawnSync("tmux", ["-L", tmux, "kill-server"]);
     rmSync(join(process.env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid?.() ?? 0}`, tmux), { force: true });
-    for (const pid of pids) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    for (const pid of pids)
+      if (alive(pid))
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          /* gone */
+        }
     for (let i = 0; i < 100 && [...pids].some(alive); i += 1) await sleep(50);
     await rig.close();
   }
 }
 
 /** P15's section of BENCHMARKS.md. */
-export function restoreSection(r: RestoreBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function restoreSection(r: RestoreBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   const title = `P15 restore of ${r.seats || "N"} visible seats at once after a simulated reboot (real grok TUI in tmux)`;
-  if (r.skipped) return { title, body: `Skipped: ${r.skipped}.`, goals: [{ goal: "restore of 8 visible seats at once: 0 failures", met: undefined, measured: "skipped" }] };
+  if (r.skipped)
+    return {
+      title,
+      body: `Skipped: ${r.skipped}.`,
+      goals: [{ goal: "restore of 8 visible seats at once: 0 failures", met: undefined, measured: "skipped" }],
+    };
   const x = (v: number | undefined) => (v === undefined ? "—" : `${v.toFixed(2)}×`);
-  const rows = r.figures.map((f, k) => [String(k + 1), fmt(f.hireMs), fmt(f.freshTurnMs), f.restoreMs === undefined ? "—" : fmt(f.restoreMs), f.restoredTurnMs === undefined ? "—" : fmt(f.restoredTurnMs), f.restoredTurnMs === undefined ? "—" : `${(f.restoredTurnMs / r.freshTurnP50Ms).toFixed(2)}×`, f.error ?? ""]);
+  const rows = r.figures.map((f, k) => [
+    String(k + 1),
+    fmt(f.hireMs),
+    fmt(f.freshTurnMs),
+    f.restoreMs === undefined ? "—" : fmt(f.restoreMs),
+    f.restoredTurnMs === undefined ? "—" : fmt(f.restoredTurnMs),
+    f.restoredTurnMs === undefined ? "—" : `${(f.restoredTurnMs / r.freshTurnP50Ms).toFixed(2)}×`,
+    f.error ?? "",
+  ]);
   return {
     title,
     body: [
-      table(["seat", "fresh hire (ms)", "fresh first turn (ms)", "restore (ms, from `seat restore --all` start)", "first turn after restore (ms)", "× fresh first-turn p50", "error"], rows),
+      table(
+        [
+          "seat",
+          "fresh hire (ms)",
+          "fresh first turn (ms)",
+          "restore (ms, from `seat restore --all` start)",
+          "first turn after restore (ms)",
+          "× fresh first-turn p50",
+          "error",
+        ],
+        rows,
+      ),
       "",
       `Fresh first turn p50: ${fmt(r.freshTurnP50Ms)} ms. \`seat restore --all\` took ${fmt(r.restoreAllMs)} ms for all ${r.seats}. Median per seat of (restore + first turn) / (hire + first turn): ${x(r.wallRatioP50)}.`,
       `First turn after restore against fresh: p50 / p50 ${x(r.p50TurnRatio)}, slowest / slowest ${x(r.maxTurnRatio)}; rank-paired (sorted restored[k] / sorted fresh[k], worst k) ${x(r.rankedTurnRatio)}.`,
@@ -203,9 +339,21 @@ export function restoreSection(r: RestoreBenchResult): { title: string; body: st
       ...(r.errors.length ? ["", `Errors: ${r.errors.join("; ")}`] : []),
     ].join("\n"),
     goals: [
-      { goal: `restore of ${r.seats} visible seats at once: 0 failures`, met: r.failures === 0 && r.errors.length === 0, measured: `${r.failures} failures${r.errors.length ? `, ${r.errors.length} errors` : ""}` },
-      { goal: "each seat's first turn after restore ≤ 1.2× a fresh hire's first turn (rank-paired)", met: r.rankedTurnRatio === undefined ? false : r.rankedTurnRatio <= 1.2, measured: r.rankedTurnRatio === undefined ? "not all restored" : `worst ${r.rankedTurnRatio.toFixed(2)}×` },
-      { goal: "each seat's first turn after restore ≤ 1.2× the fresh first turns' p50 (strict)", met: r.worstTurnRatio === undefined ? false : r.worstTurnRatio <= 1.2, measured: r.worstTurnRatio === undefined ? "none restored" : `worst ${r.worstTurnRatio.toFixed(2)}×` },
+      {
+        goal: `restore of ${r.seats} visible seats at once: 0 failures`,
+        met: r.failures === 0 && r.errors.length === 0,
+        measured: `${r.failures} failures${r.errors.length ? `, ${r.errors.length} errors` : ""}`,
+      },
+      {
+        goal: "each seat's first turn after restore ≤ 1.2× a fresh hire's first turn (rank-paired)",
+        met: r.rankedTurnRatio === undefined ? false : r.rankedTurnRatio <= 1.2,
+        measured: r.rankedTurnRatio === undefined ? "not all restored" : `worst ${r.rankedTurnRatio.toFixed(2)}×`,
+      },
+      {
+        goal: "each seat's first turn after restore ≤ 1.2× the fresh first turns' p50 (strict)",
+        met: r.worstTurnRatio === undefined ? false : r.worstTurnRatio <= 1.2,
+        measured: r.worstTurnRatio === undefined ? "none restored" : `worst ${r.worstTurnRatio.toFixed(2)}×`,
+      },
     ],
   };
 }

@@ -8,7 +8,13 @@
  * Runs `a` and `b` once each as a warm-up (results dropped), then `rounds` rounds of both: a then b in even rounds,
  * b then a in odd ones. Each timed result is pushed onto `aRuns` / `bRuns` as it comes, so index i of both is round i.
  */
-export async function alternateRounds<A, B>(rounds: number, a: () => Promise<A>, b: () => Promise<B>, aRuns: A[], bRuns: B[]): Promise<void> {
+export async function alternateRounds<A, B>(
+  rounds: number,
+  a: () => Promise<A>,
+  b: () => Promise<B>,
+  aRuns: A[],
+  bRuns: B[],
+): Promise<void> {
   await a();
   await b();
   for (let round = 0; round < rounds; round++) {

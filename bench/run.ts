@@ -17,7 +17,19 @@ import { benchBridge } from "./bridge.js";
 import { benchFence } from "./fence.js";
 import { benchFleet, fleetBenchSection } from "./fleet-bench.js";
 import { benchLive } from "./live.js";
-import { fmt, machineInfo, machineLine, parseFlags, ratio, REPO_ROOT, RESULTS_DIR, stampLine, table, writeResult, type MachineInfo } from "./report.js";
+import {
+  fmt,
+  machineInfo,
+  machineLine,
+  parseFlags,
+  ratio,
+  REPO_ROOT,
+  RESULTS_DIR,
+  stampLine,
+  table,
+  writeResult,
+  type MachineInfo,
+} from "./report.js";
 import { benchScale } from "./scale.js";
 import { benchStream } from "./stream.js";
 import { benchSessions, sessionsSection } from "./sessions.js";
@@ -50,7 +62,11 @@ async function stamped<T extends object>(commit: string, run: () => Promise<T>):
 
 /** The section with the line naming the commit and time its figures come from. */
 function withStamp(section: Section, r: { ranAt?: RanAt; machine?: MachineInfo }): Section {
-  const stamp = r.ranAt ? stampLine({ commit: r.ranAt.commit, date: r.ranAt.startedAt }, r.ranAt.finishedAt) : r.machine ? stampLine(r.machine) : "_Commit and time not recorded._";
+  const stamp = r.ranAt
+    ? stampLine({ commit: r.ranAt.commit, date: r.ranAt.startedAt }, r.ranAt.finishedAt)
+    : r.machine
+      ? stampLine(r.machine)
+      : "_Commit and time not recorded._";
   return { ...section, body: `${section.body}\n\n${stamp}` };
 }
 
@@ -67,27 +83,57 @@ function readResult<T>(name: string): Stored<T> | undefined {
 }
 
 function streamSection(r: Awaited<ReturnType<typeof benchStream>>): Section {
-  const rows = r.clients.map((c) => [c.client, c.error ? "—" : fmt(c.updatesPerSecond), c.error ? "—" : ratio(c.ratioToBare), c.error ? "—" : c.samples.map((s) => fmt(s)).join(", "), c.error ?? ""]);
+  const rows = r.clients.map((c) => [
+    c.client,
+    c.error ? "—" : fmt(c.updatesPerSecond),
+    c.error ? "—" : ratio(c.ratioToBare),
+    c.error ? "—" : c.samples.map((s) => fmt(s)).join(", "),
+    c.error ?? "",
+  ]);
   const seat = r.clients.find((c) => c.client === "grok-seat");
   const acpx = r.clients.find((c) => c.client === "acpx");
   const vsAcpx = seat && acpx && !acpx.error ? seat.ratioToBare / acpx.ratioToBare : undefined;
   return {
     title: `P1 stream throughput (${r.chunks} session/update chunks per turn, ${r.rounds} rounds)`,
-    body: table(["client", "updates/s (median)", "× bare SDK (median of per-round ratios)", "per-round updates/s", "note"], rows),
+    body: table(
+      ["client", "updates/s (median)", "× bare SDK (median of per-round ratios)", "per-round updates/s", "note"],
+      rows,
+    ),
     goals: [
-      { goal: "grok-seat ≥ 0.97× the bare SDK client", met: seat && !seat.error ? seat.ratioToBare >= 0.97 : undefined, measured: ratio(seat?.ratioToBare) },
-      { goal: "grok-seat ≥ acpx/runtime 0.19.1", met: vsAcpx === undefined ? undefined : vsAcpx >= 1, measured: vsAcpx === undefined ? acpx?.error ?? "—" : `${ratio(vsAcpx)} acpx` },
+      {
+        goal: "grok-seat ≥ 0.97× the bare SDK client",
+        met: seat && !seat.error ? seat.ratioToBare >= 0.97 : undefined,
+        measured: ratio(seat?.ratioToBare),
+      },
+      {
+        goal: "grok-seat ≥ acpx/runtime 0.19.1",
+        met: vsAcpx === undefined ? undefined : vsAcpx >= 1,
+        measured: vsAcpx === undefined ? (acpx?.error ?? "—") : `${ratio(vsAcpx)} acpx`,
+      },
     ],
   };
 }
 
 function liveSection(r: Awaited<ReturnType<typeof benchLive>>): Section {
-  if (r.skipped || !r.harness || !r.bare) return { title: "P2 real grok 1.0.41 + mock model", body: `Skipped: ${r.skipped ?? "no data"}.`, goals: [{ goal: "harness ≤ 1.05× bare", met: undefined, measured: "skipped" }] };
-  const row = (name: string, p: { readyMs: number; firstChunkMs: number; endMs: number }) => [name, fmt(p.readyMs), fmt(p.firstChunkMs), fmt(p.endMs)];
+  if (r.skipped || !r.harness || !r.bare)
+    return {
+      title: "P2 real grok 1.0.41 + mock model",
+      body: `Skipped: ${r.skipped ?? "no data"}.`,
+      goals: [{ goal: "harness ≤ 1.05× bare", met: undefined, measured: "skipped" }],
+    };
+  const row = (name: string, p: { readyMs: number; firstChunkMs: number; endMs: number }) => [
+    name,
+    fmt(p.readyMs),
+    fmt(p.firstChunkMs),
+    fmt(p.endMs),
+  ];
   return {
     title: `P2 real grok 1.0.41 + mock model: spawn → ready → first chunk → turn end (${r.rounds} paired rounds)`,
     body: [
-      table(["path", "session ready (ms)", "first chunk (ms)", "turn end (ms)"], [row("grok-seat createSession + prompt", r.harness), row("bare SDK client", r.bare)]),
+      table(
+        ["path", "session ready (ms)", "first chunk (ms)", "turn end (ms)"],
+        [row("grok-seat createSession + prompt", r.harness), row("bare SDK client", r.bare)],
+      ),
       "",
       `Ratio (median of per-round harness/bare turn-end time): **${ratio(r.ratio)}**. Both paths authenticate; the harness also resolves the binary, builds the env allow-list, drains stderr, starts the agent's reaper and runs every callback before resolving.`,
       ...(r.reaper
@@ -95,15 +141,30 @@ function liveSection(r: Awaited<ReturnType<typeof benchLive>>): Section {
             "",
             "The reaper's share, in the same run (the bare client with and without a reaper started right after the spawn, as spawnAgent does; paired rounds):",
             "",
-            table(["path", "session ready (ms)", "first chunk (ms)", "turn end (ms)"], [row("bare SDK client + reaper", r.reaper.withReaper), row("bare SDK client", r.reaper.without)]),
+            table(
+              ["path", "session ready (ms)", "first chunk (ms)", "turn end (ms)"],
+              [row("bare SDK client + reaper", r.reaper.withReaper), row("bare SDK client", r.reaper.without)],
+            ),
             "",
             `Ratio (median of per-round with/without turn-end time): **${ratio(r.reaper.ratio)}**. The owner waits ${fmt(r.reaper.startWallMs, 2)} ms (median) in startReaper, ${fmt(r.reaper.startCpuMs, 2)} ms of it on CPU (the fork); the reaper process itself uses ${fmt(r.reaper.reaperCpuMs)} ms CPU over a whole life (node start, 1 s of scans, reap, exit; mean of 20), off the owner's thread.`,
           ]
         : []),
     ].join("\n"),
     goals: [
-      { goal: "harness ≤ 1.05× the bare client (spawn → turn end)", met: r.ratio !== undefined ? r.ratio <= 1.05 : undefined, measured: ratio(r.ratio) },
-      ...(r.reaper ? [{ goal: "the reaper's added turn time reported (bare + reaper / bare; no numeric goal set)", met: undefined, measured: `${ratio(r.reaper.ratio)}, ${fmt(r.reaper.reaperCpuMs)} ms reaper CPU` }] : []),
+      {
+        goal: "harness ≤ 1.05× the bare client (spawn → turn end)",
+        met: r.ratio !== undefined ? r.ratio <= 1.05 : undefined,
+        measured: ratio(r.ratio),
+      },
+      ...(r.reaper
+        ? [
+            {
+              goal: "the reaper's added turn time reported (bare + reaper / bare; no numeric goal set)",
+              met: undefined,
+              measured: `${ratio(r.reaper.ratio)}, ${fmt(r.reaper.reaperCpuMs)} ms reaper CPU`,
+            },
+          ]
+        : []),
     ],
   };
 }
@@ -112,7 +173,13 @@ function bridgeSection(r: Awaited<ReturnType<typeof benchBridge>>): Section {
   return {
     title: `P3 host-tool round trip: bridge + MCP server process vs direct in-process call (${r.iterations} calls)`,
     body: [
-      table(["path", "p50 (ms)", "p99 (ms)"], [["MCP client → MCP server process → loopback bridge → execute()", fmt(r.bridge.p50Ms), fmt(r.bridge.p99Ms)], ["execute() in-process", fmt(r.direct.p50Ms, 2), fmt(r.direct.p99Ms, 2)]]),
+      table(
+        ["path", "p50 (ms)", "p99 (ms)"],
+        [
+          ["MCP client → MCP server process → loopback bridge → execute()", fmt(r.bridge.p50Ms), fmt(r.bridge.p99Ms)],
+          ["execute() in-process", fmt(r.direct.p50Ms, 2), fmt(r.direct.p99Ms, 2)],
+        ],
+      ),
       "",
       `p50 ratio bridge/direct: ${fmt(r.ratio)}× (the direct call is a function call, so the ratio mostly measures the process hop; the absolute bridge times are what a tool call costs).`,
     ].join("\n"),
@@ -126,24 +193,59 @@ function bridgeSection(r: Awaited<ReturnType<typeof benchBridge>>): Section {
 function fenceSection(r: Awaited<ReturnType<typeof benchFence>>): Section {
   return {
     title: `P4 delivery-fence durable append (${r.iterations} appends each, same disk, interleaved)`,
-    body: table(["path", "p50 (ms)", "p99 (ms)", "× bare (p50)", "× bare (p99)"], [
-      ["Journal.fence() (WAL, synchronous=FULL, duplicate check, read-back)", fmt(r.fence.p50Ms), fmt(r.fence.p99Ms), ratio(r.ratioP50), ratio(r.ratioP99)],
-      ["bare better-sqlite3 INSERT (WAL, synchronous=FULL)", fmt(r.bareInsert.p50Ms), fmt(r.bareInsert.p99Ms), "1.00×", "1.00×"],
-    ]),
-    goals: [{ goal: "fence cost reported against a bare durable insert (no numeric goal set)", met: undefined, measured: `${ratio(r.ratioP50)} p50, ${ratio(r.ratioP99)} p99` }],
+    body: table(
+      ["path", "p50 (ms)", "p99 (ms)", "× bare (p50)", "× bare (p99)"],
+      [
+        [
+          "Journal.fence() (WAL, synchronous=FULL, duplicate check, read-back)",
+          fmt(r.fence.p50Ms),
+          fmt(r.fence.p99Ms),
+          ratio(r.ratioP50),
+          ratio(r.ratioP99),
+        ],
+        [
+          "bare better-sqlite3 INSERT (WAL, synchronous=FULL)",
+          fmt(r.bareInsert.p50Ms),
+          fmt(r.bareInsert.p99Ms),
+          "1.00×",
+          "1.00×",
+        ],
+      ],
+    ),
+    goals: [
+      {
+        goal: "fence cost reported against a bare durable insert (no numeric goal set)",
+        met: undefined,
+        measured: `${ratio(r.ratioP50)} p50, ${ratio(r.ratioP99)} p99`,
+      },
+    ],
   };
 }
 
 function scaleSection(r: Awaited<ReturnType<typeof benchScale>>): Section {
   if (r.waves.some((w) => w.rssBaselineBytes === undefined)) {
     const title = "P5 scale: N sessions alive at once";
-    return { title, body: "The stored result predates the alive-at-once method (its per-session RSS was not measured per session); run `node dist/bench/run.js --only=P5`.", goals: [] };
+    return {
+      title,
+      body: "The stored result predates the alive-at-once method (its per-session RSS was not measured per session); run `node dist/bench/run.js --only=P5`.",
+      goals: [],
+    };
   }
   const mib = (bytes: number) => fmt(bytes / 2 ** 20);
   const rows = r.waves.map((w) => [
-    w.agent === "grok" ? "real grok 1.0.41" : "fake agent", String(w.sessions), fmt(w.wallMs), ratio(w.wallRatioToOne),
-    mib(w.rssBaselineBytes), mib(w.rssAllAliveBytes), fmt(w.rssPerSessionMiB), mib(w.rssPeakBytes), mib(w.rssAfterDisposeBytes),
-    `${w.agentProcessesAlive} / ${mib(w.agentRssBytes)}`, String(w.failures), `${w.survivors} / ${w.survivorsAfterExit}`, w.errors.join("; "),
+    w.agent === "grok" ? "real grok 1.0.41" : "fake agent",
+    String(w.sessions),
+    fmt(w.wallMs),
+    ratio(w.wallRatioToOne),
+    mib(w.rssBaselineBytes),
+    mib(w.rssAllAliveBytes),
+    fmt(w.rssPerSessionMiB),
+    mib(w.rssPeakBytes),
+    mib(w.rssAfterDisposeBytes),
+    `${w.agentProcessesAlive} / ${mib(w.agentRssBytes)}`,
+    String(w.failures),
+    `${w.survivors} / ${w.survivorsAfterExit}`,
+    w.errors.join("; "),
   ]);
   const g32 = r.waves.find((w) => w.agent === "grok" && w.sessions === 32);
   const g128 = r.waves.find((w) => w.agent === "grok" && w.sessions === 128);
@@ -152,16 +254,55 @@ function scaleSection(r: Awaited<ReturnType<typeof benchScale>>): Section {
   return {
     title: "P5 scale: N sessions alive at once (all created, one turn each, all disposed), one fresh process per wave",
     body: [
-      table(["agent", "sessions", "wall (ms)", "wall × N=1", "harness RSS baseline (MiB)", "harness RSS, all alive (MiB)", "harness RSS per session (MiB)", "harness peak (MiB)", "harness after dispose (MiB)", "agent processes / their RSS (MiB)", "failures", "survivors after dispose / after exit", "errors"], rows),
+      table(
+        [
+          "agent",
+          "sessions",
+          "wall (ms)",
+          "wall × N=1",
+          "harness RSS baseline (MiB)",
+          "harness RSS, all alive (MiB)",
+          "harness RSS per session (MiB)",
+          "harness peak (MiB)",
+          "harness after dispose (MiB)",
+          "agent processes / their RSS (MiB)",
+          "failures",
+          "survivors after dispose / after exit",
+          "errors",
+        ],
+        rows,
+      ),
       ...(r.childFailures?.length ? ["", `Waves that produced no result: ${r.childFailures.join("; ")}`] : []),
       ...(r.skipped ? ["", r.skipped] : []),
     ].join("\n"),
     goals: [
-      { goal: "32 real grok sessions at once, 0 failures, 0 survivors", met: g32 ? clean(g32) : undefined, measured: g32 ? `${g32.failures} failures, ${g32.survivors + g32.survivorsAfterExit} survivors` : "not run" },
-      { goal: "≤ 3 MB harness RSS per session at 32", met: g32 ? g32.rssPerSessionMiB * 1.048576 <= 3 : undefined, measured: g32 ? `${fmt(g32.rssPerSessionMiB)} MiB` : "not run" },
-      { goal: "128 real grok sessions at once, 0 failures, 0 survivors", met: g128 ? clean(g128) : undefined, measured: g128 ? `${g128.failures} failures, ${g128.survivors + g128.survivorsAfterExit} survivors` : "not run" },
-      { goal: "≤ 0.5 MiB harness RSS per session at 128", met: g128 ? g128.rssPerSessionMiB <= 0.5 : undefined, measured: g128 ? `${fmt(g128.rssPerSessionMiB)} MiB` : "not run" },
-      { goal: "256 fake-agent sessions at once, 0 failures, 0 survivors", met: f256 ? clean(f256) : undefined, measured: f256 ? `${f256.failures} failures, ${f256.survivors + f256.survivorsAfterExit} survivors, ${fmt(f256.rssPerSessionMiB)} MiB each` : "not run" },
+      {
+        goal: "32 real grok sessions at once, 0 failures, 0 survivors",
+        met: g32 ? clean(g32) : undefined,
+        measured: g32 ? `${g32.failures} failures, ${g32.survivors + g32.survivorsAfterExit} survivors` : "not run",
+      },
+      {
+        goal: "≤ 3 MB harness RSS per session at 32",
+        met: g32 ? g32.rssPerSessionMiB * 1.048576 <= 3 : undefined,
+        measured: g32 ? `${fmt(g32.rssPerSessionMiB)} MiB` : "not run",
+      },
+      {
+        goal: "128 real grok sessions at once, 0 failures, 0 survivors",
+        met: g128 ? clean(g128) : undefined,
+        measured: g128 ? `${g128.failures} failures, ${g128.survivors + g128.survivorsAfterExit} survivors` : "not run",
+      },
+      {
+        goal: "≤ 0.5 MiB harness RSS per session at 128",
+        met: g128 ? g128.rssPerSessionMiB <= 0.5 : undefined,
+        measured: g128 ? `${fmt(g128.rssPerSessionMiB)} MiB` : "not run",
+      },
+      {
+        goal: "256 fake-agent sessions at once, 0 failures, 0 survivors",
+        met: f256 ? clean(f256) : undefined,
+        measured: f256
+          ? `${f256.failures} failures, ${f256.survivors + f256.survivorsAfterExit} survivors, ${fmt(f256.rssPerSessionMiB)} MiB each`
+          : "not run",
+      },
     ],
   };
 }
@@ -191,8 +332,22 @@ function seatSection(r: SeatBench): Section {
   // Older results carry no n: it was `iterations` for both paths.
   const n = (x: SeatBench["seat"]) => String(x.n ?? r.iterations);
   const rows = [
-    ["through the visible seat (fence + dispatch + queue ack)", n(r.seat), fmt(r.seat.p50Ms), fmt(r.seat.p90Ms), fmt(r.seat.p99Ms), ratio(r.seat.p50Ms / r.bareLeader.p50Ms)],
-    ["bare leader client (same socket, no fence)", n(r.bareLeader), fmt(r.bareLeader.p50Ms), fmt(r.bareLeader.p90Ms), fmt(r.bareLeader.p99Ms), ratio(1)],
+    [
+      "through the visible seat (fence + dispatch + queue ack)",
+      n(r.seat),
+      fmt(r.seat.p50Ms),
+      fmt(r.seat.p90Ms),
+      fmt(r.seat.p99Ms),
+      ratio(r.seat.p50Ms / r.bareLeader.p50Ms),
+    ],
+    [
+      "bare leader client (same socket, no fence)",
+      n(r.bareLeader),
+      fmt(r.bareLeader.p50Ms),
+      fmt(r.bareLeader.p90Ms),
+      fmt(r.bareLeader.p99Ms),
+      ratio(1),
+    ],
   ];
   const fewest = Math.min(r.seat.n ?? r.iterations, r.bareLeader.n ?? r.iterations);
   return {
@@ -201,9 +356,20 @@ function seatSection(r: SeatBench): Section {
       table(["path", "n", "p50 (ms)", "p90 (ms)", "p99 (ms)", "p50 × bare"], rows),
       "",
       `Percentiles are nearest-rank over n samples${fewest < 100 ? `; with n = ${fewest} the p99 is the maximum, not a 99th percentile` : ""}. Fence append p50 inside the seat: ${fmt(r.fenceAppendP50Ms)} ms (n = ${r.fenceSamples ?? Math.max(50, r.iterations)}).`,
-      ...(r.dispatchProofs ? ["", `Leader re-proofs before dispatch: ${r.dispatchProofs.seal} from the seal, ${r.dispatchProofs.full} full (src/identity/seal.ts).`] : []),
+      ...(r.dispatchProofs
+        ? [
+            "",
+            `Leader re-proofs before dispatch: ${r.dispatchProofs.seal} from the seal, ${r.dispatchProofs.full} full (src/identity/seal.ts).`,
+          ]
+        : []),
     ].join("\n"),
-    goals: [{ goal: "visible seat ≤ 2.5× the bare leader client at p50", met: r.seat.p50Ms / r.bareLeader.p50Ms <= 2.5, measured: ratio(r.seat.p50Ms / r.bareLeader.p50Ms) }],
+    goals: [
+      {
+        goal: "visible seat ≤ 2.5× the bare leader client at p50",
+        met: r.seat.p50Ms / r.bareLeader.p50Ms <= 2.5,
+        measured: ratio(r.seat.p50Ms / r.bareLeader.p50Ms),
+      },
+    ],
   };
 }
 
@@ -309,7 +475,8 @@ async function main(): Promise<void> {
   if (status !== undefined) process.exit(status);
   const flags = parseFlags(args);
   const quick = flags.has("quick");
-  const only = typeof flags.get("only") === "string" ? new Set(String(flags.get("only")).toUpperCase().split(",")) : undefined;
+  const only =
+    typeof flags.get("only") === "string" ? new Set(String(flags.get("only")).toUpperCase().split(",")) : undefined;
   const wanted = (id: string) => !only || only.has(id);
   const machine = machineInfo();
   console.log(`bench: ${machineLine(machine)}${quick ? " (quick: nothing is written)" : ""}`);
@@ -325,7 +492,9 @@ async function main(): Promise<void> {
 
   const commit = machine.commit;
   if (wanted("P1")) {
-    const r = await stamped(commit, () => benchStream(quick ? { chunks: 3_000, rounds: 2 } : { chunks: 20_000, rounds: 15 }));
+    const r = await stamped(commit, () =>
+      benchStream(quick ? { chunks: 3_000, rounds: 2 } : { chunks: 20_000, rounds: 15 }),
+    );
     save("p1-stream", r);
     show("P1", withStamp(streamSection(r), r));
   }
@@ -352,8 +521,14 @@ async function main(): Promise<void> {
     } else console.log("P4b: bench/seat.ts (benchSeat) is not there yet; the visible seat is not measured.");
   }
   if (wanted("P5")) {
-    const sizes = (name: string, fallback: number[]) => (typeof flags.get(name) === "string" ? String(flags.get(name)).split(",").filter(Boolean).map(Number) : fallback);
-    const r = await stamped(commit, () => benchScale({ grokSizes: sizes("p5-grok", quick ? [1, 8] : [1, 8, 32, 128]), fakeSizes: sizes("p5-fake", quick ? [1, 32] : [1, 256]) }));
+    const sizes = (name: string, fallback: number[]) =>
+      typeof flags.get(name) === "string" ? String(flags.get(name)).split(",").filter(Boolean).map(Number) : fallback;
+    const r = await stamped(commit, () =>
+      benchScale({
+        grokSizes: sizes("p5-grok", quick ? [1, 8] : [1, 8, 32, 128]),
+        fakeSizes: sizes("p5-fake", quick ? [1, 32] : [1, 256]),
+      }),
+    );
     save("p5-scale", r);
     show("P5", withStamp(scaleSection(r), r));
   }
@@ -368,7 +543,11 @@ async function main(): Promise<void> {
     show("P7", withStamp(agentsSection(r), r));
   }
   if (wanted("P8")) {
-    const r = await stamped(commit, () => benchFleet(quick ? { jobs: 6, latencyJobs: 2, markSamples: 50 } : { jobs: 30, latencyJobs: 20, markSamples: 500 }));
+    const r = await stamped(commit, () =>
+      benchFleet(
+        quick ? { jobs: 6, latencyJobs: 2, markSamples: 50 } : { jobs: 30, latencyJobs: 20, markSamples: 500 },
+      ),
+    );
     save("p8-fleet", r);
     show("P8", withStamp(fleetBenchSection(r), r));
     console.log(`P8: took ${(r.durationMs / 1000).toFixed(1)} s`);
@@ -399,12 +578,16 @@ async function main(): Promise<void> {
     show("P13", withStamp(spendSection(r), r));
   }
   if (wanted("P14")) {
-    const r = await stamped(commit, () => benchNotify(quick ? { turns: 10, cliRounds: 2 } : { turns: 100, cliRounds: 20 }));
+    const r = await stamped(commit, () =>
+      benchNotify(quick ? { turns: 10, cliRounds: 2 } : { turns: 100, cliRounds: 20 }),
+    );
     save("p14-notify", r);
     show("P14", withStamp(notifySection(r), r));
   }
   if (wanted("P16")) {
-    const r = await stamped(commit, () => benchLinks(quick ? { turns: 5, cliRounds: 2 } : { turns: 100, cliRounds: 20 }));
+    const r = await stamped(commit, () =>
+      benchLinks(quick ? { turns: 5, cliRounds: 2 } : { turns: 100, cliRounds: 20 }),
+    );
     save("p16-links", r);
     show("P16", withStamp(linksSection(r), r));
   }
@@ -447,7 +630,9 @@ async function main(): Promise<void> {
   writeFileSync(join(REPO_ROOT, "BENCHMARKS.md"), renderBenchmarks(sections, machine));
   const verdicts = sections.flatMap((s) => s.goals).filter((g) => g.met !== undefined);
   console.log(`\nbench: wrote BENCHMARKS.md and bench/results/*.json`);
-  console.log(`bench: goals met ${verdicts.filter((g) => g.met).length}, missed ${verdicts.filter((g) => !g.met).length}`);
+  console.log(
+    `bench: goals met ${verdicts.filter((g) => g.met).length}, missed ${verdicts.filter((g) => !g.met).length}`,
+  );
 }
 
 main().then(

@@ -81,7 +81,12 @@ function vmRssBytes(pid: number): number {
 export async function measureWave(request: WaveRequest): Promise<WaveMeasurement> {
   const { agent, sessions: n, timeoutMs } = request;
   const tag = request.tag;
-  const base: SessionOptions = { ...request.base, agentEnv: { ...request.base.agentEnv, GROK_SEAT_P5_TAG: tag }, killGraceMs: 1_000, handshakeTimeoutMs: timeoutMs };
+  const base: SessionOptions = {
+    ...request.base,
+    agentEnv: { ...request.base.agentEnv, GROK_SEAT_P5_TAG: tag },
+    killGraceMs: 1_000,
+    handshakeTimeoutMs: timeoutMs,
+  };
   const errors: string[] = [];
   const rssBaselineBytes = await settledRss();
   let rssPeakBytes = process.memoryUsage().rss;
@@ -93,21 +98,28 @@ export async function measureWave(request: WaveRequest): Promise<WaveMeasurement
   };
   const t0 = performance.now();
   const created: Array<HeadlessSession | undefined> = await Promise.all(
-    Array.from({ length: n }, (_, i) => createSession(base).catch((e: Error) => (fail(i, `threw: ${e.message}`), undefined))),
+    Array.from({ length: n }, (_, i) =>
+      createSession(base).catch((e: Error) => (fail(i, `threw: ${e.message}`), undefined)),
+    ),
   );
   const t1 = performance.now();
-  await Promise.all(created.map(async (session, i) => {
-    if (!session) return;
-    if (session.state !== "ready") return fail(i, `not ready: ${session.diagnostics.map((d) => d.code).join(",")}`);
-    const result = await session.prompt(`scale turn ${i}`, { turnTimeoutMs: timeoutMs });
-    if (result.stopReason !== "end_turn" || result.text.length === 0) fail(i, `turn: ${result.stopReason ?? result.diagnostic?.code}`);
-  }));
+  await Promise.all(
+    created.map(async (session, i) => {
+      if (!session) return;
+      if (session.state !== "ready") return fail(i, `not ready: ${session.diagnostics.map((d) => d.code).join(",")}`);
+      const result = await session.prompt(`scale turn ${i}`, { turnTimeoutMs: timeoutMs });
+      if (result.stopReason !== "end_turn" || result.text.length === 0)
+        fail(i, `turn: ${result.stopReason ?? result.diagnostic?.code}`);
+    }),
+  );
   const t2 = performance.now();
   const rssAllAliveBytes = await settledRss();
   const agents = processesTagged(tag);
   const agentRssBytes = agents.reduce((sum, pid) => sum + vmRssBytes(pid), 0);
   const t3 = performance.now();
-  await Promise.all(created.map((session, i) => session?.dispose().catch((e: Error) => fail(i, `dispose threw: ${e.message}`))));
+  await Promise.all(
+    created.map((session, i) => session?.dispose().catch((e: Error) => fail(i, `dispose threw: ${e.message}`))),
+  );
   const t4 = performance.now();
   clearInterval(sampler);
   rssPeakBytes = Math.max(rssPeakBytes, process.memoryUsage().rss);
@@ -116,15 +128,32 @@ export async function measureWave(request: WaveRequest): Promise<WaveMeasurement
     await sleep(50);
     survivorPids = processesTagged(tag);
   }
-  for (const pid of survivorPids) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+  for (const pid of survivorPids)
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      /* gone */
+    }
   created.length = 0;
   const rssAfterDisposeBytes = await settledRss();
   return {
-    agent, sessions: n, rssBaselineBytes, rssAllAliveBytes, rssPeakBytes, rssAfterDisposeBytes,
+    agent,
+    sessions: n,
+    rssBaselineBytes,
+    rssAllAliveBytes,
+    rssPeakBytes,
+    rssAfterDisposeBytes,
     rssPerSessionMiB: (rssAllAliveBytes - rssBaselineBytes) / n / 2 ** 20,
-    agentProcessesAlive: agents.length, agentRssBytes,
-    wallMs: t4 - t0 - (t3 - t2), createMs: t1 - t0, turnMs: t2 - t1, disposeMs: t4 - t3,
-    failures: ok.filter((x) => !x).length, survivors: survivorPids.length, survivorPids, errors: errors.slice(0, 5),
+    agentProcessesAlive: agents.length,
+    agentRssBytes,
+    wallMs: t4 - t0 - (t3 - t2),
+    createMs: t1 - t0,
+    turnMs: t2 - t1,
+    disposeMs: t4 - t3,
+    failures: ok.filter((x) => !x).length,
+    survivors: survivorPids.length,
+    survivorPids,
+    errors: errors.slice(0, 5),
   };
 }
 

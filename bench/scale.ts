@@ -41,7 +41,10 @@ const WAVE_JS = fileURLToPath(new URL("./scale-wave.js", import.meta.url));
 function runWave(request: WaveRequest): Promise<{ wave: WaveMeasurement; childWallMs: number } | string> {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ["--expose-gc", WAVE_JS], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+    const child = spawn(process.execPath, ["--expose-gc", WAVE_JS], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
@@ -50,8 +53,15 @@ function runWave(request: WaveRequest): Promise<{ wave: WaveMeasurement; childWa
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       const line = out.split("\n").find((l) => l.startsWith("P5-WAVE "));
-      if (line) resolve({ wave: JSON.parse(line.slice("P5-WAVE ".length)) as WaveMeasurement, childWallMs: Date.now() - started });
-      else resolve(`${request.agent} × ${request.sessions}: the wave process ended (${signal ?? code}) without a result: ${err.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}`);
+      if (line)
+        resolve({
+          wave: JSON.parse(line.slice("P5-WAVE ".length)) as WaveMeasurement,
+          childWallMs: Date.now() - started,
+        });
+      else
+        resolve(
+          `${request.agent} × ${request.sessions}: the wave process ended (${signal ?? code}) without a result: ${err.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}`,
+        );
     });
     child.stdin.end(JSON.stringify(request));
   });
@@ -65,15 +75,29 @@ function withRatios(waves: Array<Omit<ScaleWave, "wallRatioToOne">>): ScaleWave[
 }
 
 /** Runs P5 with the given wave sizes for the real binary and the fake agent. */
-export async function benchScale({ grokSizes = [1, 8, 32], fakeSizes = [1, 256], timeoutMs = 120_000 }: { grokSizes?: number[]; fakeSizes?: number[]; timeoutMs?: number } = {}): Promise<ScaleBenchResult> {
+export async function benchScale({
+  grokSizes = [1, 8, 32],
+  fakeSizes = [1, 256],
+  timeoutMs = 120_000,
+}: {
+  grokSizes?: number[];
+  fakeSizes?: number[];
+  timeoutMs?: number;
+} = {}): Promise<ScaleBenchResult> {
   const waves: Array<Omit<ScaleWave, "wallRatioToOne">> = [];
   const childFailures: string[] = [];
   const run = async (request: Omit<WaveRequest, "tag">) => {
     const tag = `grok-seat-p5-${randomUUID()}`;
     const outcome = await runWave({ ...request, tag });
     const left = processesTagged(tag);
-    for (const pid of left) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
-    if (typeof outcome === "string") childFailures.push(`${outcome}${left.length ? ` (${left.length} tagged processes left, killed)` : ""}`);
+    for (const pid of left)
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    if (typeof outcome === "string")
+      childFailures.push(`${outcome}${left.length ? ` (${left.length} tagged processes left, killed)` : ""}`);
     else waves.push({ ...outcome.wave, childWallMs: outcome.childWallMs, survivorsAfterExit: left.length });
   };
   let skipped: string | undefined;
@@ -91,11 +115,20 @@ export async function benchScale({ grokSizes = [1, 8, 32], fakeSizes = [1, 256],
   if (fakeSizes.length > 0) {
     const fake = fakeGrokBinary();
     try {
-      const base: SessionOptions = { cwd: fake.dir, grokCliBinaryPath: fake.path, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, agentEnv: { FAKE_GROK_SCENARIO: "normal" } };
+      const base: SessionOptions = {
+        cwd: fake.dir,
+        grokCliBinaryPath: fake.path,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        agentEnv: { FAKE_GROK_SCENARIO: "normal" },
+      };
       for (const n of fakeSizes) await run({ agent: "fake", sessions: n, timeoutMs, base });
     } finally {
       fake.remove();
     }
   }
-  return { waves: withRatios(waves), childFailures, ...(skipped ? { skipped: `real grok waves skipped: ${skipped}` } : {}) };
+  return {
+    waves: withRatios(waves),
+    childFailures,
+    ...(skipped ? { skipped: `real grok waves skipped: ${skipped}` } : {}),
+  };
 }

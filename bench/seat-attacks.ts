@@ -19,7 +19,20 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,11 +41,30 @@ import { isSeatError, messageOf } from "../src/errors.js";
 import type { IdentityResult } from "../src/identity/index.js";
 import { openJournal, type Journal } from "../src/journal/index.js";
 import { HerdrBackend, TmuxBackend, checkHerdrAgent, type Backend, type PaneDescriptor } from "../src/mux/index.js";
-import { assertProven, hireSeat, proveSeatLeader, reproveForDispatch, reproveTui, stopLeaderAfterTuiExit, waitForExitObserved, type DispatchSeal, type HireSeatOptions, type LeaderBinding, type TuiProof } from "../src/seat/index.js";
+import {
+  assertProven,
+  hireSeat,
+  proveSeatLeader,
+  reproveForDispatch,
+  reproveTui,
+  stopLeaderAfterTuiExit,
+  waitForExitObserved,
+  type DispatchSeal,
+  type HireSeatOptions,
+  type LeaderBinding,
+  type TuiProof,
+} from "../src/seat/index.js";
 import { startHerdrSim } from "../test/fakes/herdr-sim.js";
 
 /** The attack kinds of R3. */
-export const ATTACK_KINDS = ["foreign-owner", "symlink-swap", "replaced-inode", "reused-pid", "other-exe-cwd", "herdr-contradictory"] as const;
+export const ATTACK_KINDS = [
+  "foreign-owner",
+  "symlink-swap",
+  "replaced-inode",
+  "reused-pid",
+  "other-exe-cwd",
+  "herdr-contradictory",
+] as const;
 /** One attack kind. */
 export type AttackKind = (typeof ATTACK_KINDS)[number];
 
@@ -87,27 +119,53 @@ const DIST = join(fileURLToPath(import.meta.url), "..", "..");
 const FAKE_TUI = join(DIST, "test", "integration", "seat", "seat-fake-tui.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface World { root: string; project: string; env: Record<string, string>; journal: Journal }
+interface World {
+  root: string;
+  project: string;
+  env: Record<string, string>;
+  journal: Journal;
+}
 
 function makeWorld(): World {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "gs-r3-")));
   const home = join(root, "h");
   const project = join(root, "p");
   for (const d of [home, join(home, ".grok"), project]) mkdirSync(d, { recursive: true, mode: 0o700 });
-  return { root, project, env: { HOME: home, GROK_HOME: join(home, ".grok"), PATH: process.env.PATH ?? "/usr/bin:/bin" }, journal: openJournal(join(root, "seats.db")) };
+  return {
+    root,
+    project,
+    env: { HOME: home, GROK_HOME: join(home, ".grok"), PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    journal: openJournal(join(root, "seats.db")),
+  };
 }
 
 function alive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch { return false; }
+  } catch {
+    return false;
+  }
 }
 
-function hireOptions(w: World, backend: Backend, config: Record<string, unknown> = {}, extra: Partial<HireSeatOptions> = {}): HireSeatOptions {
+function hireOptions(
+  w: World,
+  backend: Backend,
+  config: Record<string, unknown> = {},
+  extra: Partial<HireSeatOptions> = {},
+): HireSeatOptions {
   return {
-    grokBinary: process.execPath, binaryArgs: [FAKE_TUI, "--gs-config", JSON.stringify(config)], cwd: w.project, mux: backend.name, backend, journal: w.journal,
-    env: w.env, versionFloor: "1.0.41", readyTimeoutMs: 10_000, requestTimeoutMs: 5000, ...extra,
+    grokBinary: process.execPath,
+    binaryArgs: [FAKE_TUI, "--gs-config", JSON.stringify(config)],
+    cwd: w.project,
+    mux: backend.name,
+    backend,
+    journal: w.journal,
+    env: w.env,
+    versionFloor: "1.0.41",
+    readyTimeoutMs: 10_000,
+    requestTimeoutMs: 5000,
+    ...extra,
   };
 }
 
@@ -119,16 +177,26 @@ async function teardown(w: World): Promise<void> {
     const lock = `${seat.socketPath}.lock`;
     if (existsSync(lock)) pids.push(Number(readFileSync(lock, "utf8")));
   }
-  for (const pid of pids) if (pid > 0 && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+  for (const pid of pids)
+    if (pid > 0 && alive(pid))
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
   for (let i = 0; i < 50 && pids.some((p) => p > 0 && alive(p)); i += 1) await sleep(50);
-  for (const seat of w.journal.listSeats({ includeReleased: true })) rmSync(join(seat.socketPath, ".."), { recursive: true, force: true });
+  for (const seat of w.journal.listSeats({ includeReleased: true }))
+    rmSync(join(seat.socketPath, ".."), { recursive: true, force: true });
   w.journal.close();
   rmSync(w.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 
 /** Results are committed: no machine paths (the repo checkout, temp dirs) in what is recorded. */
 function scrub(text: string): string {
-  return text.split(process.cwd()).join("<cwd>").replace(/\/tmp\/[\w.-]+/g, "<tmp>");
+  return text
+    .split(process.cwd())
+    .join("<cwd>")
+    .replace(/\/tmp\/[\w.-]+/g, "<tmp>");
 }
 
 /** The outcome code of a thrown error: its SeatError code, or what else it was (never counted as a refusal). */
@@ -145,12 +213,19 @@ function identityOutcome(result: IdentityResult): { code: string | null; checks:
     assertProven(result, "the bound process");
     return { code: "assertProven-did-not-throw", checks: [], reason: "" };
   } catch (error) {
-    return { code: codeOfError(error), checks: refused.map((c) => c.name), reason: refused.map((c) => c.reason).join("; ") };
+    return {
+      code: codeOfError(error),
+      checks: refused.map((c) => c.name),
+      reason: refused.map((c) => c.reason).join("; "),
+    };
   }
 }
 
 /** Judges one outcome: refused only with an expected code (and check); otherwise the failure line, with the code seen. */
-export function judgeAttack(expected: Expected, outcome: AttackOutcome): { refused: true } | { refused: false; failure: string } {
+export function judgeAttack(
+  expected: Expected,
+  outcome: AttackOutcome,
+): { refused: true } | { refused: false; failure: string } {
   const codeOk = outcome.code !== null && expected.codes.includes(outcome.code);
   const checkOk = !expected.checks || outcome.checks.some((c) => expected.checks!.includes(c));
   if (codeOk && checkOk) return { refused: true };
@@ -161,7 +236,12 @@ export function judgeAttack(expected: Expected, outcome: AttackOutcome): { refus
 }
 
 class Tally {
-  readonly kinds = new Map<AttackKind, AttackKindResult>(ATTACK_KINDS.map((k) => [k, { kind: k, tried: 0, refused: 0, distinct: 0, variants: {}, codes: {}, failures: [], reasons: [] }]));
+  readonly kinds = new Map<AttackKind, AttackKindResult>(
+    ATTACK_KINDS.map((k) => [
+      k,
+      { kind: k, tried: 0, refused: 0, distinct: 0, variants: {}, codes: {}, failures: [], reasons: [] },
+    ]),
+  );
   readonly controls = { tried: 0, passed: 0, failures: [] as string[] };
   /**
    * Counts one run of `variant` (an attack shape; `detail` is the parameter that varies between repetitions):
@@ -178,7 +258,8 @@ class Tally {
     if (verdict.refused) {
       k.refused += 1;
       const reason = `${outcome.code}: ${scrub(outcome.reason).slice(0, 160)}`;
-      if (k.reasons.length < 4 && !k.reasons.some((r) => r.slice(0, 60) === reason.slice(0, 60))) k.reasons.push(reason);
+      if (k.reasons.length < 4 && !k.reasons.some((r) => r.slice(0, 60) === reason.slice(0, 60)))
+        k.reasons.push(reason);
     } else k.failures.push(scrub(`${variant}${detail ? ` (${detail})` : ""}: ${verdict.failure}`));
   }
   control(what: string, ok: boolean, detail = ""): void {
@@ -198,7 +279,12 @@ async function hireAttacks(t: Tally, backend: TmuxBackend, rounds: number): Prom
     const w = makeWorld();
     try {
       const otherExe = join(w.root, `node-${randomBytes(3).toString("hex")}`);
-      try { linkSync(process.execPath, otherExe); } catch { copyFileSync(process.execPath, otherExe); chmodSync(otherExe, 0o755); }
+      try {
+        linkSync(process.execPath, otherExe);
+      } catch {
+        copyFileSync(process.execPath, otherExe);
+        chmodSync(otherExe, 0o755);
+      }
       const otherCwd = [w.root, "/", tmpdir(), w.env.HOME!][i % 4]!;
       const cases: Array<[AttackKind, string, Record<string, unknown>]> = [
         ["other-exe-cwd", `hire: leader cwd ${cwdNames[i % 4]}`, { leaderCwd: otherCwd }],
@@ -237,23 +323,43 @@ async function herdrHireAttacks(t: Tally, rounds: number): Promise<void> {
       const w = makeWorld();
       try {
         const reports = [
-          { variant: "hire: Herdr reports agent pi", report: () => ({ source: "herdr:pi", agent: "pi", agent_session_id: randomUUID() }) },
-          { variant: "hire: Herdr reports another grok session", report: () => ({ source: "herdr:grok", agent: "grok", agent_session_id: randomUUID() }) },
+          {
+            variant: "hire: Herdr reports agent pi",
+            report: () => ({ source: "herdr:pi", agent: "pi", agent_session_id: randomUUID() }),
+          },
+          {
+            variant: "hire: Herdr reports another grok session",
+            report: () => ({ source: "herdr:grok", agent: "grok", agent_session_id: randomUUID() }),
+          },
         ];
         for (const { variant, report } of reports) {
           let outcome: AttackOutcome;
           try {
-            const seat = await hireSeat(hireOptions(w, backend, {}, {
-              readyTimeoutMs: 4000,
-              onStep: (step, detail) => {
-                if (step === "launched") void backend.client.reportAgent((detail as PaneDescriptor).paneId, report());
-              },
-            }));
+            const seat = await hireSeat(
+              hireOptions(
+                w,
+                backend,
+                {},
+                {
+                  readyTimeoutMs: 4000,
+                  onStep: (step, detail) => {
+                    if (step === "launched")
+                      void backend.client.reportAgent((detail as PaneDescriptor).paneId, report());
+                  },
+                },
+              ),
+            );
             await seat.release({ closePane: true });
             outcome = { code: null, checks: [], reason: "hired" };
           } catch (error) {
-            const verdict = isSeatError(error, "HERDR_AGENT_REFUSED") ? (error.context.verdict as { verdict?: string } | undefined)?.verdict ?? "none" : null;
-            outcome = { code: verdict === null ? codeOfError(error) : herdrCode(verdict), checks: [], reason: messageOf(error) };
+            const verdict = isSeatError(error, "HERDR_AGENT_REFUSED")
+              ? ((error.context.verdict as { verdict?: string } | undefined)?.verdict ?? "none")
+              : null;
+            outcome = {
+              code: verdict === null ? codeOfError(error) : herdrCode(verdict),
+              checks: [],
+              reason: messageOf(error),
+            };
           }
           t.add("herdr-contradictory", variant, { codes: [herdrCode("mismatch")] }, outcome, `round ${i + 1}`);
         }
@@ -271,20 +377,44 @@ async function herdrHireAttacks(t: Tally, rounds: number): Promise<void> {
  * Both gates on a (mutated) binding: the re-proof (its code is what assertProven throws) and the release that would
  * signal it (SEAT_RELEASE_REFUSED, or `no-signal:…` when it declines without an error). Code null when either accepted.
  */
-async function gates(tui: TuiProof, leader: LeaderBinding, seatId: string, seal: DispatchSeal | null = null): Promise<AttackOutcome> {
+async function gates(
+  tui: TuiProof,
+  leader: LeaderBinding,
+  seatId: string,
+  seal: DispatchSeal | null = null,
+): Promise<AttackOutcome> {
   // The dispatch gate first, holding the seal of the clean leader: a seal that still matched would send a brief.
   const dispatch = await reproveForDispatch(leader, tui.pid, seal, leader.socketInode);
-  if (dispatch.result.verdict === "match") return { code: null, checks: [], reason: `the dispatch re-proof matched (${dispatch.path})` };
-  const { result } = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false });
+  if (dispatch.result.verdict === "match")
+    return { code: null, checks: [], reason: `the dispatch re-proof matched (${dispatch.path})` };
+  const { result } = await proveSeatLeader({
+    ...leader,
+    tuiPid: tui.pid,
+    birth: leader.birth,
+    requireChildOfTui: false,
+  });
   const proof = identityOutcome(result);
   if (proof.code === null) return proof;
   try {
     const released = await stopLeaderAfterTuiExit({ seatId, tui, leader, exitTimeoutMs: 0 });
-    if (released.leaderStopped) return { code: null, checks: proof.checks, reason: `the re-proof refused (${proof.code}) but release stopped the leader` };
+    if (released.leaderStopped)
+      return {
+        code: null,
+        checks: proof.checks,
+        reason: `the re-proof refused (${proof.code}) but release stopped the leader`,
+      };
     const declined = released.tuiExit !== "exited" ? "no-signal:tui-not-exited" : "no-signal:leader-gone";
-    return { code: `${proof.code}+${declined}`, checks: proof.checks, reason: `${proof.reason} | release: ${released.reason}` };
+    return {
+      code: `${proof.code}+${declined}`,
+      checks: proof.checks,
+      reason: `${proof.reason} | release: ${released.reason}`,
+    };
   } catch (error) {
-    return { code: `${proof.code}+${codeOfError(error)}`, checks: proof.checks, reason: `${proof.reason} | release: ${messageOf(error)}` };
+    return {
+      code: `${proof.code}+${codeOfError(error)}`,
+      checks: proof.checks,
+      reason: `${proof.reason} | release: ${messageOf(error)}`,
+    };
   }
 }
 
@@ -305,22 +435,54 @@ async function liveAttacks(t: Tally, backend: TmuxBackend, perKind: number): Pro
     let seal = (await reproveForDispatch(leader, tui.pid, null, leader.socketInode)).seal;
     t.control("a clean full re-proof seals the leader for the dispatch gate", seal !== null);
     const control = async (after: string) => {
-      const { result } = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false });
-      t.control(`clean re-proof ${after}`, result.verdict === "match" && alive(leader.pid), result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason).join("; "));
+      const { result } = await proveSeatLeader({
+        ...leader,
+        tuiPid: tui.pid,
+        birth: leader.birth,
+        requireChildOfTui: false,
+      });
+      t.control(
+        `clean re-proof ${after}`,
+        result.verdict === "match" && alive(leader.pid),
+        result.checks
+          .filter((c) => c.verdict !== "match")
+          .map((c) => c.reason)
+          .join("; "),
+      );
       const dispatch = await reproveForDispatch(leader, tui.pid, seal, leader.socketInode);
-      t.control(`clean dispatch re-proof ${after}`, dispatch.result.verdict === "match" && dispatch.seal !== null, dispatch.path);
+      t.control(
+        `clean dispatch re-proof ${after}`,
+        dispatch.result.verdict === "match" && dispatch.seal !== null,
+        dispatch.path,
+      );
       seal = dispatch.seal;
     };
-    const attempt = async (kind: AttackKind, variant: string, expected: Expected, detail: string, mutate: () => void | Promise<void>, restore: () => void | Promise<void>, binding: LeaderBinding = leader, tuiBinding: TuiProof = tui) => {
+    const attempt = async (
+      kind: AttackKind,
+      variant: string,
+      expected: Expected,
+      detail: string,
+      mutate: () => void | Promise<void>,
+      restore: () => void | Promise<void>,
+      binding: LeaderBinding = leader,
+      tuiBinding: TuiProof = tui,
+    ) => {
       await mutate();
       let outcome: AttackOutcome;
       try {
         outcome = await gates(tuiBinding, binding, seat.seatId, seal);
       } catch (error) {
         outcome = { code: `threw:${codeOfError(error)}`, checks: [], reason: messageOf(error) };
-      } finally { await restore(); }
+      } finally {
+        await restore();
+      }
       // An attack that got the leader signalled was accepted, whatever the gates said.
-      if (!alive(leader.pid)) outcome = { code: null, checks: outcome.checks, reason: `the leader was signalled (${outcome.code ?? "accepted"})` };
+      if (!alive(leader.pid))
+        outcome = {
+          code: null,
+          checks: outcome.checks,
+          reason: `the leader was signalled (${outcome.code ?? "accepted"})`,
+        };
       t.add(kind, variant, expected, outcome, detail);
       await control(`after ${variant}${detail ? ` (${detail})` : ""}`);
     };
@@ -337,30 +499,64 @@ async function liveAttacks(t: Tally, backend: TmuxBackend, perKind: number): Pro
     children.push(sleeper);
     await sleep(50);
     const otherExe = join(w.root, "other-node");
-    try { linkSync(process.execPath, otherExe); } catch { copyFileSync(process.execPath, otherExe); }
-    const exes: Array<[string, string]> = [[otherExe, "a hard link / copy of node"], ["/bin/sh", "/bin/sh"], ["/usr/bin/env", "/usr/bin/env"]];
-    const cwds: Array<[string, string]> = [["/", "/"], [w.root, "<world root>"], [tmpdir(), "<tmpdir>"]];
+    try {
+      linkSync(process.execPath, otherExe);
+    } catch {
+      copyFileSync(process.execPath, otherExe);
+    }
+    const exes: Array<[string, string]> = [
+      [otherExe, "a hard link / copy of node"],
+      ["/bin/sh", "/bin/sh"],
+      ["/usr/bin/env", "/usr/bin/env"],
+    ];
+    const cwds: Array<[string, string]> = [
+      ["/", "/"],
+      [w.root, "<world root>"],
+      [tmpdir(), "<tmpdir>"],
+    ];
     for (let i = 0; i < perKind; i += 1) {
       // Foreign owner: the seat's uid differs from the socket's and directory's owner; or the directory is opened up.
       const uid = me + 1 + ((i * 7919) % 60_000);
-      await attempt("foreign-owner", "seat bound to another uid than the socket's owner", { codes: LEADER_REFUSED, checks: ["uid", "euid", "socket-file", "socket-dir"] }, `seat uid ${uid}`, () => {}, () => {}, { ...leader, uid });
+      await attempt(
+        "foreign-owner",
+        "seat bound to another uid than the socket's owner",
+        { codes: LEADER_REFUSED, checks: ["uid", "euid", "socket-file", "socket-dir"] },
+        `seat uid ${uid}`,
+        () => {},
+        () => {},
+        { ...leader, uid },
+      );
       const mode = modes[i % modes.length]!;
-      await attempt("foreign-owner", `socket dir mode ${mode.toString(8)}`, { codes: LEADER_REFUSED, checks: ["socket-dir"] }, "", () => chmodSync(leader.socketDir, mode), () => chmodSync(leader.socketDir, 0o700));
+      await attempt(
+        "foreign-owner",
+        `socket dir mode ${mode.toString(8)}`,
+        { codes: LEADER_REFUSED, checks: ["socket-dir"] },
+        "",
+        () => chmodSync(leader.socketDir, mode),
+        () => chmodSync(leader.socketDir, 0o700),
+      );
 
       // Symlink swap: the path becomes a link — to the real (moved) listener, an impostor, a file, or nothing.
       const target = [aside, `${real}.imp`, `${real}.file`, `${real}.none`, "/dev/null"][i % 5]!;
       let impostor: Server | null = null;
-      await attempt("symlink-swap", `socket path → ${target.replace(leader.socketDir, "<dir>")}`, { codes: LEADER_REFUSED, checks: ["socket-file"] }, "", async () => {
-        renameSync(real, aside);
-        if (target.endsWith(".imp")) impostor = await listen(target);
-        if (target.endsWith(".file")) writeFileSync(target, "x");
-        symlinkSync(target, real);
-      }, async () => {
-        rmSync(real, { force: true });
-        if (impostor) await closeServer(impostor);
-        for (const p of [`${real}.imp`, `${real}.file`]) rmSync(p, { force: true });
-        renameSync(aside, real);
-      });
+      await attempt(
+        "symlink-swap",
+        `socket path → ${target.replace(leader.socketDir, "<dir>")}`,
+        { codes: LEADER_REFUSED, checks: ["socket-file"] },
+        "",
+        async () => {
+          renameSync(real, aside);
+          if (target.endsWith(".imp")) impostor = await listen(target);
+          if (target.endsWith(".file")) writeFileSync(target, "x");
+          symlinkSync(target, real);
+        },
+        async () => {
+          rmSync(real, { force: true });
+          if (impostor) await closeServer(impostor);
+          for (const p of [`${real}.imp`, `${real}.file`]) rmSync(p, { force: true });
+          renameSync(aside, real);
+        },
+      );
 
       // Replaced inode: another listener, a file, a directory or a FIFO now sits at the path.
       const what = ["listener", "file", "directory", "fifo", "listener in another process"][i % 5]!;
@@ -369,37 +565,97 @@ async function liveAttacks(t: Tally, backend: TmuxBackend, perKind: number): Pro
       // Since the proof re-checks the socket inode recorded at hire, a second listener under the same name is a
       // mismatch like any other replacement (before that it could only be IDENTITY_UNKNOWN).
       const replacedCodes = LEADER_REFUSED;
-      await attempt("replaced-inode", `socket replaced by a ${what}`, { codes: replacedCodes, checks: what.startsWith("listener") ? ["socket-holder"] : ["socket-file", "socket-holder"] }, "", async () => {
-        renameSync(real, aside);
-        if (what === "listener") replacement = await listen(real);
-        else if (what === "file") writeFileSync(real, "");
-        else if (what === "directory") mkdirSync(real);
-        else if (what === "fifo") spawnSync("mkfifo", [real]);
-        else {
-          child = spawn(process.execPath, ["-e", `require("net").createServer().listen(${JSON.stringify(real)}, () => console.log("up"))`], { stdio: ["ignore", "pipe", "ignore"] });
-          children.push(child);
-          await new Promise<void>((r) => { child!.stdout!.once("data", () => r()); setTimeout(r, 3000); });
-        }
-      }, async () => {
-        if (replacement) await closeServer(replacement);
-        if (child) { child.kill("SIGKILL"); await new Promise((r) => { child!.once("exit", r); setTimeout(r, 2000); }); }
-        rmSync(real, { recursive: true, force: true });
-        renameSync(aside, real);
-      });
+      await attempt(
+        "replaced-inode",
+        `socket replaced by a ${what}`,
+        {
+          codes: replacedCodes,
+          checks: what.startsWith("listener") ? ["socket-holder"] : ["socket-file", "socket-holder"],
+        },
+        "",
+        async () => {
+          renameSync(real, aside);
+          if (what === "listener") replacement = await listen(real);
+          else if (what === "file") writeFileSync(real, "");
+          else if (what === "directory") mkdirSync(real);
+          else if (what === "fifo") spawnSync("mkfifo", [real]);
+          else {
+            child = spawn(
+              process.execPath,
+              ["-e", `require("net").createServer().listen(${JSON.stringify(real)}, () => console.log("up"))`],
+              { stdio: ["ignore", "pipe", "ignore"] },
+            );
+            children.push(child);
+            await new Promise<void>((r) => {
+              child!.stdout!.once("data", () => r());
+              setTimeout(r, 3000);
+            });
+          }
+        },
+        async () => {
+          if (replacement) await closeServer(replacement);
+          if (child) {
+            child.kill("SIGKILL");
+            await new Promise((r) => {
+              child!.once("exit", r);
+              setTimeout(r, 2000);
+            });
+          }
+          rmSync(real, { recursive: true, force: true });
+          renameSync(aside, real);
+        },
+      );
 
       // Reused pid: the record's birth differs from the live process at that pid (the leader's or another one's).
       // Release refuses by name (a successor not born after the recorded leader is no respawn of it).
       const reused = { codes: LEADER_REFUSED, checks: ["birth"] };
       const birth = String(Number(leader.birth) + 1 + i);
-      await attempt("reused-pid", "leader pid recorded with a later birth", reused, `birth ${birth}`, () => {}, () => {}, { ...leader, birth });
-      await attempt("reused-pid", "a live bystander pid recorded with the leader's birth", reused, "", () => {}, () => {}, { ...leader, pid: sleeper.pid! });
-      t.add("reused-pid", "the TUI's pid now names a bystander born later", { codes: ["IDENTITY_MISMATCH"], checks: ["birth"] }, identityOutcome(await reproveTui({ ...tui, pid: sleeper.pid! })));
+      await attempt(
+        "reused-pid",
+        "leader pid recorded with a later birth",
+        reused,
+        `birth ${birth}`,
+        () => {},
+        () => {},
+        { ...leader, birth },
+      );
+      await attempt(
+        "reused-pid",
+        "a live bystander pid recorded with the leader's birth",
+        reused,
+        "",
+        () => {},
+        () => {},
+        { ...leader, pid: sleeper.pid! },
+      );
+      t.add(
+        "reused-pid",
+        "the TUI's pid now names a bystander born later",
+        { codes: ["IDENTITY_MISMATCH"], checks: ["birth"] },
+        identityOutcome(await reproveTui({ ...tui, pid: sleeper.pid! })),
+      );
 
       // Other executable / cwd recorded for the leader.
       const [exe, exeName] = exes[i % exes.length]!;
-      await attempt("other-exe-cwd", `leader expected to run ${exeName}`, { codes: LEADER_REFUSED, checks: ["exe"] }, "", () => {}, () => {}, { ...leader, exe });
+      await attempt(
+        "other-exe-cwd",
+        `leader expected to run ${exeName}`,
+        { codes: LEADER_REFUSED, checks: ["exe"] },
+        "",
+        () => {},
+        () => {},
+        { ...leader, exe },
+      );
       const [cwd, cwdName] = cwds[i % cwds.length]!;
-      await attempt("other-exe-cwd", `leader expected in cwd ${cwdName}`, { codes: LEADER_REFUSED, checks: ["cwd"] }, "", () => {}, () => {}, { ...leader, cwd });
+      await attempt(
+        "other-exe-cwd",
+        `leader expected in cwd ${cwdName}`,
+        { codes: LEADER_REFUSED, checks: ["cwd"] },
+        "",
+        () => {},
+        () => {},
+        { ...leader, cwd },
+      );
     }
     const clean = await stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader, exitTimeoutMs: 0 });
     t.control("a clean release stops the proven leader", clean.leaderStopped, clean.reason);
@@ -420,7 +676,13 @@ async function liveAttacks(t: Tally, backend: TmuxBackend, perKind: number): Pro
 function herdrFieldAttacks(t: Tally, count: number): void {
   const sessionId = randomUUID();
   const expected = { agent: "grok", sessionId, pid: 4242, paneId: "w1-p1", terminalId: "t1" };
-  const good = () => ({ pane_id: "w1-p1", terminal_id: "t1", agent: "grok", agent_session: { source: "herdr:grok", agent: "grok", kind: "id", value: sessionId } } as Record<string, any>);
+  const good = () =>
+    ({
+      pane_id: "w1-p1",
+      terminal_id: "t1",
+      agent: "grok",
+      agent_session: { source: "herdr:grok", agent: "grok", kind: "id", value: sessionId },
+    }) as Record<string, any>;
   const ok = checkHerdrAgent(good() as never, expected, { shell_pid: 4242 } as never);
   t.control("Herdr fields that agree are accepted", ok.verdict === "match", ok.reason);
   const others = ["pi", "opencode", "claude", "codex", "GROK", "grok ", ""];
@@ -430,7 +692,11 @@ function herdrFieldAttacks(t: Tally, count: number): void {
   const unknownWhenEmpty = (i: number) => (other(i) === "" ? "unknown" : "mismatch");
   const mutations: Mutation[] = [
     ["top-level agent contradicts agent_session.agent", (p, i) => (p.agent = other(i)), unknownWhenEmpty],
-    ["agent_session.agent contradicts the top-level agent", (p, i) => (p.agent_session.agent = other(i)), unknownWhenEmpty],
+    [
+      "agent_session.agent contradicts the top-level agent",
+      (p, i) => (p.agent_session.agent = other(i)),
+      unknownWhenEmpty,
+    ],
     ["source names another agent", (p, i) => (p.agent_session.source = `herdr:${other(i)}`), mismatch],
     ["another session id", (p) => (p.agent_session.value = randomUUID()), mismatch],
     ["another pane id", (p, i) => (p.pane_id = `w1-p${2 + i}`), mismatch],
@@ -438,7 +704,16 @@ function herdrFieldAttacks(t: Tally, count: number): void {
     ["top-level agent null", (p) => (p.agent = null), () => "unknown"],
     ["agent_session null", (p) => (p.agent_session = null), () => "unknown"],
     ["session kind path", (p) => (p.agent_session.kind = "path"), () => "unknown"],
-    ["both agents agree on another agent", (p, i) => { const a = other(i) || "pi"; p.agent = a; p.agent_session.agent = a; p.agent_session.source = `herdr:${a}`; }, mismatch],
+    [
+      "both agents agree on another agent",
+      (p, i) => {
+        const a = other(i) || "pi";
+        p.agent = a;
+        p.agent_session.agent = a;
+        p.agent_session.source = `herdr:${a}`;
+      },
+      mismatch,
+    ],
   ];
   for (let i = 0; i < count; i += 1) {
     const [name, mutate, verdictFor] = mutations[i % mutations.length]!;
@@ -449,8 +724,13 @@ function herdrFieldAttacks(t: Tally, count: number): void {
     const want = pidOff ? "mismatch" : verdictFor(i);
     const verdict = checkHerdrAgent(pane as never, expected, { shell_pid: pidOff ? 4243 : 4242 } as never);
     const usesValue = name.includes("contradicts") || name.startsWith("source") || name.startsWith("both");
-    t.add("herdr-contradictory", `${name}${usesValue ? ` = ${JSON.stringify(other(i))}` : ""}${pidOff ? " (and another shell pid)" : ""}`, { codes: [herdrCode(want)] },
-      { code: verdict.verdict === "match" ? null : herdrCode(verdict.verdict), checks: [], reason: verdict.reason }, `case ${i + 1}`);
+    t.add(
+      "herdr-contradictory",
+      `${name}${usesValue ? ` = ${JSON.stringify(other(i))}` : ""}${pidOff ? " (and another shell pid)" : ""}`,
+      { codes: [herdrCode(want)] },
+      { code: verdict.verdict === "match" ? null : herdrCode(verdict.verdict), checks: [], reason: verdict.reason },
+      `case ${i + 1}`,
+    );
   }
 }
 
@@ -483,5 +763,13 @@ export async function runSeatAttacks(options: { perKind: number; hireRounds: num
   const tried = kinds.reduce((n, k) => n + k.tried, 0);
   const refused = kinds.reduce((n, k) => n + k.refused, 0);
   const distinct = kinds.reduce((n, k) => n + k.distinct, 0);
-  return { kinds, tried, distinct, refused, failures: tried - refused + t.controls.failures.length, controls: t.controls, skipped };
+  return {
+    kinds,
+    tried,
+    distinct,
+    refused,
+    failures: tried - refused + t.controls.failures.length,
+    controls: t.controls,
+    skipped,
+  };
 }

@@ -70,9 +70,17 @@ interface Rig {
 }
 
 /** Runs `seat <args>` without blocking this process: the real-grok rig's mock model answers from this event loop. */
-function cli(rig: Rig, args: string[], timeoutMs = 60_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number; json: any; stderr: string }> {
+function cli(
+  rig: Rig,
+  args: string[],
+  timeoutMs = 60_000,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; json: any; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...rig.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: { ...rig.env, ...extraEnv },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -81,7 +89,11 @@ function cli(rig: Rig, args: string[], timeoutMs = 60_000, extraEnv: NodeJS.Proc
     child.on("close", (code) => {
       clearTimeout(timer);
       let json: any = null;
-      try { json = JSON.parse(stdout.trim().split("\n").filter(Boolean).pop() ?? ""); } catch { /* not JSON */ }
+      try {
+        json = JSON.parse(stdout.trim().split("\n").filter(Boolean).pop() ?? "");
+      } catch {
+        /* not JSON */
+      }
       resolve({ code: code ?? -1, json, stderr });
     });
   });
@@ -91,10 +103,15 @@ function alive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch { return false; }
+  } catch {
+    return false;
+  }
 }
 
-async function until<T>(fn: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs: number): Promise<T | null> {
+async function until<T>(
+  fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  timeoutMs: number,
+): Promise<T | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -117,10 +134,18 @@ async function sweep(rig: Rig): Promise<void> {
       socketDirs.push(file.socket_dir);
       const lock = join(file.socket_dir, "s.lock");
       if (existsSync(lock)) pids.add(Number(readFileSync(lock, "utf8").trim()));
-    } catch { /* no seat file */ }
+    } catch {
+      /* no seat file */
+    }
   }
   spawnSync("tmux", ["-L", rig.tmux, "kill-server"]);
-  for (const pid of pids) if (pid > 0 && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+  for (const pid of pids)
+    if (pid > 0 && alive(pid))
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
   await until(() => [...pids].every((pid) => !(pid > 0) || !alive(pid)), 5000);
   for (const dir of socketDirs) rmSync(dir, { recursive: true, force: true });
 }
@@ -133,7 +158,13 @@ function fakeRig(): Rig {
   const seatHome = join(root, "sh");
   for (const d of [home, grokHome, project]) mkdirSync(d, { recursive: true, mode: 0o700 });
   const tmux = `gs-r2-${randomBytes(4).toString("hex")}`;
-  const env = { HOME: home, GROK_HOME: grokHome, GROK_SEAT_HOME: seatHome, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+  const env = {
+    HOME: home,
+    GROK_HOME: grokHome,
+    GROK_SEAT_HOME: seatHome,
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    TERM: "xterm-256color",
+  };
   // Delays that put the crash squarely between two steps; the recovery note confirms where it landed.
   const turns: Record<CrashStep, { queueDelayMs: number; resultDelayMs: number }> = {
     fenced: { queueDelayMs: 0, resultDelayMs: 0 },
@@ -142,14 +173,28 @@ function fakeRig(): Rig {
     completed: { queueDelayMs: 0, resultDelayMs: 0 },
   };
   const rig: Rig = {
-    agent: "fake", env, seatHome, tmux,
+    agent: "fake",
+    env,
+    seatHome,
+    tmux,
     hireArgs: (step) => [
-      "--grok", process.execPath, `--grok-arg=${FAKE_TUI}`, "--grok-arg=--gs-config", `--grok-arg=${JSON.stringify({ turn: turns[step] })}`,
-      "--cwd", project, "--ready-timeout", "15",
+      "--grok",
+      process.execPath,
+      `--grok-arg=${FAKE_TUI}`,
+      "--grok-arg=--gs-config",
+      `--grok-arg=${JSON.stringify({ turn: turns[step] })}`,
+      "--cwd",
+      project,
+      "--ready-timeout",
+      "15",
     ],
     seen: (promptId) => {
       const log = join(grokHome, "fake-leader-prompts.log");
-      return existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l === promptId).length : 0;
+      return existsSync(log)
+        ? readFileSync(log, "utf8")
+            .split("\n")
+            .filter((l) => l === promptId).length
+        : 0;
     },
     close: async () => {
       await sweep(rig);
@@ -165,7 +210,9 @@ async function grokRig(step: CrashStep): Promise<Rig | string> {
   if (typeof live === "string") return live;
   const seatHome = join(live.sandbox.root, "sh");
   const rig: Rig = {
-    agent: "grok", seatHome, tmux: `gs-r2-${randomBytes(4).toString("hex")}`,
+    agent: "grok",
+    seatHome,
+    tmux: `gs-r2-${randomBytes(4).toString("hex")}`,
     env: { ...live.sandbox.env, GROK_SEAT_HOME: seatHome, TERM: "xterm-256color", GROK_SEAT_VERSION_FLOOR: "" },
     hireArgs: () => ["--grok", live.binary, "--cwd", live.sandbox.project],
     seen: (promptId) => live.mock.requests.filter((r) => r.kind === "main" && r.reqId === promptId).length,
@@ -185,8 +232,22 @@ async function statusOf(rig: Rig, seatId: string): Promise<any> {
 /** Runs one crash case on a rig: hire, deliver up to `step`, kill -9 the controller, recover and check. */
 async function crashOnce(rig: Rig, step: CrashStep): Promise<CrashCase> {
   const problems: string[] = [];
-  const result: CrashCase = { agent: rig.agent, step, stateAtCrash: null, recoveredState: null, finalState: null, seen: 0, reconciled: false, problems };
-  const hired = await cli(rig, ["hire", "--visible", "--version-floor", "1.0.41", "--tmux-socket", rig.tmux, "--json", ...rig.hireArgs(step)], 90_000, step === "fenced" ? { GROK_SEAT_TEST_HOOKS: "hold-before-dispatch" } : {});
+  const result: CrashCase = {
+    agent: rig.agent,
+    step,
+    stateAtCrash: null,
+    recoveredState: null,
+    finalState: null,
+    seen: 0,
+    reconciled: false,
+    problems,
+  };
+  const hired = await cli(
+    rig,
+    ["hire", "--visible", "--version-floor", "1.0.41", "--tmux-socket", rig.tmux, "--json", ...rig.hireArgs(step)],
+    90_000,
+    step === "fenced" ? { GROK_SEAT_TEST_HOOKS: "hold-before-dispatch" } : {},
+  );
   if (hired.code !== 0 || hired.json?.type !== "hired") {
     problems.push(`hire failed: ${JSON.stringify(hired.json ?? hired.stderr).slice(0, 300)}`);
     return result;
@@ -195,16 +256,24 @@ async function crashOnce(rig: Rig, step: CrashStep): Promise<CrashCase> {
   const controllerPid: number = hired.json.controllerPid;
   const promptId = `${seatId}-r2-${step}`;
   if (step === "fenced") {
-    const sender = spawn(process.execPath, [MAIN, "send", seatId, "crash brief", "--prompt-id", promptId, "--json"], { env: rig.env, stdio: "ignore" });
+    const sender = spawn(process.execPath, [MAIN, "send", seatId, "crash brief", "--prompt-id", promptId, "--json"], {
+      env: rig.env,
+      stdio: "ignore",
+    });
     const exited = new Promise<number | null>((r) => sender.on("exit", (code) => r(code)));
     const held = await until(() => existsSync(join(rig.seatHome, "seats", seatId, `held-${promptId}`)), 30_000);
     process.kill(controllerPid, "SIGKILL");
     if (!held) problems.push("the fence was never held");
     if ((await exited) === 0) problems.push("the interrupted send claimed success");
   } else {
-    const sent = await cli(rig, ["send", seatId, "crash brief", "--prompt-id", promptId, "--wait", step, "--timeout", "60", "--json"], 90_000);
+    const sent = await cli(
+      rig,
+      ["send", seatId, "crash brief", "--prompt-id", promptId, "--wait", step, "--timeout", "60", "--json"],
+      90_000,
+    );
     process.kill(controllerPid, "SIGKILL");
-    if (sent.code !== 0 || sent.json?.state !== step) problems.push(`send --wait ${step} answered ${sent.code}: ${JSON.stringify(sent.json).slice(0, 200)}`);
+    if (sent.code !== 0 || sent.json?.state !== step)
+      problems.push(`send --wait ${step} answered ${sent.code}: ${JSON.stringify(sent.json).slice(0, 200)}`);
   }
   await until(() => !alive(controllerPid), 10_000);
 
@@ -218,43 +287,56 @@ async function crashOnce(rig: Rig, step: CrashStep): Promise<CrashCase> {
   if (!row) problems.push("lost: the fenced delivery is in no state");
   if (rows.length !== 1) problems.push(`the journal holds ${rows.length} deliveries for one brief`);
   const note = row?.evidence.find((e: any) => e.source === "recovery");
-  result.stateAtCrash = step === "fenced" ? (note ? "fenced" : null) : (/^was (\w+)/.exec(String(note?.detail ?? ""))?.[1] ?? null);
+  result.stateAtCrash =
+    step === "fenced" ? (note ? "fenced" : null) : (/^was (\w+)/.exec(String(note?.detail ?? ""))?.[1] ?? null);
   result.recoveredState = row?.state ?? null;
   const uncertainListed = (first.recovered?.uncertain ?? []).includes(promptId);
   const neverSentListed = (first.recovered?.neverSent ?? []).includes(promptId);
 
   if (step === "fenced") {
-    if (!neverSentListed || row?.state !== "failed" || !/never dispatched/.test(row?.failureReason ?? "")) problems.push(`misreported: a held fence recovered as ${row?.state} (${row?.failureReason ?? ""})`);
+    if (!neverSentListed || row?.state !== "failed" || !/never dispatched/.test(row?.failureReason ?? ""))
+      problems.push(`misreported: a held fence recovered as ${row?.state} (${row?.failureReason ?? ""})`);
   } else if (step === "completed") {
-    if (row?.state !== "completed" || uncertainListed || neverSentListed) problems.push(`misreported: a completed delivery recovered as ${row?.state}`);
+    if (row?.state !== "completed" || uncertainListed || neverSentListed)
+      problems.push(`misreported: a completed delivery recovered as ${row?.state}`);
   } else {
     // Real grok may acknowledge between `--wait dispatched` answering and the kill; the note says where it landed.
     const allowed = rig.agent === "grok" && step === "dispatched" ? ["dispatched", "consumed"] : [step];
-    if (!result.stateAtCrash || !allowed.includes(result.stateAtCrash)) problems.push(`the crash landed at ${result.stateAtCrash ?? "no recorded state"}, not ${step}`);
+    if (!result.stateAtCrash || !allowed.includes(result.stateAtCrash))
+      problems.push(`the crash landed at ${result.stateAtCrash ?? "no recorded state"}, not ${step}`);
     if (!uncertainListed) problems.push("misreported: an in-flight delivery was not reported uncertain");
-    const completedEarly = row?.state === "completed" && !row.evidence.some((e: any) => e.kind === "completed" && /grok session file/.test(e.source));
+    const completedEarly =
+      row?.state === "completed" &&
+      !row.evidence.some((e: any) => e.kind === "completed" && /grok session file/.test(e.source));
     if (completedEarly) problems.push("misreported: recovered as completed without completion evidence");
   }
 
   // Late evidence: a prompt the agent received must reconcile the original row from grok's session file.
   if (step === "dispatched" || step === "consumed") {
-    const late = await until(async () => {
-      const s = await statusOf(rig, seatId);
-      const d = s?.deliveries.find((x: any) => x.promptId === promptId);
-      return d?.state === "completed" ? d : null;
-    }, rig.seen(promptId) > 0 || rig.agent === "grok" ? 60_000 : 3_000);
+    const late = await until(
+      async () => {
+        const s = await statusOf(rig, seatId);
+        const d = s?.deliveries.find((x: any) => x.promptId === promptId);
+        return d?.state === "completed" ? d : null;
+      },
+      rig.seen(promptId) > 0 || rig.agent === "grok" ? 60_000 : 3_000,
+    );
     if (late) {
       result.reconciled = true;
-      if (!late.evidence.some((e: any) => e.kind === "completed" && /grok session file/.test(e.source))) problems.push("completed without session-file evidence");
-      if (!late.evidence.some((e: any) => e.source === "recovery")) problems.push("reconciliation dropped the recovery note from the original row");
+      if (!late.evidence.some((e: any) => e.kind === "completed" && /grok session file/.test(e.source)))
+        problems.push("completed without session-file evidence");
+      if (!late.evidence.some((e: any) => e.source === "recovery"))
+        problems.push("reconciliation dropped the recovery note from the original row");
     } else if (rig.seen(promptId) > 0) {
       problems.push("late evidence never reconciled a prompt the agent received");
     }
   }
   const again = await cli(rig, ["send", seatId, "after the crash", "--json"]);
-  if (again.code !== 6 || again.json?.code !== "SEAT_NOT_ADMITTED") problems.push(`send after the crash was not refused (${again.code} ${again.json?.code ?? ""})`);
+  if (again.code !== 6 || again.json?.code !== "SEAT_NOT_ADMITTED")
+    problems.push(`send after the crash was not refused (${again.code} ${again.json?.code ?? ""})`);
   const rel = await cli(rig, ["release", seatId, "--close-pane", "--json"]);
-  if (rel.code !== 0 || rel.json?.leaderStopped !== true) problems.push(`offline release did not stop the leader: ${JSON.stringify(rel.json).slice(0, 200)}`);
+  if (rel.code !== 0 || rel.json?.leaderStopped !== true)
+    problems.push(`offline release did not stop the leader: ${JSON.stringify(rel.json).slice(0, 200)}`);
   const last = await statusOf(rig, seatId);
   const finalRows: any[] = last?.deliveries ?? [];
   result.finalState = finalRows.find((d) => d.promptId === promptId)?.state ?? null;
@@ -270,27 +352,63 @@ async function crashOnce(rig: Rig, step: CrashStep): Promise<CrashCase> {
  * R2: `cycles` crash cycles per step on the fake TUI + fake leader, plus (when `realGrok`) one cycle per step
  * on the real grok TUI. Never throws for a failed case; it is counted.
  */
-export async function runSeatCrashCycles(options: { cycles: number; realGrok?: boolean; onCase?: (c: CrashCase) => void }): Promise<SeatCrashResult> {
+export async function runSeatCrashCycles(options: {
+  cycles: number;
+  realGrok?: boolean;
+  onCase?: (c: CrashCase) => void;
+}): Promise<SeatCrashResult> {
   const cases: CrashCase[] = [];
   const tmuxOk = spawnSync("tmux", ["-V"]).status === 0;
   if (!tmuxOk) return summarize(cases, "tmux is not installed");
   let skipped: string | null = null;
-  const record = (c: CrashCase) => { cases.push(c); options.onCase?.(c); };
+  const record = (c: CrashCase) => {
+    cases.push(c);
+    options.onCase?.(c);
+  };
   for (let cycle = 0; cycle < options.cycles; cycle += 1) {
     for (const step of CRASH_STEPS) {
       const rig = fakeRig();
-      try { record(await crashOnce(rig, step)); } catch (error) {
-        record({ agent: "fake", step, stateAtCrash: null, recoveredState: null, finalState: null, seen: 0, reconciled: false, problems: [`threw: ${String(error)}`] });
-      } finally { await rig.close(); }
+      try {
+        record(await crashOnce(rig, step));
+      } catch (error) {
+        record({
+          agent: "fake",
+          step,
+          stateAtCrash: null,
+          recoveredState: null,
+          finalState: null,
+          seen: 0,
+          reconciled: false,
+          problems: [`threw: ${String(error)}`],
+        });
+      } finally {
+        await rig.close();
+      }
     }
   }
   if (options.realGrok) {
     for (const step of CRASH_STEPS) {
       const rig = await grokRig(step);
-      if (typeof rig === "string") { skipped = rig; break; }
-      try { record(await crashOnce(rig, step)); } catch (error) {
-        record({ agent: "grok", step, stateAtCrash: null, recoveredState: null, finalState: null, seen: 0, reconciled: false, problems: [`threw: ${String(error)}`] });
-      } finally { await rig.close(); }
+      if (typeof rig === "string") {
+        skipped = rig;
+        break;
+      }
+      try {
+        record(await crashOnce(rig, step));
+      } catch (error) {
+        record({
+          agent: "grok",
+          step,
+          stateAtCrash: null,
+          recoveredState: null,
+          finalState: null,
+          seen: 0,
+          reconciled: false,
+          problems: [`threw: ${String(error)}`],
+        });
+      } finally {
+        await rig.close();
+      }
     }
   }
   return summarize(cases, skipped);
@@ -299,9 +417,14 @@ export async function runSeatCrashCycles(options: { cycles: number; realGrok?: b
 function summarize(cases: CrashCase[], skipped: string | null): SeatCrashResult {
   const count = (re: RegExp) => cases.filter((c) => c.problems.some((p) => re.test(p))).length;
   return {
-    cases, tried: cases.length, failures: cases.filter((c) => c.problems.length > 0).length + (skipped && cases.length === 0 ? 1 : 0),
-    duplicates: count(/^duplicate/), lost: count(/^lost/), misreported: count(/^misreported/),
+    cases,
+    tried: cases.length,
+    failures: cases.filter((c) => c.problems.length > 0).length + (skipped && cases.length === 0 ? 1 : 0),
+    duplicates: count(/^duplicate/),
+    lost: count(/^lost/),
+    misreported: count(/^misreported/),
     uncertain: cases.filter((c) => c.step === "dispatched" || c.step === "consumed").length,
-    reconciled: cases.filter((c) => c.reconciled).length, skipped,
+    reconciled: cases.filter((c) => c.reconciled).length,
+    skipped,
   };
 }

@@ -40,7 +40,8 @@ export interface SeatBenchResult {
 
 function summary(samples: number[]): LatencySummary {
   const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : 0);
+  const at = (p: number) =>
+    sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : 0;
   return { n: samples.length, p50Ms: at(50), p90Ms: at(90), p99Ms: at(99) };
 }
 
@@ -74,24 +75,40 @@ export async function benchSeat(options: SeatBenchOptions = {}): Promise<SeatBen
       fences.push(performance.now() - t0);
     }
     const seat = await hireSeat({
-      grokBinary: options.grokBinary ?? process.execPath, binaryArgs: options.grokBinary ? [] : [fake], cwd: project, mux: "tmux", backend: tmux, journal,
+      grokBinary: options.grokBinary ?? process.execPath,
+      binaryArgs: options.grokBinary ? [] : [fake],
+      cwd: project,
+      mux: "tmux",
+      backend: tmux,
+      journal,
       env: options.env ?? { HOME: home, GROK_HOME: join(home, ".grok"), PATH: process.env.PATH ?? "/usr/bin:/bin" },
       versionFloor: options.versionFloor ?? "1.0.41",
     });
     const viaSeat: number[] = [];
     const bare: number[] = [];
-    const client = await connectLeader({ socketPath: seat.parts.leader.socketPath, clientType: "grok-seat-bench", timeoutMs: 10_000 });
+    const client = await connectLeader({
+      socketPath: seat.parts.leader.socketPath,
+      clientType: "grok-seat-bench",
+      timeoutMs: 10_000,
+    });
     const waiting = new Map<string, () => void>();
-    const peer = await connectAcp(client.stream, {
-      onSessionUpdate: () => {},
-      onExtNotification: (method, params) => {
-        const p = params as { entries?: Array<{ id?: string }>; runningPromptId?: string } | null;
-        if (!method.endsWith("queue/changed") || !p) return;
-        for (const id of [...(p.entries ?? []).map((e) => e.id), p.runningPromptId]) if (id) waiting.get(id)?.();
+    const peer = await connectAcp(
+      client.stream,
+      {
+        onSessionUpdate: () => {},
+        onExtNotification: (method, params) => {
+          const p = params as { entries?: Array<{ id?: string }>; runningPromptId?: string } | null;
+          if (!method.endsWith("queue/changed") || !p) return;
+          for (const id of [...(p.entries ?? []).map((e) => e.id), p.runningPromptId]) if (id) waiting.get(id)?.();
+        },
+        onPermissionRequest: () => new Promise(() => {}),
       },
-      onPermissionRequest: () => new Promise(() => {}),
-    }, "grok-seat-bench");
-    await peer.request(ACP.agent.initialize, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } });
+      "grok-seat-bench",
+    );
+    await peer.request(ACP.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    });
     for (let i = 0; i < iterations; i++) {
       const t0 = performance.now();
       const d = await seat.deliver(`bench brief ${i}`);
@@ -101,7 +118,11 @@ export async function benchSeat(options: SeatBenchOptions = {}): Promise<SeatBen
       const promptId = `bare-${i}-${randomUUID()}`;
       const t1 = performance.now();
       const consumed = new Promise<void>((resolve) => waiting.set(promptId, resolve));
-      const result = peer.request(ACP.agent.session.prompt, { sessionId: seat.sessionId, prompt: [{ type: "text", text: `bare brief ${i}` }], _meta: { promptId } });
+      const result = peer.request(ACP.agent.session.prompt, {
+        sessionId: seat.sessionId,
+        prompt: [{ type: "text", text: `bare brief ${i}` }],
+        _meta: { promptId },
+      });
       await consumed;
       bare.push(performance.now() - t1);
       waiting.delete(promptId);
@@ -111,10 +132,24 @@ export async function benchSeat(options: SeatBenchOptions = {}): Promise<SeatBen
     await client.close();
     const dispatchProofs = seat.dispatchProofs;
     await seat.release({ closePane: true });
-    return { iterations, seat: summary(viaSeat), bareLeader: summary(bare), fenceAppendP50Ms: summary(fences).p50Ms, fenceSamples: fences.length, dispatchProofs, wallMs: performance.now() - started };
+    return {
+      iterations,
+      seat: summary(viaSeat),
+      bareLeader: summary(bare),
+      fenceAppendP50Ms: summary(fences).p50Ms,
+      fenceSamples: fences.length,
+      dispatchProofs,
+      wallMs: performance.now() - started,
+    };
   } finally {
     for (const s of journal.listSeats({ includeReleased: true })) {
-      for (const pid of [s.tuiPid, s.leaderPid]) if (pid) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+      for (const pid of [s.tuiPid, s.leaderPid])
+        if (pid)
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            /* gone */
+          }
       if (s.seatId !== "bench") rmSync(join(s.socketPath, ".."), { recursive: true, force: true });
     }
     journal.close();

@@ -62,7 +62,10 @@ function environLeaks(rootPid: number, canary: string): { checked: number; leaks
   const refs = snapshotTree([rootPid]);
   for (const { pid } of refs) {
     try {
-      const argv = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").slice(0, 2).map((a) => a.split("/").pop() ?? a);
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "latin1")
+        .split("\0")
+        .slice(0, 2)
+        .map((a) => a.split("/").pop() ?? a);
       commands.push(argv.join(" ").trim());
       if (readFileSync(`/proc/${pid}/environ`, "latin1").includes(canary)) {
         leaks.push(`environ:${pid} ${readFileSync(`/proc/${pid}/cmdline`, "latin1").replace(/\0/g, " ").slice(0, 80)}`);
@@ -74,14 +77,31 @@ function environLeaks(rootPid: number, canary: string): { checked: number; leaks
   return { checked: refs.length, leaks, commands };
 }
 
-async function checkSession(agent: SecretsCase["agent"], options: SessionOptions, prompt: string, canary: string, extra: () => string = () => ""): Promise<SecretsCase> {
+async function checkSession(
+  agent: SecretsCase["agent"],
+  options: SessionOptions,
+  prompt: string,
+  canary: string,
+  extra: () => string = () => "",
+): Promise<SecretsCase> {
   const events: unknown[] = [];
-  const session = await createSession({ ...options, tools: [echo], onPermissionRequest: async (r) => ({ outcome: { outcome: "selected", optionId: r.options[0]!.optionId } }), callbacks: { onEvent: (e) => void events.push(e) } });
+  const session = await createSession({
+    ...options,
+    tools: [echo],
+    onPermissionRequest: async (r) => ({ outcome: { outcome: "selected", optionId: r.options[0]!.optionId } }),
+    callbacks: { onEvent: (e) => void events.push(e) },
+  });
   const leaks: string[] = [];
   let checked = 0;
   let commands: string[] = [];
   try {
-    if (session.state !== "ready" || session.agent?.pid === undefined) return { agent, processesChecked: 0, leaks: [], skipped: `session did not start: ${JSON.stringify(session.diagnostics)}` };
+    if (session.state !== "ready" || session.agent?.pid === undefined)
+      return {
+        agent,
+        processesChecked: 0,
+        leaks: [],
+        skipped: `session did not start: ${JSON.stringify(session.diagnostics)}`,
+      };
     const before = environLeaks(session.agent.pid, canary);
     await session.prompt(prompt);
     const after = environLeaks(session.agent.pid, canary);
@@ -102,11 +122,21 @@ function seatCli(env: NodeJS.ProcessEnv, args: string[], outputs: string[]): { c
   const r = spawnSync(process.execPath, [SEAT_MAIN, ...args], { env, encoding: "utf8", timeout: 120_000 });
   outputs.push(r.stdout, r.stderr);
   let json: any = null;
-  try { json = JSON.parse(r.stdout.trim().split("\n").filter(Boolean).pop() ?? ""); } catch { /* text */ }
+  try {
+    json = JSON.parse(r.stdout.trim().split("\n").filter(Boolean).pop() ?? "");
+  } catch {
+    /* text */
+  }
   return { code: r.status ?? -1, json };
 }
 
-const environOf = (pid: number): string => { try { return readFileSync(`/proc/${pid}/environ`, "latin1"); } catch { return ""; } };
+const environOf = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "latin1");
+  } catch {
+    return "";
+  }
+};
 
 /** The visible seat on the real TUI with XAI_API_KEY = canary: hire, send, status, release through the CLI. */
 async function checkVisibleSeat(): Promise<SecretsCase> {
@@ -117,8 +147,24 @@ async function checkVisibleSeat(): Promise<SecretsCase> {
   const canary = `xai-canary-${randomBytes(12).toString("hex")}`;
   const seatHome = join(rig.sandbox.root, "sh");
   const tmux = `gs-r5-${randomBytes(4).toString("hex")}`;
-  const env = { ...rig.sandbox.env, GROK_SEAT_HOME: seatHome, TERM: "xterm-256color", XAI_API_KEY: canary, TMPDIR: rig.sandbox.root };
-  const base = ["--visible", "--grok", rig.binary, "--cwd", rig.sandbox.project, "--version-floor", "1.0.41", "--tmux-socket", tmux];
+  const env = {
+    ...rig.sandbox.env,
+    GROK_SEAT_HOME: seatHome,
+    TERM: "xterm-256color",
+    XAI_API_KEY: canary,
+    TMPDIR: rig.sandbox.root,
+  };
+  const base = [
+    "--visible",
+    "--grok",
+    rig.binary,
+    "--cwd",
+    rig.sandbox.project,
+    "--version-floor",
+    "1.0.41",
+    "--tmux-socket",
+    tmux,
+  ];
   const outputs: string[] = [];
   const leaks: string[] = [];
   const sampler = startArgvSampler(canary);
@@ -132,9 +178,15 @@ async function checkVisibleSeat(): Promise<SecretsCase> {
     else {
       const seatId = hired.json.seatId as string;
       const status = seatCli(env, ["status", seatId, "--json"], outputs).json;
-      if (!environOf(status.tui.pid).includes(canary)) note = "positive control failed: the TUI's environment lacks the key";
-      const tmuxOut = (args: string[]) => spawnSync("tmux", ["-L", tmux, ...args], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } }).stdout;
-      if (environOf(Number(tmuxOut(["display-message", "-p", "#{pid}"]).trim())).includes(canary)) leaks.push("tmux server environ");
+      if (!environOf(status.tui.pid).includes(canary))
+        note = "positive control failed: the TUI's environment lacks the key";
+      const tmuxOut = (args: string[]) =>
+        spawnSync("tmux", ["-L", tmux, ...args], {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        }).stdout;
+      if (environOf(Number(tmuxOut(["display-message", "-p", "#{pid}"]).trim())).includes(canary))
+        leaks.push("tmux server environ");
       if (tmuxOut(["show-environment", "-g"]).includes(canary)) leaks.push("tmux show-environment -g");
       seatCli(env, ["send", seatId, "a brief with no secret", "--wait", "consumed", "--json"], outputs);
       seatCli(env, ["status", seatId], outputs);
@@ -155,7 +207,15 @@ async function checkVisibleSeat(): Promise<SecretsCase> {
   leaks.push(...seen.hits.map((h) => `argv ${h.slice(0, 80)}`), ...files.hits.map((f) => `file ${f}`));
   if (outputs.some((o) => o.includes(canary))) leaks.push("CLI output");
   filesChecked += files.checked;
-  return { agent, processesChecked: 1, commands: ["tmux server (environ)"], argvSweeps: seen.samples, filesChecked, leaks, ...(note ? { skipped: note } : {}) };
+  return {
+    agent,
+    processesChecked: 1,
+    commands: ["tmux server (environ)"],
+    argvSweeps: seen.samples,
+    filesChecked,
+    leaks,
+    ...(note ? { skipped: note } : {}),
+  };
 }
 
 /** `seat run` on real grok with XAI_API_KEY = canary: argv sampled throughout, every output grepped. */
@@ -164,12 +224,21 @@ async function checkHeadlessRun(): Promise<SecretsCase> {
   const rig = await startLiveRig({ fallback: { text: "pong" } });
   if (typeof rig === "string") return { agent, processesChecked: 0, leaks: [], skipped: rig };
   const canary = `xai-canary-${randomBytes(12).toString("hex")}`;
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, XAI_API_KEY: canary };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    XAI_API_KEY: canary,
+  };
   const sampler = startArgvSampler(canary);
   const outputs: string[] = [];
   let code: number | null = null;
   try {
-    for (const args of [["run", "--json", "say pong"], ["run", "say pong"]]) {
+    for (const args of [
+      ["run", "--json", "say pong"],
+      ["run", "say pong"],
+    ]) {
       const r = await runSeat(args, { env, cwd: rig.sandbox.project });
       outputs.push(r.stdout, r.stderr);
       code ??= r.code;
@@ -178,29 +247,70 @@ async function checkHeadlessRun(): Promise<SecretsCase> {
     await rig.close();
   }
   const seen = await sampler.stop();
-  const leaks = [...seen.hits.map((h) => `argv ${h.slice(0, 80)}`), ...(outputs.some((o) => o.includes(canary)) ? ["CLI output"] : [])];
-  return { agent, processesChecked: 0, argvSweeps: seen.samples, leaks, ...(code !== 0 ? { skipped: `seat run exited ${code}` } : {}) };
+  const leaks = [
+    ...seen.hits.map((h) => `argv ${h.slice(0, 80)}`),
+    ...(outputs.some((o) => o.includes(canary)) ? ["CLI output"] : []),
+  ];
+  return {
+    agent,
+    processesChecked: 0,
+    argvSweeps: seen.samples,
+    leaks,
+    ...(code !== 0 ? { skipped: `seat run exited ${code}` } : {}),
+  };
 }
 
 /** Secret names of the other agents and the fleet (src/internal/redact.ts SECRET_ENV_NAMES beyond xAI's). */
-const OTHER_SECRET_NAMES = ["OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GROK_SEAT_REDIS_PASSWORD"];
+const OTHER_SECRET_NAMES = [
+  "OPENAI_API_KEY",
+  "CODEX_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+  "GROK_SEAT_REDIS_PASSWORD",
+];
 
 /** `seat run` on real grok with a canary in each other agent's key variable; grok's shell prints its env to the model. */
 async function checkOtherAgentKeys(): Promise<SecretsCase> {
   const agent = "seat run (other agents' keys)" as const;
-  const rig = await startLiveRig({ rules: [{ match: "show the env", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: "env", description: "print the environment" } }] }, { text: "env shown" }] }] });
+  const rig = await startLiveRig({
+    rules: [
+      {
+        match: "show the env",
+        replies: [
+          {
+            toolCalls: [
+              { name: "run_terminal_command", arguments: { command: "env", description: "print the environment" } },
+            ],
+          },
+          { text: "env shown" },
+        ],
+      },
+    ],
+  });
   if (typeof rig === "string") return { agent, processesChecked: 0, leaks: [], skipped: rig };
   const prefix = `canary-${randomBytes(8).toString("hex")}`;
   const marker = `tz-marker-${randomBytes(4).toString("hex")}`;
   const canaries = Object.fromEntries(OTHER_SECRET_NAMES.map((name) => [name, `${prefix}-${name.toLowerCase()}`]));
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, TZ: marker, ...canaries };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    TZ: marker,
+    ...canaries,
+  };
   const sampler = startArgvSampler(prefix);
   const outputs: string[] = [];
   let code: number | null = null;
   let modelSaw = "";
   let files = { checked: 0, hits: [] as string[] };
   try {
-    for (const args of [["run", "--json", "--allow", "execute", "please show the env"], ["run", "--allow", "execute", "please show the env"]]) {
+    for (const args of [
+      ["run", "--json", "--allow", "execute", "please show the env"],
+      ["run", "--allow", "execute", "please show the env"],
+    ]) {
       const r = await runSeat(args, { env, cwd: rig.sandbox.project });
       outputs.push(r.stdout, r.stderr);
       code ??= r.code;
@@ -217,8 +327,20 @@ async function checkOtherAgentKeys(): Promise<SecretsCase> {
     ...(outputs.some((o) => o.includes(prefix)) ? ["CLI output"] : []),
     ...(modelSaw.includes(prefix) ? ["grok's environment / model requests"] : []),
   ];
-  const note = code !== 0 ? `seat run exited ${code}` : !modelSaw.includes(`TZ=${marker}`) ? "positive control failed: grok's shell env did not reach the model" : undefined;
-  return { agent, processesChecked: 0, argvSweeps: seen.samples, filesChecked: files.checked, leaks, ...(note ? { skipped: note } : {}) };
+  const note =
+    code !== 0
+      ? `seat run exited ${code}`
+      : !modelSaw.includes(`TZ=${marker}`)
+        ? "positive control failed: grok's shell env did not reach the model"
+        : undefined;
+  return {
+    agent,
+    processesChecked: 0,
+    argvSweeps: seen.samples,
+    filesChecked: files.checked,
+    leaks,
+    ...(note ? { skipped: note } : {}),
+  };
 }
 
 /** Runs R5 with the canary set in process.env for the duration. */
@@ -232,7 +354,14 @@ export async function runSecretsCheck(): Promise<SecretsResult> {
     try {
       // No `env` option: createSession reads process.env, where the canary is.
       for (const scenario of ["permission", "sigterm-ignoring-grandchild"]) {
-        cases.push(await checkSession("fake", { cwd: fake.dir, grokCliBinaryPath: fake.path, agentEnv: { FAKE_GROK_SCENARIO: scenario } }, "TOOLTEST please", canary));
+        cases.push(
+          await checkSession(
+            "fake",
+            { cwd: fake.dir, grokCliBinaryPath: fake.path, agentEnv: { FAKE_GROK_SCENARIO: scenario } },
+            "TOOLTEST please",
+            canary,
+          ),
+        );
       }
     } finally {
       fake.remove();
@@ -242,7 +371,11 @@ export async function runSecretsCheck(): Promise<SecretsResult> {
     else {
       try {
         const { env: _reduced, ...rest } = rig.sessionOptions;
-        cases.push(await checkSession("grok", { ...rest, env: process.env }, "say pong", canary, () => JSON.stringify(rig.mock.requests)));
+        cases.push(
+          await checkSession("grok", { ...rest, env: process.env }, "say pong", canary, () =>
+            JSON.stringify(rig.mock.requests),
+          ),
+        );
       } finally {
         await rig.close();
       }

@@ -38,7 +38,11 @@ function timeProcess(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promi
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${argv.slice(0, 3).join(" ")} exited ${code}: ${stderr.slice(-500)}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(performance.now() - t0)
+        : reject(new Error(`${argv.slice(0, 3).join(" ")} exited ${code}: ${stderr.slice(-500)}`)),
+    );
   });
 }
 
@@ -48,30 +52,43 @@ export async function benchSessions({ rounds = 7 }: { rounds?: number } = {}): P
   if (typeof rig === "string") return { rounds: 0, skipped: rig };
   const home = mkdtempSync(join(tmpdir(), "gs-bench-sessions-"));
   const grokEnv = { ...rig.sessionOptions.env, ...rig.sessionOptions.agentEnv };
-  const cliEnv = { ...rig.sessionOptions.env, HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: home };
+  const cliEnv = {
+    ...rig.sessionOptions.env,
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    GROK_SEAT_HOME: home,
+  };
   const cwd = rig.sessionOptions.cwd;
   const kept = await openSession({ ...rig.sessionOptions, name: "kept", home, killGraceMs: 500 });
   const samples = { cli: [] as number[], lib: [] as number[], kept: [] as number[], grokP: [] as number[] };
   const paths: Array<[keyof typeof samples, () => Promise<number>]> = [
     ["cli", () => timeProcess([process.execPath, SEAT_MAIN, "run", "-s", "cli", PROMPT], cliEnv, cwd)],
-    ["lib", async () => {
-      const t0 = performance.now();
-      const opened = await openSession({ ...rig.sessionOptions, name: "lib", home, killGraceMs: 500 });
-      const result = await opened.session.prompt(PROMPT);
-      await opened.session.dispose();
-      if (result.stopReason !== "end_turn") throw new Error(`library turn: ${JSON.stringify(result)}`);
-      return performance.now() - t0;
-    }],
-    ["kept", async () => {
-      const t0 = performance.now();
-      const result = await kept.session.prompt(PROMPT);
-      if (result.stopReason !== "end_turn") throw new Error(`kept turn: ${JSON.stringify(result)}`);
-      return performance.now() - t0;
-    }],
+    [
+      "lib",
+      async () => {
+        const t0 = performance.now();
+        const opened = await openSession({ ...rig.sessionOptions, name: "lib", home, killGraceMs: 500 });
+        const result = await opened.session.prompt(PROMPT);
+        await opened.session.dispose();
+        if (result.stopReason !== "end_turn") throw new Error(`library turn: ${JSON.stringify(result)}`);
+        return performance.now() - t0;
+      },
+    ],
+    [
+      "kept",
+      async () => {
+        const t0 = performance.now();
+        const result = await kept.session.prompt(PROMPT);
+        if (result.stopReason !== "end_turn") throw new Error(`kept turn: ${JSON.stringify(result)}`);
+        return performance.now() - t0;
+      },
+    ],
     ["grokP", () => timeProcess([rig.binary, "--no-auto-update", "-p", PROMPT], grokEnv, cwd)],
   ];
   try {
-    if (kept.session.state !== "ready") throw new Error(`kept session did not start: ${JSON.stringify(kept.session.diagnostics)}`);
+    if (kept.session.state !== "ready")
+      throw new Error(`kept session did not start: ${JSON.stringify(kept.session.diagnostics)}`);
     for (const [, run] of paths) await run(); // warm-up; also creates the "cli" and "lib" sessions, so rounds continue them
     for (let round = 0; round < rounds; round++) {
       for (let i = 0; i < paths.length; i++) {
@@ -84,26 +101,58 @@ export async function benchSessions({ rounds = 7 }: { rounds?: number } = {}): P
     await rig.close();
     rmSync(home, { recursive: true, force: true });
   }
-  return { rounds, cliContinuedMs: median(samples.cli), libraryContinuedMs: median(samples.lib), keptProcessMs: median(samples.kept), grokPMs: median(samples.grokP) };
+  return {
+    rounds,
+    cliContinuedMs: median(samples.cli),
+    libraryContinuedMs: median(samples.lib),
+    keptProcessMs: median(samples.kept),
+    grokPMs: median(samples.grokP),
+  };
 }
 
 /** The BENCHMARKS.md section of P6 (same shape as run.ts's sections). */
-export function sessionsSection(r: SessionsBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function sessionsSection(r: SessionsBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   const title = "P6 named sessions, no daemon: a continued turn vs a kept process vs `grok -p`";
-  if (r.skipped || r.grokPMs === undefined) return { title, body: `Skipped: ${r.skipped ?? "no data"}.`, goals: [{ goal: "seat run -s (continued) < grok -p", met: undefined, measured: "skipped" }] };
+  if (r.skipped || r.grokPMs === undefined)
+    return {
+      title,
+      body: `Skipped: ${r.skipped ?? "no data"}.`,
+      goals: [{ goal: "seat run -s (continued) < grok -p", met: undefined, measured: "skipped" }],
+    };
   const vs = (ms: number | undefined) => (ms === undefined ? "—" : ratio(ms / r.grokPMs!));
   return {
     title: `${title} (${r.rounds} rounds, medians)`,
     body: [
-      table(["path", "wall time (ms)", "× grok -p"], [
-        ["`seat run -s NAME` continued (CLI process: node + spawn grok + session/resume + prompt + dispose)", fmt(r.cliContinuedMs), vs(r.cliContinuedMs)],
-        ["openSession + prompt + dispose, continued (library: spawn grok + session/resume + prompt)", fmt(r.libraryContinuedMs), vs(r.libraryContinuedMs)],
-        ["prompt on a session kept open (no spawn, no resume)", fmt(r.keptProcessMs), vs(r.keptProcessMs)],
-        ["`grok -p` (a fresh grok process, one-shot)", fmt(r.grokPMs), "1.00×"],
-      ]),
+      table(
+        ["path", "wall time (ms)", "× grok -p"],
+        [
+          [
+            "`seat run -s NAME` continued (CLI process: node + spawn grok + session/resume + prompt + dispose)",
+            fmt(r.cliContinuedMs),
+            vs(r.cliContinuedMs),
+          ],
+          [
+            "openSession + prompt + dispose, continued (library: spawn grok + session/resume + prompt)",
+            fmt(r.libraryContinuedMs),
+            vs(r.libraryContinuedMs),
+          ],
+          ["prompt on a session kept open (no spawn, no resume)", fmt(r.keptProcessMs), vs(r.keptProcessMs)],
+          ["`grok -p` (a fresh grok process, one-shot)", fmt(r.grokPMs), "1.00×"],
+        ],
+      ),
       "",
       `Spawn + resume costs ${fmt((r.libraryContinuedMs ?? 0) - (r.keptProcessMs ?? 0))} ms per turn over a kept process; see docs/sessions.md for the choice this supports.`,
     ].join("\n"),
-    goals: [{ goal: "`seat run -s` continued turn faster than `grok -p` (ratio < 1)", met: r.cliContinuedMs !== undefined ? r.cliContinuedMs < r.grokPMs : undefined, measured: vs(r.cliContinuedMs) }],
+    goals: [
+      {
+        goal: "`seat run -s` continued turn faster than `grok -p` (ratio < 1)",
+        met: r.cliContinuedMs !== undefined ? r.cliContinuedMs < r.grokPMs : undefined,
+        measured: vs(r.cliContinuedMs),
+      },
+    ],
   };
 }

@@ -63,11 +63,20 @@ function timeChecks(reports: number): { checkNs: number; baselineNs: number } {
   };
   run(Math.min(reports, 100_000));
   floor(Math.min(reports, 100_000));
-  return { checkNs: median([run(reports), run(reports), run(reports)]), baselineNs: median([floor(reports), floor(reports), floor(reports)]) };
+  return {
+    checkNs: median([run(reports), run(reports), run(reports)]),
+    baselineNs: median([floor(reports), floor(reports), floor(reports)]),
+  };
 }
 
 /** Runs P13: `rounds` paired real-grok turns (plus a warm-up pair) and `reports` budget checks. */
-export async function benchSpend({ rounds = 9, reports = 1_000_000 }: { rounds?: number; reports?: number } = {}): Promise<SpendBenchResult> {
+export async function benchSpend({
+  rounds = 9,
+  reports = 1_000_000,
+}: {
+  rounds?: number;
+  reports?: number;
+} = {}): Promise<SpendBenchResult> {
   const checks = timeChecks(reports);
   const rig = await startLiveRig({ fallback: { text: REPLY } });
   if (typeof rig === "string") return { rounds: 0, reports, ...checks, skipped: rig };
@@ -115,13 +124,24 @@ export async function benchSpend({ rounds = 9, reports = 1_000_000 }: { rounds?:
     rmSync(dir, { recursive: true, force: true });
   }
   return {
-    rounds, plainMs: median(plain), ledgerMs: median(withLedger), ratio: median(withLedger.map((l, i) => l / plain[i]!)), writeMs: median(writes),
-    unmeteredMs: median(unmetered), meterRatio: median(plain.map((p, i) => p / unmetered[i]!)), reports, ...checks,
+    rounds,
+    plainMs: median(plain),
+    ledgerMs: median(withLedger),
+    ratio: median(withLedger.map((l, i) => l / plain[i]!)),
+    writeMs: median(writes),
+    unmeteredMs: median(unmetered),
+    meterRatio: median(plain.map((p, i) => p / unmetered[i]!)),
+    reports,
+    ...checks,
   };
 }
 
 /** The P13 section: the turn with and without its ledger write, and the budget check per report. */
-export function spendSection(r: SpendBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function spendSection(r: SpendBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   const turnRows: string[][] = r.skipped
     ? [["P2 turn, plain / with ledger", `skipped: ${r.skipped}`]]
     : [
@@ -134,15 +154,30 @@ export function spendSection(r: SpendBenchResult): { title: string; body: string
       ];
   return {
     title: `P13 spend: the ledger on P2's turn (${r.rounds} paired rounds) and the budget check per usage report (${r.reports} reports)`,
-    body: table(["measure", "value"], [
-      ...turnRows,
-      ["budget check (`createTurnMeter().add`) per report, ns", fmt(r.checkNs, 1)],
-      ["baseline: adding the report's tokens by hand, ns", fmt(r.baselineNs, 1)],
-    ]),
+    body: table(
+      ["measure", "value"],
+      [
+        ...turnRows,
+        ["budget check (`createTurnMeter().add`) per report, ns", fmt(r.checkNs, 1)],
+        ["baseline: adding the report's tokens by hand, ns", fmt(r.baselineNs, 1)],
+      ],
+    ),
     goals: [
-      { goal: "the ledger adds ≤ 2 % to P2's turn time", met: r.ratio === undefined ? undefined : r.ratio <= 1.02, measured: r.ratio === undefined ? "skipped" : ratio(r.ratio) },
-      { goal: "the metering point (every model call proxied, the turn summary awaited) adds ≤ 5 % to P2's turn", met: r.meterRatio === undefined ? undefined : r.meterRatio <= 1.05, measured: r.meterRatio === undefined ? "skipped" : ratio(r.meterRatio) },
-      { goal: "the budget check per usage report ≤ 10 µs", met: r.checkNs <= 10_000, measured: `${fmt(r.checkNs / 1000, 3)} µs` },
+      {
+        goal: "the ledger adds ≤ 2 % to P2's turn time",
+        met: r.ratio === undefined ? undefined : r.ratio <= 1.02,
+        measured: r.ratio === undefined ? "skipped" : ratio(r.ratio),
+      },
+      {
+        goal: "the metering point (every model call proxied, the turn summary awaited) adds ≤ 5 % to P2's turn",
+        met: r.meterRatio === undefined ? undefined : r.meterRatio <= 1.05,
+        measured: r.meterRatio === undefined ? "skipped" : ratio(r.meterRatio),
+      },
+      {
+        goal: "the budget check per usage report ≤ 10 µs",
+        met: r.checkNs <= 10_000,
+        measured: `${fmt(r.checkNs / 1000, 3)} µs`,
+      },
     ],
   };
 }

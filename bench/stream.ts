@@ -65,9 +65,11 @@ async function runSeat(binary: string, scenario: string, cwd: string): Promise<S
     },
   });
   try {
-    if (session.state !== "ready") throw new Error(`grok-seat session did not start: ${JSON.stringify(session.diagnostics)}`);
+    if (session.state !== "ready")
+      throw new Error(`grok-seat session did not start: ${JSON.stringify(session.diagnostics)}`);
     const result = await session.prompt("flood");
-    if (result.stopReason !== "end_turn") throw new Error(`grok-seat turn ended ${result.stopReason ?? JSON.stringify(result.diagnostic)}`);
+    if (result.stopReason !== "end_turn")
+      throw new Error(`grok-seat turn ended ${result.stopReason ?? JSON.stringify(result.diagnostic)}`);
   } finally {
     await session.dispose();
   }
@@ -106,8 +108,18 @@ async function loadAcpx(stateDir: string): Promise<AcpxRunner | string> {
     let first: number | undefined;
     let last: number | undefined;
     try {
-      const handle = await runtime.ensureSession({ sessionKey: `bench-${round}-${process.pid}`, agent: "fake-grok", mode: "oneshot", cwd });
-      for await (const event of runtime.runTurn({ handle, text: "flood", mode: "prompt", requestId: `bench-${round}` })) {
+      const handle = await runtime.ensureSession({
+        sessionKey: `bench-${round}-${process.pid}`,
+        agent: "fake-grok",
+        mode: "oneshot",
+        cwd,
+      });
+      for await (const event of runtime.runTurn({
+        handle,
+        text: "flood",
+        mode: "prompt",
+        requestId: `bench-${round}`,
+      })) {
         if (event.type === "text_delta" && event.stream !== "thought") {
           last = performance.now();
           first ??= last;
@@ -125,10 +137,23 @@ async function loadAcpx(stateDir: string): Promise<AcpxRunner | string> {
 }
 
 /** Runs P1: `chunks` updates per turn, `rounds` rounds of each client. */
-export async function benchStream({ chunks = 20_000, rounds = 5 }: { chunks?: number; rounds?: number } = {}): Promise<StreamBenchResult> {
+export async function benchStream({
+  chunks = 20_000,
+  rounds = 5,
+}: {
+  chunks?: number;
+  rounds?: number;
+} = {}): Promise<StreamBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), "grok-seat-bench-stream-"));
   const scenario = join(dir, "flood.json");
-  writeFileSync(scenario, JSON.stringify({ name: "flood", description: `${chunks} text chunks, no delay`, prompt: { steps: [{ text: "w ".repeat(chunks) }] } }));
+  writeFileSync(
+    scenario,
+    JSON.stringify({
+      name: "flood",
+      description: `${chunks} text chunks, no delay`,
+      prompt: { steps: [{ text: "w ".repeat(chunks) }] },
+    }),
+  );
   const binary = fakeGrokBinary();
   const cwd = mkdtempSync(join(dir, "cwd-"));
   const acpx = await loadAcpx(join(dir, "acpx-state"));
@@ -143,7 +168,8 @@ export async function benchStream({ chunks = 20_000, rounds = 5 }: { chunks?: nu
   };
   try {
     // One untimed warm-up of each, so JIT and page cache favour nobody.
-    for (const name of names) if (!errors.has(name)) await run(name, -1).catch((e: Error) => errors.set(name, e.message));
+    for (const name of names)
+      if (!errors.has(name)) await run(name, -1).catch((e: Error) => errors.set(name, e.message));
     for (let round = 0; round < rounds; round++) {
       const order = names.map((_, i) => names[(i + round) % names.length]!);
       for (const name of order) {
@@ -168,7 +194,13 @@ export async function benchStream({ chunks = 20_000, rounds = 5 }: { chunks?: nu
     clients: names.map((client) => {
       const samples = rates.get(client)!;
       const perRound = samples.map((r, i) => (bare[i] ? r / bare[i]! : NaN)).filter((x) => Number.isFinite(x));
-      return { client, updatesPerSecond: median(samples), samples, ratioToBare: median(perRound), ...(errors.has(client) ? { error: errors.get(client)! } : {}) };
+      return {
+        client,
+        updatesPerSecond: median(samples),
+        samples,
+        ratioToBare: median(perRound),
+        ...(errors.has(client) ? { error: errors.get(client)! } : {}),
+      };
     }),
   };
 }

@@ -23,28 +23,48 @@ export interface SeatTorture {
 }
 
 /** Campaign sizes of R2 and R3. */
-export interface SeatSizes { crashCyclesPerStep: number; attackVariantsPerKind: number; hireRounds: number; realGrok: boolean }
+export interface SeatSizes {
+  crashCyclesPerStep: number;
+  attackVariantsPerKind: number;
+  hireRounds: number;
+  realGrok: boolean;
+}
 
 /** R2/R3 sizes for a full or --quick run. */
 export function seatSizes(quick: boolean): SeatSizes {
-  return { crashCyclesPerStep: quick ? 1 : 10, attackVariantsPerKind: quick ? 5 : 50, hireRounds: quick ? 1 : 5, realGrok: !quick };
+  return {
+    crashCyclesPerStep: quick ? 1 : 10,
+    attackVariantsPerKind: quick ? 5 : 50,
+    hireRounds: quick ? 1 : 5,
+    realGrok: !quick,
+  };
 }
 
 /** R2 alone: kill -9 the controller at every delivery step; prints one line per failed case and a summary. */
 export async function runR2(sizes: SeatSizes): Promise<SeatCrashResult> {
   const r2 = await runSeatCrashCycles({
-    cycles: sizes.crashCyclesPerStep, realGrok: sizes.realGrok,
-    onCase: (c) => { if (c.problems.length) console.log(`R2: ${c.agent} kill after ${c.step}: ${c.problems.join("; ")}`); },
+    cycles: sizes.crashCyclesPerStep,
+    realGrok: sizes.realGrok,
+    onCase: (c) => {
+      if (c.problems.length) console.log(`R2: ${c.agent} kill after ${c.step}: ${c.problems.join("; ")}`);
+    },
   });
-  console.log(`R2: ${r2.tried} crash cases, ${r2.duplicates} duplicates, ${r2.lost} lost, ${r2.misreported} misreported, ${r2.reconciled}/${r2.uncertain} in-flight cases reconciled by late evidence${r2.skipped ? ` (real grok skipped: ${r2.skipped})` : ""}`);
+  console.log(
+    `R2: ${r2.tried} crash cases, ${r2.duplicates} duplicates, ${r2.lost} lost, ${r2.misreported} misreported, ${r2.reconciled}/${r2.uncertain} in-flight cases reconciled by late evidence${r2.skipped ? ` (real grok skipped: ${r2.skipped})` : ""}`,
+  );
   return r2;
 }
 
 /** R3 alone: the identity / socket attacks; prints one line per kind and the controls. */
 export async function runR3(sizes: SeatSizes): Promise<SeatAttackResult> {
   const r3 = await runSeatAttacks({ perKind: sizes.attackVariantsPerKind, hireRounds: sizes.hireRounds });
-  for (const k of r3.kinds) console.log(`R3: ${k.kind}: ${k.refused}/${k.tried} refused with the expected code (${k.distinct} distinct variants; codes ${codeTally(k.codes)})${k.failures.length ? `; ${k.failures.slice(0, 3).join("; ")}` : ""}`);
-  console.log(`R3: controls ${r3.controls.passed}/${r3.controls.tried} passed${r3.controls.failures.length ? `: ${r3.controls.failures.slice(0, 3).join("; ")}` : ""}${r3.skipped ? ` (skipped: ${r3.skipped})` : ""}`);
+  for (const k of r3.kinds)
+    console.log(
+      `R3: ${k.kind}: ${k.refused}/${k.tried} refused with the expected code (${k.distinct} distinct variants; codes ${codeTally(k.codes)})${k.failures.length ? `; ${k.failures.slice(0, 3).join("; ")}` : ""}`,
+    );
+  console.log(
+    `R3: controls ${r3.controls.passed}/${r3.controls.tried} passed${r3.controls.failures.length ? `: ${r3.controls.failures.slice(0, 3).join("; ")}` : ""}${r3.skipped ? ` (skipped: ${r3.skipped})` : ""}`,
+  );
   return r3;
 }
 
@@ -63,12 +83,18 @@ export async function runSeatTorture(options: { quick: boolean; commit: string }
 
 /** The line naming the commit and time a campaign ran on. */
 export function ranAtLine(r: { ranAt?: RanAt }): string {
-  return r.ranAt ? stampLine({ commit: r.ranAt.commit, date: r.ranAt.startedAt }, r.ranAt.finishedAt) : "_Commit and time not recorded._";
+  return r.ranAt
+    ? stampLine({ commit: r.ranAt.commit, date: r.ranAt.startedAt }, r.ranAt.finishedAt)
+    : "_Commit and time not recorded._";
 }
 
 /** Outcome codes with their counts, as `CODE ×n, …`. */
 function codeTally(codes: Record<string, number>): string {
-  return Object.entries(codes).map(([code, n]) => `${code} ×${n}`).join(", ") || "none";
+  return (
+    Object.entries(codes)
+      .map(([code, n]) => `${code} ×${n}`)
+      .join(", ") || "none"
+  );
 }
 
 /** Mean repetitions per distinct variant, as `×n on average`. */
@@ -94,8 +120,22 @@ export function seatSummaryRows(t: SeatTorture): string[][] {
   const r2Met = t.r2.failures === 0 && t.r2.tried > 0;
   const r3Met = t.r3.failures === 0 && t.r3.tried > 0 && !t.r3.skipped;
   return [
-    ["R2", "visible seat: kill -9 the controller at every delivery step", String(t.r2.tried), String(t.r2.failures), "0 duplicates, 0 lost, uncertain reported", r2Met ? "met" : "**missed**"],
-    ["R3", "visible seat: identity / socket attacks", `${t.r3.tried} (${t.r3.distinct} distinct)`, String(t.r3.failures), "100 % refused with the code each attack must produce", r3Met ? "met" : "**missed**"],
+    [
+      "R2",
+      "visible seat: kill -9 the controller at every delivery step",
+      String(t.r2.tried),
+      String(t.r2.failures),
+      "0 duplicates, 0 lost, uncertain reported",
+      r2Met ? "met" : "**missed**",
+    ],
+    [
+      "R3",
+      "visible seat: identity / socket attacks",
+      `${t.r3.tried} (${t.r3.distinct} distinct)`,
+      String(t.r3.failures),
+      "100 % refused with the code each attack must produce",
+      r3Met ? "met" : "**missed**",
+    ],
   ];
 }
 
@@ -107,10 +147,19 @@ export function renderSeatSections(t: SeatTorture): string {
     for (const step of CRASH_STEPS) {
       const cs = r2.cases.filter((c) => c.agent === agent && c.step === step);
       if (cs.length === 0) continue;
-      const tally = (values: Array<string | null>) => [...new Set(values.map((v) => v ?? "—"))].map((v) => `${v} ×${values.filter((x) => (x ?? "—") === v).length}`).join(", ");
+      const tally = (values: Array<string | null>) =>
+        [...new Set(values.map((v) => v ?? "—"))]
+          .map((v) => `${v} ×${values.filter((x) => (x ?? "—") === v).length}`)
+          .join(", ");
       rows.push([
-        agent === "fake" ? "fake TUI + fake leader" : "real grok 1.0.41 TUI", `after ${step}`, String(cs.length), tally(cs.map((c) => c.stateAtCrash)),
-        tally(cs.map((c) => c.recoveredState)), tally(cs.map((c) => c.finalState)), String(Math.max(...cs.map((c) => c.seen))), String(cs.filter((c) => c.problems.length).length),
+        agent === "fake" ? "fake TUI + fake leader" : "real grok 1.0.41 TUI",
+        `after ${step}`,
+        String(cs.length),
+        tally(cs.map((c) => c.stateAtCrash)),
+        tally(cs.map((c) => c.recoveredState)),
+        tally(cs.map((c) => c.finalState)),
+        String(Math.max(...cs.map((c) => c.seen))),
+        String(cs.filter((c) => c.problems.length).length),
       ]);
     }
   }
@@ -123,18 +172,26 @@ export function renderSeatSections(t: SeatTorture): string {
     "mock model when it can be provisioned. Every cycle hires a fresh seat through the built `seat` CLI, delivers one",
     "brief, `kill -9`s the controller after the step, then recovers offline (`seat status`), waits for late evidence,",
     "checks that `send` is refused and releases offline. The step a crash landed on is read back from the recovery note",
-    "on the original row; \"seen\" counts the prompt id at the fake leader (its receive log) or at the model (request log).",
+    'on the original row; "seen" counts the prompt id at the fake leader (its receive log) or at the model (request log).',
     "A failure is a duplicate (seen > 1), a lost delivery (no row), a misreport (a held fence not `failed` never-dispatched,",
     "an in-flight one not listed uncertain, a completion without evidence), late evidence that never reconciled a prompt",
     "the agent received, a `send` not refused after the crash, or an offline release that did not stop the leader.",
     "",
-    table(["agent", "kill -9", "cases", "state at crash", "state after recovery", "final state", "max seen", "failures"], rows),
+    table(
+      ["agent", "kill -9", "cases", "state at crash", "state after recovery", "final state", "max seen", "failures"],
+      rows,
+    ),
     "",
     `Duplicates: ${r2.duplicates}. Lost: ${r2.lost}. Misreported: ${r2.misreported}. In-flight deliveries reconciled from late session-file evidence: ${r2.reconciled}/${r2.uncertain}.`,
     r2.skipped ? `Real grok cycles skipped: ${r2.skipped}.` : "",
     "",
     ranAtLine(r2),
-    problems.length ? `\nProblems:\n\n${problems.slice(0, 20).map((p) => `- ${p}`).join("\n")}` : "",
+    problems.length
+      ? `\nProblems:\n\n${problems
+          .slice(0, 20)
+          .map((p) => `- ${p}`)
+          .join("\n")}`
+      : "",
     "",
     "## R3 visible seat: identity / socket attacks",
     "",
@@ -153,17 +210,39 @@ export function renderSeatSections(t: SeatTorture): string {
     "stop the leader, agreeing Herdr fields accepted) show the refusals are not vacuous. This run is unprivileged, so a",
     "foreign owner is the seat bound to another uid than the socket's and directory's owner, or the directory opened",
     "up (mode ≠ 0700); a reused pid is a record whose birth differs from the live process at that pid.",
-    "\"Runs\" counts every attempt; \"distinct\" counts attack shapes (the rest repeat a shape with another uid, birth",
+    '"Runs" counts every attempt; "distinct" counts attack shapes (the rest repeat a shape with another uid, birth',
     "or round).",
     "",
-    table(["attack", "runs (distinct variants × repetitions)", "refused with the expected code", "failures", "codes seen", "a reason given"], ATTACK_KINDS.map((kind) => {
-      const k = r3.kinds.find((x) => x.kind === kind)!;
-      return [kind, `${k.tried} (${k.distinct} distinct, ${fmtRepeat(k.tried, k.distinct)})`, String(k.refused), k.failures.slice(0, 2).join("; ").replace(/`/g, "'") || "0", codeTally(k.codes), `\`${(k.reasons[0] ?? "").replace(/\/tmp\/[\w.-]+/g, "<tmp>").replace(/`/g, "'").slice(0, 140)}\``];
-    })),
+    table(
+      [
+        "attack",
+        "runs (distinct variants × repetitions)",
+        "refused with the expected code",
+        "failures",
+        "codes seen",
+        "a reason given",
+      ],
+      ATTACK_KINDS.map((kind) => {
+        const k = r3.kinds.find((x) => x.kind === kind)!;
+        return [
+          kind,
+          `${k.tried} (${k.distinct} distinct, ${fmtRepeat(k.tried, k.distinct)})`,
+          String(k.refused),
+          k.failures.slice(0, 2).join("; ").replace(/`/g, "'") || "0",
+          codeTally(k.codes),
+          `\`${(k.reasons[0] ?? "")
+            .replace(/\/tmp\/[\w.-]+/g, "<tmp>")
+            .replace(/`/g, "'")
+            .slice(0, 140)}\``,
+        ];
+      }),
+    ),
     "",
     `Controls: ${r3.controls.passed}/${r3.controls.tried} passed${r3.controls.failures.length ? ` (${r3.controls.failures.slice(0, 3).join("; ")})` : ""}.${r3.skipped ? ` Skipped: ${r3.skipped}.` : ""}`,
     "",
     ranAtLine(r3),
     "",
-  ].filter((line, i, all) => !(line === "" && all[i - 1] === "")).join("\n");
+  ]
+    .filter((line, i, all) => !(line === "" && all[i - 1] === ""))
+    .join("\n");
 }

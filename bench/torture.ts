@@ -22,10 +22,31 @@ import { runFuzz } from "./fuzz.js";
 import { r7FigureLine, r7SummaryRow, renderR7Section, runR7 } from "./r7-audit.js";
 import { r8FigureLine, r8SummaryRow, renderR8Section, runR8 } from "./r8-disconnects.js";
 import { ownerKillFigureLine, ownerKillSummaryRow, renderOwnerKillSection, runOwnerKills } from "./r1-owner-kill.js";
-import { machineInfo, machineLine, parseFlags, REPO_ROOT, stampLine, table, writeResult, type MachineInfo } from "./report.js";
+import {
+  machineInfo,
+  machineLine,
+  parseFlags,
+  REPO_ROOT,
+  stampLine,
+  table,
+  writeResult,
+  type MachineInfo,
+} from "./report.js";
 import { runSecretsCheck } from "./secrets.js";
 import { r9FigureLine, r9Sizes, renderR9Section, runR9, type R9Result } from "./r9-failover.js";
-import { ranAtLine, renderSeatSections, runR2, runR3, runSeatTorture, seatFigureLines, seatFigures, seatSizes, seatSummaryRows, type RanAt, type SeatTorture } from "./torture-seat.js";
+import {
+  ranAtLine,
+  renderSeatSections,
+  runR2,
+  runR3,
+  runSeatTorture,
+  seatFigureLines,
+  seatFigures,
+  seatSizes,
+  seatSummaryRows,
+  type RanAt,
+  type SeatTorture,
+} from "./torture-seat.js";
 
 type Stamped<T> = T & { ranAt: RanAt };
 type Cycles = Stamped<Awaited<ReturnType<typeof runDisposeCycles>>>;
@@ -47,16 +68,29 @@ async function stamped<T extends object>(commit: string, run: () => Promise<T>):
 }
 
 /** Cycles / fuzz / secrets sizes for a full or --quick run. */
-const SIZES = { r1Cycles: { quick: 16, full: 100 }, r1OwnerKills: { quick: 2, full: 100 }, r4Scale: { quick: 0.1, full: 1 }, r8Disconnects: { quick: 6, full: 100 } };
+const SIZES = {
+  r1Cycles: { quick: 16, full: 100 },
+  r1OwnerKills: { quick: 2, full: 100 },
+  r4Scale: { quick: 0.1, full: 1 },
+  r8Disconnects: { quick: 6, full: 100 },
+};
 
 /** R1's owner kills (per owner: `seat run`, `seat run -s`, `seat mcp`, `seat worker`) with a line per kill. */
-const runOwnerKillsSized = (quick: boolean) => runOwnerKills({ cycles: quick ? SIZES.r1OwnerKills.quick : SIZES.r1OwnerKills.full, log: (line) => console.log(line) });
+const runOwnerKillsSized = (quick: boolean) =>
+  runOwnerKills({
+    cycles: quick ? SIZES.r1OwnerKills.quick : SIZES.r1OwnerKills.full,
+    log: (line) => console.log(line),
+  });
 
 /** R9 with a line per fault. */
 const runR9Sized = (quick: boolean) => runR9({ ...r9Sizes(quick), log: (line) => console.log(line) });
 
 /** R8 with a line per disconnect. */
-const runR8Sized = (quick: boolean) => runR8({ disconnects: quick ? SIZES.r8Disconnects.quick : SIZES.r8Disconnects.full, log: (line) => console.log(line) });
+const runR8Sized = (quick: boolean) =>
+  runR8({
+    disconnects: quick ? SIZES.r8Disconnects.quick : SIZES.r8Disconnects.full,
+    log: (line) => console.log(line),
+  });
 
 /** `--only`: runs the named campaigns, prints their figures and wall time, writes nothing. */
 async function runOnly(only: Set<string>, quick: boolean): Promise<number> {
@@ -70,9 +104,14 @@ async function runOnly(only: Set<string>, quick: boolean): Promise<number> {
   };
   await timed("R1", async () => {
     const r1 = await runDisposeCycles({ cycles: quick ? SIZES.r1Cycles.quick : SIZES.r1Cycles.full });
-    console.log(`R1: ${r1.resolved}/${r1.cycles} cycles resolved, ${r1.survivors.length} surviving processes${r1.failures.length ? `; failures: ${r1.failures.slice(0, 3).join("; ")}` : ""}`);
+    console.log(
+      `R1: ${r1.resolved}/${r1.cycles} cycles resolved, ${r1.survivors.length} surviving processes${r1.failures.length ? `; failures: ${r1.failures.slice(0, 3).join("; ")}` : ""}`,
+    );
     const kills = await stamped(machineInfo().commit, () => runOwnerKillsSized(quick));
-    for (const p of Object.values(kills.byKind).flatMap((f) => f.problems).slice(0, 20)) console.log(`R1 owner kill: ${p}`);
+    for (const p of Object.values(kills.byKind)
+      .flatMap((f) => f.problems)
+      .slice(0, 20))
+      console.log(`R1 owner kill: ${p}`);
     // Printed whole so a partial run's section can be read (nothing is written with --only).
     console.log(renderOwnerKillSection(kills, ranAtLine(kills)));
     console.log(ownerKillFigureLine(kills));
@@ -81,7 +120,9 @@ async function runOnly(only: Set<string>, quick: boolean): Promise<number> {
   await timed("R2", async () => (await runR2(seatSizes(quick))).failures);
   await timed("R3", async () => {
     const r3 = await runR3(seatSizes(quick));
-    console.log(`R3 identity/socket attacks: ${r3.tried} tried (${r3.distinct} distinct variants), ${r3.failures} failed`);
+    console.log(
+      `R3 identity/socket attacks: ${r3.tried} tried (${r3.distinct} distinct variants), ${r3.failures} failed`,
+    );
     return r3.failures;
   });
   await timed("R4", async () => {
@@ -122,7 +163,18 @@ async function runOnly(only: Set<string>, quick: boolean): Promise<number> {
   return failures === 0 ? 0 : 1;
 }
 
-function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, r4: Fuzz, r5: Secrets, seat: SeatTorture, r6: Fleet, r7: Audit, r8: Disconnects, r9: R9Result): string {
+function renderReliability(
+  machine: MachineInfo,
+  r1: Cycles,
+  kills: OwnerKills,
+  r4: Fuzz,
+  r5: Secrets,
+  seat: SeatTorture,
+  r6: Fleet,
+  r7: Audit,
+  r8: Disconnects,
+  r9: R9Result,
+): string {
   return [
     "# Reliability",
     "",
@@ -137,17 +189,48 @@ function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, 
     "",
     "## Summary",
     "",
-    table(["", "campaign", "cases", "failures", "goal", "verdict"], [
-      ["R1", "dispose / crash cycles on the fake agent", String(r1.cycles), String(r1.cycles - r1.resolved + r1.survivors.length), "0 surviving processes, every session resolved", r1.survivors.length === 0 && r1.resolved === r1.cycles ? "met" : "**missed**"],
-      ownerKillSummaryRow(kills),
-      ...seatSummaryRows(seat),
-      ["R4", "property-based fuzzing of parsers, ACP lines, leader frames", String(r4.cases), String(r4.failures), "≥ 100k cases, 0 crashes, clear errors", r4.cases >= 100_000 && r4.failures === 0 ? "met" : "**missed**"],
-      ["R5", "secrets: parent-env and allow-listed XAI_API_KEY canaries never reach an argv, a file, an output, the MCP server or the model", String(r5.cases.length), String(r5.leaks), "0 leaks", r5.leaks === 0 && r5.cases.every((c) => !c.skipped) ? "met" : "**missed**"],
-      fleetSummaryRow(r6),
-      r7SummaryRow(r7),
-      r8SummaryRow(r8),
-      ["R9", "fleet through Sentinel failovers: the primary SIGKILLed, SIGSTOPped or emptied, incl. right after a dispatch mark", String(r9.jobs), String(r9.failures), "0 sent twice, 0 lost, 0 false uncertain", r9.failures === 0 ? "met" : "**missed**"],
-    ]),
+    table(
+      ["", "campaign", "cases", "failures", "goal", "verdict"],
+      [
+        [
+          "R1",
+          "dispose / crash cycles on the fake agent",
+          String(r1.cycles),
+          String(r1.cycles - r1.resolved + r1.survivors.length),
+          "0 surviving processes, every session resolved",
+          r1.survivors.length === 0 && r1.resolved === r1.cycles ? "met" : "**missed**",
+        ],
+        ownerKillSummaryRow(kills),
+        ...seatSummaryRows(seat),
+        [
+          "R4",
+          "property-based fuzzing of parsers, ACP lines, leader frames",
+          String(r4.cases),
+          String(r4.failures),
+          "≥ 100k cases, 0 crashes, clear errors",
+          r4.cases >= 100_000 && r4.failures === 0 ? "met" : "**missed**",
+        ],
+        [
+          "R5",
+          "secrets: parent-env and allow-listed XAI_API_KEY canaries never reach an argv, a file, an output, the MCP server or the model",
+          String(r5.cases.length),
+          String(r5.leaks),
+          "0 leaks",
+          r5.leaks === 0 && r5.cases.every((c) => !c.skipped) ? "met" : "**missed**",
+        ],
+        fleetSummaryRow(r6),
+        r7SummaryRow(r7),
+        r8SummaryRow(r8),
+        [
+          "R9",
+          "fleet through Sentinel failovers: the primary SIGKILLed, SIGSTOPped or emptied, incl. right after a dispatch mark",
+          String(r9.jobs),
+          String(r9.failures),
+          "0 sent twice, 0 lost, 0 false uncertain",
+          r9.failures === 0 ? "met" : "**missed**",
+        ],
+      ],
+    ),
     "",
     `${stampLine(machine, r5.ranAt.finishedAt)} Each section below names its own campaign's times.`,
     "",
@@ -158,7 +241,17 @@ function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, 
     "moves to its own session); after `dispose()` resolves, any live process whose `/proc/<pid>/environ` holds the tag",
     "is a survivor.",
     "",
-    table(["cycles", "resolved", "surviving processes", "failures"], [[String(r1.cycles), String(r1.resolved), r1.survivors.join(", ") || "0", r1.failures.slice(0, 5).join("; ") || "0"]]),
+    table(
+      ["cycles", "resolved", "surviving processes", "failures"],
+      [
+        [
+          String(r1.cycles),
+          String(r1.resolved),
+          r1.survivors.join(", ") || "0",
+          r1.failures.slice(0, 5).join("; ") || "0",
+        ],
+      ],
+    ),
     "",
     ranAtLine(r1),
     "",
@@ -169,7 +262,15 @@ function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, 
     "A failure is a thrown error other than a clear `SeatError`, a rejected `prompt()`, a turn that does not resolve",
     "within 5 s, a parse result that breaks the parser's contract, or an uncaught exception / rejection anywhere.",
     "",
-    table(["target", "cases", "failures", "counterexample"], r4.targets.map((t) => [t.target, String(t.cases), String(t.failures), t.counterexample ? `\`${t.counterexample.slice(0, 200)}\`` : ""])),
+    table(
+      ["target", "cases", "failures", "counterexample"],
+      r4.targets.map((t) => [
+        t.target,
+        String(t.cases),
+        String(t.failures),
+        t.counterexample ? `\`${t.counterexample.slice(0, 200)}\`` : "",
+      ]),
+    ),
     "",
     `Uncaught exceptions / rejections during the run: ${r4.uncaught}.`,
     "",
@@ -190,7 +291,16 @@ function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, 
     "release through the `seat` CLI) and headless (`seat run`), every `/proc/*/cmdline` is sampled throughout, and",
     "afterwards every file under the seat home and socket dirs and every captured output is grepped for it.",
     "",
-    table(["agent", "processes checked (/proc environ)", "commands", "leaks", "note"], r5.cases.map((c) => [c.agent, String(c.processesChecked), (c.commands ?? []).join("; "), c.leaks.join(", ") || "0", c.skipped ?? ""])),
+    table(
+      ["agent", "processes checked (/proc environ)", "commands", "leaks", "note"],
+      r5.cases.map((c) => [
+        c.agent,
+        String(c.processesChecked),
+        (c.commands ?? []).join("; "),
+        c.leaks.join(", ") || "0",
+        c.skipped ?? "",
+      ]),
+    ),
     "",
     ranAtLine(r5),
     "",
@@ -201,7 +311,7 @@ function renderReliability(machine: MachineInfo, r1: Cycles, kills: OwnerKills, 
     "## Defects found and fixed",
     "",
     "- R4 (ACP lines): a `session/prompt` answered with a result that is not an object with a string `stopReason` (for",
-    "  example `{\"id\":0,\"result\":\"\"}`) ended the turn silently — no stop reason, no diagnostic, `done` with",
+    '  example `{"id":0,"result":""}`) ended the turn silently — no stop reason, no diagnostic, `done` with',
     "  `unknown`. `SessionCore` now reports `ACP_PROTOCOL_ERROR` (partial text is still kept as the answer).",
     "  Regression test: `src/acp/prompt-response.test.ts`.",
     "",
@@ -224,17 +334,28 @@ async function main(): Promise<number> {
   const quick = flags.has("quick");
   const machine = machineInfo();
   console.log(`torture: ${machineLine(machine)}${quick ? " (quick: nothing is written)" : ""}`);
-  if (typeof flags.get("only") === "string") return runOnly(new Set(String(flags.get("only")).toUpperCase().split(",")), quick);
+  if (typeof flags.get("only") === "string")
+    return runOnly(new Set(String(flags.get("only")).toUpperCase().split(",")), quick);
   const commit = machine.commit;
 
-  const r1 = await stamped(commit, () => runDisposeCycles({ cycles: quick ? SIZES.r1Cycles.quick : SIZES.r1Cycles.full }));
-  console.log(`R1: ${r1.resolved}/${r1.cycles} cycles resolved, ${r1.survivors.length} surviving processes${r1.failures.length ? `; failures: ${r1.failures.slice(0, 3).join("; ")}` : ""}`);
+  const r1 = await stamped(commit, () =>
+    runDisposeCycles({ cycles: quick ? SIZES.r1Cycles.quick : SIZES.r1Cycles.full }),
+  );
+  console.log(
+    `R1: ${r1.resolved}/${r1.cycles} cycles resolved, ${r1.survivors.length} surviving processes${r1.failures.length ? `; failures: ${r1.failures.slice(0, 3).join("; ")}` : ""}`,
+  );
   const kills = await stamped(commit, () => runOwnerKillsSized(quick));
   const r4 = await stamped(commit, () => runFuzz({ scale: quick ? SIZES.r4Scale.quick : SIZES.r4Scale.full }));
-  for (const t of r4.targets) console.log(`R4: ${t.target}: ${t.cases} cases, ${t.failures} failures${t.counterexample ? ` (${t.counterexample.slice(0, 200)})` : ""}`);
+  for (const t of r4.targets)
+    console.log(
+      `R4: ${t.target}: ${t.cases} cases, ${t.failures} failures${t.counterexample ? ` (${t.counterexample.slice(0, 200)})` : ""}`,
+    );
   const seat = await runSeatTorture({ quick, commit });
   const r5 = await stamped(commit, () => runSecretsCheck());
-  for (const c of r5.cases) console.log(`R5: ${c.agent}: ${c.processesChecked} processes checked (${(c.commands ?? []).join("; ")}), leaks: ${c.leaks.join(", ") || 0}${c.skipped ? ` (skipped: ${c.skipped})` : ""}`);
+  for (const c of r5.cases)
+    console.log(
+      `R5: ${c.agent}: ${c.processesChecked} processes checked (${(c.commands ?? []).join("; ")}), leaks: ${c.leaks.join(", ") || 0}${c.skipped ? ` (skipped: ${c.skipped})` : ""}`,
+    );
   const r6 = await stamped(commit, () => runR6(quick));
   for (const p of r6.problems.slice(0, 20)) console.log(`R6: ${p}`);
   const r7 = await stamped(commit, () => runR7({ quick, log: (line) => console.log(line) }));
@@ -243,17 +364,40 @@ async function main(): Promise<number> {
 
   if (!quick) {
     writeResult("torture", { r1, r1OwnerKills: kills, r2: seat.r2, r3: seat.r3, r4, r5, r6, r7, r8, r9 }, machine);
-    writeFileSync(join(REPO_ROOT, "RELIABILITY.md"), renderReliability(machine, r1, kills, r4, r5, seat, r6, r7, r8, r9));
+    writeFileSync(
+      join(REPO_ROOT, "RELIABILITY.md"),
+      renderReliability(machine, r1, kills, r4, r5, seat, r6, r7, r8, r9),
+    );
     console.log("torture: wrote RELIABILITY.md and bench/results/torture.json");
   }
   const r1Failures = r1.cycles - r1.resolved + r1.survivors.length;
   const r5Failures = r5.leaks + r5.cases.filter((c) => c.skipped).length;
   const seatTotals = seatFigures(seat);
   const killCount = Object.values(kills.byKind).reduce((n, f) => n + f.kills, 0);
-  const cases = r1.cycles + killCount + seatTotals.cases + r4.cases + r5.cases.length + r6.jobs + r7.tried + r8.disconnects + r9.jobs;
-  const failures = r1Failures + kills.failures + seatTotals.failures + r4.failures + r5Failures + r6.failures + r7.failures + r8.failures + r9.failures;
+  const cases =
+    r1.cycles +
+    killCount +
+    seatTotals.cases +
+    r4.cases +
+    r5.cases.length +
+    r6.jobs +
+    r7.tried +
+    r8.disconnects +
+    r9.jobs;
+  const failures =
+    r1Failures +
+    kills.failures +
+    seatTotals.failures +
+    r4.failures +
+    r5Failures +
+    r6.failures +
+    r7.failures +
+    r8.failures +
+    r9.failures;
   // The figures are the last lines of every run.
-  console.log(`R1 dispose/crash cycles: ${r1.cycles} tried, ${r1Failures} failed (${r1.survivors.length} surviving processes)`);
+  console.log(
+    `R1 dispose/crash cycles: ${r1.cycles} tried, ${r1Failures} failed (${r1.survivors.length} surviving processes)`,
+  );
   console.log(ownerKillFigureLine(kills));
   for (const line of seatFigureLines(seat)) console.log(line);
   console.log(`R4 fuzz: ${r4.cases} cases tried, ${r4.failures} failed (${r4.uncaught} uncaught)`);

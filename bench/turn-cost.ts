@@ -86,10 +86,18 @@ async function followToExit(pids: number[]): Promise<number> {
 }
 
 /** Runs argv under `sh -c '"$@"; times'`: wall ms, and CPU ms of the process and the children it waited for. */
-function timed(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ wallMs: number; cpuMs: number; stdout: string }> {
+function timed(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ wallMs: number; cpuMs: number; stdout: string }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", '"$@" || exit $?; times >&2', "sh", ...argv], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("/bin/sh", ["-c", '"$@" || exit $?; times >&2', "sh", ...argv], {
+      env,
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -100,7 +108,8 @@ function timed(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ w
       // `times` prints the shell's own user/system line, then its children's.
       const children = stderr.trim().split("\n").at(-1) ?? "";
       const parts = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60_000 + Number(m[2]) * 1000);
-      if (code !== 0 || parts.length !== 2) return reject(new Error(`${argv.slice(0, 4).join(" ")} exited ${code}: ${stderr.slice(-500)}`));
+      if (code !== 0 || parts.length !== 2)
+        return reject(new Error(`${argv.slice(0, 4).join(" ")} exited ${code}: ${stderr.slice(-500)}`));
       resolve({ wallMs, cpuMs: parts[0]! + parts[1]!, stdout });
     });
   });
@@ -113,23 +122,37 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
   const dir = mkdtempSync(join(tmpdir(), "gs-bench-turn-cost-"));
   const childLog = join(dir, "children.log");
   // At the seat's exit, its live children (the reaper) by pid, from /proc/self/task/*/children.
-  writeFileSync(join(dir, "children-at-exit.mjs"), [
-    'import { appendFileSync, readdirSync, readFileSync } from "node:fs";',
-    "process.on(\"exit\", () => {",
-    "  // cutime + cstime: the CPU of the children this process waited for (grok), in clock ticks (100 per second).",
-    '  const text = readFileSync("/proc/self/stat", "utf8");',
-    '  const stat = text.slice(text.lastIndexOf(")") + 2).split(" ");',
-    "  const waited = (Number(stat[13]) + Number(stat[14])) * 10;",
-    '  const pids = readdirSync("/proc/self/task").flatMap((t) => readFileSync(`/proc/self/task/${t}/children`, "utf8").trim().split(" ").filter(Boolean));',
-    '  appendFileSync(process.env.GS_BENCH_CHILD_LOG, `${waited}\\n${pids.join(" ")}\\n`);',
-    "});",
-  ].join("\n"));
+  writeFileSync(
+    join(dir, "children-at-exit.mjs"),
+    [
+      'import { appendFileSync, readdirSync, readFileSync } from "node:fs";',
+      'process.on("exit", () => {',
+      "  // cutime + cstime: the CPU of the children this process waited for (grok), in clock ticks (100 per second).",
+      '  const text = readFileSync("/proc/self/stat", "utf8");',
+      '  const stat = text.slice(text.lastIndexOf(")") + 2).split(" ");',
+      "  const waited = (Number(stat[13]) + Number(stat[14])) * 10;",
+      '  const pids = readdirSync("/proc/self/task").flatMap((t) => readFileSync(`/proc/self/task/${t}/children`, "utf8").trim().split(" ").filter(Boolean));',
+      '  appendFileSync(process.env.GS_BENCH_CHILD_LOG, `${waited}\\n${pids.join(" ")}\\n`);',
+      "});",
+    ].join("\n"),
+  );
   const grokEnv = { ...rig.sessionOptions.env, ...rig.sessionOptions.agentEnv };
-  const cliEnv = { ...rig.sessionOptions.env, HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: join(dir, "seat-home"), GS_BENCH_CHILD_LOG: childLog };
+  const cliEnv = {
+    ...rig.sessionOptions.env,
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    GROK_SEAT_HOME: join(dir, "seat-home"),
+    GS_BENCH_CHILD_LOG: childLog,
+  };
   const cwd = rig.sessionOptions.cwd;
   const seat = async (args: string[]): Promise<TurnCostPath> => {
     writeFileSync(childLog, "");
-    const r = await timed([process.execPath, "--import", join(dir, "children-at-exit.mjs"), SEAT_MAIN, ...args], cliEnv, cwd);
+    const r = await timed(
+      [process.execPath, "--import", join(dir, "children-at-exit.mjs"), SEAT_MAIN, ...args],
+      cliEnv,
+      cwd,
+    );
     const [waited, children] = readFileSync(childLog, "utf8").split("\n");
     const helperCpuMs = await followToExit((children ?? "").split(" ").filter(Boolean).map(Number));
     return { wallMs: r.wallMs, cpuMs: r.cpuMs + helperCpuMs, helperCpuMs, selfCpuMs: r.cpuMs - Number(waited) };
@@ -138,7 +161,12 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
     const r = await timed([rig.binary, "--no-auto-update", "-p", PROMPT, ...args], grokEnv, cwd);
     return { wallMs: r.wallMs, cpuMs: r.cpuMs };
   };
-  const samples = { seatJson: [] as TurnCostPath[], seatContinued: [] as TurnCostPath[], grokStreaming: [] as TurnCostPath[], grokPlain: [] as TurnCostPath[] };
+  const samples = {
+    seatJson: [] as TurnCostPath[],
+    seatContinued: [] as TurnCostPath[],
+    grokStreaming: [] as TurnCostPath[],
+    grokPlain: [] as TurnCostPath[],
+  };
   const paths: Array<[keyof typeof samples, () => Promise<TurnCostPath>]> = [
     ["seatJson", () => seat(["run", "--json", PROMPT])],
     ["seatContinued", () => seat(["run", "-s", "bench", PROMPT])],
@@ -163,7 +191,8 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
     ...(s[0]?.helperCpuMs !== undefined ? { helperCpuMs: median(s.map((x) => x.helperCpuMs ?? 0)) } : {}),
     ...(s[0]?.selfCpuMs !== undefined ? { selfCpuMs: median(s.map((x) => x.selfCpuMs ?? 0)) } : {}),
   });
-  const perRound = (a: TurnCostPath[], b: TurnCostPath[], pick: (p: TurnCostPath) => number) => median(a.map((x, i) => pick(x) / pick(b[i]!)));
+  const perRound = (a: TurnCostPath[], b: TurnCostPath[], pick: (p: TurnCostPath) => number) =>
+    median(a.map((x, i) => pick(x) / pick(b[i]!)));
   return {
     rounds,
     seatJson: summary(samples.seatJson),
@@ -179,7 +208,13 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
 
 /** CPU ms of a whole fresh node process (start, `body` as an ES module in the package root, exit). */
 async function cpuOfFreshNode(body: string): Promise<number> {
-  return (await timed([process.execPath, "--input-type=module", "-e", body], { PATH: process.env.PATH ?? "/usr/bin:/bin" }, fileURLToPath(new URL("..", import.meta.url)))).cpuMs;
+  return (
+    await timed(
+      [process.execPath, "--input-type=module", "-e", body],
+      { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      fileURLToPath(new URL("..", import.meta.url)),
+    )
+  ).cpuMs;
 }
 
 /** Medians over `rounds` fresh processes of: node's start, the run verb's modules, the ACP SDK. */
@@ -191,7 +226,11 @@ async function seatCpuBreakdown(rounds: number): Promise<SeatCpuBreakdown> {
   for (let round = 0; round < rounds; round++) {
     start.push(await cpuOfFreshNode(""));
     // main.js itself would run the CLI; its imports are output.js, pipes.js, commands/index.js (+ errors, redact).
-    run.push(await cpuOfFreshNode(`await import(${cli("output.js")}); await import(${cli("pipes.js")}); await import(${cli("commands/index.js")}); await import(${cli("config.js")}); await import(${cli("commands/run.js")});`));
+    run.push(
+      await cpuOfFreshNode(
+        `await import(${cli("output.js")}); await import(${cli("pipes.js")}); await import(${cli("commands/index.js")}); await import(${cli("config.js")}); await import(${cli("commands/run.js")});`,
+      ),
+    );
     sdk.push(await cpuOfFreshNode('await import("@agentclientprotocol/sdk");'));
   }
   const nodeStartMs = median(start);
@@ -199,27 +238,61 @@ async function seatCpuBreakdown(rounds: number): Promise<SeatCpuBreakdown> {
 }
 
 /** The BENCHMARKS.md section of P17 (same shape as run.ts's sections). */
-export function turnCostSection(r: TurnCostBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function turnCostSection(r: TurnCostBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   const title = "P17 a turn's cost: `seat run` vs `grok -p` on one one-line turn, wall and CPU (helpers included)";
   const goals = (met: (r: TurnCostBenchResult) => [boolean | undefined, boolean | undefined, boolean | undefined]) => {
     const [cpu, wall, continued] = met(r);
     return [
-      { goal: "`seat run --json` CPU ≤ 1.5× `grok -p --output-format streaming-json` (grok and the reaper included)", met: cpu, measured: r.cpuRatio === undefined ? "skipped" : ratio(r.cpuRatio) },
-      { goal: "`seat run --json` wall ≤ 0.5× `grok -p --output-format streaming-json`", met: wall, measured: r.wallRatio === undefined ? "skipped" : ratio(r.wallRatio) },
-      { goal: "`seat run -s` continued wall < 1.0× `grok -p` (P6's goal, measured here beside CPU)", met: continued, measured: r.continuedRatio === undefined ? "skipped" : ratio(r.continuedRatio) },
+      {
+        goal: "`seat run --json` CPU ≤ 1.5× `grok -p --output-format streaming-json` (grok and the reaper included)",
+        met: cpu,
+        measured: r.cpuRatio === undefined ? "skipped" : ratio(r.cpuRatio),
+      },
+      {
+        goal: "`seat run --json` wall ≤ 0.5× `grok -p --output-format streaming-json`",
+        met: wall,
+        measured: r.wallRatio === undefined ? "skipped" : ratio(r.wallRatio),
+      },
+      {
+        goal: "`seat run -s` continued wall < 1.0× `grok -p` (P6's goal, measured here beside CPU)",
+        met: continued,
+        measured: r.continuedRatio === undefined ? "skipped" : ratio(r.continuedRatio),
+      },
     ];
   };
-  if (r.skipped || !r.seatJson || !r.grokStreaming || !r.seatContinued || !r.grokPlain) return { title, body: `Skipped: ${r.skipped ?? "no data"}.`, goals: goals(() => [undefined, undefined, undefined]) };
-  const row = (what: string, p: TurnCostPath) => [what, fmt(p.wallMs), fmt(p.cpuMs), p.helperCpuMs === undefined ? "—" : fmt(p.helperCpuMs)];
+  if (r.skipped || !r.seatJson || !r.grokStreaming || !r.seatContinued || !r.grokPlain)
+    return {
+      title,
+      body: `Skipped: ${r.skipped ?? "no data"}.`,
+      goals: goals(() => [undefined, undefined, undefined]),
+    };
+  const row = (what: string, p: TurnCostPath) => [
+    what,
+    fmt(p.wallMs),
+    fmt(p.cpuMs),
+    p.helperCpuMs === undefined ? "—" : fmt(p.helperCpuMs),
+  ];
   return {
     title: `${title} (${r.rounds} rounds, medians)`,
     body: [
-      table(["path", "wall (ms)", "CPU (ms): the process, what it waited for, its helpers", "of which helpers (the reaper)"], [
-        row("`seat run --json`", r.seatJson),
-        row("`seat run -s NAME` continued", r.seatContinued),
-        row("`grok -p --output-format streaming-json`", r.grokStreaming),
-        row("`grok -p`", r.grokPlain),
-      ]),
+      table(
+        [
+          "path",
+          "wall (ms)",
+          "CPU (ms): the process, what it waited for, its helpers",
+          "of which helpers (the reaper)",
+        ],
+        [
+          row("`seat run --json`", r.seatJson),
+          row("`seat run -s NAME` continued", r.seatContinued),
+          row("`grok -p --output-format streaming-json`", r.grokStreaming),
+          row("`grok -p`", r.grokPlain),
+        ],
+      ),
       "",
       `Ratios (medians of per-round ratios): \`seat run --json\` ÷ \`grok -p --output-format streaming-json\`: CPU ${ratio(r.cpuRatio!)}, wall ${ratio(r.wallRatio!)}; \`seat run -s\` continued ÷ \`grok -p\`: wall ${ratio(r.continuedRatio!)}.`,
       ...(r.breakdown ? ["", ...breakdownLines(r.seatJson, r.breakdown, r.grokStreaming)] : []),
@@ -237,15 +310,21 @@ function breakdownLines(seat: TurnCostPath, b: SeatCpuBreakdown, grokP: TurnCost
   return [
     "Where `seat run --json`'s CPU goes (medians; the module rows are measured in fresh node processes, the rest is what is left):",
     "",
-    table(["part", "CPU (ms)"], [
-      ["grok (`grok agent stdio`, waited for by seat)", fmt(grok)],
-      ["the reaper (a node process that outlives the seat to reap after it)", fmt(helpers)],
-      ["the seat process, start to exit", fmt(self)],
-      ["· node's own start and exit (a whole `node -e \"\"`)", fmt(b.nodeStartMs)],
-      ["· loading `seat run`'s modules (our code, SQLite's binding not included)", fmt(b.runModulesMs)],
-      ["· loading the ACP SDK and the zod schemas it builds at import", fmt(b.acpSdkMs)],
-      ["· the rest: the turn (spawn, handshake, metering proxy, ledger with SQLite, control socket, dispose)", fmt(turn)],
-    ]),
+    table(
+      ["part", "CPU (ms)"],
+      [
+        ["grok (`grok agent stdio`, waited for by seat)", fmt(grok)],
+        ["the reaper (a node process that outlives the seat to reap after it)", fmt(helpers)],
+        ["the seat process, start to exit", fmt(self)],
+        ['· node\'s own start and exit (a whole `node -e ""`)', fmt(b.nodeStartMs)],
+        ["· loading `seat run`'s modules (our code, SQLite's binding not included)", fmt(b.runModulesMs)],
+        ["· loading the ACP SDK and the zod schemas it builds at import", fmt(b.acpSdkMs)],
+        [
+          "· the rest: the turn (spawn, handshake, metering proxy, ledger with SQLite, control socket, dispose)",
+          fmt(turn),
+        ],
+      ],
+    ),
     "",
     // What no trimming of our own modules can remove while the seat is a node process with a node reaper and the
     // ACP SDK: grok, the reaper, node's start and the SDK.

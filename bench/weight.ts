@@ -62,7 +62,11 @@ function run(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ ms:
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve({ ms: performance.now() - t0, stdout }) : reject(new Error(`${argv.slice(0, 4).join(" ")} exited ${code}: ${stderr.slice(-500)}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve({ ms: performance.now() - t0, stdout })
+        : reject(new Error(`${argv.slice(0, 4).join(" ")} exited ${code}: ${stderr.slice(-500)}`)),
+    );
   });
 }
 
@@ -72,7 +76,8 @@ export async function benchWeight(options: WeightBenchOptions = {}): Promise<Wei
   const packageRoot = options.packageRoot ?? REPO_ROOT;
   const seatMain = options.seatMain ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-  const importScript = 'const c = process.cpuUsage(); const t = performance.now(); await import("grok-seat"); const u = process.cpuUsage(c); process.stdout.write(`${performance.now() - t} ${(u.user + u.system) / 1000}`);';
+  const importScript =
+    'const c = process.cpuUsage(); const t = performance.now(); await import("grok-seat"); const u = process.cpuUsage(c); process.stdout.write(`${performance.now() - t} ${(u.user + u.system) / 1000}`);';
   const imports: number[] = [];
   const importCpus: number[] = [];
   const importWalls: number[] = [];
@@ -86,19 +91,39 @@ export async function benchWeight(options: WeightBenchOptions = {}): Promise<Wei
     importWalls.push(imported.ms);
     empties.push((await run([process.execPath, "-e", ""], env, packageRoot)).ms);
   }
-  const base = { rounds, importMs: median(imports), importCpuMs: median(importCpus), importProcessMs: median(importWalls), emptyNodeMs: median(empties) };
+  const base = {
+    rounds,
+    importMs: median(imports),
+    importCpuMs: median(importCpus),
+    importProcessMs: median(importWalls),
+    emptyNodeMs: median(empties),
+  };
 
   const rig = await startLiveRig({ fallback: { text: "one line from the mock" } });
   if (typeof rig === "string") return { ...base, skipped: rig };
   const hookDir = mkdtempSync(join(tmpdir(), "gs-bench-weight-"));
   const cpuLog = join(hookDir, "cpu.log");
-  writeFileSync(join(hookDir, "cpu-at-exit.mjs"), 'import { appendFileSync } from "node:fs";\nprocess.on("exit", () => { const u = process.cpuUsage(); appendFileSync(process.env.GS_BENCH_CPU_LOG, `${(u.user + u.system) / 1000}\\n`); });\n');
-  const cliEnv = { ...rig.sessionOptions.env, HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GS_BENCH_CPU_LOG: cpuLog };
+  writeFileSync(
+    join(hookDir, "cpu-at-exit.mjs"),
+    'import { appendFileSync } from "node:fs";\nprocess.on("exit", () => { const u = process.cpuUsage(); appendFileSync(process.env.GS_BENCH_CPU_LOG, `${(u.user + u.system) / 1000}\\n`); });\n',
+  );
+  const cliEnv = {
+    ...rig.sessionOptions.env,
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    GS_BENCH_CPU_LOG: cpuLog,
+  };
   const cliCpus: number[] = [];
   const cli = async (): Promise<number> => {
     writeFileSync(cpuLog, "");
-    const r = await run([process.execPath, "--import", join(hookDir, "cpu-at-exit.mjs"), seatMain, "run", "--json", PROMPT], cliEnv, rig.sessionOptions.cwd);
-    if (!r.stdout.includes('"type":"done"')) throw new Error(`seat run --json ended without a done event: ${r.stdout.slice(-500)}`);
+    const r = await run(
+      [process.execPath, "--import", join(hookDir, "cpu-at-exit.mjs"), seatMain, "run", "--json", PROMPT],
+      cliEnv,
+      rig.sessionOptions.cwd,
+    );
+    if (!r.stdout.includes('"type":"done"'))
+      throw new Error(`seat run --json ended without a done event: ${r.stdout.slice(-500)}`);
     cliCpus.push(Number(readFileSync(cpuLog, "utf8").trim()));
     return r.ms;
   };
@@ -112,30 +137,50 @@ export async function benchWeight(options: WeightBenchOptions = {}): Promise<Wei
     rmSync(hookDir, { recursive: true, force: true });
   }
   cliCpus.shift(); // the warm-up run
-  return { ...base, cliRunMs: median(cliRuns), cliCpuMs: median(cliCpus), libraryTurnMs: median(libraryRuns), cliOverheadMs: median(cliRuns.map((c, i) => c - libraryRuns[i]!)) };
+  return {
+    ...base,
+    cliRunMs: median(cliRuns),
+    cliCpuMs: median(cliCpus),
+    libraryTurnMs: median(libraryRuns),
+    cliOverheadMs: median(cliRuns.map((c, i) => c - libraryRuns[i]!)),
+  };
 }
 
 /** The BENCHMARKS.md section of P9 (same shape as run.ts's sections). */
-export function weightSection(r: WeightBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function weightSection(r: WeightBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   const ms = (v: number | undefined) => (v === undefined ? "—" : `${fmt(v / 1000)} s`);
   return {
     title: `P9 weight: cold \`import("grok-seat")\` and the CLI's cost around one turn (${r.rounds} rounds, medians)`,
     body: [
-      table(["what", "time"], [
-        ["`await import(\"grok-seat\")` in a fresh node (measured inside the process)", ms(r.importMs)],
-        ["CPU time of that import (user + system)", ms(r.importCpuMs)],
-        ["that whole process (node start + import + exit)", ms(r.importProcessMs)],
-        ["`node -e \"\"` (any node process, for scale)", ms(r.emptyNodeMs)],
-        ["`seat run --json \"bench turn\"` (process wall time)", ms(r.cliRunMs)],
-        ["CPU time of that `seat` process, node start to exit (grok's own not included)", ms(r.cliCpuMs)],
-        ["the same turn through the library in a warm process (createSession + prompt + dispose)", ms(r.libraryTurnMs)],
-        ["CLI overhead: median of per-round differences of the two rows above", ms(r.cliOverheadMs)],
-      ]),
+      table(
+        ["what", "time"],
+        [
+          ['`await import("grok-seat")` in a fresh node (measured inside the process)', ms(r.importMs)],
+          ["CPU time of that import (user + system)", ms(r.importCpuMs)],
+          ["that whole process (node start + import + exit)", ms(r.importProcessMs)],
+          ['`node -e ""` (any node process, for scale)', ms(r.emptyNodeMs)],
+          ['`seat run --json "bench turn"` (process wall time)', ms(r.cliRunMs)],
+          ["CPU time of that `seat` process, node start to exit (grok's own not included)", ms(r.cliCpuMs)],
+          [
+            "the same turn through the library in a warm process (createSession + prompt + dispose)",
+            ms(r.libraryTurnMs),
+          ],
+          ["CLI overhead: median of per-round differences of the two rows above", ms(r.cliOverheadMs)],
+        ],
+      ),
       ...(r.skipped ? ["", `CLI rows skipped: ${r.skipped}.`] : []),
     ].join("\n"),
     goals: [
-      { goal: "cold `import(\"grok-seat\")` ≤ 0.2 s", met: r.importMs <= 200, measured: ms(r.importMs) },
-      { goal: "`seat run --json` wall − the same turn in a warm process ≤ 0.15 s", met: r.cliOverheadMs === undefined ? undefined : r.cliOverheadMs <= 150, measured: ms(r.cliOverheadMs) },
+      { goal: 'cold `import("grok-seat")` ≤ 0.2 s', met: r.importMs <= 200, measured: ms(r.importMs) },
+      {
+        goal: "`seat run --json` wall − the same turn in a warm process ≤ 0.15 s",
+        met: r.cliOverheadMs === undefined ? undefined : r.cliOverheadMs <= 150,
+        measured: ms(r.cliOverheadMs),
+      },
     ],
   };
 }

@@ -28,7 +28,14 @@ export interface WorktreesBenchResult {
 }
 
 function git(cwd: string, args: string[]): void {
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: cwd,
+    GIT_AUTHOR_NAME: "b",
+    GIT_AUTHOR_EMAIL: "b@b",
+    GIT_COMMITTER_NAME: "b",
+    GIT_COMMITTER_EMAIL: "b@b",
+  };
   const r = spawnSync("git", args, { cwd, env, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
 }
@@ -42,7 +49,8 @@ export async function benchWorktrees(options: { files?: number; rounds?: number 
     const repo = join(dir, "repo");
     for (let d = 0; d < Math.ceil(files / 100); d += 1) {
       mkdirSync(join(repo, `d${d}`), { recursive: true });
-      for (let f = 0; f < 100 && d * 100 + f < files; f += 1) writeFileSync(join(repo, `d${d}`, `f${f}.txt`), `file ${d}/${f}\n`);
+      for (let f = 0; f < 100 && d * 100 + f < files; f += 1)
+        writeFileSync(join(repo, `d${d}`, `f${f}.txt`), `file ${d}/${f}\n`);
     }
     git(repo, ["init", "--quiet", "--initial-branch=main"]);
     git(repo, ["add", "--all"]);
@@ -84,14 +92,27 @@ export async function benchWorktrees(options: { files?: number; rounds?: number 
 }
 
 /** The P12 section of BENCHMARKS.md. */
-export function worktreesSection(r: WorktreesBenchResult): { title: string; body: string; goals: Array<{ goal: string; met: boolean | undefined; measured: string }> } {
+export function worktreesSection(r: WorktreesBenchResult): {
+  title: string;
+  body: string;
+  goals: Array<{ goal: string; met: boolean | undefined; measured: string }>;
+} {
   return {
     title: `P12 worktrees: createWorktree against a bare \`git worktree add\` on a ${r.files}-file repository (${r.rounds} rounds, medians)`,
-    body: table(["path", "p50 ms"], [
-      ["`git worktree add -b B DIR HEAD` (one process)", fmt(r.bareMs, 1)],
-      ["`createWorktree({ home, cwd, name })` (resolve, checks, add, record)", fmt(r.seatMs, 1)],
-      ["ratio", ratio(r.ratio)],
-    ]),
-    goals: [{ goal: "worktree creation on a 10k-file repository ≤ 1.2× a bare `git worktree add`", met: r.ratio <= 1.2, measured: ratio(r.ratio) }],
+    body: table(
+      ["path", "p50 ms"],
+      [
+        ["`git worktree add -b B DIR HEAD` (one process)", fmt(r.bareMs, 1)],
+        ["`createWorktree({ home, cwd, name })` (resolve, checks, add, record)", fmt(r.seatMs, 1)],
+        ["ratio", ratio(r.ratio)],
+      ],
+    ),
+    goals: [
+      {
+        goal: "worktree creation on a 10k-file repository ≤ 1.2× a bare `git worktree add`",
+        met: r.ratio <= 1.2,
+        measured: ratio(r.ratio),
+      },
+    ],
   };
 }

@@ -44,7 +44,9 @@ function fencedBlocks(text) {
   return blocks;
 }
 
-const docs = [join(root, "README.md"), ...filesUnder(join(root, "docs")).filter((p) => p.endsWith(".md"))].filter((p) => existsSync(p));
+const docs = [join(root, "README.md"), ...filesUnder(join(root, "docs")).filter((p) => p.endsWith(".md"))].filter((p) =>
+  existsSync(p),
+);
 const examples = new Map(filesUnder(join(root, "examples")).map((p) => [readFileSync(p, "utf8"), relative(root, p)]));
 let blocks = 0;
 const problems = [];
@@ -53,11 +55,18 @@ for (const doc of docs) {
     blocks += 1;
     const where = `${relative(root, doc)}:${block.line}`;
     if (block.content === null) problems.push(`${where}: the code block is never closed`);
-    else if (!examples.has(block.content)) problems.push(`${where}: this \`\`\`${block.info} block is not byte-identical to any file under examples/ (copy the file's content, or update the file)`);
+    else if (!examples.has(block.content))
+      problems.push(
+        `${where}: this \`\`\`${block.info} block is not byte-identical to any file under examples/ (copy the file's content, or update the file)`,
+      );
   }
 }
 if (problems.length > 0) {
-  process.stderr.write(`${problems.join("\n")}\ncheck-examples: ${problems.length} of ${blocks} code blocks drifted from examples/\n`);
+  process.stderr.write(
+    `${problems.join("\n")}\ncheck-examples: ${problems.length} of ${blocks} code blocks drifted from examples/\n`,
+  );
   process.exit(1);
 }
-process.stdout.write(`check-examples: all ${blocks} code blocks in ${docs.length} files match a file under examples/\n`);
+process.stdout.write(
+  `check-examples: all ${blocks} code blocks in ${docs.length} files match a file under examples/\n`,
+);

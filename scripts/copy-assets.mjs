@@ -16,6 +16,10 @@ function walk(dir) {
   }
 }
 for (const root of roots) {
-  try { statSync(root); } catch { continue; }
+  try {
+    statSync(root);
+  } catch {
+    continue;
+  }
   walk(root);
 }

@@ -11,7 +11,18 @@
 // version for the same Node (building it from source takes minutes on 2 cores), else rebuilt in the project.
 import { spawnSync } from "node:child_process";
 import { builtinModules } from "node:module";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,9 +53,17 @@ async function step(name, body) {
 
 /** Runs a command; fails the step on a non-zero exit, printing its output. */
 function sh(command, args, options = {}) {
-  const result = spawnSync(command, args, { cwd: app, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 180_000, ...options });
+  const result = spawnSync(command, args, {
+    cwd: app,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 180_000,
+    ...options,
+  });
   if (result.status !== 0) {
-    fail(`\`${[command, ...args].join(" ")}\` exited ${result.status ?? result.signal}\n${(result.stdout ?? "").slice(-4000)}${(result.stderr ?? "").slice(-4000)}`);
+    fail(
+      `\`${[command, ...args].join(" ")}\` exited ${result.status ?? result.signal}\n${(result.stdout ?? "").slice(-4000)}${(result.stderr ?? "").slice(-4000)}`,
+    );
   }
   return result;
 }
@@ -71,33 +90,72 @@ await step("build and npm pack", () => {
   if (leaked.length > 0) fail(`the tarball carries tests, maps or sources: ${leaked.slice(0, 10).join(", ")}`);
   // A .js that names a map the tarball lacks sends debuggers and bundlers after a missing file.
   const shipped = new Set(files);
-  const dangling = files.filter((f) => /\.[cm]?js$/.test(f)).flatMap((f) =>
-    [...readFileSync(join(repo, f), "utf8").matchAll(/^\/\/[#@] sourceMappingURL=(\S+)\s*$/gm)]
-      .map(([, url]) => url)
-      .filter((url) => !url.startsWith("data:") && !shipped.has(join(dirname(f), decodeURIComponent(url.replace(/[?#].*$/, "")))))
-      .map((url) => `${f} → ${url}`));
-  if (dangling.length > 0) fail(`${dangling.length} packed .js file(s) reference a source map the tarball lacks: ${dangling.slice(0, 5).join(", ")}`);
-  const required = ["README.md", "CHANGELOG.md", "docs/environment.md", "examples/library-session.ts", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/testing.d.ts", "dist/src/cli/main.js", "dist/src/skills/bundled/grok-seat/SKILL.md"];
+  const dangling = files
+    .filter((f) => /\.[cm]?js$/.test(f))
+    .flatMap((f) =>
+      [...readFileSync(join(repo, f), "utf8").matchAll(/^\/\/[#@] sourceMappingURL=(\S+)\s*$/gm)]
+        .map(([, url]) => url)
+        .filter(
+          (url) =>
+            !url.startsWith("data:") && !shipped.has(join(dirname(f), decodeURIComponent(url.replace(/[?#].*$/, "")))),
+        )
+        .map((url) => `${f} → ${url}`),
+    );
+  if (dangling.length > 0)
+    fail(
+      `${dangling.length} packed .js file(s) reference a source map the tarball lacks: ${dangling.slice(0, 5).join(", ")}`,
+    );
+  const required = [
+    "README.md",
+    "CHANGELOG.md",
+    "docs/environment.md",
+    "examples/library-session.ts",
+    "dist/src/index.js",
+    "dist/src/index.d.ts",
+    "dist/src/testing.d.ts",
+    "dist/src/cli/main.js",
+    "dist/src/skills/bundled/grok-seat/SKILL.md",
+  ];
   const absent = required.filter((f) => !files.includes(f));
   if (absent.length > 0) fail(`the tarball lacks ${absent.join(", ")}`);
-  say(`   ${info.filename}: ${files.length} files, ${(info.size / 1024).toFixed(0)} kB packed, ${(info.unpackedSize / 1024).toFixed(0)} kB unpacked`);
+  say(
+    `   ${info.filename}: ${files.length} files, ${(info.size / 1024).toFixed(0)} kB packed, ${(info.unpackedSize / 1024).toFixed(0)} kB unpacked`,
+  );
 });
 
 await step("install the tarball into an empty project", () => {
   mkdirSync(app, { recursive: true });
-  writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "newcomer", version: "1.0.0", private: true, type: "module" }, null, 2)}\n`);
-  sh(npm, ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", tarball, "@types/node@20"]);
+  writeFileSync(
+    join(app, "package.json"),
+    `${JSON.stringify({ name: "newcomer", version: "1.0.0", private: true, type: "module" }, null, 2)}\n`,
+  );
+  sh(npm, [
+    "install",
+    "--prefer-offline",
+    "--ignore-scripts",
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+    tarball,
+    "@types/node@20",
+  ]);
   const ours = join(repo, "node_modules", "better-sqlite3");
   const theirs = join(app, "node_modules", "better-sqlite3");
   const version = (dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version;
   const addon = join("build", "Release", "better_sqlite3.node");
-  const loads = () => spawnSync(process.execPath, ["-e", "const D = require('better-sqlite3'); new D(':memory:').close()"], { cwd: app, stdio: "ignore" }).status === 0;
+  const loads = () =>
+    spawnSync(process.execPath, ["-e", "const D = require('better-sqlite3'); new D(':memory:').close()"], {
+      cwd: app,
+      stdio: "ignore",
+    }).status === 0;
   if (existsSync(join(ours, addon)) && version(ours) === version(theirs)) {
     mkdirSync(join(theirs, "build", "Release"), { recursive: true });
     copyFileSync(join(ours, addon), join(theirs, addon));
   }
   if (!loads()) {
-    say(`   better-sqlite3 ${version(theirs)}: this checkout's addon does not fit (version or Node ABI); building it (slow)`);
+    say(
+      `   better-sqlite3 ${version(theirs)}: this checkout's addon does not fit (version or Node ABI); building it (slow)`,
+    );
     sh(npm, ["rebuild", "better-sqlite3"]);
   }
   sh(process.execPath, ["-e", "const D = require('better-sqlite3'); new D(':memory:').close()"]);
@@ -123,7 +181,12 @@ await step("the published .d.ts files import only dependencies", () => {
   const shipsTypes = (name) => {
     const dir = join(app, "node_modules", name);
     const own = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    return Boolean(own.types || own.typings || JSON.stringify(own.exports ?? {}).includes('"types"') || existsSync(join(dir, "index.d.ts")));
+    return Boolean(
+      own.types ||
+        own.typings ||
+        JSON.stringify(own.exports ?? {}).includes('"types"') ||
+        existsSync(join(dir, "index.d.ts")),
+    );
   };
   const bad = [];
   for (const file of filesUnder(join(pkgDir, "dist")).filter((p) => p.endsWith(".d.ts"))) {
@@ -132,7 +195,9 @@ await step("the published .d.ts files import only dependencies", () => {
       const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0];
       if (!allowed.has(name)) bad.push(`${relative(pkgDir, file)} imports ${spec}, not a dependency`);
       else if (!shipsTypes(name) && !allowed.has(`@types/${name.replace(/^@/, "").replace("/", "__")}`)) {
-        bad.push(`${relative(pkgDir, file)} imports ${spec}, whose types are not a dependency (TS7016 for a strict consumer)`);
+        bad.push(
+          `${relative(pkgDir, file)} imports ${spec}, whose types are not a dependency (TS7016 for a strict consumer)`,
+        );
       }
     }
   }
@@ -142,46 +207,88 @@ await step("the published .d.ts files import only dependencies", () => {
 await step("npx seat --help", () => {
   const out = sh(npx, ["--no-install", "seat", "--help"]);
   for (const needed of ["Usage: seat", "run", "demo"]) {
-    if (!(out.stdout + out.stderr).includes(needed)) fail(`the help lacks ${JSON.stringify(needed)}:\n${out.stdout}${out.stderr}`);
+    if (!(out.stdout + out.stderr).includes(needed))
+      fail(`the help lacks ${JSON.stringify(needed)}:\n${out.stdout}${out.stderr}`);
   }
 });
 
 await step("npx seat demo", () => {
   const out = sh(npx, ["--no-install", "seat", "demo"]);
-  if (!/OFFLINE DEMO MODE/.test(out.stdout + out.stderr)) fail(`the demo did not label itself:\n${out.stdout}${out.stderr}`);
-  say(`   ${(out.stdout + out.stderr).trim().split("\n").filter((l) => /done:/.test(l)).join("") || "(demo ran)"}`);
+  if (!/OFFLINE DEMO MODE/.test(out.stdout + out.stderr))
+    fail(`the demo did not label itself:\n${out.stdout}${out.stderr}`);
+  say(
+    `   ${
+      (out.stdout + out.stderr)
+        .trim()
+        .split("\n")
+        .filter((l) => /done:/.test(l))
+        .join("") || "(demo ran)"
+    }`,
+  );
 });
 
 await step("typecheck every example as a strict consumer against the installed package", () => {
   cpSync(join(repo, "examples"), join(app, "examples"), { recursive: true });
-  writeFileSync(join(app, "tsconfig.json"), `${JSON.stringify({
-    compilerOptions: {
-      target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", types: ["node"],
-      strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false,
-      rootDir: "examples", outDir: "out",
-    },
-    include: ["examples/**/*.ts"],
-  }, null, 2)}\n`);
+  writeFileSync(
+    join(app, "tsconfig.json"),
+    `${JSON.stringify(
+      {
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          types: ["node"],
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          skipLibCheck: false,
+          rootDir: "examples",
+          outDir: "out",
+        },
+        include: ["examples/**/*.ts"],
+      },
+      null,
+      2,
+    )}\n`,
+  );
   const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
   sh(process.execPath, [tsc, "-p", "tsconfig.json"]);
-  say(`   ${filesUnder(join(app, "examples")).filter((p) => p.endsWith(".ts")).length} examples compiled (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, skipLibCheck false)`);
+  say(
+    `   ${filesUnder(join(app, "examples")).filter((p) => p.endsWith(".ts")).length} examples compiled (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, skipLibCheck false)`,
+  );
 });
 
 await step("run every example offline against the mock", () => {
   copyFileSync(join(repo, "scripts", "trial-run-examples.mjs"), join(app, "trial-run-examples.mjs"));
   const argv = [process.execPath, "trial-run-examples.mjs", "out", "examples"];
-  const canUnshare = process.env.GROK_SEAT_NETNS !== "1" && spawnSync("unshare", ["-rn", "true"], { stdio: "ignore" }).status === 0;
+  const canUnshare =
+    process.env.GROK_SEAT_NETNS !== "1" && spawnSync("unshare", ["-rn", "true"], { stdio: "ignore" }).status === 0;
   if (!canUnshare && process.env.GROK_SEAT_NETNS !== "1") {
-    if (process.env.GROK_SEAT_REQUIRE_NETNS === "1") fail("`unshare -rn` is not available and GROK_SEAT_REQUIRE_NETNS=1");
+    if (process.env.GROK_SEAT_REQUIRE_NETNS === "1")
+      fail("`unshare -rn` is not available and GROK_SEAT_REQUIRE_NETNS=1");
     say("   (user+network namespaces are not available: running on the host, loopback only)");
   }
-  const [command, ...args] = canUnshare ? ["unshare", "-rn", "sh", "-c", 'ip link set lo up 2>/dev/null || true; exec "$@"', "sh", ...argv] : argv;
-  const out = sh(command, args, { env: { ...process.env, GROK_SEAT_NETNS: canUnshare ? "1" : process.env.GROK_SEAT_NETNS ?? "" }, timeout: 300_000 });
+  const [command, ...args] = canUnshare
+    ? ["unshare", "-rn", "sh", "-c", 'ip link set lo up 2>/dev/null || true; exec "$@"', "sh", ...argv]
+    : argv;
+  const out = sh(command, args, {
+    env: { ...process.env, GROK_SEAT_NETNS: canUnshare ? "1" : (process.env.GROK_SEAT_NETNS ?? "") },
+    timeout: 300_000,
+  });
   process.stdout.write(out.stdout);
 });
 
 await step("npx seat agents --json | head -1 exits quietly (issue 15 §4 pipe fix)", () => {
-  const out = spawnSync("bash", ["-c", 'npx --no-install seat agents --json 2>"$1" | head -1; echo "seat-status=${PIPESTATUS[0]}"', "bash", join(work, "pipe-stderr.txt")], { cwd: app, encoding: "utf8", timeout: 120_000 });
+  const out = spawnSync(
+    "bash",
+    [
+      "-c",
+      'npx --no-install seat agents --json 2>"$1" | head -1; echo "seat-status=${PIPESTATUS[0]}"',
+      "bash",
+      join(work, "pipe-stderr.txt"),
+    ],
+    { cwd: app, encoding: "utf8", timeout: 120_000 },
+  );
   const status = /seat-status=(\d+)/.exec(out.stdout)?.[1];
   const stderr = readFileSync(join(work, "pipe-stderr.txt"), "utf8");
   const first = out.stdout.split("\n")[0] ?? "";
@@ -193,7 +300,9 @@ await step("npx seat agents --json | head -1 exits quietly (issue 15 §4 pipe fi
   }
   // A closed stdout ends the CLI the way Unix tools end: quietly, status 0 or 141 (128 + SIGPIPE).
   if (!json || !["0", "141"].includes(status ?? "") || stderr.trim() !== "") {
-    fail(`PIPE CHECK (needs the issue 15 §4 fix): first line ${JSON.stringify(first.slice(0, 200))}, seat exit ${status}, stderr:\n${stderr.slice(0, 2000)}`);
+    fail(
+      `PIPE CHECK (needs the issue 15 §4 fix): first line ${JSON.stringify(first.slice(0, 200))}, seat exit ${status}, stderr:\n${stderr.slice(0, 2000)}`,
+    );
   }
 });
 

@@ -17,10 +17,23 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const scenarios = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["refused", "dns"];
 
 if (process.env.GROK_SEAT_NETNS !== "1") {
-  const ns = spawnSync("unshare", ["-rn", "sh", "-c", 'ip link set lo up 2>/dev/null || true; exec "$@"', "sh", process.execPath, fileURLToPath(import.meta.url), ...scenarios], {
-    stdio: "inherit",
-    env: { ...process.env, GROK_SEAT_NETNS: "1" },
-  });
+  const ns = spawnSync(
+    "unshare",
+    [
+      "-rn",
+      "sh",
+      "-c",
+      'ip link set lo up 2>/dev/null || true; exec "$@"',
+      "sh",
+      process.execPath,
+      fileURLToPath(import.meta.url),
+      ...scenarios,
+    ],
+    {
+      stdio: "inherit",
+      env: { ...process.env, GROK_SEAT_NETNS: "1" },
+    },
+  );
   if (ns.error || ns.status === null) {
     console.error("record-health-log: `unshare -rn` is required (the model must be unreachable for certain)");
     process.exit(1);
@@ -75,8 +88,10 @@ function normaliser(sandboxRoot) {
       .map((line) => {
         const stamp = new Date(Date.UTC(2026, 0, 1) + 1000 * seq++).toISOString();
         return line
-          .split(sandboxRoot).join("/tmp/grok-seat-SANDBOX")
-          .split(repo).join("/REPO")
+          .split(sandboxRoot)
+          .join("/tmp/grok-seat-SANDBOX")
+          .split(repo)
+          .join("/REPO")
           .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
             if (!uuids.has(id)) uuids.set(id, `00000000-0000-4000-8000-${String(uuids.size + 1).padStart(12, "0")}`);
             return uuids.get(id);
@@ -104,7 +119,8 @@ async function record(name) {
       agentEnv: sandbox.env,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...scenario.env },
     });
-    if (session.state !== "ready") throw new Error(`grok did not start: ${session.diagnostics.map((d) => d.message).join("; ")}`);
+    if (session.state !== "ready")
+      throw new Error(`grok did not start: ${session.diagnostics.map((d) => d.message).join("; ")}`);
     const before = existsSync(log) ? readFileSync(log, "utf8") : "";
     const offset = Buffer.byteLength(before);
     const turnAt = Date.now();
@@ -114,7 +130,8 @@ async function record(name) {
     let appended = "";
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500));
-      appended = existsSync(log) && statSync(log).size > offset ? readFileSync(log).subarray(offset).toString("utf8") : "";
+      appended =
+        existsSync(log) && statSync(log).size > offset ? readFileSync(log).subarray(offset).toString("utf8") : "";
       if (scenario.done(parseLines(appended))) break;
     }
     controller.abort();
@@ -124,12 +141,15 @@ async function record(name) {
     for (const line of parseLines(appended)) {
       if (line.msg !== "shell.turn.inference_retry" && !String(line.msg).startsWith("model catalog")) continue;
       const at = Date.parse(line.ts);
-      console.log(`${name}: ${line.msg} attempt ${line.ctx?.attempt}/${line.ctx?.max_retries} at ${((at - spawnedAt) / 1000).toFixed(1)} s after spawn, ${((at - turnAt) / 1000).toFixed(1)} s after the turn started`);
+      console.log(
+        `${name}: ${line.msg} attempt ${line.ctx?.attempt}/${line.ctx?.max_retries} at ${((at - spawnedAt) / 1000).toFixed(1)} s after spawn, ${((at - turnAt) / 1000).toFixed(1)} s after the turn started`,
+      );
     }
     const normalise = normaliser(sandbox.root);
     const files = { [`${name}.before.jsonl`]: normalise(before), [`${name}.turn.jsonl`]: normalise(appended) };
     for (const [file, text] of Object.entries(files)) {
-      if (text.includes(DUMMY_KEY.slice(-6)) || text.includes(repo) || text.includes(sandbox.root)) throw new Error(`${file}: normalisation left a key fragment or a local path; not written`);
+      if (text.includes(DUMMY_KEY.slice(-6)) || text.includes(repo) || text.includes(sandbox.root))
+        throw new Error(`${file}: normalisation left a key fragment or a local path; not written`);
       writeFileSync(join(outDir, file), text);
       console.log(`wrote test/fixtures/health/${file} (${text.split("\n").length - 1} lines)`);
     }

@@ -15,10 +15,22 @@ import { fileURLToPath } from "node:url";
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 if (process.env.GROK_SEAT_NETNS !== "1") {
-  const ns = spawnSync("unshare", ["-rn", "sh", "-c", 'ip link set lo up 2>/dev/null || true; exec "$@"', "sh", process.execPath, fileURLToPath(import.meta.url)], {
-    stdio: "inherit",
-    env: { ...process.env, GROK_SEAT_NETNS: "1" },
-  });
+  const ns = spawnSync(
+    "unshare",
+    [
+      "-rn",
+      "sh",
+      "-c",
+      'ip link set lo up 2>/dev/null || true; exec "$@"',
+      "sh",
+      process.execPath,
+      fileURLToPath(import.meta.url),
+    ],
+    {
+      stdio: "inherit",
+      env: { ...process.env, GROK_SEAT_NETNS: "1" },
+    },
+  );
   if (ns.error || ns.status === null) {
     console.error("record-health-trim: `unshare -rn` is required (grok must reach nothing but the loopback mock)");
     process.exit(1);
@@ -66,7 +78,8 @@ function world(text) {
   const timer = setInterval(() => {
     try {
       const now = statSync(log);
-      if (now.ino !== last.ino || now.size < last.size) events.push({ atMs: Date.now() - t0, from: last.size, to: now.size, sameInode: now.ino === last.ino });
+      if (now.ino !== last.ino || now.size < last.size)
+        events.push({ atMs: Date.now() - t0, from: last.size, to: now.size, sameInode: now.ino === last.ino });
       last = now;
     } catch {
       events.push({ atMs: Date.now() - t0, removed: true });
@@ -76,7 +89,13 @@ function world(text) {
 }
 
 async function open(w, extra = {}) {
-  const session = await createSession({ cwd: w.sandbox.project, grokCliBinaryPath: binary, agentEnv: w.sandbox.env, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, ...extra });
+  const session = await createSession({
+    cwd: w.sandbox.project,
+    grokCliBinaryPath: binary,
+    agentEnv: w.sandbox.env,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    ...extra,
+  });
   if (session.state !== "ready") throw new Error(`grok did not start: ${JSON.stringify(session.diagnostics)}`);
   return session;
 }
@@ -142,7 +161,9 @@ async function whenInASession() {
     await session.prompt("slow please");
     mark("turn 2 ended");
     await session.dispose();
-    const retries = readFileSync(w.log, "utf8").split("\n").filter((l) => l.includes("shell.turn.inference_retry")).length;
+    const retries = readFileSync(w.log, "utf8")
+      .split("\n")
+      .filter((l) => l.includes("shell.turn.inference_retry")).length;
     return { marks, trims: w.events, turn1RetriesStillInLog: retries };
   } finally {
     w.stop();
@@ -187,7 +208,9 @@ const GROK_PAD_BYTES = (size) => 5 * MiB + 256 * 1024 - size;
 const threshold = [];
 for (const size of [5 * MiB - 64 * 1024, 5 * MiB - 1, 5 * MiB, 5 * MiB + 1, 5 * MiB + 64 * 1024]) {
   threshold.push(await startsTrimmed(size));
-  console.log(`threshold: a ${threshold.at(-1).size}-byte log ${threshold.at(-1).trimmed ? "was" : "was not"} trimmed at start`);
+  console.log(
+    `threshold: a ${threshold.at(-1).size}-byte log ${threshold.at(-1).trimmed ? "was" : "was not"} trimmed at start`,
+  );
 }
 const kept = await whatIsKept();
 console.log("kept:", JSON.stringify(kept));
@@ -195,9 +218,17 @@ const checks = await cadence();
 console.log("cadence:", JSON.stringify(checks));
 const session = await whenInASession();
 for (const m of session.marks) console.log(`session: ${m.atMs} ms ${m.what} (log ${m.size} bytes)`);
-for (const e of session.trims) console.log(`session: ${e.atMs} ms trim ${e.from} -> ${e.to} bytes, same inode: ${e.sameInode}`);
+for (const e of session.trims)
+  console.log(`session: ${e.atMs} ms trim ${e.from} -> ${e.to} bytes, same inode: ${e.sameInode}`);
 await mock.close();
 
-const facts = { grok: "1.0.41", recordedAt: new Date().toISOString().slice(0, 10), threshold, kept, cadence: checks, session };
+const facts = {
+  grok: "1.0.41",
+  recordedAt: new Date().toISOString().slice(0, 10),
+  threshold,
+  kept,
+  cadence: checks,
+  session,
+};
 writeFileSync(join(repo, "test/fixtures/health/trim.facts.json"), `${JSON.stringify(facts, null, 2)}\n`);
 console.log("wrote test/fixtures/health/trim.facts.json");

@@ -55,8 +55,14 @@ function normaliser(sandbox, mock, extraPaths = []) {
     for (const [from, to] of paths) {
       s = s.split(from).join(to).split(encodeURIComponent(from)).join(encodeURIComponent(to));
     }
-    s = s.split(`127.0.0.1:${mock.port}`).join("127.0.0.1:18080").split(`localhost:${mock.port}`).join("localhost:18080");
-    s = s.replace(uuid, (m, v) => stable(m.toLowerCase(), (n) => `00000000-0000-${v}000-8000-${String(n).padStart(12, "0")}`));
+    s = s
+      .split(`127.0.0.1:${mock.port}`)
+      .join("127.0.0.1:18080")
+      .split(`localhost:${mock.port}`)
+      .join("localhost:18080");
+    s = s.replace(uuid, (m, v) =>
+      stable(m.toLowerCase(), (n) => `00000000-0000-${v}000-8000-${String(n).padStart(12, "0")}`),
+    );
     s = s.replace(hex, (m) => stable(m, (n) => String(n).padStart(m.length, "0")));
     return s.replace(iso, "2026-01-01T00:00:00.000Z");
   };
@@ -70,7 +76,8 @@ function normaliser(sandbox, mock, extraPaths = []) {
       return value;
     }
     if (Array.isArray(value)) return value.map((v) => walk(v, key));
-    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [text(k), walk(v, k)]));
+    if (value && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [text(k), walk(v, k)]));
     return value;
   };
   return (line) => walk(line);
@@ -105,8 +112,14 @@ class Recorder {
       this.#pending.get(msg.id)(msg);
       this.#pending.delete(msg.id);
     } else if ("id" in msg && msg.method === "session/request_permission") {
-      const option = msg.params.options.find((o) => o.kind === "allow_always") ?? msg.params.options.find((o) => o.kind.startsWith("allow"));
-      this.write({ jsonrpc: "2.0", id: msg.id, result: { outcome: { outcome: "selected", optionId: option.optionId } } });
+      const option =
+        msg.params.options.find((o) => o.kind === "allow_always") ??
+        msg.params.options.find((o) => o.kind.startsWith("allow"));
+      this.write({
+        jsonrpc: "2.0",
+        id: msg.id,
+        result: { outcome: { outcome: "selected", optionId: option.optionId } },
+      });
     } else if ("id" in msg && "method" in msg) {
       this.write({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "not handled by the recorder" } });
     }
@@ -122,7 +135,10 @@ class Recorder {
     const id = this.#nextId++;
     const answer = new Promise((resolve, reject) => {
       this.#pending.set(id, resolve);
-      setTimeout(() => reject(new Error(`no answer to ${method} (id ${id}) in ${STEP_TIMEOUT_MS} ms`)), STEP_TIMEOUT_MS).unref();
+      setTimeout(
+        () => reject(new Error(`no answer to ${method} (id ${id}) in ${STEP_TIMEOUT_MS} ms`)),
+        STEP_TIMEOUT_MS,
+      ).unref();
     });
     this.write({ jsonrpc: "2.0", id, method, params });
     return answer;
@@ -177,7 +193,11 @@ function startGrok(argv, sandbox) {
       child.stdin.end();
       const graceful = await Promise.race([exited.then(() => true), sleep(3000).then(() => false)]);
       for (const signal of graceful ? ["SIGKILL"] : ["SIGTERM", "SIGKILL"]) {
-        try { process.kill(-child.pid, signal); } catch { /* the group is gone */ }
+        try {
+          process.kill(-child.pid, signal);
+        } catch {
+          /* the group is gone */
+        }
         if (signal === "SIGTERM") await Promise.race([exited, sleep(2000)]);
       }
       await exited;
@@ -207,7 +227,10 @@ async function recordStdio(binary, sandbox, body) {
 /** Runs `body` against a standalone `grok agent leader` over its socket, recording frames as the leader files do. */
 async function recordLeader(binary, sandbox, body) {
   const socketPath = join(sandbox.grokHome, "leader.sock");
-  const grok = startGrok([binary, "agent", "--always-approve", "leader", "--no-exit-on-disconnect", "--no-auto-update"], sandbox);
+  const grok = startGrok(
+    [binary, "agent", "--always-approve", "leader", "--no-exit-on-disconnect", "--no-auto-update"],
+    sandbox,
+  );
   const deadline = Date.now() + STEP_TIMEOUT_MS;
   let socket;
   while (!socket) {
@@ -238,10 +261,11 @@ async function recordLeader(binary, sandbox, body) {
       }
     }
   });
-  const nextFrame = (type) => new Promise((resolve) => {
-    const check = (frame) => (frame.type === type ? resolve(frame) : frameWaiters.push(check));
-    frameWaiters.push(check);
-  });
+  const nextFrame = (type) =>
+    new Promise((resolve) => {
+      const check = (frame) => (frame.type === type ? resolve(frame) : frameWaiters.push(check));
+      frameWaiters.push(check);
+    });
   // Out-going raw frames go into the same ordered list as ACP messages.
   const raw = (frame) => {
     peer.lines.push({ dir: "out", msg: { __leader_frame: frame } });
@@ -266,12 +290,26 @@ async function recordLeader(binary, sandbox, body) {
 
 // ---- scenarios -------------------------------------------------------------------------------------
 
-const INIT = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } };
-const turnSummary = (m) => m.method === "_x.ai/session_notification" && m.params?.update?.sessionUpdate === "last_turn_summary";
+const INIT = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+};
+const turnSummary = (m) =>
+  m.method === "_x.ai/session_notification" && m.params?.update?.sessionUpdate === "last_turn_summary";
 
 const SCRIPT = {
   rules: [
-    { match: "TOOLTEST", replies: [{ toolCalls: [{ name: "write", arguments: { file_path: "{{project}}/hello.txt", content: "hi from mock tool\n" } }] }, { text: "wrote hello.txt for you" }] },
+    {
+      match: "TOOLTEST",
+      replies: [
+        {
+          toolCalls: [
+            { name: "write", arguments: { file_path: "{{project}}/hello.txt", content: "hi from mock tool\n" } },
+          ],
+        },
+        { text: "wrote hello.txt for you" },
+      ],
+    },
   ],
 };
 
@@ -281,104 +319,141 @@ const scenarios = [
     file: "transcript-init.ndjson",
     about: "stdio, no credential configured: initialize, then session/new refused for missing authentication",
     noCredentials: true,
-    run: (binary, sandbox) => recordStdio(binary, sandbox, async (peer) => {
-      await peer.request("initialize", INIT);
-      await peer.quiet();
-      await peer.request("session/new", { cwd: sandbox.project, mcpServers: [] });
-    }),
+    run: (binary, sandbox) =>
+      recordStdio(binary, sandbox, async (peer) => {
+        await peer.request("initialize", INIT);
+        await peer.quiet();
+        await peer.request("session/new", { cwd: sandbox.project, mcpServers: [] });
+      }),
   },
   {
     file: "transcript-prompt.ndjson",
-    about: "stdio: initialize, authenticate, session/new with yoloMode, one prompt caller-prompt-0001 and its whole turn",
-    run: (binary, sandbox) => recordStdio(binary, sandbox, async (peer) => {
-      await peer.request("initialize", INIT);
-      await peer.quiet();
-      await peer.request("authenticate", { methodId: "xai.api_key" });
-      await peer.quiet();
-      const created = await peer.request("session/new", { cwd: sandbox.project, mcpServers: [], _meta: { yoloMode: true } });
-      await peer.quiet();
-      const sessionId = created.result.sessionId;
-      await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "say pong" }], _meta: { promptId: "caller-prompt-0001" } });
-      await peer.waitFor(turnSummary, "last_turn_summary");
-    }),
+    about:
+      "stdio: initialize, authenticate, session/new with yoloMode, one prompt caller-prompt-0001 and its whole turn",
+    run: (binary, sandbox) =>
+      recordStdio(binary, sandbox, async (peer) => {
+        await peer.request("initialize", INIT);
+        await peer.quiet();
+        await peer.request("authenticate", { methodId: "xai.api_key" });
+        await peer.quiet();
+        const created = await peer.request("session/new", {
+          cwd: sandbox.project,
+          mcpServers: [],
+          _meta: { yoloMode: true },
+        });
+        await peer.quiet();
+        const sessionId = created.result.sessionId;
+        await peer.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "say pong" }],
+          _meta: { promptId: "caller-prompt-0001" },
+        });
+        await peer.waitFor(turnSummary, "last_turn_summary");
+      }),
   },
   {
     file: "transcript-tool.ndjson",
-    about: "stdio: a TOOLTEST prompt, a streamed write call, permission request id 0 allowed, completion; then set_mode, set_model, session/list, _x.ai/session/info vs x.ai/session/info, cancel, close",
-    run: (binary, sandbox) => recordStdio(binary, sandbox, async (peer) => {
-      await peer.request("initialize", INIT);
-      await peer.quiet();
-      await peer.request("authenticate", { methodId: "xai.api_key" });
-      await peer.quiet();
-      const created = await peer.request("session/new", { cwd: sandbox.project, mcpServers: [] });
-      await peer.quiet();
-      const sessionId = created.result.sessionId;
-      await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "TOOLTEST write a file" }], _meta: { promptId: "tool-1" } });
-      await peer.waitFor(turnSummary, "last_turn_summary");
-      await peer.quiet();
-      for (const [method, params] of [
-        ["session/set_mode", { sessionId, modeId: "plan" }],
-        ["session/set_model", { sessionId, modelId: "grok-4.5" }],
-        ["session/list", {}],
-        ["_x.ai/session/info", { sessionId }],
-        ["x.ai/session/info", { sessionId }],
-      ]) {
-        await peer.request(method, params);
+    about:
+      "stdio: a TOOLTEST prompt, a streamed write call, permission request id 0 allowed, completion; then set_mode, set_model, session/list, _x.ai/session/info vs x.ai/session/info, cancel, close",
+    run: (binary, sandbox) =>
+      recordStdio(binary, sandbox, async (peer) => {
+        await peer.request("initialize", INIT);
         await peer.quiet();
-      }
-      peer.notify("session/cancel", { sessionId });
-      await peer.request("session/close", { sessionId });
-    }),
+        await peer.request("authenticate", { methodId: "xai.api_key" });
+        await peer.quiet();
+        const created = await peer.request("session/new", { cwd: sandbox.project, mcpServers: [] });
+        await peer.quiet();
+        const sessionId = created.result.sessionId;
+        await peer.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "TOOLTEST write a file" }],
+          _meta: { promptId: "tool-1" },
+        });
+        await peer.waitFor(turnSummary, "last_turn_summary");
+        await peer.quiet();
+        for (const [method, params] of [
+          ["session/set_mode", { sessionId, modeId: "plan" }],
+          ["session/set_model", { sessionId, modelId: "grok-4.5" }],
+          ["session/list", {}],
+          ["_x.ai/session/info", { sessionId }],
+          ["x.ai/session/info", { sessionId }],
+        ]) {
+          await peer.request(method, params);
+          await peer.quiet();
+        }
+        peer.notify("session/cancel", { sessionId });
+        await peer.request("session/close", { sessionId });
+      }),
   },
   {
     file: "transcript-meta.ndjson",
-    about: "stdio: session/new with _meta sessionId, pluginDirs, rules, yoloMode, modelId; set_config_option; _x.ai/skills/list without cwd; _x.ai/commands/list; a non-UUID _meta.sessionId",
+    about:
+      "stdio: session/new with _meta sessionId, pluginDirs, rules, yoloMode, modelId; set_config_option; _x.ai/skills/list without cwd; _x.ai/commands/list; a non-UUID _meta.sessionId",
     plugin: true,
-    run: (binary, sandbox, pluginDir) => recordStdio(binary, sandbox, async (peer) => {
-      await peer.request("initialize", INIT);
-      await peer.quiet();
-      await peer.request("authenticate", { methodId: "xai.api_key" });
-      await peer.quiet();
-      const sessionId = "0199bbbb-0000-7000-8000-000000000001";
-      await peer.request("session/new", { cwd: sandbox.project, mcpServers: [], _meta: { sessionId, pluginDirs: [pluginDir], rules: "Always answer tersely.", yoloMode: true, modelId: "mock" } });
-      await peer.quiet();
-      for (const [method, params] of [
-        ["session/set_config_option", { sessionId, configId: "model", value: "grok-4.5" }],
-        ["_x.ai/skills/list", { sessionId }],
-        ["_x.ai/commands/list", { sessionId }],
-        ["session/new", { cwd: sandbox.project, mcpServers: [], _meta: { sessionId: "not-a-uuid" } }],
-      ]) {
-        await peer.request(method, params);
+    run: (binary, sandbox, pluginDir) =>
+      recordStdio(binary, sandbox, async (peer) => {
+        await peer.request("initialize", INIT);
         await peer.quiet();
-      }
-    }),
+        await peer.request("authenticate", { methodId: "xai.api_key" });
+        await peer.quiet();
+        const sessionId = "0199bbbb-0000-7000-8000-000000000001";
+        await peer.request("session/new", {
+          cwd: sandbox.project,
+          mcpServers: [],
+          _meta: {
+            sessionId,
+            pluginDirs: [pluginDir],
+            rules: "Always answer tersely.",
+            yoloMode: true,
+            modelId: "mock",
+          },
+        });
+        await peer.quiet();
+        for (const [method, params] of [
+          ["session/set_config_option", { sessionId, configId: "model", value: "grok-4.5" }],
+          ["_x.ai/skills/list", { sessionId }],
+          ["_x.ai/commands/list", { sessionId }],
+          ["session/new", { cwd: sandbox.project, mcpServers: [], _meta: { sessionId: "not-a-uuid" } }],
+        ]) {
+          await peer.request(method, params);
+          await peer.quiet();
+        }
+      }),
   },
   {
     file: "transcript-leader1.ndjson",
-    about: "leader frames against a standalone `grok agent --always-approve leader`: register, initialize, authenticate, session/new, ping, control get_leader_info, prompt ctl-prompt-1, disconnect",
-    run: (binary, sandbox) => recordLeader(binary, sandbox, async (peer, { raw, nextFrame }) => {
-      await peer.request("initialize", INIT);
-      await peer.quiet();
-      await peer.request("authenticate", { methodId: "xai.api_key" });
-      await peer.quiet();
-      const created = await peer.request("session/new", { cwd: sandbox.project, mcpServers: [] });
-      await peer.quiet();
-      const pong = nextFrame("pong");
-      raw({ type: "ping" });
-      await pong;
-      const info = nextFrame("control_result");
-      raw({ type: "control", request_id: "c1", command: { type: "get_leader_info" } });
-      await info;
-      await peer.request("session/prompt", { sessionId: created.result.sessionId, prompt: [{ type: "text", text: "say pong" }], _meta: { promptId: "ctl-prompt-1" } });
-      await peer.waitFor(turnSummary, "last_turn_summary");
-    }),
+    about:
+      "leader frames against a standalone `grok agent --always-approve leader`: register, initialize, authenticate, session/new, ping, control get_leader_info, prompt ctl-prompt-1, disconnect",
+    run: (binary, sandbox) =>
+      recordLeader(binary, sandbox, async (peer, { raw, nextFrame }) => {
+        await peer.request("initialize", INIT);
+        await peer.quiet();
+        await peer.request("authenticate", { methodId: "xai.api_key" });
+        await peer.quiet();
+        const created = await peer.request("session/new", { cwd: sandbox.project, mcpServers: [] });
+        await peer.quiet();
+        const pong = nextFrame("pong");
+        raw({ type: "ping" });
+        await pong;
+        const info = nextFrame("control_result");
+        raw({ type: "control", request_id: "c1", command: { type: "get_leader_info" } });
+        await info;
+        await peer.request("session/prompt", {
+          sessionId: created.result.sessionId,
+          prompt: [{ type: "text", text: "say pong" }],
+          _meta: { promptId: "ctl-prompt-1" },
+        });
+        await peer.waitFor(turnSummary, "last_turn_summary");
+      }),
   },
 ];
 
 // ---- main ------------------------------------------------------------------------------------------
 
 const binary = (await ensureGrokBinary()).path;
-console.log(`record-transcripts: grok ${PINNED_GROK_VERSION} at ${binary.startsWith(root) ? binary.slice(root.length + 1) : "(outside the repository)"}`);
+console.log(
+  `record-transcripts: grok ${PINNED_GROK_VERSION} at ${binary.startsWith(root) ? binary.slice(root.length + 1) : "(outside the repository)"}`,
+);
 const only = process.argv.slice(2);
 mkdirSync(outDir, { recursive: true });
 const recorded = {};
@@ -389,11 +464,21 @@ for (const scenario of scenarios) {
   const pluginDir = join(sandbox.root, "plugins", "demo-plugin");
   try {
     mock.setScript(JSON.parse(JSON.stringify(SCRIPT).split("{{project}}").join(sandbox.project)));
-    if (scenario.noCredentials) writeFileSync(join(sandbox.grokHome, "config.toml"), "[cli]\nauto_update = false\n[features]\ntelemetry = false\nremote_fetch = false\n");
+    if (scenario.noCredentials)
+      writeFileSync(
+        join(sandbox.grokHome, "config.toml"),
+        "[cli]\nauto_update = false\n[features]\ntelemetry = false\nremote_fetch = false\n",
+      );
     if (scenario.plugin) {
       mkdirSync(join(pluginDir, "skills", "hello-skill"), { recursive: true });
-      writeFileSync(join(pluginDir, "plugin.json"), JSON.stringify({ name: "demo-plugin", version: "0.0.1", description: "Recorder demo plugin" }, null, 2));
-      writeFileSync(join(pluginDir, "skills", "hello-skill", "SKILL.md"), "---\nname: hello-skill\ndescription: Says hello.\n---\nSay hello.\n");
+      writeFileSync(
+        join(pluginDir, "plugin.json"),
+        JSON.stringify({ name: "demo-plugin", version: "0.0.1", description: "Recorder demo plugin" }, null, 2),
+      );
+      writeFileSync(
+        join(pluginDir, "skills", "hello-skill", "SKILL.md"),
+        "---\nname: hello-skill\ndescription: Says hello.\n---\nSay hello.\n",
+      );
     }
     const lines = await scenario.run(binary, sandbox, pluginDir);
     const normalise = normaliser(sandbox, mock, [[pluginDir, "/home/dev/plugins/demo-plugin"]]);

@@ -25,10 +25,23 @@ const json = args.includes("--json");
 const variants = args.filter((a) => !a.startsWith("--"));
 
 if (process.env.GROK_SEAT_NETNS !== "1") {
-  const ns = spawnSync("unshare", ["-rn", "sh", "-c", 'ip link set lo up 2>/dev/null || true; exec "$@"', "sh", process.execPath, fileURLToPath(import.meta.url), ...args], {
-    stdio: "inherit",
-    env: { ...process.env, GROK_SEAT_NETNS: "1" },
-  });
+  const ns = spawnSync(
+    "unshare",
+    [
+      "-rn",
+      "sh",
+      "-c",
+      'ip link set lo up 2>/dev/null || true; exec "$@"',
+      "sh",
+      process.execPath,
+      fileURLToPath(import.meta.url),
+      ...args,
+    ],
+    {
+      stdio: "inherit",
+      env: { ...process.env, GROK_SEAT_NETNS: "1" },
+    },
+  );
   if (ns.error || ns.status === null) {
     console.error("record-unasked-commands: `unshare -rn` is required (the model must be the loopback mock)");
     process.exit(1);
@@ -43,27 +56,72 @@ const { createPermissionGate, parsePolicyFlags } = await import(join(repo, "dist
 
 // A file outside every sandbox: grok's touch reaches it too (not under its cwd).
 const OUTSIDE = join(tmpdir(), `grok-seat-unasked-outside-${process.pid}.txt`);
-const shell = (command) => ({ label: command, call: { name: "run_terminal_command", arguments: { command, description: "recorded command" } } });
+const shell = (command) => ({
+  label: command,
+  call: { name: "run_terminal_command", arguments: { command, description: "recorded command" } },
+});
 /** The calls tried: grok's documented read-only list, writers it lets through, writers it asks about, edits. */
 const CALLS = [
-  ...["ls", "pwd", "date", "cat /etc/hostname", "wc -c /etc/hostname", "git status", "grep -c root /etc/passwd", "echo hi", "printf hi", "true"].map(shell),
-  ...["touch unasked-touch.txt", "touch unasked-chain.txt && echo done", "mkdir unasked-dir", "ls && touch unasked-after-ls.txt", `touch ${OUTSIDE}`].map(shell),
-  ...["cp /etc/hostname unasked-cp.txt", "echo hi > unasked-redirect.txt", "sort -o unasked-sort.txt /etc/hostname", "uniq /etc/hostname unasked-uniq.txt", "rm -f unasked-none.txt", "sh -c 'touch unasked-sh.txt'"].map(shell),
-  { label: "write tool: unasked-write.txt", call: { name: "write", arguments: { file_path: "unasked-write.txt", content: "hi\n" } } },
+  ...[
+    "ls",
+    "pwd",
+    "date",
+    "cat /etc/hostname",
+    "wc -c /etc/hostname",
+    "git status",
+    "grep -c root /etc/passwd",
+    "echo hi",
+    "printf hi",
+    "true",
+  ].map(shell),
+  ...[
+    "touch unasked-touch.txt",
+    "touch unasked-chain.txt && echo done",
+    "mkdir unasked-dir",
+    "ls && touch unasked-after-ls.txt",
+    `touch ${OUTSIDE}`,
+  ].map(shell),
+  ...[
+    "cp /etc/hostname unasked-cp.txt",
+    "echo hi > unasked-redirect.txt",
+    "sort -o unasked-sort.txt /etc/hostname",
+    "uniq /etc/hostname unasked-uniq.txt",
+    "rm -f unasked-none.txt",
+    "sh -c 'touch unasked-sh.txt'",
+  ].map(shell),
+  {
+    label: "write tool: unasked-write.txt",
+    call: { name: "write", arguments: { file_path: "unasked-write.txt", content: "hi\n" } },
+  },
 ];
 
-const ASK_HOOK = { hooks: { PreToolUse: ["Bash", "Edit|Write|write|search_replace"].map((matcher) => ({ matcher, hooks: [{ type: "command", command: `printf '%s\\n' '{"decision":"ask","reason":"recorded"}'`, timeout: 10 }] })) } };
+const ASK_HOOK = {
+  hooks: {
+    PreToolUse: ["Bash", "Edit|Write|write|search_replace"].map((matcher) => ({
+      matcher,
+      hooks: [{ type: "command", command: `printf '%s\\n' '{"decision":"ask","reason":"recorded"}'`, timeout: 10 }],
+    })),
+  },
+};
 
 const binary = (await ensureGrokBinary()).path;
 const results = [];
-for (const variant of variants.length > 0 ? variants : ["plain", "toml", "global-hook", "grok-config", "grok-config-path", "plugin-hook", "mode-ask"]) {
-  const script = { rules: CALLS.map((c, i) => ({ match: `run call ${i} now`, replies: [{ toolCalls: [c.call] }, { text: `call ${i} went on` }] })) };
+for (const variant of variants.length > 0
+  ? variants
+  : ["plain", "toml", "global-hook", "grok-config", "grok-config-path", "plugin-hook", "mode-ask"]) {
+  const script = {
+    rules: CALLS.map((c, i) => ({
+      match: `run call ${i} now`,
+      replies: [{ toolCalls: [c.call] }, { text: `call ${i} went on` }],
+    })),
+  };
   const mock = await startMockModel({ script });
   const sandbox = createSandbox({ modelBaseUrl: mock.baseUrl });
   const env = { ...sandbox.env };
   const pluginDirs = [];
   let pluginRoot;
-  if (variant === "toml") appendFileSync(join(sandbox.grokHome, "config.toml"), '[permission]\nask = ["Bash", "Edit"]\n');
+  if (variant === "toml")
+    appendFileSync(join(sandbox.grokHome, "config.toml"), '[permission]\nask = ["Bash", "Edit"]\n');
   if (variant === "global-hook") {
     mkdirSync(join(sandbox.grokHome, "hooks"));
     writeFileSync(join(sandbox.grokHome, "hooks", "ask.json"), JSON.stringify(ASK_HOOK));
@@ -81,12 +139,24 @@ for (const variant of variants.length > 0 ? variants : ["plain", "toml", "global
     pluginDirs.push(pluginRoot);
   }
   let asked = 0;
-  const gate = createPermissionGate({ policy: parsePolicyFlags({ ask: ["execute", "edit"] }), approver: () => (asked++, "deny") });
-  const session = await createSession({ cwd: sandbox.project, grokCliBinaryPath: binary, agentEnv: env, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, permissions: gate, pluginDirs, skills: false });
+  const gate = createPermissionGate({
+    policy: parsePolicyFlags({ ask: ["execute", "edit"] }),
+    approver: () => (asked++, "deny"),
+  });
+  const session = await createSession({
+    cwd: sandbox.project,
+    grokCliBinaryPath: binary,
+    agentEnv: env,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    permissions: gate,
+    pluginDirs,
+    skills: false,
+  });
   try {
     if (session.state !== "ready") throw new Error(`session did not start: ${JSON.stringify(session.diagnostics)}`);
     // Not a public API: the runtime's ACP peer, reached here only to try grok's own modes.
-    if (variant.startsWith("mode-")) await session.peer.request("session/set_mode", { sessionId: session.id, modeId: variant.slice(5) });
+    if (variant.startsWith("mode-"))
+      await session.peer.request("session/set_mode", { sessionId: session.id, modeId: variant.slice(5) });
     for (const [i, c] of CALLS.entries()) {
       const before = asked;
       const promptId = `call-${variant}-${i}`;
@@ -94,7 +164,8 @@ for (const variant of variants.length > 0 ? variants : ["plain", "toml", "global
       const ran = mock.requests.some((r) => r.kind === "tool_followup" && r.reqId === promptId);
       const row = { variant, call: c.label, asked: asked > before, ran, stopReason: turn.stopReason };
       results.push(row);
-      if (!json) console.log(`${variant.padEnd(11)} ${row.asked ? "asked  " : "UNASKED"} ${ran ? "ran " : "    "} ${c.label}`);
+      if (!json)
+        console.log(`${variant.padEnd(11)} ${row.asked ? "asked  " : "UNASKED"} ${ran ? "ran " : "    "} ${c.label}`);
     }
   } finally {
     await session.dispose();

@@ -43,7 +43,9 @@ function run(script, cwd, env) {
 }
 
 const failures = [];
-const examples = filesUnder(examplesDir).filter((p) => p.endsWith(".ts")).sort();
+const examples = filesUnder(examplesDir)
+  .filter((p) => p.endsWith(".ts"))
+  .sort();
 for (const source of examples) {
   const name = relative(examplesDir, source).replace(/\.ts$/, "");
   const sidecarPath = source.replace(/\.ts$/, ".offline.json");
@@ -63,9 +65,13 @@ for (const source of examples) {
         sidecar.expect = missing;
         continue;
       }
-      process.stdout.write(`  ${ok ? "ok  " : "FAIL"} examples/${name}.ts (${Date.now() - started} ms, ${mock.requests.length} model requests)\n`);
+      process.stdout.write(
+        `  ${ok ? "ok  " : "FAIL"} examples/${name}.ts (${Date.now() - started} ms, ${mock.requests.length} model requests)\n`,
+      );
       if (!ok) {
-        failures.push(`examples/${name}.ts: exit ${result.status ?? result.signal}${missing.length ? `; output lacks ${missing.map((m) => JSON.stringify(m)).join(", ")}` : ""}\n--- its output ---\n${result.output.trimEnd()}\n---`);
+        failures.push(
+          `examples/${name}.ts: exit ${result.status ?? result.signal}${missing.length ? `; output lacks ${missing.map((m) => JSON.stringify(m)).join(", ")}` : ""}\n--- its output ---\n${result.output.trimEnd()}\n---`,
+        );
         break;
       }
     }

@@ -8,7 +8,16 @@ export type { ErrorCode, ErrorContext } from "./errors.js";
 
 // Headless seat
 export { createSession, probeAcp, chooseAuthMethod } from "./runtime/index.js";
-export type { HeadlessSession, SessionState, SessionOptions, PermissionHook, PermissionDecider, PromptInput, AuditEvent, AcpProbe } from "./runtime/index.js";
+export type {
+  HeadlessSession,
+  SessionState,
+  SessionOptions,
+  PermissionHook,
+  PermissionDecider,
+  PromptInput,
+  AuditEvent,
+  AcpProbe,
+} from "./runtime/index.js";
 
 // Named sessions (outlive one process; no daemon)
 export { openSession } from "./sessions/index.js";
@@ -20,26 +29,65 @@ export type { HireSeatOptions, DeliverOptions, ReleaseResult } from "./seat/inde
 
 // Shared session core and events
 export { SessionCore, connectAcp, turnDiagnostic } from "./acp/index.js";
-export type { SeatEvent, SeatEventType, SeatCallbacks, Diagnostic, PlanEntry, Usage, QueueState, TurnResult, PromptOptions } from "./acp/index.js";
+export type {
+  SeatEvent,
+  SeatEventType,
+  SeatCallbacks,
+  Diagnostic,
+  PlanEntry,
+  Usage,
+  QueueState,
+  TurnResult,
+  PromptOptions,
+} from "./acp/index.js";
 
 // The grok binary
-export { resolveGrokBinary, ensureGrokBinary, probeGrok, parseGrokVersion, compareVersions, parseGrokModels, listGrokModels, normalizeModelSelection, laneMarker } from "./grok/index.js";
+export {
+  resolveGrokBinary,
+  ensureGrokBinary,
+  probeGrok,
+  parseGrokVersion,
+  compareVersions,
+  parseGrokModels,
+  listGrokModels,
+  normalizeModelSelection,
+  laneMarker,
+} from "./grok/index.js";
 export type { GrokBinary, GrokProbe, GrokModels } from "./grok/index.js";
 
 // Host tools, permissions, skills
 export { createToolBridge, projectSchema, toAcpMcpServers } from "./tools/index.js";
 export { HostToolError } from "./tools/index.js";
 export type { HostTool, ToolBridge, OperatorMcpServer } from "./tools/index.js";
-export { createPermissionGate, parsePolicyFlags, loadPolicyFile, categorize, DEFAULT_POLICY } from "./permissions/index.js";
+export {
+  createPermissionGate,
+  parsePolicyFlags,
+  loadPolicyFile,
+  categorize,
+  DEFAULT_POLICY,
+} from "./permissions/index.js";
 export type { PermissionPolicy, PermissionCategory, Approver, PermissionGate } from "./permissions/index.js";
 export { stageSkills } from "./skills/index.js";
 export type { StagedSkills } from "./skills/index.js";
 
-
 // Fleets: jobs on BullMQ and Redis, workers on many hosts (docs/fleet.md)
 // Loaded on first call (fleet/on-use.ts): importing grok-seat loads neither BullMQ nor ioredis.
 export { connectFleet, enqueue, startWorker } from "./fleet/on-use.js";
-export type { FleetClient, FleetClientOptions, JobRequest, JobHandle, JobResult, EventsOptions, FleetWorker, WorkerOptions, JobStatus, JobRecord, FleetEvent, JobEvent, CursorEvent } from "./fleet/index.js";
+export type {
+  FleetClient,
+  FleetClientOptions,
+  JobRequest,
+  JobHandle,
+  JobResult,
+  EventsOptions,
+  FleetWorker,
+  WorkerOptions,
+  JobStatus,
+  JobRecord,
+  FleetEvent,
+  JobEvent,
+  CursorEvent,
+} from "./fleet/index.js";
 
 // Attention: one state for everything that runs (docs/supervision.md)
 export type { AttentionState, StateEvent, WaitingOn, AttentionSnapshot } from "./attention/index.js";
@@ -50,12 +98,47 @@ export type { LiveItem } from "./attention/listing.js";
 export type { Restored } from "./attention/restore.js";
 
 // Notifications a person away from the terminal receives (docs/notifications.md)
-export { createNotifier, createNotifyEvent, notifyFromEvents, parseNotifyConfig, chooseTargets, NOTIFY_EVENT_SCHEMA } from "./notify/index.js";
-export type { Notifier, NotifierOptions, NotifyConfig, NotifyTarget, NotifyEvent, NotifyEventName, NotifySubject, NotifyApproval, DeliveryOutcome } from "./notify/index.js";
+export {
+  createNotifier,
+  createNotifyEvent,
+  notifyFromEvents,
+  parseNotifyConfig,
+  chooseTargets,
+  NOTIFY_EVENT_SCHEMA,
+} from "./notify/index.js";
+export type {
+  Notifier,
+  NotifierOptions,
+  NotifyConfig,
+  NotifyTarget,
+  NotifyEvent,
+  NotifyEventName,
+  NotifySubject,
+  NotifyApproval,
+  DeliveryOutcome,
+} from "./notify/index.js";
 
 // Worktrees: one git worktree per seat, a commit per turn, then review, merge or discard (docs/worktrees.md)
-export { createWorktree, commitTurn, listWorktrees, findWorktree, diffWorktree, mergeWorktree, discardWorktree } from "./worktrees/index.js";
-export type { CreateWorktreeOptions, CreatedWorktree, WorktreeRecord, WorktreeStatus, TurnCommit, MergeMode, MergeOptions, MergeResult, DiscardResult } from "./worktrees/index.js";
+export {
+  createWorktree,
+  commitTurn,
+  listWorktrees,
+  findWorktree,
+  diffWorktree,
+  mergeWorktree,
+  discardWorktree,
+} from "./worktrees/index.js";
+export type {
+  CreateWorktreeOptions,
+  CreatedWorktree,
+  WorktreeRecord,
+  WorktreeStatus,
+  TurnCommit,
+  MergeMode,
+  MergeOptions,
+  MergeResult,
+  DiscardResult,
+} from "./worktrees/index.js";
 // A supervised turn's worktree, as `seat run --worktree` and the MCP run tool take it (docs/supervision.md)
 export { planTurnWorktree, finishTurnWorktree } from "./worktrees/index.js";
 export type { TurnWorktree, TurnWorktreeOptions, TurnWorktreePlan } from "./worktrees/index.js";
@@ -66,4 +149,12 @@ export type { PendingApproval, ApprovalAnswer, ApprovalsOptions } from "./approv
 
 // Spend: the usage ledger, budgets and the operator's prices (docs/spend.md)
 export { queryUsage, loadPrices, computeCost } from "./usage/index.js";
-export type { TurnBudget, UsageQuery, UsageTotals, UsageGrouping, PriceTable, ModelPrice, SideCallUsage } from "./usage/index.js";
+export type {
+  TurnBudget,
+  UsageQuery,
+  UsageTotals,
+  UsageGrouping,
+  PriceTable,
+  ModelPrice,
+  SideCallUsage,
+} from "./usage/index.js";

@@ -6,7 +6,17 @@
  * Invariant: test rigs live here, never on the main front door; test/integration/package/exports.test.ts pins both lists.
  */
 export { startMockModel, parseScript, offlineWiring } from "./mock-model/index.js";
-export type { MockModelServer, MockModelOptions, LoggedRequest, MockScript, MockRule, MockReply, MockToolCall, ModelDialect, OfflineWiring } from "./mock-model/index.js";
+export type {
+  MockModelServer,
+  MockModelOptions,
+  LoggedRequest,
+  MockScript,
+  MockRule,
+  MockReply,
+  MockToolCall,
+  ModelDialect,
+  OfflineWiring,
+} from "./mock-model/index.js";
 export { createSandbox, sandboxConfigToml, canUnshareNetwork, runInLoopbackNamespace } from "./sandbox/index.js";
 export type { Sandbox, SandboxOptions } from "./sandbox/index.js";
 export { startRedisServer } from "./fleet/index.js";

@@ -10,7 +10,10 @@ const text = (t: string): SeatEvent => ({ type: "text", text: t });
 
 test("synchronous callbacks run inline, in order, before push returns", () => {
   const seen: string[] = [];
-  const queue = new CallbackQueue({ onEvent: (e) => void seen.push(`event:${e.type}`), onText: (t) => void seen.push(t) }, true);
+  const queue = new CallbackQueue(
+    { onEvent: (e) => void seen.push(`event:${e.type}`), onText: (t) => void seen.push(t) },
+    true,
+  );
   queue.push(text("a"));
   queue.push(text("b"));
   assert.deepEqual(seen, ["event:text", "a", "event:text", "b"]);
@@ -27,7 +30,10 @@ test("an async callback is awaited before the next callback and the next event; 
     seen.push(label);
     running -= 1;
   };
-  const queue = new CallbackQueue({ onEvent: (e) => slow(`event:${e.type === "text" ? e.text : e.type}`), onText: (t) => slow(t) }, true);
+  const queue = new CallbackQueue(
+    { onEvent: (e) => slow(`event:${e.type === "text" ? e.text : e.type}`), onText: (t) => slow(t) },
+    true,
+  );
   queue.push(text("a"));
   queue.push(text("b"));
   queue.push({ type: "done", stopReason: "end_turn", text: "ab" });
@@ -38,14 +44,17 @@ test("an async callback is awaited before the next callback and the next event; 
 
 test("a throwing or rejecting callback loses only its own event", async () => {
   const seen: string[] = [];
-  const queue = new CallbackQueue({
-    onText: (t) => {
-      if (t === "boom") throw new Error("sync failure");
-      if (t === "reject") return Promise.reject(new Error("async failure"));
-      seen.push(t);
-      return undefined;
+  const queue = new CallbackQueue(
+    {
+      onText: (t) => {
+        if (t === "boom") throw new Error("sync failure");
+        if (t === "reject") return Promise.reject(new Error("async failure"));
+        seen.push(t);
+        return undefined;
+      },
     },
-  }, true);
+    true,
+  );
   for (const t of ["a", "boom", "b", "reject", "c"]) queue.push(text(t));
   await queue.drain();
   assert.deepEqual(seen, ["a", "b", "c"]);
@@ -54,9 +63,15 @@ test("a throwing or rejecting callback loses only its own event", async () => {
 test("a diagnostic reaches onDiagnostic and, unless turned off, onText", async () => {
   const diagnostic = { code: "ACP_STOP_REASON" as const, message: "stopped" };
   const on: string[] = [];
-  new CallbackQueue({ onDiagnostic: (d) => void on.push(d.code), onText: (t) => void on.push(t) }, true).push({ type: "diagnostic", diagnostic });
+  new CallbackQueue({ onDiagnostic: (d) => void on.push(d.code), onText: (t) => void on.push(t) }, true).push({
+    type: "diagnostic",
+    diagnostic,
+  });
   const off: string[] = [];
-  new CallbackQueue({ onDiagnostic: (d) => void off.push(d.code), onText: (t) => void off.push(t) }, false).push({ type: "diagnostic", diagnostic });
+  new CallbackQueue({ onDiagnostic: (d) => void off.push(d.code), onText: (t) => void off.push(t) }, false).push({
+    type: "diagnostic",
+    diagnostic,
+  });
   assert.deepEqual(on, ["ACP_STOP_REASON", "stopped"]);
   assert.deepEqual(off, ["ACP_STOP_REASON"]);
 });
@@ -101,7 +116,10 @@ test("settle abandons a callback that never returns once the deadline passes, re
 
 test("settle without a deadline waits for a slow callback, and interrupt bounds it without abandoning a callback that returns within the grace", async () => {
   const seen: string[] = [];
-  const queue = new CallbackQueue({ onText: (t) => new Promise<void>((r) => setTimeout(() => (seen.push(t), r()), 300)) }, true);
+  const queue = new CallbackQueue(
+    { onText: (t) => new Promise<void>((r) => setTimeout(() => (seen.push(t), r()), 300)) },
+    true,
+  );
   queue.push(text("slow"));
   const settling = queue.settle();
   setTimeout(() => queue.interrupt(), 50);

@@ -242,7 +242,8 @@ export class CallbackQueue {
     if (cb.onEvent) names.push("onEvent");
     const specific = SPECIFIC[event.type];
     if (specific !== undefined && cb[specific]) names.push(specific);
-    if (event.type === "diagnostic" && this.diagnosticsAsText && event.asText !== false && cb.onText) names.push("onText");
+    if (event.type === "diagnostic" && this.diagnosticsAsText && event.asText !== false && cb.onText)
+      names.push("onText");
     return names;
   }
 

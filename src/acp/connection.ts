@@ -6,7 +6,12 @@
  * Invariant: handlers are called synchronously in arrival order (the SDK starts notification handlers in
  *   order but does not await them, so nothing here awaits before handing a message on).
  */
-import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification, Stream } from "@agentclientprotocol/sdk";
+import type {
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+  Stream,
+} from "@agentclientprotocol/sdk";
 import { loadAcpSdk } from "../internal/acp-sdk.js";
 import { ACP } from "./methods.js";
 
@@ -41,7 +46,9 @@ export async function connectAcp(stream: Stream, handlers: AcpHandlers, name = "
     .onNotification("*", ({ method, params }) => {
       handlers.onExtNotification(method, params);
     })
-    .onRequest(ACP.client.session.requestPermission, ({ params, signal }) => handlers.onPermissionRequest(params, signal))
+    .onRequest(ACP.client.session.requestPermission, ({ params, signal }) =>
+      handlers.onPermissionRequest(params, signal),
+    )
     .onRequest("*", ({ method }) => {
       // We advertise fs and terminal as off; anything else is unknown to us.
       throw RequestError.methodNotFound(method);
@@ -51,7 +58,11 @@ export async function connectAcp(stream: Stream, handlers: AcpHandlers, name = "
   return {
     request<T>(method: string, params: unknown, options?: { signal?: AbortSignal }): Promise<T> {
       // Any method by string: the SDK's untyped overload (grok's extensions are not in its table).
-      const send = agent.request.bind(agent) as (m: string, p: unknown, o?: { signal?: AbortSignal }) => Promise<unknown>;
+      const send = agent.request.bind(agent) as (
+        m: string,
+        p: unknown,
+        o?: { signal?: AbortSignal },
+      ) => Promise<unknown>;
       return send(method, params, options?.signal ? { signal: options.signal } : undefined) as Promise<T>;
     },
     notify(method: string, params: unknown): Promise<void> {

@@ -80,12 +80,31 @@ export type SeatEvent =
   | { type: "prompt_complete"; sessionId: string; promptId: string; stopReason: string }
   | { type: "permission"; toolCallId: string; category: string; decision: string; optionId?: string }
   | { type: "approval_asked"; approval: PendingApproval }
-  | { type: "approval_answered"; id: string; toolCallId: string; decision: "allow" | "deny"; via: "answer" | "timeout" | "expired"; always?: boolean; by?: string }
-  | { type: "diagnostic"; diagnostic: Diagnostic; /** false: never delivered as onText (e.g. a host tool's own error). */ asText?: boolean }
+  | {
+      type: "approval_answered";
+      id: string;
+      toolCallId: string;
+      decision: "allow" | "deny";
+      via: "answer" | "timeout" | "expired";
+      always?: boolean;
+      by?: string;
+    }
+  | {
+      type: "diagnostic";
+      diagnostic: Diagnostic /** false: never delivered as onText (e.g. a host tool's own error). */;
+      asText?: boolean;
+    }
   /** grok retried its model request (from grok's own log, see health/): `reason` short, `detail` grok's text. */
   | { type: "retry"; attempt: number; max: number; reason: string; detail: string; promptId?: string }
   /** grok's model-catalogue refresh is retrying or gave up (from grok's own log). */
-  | { type: "model_catalog"; status: "retrying" | "failed"; attempt?: number; max?: number; reason?: string; detail?: string }
+  | {
+      type: "model_catalog";
+      status: "retrying" | "failed";
+      attempt?: number;
+      max?: number;
+      reason?: string;
+      detail?: string;
+    }
   | { type: "done"; stopReason: string; promptId?: string; text: string }
   /** The session's attention state changed (starting, idle, working, waiting, done, …; see attention/). */
   | StateEvent
@@ -93,7 +112,15 @@ export type SeatEvent =
    * The model answered with a limit status (429 rate limited, 503 unavailable, 529 overloaded, 402 out of credit),
    * from grok's own log: `final` false while grok retries (attempt/max), true when grok gave up on the request.
    */
-  | { type: "rate_limited"; statusCode: number; final: boolean; attempt?: number; max?: number; detail: string; promptId?: string };
+  | {
+      type: "rate_limited";
+      statusCode: number;
+      final: boolean;
+      attempt?: number;
+      max?: number;
+      detail: string;
+      promptId?: string;
+    };
 
 /** The type tags of SeatEvent. */
 export type SeatEventType = SeatEvent["type"];

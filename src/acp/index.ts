@@ -12,4 +12,13 @@ export { mapSessionUpdate, mapExtNotification, readUsage, isTerminalToolStatus, 
 export { turnDiagnostic, createDiagnostic } from "./diagnostics.js";
 export type { TurnOutcome } from "./diagnostics.js";
 export { ACP, X_AI } from "./methods.js";
-export type { SeatEvent, SeatEventType, SeatCallbacks, Diagnostic, PlanEntry, Usage, QueueState, PendingApproval } from "./events.js";
+export type {
+  SeatEvent,
+  SeatEventType,
+  SeatCallbacks,
+  Diagnostic,
+  PlanEntry,
+  Usage,
+  QueueState,
+  PendingApproval,
+} from "./events.js";

@@ -28,7 +28,13 @@ export const ACP = {
   client: {
     session: { requestPermission: "session/request_permission", update: "session/update" },
     fs: { writeTextFile: "fs/write_text_file", readTextFile: "fs/read_text_file" },
-    terminal: { create: "terminal/create", output: "terminal/output", release: "terminal/release", waitForExit: "terminal/wait_for_exit", kill: "terminal/kill" },
+    terminal: {
+      create: "terminal/create",
+      output: "terminal/output",
+      release: "terminal/release",
+      waitForExit: "terminal/wait_for_exit",
+      kill: "terminal/kill",
+    },
     elicitation: { create: "elicitation/create", complete: "elicitation/complete" },
   },
   protocol: { cancelRequest: "$/cancel_request" },

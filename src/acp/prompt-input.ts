@@ -20,10 +20,16 @@ function invalid(problem: string): Diagnostic {
 
 function contentProblem(content: unknown): string | undefined {
   if (typeof content === "string") return undefined;
-  if (!Array.isArray(content)) return `${kindOf(content)} as its content (it takes a string or an array of ACP content blocks)`;
+  if (!Array.isArray(content))
+    return `${kindOf(content)} as its content (it takes a string or an array of ACP content blocks)`;
   for (let i = 0; i < content.length; i += 1) {
     const block: unknown = content[i];
-    if (typeof block !== "object" || block === null || Array.isArray(block) || typeof (block as { type?: unknown }).type !== "string") {
+    if (
+      typeof block !== "object" ||
+      block === null ||
+      Array.isArray(block) ||
+      typeof (block as { type?: unknown }).type !== "string"
+    ) {
       return `a content block at index ${i} that is not an object with a string "type"`;
     }
   }
@@ -32,12 +38,15 @@ function contentProblem(content: unknown): string | undefined {
 
 function optionsProblem(options: unknown): string | undefined {
   if (options === undefined || options === null) return undefined;
-  if (typeof options !== "object" || Array.isArray(options)) return `${kindOf(options)} as its options (it takes an object)`;
+  if (typeof options !== "object" || Array.isArray(options))
+    return `${kindOf(options)} as its options (it takes an object)`;
   const o = options as Record<string, unknown>;
-  if (o.promptId !== undefined && (typeof o.promptId !== "string" || o.promptId.length === 0)) return "a promptId that is not a non-empty string";
+  if (o.promptId !== undefined && (typeof o.promptId !== "string" || o.promptId.length === 0))
+    return "a promptId that is not a non-empty string";
   for (const name of ["turnTimeoutMs", "idleTimeoutMs"]) {
     const ms = o[name];
-    if (ms !== undefined && (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0)) return `a ${name} that is not a finite number of milliseconds >= 0`;
+    if (ms !== undefined && (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0))
+      return `a ${name} that is not a finite number of milliseconds >= 0`;
   }
   if (o.budget !== undefined) {
     const problem = budgetProblem(o.budget);
@@ -45,7 +54,13 @@ function optionsProblem(options: unknown): string | undefined {
   }
   if (o.costOf !== undefined && typeof o.costOf !== "function") return "a costOf that is not a function";
   const signal = o.signal as { aborted?: unknown; addEventListener?: unknown } | undefined | null;
-  if (signal !== undefined && (typeof signal !== "object" || signal === null || typeof signal.aborted !== "boolean" || typeof signal.addEventListener !== "function")) {
+  if (
+    signal !== undefined &&
+    (typeof signal !== "object" ||
+      signal === null ||
+      typeof signal.aborted !== "boolean" ||
+      typeof signal.addEventListener !== "function")
+  ) {
     return "a signal that is not an AbortSignal";
   }
   return undefined;

@@ -35,7 +35,7 @@ async function turnAnsweredWith(result: unknown, before: string[] = []) {
   return outcome;
 }
 
-test("a prompt answered with a non-object result (id 0, result \"\") reports ACP_PROTOCOL_ERROR instead of a clean turn", async () => {
+test('a prompt answered with a non-object result (id 0, result "") reports ACP_PROTOCOL_ERROR instead of a clean turn', async () => {
   for (const result of ["", null, 42, {}, { stopReason: 7 }]) {
     const outcome = await turnAnsweredWith(result);
     assert.equal(outcome.stopReason, undefined, JSON.stringify(result));
@@ -45,7 +45,14 @@ test("a prompt answered with a non-object result (id 0, result \"\") reports ACP
 });
 
 test("text streamed before a malformed prompt result is kept as the answer", async () => {
-  const chunk = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "partial" } } } });
+  const chunk = JSON.stringify({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: {
+      sessionId: "s1",
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "partial" } },
+    },
+  });
   const outcome = await turnAnsweredWith("", [chunk]);
   assert.equal(outcome.text, "partial");
   assert.equal(outcome.diagnostic, undefined);

@@ -9,7 +9,10 @@ function scriptedPeer() {
   let answer!: (result: unknown) => void;
   const controller = new AbortController();
   const peer: AcpPeer = {
-    request: <T>(method: string) => (method === "session/prompt" ? new Promise<T>((resolve) => (answer = resolve as (r: unknown) => void)) : Promise.resolve({} as T)),
+    request: <T>(method: string) =>
+      method === "session/prompt"
+        ? new Promise<T>((resolve) => (answer = resolve as (r: unknown) => void))
+        : Promise.resolve({} as T),
     notify: async () => undefined,
     closed: new Promise<void>(() => undefined),
     signal: controller.signal,
@@ -18,8 +21,12 @@ function scriptedPeer() {
   return { peer, answer: (result: unknown) => answer(result) };
 }
 
-const noApprover: Diagnostic = { code: "PERMISSION_NO_APPROVER", message: "A mcp tool call was denied because nobody could be asked." };
-const text = (t: string) => ({ sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } }) as never;
+const noApprover: Diagnostic = {
+  code: "PERMISSION_NO_APPROVER",
+  message: "A mcp tool call was denied because nobody could be asked.",
+};
+const text = (t: string) =>
+  ({ sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } } }) as never;
 
 test("a host diagnostic noted during a turn ends that turn, even after text streamed, and is emitted once", async () => {
   const { peer, answer } = scriptedPeer();
@@ -91,11 +98,19 @@ test("streamed text is attributed by prompt ID: the running turn's text is kept,
   core.bind("s1");
   const turn = core.prompt("go", { promptId: "p-run" });
   await new Promise((resolve) => setImmediate(resolve));
-  const chunk = (t: string, promptId?: string) => ({ sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } }, ...(promptId ? { _meta: { promptId } } : {}) }) as never;
+  const chunk = (t: string, promptId?: string) =>
+    ({
+      sessionId: "s1",
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } },
+      ...(promptId ? { _meta: { promptId } } : {}),
+    }) as never;
   core.handleUpdate(chunk("a", "p-run"));
   core.handleUpdate(chunk("x", "p-other"));
   core.handleUpdate(chunk("b"));
-  core.handleUpdate({ sessionId: "s2", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "not ours" } } } as never);
+  core.handleUpdate({
+    sessionId: "s2",
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "not ours" } },
+  } as never);
   core.handleUpdate(chunk("c", "p-run"));
   answer({ stopReason: "end_turn" });
   const result = await turn;

@@ -85,14 +85,18 @@ type Failure = { code: ErrorCode; message: string };
 export type PromptContent = string | ContentBlock[];
 
 function isPromptResponse(value: unknown): value is PromptResponse {
-  return typeof value === "object" && value !== null && typeof (value as { stopReason?: unknown }).stopReason === "string";
+  return (
+    typeof value === "object" && value !== null && typeof (value as { stopReason?: unknown }).stopReason === "string"
+  );
 }
 
 /** The diagnostic an abort reason carries ({code, message} with a catalogued code), if any. */
 function abortDiagnostic(reason: unknown): Diagnostic | undefined {
   if (typeof reason !== "object" || reason === null) return undefined;
   const { code, message } = reason as { code?: unknown; message?: unknown };
-  return typeof code === "string" && Object.hasOwn(ERROR_CODES, code) && typeof message === "string" ? { code: code as ErrorCode, message } : undefined;
+  return typeof code === "string" && Object.hasOwn(ERROR_CODES, code) && typeof message === "string"
+    ? { code: code as ErrorCode, message }
+    : undefined;
 }
 
 function preview(value: unknown): string {
@@ -111,7 +115,10 @@ export class SessionCore {
   /** Latest title per tool call: terminal updates often omit it (e.g. MCP calls renamed after use_tool). */
   private readonly toolTitles = new Map<string, string>();
   /** Running turns: how to end each one early, and its settled result. */
-  private readonly running = new Map<string, { end: (failure: Failure, graceMs: number) => void; settled: Promise<unknown> }>();
+  private readonly running = new Map<
+    string,
+    { end: (failure: Failure, graceMs: number) => void; settled: Promise<unknown> }
+  >();
   private closing = false;
 
   constructor(
@@ -121,7 +128,11 @@ export class SessionCore {
      * `queue`: share an existing callback queue (the headless seat reports its own diagnostics through it).
      * `onTurnEnd`: told how a turn ended just before its `done` event is queued (the seat's state follows it).
      */
-    options: { diagnosticsAsText?: boolean; queue?: CallbackQueue; onTurnEnd?: (end: { stopReason?: string; diagnostic?: Diagnostic }) => void } = {},
+    options: {
+      diagnosticsAsText?: boolean;
+      queue?: CallbackQueue;
+      onTurnEnd?: (end: { stopReason?: string; diagnostic?: Diagnostic }) => void;
+    } = {},
   ) {
     this.queue = options.queue ?? new CallbackQueue(callbacks, options.diagnosticsAsText !== false);
     this.onTurnEnd = options.onTurnEnd;
@@ -155,7 +166,11 @@ export class SessionCore {
       this.queue.push(event);
       return;
     }
-    if (update.sessionUpdate === "tool_call_update" && typeof update.toolCallId === "string" && typeof update.title === "string") {
+    if (
+      update.sessionUpdate === "tool_call_update" &&
+      typeof update.toolCallId === "string" &&
+      typeof update.title === "string"
+    ) {
       this.toolTitles.set(update.toolCallId, update.title);
     }
     for (let event of mapSessionUpdate(notification)) {
@@ -267,9 +282,17 @@ export class SessionCore {
   /** Sends one prompt and resolves how the turn ended. Never rejects, whatever it is given. */
   prompt(content: PromptContent, options: PromptOptions = {}): Promise<TurnResult> {
     const given = options as unknown;
-    const askedId = typeof given === "object" && given !== null ? (given as { promptId?: unknown }).promptId : undefined;
+    const askedId =
+      typeof given === "object" && given !== null ? (given as { promptId?: unknown }).promptId : undefined;
     const promptId = typeof askedId === "string" && askedId.length > 0 ? askedId : `seat-${randomUUID()}`;
-    const turn: Turn = { promptId, text: "", lastActivity: Date.now(), touch() { this.lastActivity = Date.now(); } };
+    const turn: Turn = {
+      promptId,
+      text: "",
+      lastActivity: Date.now(),
+      touch() {
+        this.lastActivity = Date.now();
+      },
+    };
     const refused = checkPromptInput(content, given);
     if (!refused && options?.budget) {
       turn.meter = createTurnMeter(options.budget);
@@ -285,7 +308,14 @@ export class SessionCore {
     this.closing = true;
     this.queue.interrupt();
     const turns = [...this.running.values()];
-    for (const turn of turns) turn.end({ code: "ACP_SESSION_DISPOSED", message: "The session was disposed while the turn ran; the turn was cancelled." }, graceMs);
+    for (const turn of turns)
+      turn.end(
+        {
+          code: "ACP_SESSION_DISPOSED",
+          message: "The session was disposed while the turn ran; the turn was cancelled.",
+        },
+        graceMs,
+      );
     if (turns.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -306,7 +336,10 @@ export class SessionCore {
       return this.finish(turn, failure, undefined);
     }
     if (options.signal?.aborted) {
-      failure = { code: "ACP_PROMPT_ABORTED", message: "The prompt's AbortSignal was already aborted; nothing was sent." };
+      failure = {
+        code: "ACP_PROMPT_ABORTED",
+        message: "The prompt's AbortSignal was already aborted; nothing was sent.",
+      };
       return this.finish(turn, failure, undefined, deadline, "cancelled");
     }
     this.turns.set(promptId, turn);
@@ -326,7 +359,9 @@ export class SessionCore {
     this.running.set(promptId, { end: (f, graceMs) => fail(f.code, f.message, graceMs), settled });
     if (options.turnTimeoutMs) {
       const ms = options.turnTimeoutMs;
-      timers.push(setTimeout(() => fail("ACP_TURN_TIMEOUT", `The turn ran longer than ${ms} ms and was cancelled.`), ms));
+      timers.push(
+        setTimeout(() => fail("ACP_TURN_TIMEOUT", `The turn ran longer than ${ms} ms and was cancelled.`), ms),
+      );
     }
     if (options.idleTimeoutMs) {
       const ms = options.idleTimeoutMs;
@@ -349,7 +384,11 @@ export class SessionCore {
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const request = this.peer.request<PromptResponse>(ACP.agent.session.prompt, { sessionId, prompt: blocks, _meta: { promptId } });
+      const request = this.peer.request<PromptResponse>(ACP.agent.session.prompt, {
+        sessionId,
+        prompt: blocks,
+        _meta: { promptId },
+      });
       const gaveUp = new Promise<never>((_, reject) => {
         stop.signal.addEventListener("abort", () => reject(new Error("no answer after cancel")), { once: true });
       });
@@ -376,7 +415,8 @@ export class SessionCore {
     }
     try {
       // A disposed session's turn (or one over budget) was cancelled by us, whether or not grok answered the cancel in time.
-      const cancelled = failure?.code === "ACP_SESSION_DISPOSED" || failure?.code === "BUDGET_EXCEEDED" ? "cancelled" : undefined;
+      const cancelled =
+        failure?.code === "ACP_SESSION_DISPOSED" || failure?.code === "BUDGET_EXCEEDED" ? "cancelled" : undefined;
       return await this.finish(turn, failure, response, deadline, cancelled);
     } finally {
       this.running.delete(promptId);
@@ -406,19 +446,38 @@ export class SessionCore {
     return this.turns.get(promptId);
   }
 
-  private async finish(turn: Turn, failure: Failure | undefined, response: PromptResponse | undefined, deadline?: number, stopFallback?: string): Promise<TurnResult> {
+  private async finish(
+    turn: Turn,
+    failure: Failure | undefined,
+    response: PromptResponse | undefined,
+    deadline?: number,
+    stopFallback?: string,
+  ): Promise<TurnResult> {
     const meta = (response?._meta ?? undefined) as Record<string, unknown> | undefined;
     // grok: `_meta.usage`; ACP's (unstable) `usage` on the response; Codex and Claude: `_meta.quota.token_count`.
     const quota = meta?.quota as { token_count?: unknown } | undefined;
-    const usage = readUsage(meta?.usage) ?? readUsage((response as { usage?: unknown } | undefined)?.usage) ?? readUsage(quota?.token_count) ?? readUsage(meta);
+    const usage =
+      readUsage(meta?.usage) ??
+      readUsage((response as { usage?: unknown } | undefined)?.usage) ??
+      readUsage(quota?.token_count) ??
+      readUsage(meta);
     if (usage) this.emit({ type: "usage", usage, promptId: turn.promptId });
     const stopReason = response?.stopReason ?? stopFallback;
-    const own = turnDiagnostic({ text: turn.text, ...(response?.stopReason === undefined ? {} : { stopReason: response.stopReason }), failure });
+    const own = turnDiagnostic({
+      text: turn.text,
+      ...(response?.stopReason === undefined ? {} : { stopReason: response.stopReason }),
+      failure,
+    });
     // A denial nobody could be asked about explains a bare stop reason better than the stop reason does.
     const diagnostic = own && own.code !== "ACP_STOP_REASON" ? own : (turn.hostDiagnostic ?? own);
     if (diagnostic) this.emit({ type: "diagnostic", diagnostic });
     this.onTurnEnd?.({ ...(stopReason === undefined ? {} : { stopReason }), ...(diagnostic ? { diagnostic } : {}) });
-    this.emit({ type: "done", stopReason: stopReason ?? (failure ? "error" : "unknown"), promptId: turn.promptId, text: turn.text });
+    this.emit({
+      type: "done",
+      stopReason: stopReason ?? (failure ? "error" : "unknown"),
+      promptId: turn.promptId,
+      text: turn.text,
+    });
     // A stuck callback is the host's problem, not the agent's: it is reported even when text streamed.
     const stuck = await this.queue.settle(deadline);
     const reported = diagnostic ?? (stuck[0] ? stuckDiagnostic(stuck[0]) : undefined);

@@ -38,9 +38,14 @@ export function readUsage(raw: unknown): Usage | undefined {
     // ACP's own `usage` says cachedReadTokens / thoughtTokens / cachedWriteTokens; Codex's and Claude's
     // `_meta.quota.token_count` says cachedInputTokens / reasoningOutputTokens / cacheWriteInputTokens.
     cachedReadTokens: num(raw.cachedReadTokens) ?? num(raw.cache_read_input_tokens) ?? num(raw.cachedInputTokens),
-    reasoningTokens: num(raw.reasoningTokens) ?? num(raw.reasoning_tokens) ?? num(raw.thoughtTokens) ?? num(raw.reasoningOutputTokens),
+    reasoningTokens:
+      num(raw.reasoningTokens) ?? num(raw.reasoning_tokens) ?? num(raw.thoughtTokens) ?? num(raw.reasoningOutputTokens),
     modelCalls: num(raw.modelCalls),
-    cacheCreationTokens: num(raw.cacheCreationTokens) ?? num(raw.cache_creation_input_tokens) ?? num(raw.cachedWriteTokens) ?? num(raw.cacheWriteInputTokens),
+    cacheCreationTokens:
+      num(raw.cacheCreationTokens) ??
+      num(raw.cache_creation_input_tokens) ??
+      num(raw.cachedWriteTokens) ??
+      num(raw.cacheWriteInputTokens),
     costUsdTicks: num(raw.costUsdTicks),
   };
   for (const key of Object.keys(usage) as (keyof Usage)[]) if (usage[key] === undefined) delete usage[key];
@@ -110,13 +115,27 @@ export function mapSessionUpdate(notification: SessionNotification): SeatEvent[]
       const events: SeatEvent[] = [event];
       // A tool_call may already carry a terminal status (agents that report finished calls at once).
       if (isTerminalToolStatus(update.status)) {
-        events.push({ type: "tool_end", toolCallId: event.toolCallId, title: event.title, status: update.status, rawOutput: update.rawOutput });
+        events.push({
+          type: "tool_end",
+          toolCallId: event.toolCallId,
+          title: event.title,
+          status: update.status,
+          rawOutput: update.rawOutput,
+        });
       }
       return events;
     }
     case "tool_call_update": {
       if (!isTerminalToolStatus(update.status)) return [];
-      return [{ type: "tool_end", toolCallId: str(update.toolCallId) ?? "", title: str(update.title), status: update.status, rawOutput: update.rawOutput }];
+      return [
+        {
+          type: "tool_end",
+          toolCallId: str(update.toolCallId) ?? "",
+          title: str(update.title),
+          status: update.status,
+          rawOutput: update.rawOutput,
+        },
+      ];
     }
     case "plan": {
       const entries = Array.isArray(update.entries) ? update.entries : [];
@@ -141,18 +160,22 @@ export function mapExtNotification(method: string, params: unknown): SeatEvent[]
   if (!isObj(params)) return [];
   switch (method) {
     case X_AI.mcpInitialized:
-      return [{ type: "mcp_initialized", sessionId: str(params.sessionId) ?? "", toolCount: num(params.mcpToolCount) ?? 0 }];
+      return [
+        { type: "mcp_initialized", sessionId: str(params.sessionId) ?? "", toolCount: num(params.mcpToolCount) ?? 0 },
+      ];
     case X_AI.queueChanged: {
       const entries = Array.isArray(params.entries) ? params.entries.filter(isObj) : [];
       const running = str(params.runningPromptId);
-      return [{
-        type: "queue",
-        queue: {
-          sessionId: str(params.sessionId) ?? "",
-          entryIds: entries.map((e) => str(e.id)).filter((id): id is string => id !== undefined),
-          ...(running === undefined ? {} : { runningPromptId: running }),
+      return [
+        {
+          type: "queue",
+          queue: {
+            sessionId: str(params.sessionId) ?? "",
+            entryIds: entries.map((e) => str(e.id)).filter((id): id is string => id !== undefined),
+            ...(running === undefined ? {} : { runningPromptId: running }),
+          },
         },
-      }];
+      ];
     }
     case X_AI.sessionNotification: {
       // grok reports each model call's usage as it completes (grok-wire.md §8); no prompt id rides along.
@@ -162,12 +185,14 @@ export function mapExtNotification(method: string, params: unknown): SeatEvent[]
       return usage ? [{ type: "model_usage", usage: { ...usage, modelCalls: 1 } }] : [];
     }
     case X_AI.promptComplete:
-      return [{
-        type: "prompt_complete",
-        sessionId: str(params.sessionId) ?? "",
-        promptId: str(params.promptId) ?? "",
-        stopReason: str(params.stopReason) ?? "",
-      }];
+      return [
+        {
+          type: "prompt_complete",
+          sessionId: str(params.sessionId) ?? "",
+          promptId: str(params.promptId) ?? "",
+          stopReason: str(params.stopReason) ?? "",
+        },
+      ];
     default:
       return [];
   }

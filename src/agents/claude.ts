@@ -10,7 +10,12 @@ import { BASE_ENV_ALLOW, BASE_ENV_PREFIXES, runningAsRoot } from "./common.js";
 import { node22Binary, requireInstalledFile } from "./install.js";
 import { noAuthenticate, type AgentProfile, type PinnedPackage } from "./profile.js";
 
-const PIN: PinnedPackage = { dir: "claude", package: "@agentclientprotocol/claude-agent-acp", version: "0.101.0", bin: "claude-agent-acp" };
+const PIN: PinnedPackage = {
+  dir: "claude",
+  package: "@agentclientprotocol/claude-agent-acp",
+  version: "0.101.0",
+  bin: "claude-agent-acp",
+};
 
 /** The claude profile. */
 export const claudeProfile: AgentProfile = {
@@ -22,7 +27,14 @@ export const claudeProfile: AgentProfile = {
     const script = requireInstalledFile("claude", ctx, PIN, join("dist", "index.js"));
     return [node22Binary("claude", ctx), script];
   },
-  envAllow: [...BASE_ENV_ALLOW, "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CONFIG_DIR"],
+  envAllow: [
+    ...BASE_ENV_ALLOW,
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "CLAUDE_CONFIG_DIR",
+  ],
   envPrefixes: BASE_ENV_PREFIXES,
   keyVars: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
   envForced: {
@@ -31,7 +43,8 @@ export const claudeProfile: AgentProfile = {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     ...(runningAsRoot() ? { IS_SANDBOX: "1" } : {}),
   },
-  chooseAuth: () => noAuthenticate("Claude reads ANTHROPIC_API_KEY (or its own login) itself and advertises no ACP auth method"),
+  chooseAuth: () =>
+    noAuthenticate("Claude reads ANTHROPIC_API_KEY (or its own login) itself and advertises no ACP auth method"),
   setModeAfterNew: "default",
   waitsForMcpInitialized: false,
   projection: "wrap-unions",

@@ -35,12 +35,14 @@ export function splitCommandLine(line: string): string[] {
     inWord = true;
     if (c === "'" || c === '"') quote = c;
     else if (c === "\\") {
-      if (i + 1 >= line.length) throw new SeatError("AGENT_COMMAND_INVALID", "--agent-command ends with a lone backslash.");
+      if (i + 1 >= line.length)
+        throw new SeatError("AGENT_COMMAND_INVALID", "--agent-command ends with a lone backslash.");
       word += line[++i];
     } else word += c;
   }
   if (quote) throw new SeatError("AGENT_COMMAND_INVALID", `--agent-command has an unclosed ${quote} quote.`);
   if (inWord) words.push(word);
-  if (words.length === 0) throw new SeatError("AGENT_COMMAND_INVALID", "--agent-command is empty; give the agent's command line.");
+  if (words.length === 0)
+    throw new SeatError("AGENT_COMMAND_INVALID", "--agent-command is empty; give the agent's command line.");
   return words;
 }

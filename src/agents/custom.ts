@@ -21,7 +21,9 @@ export function customProfile(commandLine: string | readonly string[]): AgentPro
     chooseAuth: (advertised) =>
       advertised.length === 0
         ? noAuthenticate("the agent advertised no auth method")
-        : noAuthenticate(`a custom agent's auth is its own business (it offered ${advertised.map((m) => m.id).join(", ")}); no authenticate call is made`),
+        : noAuthenticate(
+            `a custom agent's auth is its own business (it offered ${advertised.map((m) => m.id).join(", ")}); no authenticate call is made`,
+          ),
     waitsForMcpInitialized: false,
     projection: "wrap-unions",
     modelToolName: (server, tool) => `${server}__${tool}`,

@@ -16,15 +16,23 @@ export const geminiProfile: AgentProfile = {
   name: "gemini",
   title: "Gemini CLI (gemini --acp)",
   pinned: PIN,
-  launchArgv: (ctx) => [process.execPath, requireInstalledFile("gemini", ctx, PIN, join("bundle", "gemini.js")), "--acp"],
+  launchArgv: (ctx) => [
+    process.execPath,
+    requireInstalledFile("gemini", ctx, PIN, join("bundle", "gemini.js")),
+    "--acp",
+  ],
   envAllow: [...BASE_ENV_ALLOW, "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_MODEL"],
   envPrefixes: BASE_ENV_PREFIXES,
   keyVars: ["GEMINI_API_KEY"],
   envForced: { GEMINI_CLI_NO_RELAUNCH: "true" },
   chooseAuth: (advertised, _default, env) => {
     const ids = new Set(advertised.map((m) => m.id));
-    if (env.GEMINI_API_KEY && ids.has("gemini-api-key")) return { methodId: "gemini-api-key", why: "GEMINI_API_KEY is set" };
-    return { methodId: undefined, why: `not authenticated: set GEMINI_API_KEY (gemini offered: ${[...ids].join(", ") || "none"})` };
+    if (env.GEMINI_API_KEY && ids.has("gemini-api-key"))
+      return { methodId: "gemini-api-key", why: "GEMINI_API_KEY is set" };
+    return {
+      methodId: undefined,
+      why: `not authenticated: set GEMINI_API_KEY (gemini offered: ${[...ids].join(", ") || "none"})`,
+    };
   },
   waitsForMcpInitialized: false,
   projection: "object-with-unions",

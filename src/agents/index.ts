@@ -11,9 +11,26 @@ import { opencodeProfile } from "./opencode.js";
 import { AGENT_NAMES, type AgentName, type AgentProfile } from "./profile.js";
 
 export { AGENT_NAMES, noAuthenticate } from "./profile.js";
-export type { AgentName, AgentProfile, LaunchContext, PinnedPackage, ProjectionMode, RulesDelivery, SessionLaunch, SessionLaunchRequest } from "./profile.js";
+export type {
+  AgentName,
+  AgentProfile,
+  LaunchContext,
+  PinnedPackage,
+  ProjectionMode,
+  RulesDelivery,
+  SessionLaunch,
+  SessionLaunchRequest,
+} from "./profile.js";
 export { buildProfileEnv, profileAllows, throwawayHomeEnv } from "./common.js";
-export { AGENTS_DIR_ENV, defaultInstallRoot, findOnPath, installCommand, installedVersion, lookupAgentPackage, NODE22_PIN } from "./install.js";
+export {
+  AGENTS_DIR_ENV,
+  defaultInstallRoot,
+  findOnPath,
+  installCommand,
+  installedVersion,
+  lookupAgentPackage,
+  NODE22_PIN,
+} from "./install.js";
 export type { AgentPackage, AgentPackageLookup, PathPackage } from "./install.js";
 export { builtInInstallTable, installAgents, planInstall } from "./installer.js";
 export type { InstallOptions, InstallOutcome, InstallTable, InstallUnit } from "./installer.js";
@@ -36,7 +53,11 @@ export function isAgentName(name: unknown): name is AgentName {
 /** The built-in profile called `name`; throws AGENT_NOT_FOUND naming the known ones. */
 export function agentProfile(name: string): AgentProfile {
   if (isAgentName(name)) return PROFILES[name];
-  throw new SeatError("AGENT_NOT_FOUND", `Unknown agent ${JSON.stringify(name)}; known agents: ${AGENT_NAMES.join(", ")} (or --agent-command "<argv>").`, {
-    context: { agent: name },
-  });
+  throw new SeatError(
+    "AGENT_NOT_FOUND",
+    `Unknown agent ${JSON.stringify(name)}; known agents: ${AGENT_NAMES.join(", ")} (or --agent-command "<argv>").`,
+    {
+      context: { agent: name },
+    },
+  );
 }

@@ -66,7 +66,10 @@ export interface PathPackage {
  * The pinned package's executable `pin.bin` on PATH, followed through symlinks up to the folder whose
  * package.json names `pin.package`; undefined when absent or not that package (a same-named other tool).
  */
-export function findOnPath(pin: Pick<PinnedPackage, "bin" | "package">, env: NodeJS.ProcessEnv = process.env): PathPackage | undefined {
+export function findOnPath(
+  pin: Pick<PinnedPackage, "bin" | "package">,
+  env: NodeJS.ProcessEnv = process.env,
+): PathPackage | undefined {
   if (!pin.bin) return undefined;
   for (const entry of (env.PATH ?? "").split(delimiter)) {
     if (!entry || !isAbsolute(entry)) continue;
@@ -89,7 +92,9 @@ export function findOnPath(pin: Pick<PinnedPackage, "bin" | "package">, env: Nod
 }
 
 /** Where an agent's package was found: the pinned install, or PATH (with its version). */
-export type AgentPackage = { source: "install"; dir: string; version: string | undefined } | ({ source: "path" } & PathPackage);
+export type AgentPackage =
+  | { source: "install"; dir: string; version: string | undefined }
+  | ({ source: "path" } & PathPackage);
 
 /** What is known about an agent's package: the usable one, and one seen on PATH that is not used (untested). */
 export interface AgentPackageLookup {
@@ -104,19 +109,34 @@ export function lookupAgentPackage(pin: PinnedPackage, ctx: LaunchContext): Agen
   if (dir) return { found: { source: "install", dir, version: installedVersion(ctx.installRoot, pin) } };
   const onPath = findOnPath(pin, ctx.env ?? process.env);
   if (!onPath) return {};
-  if (onPath.version === pin.version || ctx.allowUntestedVersion === true) return { found: { source: "path", ...onPath } };
+  if (onPath.version === pin.version || ctx.allowUntestedVersion === true)
+    return { found: { source: "path", ...onPath } };
   return { untested: onPath };
 }
 
 /** AGENT_NOT_INSTALLED for `agent`, naming what is missing, where it was looked for and the command that fixes it. */
-export function notInstalledError(agent: string, pin: PinnedPackage, ctx: LaunchContext, untested?: PathPackage, what?: string): SeatError {
+export function notInstalledError(
+  agent: string,
+  pin: PinnedPackage,
+  ctx: LaunchContext,
+  untested?: PathPackage,
+  what?: string,
+): SeatError {
   const onPath = untested
     ? ` ${untested.bin} on PATH is ${pin.package} ${untested.version}, a version grok-seat does not test (it tests ${pin.version}); to use it anyway pass --agent-path-any (allowUntestedAgentVersion: true).`
     : "";
   return new SeatError(
     "AGENT_NOT_INSTALLED",
     `Agent "${agent}" is not installed: ${what ?? `${pin.package}@${pin.version}`} is not in ${ctx.installRoot}${pin.bin && !untested ? ` and no ${pin.bin} is on PATH` : ""}. Run \`${installCommand(agent)}\` (or \`npx ${installCommand(agent)}\`; ${AGENTS_DIR_ENV} picks another folder).${onPath}`,
-    { context: { agent, package: pin.package, version: pin.version, installRoot: ctx.installRoot, ...(untested ? { pathBin: untested.bin, pathVersion: untested.version } : {}) } },
+    {
+      context: {
+        agent,
+        package: pin.package,
+        version: pin.version,
+        installRoot: ctx.installRoot,
+        ...(untested ? { pathBin: untested.bin, pathVersion: untested.version } : {}),
+      },
+    },
   );
 }
 

@@ -40,9 +40,13 @@ export function planInstall(names: readonly string[], table: InstallTable): Inst
   const known = Object.keys(table);
   for (const name of names) {
     if (!(name in table)) {
-      throw new SeatError("AGENT_NOT_FOUND", `Cannot install ${JSON.stringify(name)}: the agents grok-seat installs are ${known.join(", ")}${name === "grok" ? " (grok itself comes with grok-seat's optional dependency, or set GROK_BIN)" : ""}.`, {
-        context: { agent: name, known },
-      });
+      throw new SeatError(
+        "AGENT_NOT_FOUND",
+        `Cannot install ${JSON.stringify(name)}: the agents grok-seat installs are ${known.join(", ")}${name === "grok" ? " (grok itself comes with grok-seat's optional dependency, or set GROK_BIN)" : ""}.`,
+        {
+          context: { agent: name, known },
+        },
+      );
     }
   }
   const units = new Map<string, InstallUnit>();
@@ -79,7 +83,10 @@ export interface InstallOptions {
 
 const MARKER = "grok-seat-install.json";
 
-const describe = (packages: Readonly<Record<string, string>>): string => Object.entries(packages).map(([p, v]) => `${p}@${v}`).join(", ");
+const describe = (packages: Readonly<Record<string, string>>): string =>
+  Object.entries(packages)
+    .map(([p, v]) => `${p}@${v}`)
+    .join(", ");
 
 function alreadyInstalled(dir: string, packages: Readonly<Record<string, string>>): boolean {
   try {
@@ -91,7 +98,11 @@ function alreadyInstalled(dir: string, packages: Readonly<Record<string, string>
 }
 
 /** Runs `npm install` in `dir`; resolves npm's exit and the tail of its output. */
-function runNpm(npm: string, dir: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; signal: NodeJS.Signals | null; tail: string; spawnError?: Error }> {
+function runNpm(
+  npm: string,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; tail: string; spawnError?: Error }> {
   const args = ["install", "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=error"];
   return new Promise((resolve) => {
     let tail = "";
@@ -123,18 +134,41 @@ export async function installAgents(options: InstallOptions): Promise<InstallOut
     try {
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: `grok-seat-agent-${unit.name}`, private: true, dependencies: unit.packages }, null, 2)}\n`);
+      writeFileSync(
+        join(dir, "package.json"),
+        `${JSON.stringify({ name: `grok-seat-agent-${unit.name}`, private: true, dependencies: unit.packages }, null, 2)}\n`,
+      );
       const result = await runNpm(npm, dir, options.env ?? process.env);
       if (result.spawnError || result.code !== 0) {
-        const why = result.spawnError ? `could not start ${npm} (${messageOf(result.spawnError)}); is npm on PATH?` : `exited ${result.code ?? result.signal}`;
-        error = new SeatError("AGENT_INSTALL_FAILED", `Installing ${unit.name} (${describe(unit.packages)}) failed: \`${npm} install\` in ${dir} ${why}.${result.tail.trim() ? ` npm said: ${result.tail.trim().split("\n").slice(-3).join(" / ")}` : ""}`, {
-          context: { agent: unit.name, dir, command: [npm, "install"], exitCode: result.code, signal: result.signal, stderrTail: result.tail },
-        });
+        const why = result.spawnError
+          ? `could not start ${npm} (${messageOf(result.spawnError)}); is npm on PATH?`
+          : `exited ${result.code ?? result.signal}`;
+        error = new SeatError(
+          "AGENT_INSTALL_FAILED",
+          `Installing ${unit.name} (${describe(unit.packages)}) failed: \`${npm} install\` in ${dir} ${why}.${result.tail.trim() ? ` npm said: ${result.tail.trim().split("\n").slice(-3).join(" / ")}` : ""}`,
+          {
+            context: {
+              agent: unit.name,
+              dir,
+              command: [npm, "install"],
+              exitCode: result.code,
+              signal: result.signal,
+              stderrTail: result.tail,
+            },
+          },
+        );
       } else {
-        writeFileSync(join(dir, MARKER), `${JSON.stringify({ packages: unit.packages, installed_at: new Date().toISOString() }, null, 2)}\n`);
+        writeFileSync(
+          join(dir, MARKER),
+          `${JSON.stringify({ packages: unit.packages, installed_at: new Date().toISOString() }, null, 2)}\n`,
+        );
       }
     } catch (cause) {
-      error = new SeatError("AGENT_INSTALL_FAILED", `Installing ${unit.name} into ${dir} failed: ${messageOf(cause)}.`, { cause, context: { agent: unit.name, dir } });
+      error = new SeatError(
+        "AGENT_INSTALL_FAILED",
+        `Installing ${unit.name} into ${dir} failed: ${messageOf(cause)}.`,
+        { cause, context: { agent: unit.name, dir } },
+      );
     }
     const seconds = Math.round((Date.now() - started) / 100) / 10;
     if (error) {

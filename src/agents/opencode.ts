@@ -37,7 +37,7 @@ export const opencodeProfile: AgentProfile = {
     return Object.keys(content).length > 0 ? { env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(content) } } : {};
   },
   quirks: [
-    "Asks for permission only for what its config marks \"ask\" (bash, edit); MCP tools are not gated by default.",
+    'Asks for permission only for what its config marks "ask" (bash, edit); MCP tools are not gated by default.',
     "Host tools are named <server>_<tool> (one underscore).",
     "Takes 3-5 s to start.",
   ],

@@ -73,7 +73,11 @@ export interface AgentProfile {
   /** The variables that carry this agent's own credentials, named when it is not authenticated. */
   readonly keyVars?: readonly string[];
   /** Which advertised auth method to use; `null` means call no `authenticate` (the agent's config decides). */
-  chooseAuth(advertised: readonly AdvertisedAuthMethod[], defaultAuthMethodId: unknown, env: NodeJS.ProcessEnv): AuthChoice;
+  chooseAuth(
+    advertised: readonly AdvertisedAuthMethod[],
+    defaultAuthMethodId: unknown,
+    env: NodeJS.ProcessEnv,
+  ): AuthChoice;
   /** `session/set_mode` right after session/new, so the agent asks for permission instead of deciding alone. */
   readonly setModeAfterNew?: string;
   /** True only for grok: wait for `_x.ai/mcp_initialized` before the first turn. */

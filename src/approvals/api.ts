@@ -24,7 +24,11 @@ export interface ApprovalsOptions {
 }
 
 /** Runs `use` on a connection to the fleet's Redis (closed after); failures are FLEET_REDIS_UNAVAILABLE. */
-async function withFleet<T>(url: string, env: NodeJS.ProcessEnv | undefined, use: (fleet: typeof import("../fleet/index.js"), redis: import("ioredis").Redis) => Promise<T>): Promise<T> {
+async function withFleet<T>(
+  url: string,
+  env: NodeJS.ProcessEnv | undefined,
+  use: (fleet: typeof import("../fleet/index.js"), redis: import("ioredis").Redis) => Promise<T>,
+): Promise<T> {
   const fleet = await import("../fleet/index.js");
   const target = fleet.parseRedisUrl(url, env ?? process.env);
   await fleet.checkRedisTarget(target);
@@ -42,7 +46,10 @@ async function withFleet<T>(url: string, env: NodeJS.ProcessEnv | undefined, use
 export async function listApprovals(options?: ApprovalsOptions): Promise<PendingApproval[]> {
   // A listing: each run's pid is proven against one snapshot of the fd tables (a pid holding many sockets is read once).
   const remote = await remoteRuns({ ...(options?.env ? { env: options.env } : {}), source: snapshotIdentitySource() });
-  const fleet = options?.redis !== undefined ? await withFleet(options.redis, options.env, (f, redis) => f.listFleetApprovals(redis)) : [];
+  const fleet =
+    options?.redis !== undefined
+      ? await withFleet(options.redis, options.env, (f, redis) => f.listFleetApprovals(redis))
+      : [];
   return [...processApprovals.list(), ...remote.flatMap((r) => r.approvals), ...fleet];
 }
 
@@ -50,7 +57,11 @@ export async function listApprovals(options?: ApprovalsOptions): Promise<Pending
  * Answers one pending approval wherever it is held. Throws APPROVAL_ANSWER_INVALID (malformed), APPROVAL_NOT_FOUND,
  * APPROVAL_ALREADY_ANSWERED (naming the first answer) or APPROVAL_EXPIRED.
  */
-export async function answerApproval(id: string, answer: ApprovalAnswer, options?: ApprovalsOptions): Promise<{ id: string; decision: "allow" | "deny" }> {
+export async function answerApproval(
+  id: string,
+  answer: ApprovalAnswer,
+  options?: ApprovalsOptions,
+): Promise<{ id: string; decision: "allow" | "deny" }> {
   assertApprovalId(id);
   const checked = parseAnswer(answer);
   if (isLocalApproval(id)) return processApprovals.answer(id, checked);
@@ -80,8 +91,13 @@ export async function answerApproval(id: string, answer: ApprovalAnswer, options
   // hears what became of the approval rather than that it never existed.
   const late = lateRefusal(id, options?.env);
   if (late) throw late;
-  if (options?.redis !== undefined) return withFleet(options.redis, options.env, (f, redis) => f.answerFleetApproval(redis, id, checked));
-  throw new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${id} in this user's live runs. List them with \`seat approvals\`.`, { context: { id, runs: runs.length } });
+  if (options?.redis !== undefined)
+    return withFleet(options.redis, options.env, (f, redis) => f.answerFleetApproval(redis, id, checked));
+  throw new SeatError(
+    "APPROVAL_NOT_FOUND",
+    `No pending approval has id ${id} in this user's live runs. List them with \`seat approvals\`.`,
+    { context: { id, runs: runs.length } },
+  );
 }
 
 function isAlive(pid: number): boolean {
@@ -98,18 +114,35 @@ function lateRefusal(id: string, env: NodeJS.ProcessEnv | undefined): SeatError 
   const record = readApprovalRecord(id, env ?? process.env);
   if (!record) return undefined;
   if (record.state === "answered") {
-    return new SeatError("APPROVAL_ALREADY_ANSWERED", `Approval ${id} was already answered: ${record.decision ?? "deny"}${record.by ? ` by ${record.by}` : ""}. The first answer stands.`, { context: { id, decision: record.decision ?? "deny", ...(record.by ? { by: record.by } : {}) } });
+    return new SeatError(
+      "APPROVAL_ALREADY_ANSWERED",
+      `Approval ${id} was already answered: ${record.decision ?? "deny"}${record.by ? ` by ${record.by}` : ""}. The first answer stands.`,
+      { context: { id, decision: record.decision ?? "deny", ...(record.by ? { by: record.by } : {}) } },
+    );
   }
   if (record.state === "expired") {
-    const why = record.why === "timeout" ? "its deadline passed and it was denied (APPROVAL_TIMEOUT)" : "its turn ended before an answer; it was denied";
-    return new SeatError("APPROVAL_EXPIRED", `Approval ${id} is no longer pending: ${why}.`, { context: { id, why: record.why ?? "turn-ended" } });
+    const why =
+      record.why === "timeout"
+        ? "its deadline passed and it was denied (APPROVAL_TIMEOUT)"
+        : "its turn ended before an answer; it was denied";
+    return new SeatError("APPROVAL_EXPIRED", `Approval ${id} is no longer pending: ${why}.`, {
+      context: { id, why: record.why ?? "turn-ended" },
+    });
   }
   // Pending when its run last wrote: the run is gone (killed before it could settle it), so the call was never run.
   if (record.pid !== process.pid && !isAlive(record.pid)) {
-    return new SeatError("APPROVAL_EXPIRED", `Approval ${id} is no longer pending: the run that held it (pid ${record.pid}) ended before an answer.`, { context: { id, why: "run-ended", pid: record.pid } });
+    return new SeatError(
+      "APPROVAL_EXPIRED",
+      `Approval ${id} is no longer pending: the run that held it (pid ${record.pid}) ended before an answer.`,
+      { context: { id, why: "run-ended", pid: record.pid } },
+    );
   }
   if (Date.parse(record.deadline) <= Date.now()) {
-    return new SeatError("APPROVAL_EXPIRED", `Approval ${id} is no longer pending: its deadline (${record.deadline}) passed and it was denied (APPROVAL_TIMEOUT).`, { context: { id, why: "timeout" } });
+    return new SeatError(
+      "APPROVAL_EXPIRED",
+      `Approval ${id} is no longer pending: its deadline (${record.deadline}) passed and it was denied (APPROVAL_TIMEOUT).`,
+      { context: { id, why: "timeout" } },
+    );
   }
   return undefined;
 }

@@ -20,14 +20,21 @@ export function isLocalApproval(id: string): boolean {
 /** The held approvals of every live session in this process but fleet jobs': list them, answer one (first answer wins). */
 export const processApprovals = {
   list(): PendingApproval[] {
-    return localQueues().flatMap((q) => q.list()).filter((a) => a.owner.kind !== "job");
+    return localQueues()
+      .flatMap((q) => q.list())
+      .filter((a) => a.owner.kind !== "job");
   },
   /** Throws APPROVAL_ANSWER_INVALID, APPROVAL_NOT_FOUND, APPROVAL_ALREADY_ANSWERED or APPROVAL_EXPIRED. */
   answer(id: unknown, answer: unknown): { id: string; decision: "allow" | "deny" } {
     assertApprovalId(id);
     const checked = parseAnswer(answer);
     const queue = isLocalApproval(id) ? queueFor(id) : undefined;
-    if (!queue) throw new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${id}. List them with \`seat approvals\`.`, { context: { id } });
+    if (!queue)
+      throw new SeatError(
+        "APPROVAL_NOT_FOUND",
+        `No pending approval has id ${id}. List them with \`seat approvals\`.`,
+        { context: { id } },
+      );
     return queue.answer(id, checked);
   },
 };

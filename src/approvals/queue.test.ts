@@ -20,7 +20,11 @@ const OPTIONS = [
 ] as RequestPermissionRequest["options"];
 
 function shell(command: string, id = "call-1"): RequestPermissionRequest {
-  return { sessionId: "s1", toolCall: { toolCallId: id, kind: "execute", title: `Run ${command}`, rawInput: { command } }, options: OPTIONS } as RequestPermissionRequest;
+  return {
+    sessionId: "s1",
+    toolCall: { toolCallId: id, kind: "execute", title: `Run ${command}`, rawInput: { command } },
+    options: OPTIONS,
+  } as RequestPermissionRequest;
 }
 
 function setup(timeoutMs = 60_000) {
@@ -36,7 +40,8 @@ function setup(timeoutMs = 60_000) {
     },
   });
   const gate = createPermissionGate({ policy: parsePolicyFlags({}) });
-  const decide = (request: RequestPermissionRequest, local?: Approver) => gate.decide(request, { approver: queue.approver(local), timeoutMs: queue.timeoutMs });
+  const decide = (request: RequestPermissionRequest, local?: Approver) =>
+    gate.decide(request, { approver: queue.approver(local), timeoutMs: queue.timeoutMs });
   return { queue, events, gate, decide, holds: () => holds };
 }
 
@@ -69,16 +74,32 @@ test("a require-approval call with no approver is held, not denied: it waits wit
     assert.equal(pending.category, "execute");
     assert.equal(pending.title, "Run make test");
     assert.deepEqual(pending.target, { command: "make test" });
-    assert.deepEqual({ ...pending.owner, host: undefined }, { kind: "named-session", id: "sess-1", name: "work", pid: process.pid, host: undefined });
+    assert.deepEqual(
+      { ...pending.owner, host: undefined },
+      { kind: "named-session", id: "sess-1", name: "work", pid: process.pid, host: undefined },
+    );
     assert.equal(Date.parse(pending.deadline) - Date.parse(pending.askedAt), 60_000);
     assert.equal(holds(), 1, "the session's idle timeout is held while the approval waits");
-    assert.deepEqual(events.map((e) => e.type), ["approval_asked"]);
-    assert.deepEqual(queue.answer(pending.id, { decision: "allow", by: "alice" }), { id: pending.id, decision: "allow" });
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ["approval_asked"],
+    );
+    assert.deepEqual(queue.answer(pending.id, { decision: "allow", by: "alice" }), {
+      id: pending.id,
+      decision: "allow",
+    });
     const { response, audit } = await decided;
     assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "allow-once" } });
     assert.equal(audit.via, "approver");
     assert.equal(holds(), 0);
-    assert.deepEqual(events[1], { type: "approval_answered", id: pending.id, toolCallId: "call-1", decision: "allow", via: "answer", by: "alice" });
+    assert.deepEqual(events[1], {
+      type: "approval_answered",
+      id: pending.id,
+      toolCallId: "call-1",
+      decision: "allow",
+      via: "answer",
+      by: "alice",
+    });
     assert.deepEqual(queue.list(), []);
   } finally {
     queue.close();
@@ -101,10 +122,16 @@ test("the first answer wins: a second is told APPROVAL_ALREADY_ANSWERED naming t
     assert.ok(isSeatError(second) && second.code === "APPROVAL_ALREADY_ANSWERED");
     assert.match(second.message, /deny by bob/);
     assert.equal((await decided).audit.decision, "deny");
-    assert.equal(code(() => queue.answer("ap_0000000000000000", { decision: "allow" })), "APPROVAL_NOT_FOUND");
+    assert.equal(
+      code(() => queue.answer("ap_0000000000000000", { decision: "allow" })),
+      "APPROVAL_NOT_FOUND",
+    );
     // Once the session is disposed its queue is still asked: a late answer hears who answered, not NOT_FOUND.
     queue.close();
-    assert.equal(code(() => processApprovals.answer(id, { decision: "allow" })), "APPROVAL_ALREADY_ANSWERED");
+    assert.equal(
+      code(() => processApprovals.answer(id, { decision: "allow" })),
+      "APPROVAL_ALREADY_ANSWERED",
+    );
   } finally {
     queue.close();
   }
@@ -118,8 +145,17 @@ test("a deadline denies the call (never allows it) and a later answer is APPROVA
     const { response, audit } = await decided;
     assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "reject-once" } });
     assert.equal(audit.reason, "approver-timeout");
-    assert.deepEqual(events.at(-1), { type: "approval_answered", id, toolCallId: "call-1", decision: "deny", via: "timeout" });
-    assert.equal(code(() => queue.answer(id, { decision: "allow" })), "APPROVAL_EXPIRED");
+    assert.deepEqual(events.at(-1), {
+      type: "approval_answered",
+      id,
+      toolCallId: "call-1",
+      decision: "deny",
+      via: "timeout",
+    });
+    assert.equal(
+      code(() => queue.answer(id, { decision: "allow" })),
+      "APPROVAL_EXPIRED",
+    );
   } finally {
     queue.close();
   }
@@ -129,7 +165,10 @@ test("a deadline denies the call (never allows it) and a later answer is APPROVA
     const { id } = await until(() => turn.queue.list()[0]);
     turn.queue.expireAll();
     assert.equal((await decided).audit.decision, "deny");
-    assert.equal(code(() => turn.queue.answer(id, { decision: "allow" })), "APPROVAL_EXPIRED");
+    assert.equal(
+      code(() => turn.queue.answer(id, { decision: "allow" })),
+      "APPROVAL_EXPIRED",
+    );
     assert.equal(turn.holds(), 0);
   } finally {
     turn.queue.close();
@@ -144,13 +183,14 @@ test("the terminal approver races the queue: whichever answers first wins and th
     assert.deepEqual(first.response, { outcome: { outcome: "selected", optionId: "always" } });
     // A remote answer comes first: the terminal's question is aborted and its late answer ignored.
     let stopped: unknown;
-    const slow: Approver = ({ signal }) => new Promise((resolve, reject) => {
-      signal.addEventListener("abort", () => {
-        stopped = (signal.reason as { code?: unknown }).code;
-        reject(new Error("withdrawn"));
+    const slow: Approver = ({ signal }) =>
+      new Promise((resolve, reject) => {
+        signal.addEventListener("abort", () => {
+          stopped = (signal.reason as { code?: unknown }).code;
+          reject(new Error("withdrawn"));
+        });
+        setTimeout(() => resolve("allow"), 500);
       });
-      setTimeout(() => resolve("allow"), 500);
-    });
     const decided = decide(shell("rm x", "b"), slow);
     const { id } = await until(() => queue.list()[0]);
     processApprovals.answer(id, { decision: "deny" });
@@ -168,12 +208,31 @@ test("listApprovals and answerApproval reach this process's queues; a malformed 
     const { id } = await until(() => queue.list()[0]);
     const listed = await listApprovals({ env: { HOME: "/nonexistent-home-for-test" } });
     assert.ok(listed.some((a) => a.id === id));
-    for (const bad of [{ decision: "yes" }, { decision: "deny", always: true }, { decision: "allow", extra: 1 }, null, "allow"]) {
-      await assert.rejects(answerApproval(id, bad as never), (e: unknown) => isSeatError(e) && e.code === "APPROVAL_ANSWER_INVALID");
+    for (const bad of [
+      { decision: "yes" },
+      { decision: "deny", always: true },
+      { decision: "allow", extra: 1 },
+      null,
+      "allow",
+    ]) {
+      await assert.rejects(
+        answerApproval(id, bad as never),
+        (e: unknown) => isSeatError(e) && e.code === "APPROVAL_ANSWER_INVALID",
+      );
     }
-    await assert.rejects(answerApproval("../etc", { decision: "allow" }), (e: unknown) => isSeatError(e) && e.code === "APPROVAL_ANSWER_INVALID");
-    await assert.rejects(listApprovals({ redis: "not a url" }), (e: unknown) => isSeatError(e) && e.code === "FLEET_REDIS_URL_INVALID");
-    assert.deepEqual(queue.list().map((a) => a.id), [id], "still pending after the refusals");
+    await assert.rejects(
+      answerApproval("../etc", { decision: "allow" }),
+      (e: unknown) => isSeatError(e) && e.code === "APPROVAL_ANSWER_INVALID",
+    );
+    await assert.rejects(
+      listApprovals({ redis: "not a url" }),
+      (e: unknown) => isSeatError(e) && e.code === "FLEET_REDIS_URL_INVALID",
+    );
+    assert.deepEqual(
+      queue.list().map((a) => a.id),
+      [id],
+      "still pending after the refusals",
+    );
     assert.deepEqual(await answerApproval(id, { decision: "deny" }), { id, decision: "deny" });
     assert.equal((await decided).audit.decision, "deny");
   } finally {
@@ -197,7 +256,11 @@ test("what a held approval shows is redacted: a registered secret in the command
 });
 
 test("parseAnswer keeps only what an answer may carry", () => {
-  assert.deepEqual(parseAnswer({ decision: "allow", always: true, by: "me" }), { decision: "allow", always: true, by: "me" });
+  assert.deepEqual(parseAnswer({ decision: "allow", always: true, by: "me" }), {
+    decision: "allow",
+    always: true,
+    by: "me",
+  });
   assert.deepEqual(parseAnswer({ decision: "deny", message: "no" }), { decision: "deny", message: "no" });
 });
 
@@ -206,12 +269,13 @@ test("a raced terminal question withdrawn by the deadline is told APPROVAL_TIMEO
     const { queue, decide } = setup(timeoutMs);
     try {
       let reason: unknown = "not withdrawn";
-      const terminal: Approver = ({ signal }) => new Promise((_resolve, reject) => {
-        signal.addEventListener("abort", () => {
-          reason = (signal.reason as { code?: unknown } | undefined)?.code;
-          reject(new Error("withdrawn"));
+      const terminal: Approver = ({ signal }) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener("abort", () => {
+            reason = (signal.reason as { code?: unknown } | undefined)?.code;
+            reject(new Error("withdrawn"));
+          });
         });
-      });
       const decided = decide(shell("deploy"), terminal);
       await until(() => queue.list()[0]);
       end(queue);
@@ -241,7 +305,11 @@ test("a held approval shows model-chosen text exact: no shape masking, no cut; o
     assert.equal(b!.target.command, long, "never cut");
     assert.equal(c!.target.command, "echo [redacted]");
     assert.deepEqual(c!.masked, ["ANTHROPIC_API_KEY"]);
-    assert.equal(c!.digest, targetDigest({ command: "echo exact-canary-value-98765" }), "the digest is of the exact, unmasked target");
+    assert.equal(
+      c!.digest,
+      targetDigest({ command: "echo exact-canary-value-98765" }),
+      "the digest is of the exact, unmasked target",
+    );
     for (const p of [a!, b!, c!]) queue.answer(p.id, { decision: "deny" });
     await Promise.all([first, second, keyed]);
   } finally {
@@ -254,28 +322,67 @@ test("an answer whose digest is not the held target's is refused with APPROVAL_T
   try {
     const decided = decide(shell("echo ok"));
     const pending = await until(() => queue.list()[0]);
-    assert.equal(code(() => queue.answer(pending.id, { decision: "allow", digest: targetDigest({ command: "echo other" }) })), "APPROVAL_TARGET_CHANGED");
-    assert.equal(code(() => queue.answer(pending.id, { decision: "deny", digest: "f".repeat(64) })), "APPROVAL_TARGET_CHANGED");
+    assert.equal(
+      code(() => queue.answer(pending.id, { decision: "allow", digest: targetDigest({ command: "echo other" }) })),
+      "APPROVAL_TARGET_CHANGED",
+    );
+    assert.equal(
+      code(() => queue.answer(pending.id, { decision: "deny", digest: "f".repeat(64) })),
+      "APPROVAL_TARGET_CHANGED",
+    );
     assert.equal(queue.list().length, 1, "still held");
-    assert.deepEqual(queue.answer(pending.id, { decision: "allow", digest: pending.digest }), { id: pending.id, decision: "allow" });
+    assert.deepEqual(queue.answer(pending.id, { decision: "allow", digest: pending.digest }), {
+      id: pending.id,
+      decision: "allow",
+    });
     assert.deepEqual((await decided).response, { outcome: { outcome: "selected", optionId: "allow-once" } });
   } finally {
     queue.close();
   }
-  assert.equal(code(() => parseAnswer({ decision: "allow", digest: "ABC" })), "APPROVAL_ANSWER_INVALID");
-  assert.deepEqual(parseAnswer({ decision: "allow", digest: "a".repeat(64) }), { decision: "allow", digest: "a".repeat(64) });
+  assert.equal(
+    code(() => parseAnswer({ decision: "allow", digest: "ABC" })),
+    "APPROVAL_ANSWER_INVALID",
+  );
+  assert.deepEqual(parseAnswer({ decision: "allow", digest: "a".repeat(64) }), {
+    decision: "allow",
+    digest: "a".repeat(64),
+  });
 });
 
 test("the digest is sha256 of the documented canonical serialisation, and an argv is shown as the JSON array it is", () => {
-  assert.equal(canonicalTarget({ command: "ls", paths: ["/a"], toolName: "t" }), JSON.stringify(["grok-seat.approval-target.v1", "ls", ["/a"], "t"]));
-  assert.equal(targetDigest({}), createHash("sha256").update(JSON.stringify(["grok-seat.approval-target.v1", null, [], null])).digest("hex"));
-  const argv = { sessionId: "s", toolCall: { toolCallId: "x", rawInput: { command: ["sh", "-c", "a b"] } }, options: OPTIONS } as unknown as RequestPermissionRequest;
+  assert.equal(
+    canonicalTarget({ command: "ls", paths: ["/a"], toolName: "t" }),
+    JSON.stringify(["grok-seat.approval-target.v1", "ls", ["/a"], "t"]),
+  );
+  assert.equal(
+    targetDigest({}),
+    createHash("sha256")
+      .update(JSON.stringify(["grok-seat.approval-target.v1", null, [], null]))
+      .digest("hex"),
+  );
+  const argv = {
+    sessionId: "s",
+    toolCall: { toolCallId: "x", rawInput: { command: ["sh", "-c", "a b"] } },
+    options: OPTIONS,
+  } as unknown as RequestPermissionRequest;
   assert.equal(describeRequest(argv).target.command, `["sh","-c","a b"]`);
 });
 
 test("a short listing cuts only with its full length said, and control or bidi characters are shown as escapes, never hidden", () => {
-  const view = { id: "ap_0000000000000001", category: "execute" as const, title: "t", target: { command: `echo ${"q".repeat(300)}` }, digest: "0".repeat(64), owner: { kind: "session" as const, id: "s" }, askedAt: "", deadline: "" };
-  assert.equal(shortTarget(view, "see all"), `${view.target.command.slice(0, SHORT_TARGET_CHARS)}… [cut: ${SHORT_TARGET_CHARS} of ${view.target.command.length} characters shown; see all]`);
+  const view = {
+    id: "ap_0000000000000001",
+    category: "execute" as const,
+    title: "t",
+    target: { command: `echo ${"q".repeat(300)}` },
+    digest: "0".repeat(64),
+    owner: { kind: "session" as const, id: "s" },
+    askedAt: "",
+    deadline: "",
+  };
+  assert.equal(
+    shortTarget(view, "see all"),
+    `${view.target.command.slice(0, SHORT_TARGET_CHARS)}… [cut: ${SHORT_TARGET_CHARS} of ${view.target.command.length} characters shown; see all]`,
+  );
   assert.equal(shortTarget({ ...view, target: { command: "ls" } }, "x"), "ls");
   assert.equal(visibleText("echo ok\u001b[2K\rrm -rf ~ \u202eabc\n"), "echo ok\\x1b[2K\\x0drm -rf ~ \\u202eabc\n");
   assert.equal(visibleText("a\nb\tc", true), "a\\nb\\tc");

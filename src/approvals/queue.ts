@@ -47,7 +47,9 @@ const WITHDRAWN: Record<WithdrawnCode, string> = {
   APPROVAL_EXPIRED: "ended with its turn before an answer and was denied",
 };
 
-type Settled = { state: "answered"; decision: "allow" | "deny"; by?: string } | { state: "expired"; why: "timeout" | "turn-ended" };
+type Settled =
+  | { state: "answered"; decision: "allow" | "deny"; by?: string }
+  | { state: "expired"; why: "timeout" | "turn-ended" };
 
 interface Pending {
   view: PendingApproval;
@@ -121,12 +123,24 @@ export class ApprovalQueue {
     const pending = this.pending.get(id);
     if (!pending) throw settledError(id, this.settled.get(id));
     if (answer.digest !== undefined && answer.digest !== pending.view.digest) {
-      throw new SeatError("APPROVAL_TARGET_CHANGED", `Approval ${id} holds a call whose exact target has digest ${pending.view.digest}, not ${answer.digest}: what you saw is not what would run. Nothing was answered; list it again with \`seat approvals --full ${id}\` and answer what it shows.`, { context: { id, digest: pending.view.digest, given: answer.digest } });
+      throw new SeatError(
+        "APPROVAL_TARGET_CHANGED",
+        `Approval ${id} holds a call whose exact target has digest ${pending.view.digest}, not ${answer.digest}: what you saw is not what would run. Nothing was answered; list it again with \`seat approvals --full ${id}\` and answer what it shows.`,
+        { context: { id, digest: pending.view.digest, given: answer.digest } },
+      );
     }
     const decision = answer.decision === "allow" ? "allow" : "deny";
     this.settle(id, { state: "answered", decision, ...(answer.by ? { by: answer.by } : {}) });
     pending.stopLocal("APPROVAL_ALREADY_ANSWERED");
-    this.options.emit?.({ type: "approval_answered", id, toolCallId: pending.toolCallId, decision, via: "answer", ...(decision === "allow" && answer.always ? { always: true } : {}), ...(answer.by ? { by: answer.by } : {}) });
+    this.options.emit?.({
+      type: "approval_answered",
+      id,
+      toolCallId: pending.toolCallId,
+      decision,
+      via: "answer",
+      ...(decision === "allow" && answer.always ? { always: true } : {}),
+      ...(answer.by ? { by: answer.by } : {}),
+    });
     pending.resolve(decision === "deny" ? "deny" : answer.always ? "always" : "allow");
     return { id, decision };
   }
@@ -202,7 +216,11 @@ export class ApprovalQueue {
       }
       if (signal.aborted || !this.pending.has(id)) return;
       const allowed = answer === "allow" || answer === "always";
-      this.answer(id, { decision: allowed ? "allow" : "deny", ...(answer === "always" ? { always: true } : {}), by: "terminal" });
+      this.answer(id, {
+        decision: allowed ? "allow" : "deny",
+        ...(answer === "always" ? { always: true } : {}),
+        by: "terminal",
+      });
     })();
   }
 
@@ -211,14 +229,26 @@ export class ApprovalQueue {
     if (!pending) return;
     this.settle(id, { state: "expired", why });
     pending.stopLocal(why === "timeout" ? "APPROVAL_TIMEOUT" : "APPROVAL_EXPIRED");
-    this.options.emit?.({ type: "approval_answered", id, toolCallId: pending.toolCallId, decision: "deny", via: why === "timeout" ? "timeout" : "expired" });
+    this.options.emit?.({
+      type: "approval_answered",
+      id,
+      toolCallId: pending.toolCallId,
+      decision: "deny",
+      via: why === "timeout" ? "timeout" : "expired",
+    });
     pending.resolve("deny");
   }
 
   private settle(id: string, outcome: Settled): void {
     const view = this.pending.get(id)?.view;
     if (view && view.owner.kind !== "job") {
-      writeApprovalRecord({ id, deadline: view.deadline, ...(outcome.state === "answered" ? { state: "answered", decision: outcome.decision, ...(outcome.by ? { by: outcome.by } : {}) } : { state: "expired", decision: "deny", why: outcome.why }) });
+      writeApprovalRecord({
+        id,
+        deadline: view.deadline,
+        ...(outcome.state === "answered"
+          ? { state: "answered", decision: outcome.decision, ...(outcome.by ? { by: outcome.by } : {}) }
+          : { state: "expired", decision: "deny", why: outcome.why }),
+      });
     }
     this.pending.delete(id);
     this.settled.set(id, outcome);
@@ -227,10 +257,22 @@ export class ApprovalQueue {
 }
 
 function settledError(id: string, settled: Settled | undefined): SeatError {
-  if (!settled) return new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${id}. List them with \`seat approvals\`.`, { context: { id } });
+  if (!settled)
+    return new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${id}. List them with \`seat approvals\`.`, {
+      context: { id },
+    });
   if (settled.state === "answered") {
-    return new SeatError("APPROVAL_ALREADY_ANSWERED", `Approval ${id} was already answered: ${settled.decision}${settled.by ? ` by ${settled.by}` : ""}. The first answer stands.`, { context: { id, decision: settled.decision, ...(settled.by ? { by: settled.by } : {}) } });
+    return new SeatError(
+      "APPROVAL_ALREADY_ANSWERED",
+      `Approval ${id} was already answered: ${settled.decision}${settled.by ? ` by ${settled.by}` : ""}. The first answer stands.`,
+      { context: { id, decision: settled.decision, ...(settled.by ? { by: settled.by } : {}) } },
+    );
   }
-  const why = settled.why === "timeout" ? "its deadline passed and it was denied (APPROVAL_TIMEOUT)" : "its turn ended before an answer; it was denied";
-  return new SeatError("APPROVAL_EXPIRED", `Approval ${id} is no longer pending: ${why}.`, { context: { id, why: settled.why } });
+  const why =
+    settled.why === "timeout"
+      ? "its deadline passed and it was denied (APPROVAL_TIMEOUT)"
+      : "its turn ended before an answer; it was denied";
+  return new SeatError("APPROVAL_EXPIRED", `Approval ${id} is no longer pending: ${why}.`, {
+    context: { id, why: settled.why },
+  });
 }

@@ -11,7 +11,11 @@ import { ApprovalQueue } from "./queue.js";
 import { answerApproval } from "./api.js";
 import { approvalRecordsDir, recordApprovalsIn } from "./record.js";
 
-const request = { sessionId: "s", toolCall: { toolCallId: "c", kind: "execute", title: "Run ls", rawInput: { command: "ls" } }, options: [{ optionId: "reject-once", name: "No", kind: "reject_once" }] } as unknown as RequestPermissionRequest;
+const request = {
+  sessionId: "s",
+  toolCall: { toolCallId: "c", kind: "execute", title: "Run ls", rawInput: { command: "ls" } },
+  options: [{ optionId: "reject-once", name: "No", kind: "reject_once" }],
+} as unknown as RequestPermissionRequest;
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -41,19 +45,44 @@ test("a run's approval records let a late answer hear APPROVAL_EXPIRED or ALREAD
     queue.close(); // the turn ended: the approval expires
     await decided;
     const record = JSON.parse(readFileSync(file, "utf8"));
-    assert.deepEqual({ state: record.state, why: record.why, decision: record.decision }, { state: "expired", why: "turn-ended", decision: "deny" });
-    assert.ok(!readFileSync(file, "utf8").includes("ls\""), "no target in a record");
+    assert.deepEqual(
+      { state: record.state, why: record.why, decision: record.decision },
+      { state: "expired", why: "turn-ended", decision: "deny" },
+    );
+    assert.ok(!readFileSync(file, "utf8").includes('ls"'), "no target in a record");
 
     // As another process would see it once this run is gone: a pending record of a dead pid, an answered one.
     const dead = spawnSync(process.execPath, ["-e", "0"]).pid!;
-    const write = (rid: string, fields: Record<string, unknown>) => writeFileSync(join(dir, `${rid}.json`), JSON.stringify({ schema: "grok-seat.approval-record.v1", id: rid, deadline: new Date(Date.now() + 60_000).toISOString(), at: new Date().toISOString(), ...fields }));
+    const write = (rid: string, fields: Record<string, unknown>) =>
+      writeFileSync(
+        join(dir, `${rid}.json`),
+        JSON.stringify({
+          schema: "grok-seat.approval-record.v1",
+          id: rid,
+          deadline: new Date(Date.now() + 60_000).toISOString(),
+          at: new Date().toISOString(),
+          ...fields,
+        }),
+      );
     write("ap_00000000000000a1", { pid: dead, state: "pending" });
     write("ap_00000000000000a2", { pid: dead, state: "answered", decision: "allow", by: "alice" });
     write("ap_00000000000000a3", { pid: dead, state: "expired", decision: "deny", why: "timeout" });
-    assert.equal(await codeOf(answerApproval("ap_00000000000000a1", { decision: "allow" }, { env })), "APPROVAL_EXPIRED");
-    assert.equal(await codeOf(answerApproval("ap_00000000000000a2", { decision: "deny" }, { env })), "APPROVAL_ALREADY_ANSWERED");
-    assert.equal(await codeOf(answerApproval("ap_00000000000000a3", { decision: "allow" }, { env })), "APPROVAL_EXPIRED");
-    assert.equal(await codeOf(answerApproval("ap_00000000000000a4", { decision: "allow" }, { env })), "APPROVAL_NOT_FOUND");
+    assert.equal(
+      await codeOf(answerApproval("ap_00000000000000a1", { decision: "allow" }, { env })),
+      "APPROVAL_EXPIRED",
+    );
+    assert.equal(
+      await codeOf(answerApproval("ap_00000000000000a2", { decision: "deny" }, { env })),
+      "APPROVAL_ALREADY_ANSWERED",
+    );
+    assert.equal(
+      await codeOf(answerApproval("ap_00000000000000a3", { decision: "allow" }, { env })),
+      "APPROVAL_EXPIRED",
+    );
+    assert.equal(
+      await codeOf(answerApproval("ap_00000000000000a4", { decision: "allow" }, { env })),
+      "APPROVAL_NOT_FOUND",
+    );
 
     // Records older than a day are pruned when the next approval is asked.
     const old = new Date(Date.now() - 2 * 24 * 60 * 60_000);

@@ -54,7 +54,12 @@ export function writeApprovalRecord(record: Omit<ApprovalRecord, "schema" | "pid
     ensurePrivateDir(dir);
     if (record.state === "pending") prune(dir);
     const path = join(dir, `${record.id}.json`);
-    const full: ApprovalRecord = { schema: APPROVAL_RECORD_SCHEMA, ...record, pid: process.pid, at: new Date().toISOString() };
+    const full: ApprovalRecord = {
+      schema: APPROVAL_RECORD_SCHEMA,
+      ...record,
+      pid: process.pid,
+      at: new Date().toISOString(),
+    };
     writeFileSync(`${path}.${process.pid}.tmp`, `${JSON.stringify(full)}\n`, { mode: 0o600 });
     renameSync(`${path}.${process.pid}.tmp`, path);
   } catch {
@@ -85,7 +90,13 @@ export function readApprovalRecord(id: string, env: NodeJS.ProcessEnv = process.
     const path = join(dir, `${id}.json`);
     if (!lstatSync(path).isFile()) return undefined;
     const parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<ApprovalRecord>;
-    if (parsed.schema !== APPROVAL_RECORD_SCHEMA || parsed.id !== id || typeof parsed.pid !== "number" || !["pending", "answered", "expired"].includes(String(parsed.state))) return undefined;
+    if (
+      parsed.schema !== APPROVAL_RECORD_SCHEMA ||
+      parsed.id !== id ||
+      typeof parsed.pid !== "number" ||
+      !["pending", "answered", "expired"].includes(String(parsed.state))
+    )
+      return undefined;
     return parsed as ApprovalRecord;
   } catch {
     return undefined;

@@ -42,7 +42,8 @@ export function candidateSockets(env: NodeJS.ProcessEnv = process.env): string[]
   const found: string[] = [];
   const sessions = join(seatHome(env), "sessions");
   if (isPrivateDir(sessions)) {
-    for (const name of safeList(sessions)) if (/^ctl-[0-9a-f]+\.sock$/.test(name) && isOurSocket(join(sessions, name))) found.push(join(sessions, name));
+    for (const name of safeList(sessions))
+      if (/^ctl-[0-9a-f]+\.sock$/.test(name) && isOurSocket(join(sessions, name))) found.push(join(sessions, name));
   }
   const root = tmpdir();
   for (const name of safeList(root)) {
@@ -62,7 +63,11 @@ function safeList(dir: string): string[] {
 }
 
 /** Sends one JSON line to a control socket and resolves its one-line JSON answer (rejects when there is none). */
-export async function controlRequest(path: string, request: Record<string, unknown>, timeoutMs = 3_000): Promise<Record<string, unknown>> {
+export async function controlRequest(
+  path: string,
+  request: Record<string, unknown>,
+  timeoutMs = 3_000,
+): Promise<Record<string, unknown>> {
   const answer = await requestControl(path, request, timeoutMs);
   if (!answer) throw new Error(`no answer from ${path}`);
   return answer;
@@ -93,32 +98,49 @@ function remember(runs: readonly RemoteRun[]): void {
  * The live runs of this user (other than this process) and their held approvals. A socket that does not
  * answer, or whose holder cannot be proven, is left out.
  */
-export async function remoteRuns(options: { env?: NodeJS.ProcessEnv; source?: IdentitySource } = {}): Promise<RemoteRun[]> {
+export async function remoteRuns(
+  options: { env?: NodeJS.ProcessEnv; source?: IdentitySource } = {},
+): Promise<RemoteRun[]> {
   const source = options.source ?? platformIdentitySource();
-  const runs = await Promise.all(candidateSockets(options.env).map(async (socket): Promise<RemoteRun | undefined> => {
-    try {
-      const reply = await controlRequest(socket, { op: "approvals" });
-      const pid = reply.pid;
-      if (reply.ok !== true || typeof pid !== "number" || pid === process.pid || !Array.isArray(reply.approvals)) return undefined;
-      const holds = await source.checkSocketHolder(pid, socket);
-      if (holds.check.verdict !== "match") return undefined;
-      return { socket, pid, approvals: reply.approvals as PendingApproval[] };
-    } catch {
-      return undefined;
-    }
-  }));
+  const runs = await Promise.all(
+    candidateSockets(options.env).map(async (socket): Promise<RemoteRun | undefined> => {
+      try {
+        const reply = await controlRequest(socket, { op: "approvals" });
+        const pid = reply.pid;
+        if (reply.ok !== true || typeof pid !== "number" || pid === process.pid || !Array.isArray(reply.approvals))
+          return undefined;
+        const holds = await source.checkSocketHolder(pid, socket);
+        if (holds.check.verdict !== "match") return undefined;
+        return { socket, pid, approvals: reply.approvals as PendingApproval[] };
+      } catch {
+        return undefined;
+      }
+    }),
+  );
   const live = runs.filter((r): r is RemoteRun => r !== undefined);
   remember(live);
   return live;
 }
 
 /** Sends one answer to the run holding the approval; a refusal becomes a SeatError with the run's code. */
-export async function answerRemote(run: RemoteRun, id: string, answer: ApprovalAnswer): Promise<{ id: string; decision: "allow" | "deny" }> {
+export async function answerRemote(
+  run: RemoteRun,
+  id: string,
+  answer: ApprovalAnswer,
+): Promise<{ id: string; decision: "allow" | "deny" }> {
   const reply = await controlRequest(run.socket, { op: "answer", id, answer });
-  if (reply.ok === true && (reply.decision === "allow" || reply.decision === "deny")) return { id, decision: reply.decision };
-  const code = typeof reply.code === "string" && Object.hasOwn(ERROR_CODES, reply.code) ? (reply.code as ErrorCode) : "APPROVAL_NOT_FOUND";
-  const context = typeof reply.context === "object" && reply.context !== null ? (reply.context as Record<string, unknown>) : { id };
+  if (reply.ok === true && (reply.decision === "allow" || reply.decision === "deny"))
+    return { id, decision: reply.decision };
+  const code =
+    typeof reply.code === "string" && Object.hasOwn(ERROR_CODES, reply.code)
+      ? (reply.code as ErrorCode)
+      : "APPROVAL_NOT_FOUND";
+  const context =
+    typeof reply.context === "object" && reply.context !== null ? (reply.context as Record<string, unknown>) : { id };
   // The holder's message already ends with its code; SeatError adds it again, so it is taken off once here.
-  const message = typeof reply.error === "string" ? reply.error.replace(new RegExp(` \\[${code}\\]$`), "") : `The run holding approval ${id} refused the answer.`;
+  const message =
+    typeof reply.error === "string"
+      ? reply.error.replace(new RegExp(` \\[${code}\\]$`), "")
+      : `The run holding approval ${id} refused the answer.`;
   throw new SeatError(code, message, { context: { ...context, holderPid: run.pid } });
 }

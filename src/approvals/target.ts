@@ -50,12 +50,14 @@ export function exactRequest(request: RequestPermissionRequest): { title: string
     const path = record(location).path;
     if (typeof path === "string") paths.add(path);
   }
-  for (const key of ["path", "file_path", "target_file", "filePath"]) if (typeof rawInput[key] === "string") paths.add(rawInput[key] as string);
+  for (const key of ["path", "file_path", "target_file", "filePath"])
+    if (typeof rawInput[key] === "string") paths.add(rawInput[key] as string);
   if (paths.size > 0) target.paths = [...paths];
   const xai = record(record(call._meta)["x.ai/tool"]);
-  const toolName = typeof rawInput.tool_name === "string" ? rawInput.tool_name : typeof xai.name === "string" ? xai.name : undefined;
+  const toolName =
+    typeof rawInput.tool_name === "string" ? rawInput.tool_name : typeof xai.name === "string" ? xai.name : undefined;
   if (toolName !== undefined) target.toolName = toolName;
-  const title = typeof call.title === "string" && call.title.trim() !== "" ? call.title : toolName ?? "tool call";
+  const title = typeof call.title === "string" && call.title.trim() !== "" ? call.title : (toolName ?? "tool call");
   return { title, target };
 }
 
@@ -63,7 +65,12 @@ export function exactRequest(request: RequestPermissionRequest): { title: string
  * The title and target of a permission request as a person is shown them: exact, with only registered secret
  * values masked (`masked` names them, absent when nothing was), and the digest of the exact, unmasked target.
  */
-export function describeRequest(request: RequestPermissionRequest): { title: string; target: Target; digest: string; masked?: string[] } {
+export function describeRequest(request: RequestPermissionRequest): {
+  title: string;
+  target: Target;
+  digest: string;
+  masked?: string[];
+} {
   const exact = exactRequest(request);
   const names = new Set<string>();
   const mask = (text: string): string => {
@@ -76,5 +83,10 @@ export function describeRequest(request: RequestPermissionRequest): { title: str
   if (exact.target.paths !== undefined) target.paths = exact.target.paths.map(mask);
   if (exact.target.toolName !== undefined) target.toolName = mask(exact.target.toolName);
   const title = mask(exact.title);
-  return { title, target, digest: targetDigest(exact.target), ...(names.size > 0 ? { masked: [...names].sort() } : {}) };
+  return {
+    title,
+    target,
+    digest: targetDigest(exact.target),
+    ...(names.size > 0 ? { masked: [...names].sort() } : {}),
+  };
 }

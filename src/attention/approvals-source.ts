@@ -19,7 +19,10 @@ export interface ApprovalsSource {
 }
 
 /** True when `approval` belongs to the live item of `kind` with `id` / `name` / `pid`. */
-export function approvalBelongsTo(approval: PendingApproval, item: { kind: string; id: string; name?: string; pid?: number }): boolean {
+export function approvalBelongsTo(
+  approval: PendingApproval,
+  item: { kind: string; id: string; name?: string; pid?: number },
+): boolean {
   const owner = approval.owner;
   const kind = owner.kind === "session" ? "run" : owner.kind;
   if (kind !== item.kind) return false;

@@ -78,7 +78,9 @@ export async function listLive(options: ListLiveOptions = {}): Promise<LiveItem[
   // One snapshot for the whole listing: each holder's fd table is read once, however many sockets it holds.
   const source = snapshotIdentitySource();
   const named = new Set<string>();
-  const local = existsSync(path) ? await listLocal(home, path, stateTimeoutMs, named, source) : { sessions: [], seats: [] };
+  const local = existsSync(path)
+    ? await listLocal(home, path, stateTimeoutMs, named, source)
+    : { sessions: [], seats: [] };
   const runs = await listRuns({ env: { ...process.env, GROK_SEAT_HOME: home }, source, skip: named, stateTimeoutMs });
   const jobs = options.fleet ? await listJobs(options.fleet) : [];
   const items = [...local.sessions, ...runs, ...local.seats, ...jobs];
@@ -87,7 +89,13 @@ export async function listLive(options: ListLiveOptions = {}): Promise<LiveItem[
   return items;
 }
 
-async function listLocal(home: string, path: string, stateTimeoutMs: number, named: Set<string>, source: IdentitySource): Promise<{ sessions: LiveItem[]; seats: LiveItem[] }> {
+async function listLocal(
+  home: string,
+  path: string,
+  stateTimeoutMs: number,
+  named: Set<string>,
+  source: IdentitySource,
+): Promise<{ sessions: LiveItem[]; seats: LiveItem[] }> {
   const store = new SessionStore(path);
   const pending: Promise<LiveItem | null>[] = [];
   try {
@@ -95,29 +103,50 @@ async function listLocal(home: string, path: string, stateTimeoutMs: number, nam
       const lease = store.lease(record.row);
       if (!lease) continue;
       if (lease.controlSocket) named.add(lease.controlSocket);
-      pending.push((async () => {
-        const judged = await judgeHolder(lease, source);
-        if (judged.verdict === "mismatch") {
-          // Its holder is gone. With a turn still recorded running, it was taken mid-turn (a reboot, a kill): lost.
-          const running = store.turns(record.row).filter((turn) => turn.state === "running");
-          if (running.length === 0) return null;
-          return {
-            kind: "named-session", id: record.name, name: record.name, agent: record.agent, state: "lost", since: lease.since,
-            cwd: record.cwd, pid: lease.holderPid, pendingApprovals: 0, inFlight: running.map((turn) => ({ promptId: turn.promptId, state: "uncertain" as const })),
+      pending.push(
+        (async () => {
+          const judged = await judgeHolder(lease, source);
+          if (judged.verdict === "mismatch") {
+            // Its holder is gone. With a turn still recorded running, it was taken mid-turn (a reboot, a kill): lost.
+            const running = store.turns(record.row).filter((turn) => turn.state === "running");
+            if (running.length === 0) return null;
+            return {
+              kind: "named-session",
+              id: record.name,
+              name: record.name,
+              agent: record.agent,
+              state: "lost",
+              since: lease.since,
+              cwd: record.cwd,
+              pid: lease.holderPid,
+              pendingApprovals: 0,
+              inFlight: running.map((turn) => ({ promptId: turn.promptId, state: "uncertain" as const })),
+            };
+          }
+          const asked = lease.controlSocket ? await requestState(lease.controlSocket, stateTimeoutMs) : null;
+          // A holder that is alive but did not say is still starting (its control socket is not up or not recorded
+          // yet): `starting`, never `working`, so a caller that waits for `working` can reach it (seat cancel -s).
+          const state =
+            typeof asked?.state === "string"
+              ? (asked.state as AttentionState)
+              : judged.verdict === "unknown"
+                ? "uncertain"
+                : "starting";
+          const item: LiveItem = {
+            kind: "named-session",
+            id: record.name,
+            name: record.name,
+            agent: record.agent,
+            state,
+            since: typeof asked?.since === "string" ? asked.since : lease.since,
+            cwd: record.cwd,
+            pid: lease.holderPid,
+            pendingApprovals: 0,
           };
-        }
-        const asked = lease.controlSocket ? await requestState(lease.controlSocket, stateTimeoutMs) : null;
-        // A holder that is alive but did not say is still starting (its control socket is not up or not recorded
-        // yet): `starting`, never `working`, so a caller that waits for `working` can reach it (seat cancel -s).
-        const state = typeof asked?.state === "string" ? (asked.state as AttentionState) : judged.verdict === "unknown" ? "uncertain" : "starting";
-        const item: LiveItem = {
-          kind: "named-session", id: record.name, name: record.name, agent: record.agent, state,
-          since: typeof asked?.since === "string" ? asked.since : lease.since,
-          cwd: record.cwd, pid: lease.holderPid, pendingApprovals: 0,
-        };
-        if (typeof asked?.waitingOn === "string") item.waitingOn = asked.waitingOn;
-        return item;
-      })());
+          if (typeof asked?.waitingOn === "string") item.waitingOn = asked.waitingOn;
+          return item;
+        })(),
+      );
     }
   } finally {
     store.close();
@@ -125,17 +154,39 @@ async function listLocal(home: string, path: string, stateTimeoutMs: number, nam
   const sessions = (await Promise.all(pending)).filter((i): i is LiveItem => i !== null);
   const journal = openJournal(path);
   let seats: LiveItem[];
-  const records = new Map<string, { socketPath: string; leaderPid: number | null; leaderBirth: string | null; open: Array<{ promptId: string; state: string }> }>();
+  const records = new Map<
+    string,
+    {
+      socketPath: string;
+      leaderPid: number | null;
+      leaderBirth: string | null;
+      open: Array<{ promptId: string; state: string }>;
+    }
+  >();
   try {
     seats = journal.listSeats().map((seat): LiveItem => {
       const deliveries = journal.listDeliveries(seat.seatId);
-      records.set(seat.seatId, { socketPath: seat.socketPath, leaderPid: seat.leaderPid, leaderBirth: seat.leaderBirth, open: deliveries.filter((d) => ["fenced", "dispatched", "consumed", "uncertain"].includes(d.state)).map((d) => ({ promptId: d.promptId, state: d.state })) });
+      records.set(seat.seatId, {
+        socketPath: seat.socketPath,
+        leaderPid: seat.leaderPid,
+        leaderBirth: seat.leaderBirth,
+        open: deliveries
+          .filter((d) => ["fenced", "dispatched", "consumed", "uncertain"].includes(d.state))
+          .map((d) => ({ promptId: d.promptId, state: d.state })),
+      });
       const last = deliveries.at(-1);
       return {
-        kind: "seat", id: seat.seatId, agent: "grok",
-        state: seatAttentionState(seat.state, deliveries.map((d) => d.state)),
-        since: last?.updatedAt ?? seat.createdAt, cwd: null,
-        ...(seat.leaderPid ? { pid: seat.leaderPid } : {}), pendingApprovals: 0,
+        kind: "seat",
+        id: seat.seatId,
+        agent: "grok",
+        state: seatAttentionState(
+          seat.state,
+          deliveries.map((d) => d.state),
+        ),
+        since: last?.updatedAt ?? seat.createdAt,
+        cwd: null,
+        ...(seat.leaderPid ? { pid: seat.leaderPid } : {}),
+        pendingApprovals: 0,
       };
     });
   } finally {
@@ -144,7 +195,11 @@ async function listLocal(home: string, path: string, stateTimeoutMs: number, nam
   // A seat whose controller is silent and whose proven leader is gone was taken with everything in it: lost.
   await Promise.all(seats.map((s) => judgeSeatLost(home, s, records.get(s.id), source)));
   // A live seat's controller knows more than the journal: whether the TUI asks its owner something now.
-  await Promise.all(seats.filter((s) => s.state === "working" || s.state === "idle").map((s) => askSeatController(home, s, stateTimeoutMs)));
+  await Promise.all(
+    seats
+      .filter((s) => s.state === "working" || s.state === "idle")
+      .map((s) => askSeatController(home, s, stateTimeoutMs)),
+  );
   return { sessions, seats };
 }
 
@@ -154,7 +209,19 @@ async function listLocal(home: string, path: string, stateTimeoutMs: number, nam
  * so a seat being hired right now (its leader not yet proven, its controller alive) is not lost, nor is one that a
  * `seat restore` which still runs has claimed.
  */
-async function judgeSeatLost(home: string, item: LiveItem, record: { socketPath: string; leaderPid: number | null; leaderBirth: string | null; open: Array<{ promptId: string; state: string }> } | undefined, source: IdentitySource): Promise<void> {
+async function judgeSeatLost(
+  home: string,
+  item: LiveItem,
+  record:
+    | {
+        socketPath: string;
+        leaderPid: number | null;
+        leaderBirth: string | null;
+        open: Array<{ promptId: string; state: string }>;
+      }
+    | undefined,
+  source: IdentitySource,
+): Promise<void> {
   if (record === undefined) return;
   const gone = async (pid: unknown, birth: unknown): Promise<boolean> => {
     if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) return true;
@@ -175,7 +242,10 @@ async function judgeSeatLost(home: string, item: LiveItem, record: { socketPath:
   if (!(await gone(controller.controller_pid, controller.controller_birth))) return;
   if (record.leaderPid !== null && !(await gone(record.leaderPid, record.leaderBirth))) return;
   item.state = "lost";
-  item.inFlight = record.open.map((d) => ({ promptId: d.promptId, state: d.state === "fenced" ? "not-sent" : "uncertain" }));
+  item.inFlight = record.open.map((d) => ({
+    promptId: d.promptId,
+    state: d.state === "fenced" ? "not-sent" : "uncertain",
+  }));
 }
 
 /**
@@ -204,9 +274,18 @@ async function listJobs(fleet: FleetClient): Promise<LiveItem[]> {
     .map((r): LiveItem => {
       const running = r.status === "dispatched" && r.attentionState !== undefined;
       return {
-        kind: "job", id: r.id, agent: r.agent ?? "grok",
+        kind: "job",
+        id: r.id,
+        agent: r.agent ?? "grok",
         state: running ? (r.attentionState as AttentionState) : jobAttentionState(r.status),
-        since: running && r.attentionSince ? r.attentionSince : r.dispatchedAt ? new Date(r.dispatchedAt).toISOString() : r.submittedAt ? new Date(r.submittedAt).toISOString() : null,
+        since:
+          running && r.attentionSince
+            ? r.attentionSince
+            : r.dispatchedAt
+              ? new Date(r.dispatchedAt).toISOString()
+              : r.submittedAt
+                ? new Date(r.submittedAt).toISOString()
+                : null,
         cwd: null,
         ...(running && r.attentionWaitingOn ? { waitingOn: r.attentionWaitingOn } : {}),
         ...(r.session ? { name: r.session } : {}),

@@ -12,6 +12,8 @@ export async function listLost(...args: Parameters<typeof Restore.listLost>): Re
 }
 
 /** Brings back one lost seat or session by id (see attention/restore.ts). */
-export async function restoreLost(...args: Parameters<typeof Restore.restoreLost>): ReturnType<typeof Restore.restoreLost> {
+export async function restoreLost(
+  ...args: Parameters<typeof Restore.restoreLost>
+): ReturnType<typeof Restore.restoreLost> {
   return (await restore()).restoreLost(...args);
 }

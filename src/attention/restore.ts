@@ -26,16 +26,31 @@ export async function listLost(options: { home?: string } = {}): Promise<LiveIte
  * Restores lost item `id` (a seat id or a session name). SEAT_NOT_LOST when nothing lost has that id; the
  * seat's own codes (SEAT_RESTORE_CONFLICT, a refused hire) otherwise. `lost` may pass a listing already made.
  */
-export async function restoreLost(id: string, options: { home?: string; env?: NodeJS.ProcessEnv; lost?: readonly LiveItem[] } = {}): Promise<Restored> {
+export async function restoreLost(
+  id: string,
+  options: { home?: string; env?: NodeJS.ProcessEnv; lost?: readonly LiveItem[] } = {},
+): Promise<Restored> {
   const home = options.home ?? seatHome();
   const item = (options.lost ?? (await listLost({ home }))).find((i) => i.id === id);
-  if (item === undefined) throw new SeatError("SEAT_NOT_LOST", `${id} is not lost (it is live, released or unknown); seat ps shows what is lost.`, { context: { id } });
+  if (item === undefined)
+    throw new SeatError(
+      "SEAT_NOT_LOST",
+      `${id} is not lost (it is live, released or unknown); seat ps shows what is lost.`,
+      { context: { id } },
+    );
   const uncertain = (item.inFlight ?? []).filter((p) => p.state === "uncertain").map((p) => p.promptId);
   if (item.kind === "named-session") return { kind: "named-session", id, ready: "resume", uncertain };
   const journal = openJournal(journalPath(home));
   try {
     const result = await restoreSeat(journal, home, id, options.env);
-    return { kind: "seat", id, sessionId: result.sessionId, controllerPid: result.controllerPid, uncertain: result.uncertain, neverSent: result.neverSent };
+    return {
+      kind: "seat",
+      id,
+      sessionId: result.sessionId,
+      controllerPid: result.controllerPid,
+      uncertain: result.uncertain,
+      neverSent: result.neverSent,
+    };
   } finally {
     journal.close();
   }

@@ -22,7 +22,17 @@ import type { LiveItem } from "./listing.js";
 /** A socket file refused and unheld for at least this long is a dead run's (ms). */
 export const STALE_AFTER_MS = 2_000;
 
-const STATES = new Set<string>(["starting", "working", "waiting", "idle", "done", "failed", "cancelled", "interrupted", "uncertain"]);
+const STATES = new Set<string>([
+  "starting",
+  "working",
+  "waiting",
+  "idle",
+  "done",
+  "failed",
+  "cancelled",
+  "interrupted",
+  "uncertain",
+]);
 
 /** Options of listRuns. */
 export interface ListRunsOptions {

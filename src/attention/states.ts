@@ -22,10 +22,28 @@ export type AttentionState =
   | "lost";
 
 /** Every attention state, in lifecycle order. */
-export const ATTENTION_STATES: readonly AttentionState[] = ["starting", "working", "waiting", "idle", "done", "failed", "cancelled", "interrupted", "uncertain", "lost"];
+export const ATTENTION_STATES: readonly AttentionState[] = [
+  "starting",
+  "working",
+  "waiting",
+  "idle",
+  "done",
+  "failed",
+  "cancelled",
+  "interrupted",
+  "uncertain",
+  "lost",
+];
 
 /** States after which the thing does nothing more by itself. */
-export const FINAL_STATES: readonly AttentionState[] = ["done", "failed", "cancelled", "interrupted", "uncertain", "lost"];
+export const FINAL_STATES: readonly AttentionState[] = [
+  "done",
+  "failed",
+  "cancelled",
+  "interrupted",
+  "uncertain",
+  "lost",
+];
 
 /** What a `waiting` thing waits on. */
 export type WaitingOn = "approval" | "question";

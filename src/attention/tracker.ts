@@ -26,7 +26,11 @@ export interface StateTracker {
 }
 
 /** Creates a tracker in `initial` (reported at once through `emit`). `now` is for tests. */
-export function createStateTracker(emit: (event: StateEvent) => void, initial: AttentionState = "starting", now: () => Date = () => new Date()): StateTracker {
+export function createStateTracker(
+  emit: (event: StateEvent) => void,
+  initial: AttentionState = "starting",
+  now: () => Date = () => new Date(),
+): StateTracker {
   let current: AttentionSnapshot = { state: initial, since: now().toISOString() };
   emit({ type: "state", state: initial, since: current.since });
   return {
@@ -34,8 +38,20 @@ export function createStateTracker(emit: (event: StateEvent) => void, initial: A
     set(state, detail = {}) {
       if (state === current.state && detail.waitingOn === current.waitingOn) return false;
       const previous = current.state;
-      current = { state, since: now().toISOString(), ...(detail.waitingOn ? { waitingOn: detail.waitingOn } : {}), ...(detail.reason ? { reason: detail.reason } : {}) };
-      emit({ type: "state", state, previous, since: current.since, ...(detail.waitingOn ? { waitingOn: detail.waitingOn } : {}), ...(detail.reason ? { reason: detail.reason } : {}) });
+      current = {
+        state,
+        since: now().toISOString(),
+        ...(detail.waitingOn ? { waitingOn: detail.waitingOn } : {}),
+        ...(detail.reason ? { reason: detail.reason } : {}),
+      };
+      emit({
+        type: "state",
+        state,
+        previous,
+        since: current.since,
+        ...(detail.waitingOn ? { waitingOn: detail.waitingOn } : {}),
+        ...(detail.reason ? { reason: detail.reason } : {}),
+      });
       return true;
     },
   };
@@ -50,9 +66,13 @@ export function isFinalState(state: AttentionState): boolean {
  * The state after a turn: `cancelled` when it was cancelled from outside (no code of its own), `failed` when it
  * ended with a diagnostic code, else `idle` (the session waits for its next prompt).
  */
-export function stateAfterTurn(result: { stopReason?: string; diagnostic?: { code: string } }): { state: AttentionState; reason?: string } {
+export function stateAfterTurn(result: { stopReason?: string; diagnostic?: { code: string } }): {
+  state: AttentionState;
+  reason?: string;
+} {
   const code = result.diagnostic?.code;
-  if (result.stopReason === "cancelled" && (code === undefined || code === "ACP_STOP_REASON")) return { state: "cancelled", reason: "cancelled" };
+  if (result.stopReason === "cancelled" && (code === undefined || code === "ACP_STOP_REASON"))
+    return { state: "cancelled", reason: "cancelled" };
   if (code !== undefined) return { state: "failed", reason: code };
   return { state: "idle", ...(result.stopReason ? { reason: result.stopReason } : {}) };
 }

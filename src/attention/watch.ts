@@ -30,7 +30,12 @@ export function diffListings(before: readonly LiveItem[], after: readonly LiveIt
     const was = old.get(itemKey(item));
     old.delete(itemKey(item));
     if (!was) changes.push({ change: "appeared", item });
-    else if (was.state !== item.state || was.waitingOn !== item.waitingOn || was.pendingApprovals !== item.pendingApprovals) changes.push({ change: "state", item, previous: was.state });
+    else if (
+      was.state !== item.state ||
+      was.waitingOn !== item.waitingOn ||
+      was.pendingApprovals !== item.pendingApprovals
+    )
+      changes.push({ change: "state", item, previous: was.state });
   }
   for (const item of old.values()) changes.push({ change: "gone", item });
   return changes;

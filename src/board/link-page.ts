@@ -26,19 +26,32 @@ export function renderLinkConfirm(shown: PendingApproval, decision: LinkDecision
   const field = (name: string, value: string) => `<tr><th>${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`;
   const owner = `${approval.owner.kind} ${approval.owner.name ?? approval.owner.id}${approval.owner.host ? ` @${approval.owner.host}` : ""}`;
   const rows = [
-    field("approval", approval.id), field("category", approval.category), field("owner", owner), field("deadline", approval.deadline), field("title", visibleText(approval.title, true)),
-    ...(approval.masked?.length ? [field("masked", `[${approval.masked.join(", ")}]: shown as [redacted]; the call runs with the real values`)] : []),
+    field("approval", approval.id),
+    field("category", approval.category),
+    field("owner", owner),
+    field("deadline", approval.deadline),
+    field("title", visibleText(approval.title, true)),
+    ...(approval.masked?.length
+      ? [field("masked", `[${approval.masked.join(", ")}]: shown as [redacted]; the call runs with the real values`)]
+      : []),
   ];
-  const target = approval.target.command !== undefined
-    ? `<h2>Command (${approval.target.command.length} characters, exactly as it will run)</h2><pre id="target">${escapeHtml(visibleText(approval.target.command))}</pre>`
-    : `<h2>Target</h2><pre id="target">${escapeHtml(visibleText(targetText(approval)))}</pre>`;
-  return shell(`${verb} ${approval.id}?`, `<h1>${verb} this call?</h1><table id="approval">${rows.join("")}</table>${target}
+  const target =
+    approval.target.command !== undefined
+      ? `<h2>Command (${approval.target.command.length} characters, exactly as it will run)</h2><pre id="target">${escapeHtml(visibleText(approval.target.command))}</pre>`
+      : `<h2>Target</h2><pre id="target">${escapeHtml(visibleText(targetText(approval)))}</pre>`;
+  return shell(
+    `${verb} ${approval.id}?`,
+    `<h1>${verb} this call?</h1><table id="approval">${rows.join("")}</table>${target}
 <p>digest <code>${escapeHtml(approval.digest)}</code></p>
 <form method="post" action="${escapeHtml(action)}"><button type="submit" id="confirm" class="${decision}">${verb}</button></form>
-<p>Opening this page answered nothing; only the button does, once.</p>`);
+<p>Opening this page answered nothing; only the button does, once.</p>`,
+  );
 }
 
 /** The page after a confirm, or a refusal: a heading and one line (redacted, escaped). */
 export function renderLinkOutcome(heading: string, message: string): string {
-  return shell(heading, `<h1 id="outcome">${escapeHtml(heading)}</h1><p id="detail">${escapeHtml(redactText(message))}</p>`);
+  return shell(
+    heading,
+    `<h1 id="outcome">${escapeHtml(heading)}</h1><p id="detail">${escapeHtml(redactText(message))}</p>`,
+  );
 }

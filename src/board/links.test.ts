@@ -7,7 +7,15 @@ import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { isSeatError } from "../errors.js";
 import { ApprovalQueue, parseAnswer } from "../approvals/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../permissions/index.js";
-import { approvalLinks, claimLink, ensureLinkKey, findLinkKey, readBoardAddress, signLink, verifyLink } from "./links.js";
+import {
+  approvalLinks,
+  claimLink,
+  ensureLinkKey,
+  findLinkKey,
+  readBoardAddress,
+  signLink,
+  verifyLink,
+} from "./links.js";
 import { startBoard } from "./server.js";
 
 function tempHome(t: { after(fn: () => void): void }): string {
@@ -26,7 +34,10 @@ test("the link key is made once, 0600, and a key file that is not private is ref
   assert.equal(statSync(join(home, "board", "link.key")).mode & 0o777, 0o600);
   assert.deepEqual(ensureLinkKey(home), key, "the same key on the next start");
   chmodSync(join(home, "board", "link.key"), 0o644);
-  assert.throws(() => ensureLinkKey(home), (e) => isSeatError(e, "BOARD_LINK_KEY_UNSAFE"));
+  assert.throws(
+    () => ensureLinkKey(home),
+    (e) => isSeatError(e, "BOARD_LINK_KEY_UNSAFE"),
+  );
 });
 
 test("a signed link verifies; one changed character, another key or a passed expiry is refused with its own code", (t) => {
@@ -35,20 +46,46 @@ test("a signed link verifies; one changed character, another key or a passed exp
   const link = signLink(key, { id: "ap_0123456789abcdef", decision: "allow", digest: DIGEST, deadline: later() });
   const query = () => new URLSearchParams({ d: link.digest, e: String(link.expires), s: link.signature });
   assert.equal(verifyLink(key, "/ap_0123456789abcdef/allow", query()).id, "ap_0123456789abcdef");
-  assert.throws(() => verifyLink(key, "/ap_0123456789abcdef/deny", query()), (e) => isSeatError(e, "APPROVAL_LINK_INVALID"), "the decision is signed");
-  assert.throws(() => verifyLink(key, "/ap_0123456789abcdee/allow", query()), (e) => isSeatError(e, "APPROVAL_LINK_INVALID"), "the id is signed");
+  assert.throws(
+    () => verifyLink(key, "/ap_0123456789abcdef/deny", query()),
+    (e) => isSeatError(e, "APPROVAL_LINK_INVALID"),
+    "the decision is signed",
+  );
+  assert.throws(
+    () => verifyLink(key, "/ap_0123456789abcdee/allow", query()),
+    (e) => isSeatError(e, "APPROVAL_LINK_INVALID"),
+    "the id is signed",
+  );
   const flipped = query();
   flipped.set("d", `${DIGEST.slice(0, -1)}c`);
-  assert.throws(() => verifyLink(key, "/ap_0123456789abcdef/allow", flipped), (e) => isSeatError(e, "APPROVAL_LINK_INVALID"), "the digest is signed");
+  assert.throws(
+    () => verifyLink(key, "/ap_0123456789abcdef/allow", flipped),
+    (e) => isSeatError(e, "APPROVAL_LINK_INVALID"),
+    "the digest is signed",
+  );
   const extended = query();
   extended.set("e", String(link.expires + 3_600));
-  assert.throws(() => verifyLink(key, "/ap_0123456789abcdef/allow", extended), (e) => isSeatError(e, "APPROVAL_LINK_INVALID"), "the expiry is signed");
+  assert.throws(
+    () => verifyLink(key, "/ap_0123456789abcdef/allow", extended),
+    (e) => isSeatError(e, "APPROVAL_LINK_INVALID"),
+    "the expiry is signed",
+  );
   const sig = query();
   sig.set("s", `${link.signature.slice(0, -1)}${link.signature.endsWith("A") ? "B" : "A"}`);
-  assert.throws(() => verifyLink(key, "/ap_0123456789abcdef/allow", sig), (e) => isSeatError(e, "APPROVAL_LINK_INVALID"));
+  assert.throws(
+    () => verifyLink(key, "/ap_0123456789abcdef/allow", sig),
+    (e) => isSeatError(e, "APPROVAL_LINK_INVALID"),
+  );
   const other = Buffer.alloc(32, 7);
-  assert.throws(() => verifyLink(other, "/ap_0123456789abcdef/allow", query()), (e) => isSeatError(e, "APPROVAL_LINK_INVALID"), "another home's key");
-  assert.throws(() => verifyLink(key, "/ap_0123456789abcdef/allow", query(), (link.expires + 1) * 1000), (e) => isSeatError(e, "APPROVAL_LINK_EXPIRED"));
+  assert.throws(
+    () => verifyLink(other, "/ap_0123456789abcdef/allow", query()),
+    (e) => isSeatError(e, "APPROVAL_LINK_INVALID"),
+    "another home's key",
+  );
+  assert.throws(
+    () => verifyLink(key, "/ap_0123456789abcdef/allow", query(), (link.expires + 1) * 1000),
+    (e) => isSeatError(e, "APPROVAL_LINK_EXPIRED"),
+  );
 });
 
 test("a link is claimed once: the second claim of the same link is APPROVAL_LINK_USED", (t) => {
@@ -56,7 +93,10 @@ test("a link is claimed once: the second claim of the same link is APPROVAL_LINK
   const key = ensureLinkKey(home);
   const link = signLink(key, { id: "ap_0123456789abcdef", decision: "allow", digest: DIGEST, deadline: later() });
   claimLink(home, link);
-  assert.throws(() => claimLink(home, link), (e) => isSeatError(e, "APPROVAL_LINK_USED"));
+  assert.throws(
+    () => claimLink(home, link),
+    (e) => isSeatError(e, "APPROVAL_LINK_USED"),
+  );
 });
 
 test("no links without a running board of this home; a board records its address, its links carry no token, and closing it removes the record", async (t) => {
@@ -74,7 +114,11 @@ test("no links without a running board of this home; a board records its address
     assert.ok(!url.includes(board.token), "never the token");
     assert.ok(!url.includes(new URL(board.url).pathname.slice(1, -1)), "never the board's secret path");
   }
-  assert.equal(readFileSync(join(home, "board", "link.key"), "utf8").includes(board.token), false, "the key is not the token");
+  assert.equal(
+    readFileSync(join(home, "board", "link.key"), "utf8").includes(board.token),
+    false,
+    "the key is not the token",
+  );
   await board.close();
   closed = true;
   assert.equal(readBoardAddress(home), undefined);
@@ -86,27 +130,53 @@ test("no links without a running board of this home; a board records its address
   assert.equal(readBoardAddress(home)?.links_url, newer.linksUrl);
   await newer.close();
   // A record left by a board killed with SIGKILL names a dead process: no links either.
-  writeFileSync(join(home, "board", "address.json"), JSON.stringify({ schema: "grok-seat.board-address.v1", links_url: "http://127.0.0.1:9", pid: 2 ** 22 + 7, started_at: "" }));
+  writeFileSync(
+    join(home, "board", "address.json"),
+    JSON.stringify({
+      schema: "grok-seat.board-address.v1",
+      links_url: "http://127.0.0.1:9",
+      pid: 2 ** 22 + 7,
+      started_at: "",
+    }),
+  );
   assert.equal(approvalLinks(home, approval), undefined);
 });
 
 test("a board on a shared address without a public URL records no address, so runs send no plain-http links", async (t) => {
   const home = tempHome(t);
-  const board = await startBoard({ host: "0.0.0.0", token: "a-shared-board-token-0123456789", listing: { home: join(home, "none") }, links: { home } });
+  const board = await startBoard({
+    host: "0.0.0.0",
+    token: "a-shared-board-token-0123456789",
+    listing: { home: join(home, "none") },
+    links: { home },
+  });
   t.after(() => board.close());
   assert.equal(board.linksUrl, undefined);
   assert.equal(readBoardAddress(home), undefined);
-  assert.equal(approvalLinks(home, { id: "ap_0123456789abcdef", digest: DIGEST, deadline: later().toISOString() }), undefined);
+  assert.equal(
+    approvalLinks(home, { id: "ap_0123456789abcdef", digest: DIGEST, deadline: later().toISOString() }),
+    undefined,
+  );
 });
 
 test("a public URL must be https (or a loopback tunnel); links then start from it", async (t) => {
   const home = tempHome(t);
-  await assert.rejects(startBoard({ links: { home, publicUrl: "http://board.example.com" } }), (e) => isSeatError(e, "CLI_USAGE"));
-  await assert.rejects(startBoard({ links: { home, publicUrl: "https://user:pw@board.example.com" } }), (e) => isSeatError(e, "CLI_USAGE"));
-  const board = await startBoard({ listing: { home: join(home, "none") }, links: { home, publicUrl: "https://board.example.com/seat/" } });
+  await assert.rejects(startBoard({ links: { home, publicUrl: "http://board.example.com" } }), (e) =>
+    isSeatError(e, "CLI_USAGE"),
+  );
+  await assert.rejects(startBoard({ links: { home, publicUrl: "https://user:pw@board.example.com" } }), (e) =>
+    isSeatError(e, "CLI_USAGE"),
+  );
+  const board = await startBoard({
+    listing: { home: join(home, "none") },
+    links: { home, publicUrl: "https://board.example.com/seat/" },
+  });
   t.after(() => board.close());
   const links = approvalLinks(home, { id: "ap_0123456789abcdef", digest: DIGEST, deadline: later().toISOString() });
-  assert.match(links?.approve_url ?? "", /^https:\/\/board\.example\.com\/seat\/l-[A-Za-z0-9_-]+\/ap_0123456789abcdef\/allow\?d=/);
+  assert.match(
+    links?.approve_url ?? "",
+    /^https:\/\/board\.example\.com\/seat\/l-[A-Za-z0-9_-]+\/ap_0123456789abcdef\/allow\?d=/,
+  );
 });
 
 test("over HTTP: a GET shows the command and answers nothing; the confirm answers once; reuse, a changed character, expiry and a changed target are refused by code; a cross-origin confirm is refused", async (t) => {
@@ -114,11 +184,27 @@ test("over HTTP: a GET shows the command and answers nothing; the confirm answer
   const queue = new ApprovalQueue({ owner: () => ({ kind: "session", id: "links" }), timeoutMs: 60_000 });
   t.after(() => queue.close());
   const command = `echo "$(date)" >> ran.txt; echo ${"x".repeat(300)}`;
-  const request = { sessionId: "s", toolCall: { toolCallId: "c", kind: "execute", title: "Run it", rawInput: { command } }, options: [{ optionId: "allow-once", name: "Yes", kind: "allow_once" }, { optionId: "reject-once", name: "No", kind: "reject_once" }] } as unknown as RequestPermissionRequest;
+  const request = {
+    sessionId: "s",
+    toolCall: { toolCallId: "c", kind: "execute", title: "Run it", rawInput: { command } },
+    options: [
+      { optionId: "allow-once", name: "Yes", kind: "allow_once" },
+      { optionId: "reject-once", name: "No", kind: "reject_once" },
+    ],
+  } as unknown as RequestPermissionRequest;
   const gate = createPermissionGate({ policy: parsePolicyFlags({}) });
   const decided = gate.decide(request, { approver: queue.approver(), timeoutMs: 60_000 });
   const answers: string[] = [];
-  const board = await startBoard({ approvals: { list: async () => queue.list(), answer: async (id, answer) => (answers.push(`${id}:${answer.decision}:${answer.by}`), queue.answer(id, parseAnswer(answer))) }, listing: { home: join(home, "none") }, links: { home } });
+  const board = await startBoard({
+    approvals: {
+      list: async () => queue.list(),
+      answer: async (id, answer) => (
+        answers.push(`${id}:${answer.decision}:${answer.by}`), queue.answer(id, parseAnswer(answer))
+      ),
+    },
+    listing: { home: join(home, "none") },
+    links: { home },
+  });
   t.after(() => board.close());
   let pending = queue.list()[0];
   for (let i = 0; !pending && i < 200; i += 1) await new Promise((r) => setTimeout(r, 5)), (pending = queue.list()[0]);
@@ -126,14 +212,26 @@ test("over HTTP: a GET shows the command and answers nothing; the confirm answer
   const links = approvalLinks(home, pending);
   assert.ok(links);
   const origin = new URL(board.url).origin;
-  const confirm = (url: string, headers: Record<string, string> = { origin, "sec-fetch-site": "same-origin" }) => fetch(url, { method: "POST", redirect: "manual", headers: { ...headers, "content-type": "application/x-www-form-urlencoded" }, body: "" });
+  const confirm = (url: string, headers: Record<string, string> = { origin, "sec-fetch-site": "same-origin" }) =>
+    fetch(url, {
+      method: "POST",
+      redirect: "manual",
+      headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+      body: "",
+    });
 
   const shown = await fetch(links.approve_url);
   assert.equal(shown.status, 200);
   assert.equal(shown.headers.get("referrer-policy"), "no-referrer");
   const html = await shown.text();
-  assert.ok(html.includes(`<pre id="target">echo &#34;$(date)&#34; &#62;&#62; ran.txt; echo ${"x".repeat(300)}</pre>`), "the whole command, exact");
-  assert.ok(!html.includes(board.token) && !html.includes(new URL(board.url).pathname.slice(1, -1)), "no token or board path on the page");
+  assert.ok(
+    html.includes(`<pre id="target">echo &#34;$(date)&#34; &#62;&#62; ran.txt; echo ${"x".repeat(300)}</pre>`),
+    "the whole command, exact",
+  );
+  assert.ok(
+    !html.includes(board.token) && !html.includes(new URL(board.url).pathname.slice(1, -1)),
+    "no token or board path on the page",
+  );
   assert.equal(answers.length, 0, "a GET answers nothing");
 
   const cross = await confirm(links.approve_url, { origin: "http://evil.example", "sec-fetch-site": "cross-site" });
@@ -143,20 +241,37 @@ test("over HTTP: a GET shows the command and answers nothing; the confirm answer
   assert.equal(tampered.status, 403);
   assert.match(await tampered.text(), /APPROVAL_LINK_INVALID/);
   const key = findLinkKey(home)!;
-  const old = signLink(key, { id: pending.id, decision: "allow", digest: pending.digest, deadline: new Date(Date.now() - 1_000) });
-  const expired = await confirm(`${origin}/${new URL(links.approve_url).pathname.split("/")[1]}/${pending.id}/allow?d=${old.digest}&e=${old.expires}&s=${old.signature}`);
+  const old = signLink(key, {
+    id: pending.id,
+    decision: "allow",
+    digest: pending.digest,
+    deadline: new Date(Date.now() - 1_000),
+  });
+  const expired = await confirm(
+    `${origin}/${new URL(links.approve_url).pathname.split("/")[1]}/${pending.id}/allow?d=${old.digest}&e=${old.expires}&s=${old.signature}`,
+  );
   assert.equal(expired.status, 410);
   assert.match(await expired.text(), /APPROVAL_LINK_EXPIRED/);
   const stale = signLink(key, { id: pending.id, decision: "allow", digest: "cd".repeat(32), deadline: later() });
-  const changed = await confirm(`${origin}/${new URL(links.approve_url).pathname.split("/")[1]}/${pending.id}/allow?d=${stale.digest}&e=${stale.expires}&s=${stale.signature}`);
+  const changed = await confirm(
+    `${origin}/${new URL(links.approve_url).pathname.split("/")[1]}/${pending.id}/allow?d=${stale.digest}&e=${stale.expires}&s=${stale.signature}`,
+  );
   assert.equal(changed.status, 409);
   assert.match(await changed.text(), /APPROVAL_TARGET_CHANGED/);
-  assert.deepEqual(answers, [`${pending.id}:allow:link`], "only the stale link reached the holder, which refused its digest");
+  assert.deepEqual(
+    answers,
+    [`${pending.id}:allow:link`],
+    "only the stale link reached the holder, which refused its digest",
+  );
   assert.equal(queue.list().length, 1, "still held");
   answers.length = 0;
 
   // Three confirms of the one link at once (a double tap, a retry): exactly one answers.
-  const racing = await Promise.all([confirm(links.approve_url), confirm(links.approve_url), confirm(links.approve_url)]);
+  const racing = await Promise.all([
+    confirm(links.approve_url),
+    confirm(links.approve_url),
+    confirm(links.approve_url),
+  ]);
   assert.deepEqual(racing.map((r) => r.status).sort(), [200, 410, 410]);
   const first = racing.find((r) => r.status === 200)!;
   assert.match(await first.text(), /Approved/);

@@ -12,7 +12,19 @@
  * Spec: docs/board.md#answering-from-a-notification.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { closeSync, constants, fstatSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { SeatError } from "../errors.js";
 import { ensurePrivateDir } from "../seat/index.js";
@@ -48,7 +60,11 @@ function keyPath(home: string): string {
 }
 
 function unsafeKey(path: string, problem: string): SeatError {
-  return new SeatError("BOARD_LINK_KEY_UNSAFE", `The approval-link key ${path} ${problem}. Remove it (a new one is made on the next \`seat board\`; links already sent stop working).`, { context: { path } });
+  return new SeatError(
+    "BOARD_LINK_KEY_UNSAFE",
+    `The approval-link key ${path} ${problem}. Remove it (a new one is made on the next \`seat board\`; links already sent stop working).`,
+    { context: { path } },
+  );
 }
 
 /** Reads the key at `path` through a descriptor that does not follow a symlink, after checking it is ours and 0600. */
@@ -88,7 +104,8 @@ export function ensureLinkKey(home: string): Buffer {
   try {
     linkSync(temp, path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw unsafeKey(path, `cannot be made (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+      throw unsafeKey(path, `cannot be made (${(error as NodeJS.ErrnoException).code ?? "error"})`);
   } finally {
     unlinkSync(temp);
   }
@@ -108,12 +125,22 @@ export function linksBase(key: Buffer): string {
 }
 
 function signed(key: Buffer, link: Omit<ApprovalLink, "signature">): string {
-  return createHmac("sha256", key).update(`${LINK_SCHEMA}\n${link.id}\n${link.decision}\n${link.digest}\n${link.expires}`).digest("base64url");
+  return createHmac("sha256", key)
+    .update(`${LINK_SCHEMA}\n${link.id}\n${link.decision}\n${link.digest}\n${link.expires}`)
+    .digest("base64url");
 }
 
 /** Signs a link for `decision` on the approval `id` about `digest`, valid until `deadline`. */
-export function signLink(key: Buffer, input: { id: string; decision: LinkDecision; digest: string; deadline: Date }): ApprovalLink {
-  const link = { id: input.id, decision: input.decision, digest: input.digest, expires: Math.ceil(input.deadline.getTime() / 1000) };
+export function signLink(
+  key: Buffer,
+  input: { id: string; decision: LinkDecision; digest: string; deadline: Date },
+): ApprovalLink {
+  const link = {
+    id: input.id,
+    decision: input.decision,
+    digest: input.digest,
+    expires: Math.ceil(input.deadline.getTime() / 1000),
+  };
   return { ...link, signature: signed(key, link) };
 }
 
@@ -123,7 +150,10 @@ export function linkPath(key: Buffer, link: ApprovalLink): string {
 }
 
 function invalidLink(detail: string): SeatError {
-  return new SeatError("APPROVAL_LINK_INVALID", `This approval link does not verify (${detail}); it may have been altered or cut. Nothing was answered. Answer with \`seat approve ID\` or on the board.`);
+  return new SeatError(
+    "APPROVAL_LINK_INVALID",
+    `This approval link does not verify (${detail}); it may have been altered or cut. Nothing was answered. Answer with \`seat approve ID\` or on the board.`,
+  );
 }
 
 /**
@@ -142,12 +172,17 @@ export function verifyLink(key: Buffer, rest: string, query: URLSearchParams, no
   const digest = query.get("d") ?? "";
   const expiresText = query.get("e") ?? "";
   const signature = query.get("s") ?? "";
-  if (!ID.test(id) || !DIGEST.test(digest) || !/^[0-9]{1,12}$/.test(expiresText) || !SIGNATURE.test(signature)) throw invalidLink("a field is missing or malformed");
+  if (!ID.test(id) || !DIGEST.test(digest) || !/^[0-9]{1,12}$/.test(expiresText) || !SIGNATURE.test(signature))
+    throw invalidLink("a field is missing or malformed");
   const link = { id, decision: match[2] as LinkDecision, digest, expires: Number(expiresText) };
   const expected = Buffer.from(signed(key, link));
   if (!timingSafeEqual(expected, Buffer.from(signature))) throw invalidLink("the signature does not match");
   if (link.expires * 1000 <= now) {
-    throw new SeatError("APPROVAL_LINK_EXPIRED", `This approval link expired at ${new Date(link.expires * 1000).toISOString()}, with its approval. Nothing was answered.`, { context: { id, expires: link.expires } });
+    throw new SeatError(
+      "APPROVAL_LINK_EXPIRED",
+      `This approval link expired at ${new Date(link.expires * 1000).toISOString()}, with its approval. Nothing was answered.`,
+      { context: { id, expires: link.expires } },
+    );
   }
   return { ...link, signature };
 }
@@ -167,9 +202,16 @@ function usedName(link: ApprovalLink): string {
 export function claimLink(home: string, link: ApprovalLink): void {
   ensurePrivateDir(usedDir(home));
   try {
-    closeSync(openSync(join(usedDir(home), usedName(link)), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
+    closeSync(
+      openSync(join(usedDir(home), usedName(link)), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600),
+    );
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new SeatError("APPROVAL_LINK_USED", `This approval link was already used. Nothing was answered again; a link answers once.`, { context: { id: link.id } });
+    if ((error as NodeJS.ErrnoException).code === "EEXIST")
+      throw new SeatError(
+        "APPROVAL_LINK_USED",
+        `This approval link was already used. Nothing was answered again; a link answers once.`,
+        { context: { id: link.id } },
+      );
     throw error;
   }
 }
@@ -185,7 +227,8 @@ export function pruneUsedLinks(home: string, now = Date.now()): void {
   for (const name of names) {
     const expires = Number(name.split("-")[0]);
     // An hour past its expiry, so a clock step back does not revive a link.
-    if (Number.isFinite(expires) && expires * 1000 + 3_600_000 < now) rmSync(join(usedDir(home), name), { force: true });
+    if (Number.isFinite(expires) && expires * 1000 + 3_600_000 < now)
+      rmSync(join(usedDir(home), name), { force: true });
   }
 }
 
@@ -205,7 +248,12 @@ function addressPath(home: string): string {
 /** Records the board's links address (atomically, 0600). */
 export function writeBoardAddress(home: string, linksUrl: string): void {
   ensurePrivateDir(boardDir(home));
-  const record: BoardAddress = { schema: ADDRESS_SCHEMA, links_url: linksUrl, pid: process.pid, started_at: new Date().toISOString() };
+  const record: BoardAddress = {
+    schema: ADDRESS_SCHEMA,
+    links_url: linksUrl,
+    pid: process.pid,
+    started_at: new Date().toISOString(),
+  };
   const temp = `${addressPath(home)}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
   renameSync(temp, addressPath(home));
@@ -230,7 +278,8 @@ function alive(pid: number): boolean {
 export function readBoardAddress(home: string): BoardAddress | undefined {
   try {
     const record = JSON.parse(readFileSync(addressPath(home), "utf8")) as BoardAddress;
-    if (record.schema !== ADDRESS_SCHEMA || typeof record.links_url !== "string" || !Number.isInteger(record.pid)) return undefined;
+    if (record.schema !== ADDRESS_SCHEMA || typeof record.links_url !== "string" || !Number.isInteger(record.pid))
+      return undefined;
     return record;
   } catch {
     return undefined;
@@ -241,7 +290,10 @@ export function readBoardAddress(home: string): BoardAddress | undefined {
  * The Approve and Deny URLs of one approval, or undefined when no board serves this seat home (no address record,
  * its process gone, or no key). Never throws: a notification without links still goes out.
  */
-export function approvalLinks(home: string, approval: { id: string; digest: string; deadline: string }): { approve_url: string; deny_url: string } | undefined {
+export function approvalLinks(
+  home: string,
+  approval: { id: string; digest: string; deadline: string },
+): { approve_url: string; deny_url: string } | undefined {
   try {
     const address = readBoardAddress(home);
     if (!address || !alive(address.pid)) return undefined;
@@ -249,7 +301,8 @@ export function approvalLinks(home: string, approval: { id: string; digest: stri
     const deadline = new Date(approval.deadline);
     if (!key || Number.isNaN(deadline.getTime())) return undefined;
     const root = address.links_url.replace(/\/+$/, "");
-    const url = (decision: LinkDecision) => `${root}${linkPath(key, signLink(key, { id: approval.id, decision, digest: approval.digest, deadline }))}`;
+    const url = (decision: LinkDecision) =>
+      `${root}${linkPath(key, signLink(key, { id: approval.id, decision, digest: approval.digest, deadline }))}`;
     return { approve_url: url("allow"), deny_url: url("deny") };
   } catch {
     return undefined;

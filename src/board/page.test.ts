@@ -11,8 +11,30 @@ const hostile = `<script>alert("x")</script>'&\``;
 
 test("every value on the page is escaped, and approve / deny are POST forms carrying the token", () => {
   const html = renderBoard({
-    items: [{ kind: "job", id: hostile, agent: hostile, state: "waiting", waitingOn: "approval", since: hostile, cwd: hostile, pendingApprovals: 1 }],
-    approvals: [{ id: hostile, category: "execute", title: hostile, target: { command: hostile }, digest: "0".repeat(64), owner: { kind: "job", id: hostile, host: hostile }, askedAt: hostile, deadline: hostile }],
+    items: [
+      {
+        kind: "job",
+        id: hostile,
+        agent: hostile,
+        state: "waiting",
+        waitingOn: "approval",
+        since: hostile,
+        cwd: hostile,
+        pendingApprovals: 1,
+      },
+    ],
+    approvals: [
+      {
+        id: hostile,
+        category: "execute",
+        title: hostile,
+        target: { command: hostile },
+        digest: "0".repeat(64),
+        owner: { kind: "job", id: hostile, host: hostile },
+        askedAt: hostile,
+        deadline: hostile,
+      },
+    ],
     token: "tok-en",
     notice: hostile,
   });
@@ -39,22 +61,46 @@ test("a board on an address other machines reach needs a token from the environm
 test("the board shows a held target exact and cut only with its length said; its detail page shows it whole; a form carrying another digest answers nothing and the shown one answers it", async () => {
   const queue = new ApprovalQueue({ owner: () => ({ kind: "session", id: "board-exact" }), timeoutMs: 60_000 });
   const command = `token="$(touch PWNED)"; echo ${"w".repeat(2_100)}; echo x > FILE`;
-  const request = { sessionId: "s", toolCall: { toolCallId: "c", kind: "execute", title: "Run it", rawInput: { command } }, options: [{ optionId: "allow-once", name: "Yes", kind: "allow_once" }, { optionId: "reject-once", name: "No", kind: "reject_once" }] } as unknown as RequestPermissionRequest;
+  const request = {
+    sessionId: "s",
+    toolCall: { toolCallId: "c", kind: "execute", title: "Run it", rawInput: { command } },
+    options: [
+      { optionId: "allow-once", name: "Yes", kind: "allow_once" },
+      { optionId: "reject-once", name: "No", kind: "reject_once" },
+    ],
+  } as unknown as RequestPermissionRequest;
   const gate = createPermissionGate({ policy: parsePolicyFlags({}) });
   const decided = gate.decide(request, { approver: queue.approver(), timeoutMs: 60_000 });
-  const board = await startBoard({ approvals: { list: async () => queue.list(), answer: async (id, answer) => queue.answer(id, parseAnswer(answer)) }, listing: { home: "/nonexistent-board-home" } });
+  const board = await startBoard({
+    approvals: { list: async () => queue.list(), answer: async (id, answer) => queue.answer(id, parseAnswer(answer)) },
+    listing: { home: "/nonexistent-board-home" },
+  });
   try {
     const headers = { authorization: `Bearer ${board.token}` };
     let pending = queue.list()[0];
-    for (let i = 0; !pending && i < 200; i += 1) await new Promise((r) => setTimeout(r, 5)), (pending = queue.list()[0]);
+    for (let i = 0; !pending && i < 200; i += 1)
+      await new Promise((r) => setTimeout(r, 5)), (pending = queue.list()[0]);
     assert.ok(pending);
     const page = await (await fetch(board.url, { headers })).text();
     assert.ok(page.includes(escapeHtml(`token="$(touch PWNED)"; echo www`)), "the row shows the command exact");
-    assert.ok(page.includes(escapeHtml(`[cut: 200 of ${command.length} characters shown; open the approval to see it whole]`)), "the row says it is cut and how long it is");
-    assert.equal((page.match(new RegExp(`name="digest" value="${pending.digest}"`, "g")) ?? []).length, 2, "each form carries the digest");
+    assert.ok(
+      page.includes(escapeHtml(`[cut: 200 of ${command.length} characters shown; open the approval to see it whole]`)),
+      "the row says it is cut and how long it is",
+    );
+    assert.equal(
+      (page.match(new RegExp(`name="digest" value="${pending.digest}"`, "g")) ?? []).length,
+      2,
+      "each form carries the digest",
+    );
     const detail = await (await fetch(new URL(`approvals/${pending.id}`, board.url), { headers })).text();
     assert.ok(detail.includes(`<pre id="target">${escapeHtml(command)}</pre>`), "the detail page shows it whole");
-    const post = (digest: string) => fetch(new URL(`approvals/${pending!.id}/allow`, board.url), { method: "POST", redirect: "manual", headers: { ...headers, origin: new URL(board.url).origin, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: board.token, digest }).toString() });
+    const post = (digest: string) =>
+      fetch(new URL(`approvals/${pending!.id}/allow`, board.url), {
+        method: "POST",
+        redirect: "manual",
+        headers: { ...headers, origin: new URL(board.url).origin, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token: board.token, digest }).toString(),
+      });
     const wrong = await post("e".repeat(64));
     assert.equal(wrong.status, 409);
     assert.match(await wrong.text(), /APPROVAL_TARGET_CHANGED/);

@@ -41,7 +41,15 @@ form{display:inline}button{margin-right:.3rem}.notice{padding:.5rem;background:#
 
 function itemRow(item: LiveItem): string {
   const state = item.waitingOn ? `${item.state} (${item.waitingOn})` : item.state;
-  const cells = [item.kind, item.id, item.agent, state, item.since ?? "-", String(item.pendingApprovals), item.cwd ?? (item.host ? `@${item.host}` : "-")];
+  const cells = [
+    item.kind,
+    item.id,
+    item.agent,
+    state,
+    item.since ?? "-",
+    String(item.pendingApprovals),
+    item.cwd ?? (item.host ? `@${item.host}` : "-"),
+  ];
   return `<tr class="${escapeHtml(item.state)}" data-kind="${escapeHtml(item.kind)}" data-id="${escapeHtml(item.id)}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`;
 }
 
@@ -68,7 +76,15 @@ function maskedNote(approval: PendingApproval): string {
 function approvalRow(shown: PendingApproval, token: string, base: string): string {
   const approval = maskView(shown);
   const target = `${shortTarget(approval, "open the approval to see it whole")}${maskedNote(approval)}`;
-  const cells = [approval.id, approval.category, visibleText(approval.title, true), target, ownerOf(approval), approval.askedAt, approval.deadline];
+  const cells = [
+    approval.id,
+    approval.category,
+    visibleText(approval.title, true),
+    target,
+    ownerOf(approval),
+    approval.askedAt,
+    approval.deadline,
+  ];
   const link = `<a href="${escapeHtml(approvalPath(approval.id, base))}">whole target</a>`;
   return `<tr data-approval="${escapeHtml(approval.id)}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}<td class="digest"><code>${escapeHtml(approval.digest)}</code></td><td>${link} ${answerForms(approval, token, base)}</td></tr>`;
 }
@@ -78,15 +94,28 @@ export function renderApproval(shown: PendingApproval, token: string, base = "/"
   const approval = maskView(shown);
   const field = (name: string, value: string) => `<tr><th>${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`;
   const rows = [
-    field("id", approval.id), field("category", approval.category), field("owner", ownerOf(approval)), field("asked", approval.askedAt), field("deadline", approval.deadline),
-    field("digest", approval.digest), field("title", visibleText(approval.title, true)),
-    ...(approval.masked?.length ? [field("masked", `[${approval.masked.join(", ")}]: their values are shown as [redacted]; the call runs with the real values`)] : []),
+    field("id", approval.id),
+    field("category", approval.category),
+    field("owner", ownerOf(approval)),
+    field("asked", approval.askedAt),
+    field("deadline", approval.deadline),
+    field("digest", approval.digest),
+    field("title", visibleText(approval.title, true)),
+    ...(approval.masked?.length
+      ? [
+          field(
+            "masked",
+            `[${approval.masked.join(", ")}]: their values are shown as [redacted]; the call runs with the real values`,
+          ),
+        ]
+      : []),
     ...(approval.target.toolName !== undefined ? [field("tool", visibleText(approval.target.toolName, true))] : []),
     ...(approval.target.paths ?? []).map((p) => field("path", visibleText(p, true))),
   ];
-  const command = approval.target.command !== undefined
-    ? `<h2>Command (${approval.target.command.length} characters, exactly as it will run)</h2><pre id="target">${escapeHtml(visibleText(approval.target.command))}</pre>`
-    : `<h2>Target</h2><pre id="target">${escapeHtml(visibleText(targetText(approval)))}</pre>`;
+  const command =
+    approval.target.command !== undefined
+      ? `<h2>Command (${approval.target.command.length} characters, exactly as it will run)</h2><pre id="target">${escapeHtml(visibleText(approval.target.command))}</pre>`
+      : `<h2>Target</h2><pre id="target">${escapeHtml(visibleText(targetText(approval)))}</pre>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>approval ${escapeHtml(approval.id)}</title><style>${STYLE}pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:.5rem}</style></head><body>
 <p><a href="${escapeHtml(base)}">back to the board</a></p><h1>Approval ${escapeHtml(approval.id)}</h1>
 <table id="approval">${rows.join("")}</table>${command}
@@ -97,15 +126,22 @@ export function renderApproval(shown: PendingApproval, token: string, base = "/"
 /** The whole page. */
 export function renderBoard(view: BoardView): string {
   // Everything the page shows passes the one redaction; the token its own forms carry is not content.
-  view = { ...view, items: redact(view.items), approvals: redact(view.approvals), ...(view.notice ? { notice: redactText(view.notice) } : {}) };
-  const items = view.items.length === 0
-    ? "<p>Nothing is live.</p>"
-    : `<table id="items"><thead><tr><th>kind</th><th>name/id</th><th>agent</th><th>state</th><th>since</th><th>approvals</th><th>cwd</th></tr></thead><tbody>${view.items.map(itemRow).join("")}</tbody></table>`;
-  const approvals = view.approvals === null
-    ? "<p>No approvals source is connected.</p>"
-    : view.approvals.length === 0
-      ? "<p>No approval is pending.</p>"
-      : `<table id="approvals"><thead><tr><th>id</th><th>category</th><th>title</th><th>target</th><th>owner</th><th>asked</th><th>deadline</th><th>digest</th><th></th></tr></thead><tbody>${view.approvals.map((a) => approvalRow(a, view.token, view.base ?? "/")).join("")}</tbody></table>`;
+  view = {
+    ...view,
+    items: redact(view.items),
+    approvals: redact(view.approvals),
+    ...(view.notice ? { notice: redactText(view.notice) } : {}),
+  };
+  const items =
+    view.items.length === 0
+      ? "<p>Nothing is live.</p>"
+      : `<table id="items"><thead><tr><th>kind</th><th>name/id</th><th>agent</th><th>state</th><th>since</th><th>approvals</th><th>cwd</th></tr></thead><tbody>${view.items.map(itemRow).join("")}</tbody></table>`;
+  const approvals =
+    view.approvals === null
+      ? "<p>No approvals source is connected.</p>"
+      : view.approvals.length === 0
+        ? "<p>No approval is pending.</p>"
+        : `<table id="approvals"><thead><tr><th>id</th><th>category</th><th>title</th><th>target</th><th>owner</th><th>asked</th><th>deadline</th><th>digest</th><th></th></tr></thead><tbody>${view.approvals.map((a) => approvalRow(a, view.token, view.base ?? "/")).join("")}</tbody></table>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>seat board</title><style>${STYLE}</style></head><body>
 <h1>seat board</h1>${view.notice ? `<p class="notice">${escapeHtml(view.notice)}</p>` : ""}
 ${view.queuesPath ? `<p><a href="${escapeHtml(view.queuesPath)}">Fleet queues (bull-board)</a></p>` : ""}

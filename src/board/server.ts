@@ -25,7 +25,16 @@ import { listLive, type ListLiveOptions } from "../attention/listing.js";
 import type { ApprovalsSource } from "../attention/approvals-source.js";
 import { renderApproval, renderBoard, renderError } from "./page.js";
 import { renderLinkConfirm, renderLinkOutcome } from "./link-page.js";
-import { claimLink, clearBoardAddress, ensureLinkKey, isLinkUsed, linksBase, pruneUsedLinks, verifyLink, writeBoardAddress } from "./links.js";
+import {
+  claimLink,
+  clearBoardAddress,
+  ensureLinkKey,
+  isLinkUsed,
+  linksBase,
+  pruneUsedLinks,
+  verifyLink,
+  writeBoardAddress,
+} from "./links.js";
 
 /** The environment variable a board token may come from (required for a non-loopback address). */
 export const BOARD_TOKEN_ENV = "GROK_SEAT_BOARD_TOKEN";
@@ -99,7 +108,12 @@ function bearer(req: IncomingMessage): string | undefined {
 }
 
 /** Headers on every response, bull-board's included: no Referer ever carries the secret path anywhere. */
-const ALWAYS: Record<string, string> = { "cache-control": "no-store", "x-content-type-options": "nosniff", "x-frame-options": "DENY", "referrer-policy": "no-referrer" };
+const ALWAYS: Record<string, string> = {
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+};
 
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...ALWAYS, ...headers });
@@ -118,7 +132,12 @@ export function boardBase(token: string): string {
 function hostsOf(host: string, port: number): Set<string> | undefined {
   // Listening on a non-loopback address (token from the environment), the names it is reached by are not ours to know.
   if (!isLoopback(host)) return undefined;
-  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host.includes(":") ? `[${host}]` : host}:${port}`]);
+  return new Set([
+    `127.0.0.1:${port}`,
+    `localhost:${port}`,
+    `[::1]:${port}`,
+    `${host.includes(":") ? `[${host}]` : host}:${port}`,
+  ]);
 }
 
 function readForm(req: IncomingMessage): Promise<URLSearchParams> {
@@ -143,9 +162,14 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 function fromThisBoard(req: IncomingMessage, publicOrigin?: string): boolean {
   const host = req.headers.host;
   if (!host) return false;
-  const self = (origin: string | undefined) => origin === `http://${host}` || (publicOrigin !== undefined && origin === publicOrigin);
+  const self = (origin: string | undefined) =>
+    origin === `http://${host}` || (publicOrigin !== undefined && origin === publicOrigin);
   const site = req.headers["sec-fetch-site"];
-  if (site !== undefined) return site === "same-origin" && (req.headers.origin === undefined || req.headers.origin === "null" || self(req.headers.origin));
+  if (site !== undefined)
+    return (
+      site === "same-origin" &&
+      (req.headers.origin === undefined || req.headers.origin === "null" || self(req.headers.origin))
+    );
   const origin = req.headers.origin ?? (req.headers.referer ? safeOrigin(req.headers.referer) : undefined);
   return self(origin);
 }
@@ -159,11 +183,17 @@ function checkPublicUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new SeatError("CLI_USAGE", `The board's public URL "${text}" is not a URL (for example https://board.example.com).`);
+    throw new SeatError(
+      "CLI_USAGE",
+      `The board's public URL "${text}" is not a URL (for example https://board.example.com).`,
+    );
   }
   const tunnel = url.protocol === "http:" && isLoopback(url.hostname.replace(/^\[|\]$/g, ""));
   if ((url.protocol !== "https:" && !tunnel) || url.username || url.password || url.search || url.hash) {
-    throw new SeatError("CLI_USAGE", `The board's public URL must be https (a TLS reverse proxy) or http on a loopback name (an SSH tunnel), without credentials, query or fragment; got "${text}". Approval links would otherwise travel in the clear.`);
+    throw new SeatError(
+      "CLI_USAGE",
+      `The board's public URL must be https (a TLS reverse proxy) or http on a loopback name (an SSH tunnel), without credentials, query or fragment; got "${text}". Approval links would otherwise travel in the clear.`,
+    );
   }
   return url;
 }
@@ -179,7 +209,11 @@ function safeOrigin(url: string): string | undefined {
 type Handler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
 /** Builds bull-board's express app for the fleet's queues at `basePath` (bull-board and express are loaded only here). */
-async function queuesView(redisUrl: string, basePath: string, readOnlyMode: boolean): Promise<{ handler: Handler; close(): Promise<void> }> {
+async function queuesView(
+  redisUrl: string,
+  basePath: string,
+  readOnlyMode: boolean,
+): Promise<{ handler: Handler; close(): Promise<void> }> {
   const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }, { openFleetQueues }] = await Promise.all([
     import("@bull-board/api"),
     import("@bull-board/api/bullMQAdapter"),
@@ -200,10 +234,18 @@ async function queuesView(redisUrl: string, basePath: string, readOnlyMode: bool
 export async function startBoard(options: BoardOptions = {}): Promise<Board> {
   const host = options.host ?? "127.0.0.1";
   if (!isLoopback(host) && options.token === undefined) {
-    throw new SeatError("BOARD_UNSAFE_ADDRESS", `The board would listen on ${host}, which other machines can reach; give it a token in ${BOARD_TOKEN_ENV} (a random token printed on a shared address is not enough). Nothing was started.`, { context: { host } });
+    throw new SeatError(
+      "BOARD_UNSAFE_ADDRESS",
+      `The board would listen on ${host}, which other machines can reach; give it a token in ${BOARD_TOKEN_ENV} (a random token printed on a shared address is not enough). Nothing was started.`,
+      { context: { host } },
+    );
   }
   const token = options.token ?? randomBytes(24).toString("base64url");
-  if (token.length < 16) throw new SeatError("BOARD_TOKEN_INVALID", `The board token must be at least 16 characters long (${BOARD_TOKEN_ENV}).`);
+  if (token.length < 16)
+    throw new SeatError(
+      "BOARD_TOKEN_INVALID",
+      `The board token must be at least 16 characters long (${BOARD_TOKEN_ENV}).`,
+    );
   // A secret like any key: whatever the seat writes elsewhere (a log, an error, an agent's output) masks it.
   registerSecretValue(BOARD_TOKEN_ENV, token);
   const base = `/${boardBase(token)}`;
@@ -217,36 +259,66 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
   const linksPath = linkKey ? `/${linksBase(linkKey)}` : undefined;
 
   const page = async (res: ServerResponse, notice?: string) => {
-    const [items, approvals] = await Promise.all([listLive({ ...(options.listing ?? {}), ...(options.approvals ? { approvals: options.approvals } : {}) }), options.approvals ? options.approvals.list() : Promise.resolve(null)]);
-    send(res, 200, renderBoard({ items, approvals, token, base: `${base}/`, ...(queues ? { queuesPath: `${queuesPath}/` } : {}), ...(notice ? { notice } : {}) }));
+    const [items, approvals] = await Promise.all([
+      listLive({ ...(options.listing ?? {}), ...(options.approvals ? { approvals: options.approvals } : {}) }),
+      options.approvals ? options.approvals.list() : Promise.resolve(null),
+    ]);
+    send(
+      res,
+      200,
+      renderBoard({
+        items,
+        approvals,
+        token,
+        base: `${base}/`,
+        ...(queues ? { queuesPath: `${queuesPath}/` } : {}),
+        ...(notice ? { notice } : {}),
+      }),
+    );
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // A name that is not this board's own address (DNS rebinding) gets nothing.
-    if (hosts && !hosts.has(req.headers.host ?? "")) return send(res, 421, renderError(421, "This board answers only to its own address."));
+    if (hosts && !hosts.has(req.headers.host ?? ""))
+      return send(res, 421, renderError(421, "This board answers only to its own address."));
     const url = new URL(req.url ?? "/", "http://board.invalid");
     if (linksPath && url.pathname.startsWith(`${linksPath}/`)) return answerLink(req, res, url);
     // Outside the secret base path there is nothing, not even a hint that a board is here.
-    if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) return send(res, 404, renderError(404, "Not here."));
+    if (url.pathname !== base && !url.pathname.startsWith(`${base}/`))
+      return send(res, 404, renderError(404, "Not here."));
     if (req.method === "GET" && url.pathname === base) return send(res, 303, "", { location: `${base}/${url.search}` });
     const queryToken = url.searchParams.get("token") ?? undefined;
-    const authorized = sameToken(cookieToken(req), token) || sameToken(bearer(req), token) || sameToken(queryToken, token);
-    if (!authorized) return send(res, 401, renderError(401, "This board needs its access token."), { "www-authenticate": "Bearer" });
+    const authorized =
+      sameToken(cookieToken(req), token) || sameToken(bearer(req), token) || sameToken(queryToken, token);
+    if (!authorized)
+      return send(res, 401, renderError(401, "This board needs its access token."), { "www-authenticate": "Bearer" });
     if (req.method === "GET" && queryToken !== undefined) {
       // The token moves into an HttpOnly, same-site cookie sent only to this secret path, and out of the address bar.
       url.searchParams.delete("token");
-      return send(res, 303, "", { location: `${url.pathname}${url.search}`, "set-cookie": `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=${base}/` });
+      return send(res, 303, "", {
+        location: `${url.pathname}${url.search}`,
+        "set-cookie": `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=${base}/`,
+      });
     }
     const changes = req.method !== "GET" && req.method !== "HEAD";
-    if (changes && !fromThisBoard(req, publicUrl?.origin)) return send(res, 403, renderError(403, "A change must come from this board's own page (same origin)."));
+    if (changes && !fromThisBoard(req, publicUrl?.origin))
+      return send(res, 403, renderError(403, "A change must come from this board's own page (same origin)."));
     const rest = url.pathname.slice(base.length) || "/";
     if (queues && (rest === `/${QUEUES}` || rest.startsWith(`/${QUEUES}/`))) {
       // Read-only unless --queue-actions: bull-board's own check, and this one for any route it might not guard.
-      if (changes && !queueActions) return send(res, 405, renderError(405, "The queues view is read-only (seat board --queue-actions lets it act on jobs)."), { allow: "GET, HEAD" });
+      if (changes && !queueActions)
+        return send(
+          res,
+          405,
+          renderError(405, "The queues view is read-only (seat board --queue-actions lets it act on jobs)."),
+          { allow: "GET, HEAD" },
+        );
       for (const [name, value] of Object.entries(ALWAYS)) res.setHeader(name, value);
       // bull-board sees the path as parsed here (dot segments resolved), never a raw one that might differ.
       req.url = `${url.pathname.slice(queuesPath.length) || "/"}${url.search}`;
-      queues.handler(req, res, (error) => send(res, error ? 500 : 404, renderError(error ? 500 : 404, error ? messageOf(error) : "Not found.")));
+      queues.handler(req, res, (error) =>
+        send(res, error ? 500 : 404, renderError(error ? 500 : 404, error ? messageOf(error) : "Not found.")),
+      );
       return;
     }
     if (req.method === "GET" && rest === "/") return page(res);
@@ -259,19 +331,26 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
         return send(res, 404, renderError(404, "Not an approval id. [APPROVAL_ANSWER_INVALID]"));
       }
       const found = options.approvals ? (await options.approvals.list()).find((a) => a.id === id) : undefined;
-      return found ? send(res, 200, renderApproval(found, token, `${base}/`)) : send(res, 404, renderError(404, `No pending approval has id ${id}. [APPROVAL_NOT_FOUND]`));
+      return found
+        ? send(res, 200, renderApproval(found, token, `${base}/`))
+        : send(res, 404, renderError(404, `No pending approval has id ${id}. [APPROVAL_NOT_FOUND]`));
     }
     const answer = /^\/approvals\/([^/]+)\/(allow|deny)$/.exec(rest);
     if (req.method === "POST" && answer) {
       const form = await readForm(req);
-      if (!sameToken(form.get("token") ?? undefined, token)) return send(res, 403, renderError(403, "The form did not carry this board's token."));
+      if (!sameToken(form.get("token") ?? undefined, token))
+        return send(res, 403, renderError(403, "The form did not carry this board's token."));
       if (!options.approvals) return send(res, 404, renderError(404, "This board has no approvals source."));
       const id = decodeURIComponent(answer[1]!);
       const decision = answer[2] as "allow" | "deny";
       // The digest of the exact target the page showed: the holder refuses another target (APPROVAL_TARGET_CHANGED).
       const digest = form.get("digest") ?? undefined;
       try {
-        await options.approvals.answer(id, { decision, by: "board", ...(digest !== undefined && digest !== "" ? { digest } : {}) });
+        await options.approvals.answer(id, {
+          decision,
+          by: "board",
+          ...(digest !== undefined && digest !== "" ? { digest } : {}),
+        });
       } catch (error) {
         const code = error instanceof SeatError ? ` [${error.code}]` : "";
         return send(res, 409, renderError(409, `${messageOf(error)}${code}`));
@@ -285,26 +364,68 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
   /** A signed link from a notification: GET shows the exact call and a confirm button; the confirm's POST answers. */
   const answerLink = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const home = options.links!.home;
-    const refuse = (status: number, heading: string, error: unknown) => send(res, status, renderLinkOutcome(heading, `${messageOf(error)}${error instanceof SeatError ? ` [${error.code}]` : ""}`));
-    if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "POST") return send(res, 405, renderError(405, "Not here."), { allow: "GET, HEAD, POST" });
+    const refuse = (status: number, heading: string, error: unknown) =>
+      send(
+        res,
+        status,
+        renderLinkOutcome(heading, `${messageOf(error)}${error instanceof SeatError ? ` [${error.code}]` : ""}`),
+      );
+    if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "POST")
+      return send(res, 405, renderError(405, "Not here."), { allow: "GET, HEAD, POST" });
     let link;
     try {
       link = verifyLink(linkKey!, url.pathname.slice(linksPath!.length), url.searchParams);
     } catch (error) {
-      return refuse(error instanceof SeatError && error.code === "APPROVAL_LINK_EXPIRED" ? 410 : 403, "This link cannot answer", error);
+      return refuse(
+        error instanceof SeatError && error.code === "APPROVAL_LINK_EXPIRED" ? 410 : 403,
+        "This link cannot answer",
+        error,
+      );
     }
     const posted = req.method === "POST";
     if (posted) {
       await readForm(req);
-      if (!fromThisBoard(req, publicUrl?.origin)) return send(res, 403, renderLinkOutcome("Refused", "A confirm must come from the link's own page (same origin). Nothing was answered."));
+      if (!fromThisBoard(req, publicUrl?.origin))
+        return send(
+          res,
+          403,
+          renderLinkOutcome(
+            "Refused",
+            "A confirm must come from the link's own page (same origin). Nothing was answered.",
+          ),
+        );
     }
-    if (isLinkUsed(home, link)) return refuse(410, "This link was already used", new SeatError("APPROVAL_LINK_USED", "This approval link was already used. Nothing was answered again; a link answers once."));
-    if (!options.approvals) return send(res, 404, renderLinkOutcome("Nothing to answer", "This board has no approvals source."));
+    if (isLinkUsed(home, link))
+      return refuse(
+        410,
+        "This link was already used",
+        new SeatError(
+          "APPROVAL_LINK_USED",
+          "This approval link was already used. Nothing was answered again; a link answers once.",
+        ),
+      );
+    if (!options.approvals)
+      return send(res, 404, renderLinkOutcome("Nothing to answer", "This board has no approvals source."));
     if (!posted) {
       const found = (await options.approvals.list()).find((a) => a.id === link.id);
-      if (!found) return refuse(404, "Nothing to answer", new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${link.id}: it was answered, reached its deadline, or its run ended.`));
+      if (!found)
+        return refuse(
+          404,
+          "Nothing to answer",
+          new SeatError(
+            "APPROVAL_NOT_FOUND",
+            `No pending approval has id ${link.id}: it was answered, reached its deadline, or its run ended.`,
+          ),
+        );
       if (found.digest !== link.digest) {
-        return refuse(409, "The call changed", new SeatError("APPROVAL_TARGET_CHANGED", `Approval ${link.id} now asks about another target (digest ${found.digest}) than this link was made for (${link.digest}). Nothing was answered; open the board to see the call as it is now.`));
+        return refuse(
+          409,
+          "The call changed",
+          new SeatError(
+            "APPROVAL_TARGET_CHANGED",
+            `Approval ${link.id} now asks about another target (digest ${found.digest}) than this link was made for (${link.digest}). Nothing was answered; open the board to see the call as it is now.`,
+          ),
+        );
       }
       return send(res, 200, renderLinkConfirm(found, link.decision, `${url.pathname}${url.search}`));
     }
@@ -315,9 +436,20 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
       await options.approvals.answer(link.id, { decision: link.decision, by: "link", digest: link.digest });
     } catch (error) {
       const code = error instanceof SeatError ? error.code : undefined;
-      return refuse(code === "APPROVAL_LINK_USED" ? 410 : code === "APPROVAL_NOT_FOUND" ? 404 : 409, "Not answered", error);
+      return refuse(
+        code === "APPROVAL_LINK_USED" ? 410 : code === "APPROVAL_NOT_FOUND" ? 404 : 409,
+        "Not answered",
+        error,
+      );
     }
-    return send(res, 200, renderLinkOutcome(link.decision === "allow" ? "Approved" : "Denied", `Approval ${link.id} was answered: ${link.decision}. This link is now used.`));
+    return send(
+      res,
+      200,
+      renderLinkOutcome(
+        link.decision === "allow" ? "Approved" : "Denied",
+        `Approval ${link.id} was answered: ${link.decision}. This link is now used.`,
+      ),
+    );
   };
 
   const server: Server = createServer((req, res) => {
@@ -333,7 +465,11 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
     });
   } catch (error) {
     await queues?.close();
-    throw new SeatError("BOARD_LISTEN_FAILED", `The board could not listen on ${host}:${options.port ?? 0}: ${messageOf(error)}.`, { context: { host, port: options.port ?? 0 }, cause: error });
+    throw new SeatError(
+      "BOARD_LISTEN_FAILED",
+      `The board could not listen on ${host}:${options.port ?? 0}: ${messageOf(error)}.`,
+      { context: { host, port: options.port ?? 0 }, cause: error },
+    );
   }
   const address = server.address() as AddressInfo;
   hosts = hostsOf(host, address.port);

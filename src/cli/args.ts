@@ -25,7 +25,11 @@ export function parseFlags(verb: string, argv: string[], spec: FlagSpec): Parsed
     return { values: values as ParsedArgs["values"], positionals };
   } catch (error) {
     // parseArgs' own text quotes unevenly and talks about its API; we say which flag and what to do instead.
-    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flagProblem(argv, spec, verb) ?? `the flags could not be read (${messageOf(error)})`}. See \`seat ${verb} --help\`.`, { cause: error });
+    throw new SeatError(
+      "CLI_USAGE",
+      `seat ${verb}: ${flagProblem(argv, spec, verb) ?? `the flags could not be read (${messageOf(error)})`}. See \`seat ${verb} --help\`.`,
+      { cause: error },
+    );
   }
 }
 
@@ -59,7 +63,8 @@ export function flagProblem(argv: readonly string[], spec: FlagSpec, verb?: stri
     if (inline) continue;
     const next = argv[i + 1];
     if (next === undefined) return `${shown} needs a value`;
-    if (next.startsWith("-") && next !== "-") return `${shown} needs a value, got the flag "${next}" (write ${shown}=VALUE for a value that starts with "-")`;
+    if (next.startsWith("-") && next !== "-")
+      return `${shown} needs a value, got the flag "${next}" (write ${shown}=VALUE for a value that starts with "-")`;
     i += 1;
   }
   return undefined;
@@ -103,7 +108,11 @@ export interface FlagRewrite {
  * throw a usage error. The one loop behind optional flag values (parseArgs has none) and values that start
  * with "-".
  */
-export function rewriteFlag(argv: readonly string[], names: readonly string[], decide: (flag: string, next: string | undefined) => FlagRewrite | null): string[] {
+export function rewriteFlag(
+  argv: readonly string[],
+  names: readonly string[],
+  decide: (flag: string, next: string | undefined) => FlagRewrite | null,
+): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
@@ -131,7 +140,10 @@ export function optionalNumberFlag(verb: string, argv: string[], name: string, f
   return rewriteFlag(argv, [`--${name}`], (_flag, next) => {
     if (next === undefined || next.startsWith("-")) return { value: String(fallback), consumesNext: false };
     if (/^\d+$/.test(next)) return { value: next, consumesNext: true };
-    throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} takes an optional whole number, got "${next}". Write --${name}=N, or put the prompt before --${name} or after "--".`);
+    throw new SeatError(
+      "CLI_USAGE",
+      `seat ${verb}: --${name} takes an optional whole number, got "${next}". Write --${name}=N, or put the prompt before --${name} or after "--".`,
+    );
   });
 }
 
@@ -139,7 +151,8 @@ export function optionalNumberFlag(verb: string, argv: string[], name: string, f
 export function countFlag(verb: string, args: ParsedArgs, name: string): number | undefined {
   const raw = stringFlag(args, name);
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} takes a whole number of at least 1, got "${raw}".`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} takes a whole number of at least 1, got "${raw}".`);
   return Number(raw);
 }
 
@@ -147,7 +160,10 @@ export function countFlag(verb: string, args: ParsedArgs, name: string): number 
 export function listFlag(args: ParsedArgs, name: string): string[] {
   const value = args.values[name];
   const parts = Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
-  return parts.flatMap((p) => p.split(",")).map((p) => p.trim()).filter((p) => p !== "");
+  return parts
+    .flatMap((p) => p.split(","))
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
 }
 
 /** Reads a directory flag (e.g. --cwd): CLI_USAGE unless it names an existing directory; the absolute path. */
@@ -159,8 +175,15 @@ export function directoryFlag(verb: string, args: ParsedArgs, name: string): str
     isDir = statSync(raw).isDirectory();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} ${raw} ${code === "ENOENT" ? "does not exist" : `cannot be read (${code ?? "error"})`}; give an existing directory.`, { context: { [name]: raw } });
+    throw new SeatError(
+      "CLI_USAGE",
+      `seat ${verb}: --${name} ${raw} ${code === "ENOENT" ? "does not exist" : `cannot be read (${code ?? "error"})`}; give an existing directory.`,
+      { context: { [name]: raw } },
+    );
   }
-  if (!isDir) throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} ${raw} is not a directory; give an existing directory.`, { context: { [name]: raw } });
+  if (!isDir)
+    throw new SeatError("CLI_USAGE", `seat ${verb}: --${name} ${raw} is not a directory; give an existing directory.`, {
+      context: { [name]: raw },
+    });
   return resolve(raw);
 }

@@ -37,14 +37,19 @@ export function budgetFromArgs(verb: string, args: ParsedArgs): { budget?: TurnB
  * would otherwise refuse it as an ambiguous flag, without saying the value).
  */
 export function joinBudgetValues(argv: string[]): string[] {
-  return rewriteFlag(argv, ["--max-tokens", "--max-cost", "--session-max-tokens", "--session-max-cost"], (_flag, next) =>
-    next !== undefined && /^-[\d.$]/.test(next) ? { value: next, consumesNext: true } : null);
+  return rewriteFlag(
+    argv,
+    ["--max-tokens", "--max-cost", "--session-max-tokens", "--session-max-cost"],
+    (_flag, next) => (next !== undefined && /^-[\d.$]/.test(next) ? { value: next, consumesNext: true } : null),
+  );
 }
 
 /** Reads `--max-tokens N` for verb `verb`; throws CLI_USAGE naming the value unless it is a whole number ≥ 1. */
 export function parseMaxTokens(verb: string, raw: string, flag = "--max-tokens"): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
-    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flag} takes a whole number of tokens above 0, got "${raw}".`, { context: { value: raw } });
+    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flag} takes a whole number of tokens above 0, got "${raw}".`, {
+      context: { value: raw },
+    });
   }
   return Number(raw);
 }
@@ -53,7 +58,11 @@ export function parseMaxTokens(verb: string, raw: string, flag = "--max-tokens")
 export function parseMaxCost(verb: string, raw: string, flag = "--max-cost"): number {
   const usd = Number(raw.startsWith("$") ? raw.slice(1) : raw);
   if (!/^\$?\d+(\.\d+)?$/.test(raw) || !(usd > 0) || !Number.isFinite(usd)) {
-    throw new SeatError("CLI_USAGE", `seat ${verb}: ${flag} takes a number of US dollars above 0 (e.g. 0.50), got "${raw}".`, { context: { value: raw } });
+    throw new SeatError(
+      "CLI_USAGE",
+      `seat ${verb}: ${flag} takes a number of US dollars above 0 (e.g. 0.50), got "${raw}".`,
+      { context: { value: raw } },
+    );
   }
   return usd;
 }

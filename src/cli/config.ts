@@ -15,7 +15,17 @@ import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { parseNotifyConfig, type NotifyConfig } from "../notify/config.js";
 
 /** Every key a config file may set. */
-export const CONFIG_KEYS = ["agent", "model", "policy", "agentsDir", "redis", "prices", "redisCa", "redisCert", "redisKey"] as const;
+export const CONFIG_KEYS = [
+  "agent",
+  "model",
+  "policy",
+  "agentsDir",
+  "redis",
+  "prices",
+  "redisCa",
+  "redisCert",
+  "redisKey",
+] as const;
 
 /** One config key. */
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -45,7 +55,10 @@ const PATH_KEYS: readonly ConfigKey[] = ["policy", "agentsDir", "prices", "redis
 
 /** The user config file: $XDG_CONFIG_HOME/grok-seat/config.json, default ~/.config/grok-seat/config.json. */
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), ".config");
+  const base =
+    env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME)
+      ? env.XDG_CONFIG_HOME
+      : join(env.HOME || homedir(), ".config");
   return join(base, "grok-seat", "config.json");
 }
 
@@ -62,7 +75,11 @@ export function projectConfigPath(cwd: string = process.cwd()): string | undefin
 
 function invalid(file: string, key: string | undefined, detail: string): SeatError {
   const where = key === undefined ? file : `${file}, key "${key}"`;
-  return new SeatError("CLI_CONFIG_INVALID", `Config file ${where}: ${detail}. Fix or remove it; \`seat config\` shows the effective settings.`, { context: { file, ...(key !== undefined ? { key } : {}) } });
+  return new SeatError(
+    "CLI_CONFIG_INVALID",
+    `Config file ${where}: ${detail}. Fix or remove it; \`seat config\` shows the effective settings.`,
+    { context: { file, ...(key !== undefined ? { key } : {}) } },
+  );
 }
 
 /**
@@ -77,17 +94,26 @@ export function readConfigFile(file: string, kind: "user" | "project" = "user"):
   } catch (error) {
     throw invalid(file, undefined, `not readable JSON (${messageOf(error)})`);
   }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) throw invalid(file, undefined, "the file must hold one JSON object");
+  if (data === null || typeof data !== "object" || Array.isArray(data))
+    throw invalid(file, undefined, "the file must hold one JSON object");
   const out: Partial<Record<ConfigKey, string>> = {};
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     if (key === "notify") {
-      if (kind === "project") throw invalid(file, key, "notification targets may be set only in your user config file (a project file could name a program to run or a URL that receives approval text); move the section there");
+      if (kind === "project")
+        throw invalid(
+          file,
+          key,
+          "notification targets may be set only in your user config file (a project file could name a program to run or a URL that receives approval text); move the section there",
+        );
       readNotifySection(file, value);
       continue;
     }
-    if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw invalid(file, key, `unknown key (known: ${[...CONFIG_KEYS, "notify"].join(", ")})`);
-    if (typeof value !== "string" || value.trim() === "") throw invalid(file, key, `must be a non-empty string, got ${JSON.stringify(value)}`);
-    if (key === "redis" && !/^rediss?(\+sentinel)?:\/\//.test(value)) throw invalid(file, key, "must be a redis://, rediss:// or redis+sentinel:// URL");
+    if (!(CONFIG_KEYS as readonly string[]).includes(key))
+      throw invalid(file, key, `unknown key (known: ${[...CONFIG_KEYS, "notify"].join(", ")})`);
+    if (typeof value !== "string" || value.trim() === "")
+      throw invalid(file, key, `must be a non-empty string, got ${JSON.stringify(value)}`);
+    if (key === "redis" && !/^rediss?(\+sentinel)?:\/\//.test(value))
+      throw invalid(file, key, "must be a redis://, rediss:// or redis+sentinel:// URL");
     out[key as ConfigKey] = PATH_KEYS.includes(key as ConfigKey) ? resolve(dirname(file), value) : value;
   }
   return out;
@@ -141,7 +167,8 @@ export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv } = 
   for (const key of CONFIG_KEYS) {
     const envName = ENV_OF[key];
     if (envName && env[envName]) entries[key] = { key, value: env[envName]!, source: "env" };
-    else if (project[key] !== undefined) entries[key] = { key, value: project[key]!, source: "project", file: projectFile! };
+    else if (project[key] !== undefined)
+      entries[key] = { key, value: project[key]!, source: "project", file: projectFile! };
     else if (user[key] !== undefined) entries[key] = { key, value: user[key]!, source: "user", file: userFile };
     else entries[key] = { key, value: null, source: "default" };
   }
@@ -149,7 +176,11 @@ export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv } = 
 }
 
 /** The TLS files of a rediss:// fleet, as the fleet verbs' flags. */
-const REDIS_TLS_FLAGS_OF: Partial<Record<ConfigKey, string>> = { redisCa: "--redis-ca", redisCert: "--redis-cert", redisKey: "--redis-key" };
+const REDIS_TLS_FLAGS_OF: Partial<Record<ConfigKey, string>> = {
+  redisCa: "--redis-ca",
+  redisCert: "--redis-cert",
+  redisKey: "--redis-key",
+};
 
 /** The flag of each key a verb takes, by verb. */
 const FLAG_OF: Record<string, Partial<Record<ConfigKey, string>>> = {

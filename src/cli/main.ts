@@ -68,12 +68,14 @@ async function main(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     const about = COMMANDS.find((c) => c.name === topic);
-    if (!about || extra.length > 0) throw new SeatError("CLI_USAGE", `seat help: give one command, one of ${names}; got "${rest.join(" ")}".`);
+    if (!about || extra.length > 0)
+      throw new SeatError("CLI_USAGE", `seat help: give one command, one of ${names}; got "${rest.join(" ")}".`);
     process.stdout.write(`${(await about.load()).help}\n`);
     return EXIT.ok;
   }
   const entry = COMMANDS.find((c) => c.name === verb);
-  if (!entry) throw new SeatError("CLI_USAGE", `seat: unknown command "${verb}". Commands: ${names}. See \`seat --help\`.`);
+  if (!entry)
+    throw new SeatError("CLI_USAGE", `seat: unknown command "${verb}". Commands: ${names}. See \`seat --help\`.`);
   const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     process.stdout.write(`${command.help}\n`);

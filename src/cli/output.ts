@@ -180,7 +180,8 @@ export interface Palette {
 /** A palette honouring NO_COLOR and TTY-ness of the stream. */
 export function paletteFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): Palette {
   const on = stream.isTTY === true && env.NO_COLOR === undefined && env.TERM !== "dumb";
-  const wrap = (open: number, close: number) => (text: string) => (on ? `\u001b[${open}m${text}\u001b[${close}m` : text);
+  const wrap = (open: number, close: number) => (text: string) =>
+    on ? `\u001b[${open}m${text}\u001b[${close}m` : text;
   return { dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39) };
 }
 
@@ -200,7 +201,9 @@ export function toolOutputSnippet(rawOutput: unknown, maxChars = 80): string | u
 export function humanLine(event: SeatEvent, palette: Palette): string | undefined {
   switch (event.type) {
     case "tool_start":
-      return palette.dim(`▸ tool ${event.toolName && event.toolName !== event.title ? `${event.toolName}: ` : ""}${event.title}`);
+      return palette.dim(
+        `▸ tool ${event.toolName && event.toolName !== event.title ? `${event.toolName}: ` : ""}${event.title}`,
+      );
     case "tool_end": {
       const name = event.title ?? event.toolCallId;
       if (event.status !== "completed") return palette.red(`  ✗ ${name} failed`);
@@ -208,21 +211,29 @@ export function humanLine(event: SeatEvent, palette: Palette): string | undefine
       return palette.dim(`  ✓ ${name}${output ? ` → ${output}` : ""}`);
     }
     case "permission":
-      return palette.yellow(`▸ permission ${event.category}: ${event.decision}${event.optionId ? ` (${event.optionId})` : ""}`);
+      return palette.yellow(
+        `▸ permission ${event.category}: ${event.decision}${event.optionId ? ` (${event.optionId})` : ""}`,
+      );
     case "approval_asked": {
       const a = event.approval;
       const what = a.target.command ?? a.target.paths?.join(", ") ?? a.target.toolName ?? a.title;
-      return palette.yellow(`▸ approval needed (${a.category}): ${what} — seat approve ${a.id} | seat deny ${a.id} (until ${a.deadline})`);
+      return palette.yellow(
+        `▸ approval needed (${a.category}): ${what} — seat approve ${a.id} | seat deny ${a.id} (until ${a.deadline})`,
+      );
     }
     case "approval_answered":
-      return palette.yellow(`▸ approval ${event.id}: ${event.decision} (${event.via}${event.by ? ` by ${event.by}` : ""})`);
+      return palette.yellow(
+        `▸ approval ${event.id}: ${event.decision} (${event.via}${event.by ? ` by ${event.by}` : ""})`,
+      );
     case "diagnostic": {
       // A message made from a SeatError already carries its code; it is not repeated.
       const { code, message } = event.diagnostic;
       return palette.red(`! ${message}${message.includes(`[${code}]`) ? "" : ` [${code}]`}`);
     }
     case "retry":
-      return palette.yellow(`grok is retrying the model request: ${event.reason} (attempt ${event.attempt}/${event.max})`);
+      return palette.yellow(
+        `grok is retrying the model request: ${event.reason} (attempt ${event.attempt}/${event.max})`,
+      );
     case "model_catalog":
       return palette.yellow(
         event.status === "failed"
@@ -230,9 +241,13 @@ export function humanLine(event: SeatEvent, palette: Palette): string | undefine
           : `grok could not refresh its model catalogue (attempt ${event.attempt ?? "?"}/${event.max ?? "?"})`,
       );
     case "rate_limited":
-      return palette.yellow(`the model answered HTTP ${event.statusCode} (a limit): ${event.final ? "grok gave up on the request" : `grok retries (attempt ${event.attempt ?? "?"}/${event.max ?? "?"})`}`);
+      return palette.yellow(
+        `the model answered HTTP ${event.statusCode} (a limit): ${event.final ? "grok gave up on the request" : `grok retries (attempt ${event.attempt ?? "?"}/${event.max ?? "?"})`}`,
+      );
     case "plan":
-      return palette.dim(`▸ plan: ${event.entries.map((e) => `${e.status === "completed" ? "✓" : "·"} ${e.content}`).join("; ")}`);
+      return palette.dim(
+        `▸ plan: ${event.entries.map((e) => `${e.status === "completed" ? "✓" : "·"} ${e.content}`).join("; ")}`,
+      );
     default:
       return undefined;
   }

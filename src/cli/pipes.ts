@@ -25,7 +25,11 @@ function closed(): void {
 }
 
 /** Installs the listeners once per process (main.ts calls it before any verb runs); `code` is the exit status. */
-export function watchPipes(code: number, stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): void {
+export function watchPipes(
+  code: number,
+  stdout: NodeJS.WriteStream = process.stdout,
+  stderr: NodeJS.WriteStream = process.stderr,
+): void {
   exitCode = code;
   if (installed) return;
   installed = true;

@@ -15,12 +15,28 @@ export function layerPolicies(base: PermissionPolicy, top: PermissionPolicy): Pe
     configured.add(category);
   }
   const approvalTimeoutMs = top.approvalTimeoutMs ?? base.approvalTimeoutMs;
-  return { defaults, unrestricted: base.unrestricted === true || top.unrestricted === true, configured: [...configured], ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}) };
+  return {
+    defaults,
+    unrestricted: base.unrestricted === true || top.unrestricted === true,
+    configured: [...configured],
+    ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
+  };
 }
 
 /** Builds the policy from `--policy FILE` (optional) and `--allow/--ask/--block/--unrestricted`. */
-export async function cliPolicy(flags: { file?: string; allow: string[]; ask: string[]; block: string[]; unrestricted: boolean }): Promise<PermissionPolicy> {
-  const fromFlags = parsePolicyFlags({ allow: flags.allow, ask: flags.ask, block: flags.block, unrestricted: flags.unrestricted });
+export async function cliPolicy(flags: {
+  file?: string;
+  allow: string[];
+  ask: string[];
+  block: string[];
+  unrestricted: boolean;
+}): Promise<PermissionPolicy> {
+  const fromFlags = parsePolicyFlags({
+    allow: flags.allow,
+    ask: flags.ask,
+    block: flags.block,
+    unrestricted: flags.unrestricted,
+  });
   if (!flags.file) return fromFlags;
   return layerPolicies(await loadPolicyFile(flags.file), fromFlags);
 }

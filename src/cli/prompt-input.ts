@@ -20,17 +20,32 @@ export async function readTextInput(verb: string, file: string, what = "prompt")
   try {
     return await readFile(file, "utf8");
   } catch (error) {
-    throw new SeatError("CLI_USAGE", `seat ${verb}: cannot read the ${what} file ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}).`, { context: { file } });
+    throw new SeatError(
+      "CLI_USAGE",
+      `seat ${verb}: cannot read the ${what} file ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}).`,
+      { context: { file } },
+    );
   }
 }
 
 /** The prompt of `seat run` / `seat submit`: the joined positionals, or `-f FILE|-`; never both, never neither. */
-export async function promptFrom(verb: string, file: string | undefined, positionals: readonly string[], example: string): Promise<string> {
+export async function promptFrom(
+  verb: string,
+  file: string | undefined,
+  positionals: readonly string[],
+  example: string,
+): Promise<string> {
   const inline = positionals.join(" ");
-  if (file !== undefined && inline.trim() !== "") throw new SeatError("CLI_USAGE", `seat ${verb}: give the prompt either as an argument or with -f, not both.`);
+  if (file !== undefined && inline.trim() !== "")
+    throw new SeatError("CLI_USAGE", `seat ${verb}: give the prompt either as an argument or with -f, not both.`);
   const prompt = file !== undefined ? await readTextInput(verb, file) : inline;
   if (prompt.trim() === "") {
-    throw new SeatError("CLI_USAGE", file !== undefined ? `seat ${verb}: the prompt from ${file === "-" ? "stdin" : file} is empty.` : `seat ${verb}: give the prompt as an argument or with -f FILE|-, e.g. ${example}.`);
+    throw new SeatError(
+      "CLI_USAGE",
+      file !== undefined
+        ? `seat ${verb}: the prompt from ${file === "-" ? "stdin" : file} is empty.`
+        : `seat ${verb}: give the prompt as an argument or with -f FILE|-, e.g. ${example}.`,
+    );
   }
   return file !== undefined ? prompt : prompt.trim();
 }

@@ -11,6 +11,9 @@ const shown = (value: number | null): string => (value === null ? "?" : String(v
 export function usageLine(t: UsageTotals): string {
   if (t.turns === 0) return "no turns in the ledger";
   const unreported = t.unreportedTurns > 0 ? ` (${t.unreportedTurns} reported no tokens)` : "";
-  const cost = t.costUsd === null ? "cost unknown" : `cost $${Number(t.costUsd.toFixed(6))} (${t.costSource}${t.unpricedTurns > 0 ? `; ${t.unpricedTurns} turn(s) unpriced, so at least` : ""})`;
+  const cost =
+    t.costUsd === null
+      ? "cost unknown"
+      : `cost $${Number(t.costUsd.toFixed(6))} (${t.costSource}${t.unpricedTurns > 0 ? `; ${t.unpricedTurns} turn(s) unpriced, so at least` : ""})`;
   return `${t.turns} turn${t.turns === 1 ? "" : "s"}: ${shown(t.modelCalls)} model calls, ${shown(t.inputTokens)} in, ${shown(t.outputTokens)} out, ${shown(t.cachedTokens)} cached, ${shown(t.reasoningTokens)} reasoning${unreported}; ${cost}`;
 }

@@ -14,7 +14,12 @@ test("--worktree takes a following name only when it is a valid worktree name", 
 
 test("a word after --worktree that is not a valid name is refused, never taken as prompt text", () => {
   for (const bad of ["../x", "a/b", "x..y", ".hidden", "fix!", "n.lock"]) {
-    assert.throws(() => worktreeArgv(["--worktree", bad, "do it"]), (e) => isSeatError(e, "WORKTREE_NAME_INVALID") && e.message.includes(`"${bad}"`) && /--worktree=NAME/.test(e.message), bad);
+    assert.throws(
+      () => worktreeArgv(["--worktree", bad, "do it"]),
+      (e) =>
+        isSeatError(e, "WORKTREE_NAME_INVALID") && e.message.includes(`"${bad}"`) && /--worktree=NAME/.test(e.message),
+      bad,
+    );
   }
   // Text with whitespace is a prompt (a name has none), and "--" or a flag after it leaves the name to the default.
   assert.deepEqual(worktreeArgv(["--worktree", "fix the ../x test"]), ["--worktree=", "fix the ../x test"]);

@@ -25,10 +25,15 @@ import { writeJson, type Palette } from "./output.js";
  */
 export function worktreeArgv(argv: string[]): string[] {
   return rewriteFlag(argv, ["--worktree"], (_flag, next) => {
-    if (next === undefined || next === "" || next.startsWith("-") || /\s/.test(next)) return { value: "", consumesNext: false };
+    if (next === undefined || next === "" || next.startsWith("-") || /\s/.test(next))
+      return { value: "", consumesNext: false };
     const problem = worktreeNameProblem(next);
     if (problem === null) return { value: next, consumesNext: true };
-    throw new SeatError("WORKTREE_NAME_INVALID", `"${next}" right after --worktree cannot name a worktree: ${problem}. Write --worktree=NAME with a valid name, or, for a generated name, put the prompt before --worktree or after "--".`, { context: { name: next } });
+    throw new SeatError(
+      "WORKTREE_NAME_INVALID",
+      `"${next}" right after --worktree cannot name a worktree: ${problem}. Write --worktree=NAME with a valid name, or, for a generated name, put the prompt before --worktree or after "--".`,
+      { context: { name: next } },
+    );
   });
 }
 
@@ -49,12 +54,17 @@ export type RunWorktree = TurnWorktree;
  * before stdin is read: CLI_USAGE (--base or --reuse without --worktree), WORKTREE_NAME_INVALID,
  * WORKTREE_NOT_A_REPO, WORKTREE_GIT_MISSING.
  */
-export async function planRunWorktree(args: ParsedArgs, session: string | undefined, cwd: string): Promise<TurnWorktreePlan | undefined> {
+export async function planRunWorktree(
+  args: ParsedArgs,
+  session: string | undefined,
+  cwd: string,
+): Promise<TurnWorktreePlan | undefined> {
   const asked = stringFlag(args, "worktree");
   const base = stringFlag(args, "base");
   const reuse = args.values.reuse === true;
   if (asked === undefined) {
-    if (base !== undefined || reuse) throw new SeatError("CLI_USAGE", "seat run: --base and --reuse only apply with --worktree.");
+    if (base !== undefined || reuse)
+      throw new SeatError("CLI_USAGE", "seat run: --base and --reuse only apply with --worktree.");
     // A plain run without the flag loads nothing of worktrees/ (git, records, locks).
     if (session === undefined) return undefined;
   } else {
@@ -66,7 +76,9 @@ export async function planRunWorktree(args: ParsedArgs, session: string | undefi
     home: await home(),
     cwd,
     ...(session !== undefined ? { session } : {}),
-    ...(asked !== undefined ? { worktree: { name: asked, ...(base !== undefined ? { base } : {}), ...(reuse ? { reuse } : {}) } } : {}),
+    ...(asked !== undefined
+      ? { worktree: { name: asked, ...(base !== undefined ? { base } : {}), ...(reuse ? { reuse } : {}) } }
+      : {}),
   });
 }
 
@@ -75,12 +87,17 @@ export async function planRunWorktree(args: ParsedArgs, session: string | undefi
  * nothing: the same usage errors as a run's, before anything launches; `make()` creates (or reuses) it for the
  * seat, whose controller then locks it.
  */
-export async function planSeatWorktree(args: ParsedArgs, seatId: string, cwd: string): Promise<{ path: string; make(): Promise<WorktreeRecord> } | undefined> {
+export async function planSeatWorktree(
+  args: ParsedArgs,
+  seatId: string,
+  cwd: string,
+): Promise<{ path: string; make(): Promise<WorktreeRecord> } | undefined> {
   const asked = stringFlag(args, "worktree");
   const base = stringFlag(args, "base");
   const reuse = args.values.reuse === true;
   if (asked === undefined) {
-    if (base !== undefined || reuse) throw new SeatError("CLI_USAGE", "seat hire: --base and --reuse only apply with --worktree.");
+    if (base !== undefined || reuse)
+      throw new SeatError("CLI_USAGE", "seat hire: --base and --reuse only apply with --worktree.");
     return undefined;
   }
   const name = assertWorktreeName(asked !== "" ? asked : seatId);
@@ -89,7 +106,17 @@ export async function planSeatWorktree(args: ParsedArgs, seatId: string, cwd: st
   const repo = await resolveRepository(cwd);
   return {
     path: worktreePath(seatHomeDir, repo.key, name),
-    make: async () => (await createWorktree({ home: seatHomeDir, cwd, owner: `seat:${seatId}`, reuse, name, ...(base ? { base } : {}) })).record,
+    make: async () =>
+      (
+        await createWorktree({
+          home: seatHomeDir,
+          cwd,
+          owner: `seat:${seatId}`,
+          reuse,
+          name,
+          ...(base ? { base } : {}),
+        })
+      ).record,
   };
 }
 
@@ -104,15 +131,37 @@ async function home(): Promise<string> {
 
 /** Says where the run works (before the turn). */
 export function reportRunWorktree(record: WorktreeRecord, json: boolean, palette: Palette): void {
-  if (json) writeJson({ type: "worktree", name: record.name, branch: record.branch, path: record.path, base_commit: record.base_commit });
+  if (json)
+    writeJson({
+      type: "worktree",
+      name: record.name,
+      branch: record.branch,
+      path: record.path,
+      base_commit: record.base_commit,
+    });
   else process.stderr.write(`${palette.dim(`▸ worktree ${record.name}: ${record.branch} at ${record.path}`)}\n`);
 }
 
 /** Commits the turn on the worktree's branch (worktrees/ finishTurnWorktree) and says so. */
-export async function finishRunWorktree(worktree: RunWorktree, turn: { promptId: string; prompt: string }, json: boolean, palette: Palette): Promise<void> {
+export async function finishRunWorktree(
+  worktree: RunWorktree,
+  turn: { promptId: string; prompt: string },
+  json: boolean,
+  palette: Palette,
+): Promise<void> {
   const { finishTurnWorktree } = await worktrees();
   const result = await finishTurnWorktree(worktree, turn);
   const { record } = worktree;
-  if (json) writeJson({ type: "worktree_commit", name: record.name, branch: result.branch, commit: result.commit, head: result.head });
-  else process.stderr.write(`${palette.dim(result.commit ? `▸ worktree ${record.name}: committed ${result.commit.slice(0, 12)} on ${result.branch} (review: seat diff ${record.name})` : `▸ worktree ${record.name}: no changes this turn`)}\n`);
+  if (json)
+    writeJson({
+      type: "worktree_commit",
+      name: record.name,
+      branch: result.branch,
+      commit: result.commit,
+      head: result.head,
+    });
+  else
+    process.stderr.write(
+      `${palette.dim(result.commit ? `▸ worktree ${record.name}: committed ${result.commit.slice(0, 12)} on ${result.branch} (review: seat diff ${record.name})` : `▸ worktree ${record.name}: no changes this turn`)}\n`,
+    );
 }

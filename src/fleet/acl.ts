@@ -24,30 +24,108 @@ export const ACL_ROLES = ["worker", "submitter", "watcher"] as const;
 export type AclRole = (typeof ACL_ROLES)[number];
 
 /** What every role's connection sends: login, ioredis's name and ready check (INFO), BullMQ's version check. */
-const CONNECTION = ["auth", "hello", "ping", "echo", "info", "select", "quit", "client|setname", "client|getname", "client|id"];
+const CONNECTION = [
+  "auth",
+  "hello",
+  "ping",
+  "echo",
+  "info",
+  "select",
+  "quit",
+  "client|setname",
+  "client|getname",
+  "client|id",
+];
 
 /** Reads (direct, and inside BullMQ's getter scripts), and running scripts (whose calls are checked again). */
 const READ = [
-  "exists", "type", "get", "mget", "pttl", "ttl", "scan", "time",
-  "hget", "hgetall", "hmget", "hvals", "hkeys", "hlen", "hexists",
-  "smembers", "scard", "sismember",
-  "zrange", "zrevrange", "zrangebyscore", "zrevrangebyscore", "zrangebylex", "zcard", "zscore", "zcount", "zlexcount",
-  "xread", "xrange", "xrevrange", "xlen",
-  "llen", "lrange", "lindex", "lpos",
-  "eval", "evalsha",
+  "exists",
+  "type",
+  "get",
+  "mget",
+  "pttl",
+  "ttl",
+  "scan",
+  "time",
+  "hget",
+  "hgetall",
+  "hmget",
+  "hvals",
+  "hkeys",
+  "hlen",
+  "hexists",
+  "smembers",
+  "scard",
+  "sismember",
+  "zrange",
+  "zrevrange",
+  "zrangebyscore",
+  "zrevrangebyscore",
+  "zrangebylex",
+  "zcard",
+  "zscore",
+  "zcount",
+  "zlexcount",
+  "xread",
+  "xrange",
+  "xrevrange",
+  "xlen",
+  "llen",
+  "lrange",
+  "lindex",
+  "lpos",
+  "eval",
+  "evalsha",
 ];
 
 /** Writes a submitter makes: the job record and its stream, the index, BullMQ's add and remove, cancel, answers. */
 const SUBMIT = [
-  "set", "del", "unlink", "expire", "pexpire", "persist", "incr", "incrby",
-  "hset", "hmset", "hdel", "hincrby", "sadd", "srem", "zadd", "zrem", "lpush", "rpush", "lrem", "xadd", "xtrim",
-  "publish", "multi", "exec", "discard",
+  "set",
+  "del",
+  "unlink",
+  "expire",
+  "pexpire",
+  "persist",
+  "incr",
+  "incrby",
+  "hset",
+  "hmset",
+  "hdel",
+  "hincrby",
+  "sadd",
+  "srem",
+  "zadd",
+  "zrem",
+  "lpush",
+  "rpush",
+  "lrem",
+  "xadd",
+  "xtrim",
+  "publish",
+  "multi",
+  "exec",
+  "discard",
 ];
 
 /** What only a worker needs beyond that: taking (marker wait, list moves), stall recovery, budgets, pub/sub. */
 const WORK = [
-  "config|get", "bzpopmin", "rpoplpush", "lmove", "rpop", "lpop", "lset", "ltrim", "rename", "zpopmin",
-  "zremrangebyscore", "zremrangebyrank", "pexpireat", "xdel", "incrbyfloat", "subscribe", "unsubscribe",
+  "config|get",
+  "bzpopmin",
+  "rpoplpush",
+  "lmove",
+  "rpop",
+  "lpop",
+  "lset",
+  "ltrim",
+  "rename",
+  "zpopmin",
+  "zremrangebyscore",
+  "zremrangebyrank",
+  "pexpireat",
+  "xdel",
+  "incrbyfloat",
+  "subscribe",
+  "unsubscribe",
 ];
 
 const FLEET_READ = ["%R~grok-seat:*", `%R~${BULL_PREFIX}:*`];
@@ -69,8 +147,15 @@ export function aclRules(role: AclRole): string[] {
         ...commands([...CONNECTION, ...READ, ...SUBMIT]),
         ...FLEET_READ,
         // The heartbeat too: a job's transitions declare it, and Redis checks a script's declared keys for writing.
-        `~${BULL_PREFIX}:*`, "~grok-seat:jobs", job("state"), job("events"), job("alive"), job("cancel"), job("approvals"),
-        "&grok-seat:cancel", "&grok-seat:approval-answered",
+        `~${BULL_PREFIX}:*`,
+        "~grok-seat:jobs",
+        job("state"),
+        job("events"),
+        job("alive"),
+        job("cancel"),
+        job("approvals"),
+        "&grok-seat:cancel",
+        "&grok-seat:approval-answered",
       ];
     case "worker":
       return [
@@ -78,9 +163,18 @@ export function aclRules(role: AclRole): string[] {
         ...FLEET_READ,
         // The cancel key too: the take and the heartbeat scripts declare it (they read it), and Redis checks a
         // script's declared keys for writing.
-        `~${BULL_PREFIX}:*`, job("state"), job("events"), job("alive"), job("cancel"), job("approvals"),
-        "~grok-seat:approval-jobs", "~grok-seat:approval-index", "~grok-seat:session:*", "~grok-seat:budget:*",
-        "&grok-seat:cancel", "&grok-seat:approval-answered",
+        `~${BULL_PREFIX}:*`,
+        job("state"),
+        job("events"),
+        job("alive"),
+        job("cancel"),
+        job("approvals"),
+        "~grok-seat:approval-jobs",
+        "~grok-seat:approval-index",
+        "~grok-seat:session:*",
+        "~grok-seat:budget:*",
+        "&grok-seat:cancel",
+        "&grok-seat:approval-answered",
       ];
   }
 }
@@ -98,6 +192,17 @@ export const PASSWORD_PLACEHOLDER = "#SHA256-OF-THE-PASSWORD";
  * itself is never printed); without, a placeholder Redis refuses.
  */
 export function aclSetuserLine(role: AclRole, options: { user?: string; password?: string } = {}): string {
-  const pass = options.password ? `#${createHash("sha256").update(options.password).digest("hex")}` : PASSWORD_PLACEHOLDER;
-  return ["ACL", "SETUSER", options.user ?? aclUser(role), "reset", "on", pass, "resetchannels", ...aclRules(role)].join(" ");
+  const pass = options.password
+    ? `#${createHash("sha256").update(options.password).digest("hex")}`
+    : PASSWORD_PLACEHOLDER;
+  return [
+    "ACL",
+    "SETUSER",
+    options.user ?? aclUser(role),
+    "reset",
+    "on",
+    pass,
+    "resetchannels",
+    ...aclRules(role),
+  ].join(" ");
 }

@@ -103,18 +103,42 @@ return 1
 `;
 
 /** Worker side: records an asked approval of job `jobId` for run `run` (only while that run owns the job). */
-export async function publishApproval(redis: Redis, jobId: string, run: string, view: PendingApproval, retainSeconds: number): Promise<boolean> {
+export async function publishApproval(
+  redis: Redis,
+  jobId: string,
+  run: string,
+  view: PendingApproval,
+  retainSeconds: number,
+): Promise<boolean> {
   // Stored as the queue made it (value-masked at its source, approvals/target.ts): shape masking here would show
   // another host a command that is not the one that runs.
   const record: StoredApproval = { view, run, deadlineMs: Date.parse(view.deadline), state: "pending" };
-  const written = (await redis.eval(PUBLISH, 2, approvalsKey(jobId), jobKeys(jobId).state, view.id, JSON.stringify(record), run)) as number;
+  const written = (await redis.eval(
+    PUBLISH,
+    2,
+    approvalsKey(jobId),
+    jobKeys(jobId).state,
+    view.id,
+    JSON.stringify(record),
+    run,
+  )) as number;
   if (written !== 1) return false;
-  await redis.multi().sadd(APPROVAL_JOBS, jobId).hset(APPROVAL_INDEX, view.id, jobId).expire(approvalsKey(jobId), retainSeconds).exec();
+  await redis
+    .multi()
+    .sadd(APPROVAL_JOBS, jobId)
+    .hset(APPROVAL_INDEX, view.id, jobId)
+    .expire(approvalsKey(jobId), retainSeconds)
+    .exec();
   return true;
 }
 
 /** Worker side: records how an approval ended here (timeout, turn ended, or an answer applied) if still pending. */
-export async function settleApproval(redis: Redis, jobId: string, id: string, outcome: { state: "answered" | "expired"; decision: "allow" | "deny"; why?: string }): Promise<void> {
+export async function settleApproval(
+  redis: Redis,
+  jobId: string,
+  id: string,
+  outcome: { state: "answered" | "expired"; decision: "allow" | "deny"; why?: string },
+): Promise<void> {
   await redis.eval(SETTLE, 1, approvalsKey(jobId), id, outcome.state, outcome.decision, outcome.why ?? "");
 }
 
@@ -135,14 +159,20 @@ export async function listFleetApprovals(redis: Redis): Promise<PendingApproval[
   const out: PendingApproval[] = [];
   for (const jobId of jobs) {
     const keys = jobKeys(jobId);
-    const [records, status, run, alive] = await Promise.all([redis.hvals(approvalsKey(jobId)), redis.hget(keys.state, "status"), redis.hget(keys.state, "run"), redis.get(keys.alive)]);
+    const [records, status, run, alive] = await Promise.all([
+      redis.hvals(approvalsKey(jobId)),
+      redis.hget(keys.state, "status"),
+      redis.hget(keys.state, "run"),
+      redis.get(keys.alive),
+    ]);
     if (records.length === 0) {
       await redis.srem(APPROVAL_JOBS, jobId);
       continue;
     }
     for (const raw of records) {
       const record = JSON.parse(raw) as StoredApproval;
-      if (record.state === "pending" && status === "dispatched" && run === record.run && alive === record.run) out.push(record.view);
+      if (record.state === "pending" && status === "dispatched" && run === record.run && alive === record.run)
+        out.push(record.view);
     }
   }
   return out.sort((a, b) => a.askedAt.localeCompare(b.askedAt));
@@ -153,21 +183,64 @@ export async function listFleetApprovals(redis: Redis): Promise<PendingApproval[
  * naming the first answer, or APPROVAL_EXPIRED (its turn ended, its worker stopped beating, or its deadline is
  * too near for the worker to act on the answer).
  */
-export async function answerFleetApproval(redis: Redis, id: string, answer: { decision: "allow" | "deny"; always?: boolean; by?: string; digest?: string }): Promise<{ id: string; decision: "allow" | "deny" }> {
+export async function answerFleetApproval(
+  redis: Redis,
+  id: string,
+  answer: { decision: "allow" | "deny"; always?: boolean; by?: string; digest?: string },
+): Promise<{ id: string; decision: "allow" | "deny" }> {
   const jobId = await redis.hget(APPROVAL_INDEX, id);
-  if (!jobId) throw new SeatError("APPROVAL_NOT_FOUND", `No fleet job holds approval ${id}. List them with \`seat approvals --redis URL\`.`, { context: { id } });
+  if (!jobId)
+    throw new SeatError(
+      "APPROVAL_NOT_FOUND",
+      `No fleet job holds approval ${id}. List them with \`seat approvals --redis URL\`.`,
+      { context: { id } },
+    );
   const keys = jobKeys(jobId);
-  const [outcome, raw] = (await redis.eval(ANSWER, 3, approvalsKey(jobId), keys.state, keys.alive, id, answer.decision, answer.always === true && answer.decision === "allow" ? "1" : "0", answer.by ?? "", String(Date.now()), jobId, randomUUID(), answer.digest ?? "")) as [string, string];
+  const [outcome, raw] = (await redis.eval(
+    ANSWER,
+    3,
+    approvalsKey(jobId),
+    keys.state,
+    keys.alive,
+    id,
+    answer.decision,
+    answer.always === true && answer.decision === "allow" ? "1" : "0",
+    answer.by ?? "",
+    String(Date.now()),
+    jobId,
+    randomUUID(),
+    answer.digest ?? "",
+  )) as [string, string];
   if (outcome === "answered") return { id, decision: answer.decision };
   // The index says a job held it: its records are gone with the job's retention, so the answer is late, not lost.
-  if (outcome === "missing") throw new SeatError("APPROVAL_EXPIRED", `Approval ${id} (fleet job ${jobId}) is no longer pending: its job ended and its records were dropped.`, { context: { id, jobId } });
+  if (outcome === "missing")
+    throw new SeatError(
+      "APPROVAL_EXPIRED",
+      `Approval ${id} (fleet job ${jobId}) is no longer pending: its job ended and its records were dropped.`,
+      { context: { id, jobId } },
+    );
   const record = JSON.parse(raw) as StoredApproval;
   if (outcome === "changed") {
-    throw new SeatError("APPROVAL_TARGET_CHANGED", `Approval ${id} (fleet job ${jobId}) holds a call whose exact target has digest ${record.view?.digest ?? "(none)"}, not ${answer.digest}: what you saw is not what would run. Nothing was answered; list it again with \`seat approvals --full ${id} --redis URL\`.`, { context: { id, jobId, digest: record.view?.digest, given: answer.digest } });
+    throw new SeatError(
+      "APPROVAL_TARGET_CHANGED",
+      `Approval ${id} (fleet job ${jobId}) holds a call whose exact target has digest ${record.view?.digest ?? "(none)"}, not ${answer.digest}: what you saw is not what would run. Nothing was answered; list it again with \`seat approvals --full ${id} --redis URL\`.`,
+      { context: { id, jobId, digest: record.view?.digest, given: answer.digest } },
+    );
   }
   if (outcome === "answered-before") {
-    throw new SeatError("APPROVAL_ALREADY_ANSWERED", `Approval ${id} (fleet job ${jobId}) was already answered: ${record.decision}${record.by ? ` by ${record.by}` : ""}. The first answer stands.`, { context: { id, jobId, decision: record.decision, ...(record.by ? { by: record.by } : {}) } });
+    throw new SeatError(
+      "APPROVAL_ALREADY_ANSWERED",
+      `Approval ${id} (fleet job ${jobId}) was already answered: ${record.decision}${record.by ? ` by ${record.by}` : ""}. The first answer stands.`,
+      { context: { id, jobId, decision: record.decision, ...(record.by ? { by: record.by } : {}) } },
+    );
   }
-  const why = record.state === "expired" ? (record.why === "timeout" ? "its deadline passed and it was denied (APPROVAL_TIMEOUT)" : "its turn ended before an answer; it was denied") : "its worker no longer runs the turn, or its deadline is too near to act on an answer";
-  throw new SeatError("APPROVAL_EXPIRED", `Approval ${id} (fleet job ${jobId}) is no longer pending: ${why}.`, { context: { id, jobId } });
+  const why =
+    record.state === "expired"
+      ? record.why === "timeout"
+        ? "its deadline passed and it was denied (APPROVAL_TIMEOUT)"
+        : "its turn ended before an answer; it was denied"
+      : "its worker no longer runs the turn, or its deadline is too near to act on an answer";
+  throw new SeatError("APPROVAL_EXPIRED", `Approval ${id} (fleet job ${jobId}) is no longer pending: ${why}.`, {
+    context: { id, jobId },
+  });
 }

@@ -29,9 +29,17 @@ export function parseFleetBudget(raw: string): FleetBudget {
   const match = /^(\d+(?:\.\d+)?)(tokens|usd)\/(hour|day)$/i.exec(raw.trim());
   const limit = match ? Number(match[1]) : Number.NaN;
   if (!match || !(limit > 0) || (match[2]!.toLowerCase() === "tokens" && !Number.isInteger(limit))) {
-    throw new SeatError("FLEET_BUDGET_INVALID", `A fleet budget (--budget) takes <N>tokens/<hour|day> or <USD>usd/<hour|day> with N above 0 (e.g. 200000tokens/hour, 5usd/day), got "${raw}".`, { context: { value: raw } });
+    throw new SeatError(
+      "FLEET_BUDGET_INVALID",
+      `A fleet budget (--budget) takes <N>tokens/<hour|day> or <USD>usd/<hour|day> with N above 0 (e.g. 200000tokens/hour, 5usd/day), got "${raw}".`,
+      { context: { value: raw } },
+    );
   }
-  return { limit, unit: match[2]!.toLowerCase() as FleetBudget["unit"], period: match[3]!.toLowerCase() as FleetBudget["period"] };
+  return {
+    limit,
+    unit: match[2]!.toLowerCase() as FleetBudget["unit"],
+    period: match[3]!.toLowerCase() as FleetBudget["period"],
+  };
 }
 
 /** The Redis key of `queue`'s budget window that holds `atMs`. */
@@ -81,16 +89,37 @@ export interface Reservation {
  * Reserves `amount` of `queue`'s budget for the window holding now. Resolves the reservation, or the spend that
  * left no room (nothing reserved).
  */
-export async function reserveBudget(redis: Redis, queue: string, budget: FleetBudget, amount: number, nowMs = Date.now()): Promise<{ ok: true; reservation: Reservation } | { ok: false; spent: number }> {
+export async function reserveBudget(
+  redis: Redis,
+  queue: string,
+  budget: FleetBudget,
+  amount: number,
+  nowMs = Date.now(),
+): Promise<{ ok: true; reservation: Reservation } | { ok: false; spent: number }> {
   const key = budgetKey(queue, budget, nowMs);
   const mark = `${key}:r:${randomUUID()}`;
   const ttlSeconds = Math.ceil((2 * PERIOD_MS[budget.period]) / 1000);
-  const [ok, spent] = (await redis.eval(RESERVE, 2, key, mark, String(budget.limit), String(amount), String(ttlSeconds))) as [number, string];
+  const [ok, spent] = (await redis.eval(
+    RESERVE,
+    2,
+    key,
+    mark,
+    String(budget.limit),
+    String(amount),
+    String(ttlSeconds),
+  )) as [number, string];
   return ok === 1 ? { ok: true, reservation: { key, amount, mark, ttlSeconds } } : { ok: false, spent: Number(spent) };
 }
 
 /** Settles a reservation to what the turn used (`used` undefined: unknown, the reservation stays spent). */
 export async function settleBudget(redis: Redis, reservation: Reservation, used: number | undefined): Promise<void> {
   if (used === undefined || used === reservation.amount) return;
-  await redis.eval(SETTLE, 2, reservation.key, reservation.mark, String(used - reservation.amount), String(reservation.ttlSeconds));
+  await redis.eval(
+    SETTLE,
+    2,
+    reservation.key,
+    reservation.mark,
+    String(used - reservation.amount),
+    String(reservation.ttlSeconds),
+  );
 }

@@ -14,7 +14,14 @@ import { Job, Queue } from "bullmq";
 import type { ChainableCommander, Redis } from "ioredis";
 import { SeatError } from "../errors.js";
 import { followSwitches } from "./sentinel.js";
-import { confirmReplicated, connectionEpoch, readReplicaRule, REPLICA_ACK_TIMEOUT_MS, REPLICA_REFRESH_MS, type ReplicaRule } from "./replication.js";
+import {
+  confirmReplicated,
+  connectionEpoch,
+  readReplicaRule,
+  REPLICA_ACK_TIMEOUT_MS,
+  REPLICA_REFRESH_MS,
+  type ReplicaRule,
+} from "./replication.js";
 import { checkTarget, connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
 import { fatalCause } from "./redis-failure.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, jobKeys, sessionHostKey } from "./keys.js";
@@ -65,7 +72,10 @@ export async function connectFleet(url: string, options: FleetClientOptions = {}
     redis.disconnect();
     throw redisError(target, error);
   }
-  return createClient(target, redis, options.retainSeconds ?? 86_400, { submitter: options.submitter ?? defaultSubmitter(), key });
+  return createClient(target, redis, options.retainSeconds ?? 86_400, {
+    submitter: options.submitter ?? defaultSubmitter(),
+    key,
+  });
 }
 
 function defaultSubmitter(): string {
@@ -76,7 +86,12 @@ function defaultSubmitter(): string {
   }
 }
 
-function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, signer: { submitter: string; key: string | undefined }): FleetClient {
+function createClient(
+  target: RedisTarget,
+  redis: Redis,
+  retainSeconds: number,
+  signer: { submitter: string; key: string | undefined },
+): FleetClient {
   // Behind Sentinel: the client's connection follows the primary's moves at once (sentinel.ts).
   const follower = target.sentinel ? followSwitches(target.sentinel) : undefined;
   follower?.add(redis);
@@ -87,7 +102,13 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, 
   const currentRule = async () => {
     // A submitter whose ACL does not permit INFO keeps the rule it had (none at first: the submit is not waited for;
     // the dispatch mark, which decides what is sent, is still waited for by the worker).
-    if (!rule || Date.now() - rule.at > REPLICA_REFRESH_MS) rule = { value: await readReplicaRule(redis, target.sentinel, rule?.value).catch(() => rule?.value ?? { rule: "single-primary" as const, required: 0, source: "INFO not permitted" }), at: Date.now() };
+    if (!rule || Date.now() - rule.at > REPLICA_REFRESH_MS)
+      rule = {
+        value: await readReplicaRule(redis, target.sentinel, rule?.value).catch(
+          () => rule?.value ?? { rule: "single-primary" as const, required: 0, source: "INFO not permitted" },
+        ),
+        at: Date.now(),
+      };
     return rule.value;
   };
   const queues = new Map<string, Queue>();
@@ -96,27 +117,38 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, 
     if (!queue) queues.set(name, (queue = new Queue(name, { connection: redis, prefix: BULL_PREFIX })));
     return queue;
   };
-  const deps = { target, redis, blocking: () => connect(target, { blocking: true, name: "grok-seat-watch" }), retainSeconds };
+  const deps = {
+    target,
+    redis,
+    blocking: () => connect(target, { blocking: true, name: "grok-seat-watch" }),
+    retainSeconds,
+  };
   return {
     displayUrl: target.displayUrl,
     async enqueue(request) {
       const id = request.jobId ?? randomUUID();
-      if (!isJobId(id)) throw new SeatError("FLEET_JOB_INVALID", `A job id may only use [A-Za-z0-9._-] (1–128 characters), not "${id}".`);
-      const spec: JobSpec = validateJobSpec(stripUndefined({
-        schema: JOB_SCHEMA,
-        prompt: request.prompt,
-        agent: request.agent,
-        model: request.model,
-        cwd: request.cwd === undefined ? undefined : resolve(request.cwd),
-        session: request.session,
-        repo: request.repo,
-        base: request.base,
-        policy: request.policy,
-        turnTimeoutMs: request.turnTimeoutMs,
-        idleTimeoutMs: request.idleTimeoutMs,
-        budget: request.budget,
-        allowUnmetered: request.allowUnmetered,
-      }));
+      if (!isJobId(id))
+        throw new SeatError(
+          "FLEET_JOB_INVALID",
+          `A job id may only use [A-Za-z0-9._-] (1–128 characters), not "${id}".`,
+        );
+      const spec: JobSpec = validateJobSpec(
+        stripUndefined({
+          schema: JOB_SCHEMA,
+          prompt: request.prompt,
+          agent: request.agent,
+          model: request.model,
+          cwd: request.cwd === undefined ? undefined : resolve(request.cwd),
+          session: request.session,
+          repo: request.repo,
+          base: request.base,
+          policy: request.policy,
+          turnTimeoutMs: request.turnTimeoutMs,
+          idleTimeoutMs: request.idleTimeoutMs,
+          budget: request.budget,
+          allowUnmetered: request.allowUnmetered,
+        }),
+      );
       try {
         const owner = spec.session ? await redis.get(sessionHostKey(spec.cwd ?? "", spec.session)) : null;
         const queueName = owner ? hostQueue(owner) : SHARED_QUEUE;
@@ -134,26 +166,52 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, 
         // replicas' acknowledgement covers what the primary now holds), and BullMQ keeps an existing job of the id.
         const queue = queueFor(queueName);
         await queue.waitUntilReady();
-        const record = { from: [""] as const, to: "waiting" as const, fields: stripUndefined({ prompt: spec.prompt.slice(0, 200), agent: spec.agent ?? "grok", queue: queueName, session: spec.session, submitted_at: now, submit_token: submitToken, ...seal }) as Record<string, string | number>, event: { queue: queueName } };
+        const record = {
+          from: [""] as const,
+          to: "waiting" as const,
+          fields: stripUndefined({
+            prompt: spec.prompt.slice(0, 200),
+            agent: spec.agent ?? "grok",
+            queue: queueName,
+            session: spec.session,
+            submitted_at: now,
+            submit_token: submitToken,
+            ...seal,
+          }) as Record<string, string | number>,
+          event: { queue: queueName },
+        };
         const writeAll = async () => {
           // Someone else's job of this id is refused before anything is written (BullMQ would keep theirs anyway).
           const holder = await redis.hget(jobKeys(id).state, "submit_token");
-          if (holder !== null && holder !== submitToken) throw alreadyExists(id, (await redis.hget(jobKeys(id).state, "status")) ?? "");
+          if (holder !== null && holder !== submitToken)
+            throw alreadyExists(id, (await redis.hget(jobKeys(id).state, "status")) ?? "");
           // BullMQ's own view of this connection (its MULTI carries the script calls BullMQ queues on it).
           const multi = ((await queue.backend.client) as unknown as { multi(): ChainableCommander }).multi();
           multi.eval(...transitionCall(id, record));
           multi.zadd(JOBS_INDEX, now, id);
-          const job = new Job(queue, "turn", spec, { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } }, id);
+          const job = new Job(
+            queue,
+            "turn",
+            spec,
+            { jobId: id, attempts: 1, removeOnComplete: { age: retainSeconds }, removeOnFail: { age: retainSeconds } },
+            id,
+          );
           await job.addJob(multi as unknown as Parameters<Job["addJob"]>[0]);
           // A MULTI Redis refused to queue (EXECABORT) names its cause in the command that was refused (NOPERM, say).
           const replies = await multi.exec().catch((error: unknown) => {
             throw (error as { previousErrors?: unknown[] }).previousErrors?.[0] ?? error;
           });
-          if (!replies) throw new SeatError("FLEET_REDIS_UNAVAILABLE", `Redis discarded the submit of job ${id}; nothing was written.`, { retryable: true });
+          if (!replies)
+            throw new SeatError(
+              "FLEET_REDIS_UNAVAILABLE",
+              `Redis discarded the submit of job ${id}; nothing was written.`,
+              { retryable: true },
+            );
           for (const [error] of replies) if (error) throw error;
           const created = transitionAnswer(record, replies[0]![1] as string);
           // A same-id submit that raced this one between the check and the MULTI: its record and job stand.
-          if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken) throw alreadyExists(id, created.current);
+          if (!created.moved && (await redis.hget(jobKeys(id).state, "submit_token")) !== submitToken)
+            throw alreadyExists(id, created.current);
         };
         const required = (await currentRule()).required;
         const epochBefore = epoch();
@@ -164,7 +222,11 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, 
           return touchRecord(redis, id, "submit_checked_at");
         });
         if (!ack.confirmed) {
-          throw new SeatError("FLEET_SUBMIT_UNCONFIRMED", `Job ${id} was queued, but ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted acknowledged it within ${REPLICA_ACK_TIMEOUT_MS} ms: a failover now could lose it. Check \`seat jobs show ${id}\` before submitting it again.`, { retryable: true, context: { jobId: id } });
+          throw new SeatError(
+            "FLEET_SUBMIT_UNCONFIRMED",
+            `Job ${id} was queued, but ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted acknowledged it within ${REPLICA_ACK_TIMEOUT_MS} ms: a failover now could lose it. Check \`seat jobs show ${id}\` before submitting it again.`,
+            { retryable: true, context: { jobId: id } },
+          );
         }
       } catch (error) {
         throw redisError(target, error);
@@ -180,9 +242,10 @@ function createClient(target: RedisTarget, redis: Redis, retainSeconds: number, 
       const records = await Promise.all(ids.map((id) => readJob(redis, id)));
       const gone = ids.filter((_, i) => !records[i]);
       // Expired jobs leave the index too (by a reader that may write: a watcher's role may not, and still lists).
-      if (gone.length > 0) await redis.zrem(JOBS_INDEX, ...gone).catch((error: unknown) => {
-        if (fatalCause(error) !== "forbidden") throw error;
-      });
+      if (gone.length > 0)
+        await redis.zrem(JOBS_INDEX, ...gone).catch((error: unknown) => {
+          if (fatalCause(error) !== "forbidden") throw error;
+        });
       return records.filter((r): r is JobRecord => r !== undefined);
     },
     async close() {
@@ -207,7 +270,10 @@ export async function pruneIndex(redis: Redis, beforeMs: number): Promise<number
 }
 
 function alreadyExists(id: string, status: string): SeatError {
-  return new SeatError("FLEET_JOB_INVALID", `A fleet job ${id} already exists (${status || "being submitted"}); pick another id.`);
+  return new SeatError(
+    "FLEET_JOB_INVALID",
+    `A fleet job ${id} already exists (${status || "being submitted"}); pick another id.`,
+  );
 }
 
 function stripUndefined<T extends Record<string, unknown>>(value: T): T {
@@ -215,7 +281,11 @@ function stripUndefined<T extends Record<string, unknown>>(value: T): T {
 }
 
 /** Submits one job and returns its handle; `close()` the client it made with `handle.close()`. */
-export async function enqueue(url: string, request: JobRequest, options: FleetClientOptions = {}): Promise<JobHandle & { close(): Promise<void> }> {
+export async function enqueue(
+  url: string,
+  request: JobRequest,
+  options: FleetClientOptions = {},
+): Promise<JobHandle & { close(): Promise<void> }> {
   const client = await connectFleet(url, options);
   try {
     const handle = await client.enqueue(request);

@@ -7,7 +7,7 @@
  *   made, so every error, log line and output masks it; `displayUrl` never contains it.
  */
 import { Redis, type RedisOptions } from "ioredis";
-import { SeatError, } from "../errors.js";
+import { SeatError } from "../errors.js";
 import { markSecretNames, redactText, registerSecretValue, registerUrlPassword } from "../internal/redact.js";
 import { afterHandshake, clearFailure, describeFailure, fatalCause, noteFailure } from "./redis-failure.js";
 import { tlsOptions } from "./redis-tls.js";
@@ -42,10 +42,16 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
     parsed = new URL(url);
   } catch {
     // Never echo the raw text: it may hold a password.
-    throw new SeatError("FLEET_REDIS_URL_INVALID", "The Redis URL could not be parsed; give redis://[:password@]host[:port][/db].");
+    throw new SeatError(
+      "FLEET_REDIS_URL_INVALID",
+      "The Redis URL could not be parsed; give redis://[:password@]host[:port][/db].",
+    );
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
-    throw new SeatError("FLEET_REDIS_URL_INVALID", `The Redis URL must start with redis://, rediss:// or redis+sentinel://, not ${parsed.protocol}//.`);
+    throw new SeatError(
+      "FLEET_REDIS_URL_INVALID",
+      `The Redis URL must start with redis://, rediss:// or redis+sentinel://, not ${parsed.protocol}//.`,
+    );
   }
   // Registered before anything below can fail, both as written in the URL and decoded.
   registerUrlPassword(url, REDIS_PASSWORD_ENV);
@@ -53,7 +59,11 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
   const username = parsed.username ? decodeURIComponent(parsed.username) : env[REDIS_USERNAME_ENV] || undefined;
   if (password) registerSecretValue(REDIS_PASSWORD_ENV, password);
   const db = parsed.pathname.replace(/^\//, "");
-  if (db !== "" && !/^\d+$/.test(db)) throw new SeatError("FLEET_REDIS_URL_INVALID", `The Redis URL's database must be a number, not "${redactText(db)}".`);
+  if (db !== "" && !/^\d+$/.test(db))
+    throw new SeatError(
+      "FLEET_REDIS_URL_INVALID",
+      `The Redis URL's database must be a number, not "${redactText(db)}".`,
+    );
   const options: FleetRedisOptions = {
     host: parsed.hostname || "127.0.0.1",
     port: parsed.port ? Number(parsed.port) : 6379,
@@ -99,7 +109,8 @@ export function connect(target: RedisTarget, how: { blocking?: boolean; name?: s
     // A failed TLS handshake or login before the first ready is not retried by a connection that must not hang
     // (a CLI, a worker's start): it cannot pass by itself. Blocking ones, and any that was ready once, keep
     // trying (a Redis restart, a certificate or user fixed in place).
-    retryStrategy: (times) => (!how.blocking && !wasReady && fatalCause(last) !== undefined ? null : Math.min(50 * times, 1_000)),
+    retryStrategy: (times) =>
+      !how.blocking && !wasReady && fatalCause(last) !== undefined ? null : Math.min(50 * times, 1_000),
     ...(how.name ? { connectionName: how.name } : {}),
     socketTimeout: SOCKET_TIMEOUT_MS,
     ...(how.blocking ? {} : { commandTimeout: COMMAND_TIMEOUT_MS }),

@@ -56,18 +56,27 @@ return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[2], 's
  */
 export async function appendEvent(redis: Redis, id: string, event: SeatEvent, mark?: string): Promise<string> {
   const json = JSON.stringify(redact(event));
-  const cursor = mark === undefined
-    ? await redis.xadd(jobKeys(id).events, "MAXLEN", "~", String(EVENTS_MAX_LEN), "*", "e", json)
-    : ((await redis.eval(APPEND_ONCE, 1, jobKeys(id).events, String(EVENTS_MAX_LEN), json, mark)) as string);
+  const cursor =
+    mark === undefined
+      ? await redis.xadd(jobKeys(id).events, "MAXLEN", "~", String(EVENTS_MAX_LEN), "*", "e", json)
+      : ((await redis.eval(APPEND_ONCE, 1, jobKeys(id).events, String(EVENTS_MAX_LEN), json, mark)) as string);
   return cursor ?? "";
 }
 
 /** Reads up to `count` events after `from`, waiting up to `blockMs` for the first one (0 = do not wait). */
-export async function readEvents(redis: Redis, id: string, from: string, blockMs: number, count = 500): Promise<CursorEvent[]> {
+export async function readEvents(
+  redis: Redis,
+  id: string,
+  from: string,
+  blockMs: number,
+  count = 500,
+): Promise<CursorEvent[]> {
   const key = jobKeys(id).events;
-  const reply = (blockMs > 0
-    ? await redis.xread("COUNT", count, "BLOCK", blockMs, "STREAMS", key, from)
-    : await redis.xread("COUNT", count, "STREAMS", key, from)) as [string, [string, string[]][]][] | null;
+  const reply = (
+    blockMs > 0
+      ? await redis.xread("COUNT", count, "BLOCK", blockMs, "STREAMS", key, from)
+      : await redis.xread("COUNT", count, "STREAMS", key, from)
+  ) as [string, [string, string[]][]][] | null;
   const entries = reply?.[0]?.[1] ?? [];
   const out: CursorEvent[] = [];
   for (const [cursor, fields] of entries) {
@@ -77,7 +86,16 @@ export async function readEvents(redis: Redis, id: string, from: string, blockMs
       out.push({ cursor, event: JSON.parse(fields[at + 1] ?? "null") as FleetEvent });
     } catch {
       // A foreign or damaged entry is skipped; the cursor still moves past it.
-      out.push({ cursor, event: { type: "diagnostic", diagnostic: { code: "FLEET_JOB_INVALID", message: "An unreadable entry in the job's event stream was skipped." } } });
+      out.push({
+        cursor,
+        event: {
+          type: "diagnostic",
+          diagnostic: {
+            code: "FLEET_JOB_INVALID",
+            message: "An unreadable entry in the job's event stream was skipped.",
+          },
+        },
+      });
     }
   }
   return out;

@@ -16,7 +16,16 @@ import type { SeatEvent } from "../acp/index.js";
 import { SeatError } from "../errors.js";
 import { BULL_PREFIX, CANCEL_CHANNEL, jobKeys } from "./keys.js";
 import { readEvents, START, type CursorEvent, type JobEvent } from "./events.js";
-import { isBeating, readJob, settleDerivedUncertain, transition, TERMINAL, type JobRecord, type JobStatus, type Transition } from "./state.js";
+import {
+  isBeating,
+  readJob,
+  settleDerivedUncertain,
+  transition,
+  TERMINAL,
+  type JobRecord,
+  type JobStatus,
+  type Transition,
+} from "./state.js";
 import type { RedisTarget } from "./connection.js";
 import { fatalCause } from "./redis-failure.js";
 
@@ -91,7 +100,12 @@ async function recordIfAllowed(recording: Promise<unknown>): Promise<void> {
 
 /** A handle on job `id`. */
 export function jobHandle(deps: HandleDeps, id: string): JobHandle {
-  const notFound = () => new SeatError("FLEET_JOB_NOT_FOUND", `No fleet job ${id} in Redis at ${deps.target.displayUrl} (never submitted, or expired after it ended).`, { context: { jobId: id } });
+  const notFound = () =>
+    new SeatError(
+      "FLEET_JOB_NOT_FOUND",
+      `No fleet job ${id} in Redis at ${deps.target.displayUrl} (never submitted, or expired after it ended).`,
+      { context: { jobId: id } },
+    );
   /** The record now; a dispatched job found without a heartbeat is recorded uncertain before it is reported. */
   const state = async (): Promise<JobRecord> => {
     const record = await readJob(deps.redis, id);
@@ -105,16 +119,35 @@ export function jobHandle(deps: HandleDeps, id: string): JobHandle {
    * The record vanished after this watcher saw the job (Redis restarted without its AOF): record what the
    * watcher saw — the turn's `done` (completed, cancelled, or failed with its diagnostic), else uncertain.
    */
-  const recordVanished = async (done: Extract<SeatEvent, { type: "done" }> | undefined, diagnostic: string | undefined) => {
+  const recordVanished = async (
+    done: Extract<SeatEvent, { type: "done" }> | undefined,
+    diagnostic: string | undefined,
+  ) => {
     const reason = "record-vanished";
     const message = "Redis lost the job's record (a restart without its append-only file)";
     const t: Pick<Transition, "to" | "fields" | "event"> = done
       ? done.stopReason === "cancelled"
-        ? { to: "cancelled" as const, fields: { stop_reason: "cancelled", message }, event: { stopReason: "cancelled", reason } }
+        ? {
+            to: "cancelled" as const,
+            fields: { stop_reason: "cancelled", message },
+            event: { stopReason: "cancelled", reason },
+          }
         : diagnostic
           ? { to: "failed" as const, fields: { code: diagnostic, message }, event: { code: diagnostic, reason } }
-          : { to: "completed" as const, fields: { ...(done.stopReason ? { stop_reason: done.stopReason } : {}), message }, event: { ...(done.stopReason ? { stopReason: done.stopReason } : {}), reason } }
-      : { to: "uncertain" as const, fields: { code: "FLEET_JOB_UNCERTAIN", message: `${message} after it was seen; the prompt may have reached the model and is not re-sent`, uncertain_reason: reason }, event: { code: "FLEET_JOB_UNCERTAIN", reason } };
+          : {
+              to: "completed" as const,
+              fields: { ...(done.stopReason ? { stop_reason: done.stopReason } : {}), message },
+              event: { ...(done.stopReason ? { stopReason: done.stopReason } : {}), reason },
+            }
+      : {
+          to: "uncertain" as const,
+          fields: {
+            code: "FLEET_JOB_UNCERTAIN",
+            message: `${message} after it was seen; the prompt may have reached the model and is not re-sent`,
+            uncertain_reason: reason,
+          },
+          event: { code: "FLEET_JOB_UNCERTAIN", reason },
+        };
     await transition(deps.redis, id, { from: [""], ...t, retainSeconds: deps.retainSeconds });
   };
 
@@ -136,7 +169,11 @@ export function jobHandle(deps: HandleDeps, id: string): JobHandle {
           yield item;
           if (item.event.type === "job" && TERMINAL.includes((item.event as JobEvent).status)) {
             // Re-judged: an uncertain job whose run still beats is running its turn; keep following it.
-            if ((item.event as JobEvent).status === "uncertain" && (await readJob(deps.redis, id))?.status === "dispatched") continue;
+            if (
+              (item.event as JobEvent).status === "uncertain" &&
+              (await readJob(deps.redis, id))?.status === "dispatched"
+            )
+              continue;
             return;
           }
         }
@@ -148,7 +185,8 @@ export function jobHandle(deps: HandleDeps, id: string): JobHandle {
           if (!seen) throw notFound();
           // A run that still beats will record its own end; otherwise say what this watcher saw.
           if (!(await isBeating(deps.redis, id))) await recordVanished(done, diagnostic);
-        } else if (record.derived) await recordIfAllowed(settleDerivedUncertain(deps.redis, id, "watcher", deps.retainSeconds));
+        } else if (record.derived)
+          await recordIfAllowed(settleDerivedUncertain(deps.redis, id, "watcher", deps.retainSeconds));
         else if (TERMINAL.includes(record.status) && (await readEvents(reader, id, cursor, 0, 1)).length === 0) return;
       }
     } finally {
@@ -197,12 +235,23 @@ export function jobHandle(deps: HandleDeps, id: string): JobHandle {
         try {
           const job = await queue.getJob(id);
           // remove() refuses a job a worker holds the lock of; then the worker sees the cancel key.
-          removed = job ? await job.remove().then(() => true, () => false) : false;
+          removed = job
+            ? await job.remove().then(
+                () => true,
+                () => false,
+              )
+            : false;
         } finally {
           await queue.close();
         }
         if (removed) {
-          await transition(deps.redis, id, { from: ["waiting"], to: "cancelled", fields: { stop_reason: "cancelled" }, event: { stopReason: "cancelled", reason: "cancelled-before-start" }, retainSeconds: deps.retainSeconds });
+          await transition(deps.redis, id, {
+            from: ["waiting"],
+            to: "cancelled",
+            fields: { stop_reason: "cancelled" },
+            event: { stopReason: "cancelled", reason: "cancelled-before-start" },
+            retainSeconds: deps.retainSeconds,
+          });
         }
       }
       if (removed) return { status: (await state()).status, removed, acknowledged: true };
@@ -210,8 +259,15 @@ export function jobHandle(deps: HandleDeps, id: string): JobHandle {
       const deadline = Date.now() + (options.ackTimeoutMs ?? 5_000);
       for (;;) {
         const now = await state();
-        if (now.cancelAckedBy || now.status === "cancelled") return { status: now.status, removed, acknowledged: true, ...(now.cancelAckedBy ? { acknowledgedBy: now.cancelAckedBy } : {}) };
-        if (TERMINAL.includes(now.status) || Date.now() >= deadline) return { status: now.status, removed, acknowledged: false };
+        if (now.cancelAckedBy || now.status === "cancelled")
+          return {
+            status: now.status,
+            removed,
+            acknowledged: true,
+            ...(now.cancelAckedBy ? { acknowledgedBy: now.cancelAckedBy } : {}),
+          };
+        if (TERMINAL.includes(now.status) || Date.now() >= deadline)
+          return { status: now.status, removed, acknowledged: false };
         await new Promise((r) => setTimeout(r, 100));
       }
     },

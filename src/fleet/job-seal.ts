@@ -38,7 +38,11 @@ export function fleetKey(env: NodeJS.ProcessEnv = process.env): string | undefin
   const key = env[FLEET_KEY_ENV];
   if (key === undefined || key === "") return undefined;
   registerSecrets({ [FLEET_KEY_ENV]: key });
-  if (key.length < MIN_FLEET_KEY_LENGTH) throw new SeatError("FLEET_KEY_INVALID", `The fleet key in ${FLEET_KEY_ENV} must be at least ${MIN_FLEET_KEY_LENGTH} characters long (for example 32 random bytes, base64). Nothing was sent.`);
+  if (key.length < MIN_FLEET_KEY_LENGTH)
+    throw new SeatError(
+      "FLEET_KEY_INVALID",
+      `The fleet key in ${FLEET_KEY_ENV} must be at least ${MIN_FLEET_KEY_LENGTH} characters long (for example 32 random bytes, base64). Nothing was sent.`,
+    );
   return key;
 }
 
@@ -46,7 +50,9 @@ export function fleetKey(env: NodeJS.ProcessEnv = process.env): string | undefin
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
@@ -64,7 +70,11 @@ function signature(key: string, id: string, submitter: string, digest: string): 
 /** The seal a submitter stores with job `id`: the digest, who submitted it, and the signature when it has a key. */
 export function sealJob(id: string, spec: JobSpec, submitter: string, key: string | undefined): JobSeal {
   const digest = specDigest(spec);
-  return { spec_digest: digest, submitted_by: submitter, ...(key ? { spec_sig: signature(key, id, submitter, digest) } : {}) };
+  return {
+    spec_digest: digest,
+    submitted_by: submitter,
+    ...(key ? { spec_sig: signature(key, id, submitter, digest) } : {}),
+  };
 }
 
 function sameHex(a: string, b: string): boolean {
@@ -80,15 +90,32 @@ function sameHex(a: string, b: string): boolean {
  */
 export function checkSeal(id: string, spec: JobSpec, seal: Partial<JobSeal>, key: string | undefined): void {
   if (!seal.spec_digest || seal.submitted_by === undefined) {
-    throw new SeatError("FLEET_JOB_UNSIGNED", `Job ${id} carries no digest of its submitter's spec (not submitted by seat submit or the fleet client of this version); it was not run.`, { context: { jobId: id } });
+    throw new SeatError(
+      "FLEET_JOB_UNSIGNED",
+      `Job ${id} carries no digest of its submitter's spec (not submitted by seat submit or the fleet client of this version); it was not run.`,
+      { context: { jobId: id } },
+    );
   }
   if (key) {
-    if (!seal.spec_sig) throw new SeatError("FLEET_JOB_UNSIGNED", `Job ${id} is not signed with the fleet key, and this worker runs only signed jobs (${FLEET_KEY_ENV} is set); it was not run.`, { context: { jobId: id } });
+    if (!seal.spec_sig)
+      throw new SeatError(
+        "FLEET_JOB_UNSIGNED",
+        `Job ${id} is not signed with the fleet key, and this worker runs only signed jobs (${FLEET_KEY_ENV} is set); it was not run.`,
+        { context: { jobId: id } },
+      );
     if (!sameHex(seal.spec_sig, signature(key, id, seal.submitted_by, seal.spec_digest))) {
-      throw new SeatError("FLEET_JOB_TAMPERED", `Job ${id}'s signature does not verify with this worker's fleet key: its record was written by someone without the key (or another key); it was not run.`, { context: { jobId: id } });
+      throw new SeatError(
+        "FLEET_JOB_TAMPERED",
+        `Job ${id}'s signature does not verify with this worker's fleet key: its record was written by someone without the key (or another key); it was not run.`,
+        { context: { jobId: id } },
+      );
     }
   }
   if (!sameHex(specDigest(spec), seal.spec_digest)) {
-    throw new SeatError("FLEET_JOB_TAMPERED", `Job ${id}'s spec differs from what ${seal.submitted_by || "its submitter"} submitted (its prompt, policy, cwd, agent, model, budget or another field was rewritten after submission); it was not run.`, { context: { jobId: id } });
+    throw new SeatError(
+      "FLEET_JOB_TAMPERED",
+      `Job ${id}'s spec differs from what ${seal.submitted_by || "its submitter"} submitted (its prompt, policy, cwd, agent, model, budget or another field was rewritten after submission); it was not run.`,
+      { context: { jobId: id } },
+    );
   }
 }

@@ -14,6 +14,10 @@ test("a job with a repo carries repo and base, and takes neither cwd nor session
     { repo: "" },
     { repo: 3 },
   ]) {
-    assert.throws(() => validateJobSpec({ schema: JOB_SCHEMA, prompt: "p", ...bad }), (e) => isSeatError(e, "FLEET_JOB_INVALID"), JSON.stringify(bad));
+    assert.throws(
+      () => validateJobSpec({ schema: JOB_SCHEMA, prompt: "p", ...bad }),
+      (e) => isSeatError(e, "FLEET_JOB_INVALID"),
+      JSON.stringify(bad),
+    );
   }
 });

@@ -53,24 +53,30 @@ function fail(message: string): never {
 export function validateJobSpec(data: unknown): JobSpec {
   if (!data || typeof data !== "object" || Array.isArray(data)) fail("A fleet job's data must be an object.");
   const spec = data as Record<string, unknown>;
-  if (spec.schema !== JOB_SCHEMA) fail(`A fleet job must carry schema "${JOB_SCHEMA}", not ${JSON.stringify(spec.schema)}.`);
+  if (spec.schema !== JOB_SCHEMA)
+    fail(`A fleet job must carry schema "${JOB_SCHEMA}", not ${JSON.stringify(spec.schema)}.`);
   if (typeof spec.prompt !== "string" || spec.prompt.trim() === "") fail("A fleet job needs a non-empty prompt.");
   for (const key of ["agent", "model", "cwd", "session", "repo", "base"] as const) {
-    if (spec[key] !== undefined && (typeof spec[key] !== "string" || spec[key] === "")) fail(`A fleet job's ${key} must be a non-empty string.`);
+    if (spec[key] !== undefined && (typeof spec[key] !== "string" || spec[key] === ""))
+      fail(`A fleet job's ${key} must be a non-empty string.`);
   }
-  if (typeof spec.cwd === "string" && !spec.cwd.startsWith("/")) fail(`A fleet job's cwd must be absolute, not "${spec.cwd}".`);
-  if (spec.repo !== undefined && (spec.cwd !== undefined || spec.session !== undefined)) fail("A fleet job with a repo works in its own worktree: it takes neither cwd nor session.");
+  if (typeof spec.cwd === "string" && !spec.cwd.startsWith("/"))
+    fail(`A fleet job's cwd must be absolute, not "${spec.cwd}".`);
+  if (spec.repo !== undefined && (spec.cwd !== undefined || spec.session !== undefined))
+    fail("A fleet job with a repo works in its own worktree: it takes neither cwd nor session.");
   if (spec.base !== undefined && spec.repo === undefined) fail("A fleet job's base only applies with a repo.");
   for (const key of ["turnTimeoutMs", "idleTimeoutMs"] as const) {
     const value = spec[key];
-    if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 0)) fail(`A fleet job's ${key} must be a whole number of ms.`);
+    if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 0))
+      fail(`A fleet job's ${key} must be a whole number of ms.`);
   }
   if (spec.policy !== undefined) checkPolicy(spec.policy);
   if (spec.budget !== undefined) {
     const problem = budgetProblem(spec.budget);
     if (problem) fail(`A fleet job's ${problem}.`);
   }
-  if (spec.allowUnmetered !== undefined && typeof spec.allowUnmetered !== "boolean") fail("A fleet job's allowUnmetered must be a boolean.");
+  if (spec.allowUnmetered !== undefined && typeof spec.allowUnmetered !== "boolean")
+    fail("A fleet job's allowUnmetered must be a boolean.");
   return spec as unknown as JobSpec;
 }
 
@@ -80,12 +86,18 @@ function checkPolicy(policy: unknown): void {
   if (!defaults || typeof defaults !== "object") fail("A fleet job's policy needs defaults per category.");
   for (const category of PERMISSION_CATEGORIES) {
     const action = (defaults as Record<string, unknown>)[category];
-    if (typeof action !== "string" || !ACTIONS.has(action)) fail(`A fleet job's policy has no valid action for "${category}".`);
+    if (typeof action !== "string" || !ACTIONS.has(action))
+      fail(`A fleet job's policy has no valid action for "${category}".`);
   }
-  if (unrestricted !== undefined && typeof unrestricted !== "boolean") fail("A fleet job's policy.unrestricted must be a boolean.");
+  if (unrestricted !== undefined && typeof unrestricted !== "boolean")
+    fail("A fleet job's policy.unrestricted must be a boolean.");
   const approvalTimeoutMs = (policy as Record<string, unknown>).approvalTimeoutMs;
-  if (approvalTimeoutMs !== undefined && (typeof approvalTimeoutMs !== "number" || !(approvalTimeoutMs > 0))) fail("A fleet job's policy.approvalTimeoutMs must be a positive number of ms.");
-  if (configured !== undefined && (!Array.isArray(configured) || configured.some((c) => !PERMISSION_CATEGORIES.includes(c)))) {
+  if (approvalTimeoutMs !== undefined && (typeof approvalTimeoutMs !== "number" || !(approvalTimeoutMs > 0)))
+    fail("A fleet job's policy.approvalTimeoutMs must be a positive number of ms.");
+  if (
+    configured !== undefined &&
+    (!Array.isArray(configured) || configured.some((c) => !PERMISSION_CATEGORIES.includes(c)))
+  ) {
     fail("A fleet job's policy.configured must list known categories.");
   }
 }

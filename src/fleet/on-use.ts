@@ -10,7 +10,9 @@ import type * as Fleet from "./index.js";
 const fleet = (): Promise<typeof Fleet> => import("./index.js");
 
 /** Connects a fleet client to Redis at `url` (see fleet/client.ts); loads BullMQ on first use. */
-export async function connectFleet(...args: Parameters<typeof Fleet.connectFleet>): ReturnType<typeof Fleet.connectFleet> {
+export async function connectFleet(
+  ...args: Parameters<typeof Fleet.connectFleet>
+): ReturnType<typeof Fleet.connectFleet> {
   return (await fleet()).connectFleet(...args);
 }
 

@@ -98,7 +98,10 @@ export async function reserveFreePort(): Promise<PortReservation> {
     if ((await tryListen(port)) === port) return { port, release: () => release(port) };
     release(port);
   }
-  throw new SeatError("FLEET_REDIS_SERVER_FAILED", "No free loopback port could be reserved for redis-server (200 tries).");
+  throw new SeatError(
+    "FLEET_REDIS_SERVER_FAILED",
+    "No free loopback port could be reserved for redis-server (200 tries).",
+  );
 }
 
 /** Reserves a port the caller chose; undefined when another live rig holds it. */

@@ -32,14 +32,24 @@ const CLOSED_AFTER_HANDSHAKE = "SEAT_TLS_CLOSED_AFTER_HANDSHAKE";
 export function afterHandshake(error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code !== "ECONNRESET" && code !== "EPIPE") return error;
-  return Object.assign(new Error(`the server closed the connection right after the TLS handshake (${code}), as a server that requires a client certificate does when none, or one it does not trust, is given`, { cause: error }), { code: CLOSED_AFTER_HANDSHAKE });
+  return Object.assign(
+    new Error(
+      `the server closed the connection right after the TLS handshake (${code}), as a server that requires a client certificate does when none, or one it does not trust, is given`,
+      { cause: error },
+    ),
+    { code: CLOSED_AFTER_HANDSHAKE },
+  );
 }
 
 /** Which fatal cause `error` shows, or undefined (then it may pass: a restart, a network blip). */
 export function fatalCause(error: unknown): "tls" | "auth" | "forbidden" | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as NodeJS.ErrnoException).code;
-  if (typeof code === "string" && (code === CLOSED_AFTER_HANDSHAKE || CERT_CODES.has(code) || /^(ERR_TLS_|ERR_SSL_|CERT_)/.test(code))) return "tls";
+  if (
+    typeof code === "string" &&
+    (code === CLOSED_AFTER_HANDSHAKE || CERT_CODES.has(code) || /^(ERR_TLS_|ERR_SSL_|CERT_)/.test(code))
+  )
+    return "tls";
   // A Redis error reply: its first word is its code.
   if (error.name === "ReplyError") {
     const word = error.message.split(" ", 1)[0];
@@ -47,7 +57,8 @@ export function fatalCause(error: unknown): "tls" | "auth" | "forbidden" | undef
     if (word === "NOPERM") return "forbidden";
     // A command a script may not run comes back with the generic code ERR (Redis 7.0); Redis's fixed text for
     // it is the only sign, so it is read here, once.
-    if (word === "ERR" && error.message.includes("The user executing the script can't run this command")) return "forbidden";
+    if (word === "ERR" && error.message.includes("The user executing the script can't run this command"))
+      return "forbidden";
   }
   return undefined;
 }
@@ -73,13 +84,26 @@ export function describeFailure(owner: object, displayUrl: string, error: unknow
   const kind = fatalCause(cause);
   const detail = messageOf(cause);
   const table: Record<NonNullable<typeof kind>, [ErrorCode, string]> = {
-    tls: ["FLEET_REDIS_TLS_FAILED", `The TLS handshake with Redis at ${displayUrl} failed: ${detail}. Give the CA that signed the server's certificate (GROK_SEAT_REDIS_CA / --redis-ca), a client certificate and key if the server asks for one (GROK_SEAT_REDIS_CERT, GROK_SEAT_REDIS_KEY), and check that the port speaks TLS.`],
-    auth: ["FLEET_REDIS_AUTH_FAILED", `Redis at ${displayUrl} refused the login: ${detail}. Check the user name (URL or GROK_SEAT_REDIS_USERNAME) and password (GROK_SEAT_REDIS_PASSWORD); \`seat fleet acl\` prints the users a fleet needs.`],
-    forbidden: ["FLEET_REDIS_FORBIDDEN", `Redis at ${displayUrl} refused a command to this user: ${detail}. The user lacks a command or key its role needs (or tried something its role may not do); \`seat fleet acl --role ROLE\` prints each role's rules.`],
+    tls: [
+      "FLEET_REDIS_TLS_FAILED",
+      `The TLS handshake with Redis at ${displayUrl} failed: ${detail}. Give the CA that signed the server's certificate (GROK_SEAT_REDIS_CA / --redis-ca), a client certificate and key if the server asks for one (GROK_SEAT_REDIS_CERT, GROK_SEAT_REDIS_KEY), and check that the port speaks TLS.`,
+    ],
+    auth: [
+      "FLEET_REDIS_AUTH_FAILED",
+      `Redis at ${displayUrl} refused the login: ${detail}. Check the user name (URL or GROK_SEAT_REDIS_USERNAME) and password (GROK_SEAT_REDIS_PASSWORD); \`seat fleet acl\` prints the users a fleet needs.`,
+    ],
+    forbidden: [
+      "FLEET_REDIS_FORBIDDEN",
+      `Redis at ${displayUrl} refused a command to this user: ${detail}. The user lacks a command or key its role needs (or tried something its role may not do); \`seat fleet acl --role ROLE\` prints each role's rules.`,
+    ],
   };
   if (kind !== undefined) {
     const [code, message] = table[kind];
     return new SeatError(code, message, { cause, context: { url: displayUrl } });
   }
-  return new SeatError("FLEET_REDIS_UNAVAILABLE", `Redis at ${displayUrl} failed: ${detail}. Check that redis-server runs there and the password is right.`, { cause: error, retryable: true });
+  return new SeatError(
+    "FLEET_REDIS_UNAVAILABLE",
+    `Redis at ${displayUrl} failed: ${detail}. Check that redis-server runs there and the password is right.`,
+    { cause: error, retryable: true },
+  );
 }

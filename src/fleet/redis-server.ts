@@ -99,7 +99,11 @@ function processIdOf(info: string): number | undefined {
 
 /** The error for a port that another redis-server (pid `other`) answers. */
 function portTaken(port: number, other: number): SeatError {
-  return new SeatError("FLEET_REDIS_PORT_TAKEN", `port ${port} is answered by another redis-server (pid ${other}), not the one started here`, { context: { port, pid: other } });
+  return new SeatError(
+    "FLEET_REDIS_PORT_TAKEN",
+    `port ${port} is answered by another redis-server (pid ${other}), not the one started here`,
+    { context: { port, pid: other } },
+  );
 }
 
 /**
@@ -111,7 +115,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   const tls = options.tls;
   const probeTls = tls && {
     ca: readFileSync(tls.caFile),
-    ...(tls.clientCertFile && tls.clientKeyFile ? { cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile) } : {}),
+    ...(tls.clientCertFile && tls.clientKeyFile
+      ? { cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile) }
+      : {}),
   };
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "grok-seat-redis-"));
   let reservation: PortReservation | undefined;
@@ -126,16 +132,43 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     child = proc;
     proc.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2_000)));
     const failed = new Promise<never>((_, reject) => {
-      proc.once("error", (error) => reject(new SeatError("FLEET_REDIS_SERVER_FAILED", `redis-server could not be started: ${messageOf(error)}. Install Debian's redis-server package.`, { cause: error })));
-      proc.once("exit", (code, signal) => reject(new SeatError("FLEET_REDIS_SERVER_FAILED", `redis-server exited during start (code ${code ?? "none"}, signal ${signal ?? "none"}): ${stderr.trim()}`)));
+      proc.once("error", (error) =>
+        reject(
+          new SeatError(
+            "FLEET_REDIS_SERVER_FAILED",
+            `redis-server could not be started: ${messageOf(error)}. Install Debian's redis-server package.`,
+            { cause: error },
+          ),
+        ),
+      );
+      proc.once("exit", (code, signal) =>
+        reject(
+          new SeatError(
+            "FLEET_REDIS_SERVER_FAILED",
+            `redis-server exited during start (code ${code ?? "none"}, signal ${signal ?? "none"}): ${stderr.trim()}`,
+          ),
+        ),
+      );
     });
     failed.catch(() => undefined);
     proc.stdin?.end(config(port, dir, { ...options, ...(replicaOf !== undefined ? { replicaOf } : {}) }));
     const deadline = Date.now() + (options.readyTimeoutMs ?? 10_000);
     const answering = async (): Promise<number | undefined> => {
-      const probe = new Redis({ host: "127.0.0.1", port, ...(options.password ? { password: options.password } : {}), ...(probeTls ? { tls: probeTls } : {}), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      const probe = new Redis({
+        host: "127.0.0.1",
+        port,
+        ...(options.password ? { password: options.password } : {}),
+        ...(probeTls ? { tls: probeTls } : {}),
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
       probe.on("error", () => undefined);
-      return probe.connect().then(() => probe.info("server")).then(processIdOf, () => undefined).finally(() => probe.disconnect());
+      return probe
+        .connect()
+        .then(() => probe.info("server"))
+        .then(processIdOf, () => undefined)
+        .finally(() => probe.disconnect());
     };
     for (;;) {
       // Ready means this very process answers: another server on the port (one that was there first) must not
@@ -152,7 +185,10 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       }
       if (Date.now() > deadline) {
         proc.kill("SIGKILL");
-        throw new SeatError("FLEET_REDIS_SERVER_FAILED", `redis-server did not answer PING on port ${port} in time: ${stderr.trim()}`);
+        throw new SeatError(
+          "FLEET_REDIS_SERVER_FAILED",
+          `redis-server did not answer PING on port ${port} in time: ${stderr.trim()}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -187,7 +223,12 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   }
   const auth = options.password ? `:${encodeURIComponent(options.password)}@` : "";
   const tlsEnv: Record<string, string> = tls
-    ? { [REDIS_CA_ENV]: tls.caFile, ...(tls.clientCertFile && tls.clientKeyFile ? { [REDIS_CERT_ENV]: tls.clientCertFile, [REDIS_KEY_ENV]: tls.clientKeyFile } : {}) }
+    ? {
+        [REDIS_CA_ENV]: tls.caFile,
+        ...(tls.clientCertFile && tls.clientKeyFile
+          ? { [REDIS_CERT_ENV]: tls.clientCertFile, [REDIS_KEY_ENV]: tls.clientKeyFile }
+          : {}),
+      }
     : {};
   return {
     url: `${tls ? "rediss" : "redis"}://${auth}127.0.0.1:${port}`,

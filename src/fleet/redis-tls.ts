@@ -28,8 +28,15 @@ function readPem(env: NodeJS.ProcessEnv, name: string, role: FileRole): Buffer |
   try {
     return readFileSync(path);
   } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : `cannot be read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`;
-    throw new SeatError("FLEET_REDIS_TLS_FILE_UNREADABLE", `The Redis TLS ${role} file ${path} (${name}) ${why}. Give the path of a PEM file this user can read.`, { context: { variable: name, path }, cause: error });
+    const why =
+      (error as NodeJS.ErrnoException).code === "ENOENT"
+        ? "does not exist"
+        : `cannot be read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`;
+    throw new SeatError(
+      "FLEET_REDIS_TLS_FILE_UNREADABLE",
+      `The Redis TLS ${role} file ${path} (${name}) ${why}. Give the path of a PEM file this user can read.`,
+      { context: { variable: name, path }, cause: error },
+    );
   }
 }
 
@@ -41,11 +48,19 @@ export function tlsOptions(secure: boolean, env: NodeJS.ProcessEnv = process.env
   const given = [REDIS_CA_ENV, REDIS_CERT_ENV, REDIS_KEY_ENV].filter((name) => env[name]);
   if (!secure) {
     if (given.length === 0) return undefined;
-    throw new SeatError("FLEET_REDIS_TLS_CONFIG_INVALID", `${given.join(", ")} ${given.length === 1 ? "is" : "are"} set but the Redis URL is redis:// (no TLS); use rediss:// or unset ${given.length === 1 ? "it" : "them"}.`, { context: { variables: given.join(",") } });
+    throw new SeatError(
+      "FLEET_REDIS_TLS_CONFIG_INVALID",
+      `${given.join(", ")} ${given.length === 1 ? "is" : "are"} set but the Redis URL is redis:// (no TLS); use rediss:// or unset ${given.length === 1 ? "it" : "them"}.`,
+      { context: { variables: given.join(",") } },
+    );
   }
   if (Boolean(env[REDIS_CERT_ENV]) !== Boolean(env[REDIS_KEY_ENV])) {
     const [has, lacks] = env[REDIS_CERT_ENV] ? [REDIS_CERT_ENV, REDIS_KEY_ENV] : [REDIS_KEY_ENV, REDIS_CERT_ENV];
-    throw new SeatError("FLEET_REDIS_TLS_CONFIG_INVALID", `${has} is set without ${lacks}: a client certificate needs its key (and a key its certificate).`, { context: { variables: has } });
+    throw new SeatError(
+      "FLEET_REDIS_TLS_CONFIG_INVALID",
+      `${has} is set without ${lacks}: a client certificate needs its key (and a key its certificate).`,
+      { context: { variables: has } },
+    );
   }
   const ca = readPem(env, REDIS_CA_ENV, "CA");
   const cert = readPem(env, REDIS_CERT_ENV, "client certificate");
@@ -64,7 +79,11 @@ export function tlsOptions(secure: boolean, env: NodeJS.ProcessEnv = process.env
       check();
     } catch (error) {
       // OpenSSL's text names the failure ("no start line", "key values mismatch"), never the file's contents.
-      throw new SeatError("FLEET_REDIS_TLS_FILE_UNREADABLE", `The Redis TLS ${role} file ${env[name]} (${name}) cannot be used: ${messageOf(error)}. Give a PEM ${role === "CA" ? "certificate" : "certificate and its matching key"}.`, { context: { variable: name, path: env[name] ?? "" }, cause: error });
+      throw new SeatError(
+        "FLEET_REDIS_TLS_FILE_UNREADABLE",
+        `The Redis TLS ${role} file ${env[name]} (${name}) cannot be used: ${messageOf(error)}. Give a PEM ${role === "CA" ? "certificate" : "certificate and its matching key"}.`,
+        { context: { variable: name, path: env[name] ?? "" }, cause: error },
+      );
     }
   }
   return options;

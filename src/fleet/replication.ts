@@ -42,23 +42,38 @@ export function connectedReplicasOf(info: string): number {
  * reports connected. Without: the most replicas the primary has reported to this worker (`previous`), since a
  * replica that dropped off may still be promoted by hand.
  */
-export async function readReplicaRule(redis: Redis, sentinel: SentinelSet | undefined, previous?: ReplicaRule): Promise<ReplicaRule> {
+export async function readReplicaRule(
+  redis: Redis,
+  sentinel: SentinelSet | undefined,
+  previous?: ReplicaRule,
+): Promise<ReplicaRule> {
   const connected = connectedReplicasOf(await redis.info("replication"));
   if (sentinel) {
     const listed = await sentinelReplicas(sentinel);
     if (listed === undefined) {
       // No sentinel answered: keep what was known (a mark is never confirmed by fewer replicas than that).
       const required = Math.max(connected, previous?.required ?? 0);
-      return summarise(required, `sentinels unreachable; primary reports ${connected} connected${previous ? `, ${previous.required} known before` : ""}`);
+      return summarise(
+        required,
+        `sentinels unreachable; primary reports ${connected} connected${previous ? `, ${previous.required} known before` : ""}`,
+      );
     }
     // A returning old primary that still calls itself master (Sentinel converts it ~8 s after it is back) counts:
     // R9 saw the sentinels promote exactly such an instance, stale, when it was left out (a prompt sent twice).
-    const promotable = listed.filter((r) => r.priority > 0 && !r.flags.some((f) => f === "s_down" || f === "o_down" || f === "disconnected"));
+    const promotable = listed.filter(
+      (r) => r.priority > 0 && !r.flags.some((f) => f === "s_down" || f === "o_down" || f === "disconnected"),
+    );
     const required = Math.max(promotable.length, connected);
-    return summarise(required, `Sentinel lists ${listed.length} replica(s), ${promotable.length} promotable; primary reports ${connected} connected`);
+    return summarise(
+      required,
+      `Sentinel lists ${listed.length} replica(s), ${promotable.length} promotable; primary reports ${connected} connected`,
+    );
   }
   const required = Math.max(connected, previous?.required ?? 0);
-  return summarise(required, `primary reports ${connected} connected${previous && previous.required > connected ? `, ${previous.required} seen before` : ""}`);
+  return summarise(
+    required,
+    `primary reports ${connected} connected${previous && previous.required > connected ? `, ${previous.required} seen before` : ""}`,
+  );
 }
 
 function summarise(required: number, source: string): ReplicaRule {
@@ -113,7 +128,14 @@ export interface Confirmation {
  * acknowledge it, within `timeoutMs` in all. `touch` re-checks the write on the current primary and writes again
  * (resolves false when the write is not there), used when the connection moved between the write and WAIT.
  */
-export async function confirmReplicated(redis: Redis, epoch: () => number, epochBefore: number, required: number, timeoutMs: number, touch: () => Promise<boolean>): Promise<Confirmation> {
+export async function confirmReplicated(
+  redis: Redis,
+  epoch: () => number,
+  epochBefore: number,
+  required: number,
+  timeoutMs: number,
+  touch: () => Promise<boolean>,
+): Promise<Confirmation> {
   if (required <= 0) return { confirmed: true, required, acknowledged: 0 };
   const deadline = Date.now() + timeoutMs;
   let since = epochBefore;

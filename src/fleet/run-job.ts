@@ -35,7 +35,16 @@ import { jobKeys, sessionHostKey } from "./keys.js";
 import { validateJobSpec, type JobSpec } from "./job-spec.js";
 import { checkSeal } from "./job-seal.js";
 import { reservationOf, reserveBudget, settleBudget, type FleetBudget, type Reservation } from "./budget.js";
-import { beat, dropHeartbeat, HEARTBEAT_EVERY_MS, setIfRun, touchMark, transition, type JobStatus, type Transition } from "./state.js";
+import {
+  beat,
+  dropHeartbeat,
+  HEARTBEAT_EVERY_MS,
+  setIfRun,
+  touchMark,
+  transition,
+  type JobStatus,
+  type Transition,
+} from "./state.js";
 import { awaitReplicasOnline, confirmReplicated, type ReplicaRule } from "./replication.js";
 import { claimSessionHost, confirmSessionHost, releaseSessionHost } from "./session-host.js";
 import { finishJobWorktree, prepareJobWorktree, type JobWorktree } from "../worktrees/index.js";
@@ -99,7 +108,12 @@ async function viaRedis<T>(op: Promise<T>): Promise<T> {
   try {
     return await op;
   } catch (error) {
-    throw isSeatError(error) ? error : new SeatError("FLEET_REDIS_UNAVAILABLE", `A Redis command failed: ${messageOf(error)}.`, { cause: error, retryable: true });
+    throw isSeatError(error)
+      ? error
+      : new SeatError("FLEET_REDIS_UNAVAILABLE", `A Redis command failed: ${messageOf(error)}.`, {
+          cause: error,
+          retryable: true,
+        });
   }
 }
 
@@ -130,8 +144,21 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   let heldDone: SeatEvent | undefined;
   /** Appends so far: each event's mark is this run's token and its number, so a re-sent append lands once. */
   let appended = 0;
-  const end = (to: JobStatus, fields: Record<string, string | number>, event: Record<string, unknown>, afterDispatch: boolean) =>
-    transition(redis, id, { from: afterDispatch ? ["dispatched", "uncertain"] : ["active"], to, fields, event: { ...tag, ...event }, retainSeconds, run, ...(afterDispatch && heldDone ? { before: [heldDone] } : {}) });
+  const end = (
+    to: JobStatus,
+    fields: Record<string, string | number>,
+    event: Record<string, unknown>,
+    afterDispatch: boolean,
+  ) =>
+    transition(redis, id, {
+      from: afterDispatch ? ["dispatched", "uncertain"] : ["active"],
+      to,
+      fields,
+      event: { ...tag, ...event },
+      retainSeconds,
+      run,
+      ...(afterDispatch && heldDone ? { before: [heldDone] } : {}),
+    });
 
   // Held approvals: published to Redis before their event, answered from any host, read back here
   // as soon as the answer is announced on APPROVAL_ANSWERED_CHANNEL (worker.ts), and every ANSWER_POLL_MS in case
@@ -145,11 +172,22 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
         const queue = queueFor(record.view.id);
         if (!queue) continue;
         try {
-          queue.answer(record.view.id, parseAnswer({ decision: record.decision ?? "deny", ...(record.always ? { always: true } : {}), ...(record.by ? { by: record.by } : {}), ...(record.digest ? { digest: record.digest } : {}) }));
+          queue.answer(
+            record.view.id,
+            parseAnswer({
+              decision: record.decision ?? "deny",
+              ...(record.always ? { always: true } : {}),
+              ...(record.by ? { by: record.by } : {}),
+              ...(record.digest ? { digest: record.digest } : {}),
+            }),
+          );
         } catch (error) {
           // The digest the person saw is not the call this worker holds (the record was changed in Redis): deny it.
           if (!(isSeatError(error) && error.code === "APPROVAL_TARGET_CHANGED")) throw error;
-          queue.answer(record.view.id, { decision: "deny", by: `worker: ${record.by ?? "an answer"} named another target (APPROVAL_TARGET_CHANGED)` });
+          queue.answer(record.view.id, {
+            decision: "deny",
+            by: `worker: ${record.by ?? "an answer"} named another target (APPROVAL_TARGET_CHANGED)`,
+          });
         }
       } catch {
         // Settled here first (deadline, end of turn): the local outcome stands and is recorded by its event.
@@ -165,7 +203,11 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     if (event.type === "approval_answered") {
       pendingApprovals.delete(event.id);
       const why = event.via === "timeout" ? "timeout" : event.via === "expired" ? "turn-ended" : undefined;
-      return settleApproval(redis, id, event.id, { state: why ? "expired" : "answered", decision: event.decision, ...(why ? { why } : {}) });
+      return settleApproval(redis, id, event.id, {
+        state: why ? "expired" : "answered",
+        decision: event.decision,
+        ...(why ? { why } : {}),
+      });
     }
     return Promise.resolve();
   };
@@ -179,11 +221,19 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       return;
     }
     const mark = `${run}:${++appended}`;
-    chain = chain.then(() => trackApprovals(event)).catch(() => undefined).then(() => appendEvent(redis, id, event, mark)).catch(() => undefined);
+    chain = chain
+      .then(() => trackApprovals(event))
+      .catch(() => undefined)
+      .then(() => appendEvent(redis, id, event, mark))
+      .catch(() => undefined);
     // The session's attention state is also kept on the record (only while it names this run), so a lister
     // (`seat ps --redis`) reads one hash per job instead of scanning its stream.
     if (event.type === "state") {
-      const fields = { attention_state: event.state, attention_since: event.since, attention_waiting_on: event.waitingOn ?? "" };
+      const fields = {
+        attention_state: event.state,
+        attention_since: event.since,
+        attention_waiting_on: event.waitingOn ?? "",
+      };
       chain = chain.then(() => setIfRun(redis, id, run, fields)).catch(() => undefined);
     }
   };
@@ -195,7 +245,14 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
    */
   const handBack = async (reason: string, delayMs = 0): Promise<never> => {
     await chain;
-    const back = await persist(persistMs, () => transition(redis, id, { from: ["active", "dispatched", "uncertain"], to: "waiting", run, event: { reason, worker: ctx.workerId } }));
+    const back = await persist(persistMs, () =>
+      transition(redis, id, {
+        from: ["active", "dispatched", "uncertain"],
+        to: "waiting",
+        run,
+        event: { reason, worker: ctx.workerId },
+      }),
+    );
     let said: string;
     if (!back) said = "Redis did not answer; stalled-job recovery will re-offer it";
     // Not ours any more (another run took it, it ended, or the record is gone): leave BullMQ's job alone.
@@ -215,7 +272,14 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
 
   let took: Awaited<ReturnType<typeof transition>>;
   try {
-    took = await viaRedis(transition(redis, id, { from: ["waiting", "active"], to: "active", fields: { ...tag, run }, event: { ...tag, attempt: job.attemptsStarted } }));
+    took = await viaRedis(
+      transition(redis, id, {
+        from: ["waiting", "active"],
+        to: "active",
+        fields: { ...tag, run },
+        event: { ...tag, attempt: job.attemptsStarted },
+      }),
+    );
   } catch {
     // The take may or may not have landed; nothing was sent either way.
     return handBack("redis-error-at-take");
@@ -228,10 +292,18 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
         to: "uncertain",
         heartbeatGone: true,
         retainSeconds,
-        fields: { code: "FLEET_JOB_UNCERTAIN", message: "its worker died after dispatch; the prompt may have reached the model and was not re-sent", uncertain_reason: "stalled-after-dispatch" },
+        fields: {
+          code: "FLEET_JOB_UNCERTAIN",
+          message: "its worker died after dispatch; the prompt may have reached the model and was not re-sent",
+          uncertain_reason: "stalled-after-dispatch",
+        },
         event: { code: "FLEET_JOB_UNCERTAIN", reason: "stalled-after-dispatch", noticedBy: ctx.workerId },
       }).catch(() => ({ moved: false }));
-      ctx.log(doubt.moved ? `job ${id}: uncertain (its worker died after dispatch; not re-sent)` : `job ${id}: dispatched and still beating elsewhere; left alone`);
+      ctx.log(
+        doubt.moved
+          ? `job ${id}: uncertain (its worker died after dispatch; not re-sent)`
+          : `job ${id}: dispatched and still beating elsewhere; left alone`,
+      );
       return doubt.moved ? "uncertain" : "skipped";
     }
     ctx.log(`job ${id}: already ${took.current || "gone"}; nothing to do`);
@@ -263,19 +335,35 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   let reservation: Reservation | undefined;
   let claimedHost = false;
   let opened = false;
-  const cancelRequested = async () => entry.cancelled || (await viaRedis(beat(redis, id, run, ctx.workerId))).cancelRequested;
+  const cancelRequested = async () =>
+    entry.cancelled || (await viaRedis(beat(redis, id, run, ctx.workerId))).cancelRequested;
   /** Ends the job before dispatch (only while this run owns it); a Redis error hands it back instead. */
-  const endBefore = async <S extends JobStatus>(to: S, fields: Record<string, string | number>, event: Record<string, unknown>): Promise<S> => {
+  const endBefore = async <S extends JobStatus>(
+    to: S,
+    fields: Record<string, string | number>,
+    event: Record<string, unknown>,
+  ): Promise<S> => {
     await chain;
     // A name this job claimed for its host is free again before anyone can see the job ended.
-    if (claimedHost && !opened) await viaRedis(releaseSessionHost(redis, sessionHostKey((job.data as JobSpec).cwd ?? "", (job.data as JobSpec).session!), ctx.host));
+    if (claimedHost && !opened)
+      await viaRedis(
+        releaseSessionHost(
+          redis,
+          sessionHostKey((job.data as JobSpec).cwd ?? "", (job.data as JobSpec).session!),
+          ctx.host,
+        ),
+      );
     const r = await viaRedis(end(to, fields, event, false));
     if (!r.moved) ctx.log(`job ${id}: not recorded ${to} (it is ${r.current || "gone"}; this run no longer owns it)`);
     return to;
   };
   const cancelBeforeDispatch = async () => {
     await viaRedis(setIfRun(redis, id, run, { cancel_acked_by: ctx.workerId, cancel_acked_at: Date.now() }));
-    return endBefore("cancelled", { stop_reason: "cancelled" }, { stopReason: "cancelled", reason: "cancelled-before-dispatch" });
+    return endBefore(
+      "cancelled",
+      { stop_reason: "cancelled" },
+      { stopReason: "cancelled", reason: "cancelled-before-dispatch" },
+    );
   };
   try {
     let spec: JobSpec;
@@ -283,12 +371,24 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       spec = validateJobSpec(job.data);
       // What BullMQ handed us must be what the submitter sealed in the job's record (bull-board's update-data, a raw
       // Redis write): checked before anything starts, so a rewritten spec never reaches an agent or the model.
-      const [digest, submitter, sig] = await viaRedis(redis.hmget(jobKeys(id).state, "spec_digest", "submitted_by", "spec_sig"));
-      checkSeal(id, spec, { ...(digest ? { spec_digest: digest } : {}), ...(submitter !== null ? { submitted_by: submitter } : {}), ...(sig ? { spec_sig: sig } : {}) }, ctx.fleetKey);
+      const [digest, submitter, sig] = await viaRedis(
+        redis.hmget(jobKeys(id).state, "spec_digest", "submitted_by", "spec_sig"),
+      );
+      checkSeal(
+        id,
+        spec,
+        {
+          ...(digest ? { spec_digest: digest } : {}),
+          ...(submitter !== null ? { submitted_by: submitter } : {}),
+          ...(sig ? { spec_sig: sig } : {}),
+        },
+        ctx.fleetKey,
+      );
     } catch (error) {
       if (isSeatError(error) && error.code === "FLEET_REDIS_UNAVAILABLE") throw error;
       const code = isSeatError(error) ? error.code : "FLEET_JOB_INVALID";
-      if (code === "FLEET_JOB_TAMPERED" || code === "FLEET_JOB_UNSIGNED") ctx.log(`job ${id}: refused (${code}); not run`);
+      if (code === "FLEET_JOB_TAMPERED" || code === "FLEET_JOB_UNSIGNED")
+        ctx.log(`job ${id}: refused (${code}); not run`);
       return await endBefore("failed", { code, message: messageOf(error) }, { code, message: messageOf(error) });
     }
     await heartbeat();
@@ -297,12 +397,22 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       const claim = await viaRedis(claimSessionHost(redis, sessionHostKey(spec.cwd ?? "", spec.session), ctx.host));
       if (!claim.ours) {
         const message = `named session ${spec.session} lives on host ${claim.holder}; this worker is ${ctx.host}`;
-        return await endBefore("failed", { code: "FLEET_JOB_INVALID", message }, { code: "FLEET_JOB_INVALID", message });
+        return await endBefore(
+          "failed",
+          { code: "FLEET_JOB_INVALID", message },
+          { code: "FLEET_JOB_INVALID", message },
+        );
       }
       claimedHost = claim.claimedNow;
     }
     // A job with a repo works in its own worktree of this worker's cache clone (made before dispatch).
-    if (spec.repo) tree = await prepareJobWorktree({ home: seatHome(), repo: spec.repo, name: id, ...(spec.base ? { base: spec.base } : {}) });
+    if (spec.repo)
+      tree = await prepareJobWorktree({
+        home: seatHome(),
+        repo: spec.repo,
+        name: id,
+        ...(spec.base ? { base: spec.base } : {}),
+      });
     if (ctx.budget) {
       // The queue's budget is reserved atomically before the dispatch mark: a job that does not fit never starts.
       const { limit, unit, period } = ctx.budget;
@@ -329,7 +439,10 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       ...(ctx.tools.length > 0 ? { tools: ctx.tools } : {}),
       // The submitter's policy; a call it sends for approval is held in Redis for anyone to answer (seat approve --redis).
       permissions: createPermissionGate({ policy: spec.policy ?? DEFAULT_POLICY }),
-      approvals: { timeoutMs: spec.policy?.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, owner: { kind: "job", id } },
+      approvals: {
+        timeoutMs: spec.policy?.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+        owner: { kind: "job", id },
+      },
       callbacks: { onEvent },
       diagnosticsAsText: false,
       turnTimeoutMs: spec.turnTimeoutMs || 15 * 60_000,
@@ -339,20 +452,26 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     };
     // A budget nobody can keep is refused before any session starts: the job never reaches the model.
     const refusal = spec.budget ? budgetRefusal(spec.budget, options, false) : undefined;
-    if (refusal) return await endBefore("failed", { code: refusal.code, message: refusal.message }, { code: refusal.code });
+    if (refusal)
+      return await endBefore("failed", { code: refusal.code, message: refusal.message }, { code: refusal.code });
     if (spec.session) {
       try {
         session = (await openSession({ ...options, name: spec.session, waitMs: SESSION_WAIT_MS })).session;
       } catch (error) {
         // Another turn of this named session runs (here): queue behind it rather than fail.
-        if (isSeatError(error) && error.code === "SESSION_BUSY") return await handBack("session-busy", SESSION_RETRY_MS);
+        if (isSeatError(error) && error.code === "SESSION_BUSY")
+          return await handBack("session-busy", SESSION_RETRY_MS);
         throw error;
       }
     } else session = await createSession(options);
     entry.session = session;
     if (session.state !== "ready") {
       const d = session.diagnostics[0];
-      return await endBefore("failed", { code: d?.code ?? "ACP_SESSION_DEAD", message: d?.message ?? "the session did not start" }, { code: d?.code ?? "ACP_SESSION_DEAD" });
+      return await endBefore(
+        "failed",
+        { code: d?.code ?? "ACP_SESSION_DEAD", message: d?.message ?? "the session did not start" },
+        { code: d?.code ?? "ACP_SESSION_DEAD" },
+      );
     }
     opened = true;
     if (spec.session) await viaRedis(confirmSessionHost(redis, sessionHostKey(spec.cwd ?? "", spec.session), ctx.host));
@@ -369,7 +488,15 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     }
     await chain;
     const epochBefore = ctx.replication?.epoch() ?? 0;
-    const fenced = await viaRedis(transition(redis, id, { from: ["active"], to: "dispatched", run, fields: { prompt_id: promptId, dispatched_at: Date.now() }, event: { ...tag, promptId } }));
+    const fenced = await viaRedis(
+      transition(redis, id, {
+        from: ["active"],
+        to: "dispatched",
+        run,
+        fields: { prompt_id: promptId, dispatched_at: Date.now() },
+        event: { ...tag, promptId },
+      }),
+    );
     if (!fenced.moved) {
       ctx.log(`job ${id}: not dispatched (it is ${fenced.current || "gone"})`);
       return "skipped";
@@ -377,7 +504,14 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     // The mark counts only once every replica that could be promoted has it (replication.ts); until then nothing is sent.
     if (ctx.replication) {
       const rule = ctx.replication.rule();
-      const ack = await confirmReplicated(redis, ctx.replication.epoch, epochBefore, rule.required, ctx.replication.timeoutMs, () => touchMark(redis, id, run));
+      const ack = await confirmReplicated(
+        redis,
+        ctx.replication.epoch,
+        epochBefore,
+        rule.required,
+        ctx.replication.timeoutMs,
+        () => touchMark(redis, id, run),
+      );
       // The primary the connection follows now has no mark of this run: the failover lost it with the write, nothing
       // was sent, and no primary to come can say `dispatched` for this run (the old one resyncs from this one), so
       // the job goes back to its queue to run — never uncertain, and never left `active` under a run that returned.
@@ -385,7 +519,18 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       if (!ack.confirmed) {
         const message = `the dispatch mark was ${ack.lost ? "lost by the primary before its replicas had it" : `acknowledged by ${Math.max(0, ack.acknowledged)} of the ${ack.required} replica(s) that could be promoted within ${ctx.replication.timeoutMs} ms`}; the prompt was not sent, but a future primary may still hold the mark`;
         const fields = { code: "FLEET_REPLICATION_UNCONFIRMED", message, uncertain_reason: "replication-unconfirmed" };
-        const unsent = () => end("uncertain", fields, { code: "FLEET_REPLICATION_UNCONFIRMED", reason: "replication-unconfirmed", required: ack.required, acknowledged: ack.acknowledged }, true);
+        const unsent = () =>
+          end(
+            "uncertain",
+            fields,
+            {
+              code: "FLEET_REPLICATION_UNCONFIRMED",
+              reason: "replication-unconfirmed",
+              required: ack.required,
+              acknowledged: ack.acknowledged,
+            },
+            true,
+          );
         // The run's own word (never sent) must outlive the failover too: written on the primary the connection
         // follows now (over a heartbeat-lost a reader may have recorded meanwhile), and confirmed like the mark —
         // a write that landed on a primary about to be demoted is written again after the move. The heartbeat
@@ -393,7 +538,15 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
         const endEpoch = ctx.replication.epoch();
         const ended = await persist(persistMs, unsent);
         clearInterval(timer);
-        if (ended?.moved) await confirmReplicated(redis, ctx.replication.epoch, endEpoch, ctx.replication.rule().required, Math.max(ctx.replication.timeoutMs, 5_000), async () => (await unsent()).moved).catch(() => undefined);
+        if (ended?.moved)
+          await confirmReplicated(
+            redis,
+            ctx.replication.epoch,
+            endEpoch,
+            ctx.replication.rule().required,
+            Math.max(ctx.replication.timeoutMs, 5_000),
+            async () => (await unsent()).moved,
+          ).catch(() => undefined);
         ctx.log(`job ${id}: uncertain (replication-unconfirmed): ${message}`);
         return "uncertain";
       }
@@ -404,12 +557,21 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     if (entry.cancelled) void cancelTurn(entry);
     const result = await turn;
     entry.turnRunning = false;
-    if (reservation && ctx.budget) await settleBudget(redis, reservation, spentOf(ctx.budget, result)).catch((error: unknown) => ctx.log(`job ${id}: its fleet budget reservation could not be settled: ${messageOf(error)}`));
+    if (reservation && ctx.budget)
+      await settleBudget(redis, reservation, spentOf(ctx.budget, result)).catch((error: unknown) =>
+        ctx.log(`job ${id}: its fleet budget reservation could not be settled: ${messageOf(error)}`),
+      );
     await chain;
     // grok ends a turn whose tool was denied as `cancelled`; a held approval nobody answered is a failure of the
     // job (APPROVAL_TIMEOUT, exit 124), not a cancel anyone asked for.
     const timedOut = result.diagnostic?.code === "APPROVAL_TIMEOUT" && !entry.cancelled;
-    let status: JobStatus = timedOut ? "failed" : result.stopReason === "cancelled" || entry.cancelled ? "cancelled" : result.diagnostic ? "failed" : "completed";
+    let status: JobStatus = timedOut
+      ? "failed"
+      : result.stopReason === "cancelled" || entry.cancelled
+        ? "cancelled"
+        : result.diagnostic
+          ? "failed"
+          : "completed";
     // A named session's turn is in the ledger already (sessions/), under its name.
     if (!spec.session) recordJobUsage(ctx, id, spec, result);
     // The turn's usage as the agent reported it (absent = unknown, never zero): the job's ledger entry.
@@ -417,23 +579,38 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       ...(result.usage ? { usage: JSON.stringify(result.usage) } : {}),
       ...(result.sideCalls?.length ? { side_calls: JSON.stringify(result.sideCalls) } : {}),
     };
-    const fields: Record<string, string | number> = { ...(result.stopReason ? { stop_reason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}), ...usage };
+    const fields: Record<string, string | number> = {
+      ...(result.stopReason ? { stop_reason: result.stopReason } : {}),
+      ...(result.diagnostic ? { code: result.diagnostic.code, message: result.diagnostic.message } : {}),
+      ...usage,
+    };
     if (tree) {
       // The agent is gone before its work is committed; only a completed turn is pushed (one atomic push).
       await session.dispose().catch(() => undefined);
       const finishing = tree;
       tree = undefined;
       try {
-        const out = await finishJobWorktree(finishing, { promptId, prompt: spec.prompt }, { push: status === "completed" });
+        const out = await finishJobWorktree(
+          finishing,
+          { promptId, prompt: spec.prompt },
+          { push: status === "completed" },
+        );
         Object.assign(fields, { branch: out.branch, commit: out.commit, diffstat: out.diffstat });
       } catch (error) {
         status = "failed";
-        Object.assign(fields, { code: isSeatError(error) ? error.code : "WORKTREE_GIT_FAILED", message: messageOf(error) });
+        Object.assign(fields, {
+          code: isSeatError(error) ? error.code : "WORKTREE_GIT_FAILED",
+          message: messageOf(error),
+        });
       }
     }
     // A worktree job disposed its session above: that dispose's events reach the stream before the end (and its done).
     await chain;
-    const event = { ...(result.stopReason ? { stopReason: result.stopReason } : {}), ...(result.diagnostic ? { code: result.diagnostic.code } : {}), ...(result.usage ? { usage: result.usage } : {}) };
+    const event = {
+      ...(result.stopReason ? { stopReason: result.stopReason } : {}),
+      ...(result.diagnostic ? { code: result.diagnostic.code } : {}),
+      ...(result.usage ? { usage: result.usage } : {}),
+    };
     await recordEnd(ctx, id, end, status, fields, event, persistMs, heldDone);
     ctx.log(`job ${id}: ${status}`);
     return status;
@@ -441,10 +618,14 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     if (error instanceof WaitingError || error instanceof DelayedError) throw error;
     await chain;
     // Before dispatch nothing was sent: a Redis failure hands the job back to be run; only this run may fail it.
-    if (!dispatched && isSeatError(error) && error.code === "FLEET_REDIS_UNAVAILABLE") return await handBack("redis-error-before-dispatch");
+    if (!dispatched && isSeatError(error) && error.code === "FLEET_REDIS_UNAVAILABLE")
+      return await handBack("redis-error-before-dispatch");
     const message = messageOf(error);
     const code = isSeatError(error) ? error.code : "ACP_PROMPT_FAILED";
-    if (!dispatched) return await endBefore("failed", { code, message }, { code, message }).catch(() => handBack("redis-error-before-dispatch"));
+    if (!dispatched)
+      return await endBefore("failed", { code, message }, { code, message }).catch(() =>
+        handBack("redis-error-before-dispatch"),
+      );
     await recordEnd(ctx, id, end, "failed", { code, message }, { code, message }, persistMs, heldDone);
     return "failed";
   } finally {
@@ -455,7 +636,8 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     ctx.running.delete(id);
     await session?.dispose().catch(() => undefined);
     // A job that ended before its turn did (an error, no dispatch) leaves nothing: its worktree goes, unpushed.
-    if (tree) await finishJobWorktree(tree, { promptId: `fleet-${id}`, prompt: "" }, { push: false }).catch(() => undefined);
+    if (tree)
+      await finishJobWorktree(tree, { promptId: `fleet-${id}`, prompt: "" }, { push: false }).catch(() => undefined);
     if (claimedHost && !opened) {
       const spec = job.data as JobSpec;
       await releaseSessionHost(redis, sessionHostKey(spec.cwd ?? "", spec.session!), ctx.host).catch(() => undefined);
@@ -480,7 +662,16 @@ function recordJobUsage(ctx: RunContext, id: string, spec: JobSpec, result: Turn
   try {
     const home = seatHome();
     ensurePrivateDir(home);
-    recordUsage(journalPath(home), ledgerEntriesOf(result, { source: "job", agent: spec.agent ?? "grok", jobId: id, ...(spec.session ? { session: spec.session } : {}), ...(spec.model ? { model: spec.model } : {}) }));
+    recordUsage(
+      journalPath(home),
+      ledgerEntriesOf(result, {
+        source: "job",
+        agent: spec.agent ?? "grok",
+        jobId: id,
+        ...(spec.session ? { session: spec.session } : {}),
+        ...(spec.model ? { model: spec.model } : {}),
+      }),
+    );
   } catch (error) {
     ctx.log(`job ${id}: its usage could not be added to this host's ledger: ${messageOf(error)}`);
   }
@@ -493,7 +684,12 @@ function recordJobUsage(ctx: RunContext, id: string, spec: JobSpec, result: Turn
 async function recordEnd(
   ctx: RunContext,
   id: string,
-  end: (to: JobStatus, fields: Record<string, string | number>, event: Record<string, unknown>, afterDispatch: boolean) => ReturnType<typeof transition>,
+  end: (
+    to: JobStatus,
+    fields: Record<string, string | number>,
+    event: Record<string, unknown>,
+    afterDispatch: boolean,
+  ) => ReturnType<typeof transition>,
   status: JobStatus,
   fields: Record<string, string | number>,
   event: Record<string, unknown>,
@@ -506,17 +702,32 @@ async function recordEnd(
     return;
   }
   if (!outcome.moved && outcome.current === "") {
-    const again: Transition = { from: [""], to: status, fields: { ...fields, worker: ctx.workerId, host: ctx.host, record_lost: 1 }, event: { ...event, worker: ctx.workerId, host: ctx.host, reason: "record-lost" }, retainSeconds: ctx.retainSeconds, ...(done ? { before: [done] } : {}) };
+    const again: Transition = {
+      from: [""],
+      to: status,
+      fields: { ...fields, worker: ctx.workerId, host: ctx.host, record_lost: 1 },
+      event: { ...event, worker: ctx.workerId, host: ctx.host, reason: "record-lost" },
+      retainSeconds: ctx.retainSeconds,
+      ...(done ? { before: [done] } : {}),
+    };
     await persist(persistMs, () => transition(ctx.redis, id, again));
     ctx.log(`job ${id}: its record had vanished (Redis lost it); recorded ${status} again`);
-  } else if (!outcome.moved) ctx.log(`job ${id}: not recorded ${status} (it is ${outcome.current}; another run owns it)`);
+  } else if (!outcome.moved)
+    ctx.log(`job ${id}: not recorded ${status} (it is ${outcome.current}; another run owns it)`);
 }
 
 /** Acts on a cancel for a running job: records the acknowledgement (only while this run owns it), cancels the turn. */
-export async function acknowledgeCancel(ctx: Pick<RunContext, "redis" | "workerId" | "log">, entry: RunningJob): Promise<void> {
+export async function acknowledgeCancel(
+  ctx: Pick<RunContext, "redis" | "workerId" | "log">,
+  entry: RunningJob,
+): Promise<void> {
   const first = !entry.cancelled;
   const cancelling = cancelTurn(entry);
-  if (first) await setIfRun(ctx.redis, entry.id, entry.run, { cancel_acked_by: ctx.workerId, cancel_acked_at: Date.now() }).catch(() => undefined);
+  if (first)
+    await setIfRun(ctx.redis, entry.id, entry.run, {
+      cancel_acked_by: ctx.workerId,
+      cancel_acked_at: Date.now(),
+    }).catch(() => undefined);
   await cancelling;
 }
 

@@ -48,7 +48,14 @@ export interface SentinelSetRig {
   stop(): Promise<void>;
 }
 
-function sentinelConfig(port: number, dir: string, name: string, primaryPort: number, quorum: number, options: SentinelSetOptions): string {
+function sentinelConfig(
+  port: number,
+  dir: string,
+  name: string,
+  primaryPort: number,
+  quorum: number,
+  options: SentinelSetOptions,
+): string {
   return [
     `port ${port}`,
     "bind 127.0.0.1",
@@ -64,7 +71,16 @@ function sentinelConfig(port: number, dir: string, name: string, primaryPort: nu
 }
 
 async function ask<T>(port: number, use: (r: Redis) => Promise<T>): Promise<T | undefined> {
-  const r = new Redis({ host: "127.0.0.1", port, lazyConnect: true, connectTimeout: 500, commandTimeout: 1_000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  const r = new Redis({
+    host: "127.0.0.1",
+    port,
+    lazyConnect: true,
+    connectTimeout: 500,
+    commandTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
   r.on("error", () => undefined);
   try {
     await r.connect();
@@ -84,14 +100,16 @@ export async function startSentinelSet(options: SentinelSetOptions = {}): Promis
   const sentinels: { child: ChildProcess; port: number; reservation: PortReservation; stderr: () => string }[] = [];
   const stop = async () => {
     for (const s of servers) s.pid !== undefined && resumeQuietly(s.pid);
-    await Promise.all(sentinels.map(async (s) => {
-      if (s.child.exitCode === null && s.child.signalCode === null) {
-        const exited = new Promise((r) => s.child.once("exit", r));
-        s.child.kill("SIGKILL");
-        await exited;
-      }
-      s.reservation.release();
-    }));
+    await Promise.all(
+      sentinels.map(async (s) => {
+        if (s.child.exitCode === null && s.child.signalCode === null) {
+          const exited = new Promise((r) => s.child.once("exit", r));
+          s.child.kill("SIGKILL");
+          await exited;
+        }
+        s.reservation.release();
+      }),
+    );
     await Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
     rmSync(root, { recursive: true, force: true });
   };
@@ -107,7 +125,11 @@ export async function startSentinelSet(options: SentinelSetOptions = {}): Promis
     }
     // Replicas in sync before the sentinels look (a replica still loading is not one they would promote).
     for (const replica of servers.slice(1)) {
-      await until(async () => ((await ask(replica.port, (r) => r.info("replication"))) ?? "").includes("master_link_status:up"), 10_000, `replica on port ${replica.port} to sync`);
+      await until(
+        async () => ((await ask(replica.port, (r) => r.info("replication"))) ?? "").includes("master_link_status:up"),
+        10_000,
+        `replica on port ${replica.port} to sync`,
+      );
     }
     const count = options.sentinels ?? 3;
     const quorum = Math.floor(count / 2) + 1;
@@ -124,21 +146,41 @@ export async function startSentinelSet(options: SentinelSetOptions = {}): Promis
       sentinels.push({ child, port: reservation.port, reservation, stderr: () => stderr });
     }
     for (const s of sentinels) {
-      await until(async () => {
-        if (s.child.exitCode !== null) throw new SeatError("FLEET_REDIS_SERVER_FAILED", `redis-sentinel on port ${s.port} exited: ${s.stderr().trim()}`);
-        const replicas = await ask(s.port, (r) => r.call("SENTINEL", "REPLICAS", name) as Promise<unknown[]>);
-        const others = await ask(s.port, (r) => r.call("SENTINEL", "SENTINELS", name) as Promise<unknown[]>);
-        return replicas !== undefined && replicas.length === servers.length - 1 && others !== undefined && others.length === count - 1;
-      }, 15_000, `redis-sentinel on port ${s.port} to see the replicas and the other sentinels`);
+      await until(
+        async () => {
+          if (s.child.exitCode !== null)
+            throw new SeatError(
+              "FLEET_REDIS_SERVER_FAILED",
+              `redis-sentinel on port ${s.port} exited: ${s.stderr().trim()}`,
+            );
+          const replicas = await ask(s.port, (r) => r.call("SENTINEL", "REPLICAS", name) as Promise<unknown[]>);
+          const others = await ask(s.port, (r) => r.call("SENTINEL", "SENTINELS", name) as Promise<unknown[]>);
+          return (
+            replicas !== undefined &&
+            replicas.length === servers.length - 1 &&
+            others !== undefined &&
+            others.length === count - 1
+          );
+        },
+        15_000,
+        `redis-sentinel on port ${s.port} to see the replicas and the other sentinels`,
+      );
     }
   } catch (error) {
     await stop();
-    throw error instanceof SeatError ? error : new SeatError("FLEET_REDIS_SERVER_FAILED", `the sentinel set did not start: ${messageOf(error)}`, { cause: error });
+    throw error instanceof SeatError
+      ? error
+      : new SeatError("FLEET_REDIS_SERVER_FAILED", `the sentinel set did not start: ${messageOf(error)}`, {
+          cause: error,
+        });
   }
   const ports = sentinels.map((s) => s.port);
   const primaryPort = async (): Promise<number | undefined> => {
     for (const port of ports) {
-      const addr = await ask(port, (r) => r.call("SENTINEL", "get-master-addr-by-name", name) as Promise<[string, string] | null>);
+      const addr = await ask(
+        port,
+        (r) => r.call("SENTINEL", "get-master-addr-by-name", name) as Promise<[string, string] | null>,
+      );
       if (addr) return Number(addr[1]);
     }
     return undefined;
@@ -151,19 +193,31 @@ export async function startSentinelSet(options: SentinelSetOptions = {}): Promis
     async primary() {
       const port = await primaryPort();
       const found = servers.find((s) => s.port === port);
-      if (!found) throw new SeatError("FLEET_REDIS_SERVER_FAILED", `the sentinels name no primary of this rig (port ${port ?? "none"})`);
+      if (!found)
+        throw new SeatError(
+          "FLEET_REDIS_SERVER_FAILED",
+          `the sentinels name no primary of this rig (port ${port ?? "none"})`,
+        );
       return found;
     },
     async waitForPromotion(port, timeoutMs = 20_000) {
       const started = Date.now();
-      await until(async () => {
-        // Every sentinel names the same new primary (not just the first to answer).
-        const named = await Promise.all(ports.map((p) => ask(p, (r) => r.call("SENTINEL", "get-master-addr-by-name", name) as Promise<[string, string] | null>)));
-        const now = named[0] ? Number(named[0][1]) : undefined;
-        if (now === undefined || now === port || named.some((a) => !a || Number(a[1]) !== now)) return false;
-        // Promoted means the new primary says so itself (role:master), not only the sentinels' config.
-        return ((await ask(now, (r) => r.info("replication"))) ?? "").includes("role:master");
-      }, timeoutMs, `the sentinels to promote a replica in place of port ${port}`);
+      await until(
+        async () => {
+          // Every sentinel names the same new primary (not just the first to answer).
+          const named = await Promise.all(
+            ports.map((p) =>
+              ask(p, (r) => r.call("SENTINEL", "get-master-addr-by-name", name) as Promise<[string, string] | null>),
+            ),
+          );
+          const now = named[0] ? Number(named[0][1]) : undefined;
+          if (now === undefined || now === port || named.some((a) => !a || Number(a[1]) !== now)) return false;
+          // Promoted means the new primary says so itself (role:master), not only the sentinels' config.
+          return ((await ask(now, (r) => r.info("replication"))) ?? "").includes("role:master");
+        },
+        timeoutMs,
+        `the sentinels to promote a replica in place of port ${port}`,
+      );
       return Date.now() - started;
     },
     pause: (server) => server.pid !== undefined && void process.kill(server.pid, "SIGSTOP"),

@@ -8,7 +8,11 @@ import { connectedReplicasOf } from "./replication.js";
 test("a redis+sentinel:// URL lists its sentinels and master name; the password is masked and registered secret", () => {
   const canary = "s3ntinel-canary-pw";
   const target = parseRedisUrl(`redis+sentinel://fleet:${canary}@10.0.0.1:26379,10.0.0.2,[::1]:26380/fleet-main`, {});
-  assert.deepEqual(target.options.sentinels, [{ host: "10.0.0.1", port: 26379 }, { host: "10.0.0.2", port: 26379 }, { host: "::1", port: 26380 }]);
+  assert.deepEqual(target.options.sentinels, [
+    { host: "10.0.0.1", port: 26379 },
+    { host: "10.0.0.2", port: 26379 },
+    { host: "::1", port: 26380 },
+  ]);
   assert.equal(target.options.name, "fleet-main");
   assert.equal(target.options.username, "fleet");
   assert.equal(target.options.password, canary);
@@ -28,8 +32,18 @@ test("rediss+sentinel:// turns TLS on for the sentinels and the primary; the sen
 });
 
 test("a Sentinel URL without a master name, with a bad port or a bad host is FLEET_REDIS_URL_INVALID and never echoes a password", () => {
-  for (const url of ["redis+sentinel://:pw-canary@127.0.0.1:1/", "redis+sentinel://127.0.0.1:99999/m", "redis+sentinel://a b:1/m", "redis+sentinel://127.0.0.1:1", "redis+sentinel://h:1/m/extra"]) {
-    assert.throws(() => parseRedisUrl(url, {}), (e: unknown) => isSeatError(e, "FLEET_REDIS_URL_INVALID") && !(e as Error).message.includes("pw-canary"), url);
+  for (const url of [
+    "redis+sentinel://:pw-canary@127.0.0.1:1/",
+    "redis+sentinel://127.0.0.1:99999/m",
+    "redis+sentinel://a b:1/m",
+    "redis+sentinel://127.0.0.1:1",
+    "redis+sentinel://h:1/m/extra",
+  ]) {
+    assert.throws(
+      () => parseRedisUrl(url, {}),
+      (e: unknown) => isSeatError(e, "FLEET_REDIS_URL_INVALID") && !(e as Error).message.includes("pw-canary"),
+      url,
+    );
   }
 });
 
@@ -49,7 +63,10 @@ test("a config file's redis key takes a redis+sentinel:// URL (and still refuses
     writeFileSync(file, JSON.stringify({ redis: "redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/fleet" }));
     assert.equal(readConfigFile(file).redis, "redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/fleet");
     writeFileSync(file, JSON.stringify({ redis: "http://10.0.0.1/" }));
-    assert.throws(() => readConfigFile(file), (e: unknown) => isSeatError(e, "CLI_CONFIG_INVALID"));
+    assert.throws(
+      () => readConfigFile(file),
+      (e: unknown) => isSeatError(e, "CLI_CONFIG_INVALID"),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@
  * Invariant: passwords (the URL's and the sentinels') are registered secret before any connection is made; the
  *   check never waits longer than SENTINEL_CHECK_MS in all.
  */
-import { Redis, } from "ioredis";
+import { Redis } from "ioredis";
 import { SeatError, messageOf } from "../errors.js";
 import { markSecretNames, registerSecrets } from "../internal/redact.js";
 import type { FleetRedisOptions } from "./connection.js";
@@ -39,13 +39,21 @@ export function isSentinelUrl(url: string): boolean {
   return /^rediss?\+sentinel:\/\//i.test(url);
 }
 
-const invalid = (why: string) => new SeatError("FLEET_REDIS_URL_INVALID", `The Sentinel URL ${why}; give redis+sentinel://[user:password@]host:port[,host:port…]/MASTER_NAME.`);
+const invalid = (why: string) =>
+  new SeatError(
+    "FLEET_REDIS_URL_INVALID",
+    `The Sentinel URL ${why}; give redis+sentinel://[user:password@]host:port[,host:port…]/MASTER_NAME.`,
+  );
 
 /**
  * Parses a Sentinel URL into ioredis options (the master's user and password from the URL or `masterPassword`,
  * the sentinels' from GROK_SEAT_SENTINEL_PASSWORD) and the printable URL with the password masked.
  */
-export function parseSentinelUrl(url: string, masterPassword: string | undefined, env: NodeJS.ProcessEnv): { options: FleetRedisOptions; displayUrl: string; sentinel: SentinelSet } {
+export function parseSentinelUrl(
+  url: string,
+  masterPassword: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { options: FleetRedisOptions; displayUrl: string; sentinel: SentinelSet } {
   const match = /^(rediss?)\+sentinel:\/\/(?:([^@/]*)@)?([^/?#]*)\/([^/?#]*)$/i.exec(url);
   // Never echo the raw text: it may hold a password.
   if (!match) throw invalid("could not be parsed");
@@ -94,9 +102,17 @@ export function parseSentinelUrl(url: string, masterPassword: string | undefined
     ...(sentinelPassword ? { sentinelPassword } : {}),
     ...(tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
   };
-  const who = username ? `${encodeURIComponent(username)}${password ? ":***" : ""}@` : password && auth?.includes(":") ? ":***@" : "";
+  const who = username
+    ? `${encodeURIComponent(username)}${password ? ":***" : ""}@`
+    : password && auth?.includes(":")
+      ? ":***@"
+      : "";
   const displayUrl = `${match[1]!.toLowerCase()}+sentinel://${who}${match[3]}/${name}`;
-  return { options, displayUrl, sentinel: { name, sentinels, ...(sentinelPassword ? { password: sentinelPassword } : {}), tls } };
+  return {
+    options,
+    displayUrl,
+    sentinel: { name, sentinels, ...(sentinelPassword ? { password: sentinelPassword } : {}), tls },
+  };
 }
 
 /** A short-lived connection to one sentinel (no retries, no offline queue). */
@@ -118,7 +134,11 @@ function sentinelClient(set: SentinelSet, at: { host: string; port: number }, ti
 }
 
 /** Runs `ask` on each sentinel in turn until one answers; resolves its answer and every failure seen. */
-export async function askSentinels<T>(set: SentinelSet, ask: (client: Redis) => Promise<T>, budgetMs = SENTINEL_CHECK_MS): Promise<{ answer?: T; answered: number; failures: string[] }> {
+export async function askSentinels<T>(
+  set: SentinelSet,
+  ask: (client: Redis) => Promise<T>,
+  budgetMs = SENTINEL_CHECK_MS,
+): Promise<{ answer?: T; answered: number; failures: string[] }> {
   const deadline = Date.now() + budgetMs;
   const failures: string[] = [];
   for (const at of set.sentinels) {
@@ -145,13 +165,24 @@ export async function askSentinels<T>(set: SentinelSet, ask: (client: Redis) => 
  * FLEET_SENTINEL_MASTER_UNKNOWN when the one that answered does not know the name; resolves the primary's address.
  */
 export async function checkSentinels(set: SentinelSet, displayUrl: string): Promise<{ host: string; port: number }> {
-  const found = await askSentinels(set, async (client) => (await client.call("SENTINEL", "get-master-addr-by-name", set.name)) as [string, string] | null);
+  const found = await askSentinels(
+    set,
+    async (client) => (await client.call("SENTINEL", "get-master-addr-by-name", set.name)) as [string, string] | null,
+  );
   const list = set.sentinels.map((s) => `${s.host}:${s.port}`).join(", ");
   if (found.answered === 0) {
-    throw new SeatError("FLEET_SENTINEL_UNREACHABLE", `No sentinel of ${displayUrl} answered (${found.failures.join("; ")}). Check that redis-sentinel runs at ${list} and GROK_SEAT_SENTINEL_PASSWORD is right.`, { retryable: true, context: { sentinels: list } });
+    throw new SeatError(
+      "FLEET_SENTINEL_UNREACHABLE",
+      `No sentinel of ${displayUrl} answered (${found.failures.join("; ")}). Check that redis-sentinel runs at ${list} and GROK_SEAT_SENTINEL_PASSWORD is right.`,
+      { retryable: true, context: { sentinels: list } },
+    );
   }
   if (!found.answer) {
-    throw new SeatError("FLEET_SENTINEL_MASTER_UNKNOWN", `The sentinels of ${displayUrl} do not monitor a master named "${set.name}". Give the name from their \`sentinel monitor\` line (SENTINEL MASTERS lists them).`, { context: { master: set.name, sentinels: list } });
+    throw new SeatError(
+      "FLEET_SENTINEL_MASTER_UNKNOWN",
+      `The sentinels of ${displayUrl} do not monitor a master named "${set.name}". Give the name from their \`sentinel monitor\` line (SENTINEL MASTERS lists them).`,
+      { context: { master: set.name, sentinels: list } },
+    );
   }
   return { host: found.answer[0], port: Number(found.answer[1]) };
 }
@@ -167,12 +198,21 @@ export interface SentinelReplica {
 
 /** The replicas the sentinels know for master `set.name` (connected or not), or undefined when none answered. */
 export async function sentinelReplicas(set: SentinelSet, budgetMs = 1_500): Promise<SentinelReplica[] | undefined> {
-  const found = await askSentinels(set, async (client) => (await client.call("SENTINEL", "REPLICAS", set.name)) as string[][], budgetMs);
+  const found = await askSentinels(
+    set,
+    async (client) => (await client.call("SENTINEL", "REPLICAS", set.name)) as string[][],
+    budgetMs,
+  );
   if (!found.answer) return undefined;
   return found.answer.map((flat) => {
     const map = new Map<string, string>();
     for (let i = 0; i + 1 < flat.length; i += 2) map.set(flat[i]!, flat[i + 1]!);
-    return { address: `${map.get("ip") ?? "?"}:${map.get("port") ?? "?"}`, flags: (map.get("flags") ?? "").split(","), priority: Number(map.get("replica-priority") ?? map.get("slave-priority") ?? "100"), roleReported: map.get("role-reported") ?? "slave" };
+    return {
+      address: `${map.get("ip") ?? "?"}:${map.get("port") ?? "?"}`,
+      flags: (map.get("flags") ?? "").split(","),
+      priority: Number(map.get("replica-priority") ?? map.get("slave-priority") ?? "100"),
+      roleReported: map.get("role-reported") ?? "slave",
+    };
   });
 }
 
@@ -196,7 +236,15 @@ export function followSwitches(set: SentinelSet, log: (line: string) => void = (
   // Every sentinel announces the same move: act on it once.
   let last = "";
   const subscribers = set.sentinels.map((at) => {
-    const sub = new Redis({ host: at.host, port: at.port, ...(set.password ? { password: set.password } : {}), ...(set.tls ? { tls: {} } : {}), maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(100 * times, 1_000), connectionName: "grok-seat-sentinel-follow" });
+    const sub = new Redis({
+      host: at.host,
+      port: at.port,
+      ...(set.password ? { password: set.password } : {}),
+      ...(set.tls ? { tls: {} } : {}),
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) => Math.min(100 * times, 1_000),
+      connectionName: "grok-seat-sentinel-follow",
+    });
     sub.on("error", () => undefined);
     sub.subscribe("+switch-master").catch(() => undefined);
     sub.on("message", (_channel: string, message: string) => {

@@ -36,8 +36,19 @@ return redis.call('EXPIRE', KEYS[1], ARGV[2])
 `;
 
 /** Claims `key` for `host` unless another host owns it; `claimedNow` when this call made the claim. */
-export async function claimSessionHost(redis: Redis, key: string, host: string): Promise<{ ours: boolean; holder: string; claimedNow: boolean }> {
-  const [ours, holder, claimedNow] = (await redis.eval(CLAIM, 1, key, host, String(CLAIM_MS), String(OWNER_TTL_SECONDS))) as [number, string, number];
+export async function claimSessionHost(
+  redis: Redis,
+  key: string,
+  host: string,
+): Promise<{ ours: boolean; holder: string; claimedNow: boolean }> {
+  const [ours, holder, claimedNow] = (await redis.eval(
+    CLAIM,
+    1,
+    key,
+    host,
+    String(CLAIM_MS),
+    String(OWNER_TTL_SECONDS),
+  )) as [number, string, number];
   return { ours: ours === 1, holder, claimedNow: claimedNow === 1 };
 }
 

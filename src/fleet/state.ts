@@ -128,7 +128,11 @@ export interface Transition {
  * same atomic step. Resolves true when it moved, false (with the current status) when it did not. With `t.run`,
  * a job already at `t.to` under that run counts as moved (the run's own transition, replayed): idempotent.
  */
-export async function transition(redis: Redis, id: string, t: Transition): Promise<{ moved: boolean; current: JobStatus | "" }> {
+export async function transition(
+  redis: Redis,
+  id: string,
+  t: Transition,
+): Promise<{ moved: boolean; current: JobStatus | "" }> {
   return transitionAnswer(t, (await redis.eval(...transitionCall(id, t))) as string);
 }
 
@@ -137,11 +141,30 @@ export function transitionCall(id: string, t: Transition): [string, number, ...s
   const keys = jobKeys(id);
   const now = Date.now();
   // Redacted like every event: a job's message (a diagnostic's text) is read back by `seat jobs show`.
-  const fields = redact({ ...(t.fields ?? {}), updated_at: now, ...(TERMINAL.includes(t.to) ? { ended_at: now } : {}) });
+  const fields = redact({
+    ...(t.fields ?? {}),
+    updated_at: now,
+    ...(TERMINAL.includes(t.to) ? { ended_at: now } : {}),
+  });
   const event = JSON.stringify(redact({ type: "job", id, status: t.to, atMs: now, ...(t.event ?? {}) }));
   const expire = TERMINAL.includes(t.to) ? String(t.retainSeconds ?? 86_400) : "0";
   const before = JSON.stringify((t.before ?? []).map((e) => JSON.stringify(redact(e))));
-  return [TRANSITION, 3, keys.state, keys.events, keys.alive, JSON.stringify(t.from), t.to, JSON.stringify(fields), event, String(EVENTS_MAX_LEN), expire, t.run ?? "", t.heartbeatGone ? "1" : "0", before];
+  return [
+    TRANSITION,
+    3,
+    keys.state,
+    keys.events,
+    keys.alive,
+    JSON.stringify(t.from),
+    t.to,
+    JSON.stringify(fields),
+    event,
+    String(EVENTS_MAX_LEN),
+    expire,
+    t.run ?? "",
+    t.heartbeatGone ? "1" : "0",
+    before,
+  ];
 }
 
 /** What a transition's script answered, as transition() resolves it. */
@@ -216,11 +239,20 @@ export async function readJob(redis: Redis, id: string): Promise<JobRecord | und
  * Records `uncertain` for a dispatched job whose heartbeat is gone (any reader may: the transition is guarded,
  * so a job that meanwhile ended or still beats is left alone). Resolves true when this call recorded it.
  */
-export async function settleDerivedUncertain(redis: Redis, id: string, by: string, retainSeconds?: number): Promise<boolean> {
+export async function settleDerivedUncertain(
+  redis: Redis,
+  id: string,
+  by: string,
+  retainSeconds?: number,
+): Promise<boolean> {
   const moved = await transition(redis, id, {
     from: ["dispatched"],
     to: "uncertain",
-    fields: { code: "FLEET_JOB_UNCERTAIN", message: `the worker stopped its heartbeat after dispatch (noticed by ${by}); the prompt may have reached the model and is not re-sent`, uncertain_reason: "heartbeat-lost" },
+    fields: {
+      code: "FLEET_JOB_UNCERTAIN",
+      message: `the worker stopped its heartbeat after dispatch (noticed by ${by}); the prompt may have reached the model and is not re-sent`,
+      uncertain_reason: "heartbeat-lost",
+    },
     event: { code: "FLEET_JOB_UNCERTAIN", reason: "heartbeat-lost", noticedBy: by },
     heartbeatGone: true,
     ...(retainSeconds ? { retainSeconds } : {}),
@@ -281,8 +313,26 @@ export interface Beat {
  */
 export async function beat(redis: Redis, id: string, run: string, by: string): Promise<Beat> {
   const keys = jobKeys(id);
-  const event = JSON.stringify({ type: "job", id, status: "dispatched", atMs: Date.now(), reason: "rejudged", worker: by });
-  const [owned, cancel, rejudged] = (await redis.eval(BEAT, 4, keys.state, keys.alive, keys.events, keys.cancel, run, String(HEARTBEAT_TTL_MS), event, String(EVENTS_MAX_LEN))) as number[];
+  const event = JSON.stringify({
+    type: "job",
+    id,
+    status: "dispatched",
+    atMs: Date.now(),
+    reason: "rejudged",
+    worker: by,
+  });
+  const [owned, cancel, rejudged] = (await redis.eval(
+    BEAT,
+    4,
+    keys.state,
+    keys.alive,
+    keys.events,
+    keys.cancel,
+    run,
+    String(HEARTBEAT_TTL_MS),
+    event,
+    String(EVENTS_MAX_LEN),
+  )) as number[];
   return { owned: owned === 1, cancelRequested: cancel === 1, rejudged: rejudged === 1 };
 }
 
@@ -292,7 +342,12 @@ export async function dropHeartbeat(redis: Redis, id: string, run: string): Prom
 }
 
 /** Writes `fields` on job `id`'s record only while the record names run `run`. */
-export async function setIfRun(redis: Redis, id: string, run: string, fields: Record<string, string | number>): Promise<boolean> {
+export async function setIfRun(
+  redis: Redis,
+  id: string,
+  run: string,
+  fields: Record<string, string | number>,
+): Promise<boolean> {
   const flat = Object.entries(fields).flatMap(([k, v]) => [k, String(v)]);
   return ((await redis.eval(SET_IF_RUN, 1, jobKeys(id).state, run, ...flat)) as number) === 1;
 }

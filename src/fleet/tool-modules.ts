@@ -23,12 +23,20 @@ export async function loadToolModules(paths: readonly string[], cwd = process.cw
     try {
       mod = (await import(pathToFileURL(resolve(cwd, path)).href)) as Record<string, unknown>;
     } catch (error) {
-      throw new SeatError("FLEET_TOOLS_INVALID", `The tools module ${path} could not be imported: ${messageOf(error)}.`, { cause: error, context: { path } });
+      throw new SeatError(
+        "FLEET_TOOLS_INVALID",
+        `The tools module ${path} could not be imported: ${messageOf(error)}.`,
+        { cause: error, context: { path } },
+      );
     }
     const exported = mod.tools ?? mod.default;
     const list = Array.isArray(exported) ? exported : [exported];
     if (list.length === 0 || !list.every(isToolLike)) {
-      throw new SeatError("FLEET_TOOLS_INVALID", `The tools module ${path} must export \`tools\` (or a default export): a HostTool or an array of them ({name, description, inputSchema, execute}).`, { context: { path } });
+      throw new SeatError(
+        "FLEET_TOOLS_INVALID",
+        `The tools module ${path} must export \`tools\` (or a default export): a HostTool or an array of them ({name, description, inputSchema, execute}).`,
+        { context: { path } },
+      );
     }
     tools.push(...list);
   }

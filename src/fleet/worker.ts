@@ -24,7 +24,14 @@ import type { FleetBudget } from "./budget.js";
 import { checkDurability } from "./durability.js";
 import { fleetKey } from "./job-seal.js";
 import { followSwitches } from "./sentinel.js";
-import { connectionEpoch, describeRule, readReplicaRule, REPLICA_ACK_TIMEOUT_MS, REPLICA_REFRESH_MS, type ReplicaRule } from "./replication.js";
+import {
+  connectionEpoch,
+  describeRule,
+  readReplicaRule,
+  REPLICA_ACK_TIMEOUT_MS,
+  REPLICA_REFRESH_MS,
+  type ReplicaRule,
+} from "./replication.js";
 
 /** Options of startWorker. */
 export interface WorkerOptions {
@@ -105,7 +112,10 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   try {
     await redis.ping();
     const persistence = await checkDurability(redis, target.displayUrl, options.allowVolatileRedis === true);
-    if (persistence.volatile) log(`warning: Redis at ${target.displayUrl} runs with ${persistence.volatile} (allowed by --allow-volatile-redis): a Redis crash may lose jobs or let a prompt be sent twice`);
+    if (persistence.volatile)
+      log(
+        `warning: Redis at ${target.displayUrl} runs with ${persistence.volatile} (allowed by --allow-volatile-redis): a Redis crash may lose jobs or let a prompt be sent twice`,
+      );
     rule = await readReplicaRule(redis, target.sentinel);
     log(describeRule(rule, ackTimeoutMs));
   } catch (error) {
@@ -135,10 +145,13 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   // Which replicas count is re-read all along (a replica added, one Sentinel lost sight of, a failover); a read
   // that fails keeps the rule as it was.
   const refresh = setInterval(() => {
-    void readReplicaRule(redis, target.sentinel, rule).then((next) => {
-      if (next.required !== rule.required) log(describeRule(next, ackTimeoutMs));
-      rule = next;
-    }, () => undefined);
+    void readReplicaRule(redis, target.sentinel, rule).then(
+      (next) => {
+        if (next.required !== rule.required) log(describeRule(next, ackTimeoutMs));
+        rule = next;
+      },
+      () => undefined,
+    );
   }, REPLICA_REFRESH_MS);
   refresh.unref();
   // Cancels arrive as pub/sub messages (the job id); the key in Redis covers a job not yet taken and a message
@@ -177,7 +190,8 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   for (const worker of workers) {
     worker.on("error", (error) => log(`worker error: ${error.message}`));
     worker.on("failed", (job, error) => {
-      if (error?.name !== "WaitingError" && error?.name !== "DelayedError") log(`job ${job?.id ?? "?"}: BullMQ failed it: ${error?.message ?? "unknown"}`);
+      if (error?.name !== "WaitingError" && error?.name !== "DelayedError")
+        log(`job ${job?.id ?? "?"}: BullMQ failed it: ${error?.message ?? "unknown"}`);
     });
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));

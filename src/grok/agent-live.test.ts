@@ -37,7 +37,12 @@ test("real grok answers initialize over the spawned stream and terminate leaves 
   const agent = await spawnAgent({ argv: buildAgentArgv({ binary: binary! }), env: hermeticEnv(), cwd: root });
   try {
     const writer = agent.stream.writable.getWriter();
-    await writer.write({ jsonrpc: "2.0", id: 1, method: AGENT_METHODS.initialize, params: { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} } });
+    await writer.write({
+      jsonrpc: "2.0",
+      id: 1,
+      method: AGENT_METHODS.initialize,
+      params: { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} },
+    });
     writer.releaseLock();
     const reader = agent.stream.readable.getReader();
     let reply: AnyMessage | undefined;

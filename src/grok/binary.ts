@@ -57,11 +57,17 @@ export function defaultGrokNpmPackage(): string {
 }
 
 function candidateCacheDirs(nodeModules: string, env: NodeJS.ProcessEnv): string[] {
-  const xdg = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== "" ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), ".cache");
+  const xdg =
+    env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== "" ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), ".cache");
   return [join(nodeModules, ".cache", "grok-seat"), join(xdg, "grok-seat")];
 }
 
-async function resolveFromNpm(pkg: string, env: NodeJS.ProcessEnv, cacheDir: string | undefined, tried: string[]): Promise<GrokBinary | undefined> {
+async function resolveFromNpm(
+  pkg: string,
+  env: NodeJS.ProcessEnv,
+  cacheDir: string | undefined,
+  tried: string[],
+): Promise<GrokBinary | undefined> {
   let pkgJsonPath: string;
   try {
     pkgJsonPath = createRequire(import.meta.url).resolve(`${pkg}/package.json`);
@@ -94,10 +100,14 @@ async function resolveFromNpm(pkg: string, env: NodeJS.ProcessEnv, cacheDir: str
       tried.push(`npm cache ${target} (${(err as NodeJS.ErrnoException).code ?? "failed"})`);
     }
   }
-  throw new SeatError("GROK_NOT_FOUND", `${pkg}@${version} is installed but no cache dir was writable (${dirs.join(", ")}). Pass cacheDir or set XDG_CACHE_HOME.`, {
-    context: { package: pkg, version, dirs },
-    cause: lastError,
-  });
+  throw new SeatError(
+    "GROK_NOT_FOUND",
+    `${pkg}@${version} is installed but no cache dir was writable (${dirs.join(", ")}). Pass cacheDir or set XDG_CACHE_HOME.`,
+    {
+      context: { package: pkg, version, dirs },
+      cause: lastError,
+    },
+  );
 }
 
 /** Resolves the grok binary: explicit option, then GROK_BIN, then `grok` on PATH, then the pinned npm package. */
@@ -136,7 +146,9 @@ export async function resolveGrokBinary(options: ResolveGrokBinaryOptions = {}):
 }
 
 /** Resolves grok like resolveGrokBinary but only from the pinned npm package, decompressing it on first use. */
-export async function ensureGrokBinary(options: { cacheDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<GrokBinary> {
+export async function ensureGrokBinary(
+  options: { cacheDir?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<GrokBinary> {
   const env = options.env ?? process.env;
   return resolveGrokBinary({ env: { HOME: env.HOME, XDG_CACHE_HOME: env.XDG_CACHE_HOME }, cacheDir: options.cacheDir });
 }

@@ -38,7 +38,14 @@ export function runGrokCommand(options: GrokCommandOptions): Promise<GrokCommand
     execFile(
       options.binary,
       options.args,
-      { env: options.env ?? buildAgentEnv(process.env), timeout: timeoutMs, maxBuffer: MAX_OUTPUT_BYTES, shell: false, encoding: "utf8", windowsHide: true },
+      {
+        env: options.env ?? buildAgentEnv(process.env),
+        timeout: timeoutMs,
+        maxBuffer: MAX_OUTPUT_BYTES,
+        shell: false,
+        encoding: "utf8",
+        windowsHide: true,
+      },
       (err, stdout, stderr) => {
         const out = String(stdout ?? "");
         const errText = String(stderr ?? "");

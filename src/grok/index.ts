@@ -10,7 +10,14 @@ export { installBrotliBinary, PINNED_GROK_SHA256, PINNED_GROK_VERSION } from "./
 export type { InstallBrotliOptions, InstallOutcome } from "./npm-binary.js";
 export { parseGrokVersion, compareVersions, probeGrok } from "./version.js";
 export type { GrokVersion, GrokProbe, ProbeGrokOptions } from "./version.js";
-export { parseGrokModels, listGrokModels, toProviderModelIds, normalizeModelSelection, laneMarker, GROK_PROVIDER } from "./models.js";
+export {
+  parseGrokModels,
+  listGrokModels,
+  toProviderModelIds,
+  normalizeModelSelection,
+  laneMarker,
+  GROK_PROVIDER,
+} from "./models.js";
 export type { GrokAuth, GrokModelEntry, GrokModels, ListGrokModelsOptions } from "./models.js";
 export {
   buildAgentArgv,
@@ -27,7 +34,14 @@ export { killProcessTree, snapshotTree, readProcStat, isAlive, hasProcFs } from 
 export type { ProcessRef, KillTreeOptions } from "./process-tree.js";
 export { runGrokCommand } from "./grok-command.js";
 export type { GrokCommandResult, GrokCommandOptions } from "./grok-command.js";
-export { hasAskEveryCommandRule, shellGateReport, ASK_EVERY_COMMAND_TOML, ASKED_SHELL_EXAMPLES, UNASKED_FACTS_VERSION, UNASKED_SHELL_EXAMPLES } from "./unasked.js";
+export {
+  hasAskEveryCommandRule,
+  shellGateReport,
+  ASK_EVERY_COMMAND_TOML,
+  ASKED_SHELL_EXAMPLES,
+  UNASKED_FACTS_VERSION,
+  UNASKED_SHELL_EXAMPLES,
+} from "./unasked.js";
 export type { ShellGateReport } from "./unasked.js";
 export { grokModelRoute, XAI_API_BASE_URL } from "./model-route.js";
 export type { ModelRoute } from "./model-route.js";

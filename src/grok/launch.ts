@@ -30,10 +30,26 @@ export function buildAgentArgv(options: AgentArgvOptions): string[] {
 
 /** Variable names copied from the source env when present (exact names). */
 export const AGENT_ENV_ALLOW_LIST: readonly string[] = Object.freeze([
-  "HOME", "PATH", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TZ", "TMPDIR",
-  "GROK_HOME", "XAI_API_KEY", "GROK_API_KEY", "GROK_CODE_XAI_API_KEY",
-  "GROK_XAI_API_BASE_URL", "GROK_MODELS_BASE_URL", "GROK_MODELS_LIST_URL", "GROK_CLI_CHAT_PROXY_BASE_URL",
-  "GROK_CONFIG", "GROK_CONFIG_PATH", "GROK_LEADER_LOG",
+  "HOME",
+  "PATH",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "TZ",
+  "TMPDIR",
+  "GROK_HOME",
+  "XAI_API_KEY",
+  "GROK_API_KEY",
+  "GROK_CODE_XAI_API_KEY",
+  "GROK_XAI_API_BASE_URL",
+  "GROK_MODELS_BASE_URL",
+  "GROK_MODELS_LIST_URL",
+  "GROK_CLI_CHAT_PROXY_BASE_URL",
+  "GROK_CONFIG",
+  "GROK_CONFIG_PATH",
+  "GROK_LEADER_LOG",
 ]);
 
 /** Variable-name prefixes copied from the source env (locale and XDG base directories). */
@@ -47,7 +63,10 @@ export const AGENT_ENV_FORCED: Readonly<Record<string, string>> = Object.freeze(
 
 /** True when `name` passes the allow-list (exact name or allowed prefix). */
 export function isAllowedAgentEnvName(name: string): boolean {
-  return AGENT_ENV_ALLOW_LIST.includes(name) || AGENT_ENV_ALLOW_PREFIXES.some((p) => name.startsWith(p) && name.length > p.length);
+  return (
+    AGENT_ENV_ALLOW_LIST.includes(name) ||
+    AGENT_ENV_ALLOW_PREFIXES.some((p) => name.startsWith(p) && name.length > p.length)
+  );
 }
 
 /**

@@ -55,7 +55,11 @@ function tomlStrings(text: string): Map<string, Map<string, string>> {
  * model in use is `model`, else config.toml's `[models] default`; a `[model.<that id>]` table with a `base_url`
  * is its own route, anything else goes to the xAI API (`GROK_XAI_API_BASE_URL`, else api.x.ai).
  */
-export function grokModelRoute(env: Record<string, string | undefined>, model?: string, readText: (path: string) => string | undefined = readConfig): ModelRoute {
+export function grokModelRoute(
+  env: Record<string, string | undefined>,
+  model?: string,
+  readText: (path: string) => string | undefined = readConfig,
+): ModelRoute {
   const grokHome = env.GROK_HOME ?? (env.HOME ? join(env.HOME, ".grok") : undefined);
   const upstream = env.GROK_XAI_API_BASE_URL || XAI_API_BASE_URL;
   if (!/^https?:\/\//.test(upstream)) return { kind: "own", why: `GROK_XAI_API_BASE_URL is not an http(s) URL` };

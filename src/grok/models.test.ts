@@ -38,13 +38,16 @@ test("recognises the four authentication lines", () => {
     const r = parseGrokModels(line + body);
     assert.equal(r.auth, auth, line);
     assert.equal(r.authLine, line);
-    assert.deepEqual(r.models.map((m) => m.id), ["grok-4.5", "grok-composer-2.5-fast"]);
+    assert.deepEqual(
+      r.models.map((m) => m.id),
+      ["grok-4.5", "grok-composer-2.5-fast"],
+    );
     assert.equal(r.reason, undefined);
   }
 });
 
 test("garbage yields an empty list and a reason", () => {
-  for (const s of ["", "Error: connection refused", "Available models:\nnot a bullet", "{\"models\":[]}"]) {
+  for (const s of ["", "Error: connection refused", "Available models:\nnot a bullet", '{"models":[]}']) {
     const r = parseGrokModels(s);
     assert.deepEqual(r.models, []);
     assert.equal(r.auth, "unknown");
@@ -60,8 +63,22 @@ test("bullets outside the Available models list are ignored", () => {
 
 test("parseGrokModels never throws on arbitrary strings", () => {
   fc.assert(fc.property(fc.string(), (s) => Array.isArray(parseGrokModels(s).models)));
-  fc.assert(fc.property(fc.array(fc.constantFrom("Available models:", "  - a", "  * b (default)", "Default model: x", "You are not authenticated.", "", "junk")), (lines) =>
-    Array.isArray(parseGrokModels(lines.join("\n")).models)));
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.constantFrom(
+          "Available models:",
+          "  - a",
+          "  * b (default)",
+          "Default model: x",
+          "You are not authenticated.",
+          "",
+          "junk",
+        ),
+      ),
+      (lines) => Array.isArray(parseGrokModels(lines.join("\n")).models),
+    ),
+  );
 });
 
 test("model ids are exposed under the grok-cli provider", () => {
@@ -83,8 +100,10 @@ test("lane markers are grok/<model> and never undefined/undefined", () => {
   assert.equal(laneMarker("grok-cli/mock"), "grok/mock");
   assert.equal(laneMarker(undefined), "grok/default");
   assert.equal(laneMarker(""), "grok/default");
-  fc.assert(fc.property(fc.option(fc.string(), { nil: undefined }), (m) => {
-    const marker = laneMarker(m);
-    return marker.startsWith("grok/") && !marker.includes("undefined/undefined");
-  }));
+  fc.assert(
+    fc.property(fc.option(fc.string(), { nil: undefined }), (m) => {
+      const marker = laneMarker(m);
+      return marker.startsWith("grok/") && !marker.includes("undefined/undefined");
+    }),
+  );
 });

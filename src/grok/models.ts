@@ -118,15 +118,29 @@ export interface ListGrokModelsOptions {
 }
 
 /** Runs `grok models` and parses it, adding `providerModelIds`; rejects with GROK_PROBE_FAILED only when it cannot run. */
-export async function listGrokModels(options: ListGrokModelsOptions): Promise<GrokModels & { providerModelIds: string[] }> {
-  const result = await runGrokCommand({ binary: options.binary, args: ["--no-auto-update", "models"], env: options.env, timeoutMs: options.timeoutMs ?? 20_000 });
+export async function listGrokModels(
+  options: ListGrokModelsOptions,
+): Promise<GrokModels & { providerModelIds: string[] }> {
+  const result = await runGrokCommand({
+    binary: options.binary,
+    args: ["--no-auto-update", "models"],
+    env: options.env,
+    timeoutMs: options.timeoutMs ?? 20_000,
+  });
   if (result.error) throw result.error;
   const parsed = parseGrokModels(result.stdout);
   if (result.exitCode !== 0 && parsed.models.length === 0) {
     throw new SeatError(
       "GROK_PROBE_FAILED",
       `\`${result.command.join(" ")}\` exited ${result.exitCode ?? result.signal} without a model list (${parsed.reason ?? "unparsable"}). Run it by hand with the same HOME/GROK_HOME to see why.`,
-      { context: { command: result.command, exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderr.slice(-4096) } },
+      {
+        context: {
+          command: result.command,
+          exitCode: result.exitCode,
+          signal: result.signal,
+          stderrTail: result.stderr.slice(-4096),
+        },
+      },
     );
   }
   return { ...parsed, providerModelIds: toProviderModelIds(parsed.models) };

@@ -76,7 +76,8 @@ export async function installBrotliBinary(options: InstallBrotliOptions): Promis
   const existing = await stat(target).catch(() => undefined);
   if (existing?.isFile()) {
     const marker = await readMarker(target);
-    if (marker && marker.sha256 === sha256 && marker.size === existing.size && marker.mtime_ms === existing.mtimeMs) return "reused";
+    if (marker && marker.sha256 === sha256 && marker.size === existing.size && marker.mtime_ms === existing.mtimeMs)
+      return "reused";
     // No (or stale) marker: hash once; a good file gets a marker, a bad one is replaced below.
     if ((await hashFile(target)) === sha256) {
       await chmod(target, 0o755);

@@ -203,7 +203,10 @@ export interface KillTreeOptions {
  * Stops `rootPid`, its group and its descendants: snapshot, SIGTERM, wait up to `graceMs`, SIGKILL whatever
  * (re-snapshotted) is still alive, then re-scan. Resolves with the pids still alive afterwards (normally []).
  */
-export async function killProcessTree(rootPid: number, options: KillTreeOptions = {}): Promise<{ survivors: number[] }> {
+export async function killProcessTree(
+  rootPid: number,
+  options: KillTreeOptions = {},
+): Promise<{ survivors: number[] }> {
   const graceMs = options.graceMs ?? 2000;
   const procFs = hasProcFs();
   const rootStat = readProcStat(rootPid);
@@ -221,7 +224,13 @@ export async function killProcessTree(rootPid: number, options: KillTreeOptions 
   let alive = await waitUntilGone(refs, graceMs);
   // Anything forked during the grace period is a descendant of a survivor (or in the group): take it too.
   const known = new Set(alive.map((r) => r.pid));
-  const fresh = alive.length > 0 || pgid !== undefined ? snapshotTree(alive.map((r) => r.pid), pgid) : [];
+  const fresh =
+    alive.length > 0 || pgid !== undefined
+      ? snapshotTree(
+          alive.map((r) => r.pid),
+          pgid,
+        )
+      : [];
   alive = [...alive, ...fresh.filter((r) => !known.has(r.pid))];
   if (groupLive(alive)) signal(-pgid!, "SIGKILL");
   for (const r of alive) if (isAlive(r)) signal(r.pid, "SIGKILL");

@@ -39,16 +39,22 @@ test("a missing binary rejects with GROK_SPAWN_FAILED carrying the command", asy
 });
 
 test("a missing cwd rejects with GROK_SPAWN_FAILED instead of an unhandled error", async () => {
-  await assert.rejects(spawnAgent({ argv: [process.execPath, "-e", ""], env: {}, cwd: join(root, "gone") }), (e) => isSeatError(e, "GROK_SPAWN_FAILED") && e.context.cwd === join(root, "gone"));
+  await assert.rejects(
+    spawnAgent({ argv: [process.execPath, "-e", ""], env: {}, cwd: join(root, "gone") }),
+    (e) => isSeatError(e, "GROK_SPAWN_FAILED") && e.context.cwd === join(root, "gone"),
+  );
 });
 
 test("the stream carries ndjson both ways and stderr is drained into the tail", async () => {
   const echo = join(root, "echo.mjs");
-  writeFileSync(echo, `process.stderr.write("x".repeat(300000) + "tail-marker\\n");
+  writeFileSync(
+    echo,
+    `process.stderr.write("x".repeat(300000) + "tail-marker\\n");
 import { createInterface } from "node:readline";
 for await (const line of createInterface({ input: process.stdin })) {
   const m = JSON.parse(line); process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { echoed: m.method } }) + "\\n");
-}`);
+}`,
+  );
   const agent = await spawnAgent({ argv: [process.execPath, echo], env: {}, cwd: root });
   try {
     const writer = agent.stream.writable.getWriter();
@@ -64,7 +70,11 @@ for await (const line of createInterface({ input: process.stdin })) {
 
 test("terminate kills a SIGTERM-ignoring tree, including a setsid grandchild, and is idempotent", async (t) => {
   if (!need(t, linuxOnly)) return;
-  const agent = await spawnAgent({ argv: [process.execPath, IGNORER, "--children", "3", "--detach-one"], env: {}, cwd: root });
+  const agent = await spawnAgent({
+    argv: [process.execPath, IGNORER, "--children", "3", "--detach-one"],
+    env: {},
+    cwd: root,
+  });
   const hello = (await firstMessage(agent.stream.readable)) as unknown as { pid: number; children: number[] };
   assert.equal(hello.pid, agent.pid);
   assert.equal(hello.children.length, 3);
@@ -79,7 +89,10 @@ test("terminate kills a SIGTERM-ignoring tree, including a setsid grandchild, an
 
 test("killProcessTree stops a tree spawned outside spawnAgent", async (t) => {
   if (!need(t, linuxOnly)) return;
-  const child = spawn(process.execPath, [IGNORER, "--children", "2"], { stdio: ["ignore", "pipe", "ignore"], detached: true });
+  const child = spawn(process.execPath, [IGNORER, "--children", "2"], {
+    stdio: ["ignore", "pipe", "ignore"],
+    detached: true,
+  });
   const line = await new Promise<string>((resolve) => child.stdout.once("data", (c: Buffer) => resolve(c.toString())));
   const hello = JSON.parse(line) as { pid: number; children: number[] };
   const tree = refs([hello.pid, ...hello.children]);

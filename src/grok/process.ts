@@ -74,11 +74,21 @@ class ByteRing {
  */
 export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProcess> {
   const [command, ...args] = options.argv;
-  if (!command) throw new SeatError("GROK_SPAWN_FAILED", "spawnAgent got an empty argv. Build it with buildAgentArgv().", { context: { command: [] } });
+  if (!command)
+    throw new SeatError("GROK_SPAWN_FAILED", "spawnAgent got an empty argv. Build it with buildAgentArgv().", {
+      context: { command: [] },
+    });
   // The tag lets the reaper find the agent's descendants wherever they were reparented (reaper-main.ts).
   const tag = options.reaper === false ? undefined : newReaperTag();
   const env = tag ? { ...options.env, [REAPER_TAG_ENV]: tag } : options.env;
-  const child = spawn(command, args, { env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
+  const child = spawn(command, args, {
+    env,
+    cwd: options.cwd,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+    shell: false,
+    windowsHide: true,
+  });
   const ring = new ByteRing(options.stderrCapacityBytes ?? 256 * 1024);
   child.stderr.on("data", (c: Buffer) => ring.push(c));
   // EPIPE on a dead child's stdin surfaces through the web stream; keep it from becoming an uncaught error.
@@ -96,7 +106,10 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
     throw new SeatError(
       "GROK_SPAWN_FAILED",
       `Could not start \`${options.argv.join(" ")}\`${options.cwd ? ` in ${options.cwd}` : ""}: ${code ?? (err as Error).message}. Check the binary path (resolveGrokBinary) and that the cwd exists.`,
-      { context: { command: [...options.argv], cwd: options.cwd, errno: code, stderrTail: ring.tail(4096) }, cause: err },
+      {
+        context: { command: [...options.argv], cwd: options.cwd, errno: code, stderrTail: ring.tail(4096) },
+        cause: err,
+      },
     );
   }
   // Later 'error' events (e.g. a failed kill) must not crash the host; exit is reported through `exited`.
@@ -110,7 +123,13 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
   // (reaper-main.ts). Its first fork and the SDK's load overlap the agent's start-up; stdout waits in the pipe.
   // The guard line goes out the moment the reaper is there, not after the SDK load: the window in which a killed
   // owner leaves this agent unguarded stays as short as the fork.
-  const reaperStarting = options.reaper === false ? undefined : ownerReaper().then((r) => (r.guard(pid, startTime, tag), r), (err: unknown) => err as Error);
+  const reaperStarting =
+    options.reaper === false
+      ? undefined
+      : ownerReaper().then(
+          (r) => (r.guard(pid, startTime, tag), r),
+          (err: unknown) => err as Error,
+        );
   const { ndJsonStream } = await loadAcpSdk();
   const reaper: Reaper | Error | undefined = await reaperStarting;
   if (reaper instanceof Error) {

@@ -25,7 +25,15 @@
  *   reap like EOF.
  */
 import { createInterface } from "node:readline";
-import { childPids, isAlive, killProcessTree, processesWithEnv, readProcStat, snapshotTree, type ProcessRef } from "./process-tree.js";
+import {
+  childPids,
+  isAlive,
+  killProcessTree,
+  processesWithEnv,
+  readProcStat,
+  snapshotTree,
+  type ProcessRef,
+} from "./process-tree.js";
 
 /** One guarded agent: its root, its tag (`NAME=value`) and the descendants seen at some scan. */
 interface Guarded {
@@ -49,7 +57,8 @@ function scan(agent: Guarded): void {
     const children = childPids(pid);
     if (children === undefined) {
       // No children file on this kernel: one /proc scan by ppid links instead.
-      for (const ref of snapshotTree([...seen])) if (ref.pid !== root.pid && ref.startTime) known.set(ref.pid, ref.startTime);
+      for (const ref of snapshotTree([...seen]))
+        if (ref.pid !== root.pid && ref.startTime) known.set(ref.pid, ref.startTime);
       return;
     }
     for (const child of children) {
@@ -66,9 +75,15 @@ function scan(agent: Guarded): void {
 /** Ends one agent's tree: its group, the tagged processes, everything seen, and their descendants. */
 async function reap(agent: Guarded): Promise<void> {
   scan(agent);
-  if (agent.tag) for (const ref of processesWithEnv(agent.tag)) if (ref.startTime) agent.known.set(ref.pid, ref.startTime);
+  if (agent.tag)
+    for (const ref of processesWithEnv(agent.tag)) if (ref.startTime) agent.known.set(ref.pid, ref.startTime);
   const alsoRoots = [...agent.known].map(([pid, startTime]) => ({ pid, startTime }));
-  await killProcessTree(agent.root.pid, { pgid: agent.root.pid, ...(agent.root.startTime ? { rootStartTime: agent.root.startTime } : {}), graceMs: 1000, alsoRoots });
+  await killProcessTree(agent.root.pid, {
+    pgid: agent.root.pid,
+    ...(agent.root.startTime ? { rootStartTime: agent.root.startTime } : {}),
+    graceMs: 1000,
+    alsoRoots,
+  });
 }
 
 /** The owner is gone: end every guarded tree, then exit. */
@@ -85,7 +100,11 @@ function onLine(line: string): void {
   const pid = Number(pidWord);
   if (!Number.isInteger(pid) || pid <= 1) return;
   if (verb === "guard") {
-    const agent: Guarded = { root: { pid, ...(startWord && startWord !== "-" ? { startTime: startWord } : {}) }, known: new Map(), ...(tagWord && tagWord !== "-" ? { tag: tagWord } : {}) };
+    const agent: Guarded = {
+      root: { pid, ...(startWord && startWord !== "-" ? { startTime: startWord } : {}) },
+      known: new Map(),
+      ...(tagWord && tagWord !== "-" ? { tag: tagWord } : {}),
+    };
     agents.set(pid, agent);
     scan(agent);
   } else if (verb === "release") {

@@ -49,7 +49,13 @@ export async function startReaper(options: StartReaperOptions = {}): Promise<Rea
   const node = options.nodePath ?? process.execPath;
   const args = [REAPER_MAIN, ...(options.scanMs === undefined ? [] : [String(options.scanMs)])];
   // ELECTRON_RUN_AS_NODE makes an Electron host's execPath behave as node; plain node ignores it.
-  const child = spawn(node, args, { detached: true, stdio: ["pipe", "ignore", "ignore"], env: { ELECTRON_RUN_AS_NODE: "1" }, cwd: "/", windowsHide: true });
+  const child = spawn(node, args, {
+    detached: true,
+    stdio: ["pipe", "ignore", "ignore"],
+    env: { ELECTRON_RUN_AS_NODE: "1" },
+    cwd: "/",
+    windowsHide: true,
+  });
   child.stdin.on("error", () => undefined);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -72,7 +78,8 @@ export async function startReaper(options: StartReaperOptions = {}): Promise<Rea
   };
   return {
     pid: child.pid!,
-    guard: (pid, startTicks, tag) => say(`guard ${pid} ${startTicks ?? "-"} ${tag === undefined ? "-" : `${REAPER_TAG_ENV}=${tag}`}`),
+    guard: (pid, startTicks, tag) =>
+      say(`guard ${pid} ${startTicks ?? "-"} ${tag === undefined ? "-" : `${REAPER_TAG_ENV}=${tag}`}`),
     release: (pid) => say(`release ${pid}`),
     close: () => {
       if (!child.stdin.destroyed) child.stdin.destroy();

@@ -22,13 +22,30 @@ export const UNASKED_FACTS_VERSION = "1.0.41";
  * chained after another such command.
  */
 export const UNASKED_SHELL_EXAMPLES: readonly string[] = Object.freeze([
-  "ls", "pwd", "date", "cat FILE", "wc -c FILE", "grep PATTERN FILE", "git status", "echo TEXT", "printf TEXT",
-  "touch FILE", "touch FILE && echo TEXT", "mkdir DIR", "ls && touch FILE",
+  "ls",
+  "pwd",
+  "date",
+  "cat FILE",
+  "wc -c FILE",
+  "grep PATTERN FILE",
+  "git status",
+  "echo TEXT",
+  "printf TEXT",
+  "touch FILE",
+  "touch FILE && echo TEXT",
+  "mkdir DIR",
+  "ls && touch FILE",
 ]);
 
 /** Commands grok 1.0.41 asked about (so the gate decides them): redirects, cp, rm, sort -o, uniq IN OUT, sh -c, true. */
 export const ASKED_SHELL_EXAMPLES: readonly string[] = Object.freeze([
-  "echo TEXT > FILE", "cp SRC DST", "rm -f FILE", "sort -o OUT IN", "uniq IN OUT", "sh -c '…'", "true",
+  "echo TEXT > FILE",
+  "cp SRC DST",
+  "rm -f FILE",
+  "sort -o OUT IN",
+  "uniq IN OUT",
+  "sh -c '…'",
+  "true",
 ]);
 
 /** The config grok reads that makes it ask before every shell command (measured on 1.0.41). */
@@ -90,5 +107,11 @@ export function shellGateReport(options: { env?: NodeJS.ProcessEnv; cwd?: string
     ? `grok asks before every shell command ([permission] ask = ["Bash"] in ${configuredIn}), so the execute gate sees each one.`
     : `grok ${UNASKED_FACTS_VERSION} runs some shell commands without asking (${UNASKED_SHELL_EXAMPLES.slice(0, 11).join(", ")}, …), ` +
       `so the execute gate never sees them; add a [permission] table with ask = ["Bash"] to ${checked[0]} to be asked for every command.`;
-  return { asksForEveryCommand: configuredIn !== undefined, ...(configuredIn ? { configuredIn } : {}), checked, unaskedExamples: UNASKED_SHELL_EXAMPLES, note };
+  return {
+    asksForEveryCommand: configuredIn !== undefined,
+    ...(configuredIn ? { configuredIn } : {}),
+    checked,
+    unaskedExamples: UNASKED_SHELL_EXAMPLES,
+    note,
+  };
 }

@@ -68,14 +68,26 @@ export interface ProbeGrokOptions {
 
 /** Runs `grok --version` and reports whether the binary is present and prints a parsable version; never rejects. */
 export async function probeGrok(options: ProbeGrokOptions): Promise<GrokProbe> {
-  const result = await runGrokCommand({ binary: options.binary, args: ["--version"], env: options.env, timeoutMs: options.timeoutMs ?? 10_000 });
+  const result = await runGrokCommand({
+    binary: options.binary,
+    args: ["--version"],
+    env: options.env,
+    timeoutMs: options.timeoutMs ?? 10_000,
+  });
   if (result.error) return { binaryReady: false, path: options.binary, error: result.error };
   const parsed = result.exitCode === 0 ? parseGrokVersion(result.stdout) : null;
   if (!parsed) {
     const error = new SeatError(
       "GROK_PROBE_FAILED",
       `\`${result.command.join(" ")}\` exited ${result.exitCode ?? result.signal} and printed ${JSON.stringify(result.stdout.slice(0, 200))}, not "grok X.Y.Z (sha)". Point grokCliBinaryPath or GROK_BIN at xAI's grok binary.`,
-      { context: { command: result.command, exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderr.slice(-4096) } },
+      {
+        context: {
+          command: result.command,
+          exitCode: result.exitCode,
+          signal: result.signal,
+          stderrTail: result.stderr.slice(-4096),
+        },
+      },
     );
     return { binaryReady: false, path: options.binary, error };
   }

@@ -1,6 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { trimLikeGrok } from "../../test/support/grok-trim.js";
@@ -15,7 +24,12 @@ function tempDir(t: { after(fn: () => void): void }): string {
 /** Follows `path` with a slow timer (the test drives poll() itself) and collects the lines. */
 function follow(path: string, maxLineBytes?: number): { follower: LogFollower; lines: string[] } {
   const lines: string[] = [];
-  const follower = followLog({ path, pollMs: 60_000, onLine: (line) => lines.push(line), ...(maxLineBytes ? { maxLineBytes } : {}) });
+  const follower = followLog({
+    path,
+    pollMs: 60_000,
+    onLine: (line) => lines.push(line),
+    ...(maxLineBytes ? { maxLineBytes } : {}),
+  });
   return { follower, lines };
 }
 
@@ -77,7 +91,10 @@ test("a log trimmed in place to its newest half (grok 1.0.41) is read on from ou
   await follower.poll();
   appendFileSync(path, `${numbered("turn", 1, 5).join("\n")}\n`);
   await follower.poll();
-  assert.deepEqual(lines.map((l) => l.split(" ").slice(0, 2).join(" ")), [0, 1, 2, 3, 4, 5].map((n) => `turn ${n}`));
+  assert.deepEqual(
+    lines.map((l) => l.split(" ").slice(0, 2).join(" ")),
+    [0, 1, 2, 3, 4, 5].map((n) => `turn ${n}`),
+  );
   const stats = await follower.stop();
   assert.equal(stats.resyncs, 1);
   assert.equal(stats.resets, 0);
@@ -144,7 +161,10 @@ test("a log truncated and regrown past the old end within one poll is read from 
   appendFileSync(path, `${numbered("new", 20).join("\n")}\n`);
   assert.ok(statSync(path).size > size);
   await follower.poll();
-  assert.deepEqual(lines.map((l) => l.split(" ").slice(0, 2).join(" ")), Array.from({ length: 20 }, (_, i) => `new ${i}`));
+  assert.deepEqual(
+    lines.map((l) => l.split(" ").slice(0, 2).join(" ")),
+    Array.from({ length: 20 }, (_, i) => `new ${i}`),
+  );
   assert.equal((await follower.stop()).resets, 1);
 });
 

@@ -153,7 +153,11 @@ export function followLog(options: LogFollowerOptions): LogFollower {
   };
 
   const take = (chunk: Buffer) => {
-    anchor = Buffer.from(chunk.length >= ANCHOR_BYTES ? chunk.subarray(chunk.length - ANCHOR_BYTES) : Buffer.concat([anchor, chunk]).subarray(-ANCHOR_BYTES));
+    anchor = Buffer.from(
+      chunk.length >= ANCHOR_BYTES
+        ? chunk.subarray(chunk.length - ANCHOR_BYTES)
+        : Buffer.concat([anchor, chunk]).subarray(-ANCHOR_BYTES),
+    );
     let data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
     for (let nl = data.indexOf(NEWLINE); nl !== -1; nl = data.indexOf(NEWLINE)) {
       if (discarding) discarding = false;

@@ -58,13 +58,18 @@ export function parseLogLine(text: string): LogLine | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const record = value as Record<string, unknown>;
   if (typeof record.msg !== "string") return undefined;
-  const ctx = typeof record.ctx === "object" && record.ctx !== null && !Array.isArray(record.ctx) ? (record.ctx as Record<string, unknown>) : {};
+  const ctx =
+    typeof record.ctx === "object" && record.ctx !== null && !Array.isArray(record.ctx)
+      ? (record.ctx as Record<string, unknown>)
+      : {};
   const tsMs = typeof record.ts === "string" ? Date.parse(record.ts) : Number.NaN;
   return {
     msg: record.msg,
     ...(typeof record.sid === "string" ? { sid: record.sid } : {}),
     ...(Number.isFinite(tsMs) ? { tsMs } : {}),
-    ...(typeof ctx.sampler_request_id === "string" && ctx.sampler_request_id !== "" ? { requestId: ctx.sampler_request_id } : {}),
+    ...(typeof ctx.sampler_request_id === "string" && ctx.sampler_request_id !== ""
+      ? { requestId: ctx.sampler_request_id }
+      : {}),
     ...(typeof record.pid === "number" && Number.isInteger(record.pid) ? { pid: record.pid } : {}),
     ctx,
   };
@@ -98,7 +103,9 @@ const SUMMARIES: ReadonlyArray<[RegExp, string]> = [
 /** A short label for grok's reason ("dns error", "connection refused", …), else its last clause. */
 export function summarizeReason(text: string): string {
   for (const [pattern, label] of SUMMARIES) if (pattern.test(text)) return label;
-  const clauses = cleanReason(text).split(": ").filter((c) => c.trim() !== "");
+  const clauses = cleanReason(text)
+    .split(": ")
+    .filter((c) => c.trim() !== "");
   const last = clauses[clauses.length - 1] ?? "";
   if (last === "") return "unknown error";
   return last.length > 80 ? `${last.slice(0, 79)}…` : last;
@@ -120,22 +127,41 @@ export function readHealthSignal(line: LogLine, scope: HealthScope): HealthSigna
     const attempt = count(line.ctx.attempt);
     const maxRetries = count(line.ctx.max_retries);
     if (attempt === undefined || maxRetries === undefined) return undefined;
-    const raw = typeof line.ctx.reason === "string" ? line.ctx.reason : typeof line.ctx.kind === "string" ? line.ctx.kind : "unknown error";
+    const raw =
+      typeof line.ctx.reason === "string"
+        ? line.ctx.reason
+        : typeof line.ctx.kind === "string"
+          ? line.ctx.kind
+          : "unknown error";
     const status = statusIn(raw);
-    return { kind: "retry", attempt, maxRetries, reason: summarizeReason(raw), detail: cleanReason(raw), ...(status === undefined ? {} : { statusCode: status }) };
+    return {
+      kind: "retry",
+      attempt,
+      maxRetries,
+      reason: summarizeReason(raw),
+      detail: cleanReason(raw),
+      ...(status === undefined ? {} : { statusCode: status }),
+    };
   }
   if (line.msg === GROK_LOG_MSG.inferenceFailed) {
     if (line.sid !== scope.sessionId) return undefined;
     const raw = typeof line.ctx.message === "string" ? line.ctx.message : "model request failed";
     const status = count(line.ctx.status_code) ?? statusIn(raw);
-    return { kind: "inference_failed", detail: cleanReason(raw), ...(status === undefined ? {} : { statusCode: status }), ...(typeof line.ctx.is_retryable === "boolean" ? { retryable: line.ctx.is_retryable } : {}) };
+    return {
+      kind: "inference_failed",
+      detail: cleanReason(raw),
+      ...(status === undefined ? {} : { statusCode: status }),
+      ...(typeof line.ctx.is_retryable === "boolean" ? { retryable: line.ctx.is_retryable } : {}),
+    };
   }
   // Catalogue lines carry no session id: they belong to the process, so they need the process's pid.
   if (line.sid !== undefined || scope.pid === undefined || line.pid !== scope.pid) return undefined;
   if (line.msg === GROK_LOG_MSG.catalogRetry) {
     const attempt = count(line.ctx.attempt);
     const maxRetries = count(line.ctx.max_retries);
-    return attempt === undefined || maxRetries === undefined ? undefined : { kind: "catalog_retry", attempt, maxRetries };
+    return attempt === undefined || maxRetries === undefined
+      ? undefined
+      : { kind: "catalog_retry", attempt, maxRetries };
   }
   if (line.msg === GROK_LOG_MSG.catalogExhausted) {
     const raw = typeof line.ctx.error === "string" ? line.ctx.error : "model catalog fetch failed";

@@ -78,7 +78,14 @@ export function healthEvent(signal: HealthSignal, promptId?: string): SeatEvent 
   const turn = promptId ? { promptId } : {};
   switch (signal.kind) {
     case "retry":
-      return { type: "retry", attempt: signal.attempt, max: signal.maxRetries, reason: signal.reason, detail: signal.detail, ...turn };
+      return {
+        type: "retry",
+        attempt: signal.attempt,
+        max: signal.maxRetries,
+        reason: signal.reason,
+        detail: signal.detail,
+        ...turn,
+      };
     case "catalog_retry":
       return { type: "model_catalog", status: "retrying", attempt: signal.attempt, max: signal.maxRetries };
     case "catalog_failed":
@@ -90,8 +97,17 @@ export function healthEvent(signal: HealthSignal, promptId?: string): SeatEvent 
 
 /** The `rate_limited` event a signal also means (a limit status: 402, 429, 503, 529), or undefined. */
 export function limitEvent(signal: HealthSignal, promptId?: string): SeatEvent | undefined {
-  if (signal.kind !== "retry" || signal.statusCode === undefined || !LIMIT_STATUSES.includes(signal.statusCode)) return undefined;
-  return { type: "rate_limited", statusCode: signal.statusCode, final: false, attempt: signal.attempt, max: signal.maxRetries, detail: signal.detail, ...(promptId ? { promptId } : {}) };
+  if (signal.kind !== "retry" || signal.statusCode === undefined || !LIMIT_STATUSES.includes(signal.statusCode))
+    return undefined;
+  return {
+    type: "rate_limited",
+    statusCode: signal.statusCode,
+    final: false,
+    attempt: signal.attempt,
+    max: signal.maxRetries,
+    detail: signal.detail,
+    ...(promptId ? { promptId } : {}),
+  };
 }
 
 /** The MODEL_UNREACHABLE diagnostic for a retry that reached the fail-fast limit. */
@@ -107,7 +123,10 @@ export function unreachableDiagnostic(signal: Extract<HealthSignal, { kind: "ret
 /** Starts watching one turn; call it just before the prompt is sent. */
 export function startTurnHealth(options: TurnHealthOptions): TurnHealth {
   const controller = new AbortController();
-  const limit = options.failFastAfterRetries && options.failFastAfterRetries > 0 ? Math.floor(options.failFastAfterRetries) : undefined;
+  const limit =
+    options.failFastAfterRetries && options.failFastAfterRetries > 0
+      ? Math.floor(options.failFastAfterRetries)
+      : undefined;
   let malformed = 0;
   let retries = 0;
   let stale = 0;
@@ -119,7 +138,8 @@ export function startTurnHealth(options: TurnHealthOptions): TurnHealth {
   for (const text of readLogTail(options.logPath, PRIME_TAIL_BYTES)) {
     if (!text.includes("sampler_request_id")) continue; // cheap: most lines are about nothing of the kind
     const line = parseLogLine(text);
-    if (line?.requestId !== undefined && (line.tsMs === undefined || line.tsMs < sentAtMs)) olderRequests.add(line.requestId);
+    if (line?.requestId !== undefined && (line.tsMs === undefined || line.tsMs < sentAtMs))
+      olderRequests.add(line.requestId);
   }
   let unreachable: Diagnostic | undefined;
   let stopping = false;
@@ -144,7 +164,11 @@ export function startTurnHealth(options: TurnHealthOptions): TurnHealth {
       }
       if (signal.kind === "retry") retries += 1;
       // A failure that is not a limit (a 400, a 401) is the turn's own diagnostic already; only limits are events.
-      if (signal.kind === "inference_failed" && (signal.statusCode === undefined || !LIMIT_STATUSES.includes(signal.statusCode))) return;
+      if (
+        signal.kind === "inference_failed" &&
+        (signal.statusCode === undefined || !LIMIT_STATUSES.includes(signal.statusCode))
+      )
+        return;
       options.emit(healthEvent(signal, options.promptId));
       const limited = limitEvent(signal, options.promptId);
       if (limited) options.emit(limited);

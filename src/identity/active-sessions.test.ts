@@ -15,17 +15,30 @@ const SAMPLE = `[
 const SID = "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
 
 test("parses the documented array into camelCase entries", () => {
-  assert.deepEqual(parseActiveSessions(SAMPLE), [{ sessionId: SID, pid: 15024, cwd: "/home/me/project", openedAt: "2026-11-29T22:58:06.714286180Z" }]);
+  assert.deepEqual(parseActiveSessions(SAMPLE), [
+    { sessionId: SID, pid: 15024, cwd: "/home/me/project", openedAt: "2026-11-29T22:58:06.714286180Z" },
+  ]);
   assert.deepEqual(parseActiveSessions("[]"), []);
 });
 
 test("turns garbage into a clear IDENTITY_UNKNOWN error instead of crashing", () => {
-  for (const text of ["", "{", "{}", "null", '[{"session_id":1}]', '[{"session_id":"s","pid":-1,"cwd":"/","opened_at":"t"}]', "[null]"]) {
-    assert.throws(() => parseActiveSessions(text, "/g/active_sessions.json"), (err: unknown) => {
-      assert.ok(isSeatError(err, "IDENTITY_UNKNOWN"), text);
-      assert.match(err.message, /active_sessions\.json/);
-      return true;
-    });
+  for (const text of [
+    "",
+    "{",
+    "{}",
+    "null",
+    '[{"session_id":1}]',
+    '[{"session_id":"s","pid":-1,"cwd":"/","opened_at":"t"}]',
+    "[null]",
+  ]) {
+    assert.throws(
+      () => parseActiveSessions(text, "/g/active_sessions.json"),
+      (err: unknown) => {
+        assert.ok(isSeatError(err, "IDENTITY_UNKNOWN"), text);
+        assert.match(err.message, /active_sessions\.json/);
+        return true;
+      },
+    );
   }
 });
 
@@ -46,7 +59,11 @@ test("reports a mismatch when the session is listed with another pid or cwd", ()
 
 test("reports a mismatch when our TUI pid is listed with a different session", () => {
   const list = parseActiveSessions(SAMPLE);
-  assert.equal(findActiveSession(list, { sessionId: "0199ffff-0000-7000-8000-000000000000", pid: 15024, cwd: "/home/me/project" }).verdict, "mismatch");
+  assert.equal(
+    findActiveSession(list, { sessionId: "0199ffff-0000-7000-8000-000000000000", pid: 15024, cwd: "/home/me/project" })
+      .verdict,
+    "mismatch",
+  );
 });
 
 test("is unknown, never a match, when neither the session nor the pid is listed", () => {

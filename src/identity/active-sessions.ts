@@ -20,10 +20,14 @@ export interface ActiveSession {
 }
 
 function invalid(source: string, why: string, cause?: unknown): SeatError {
-  return new SeatError("IDENTITY_UNKNOWN", `${source} ${why}; it cannot serve as session evidence. Wait for the TUI to rewrite it, or release the seat.`, {
-    context: { source },
-    cause,
-  });
+  return new SeatError(
+    "IDENTITY_UNKNOWN",
+    `${source} ${why}; it cannot serve as session evidence. Wait for the TUI to rewrite it, or release the seat.`,
+    {
+      context: { source },
+      cause,
+    },
+  );
 }
 
 /** Parses the file's text; throws IDENTITY_UNKNOWN (naming the entry) on anything but the documented array. */
@@ -38,11 +42,20 @@ export function parseActiveSessions(text: string, source = "active_sessions.json
   return value.map((entry: unknown, index) => {
     const e = entry as Record<string, unknown> | null;
     const ok =
-      typeof e === "object" && e !== null &&
-      typeof e.session_id === "string" && typeof e.cwd === "string" && typeof e.opened_at === "string" &&
-      Number.isInteger(e.pid) && (e.pid as number) > 0;
+      typeof e === "object" &&
+      e !== null &&
+      typeof e.session_id === "string" &&
+      typeof e.cwd === "string" &&
+      typeof e.opened_at === "string" &&
+      Number.isInteger(e.pid) &&
+      (e.pid as number) > 0;
     if (!ok) throw invalid(source, `has a malformed entry at index ${index} (${JSON.stringify(entry)?.slice(0, 120)})`);
-    return { sessionId: e!.session_id as string, pid: e!.pid as number, cwd: e!.cwd as string, openedAt: e!.opened_at as string };
+    return {
+      sessionId: e!.session_id as string,
+      pid: e!.pid as number,
+      cwd: e!.cwd as string,
+      openedAt: e!.opened_at as string,
+    };
   });
 }
 
@@ -68,20 +81,43 @@ export interface ActiveSessionEvidence extends IdentityCheck {
  * Looks for the TUI session in the list: match when an entry names this session with this pid and cwd,
  * mismatch when the session or the pid is listed with something else, unknown when neither is listed.
  */
-export function findActiveSession(list: ActiveSession[], expected: { sessionId: string; pid: number; cwd: string }): ActiveSessionEvidence {
+export function findActiveSession(
+  list: ActiveSession[],
+  expected: { sessionId: string; pid: number; cwd: string },
+): ActiveSessionEvidence {
   const name = "active-session";
   const forSession = list.filter((e) => e.sessionId === expected.sessionId);
   const conflicting = forSession.find((e) => e.pid !== expected.pid || e.cwd !== expected.cwd);
   if (conflicting) {
-    const what = conflicting.pid !== expected.pid ? `pid ${conflicting.pid} (expected ${expected.pid})` : `cwd ${conflicting.cwd} (expected ${expected.cwd})`;
-    return { ...check(name, "mismatch", `${name}: session ${expected.sessionId} is listed with ${what}`), entry: conflicting };
+    const what =
+      conflicting.pid !== expected.pid
+        ? `pid ${conflicting.pid} (expected ${expected.pid})`
+        : `cwd ${conflicting.cwd} (expected ${expected.cwd})`;
+    return {
+      ...check(name, "mismatch", `${name}: session ${expected.sessionId} is listed with ${what}`),
+      entry: conflicting,
+    };
   }
   if (forSession.length > 0) {
-    return { ...check(name, "match", `${name}: session ${expected.sessionId} is listed with pid ${expected.pid} in ${expected.cwd}`), entry: forSession[0]! };
+    return {
+      ...check(
+        name,
+        "match",
+        `${name}: session ${expected.sessionId} is listed with pid ${expected.pid} in ${expected.cwd}`,
+      ),
+      entry: forSession[0]!,
+    };
   }
   const samePid = list.find((e) => e.pid === expected.pid);
   if (samePid) {
-    return { ...check(name, "mismatch", `${name}: pid ${expected.pid} is listed with session ${samePid.sessionId}, not ${expected.sessionId}`), entry: samePid };
+    return {
+      ...check(
+        name,
+        "mismatch",
+        `${name}: pid ${expected.pid} is listed with session ${samePid.sessionId}, not ${expected.sessionId}`,
+      ),
+      entry: samePid,
+    };
   }
   return { ...check(name, "unknown", `${name}: session ${expected.sessionId} is not listed (yet)`), entry: null };
 }

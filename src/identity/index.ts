@@ -15,7 +15,14 @@ export type { BoundIdentity, LeaderProof, ProveLeaderInput } from "./prove.js";
 export { linuxSource, platformIdentitySource } from "./source.js";
 export { snapshotIdentitySource } from "./snapshot-source.js";
 export type { IdentitySource, SocketHolderCheck } from "./source.js";
-export { parsePsLine, parseLsofFields, parseLsofCwd, parseLsofExe, lsofHoldsSocketPath, identityFromMacOutputs } from "./macos.js";
+export {
+  parsePsLine,
+  parseLsofFields,
+  parseLsofCwd,
+  parseLsofExe,
+  lsofHoldsSocketPath,
+  identityFromMacOutputs,
+} from "./macos.js";
 export type { LsofFile, MacProcessIdentity } from "./macos.js";
 export { macosSource, execFileRunner, PS_PATH, LSOF_PATH, PS_COLUMNS } from "./macos-source.js";
 export type { CommandResult, CommandRunner } from "./macos-source.js";

@@ -7,7 +7,14 @@
  * Spec: grok-wire.md §14 (identity proof sources); proc(5)
  */
 import { readFile, readlink, readdir } from "node:fs/promises";
-import { parseBootTime, parseNetUnix, parseProcStat, parseStatusUids, socketInodeOfLink, type UnixSocketRow } from "./proc-text.js";
+import {
+  parseBootTime,
+  parseNetUnix,
+  parseProcStat,
+  parseStatusUids,
+  socketInodeOfLink,
+  type UnixSocketRow,
+} from "./proc-text.js";
 import type { Verdict } from "./verdict.js";
 
 /** How precise a recorded birth is: Linux gives clock ticks, macOS `ps lstart` gives seconds. */

@@ -27,7 +27,11 @@ export interface CommandResult {
 }
 
 /** Runs `file` with `args` (no shell) in `env`, killing it after `timeoutMs`. */
-export type CommandRunner = (file: string, args: readonly string[], options: { timeoutMs: number; env: NodeJS.ProcessEnv }) => Promise<CommandResult>;
+export type CommandRunner = (
+  file: string,
+  args: readonly string[],
+  options: { timeoutMs: number; env: NodeJS.ProcessEnv },
+) => Promise<CommandResult>;
 
 /** Absolute paths so a PATH entry cannot stand in for the system tools. */
 export const PS_PATH = "/bin/ps";
@@ -41,17 +45,33 @@ const MAX_BUFFER_BYTES = 4 * 1024 * 1024;
 /** The default runner: child_process.execFile, no shell, SIGKILL on timeout, output capped at 4 MiB. */
 export const execFileRunner: CommandRunner = (file, args, options) =>
   new Promise((resolve) => {
-    execFile(file, [...args], { env: options.env, timeout: options.timeoutMs, killSignal: "SIGKILL", maxBuffer: MAX_BUFFER_BYTES, encoding: "utf8" }, (error, stdout, stderr) => {
-      const err = error as (NodeJS.ErrnoException & { killed?: boolean; signal?: NodeJS.Signals | null; code?: number | string }) | null;
-      const exitCode = err === null ? 0 : typeof err.code === "number" ? err.code : null;
-      const signal = err?.signal ?? null;
-      resolve({
-        stdout: String(stdout), stderr: String(stderr), exitCode, signal,
-        // execFile marks its own timeout kill as `killed` with our killSignal.
-        timedOut: err?.killed === true && signal === "SIGKILL",
-        spawnError: err !== null && typeof err.code === "string" ? err.code : null,
-      });
-    });
+    execFile(
+      file,
+      [...args],
+      {
+        env: options.env,
+        timeout: options.timeoutMs,
+        killSignal: "SIGKILL",
+        maxBuffer: MAX_BUFFER_BYTES,
+        encoding: "utf8",
+      },
+      (error, stdout, stderr) => {
+        const err = error as
+          | (NodeJS.ErrnoException & { killed?: boolean; signal?: NodeJS.Signals | null; code?: number | string })
+          | null;
+        const exitCode = err === null ? 0 : typeof err.code === "number" ? err.code : null;
+        const signal = err?.signal ?? null;
+        resolve({
+          stdout: String(stdout),
+          stderr: String(stderr),
+          exitCode,
+          signal,
+          // execFile marks its own timeout kill as `killed` with our killSignal.
+          timedOut: err?.killed === true && signal === "SIGKILL",
+          spawnError: err !== null && typeof err.code === "string" ? err.code : null,
+        });
+      },
+    );
   });
 
 function commandLine(file: string, args: readonly string[]): string {
@@ -69,7 +89,13 @@ function describeFailure(file: string, args: readonly string[], result: CommandR
 
 function failure(message: string, file: string, args: readonly string[], result: CommandResult): SeatError {
   return new SeatError("IDENTITY_UNKNOWN", `${message}. Nothing is authorized on unknown identity; retry the proof.`, {
-    context: { command: commandLine(file, args), exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, stderrTail: result.stderr.slice(-500) },
+    context: {
+      command: commandLine(file, args),
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      stderrTail: result.stderr.slice(-500),
+    },
     retryable: true,
   });
 }
@@ -102,11 +128,21 @@ export function macosSource(run: CommandRunner = execFileRunner, options: { time
     const [ps, files] = await Promise.all([exec(PS_PATH, psArgs), exec(LSOF_PATH, lsofArgs)]);
     if (ps.exitCode !== 0) {
       if (matchedNothing(ps)) return null;
-      throw failure(`ps could not report pid ${pid}: ${describeFailure(PS_PATH, psArgs, ps, timeoutMs)}`, PS_PATH, psArgs, ps);
+      throw failure(
+        `ps could not report pid ${pid}: ${describeFailure(PS_PATH, psArgs, ps, timeoutMs)}`,
+        PS_PATH,
+        psArgs,
+        ps,
+      );
     }
     const line = parsePsLine(ps.stdout);
     if (line === null || line.pid !== pid) {
-      throw failure(`ps printed a line for pid ${pid} that does not fit ${PS_COLUMNS}: ${JSON.stringify(ps.stdout.slice(0, 200))}`, PS_PATH, psArgs, ps);
+      throw failure(
+        `ps printed a line for pid ${pid} that does not fit ${PS_COLUMNS}: ${JSON.stringify(ps.stdout.slice(0, 200))}`,
+        PS_PATH,
+        psArgs,
+        ps,
+      );
     }
     // A failed lsof leaves exe and cwd null, which compare as unknown.
     const text = completed(files) ? files.stdout : "";
@@ -130,12 +166,27 @@ export function macosSource(run: CommandRunner = execFileRunner, options: { time
   async function checkSocketHolder(pid: number, socketPath: string): Promise<SocketHolderCheck> {
     const args = ["-n", "-P", "-w", "-a", "-p", String(pid), "-U", "-Fn"];
     const result = await exec(LSOF_PATH, args);
-    const unknown = (why: string) => ({ check: check("socket-holder", "unknown", `socket-holder: ${why}`), inode: null });
-    const mismatch = (why: string) => ({ check: check("socket-holder", "mismatch", `socket-holder: ${why}`), inode: null });
-    if (matchedNothing(result)) return mismatch(`lsof lists no unix socket for pid ${pid}, so it does not hold ${socketPath}`);
-    if (result.exitCode !== 0 || !completed(result)) return unknown(describeFailure(LSOF_PATH, args, result, timeoutMs));
+    const unknown = (why: string) => ({
+      check: check("socket-holder", "unknown", `socket-holder: ${why}`),
+      inode: null,
+    });
+    const mismatch = (why: string) => ({
+      check: check("socket-holder", "mismatch", `socket-holder: ${why}`),
+      inode: null,
+    });
+    if (matchedNothing(result))
+      return mismatch(`lsof lists no unix socket for pid ${pid}, so it does not hold ${socketPath}`);
+    if (result.exitCode !== 0 || !completed(result))
+      return unknown(describeFailure(LSOF_PATH, args, result, timeoutMs));
     if (lsofHoldsSocketPath(result.stdout, pid, socketPath)) {
-      return { check: check("socket-holder", "match", `socket-holder: pid ${pid} holds a unix socket bound at ${socketPath} (lsof)`), inode: null };
+      return {
+        check: check(
+          "socket-holder",
+          "match",
+          `socket-holder: pid ${pid} holds a unix socket bound at ${socketPath} (lsof)`,
+        ),
+        inode: null,
+      };
     }
     const count = parseLsofFields(result.stdout).filter((f) => f.pid === pid).length;
     return mismatch(`pid ${pid} holds ${count} unix socket(s), none bound at ${socketPath}`);

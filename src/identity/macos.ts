@@ -29,7 +29,8 @@ export interface MacProcessIdentity {
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 // The optional fourth number is `uid` after `ruid`; lstart always starts with a weekday, so this is unambiguous.
-const PS_LINE = /^\s*(\d+)\s+(\d+)\s+(\d+)(?:\s+(\d+))?\s+[A-Z][a-z]{2}\s+([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}:\d{2}:\d{2})\s+(\d{4})\s+(\S+)\s+(.+?)\s*$/;
+const PS_LINE =
+  /^\s*(\d+)\s+(\d+)\s+(\d+)(?:\s+(\d+))?\s+[A-Z][a-z]{2}\s+([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}:\d{2}:\d{2})\s+(\d{4})\s+(\S+)\s+(.+?)\s*$/;
 
 /** Parses the single line of `ps -o pid=,ppid=[,ruid=],uid=,lstart=,tty=,comm= -p PID`; null if it does not fit. */
 export function parsePsLine(text: string): Omit<MacProcessIdentity, "cwd"> | null {
@@ -101,7 +102,10 @@ export function lsofHoldsSocketPath(text: string, pid: number, socketPath: strin
 }
 
 /** Combines the recorded outputs into one identity; null when the ps line is missing or malformed. */
-export function identityFromMacOutputs(pid: number, outputs: { ps: string; lsofCwd?: string }): MacProcessIdentity | null {
+export function identityFromMacOutputs(
+  pid: number,
+  outputs: { ps: string; lsofCwd?: string },
+): MacProcessIdentity | null {
   const ps = parsePsLine(outputs.ps);
   if (!ps || ps.pid !== pid) return null;
   return { ...ps, cwd: outputs.lsofCwd === undefined ? null : parseLsofCwd(outputs.lsofCwd, pid) };

@@ -3,11 +3,21 @@ import assert from "node:assert/strict";
 import { parseBootTime, parseNetUnix, parseProcStat, parseStatusUids, socketInodeOfLink } from "./proc-text.js";
 
 // Hand-written in the proc(5) layout; fields 23+ abbreviated to plausible numbers.
-const tail = "-1 4194560 1234 0 0 0 5 3 0 0 20 0 4 0 987654 123456789 1000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 2 0 0 0 0 0";
+const tail =
+  "-1 4194560 1234 0 0 0 5 3 0 0 20 0 4 0 987654 123456789 1000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 2 0 0 0 0 0";
 const stat = (comm: string) => `4242 (${comm}) S 4100 4242 4100 34819 ${tail}`;
 
 test("reads ppid, pgid, sid, tty_nr and the start-time field 22 from /proc/<pid>/stat", () => {
-  assert.deepEqual(parseProcStat(stat("grok")), { pid: 4242, comm: "grok", state: "S", ppid: 4100, pgid: 4242, sid: 4100, ttyNr: 34819, startTicks: "987654" });
+  assert.deepEqual(parseProcStat(stat("grok")), {
+    pid: 4242,
+    comm: "grok",
+    state: "S",
+    ppid: 4100,
+    pgid: 4242,
+    sid: 4100,
+    ttyNr: 34819,
+    startTicks: "987654",
+  });
 });
 
 test("splits after the last parenthesis so a comm with spaces and parentheses cannot shift fields", () => {
@@ -20,11 +30,15 @@ test("splits after the last parenthesis so a comm with spaces and parentheses ca
 });
 
 test("returns null for text that is not a stat line", () => {
-  for (const text of ["", "4242 grok S 1", "4242 (grok) S 1 2 3", `abc (x) S 1 2 3 4 ${tail}`]) assert.equal(parseProcStat(text), null, text);
+  for (const text of ["", "4242 grok S 1", "4242 (grok) S 1 2 3", `abc (x) S 1 2 3 4 ${tail}`])
+    assert.equal(parseProcStat(text), null, text);
 });
 
 test("reads real and effective uid from the Uid line of status", () => {
-  assert.deepEqual(parseStatusUids("Name:\tgrok\nUid:\t1000\t1001\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\n"), { real: 1000, effective: 1001 });
+  assert.deepEqual(parseStatusUids("Name:\tgrok\nUid:\t1000\t1001\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\n"), {
+    real: 1000,
+    effective: 1001,
+  });
   assert.equal(parseStatusUids("Name:\tgrok\n"), null);
 });
 

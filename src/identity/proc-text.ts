@@ -35,7 +35,8 @@ export interface UnixSocketRow {
 }
 
 const SO_ACCEPTCON = 0x10000;
-const ROW = /^\s*[0-9a-fA-F]+:\s+[0-9a-fA-F]+\s+[0-9a-fA-F]+\s+([0-9a-fA-F]+)\s+([0-9a-fA-F]+)\s+([0-9a-fA-F]+)\s+(\d+)(?: (.*))?$/;
+const ROW =
+  /^\s*[0-9a-fA-F]+:\s+[0-9a-fA-F]+\s+[0-9a-fA-F]+\s+([0-9a-fA-F]+)\s+([0-9a-fA-F]+)\s+([0-9a-fA-F]+)\s+(\d+)(?: (.*))?$/;
 
 /** Parses /proc/net/unix; rows that do not match the documented layout are skipped. */
 export function parseNetUnix(text: string): UnixSocketRow[] {

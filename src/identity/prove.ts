@@ -50,7 +50,11 @@ async function checkLock(lockPath: string, pid: number): Promise<IdentityCheck> 
   try {
     text = await readFile(lockPath, "utf8");
   } catch (err) {
-    return check("lock", "unknown", `lock: ${lockPath} could not be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    return check(
+      "lock",
+      "unknown",
+      `lock: ${lockPath} could not be read (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   }
   const lockPid = /^\s*(\d+)\s*$/.exec(text)?.[1];
   if (lockPid === undefined) return check("lock", "unknown", `lock: ${lockPath} does not hold a pid`);
@@ -67,32 +71,60 @@ async function checkSocketFile(socketPath: string, socketDir: string, uid: numbe
   try {
     const file = await lstat(socketPath);
     if (file.isSymbolicLink()) checks.push(check("socket-file", "mismatch", `socket-file: ${socketPath} is a symlink`));
-    else if (!file.isSocket()) checks.push(check("socket-file", "mismatch", `socket-file: ${socketPath} is not a socket`));
-    else if (file.uid !== uid) checks.push(check("socket-file", "mismatch", `socket-file: ${socketPath} is owned by uid ${file.uid}, not ${uid}`));
+    else if (!file.isSocket())
+      checks.push(check("socket-file", "mismatch", `socket-file: ${socketPath} is not a socket`));
+    else if (file.uid !== uid)
+      checks.push(
+        check("socket-file", "mismatch", `socket-file: ${socketPath} is owned by uid ${file.uid}, not ${uid}`),
+      );
     else checks.push(check("socket-file", "match", `socket-file: ${socketPath} is a socket owned by uid ${uid}`));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    checks.push(check("socket-file", code === "ENOENT" ? "mismatch" : "unknown", `socket-file: ${socketPath} cannot be examined (${code ?? "error"})`));
+    checks.push(
+      check(
+        "socket-file",
+        code === "ENOENT" ? "mismatch" : "unknown",
+        `socket-file: ${socketPath} cannot be examined (${code ?? "error"})`,
+      ),
+    );
   }
   try {
     await lstat(socketDir); // an unreadable directory is unknown, a missing one a mismatch (below)
     const problem = privateDirProblem(socketDir, uid);
-    checks.push(problem
-      ? check("socket-dir", "mismatch", `socket-dir: ${problem}`)
-      : check("socket-dir", "match", `socket-dir: ${socketDir} is 0700 and owned by uid ${uid}`));
+    checks.push(
+      problem
+        ? check("socket-dir", "mismatch", `socket-dir: ${problem}`)
+        : check("socket-dir", "match", `socket-dir: ${socketDir} is 0700 and owned by uid ${uid}`),
+    );
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    checks.push(check("socket-dir", code === "ENOENT" ? "mismatch" : "unknown", `socket-dir: ${socketDir} cannot be examined (${code ?? "error"})`));
+    checks.push(
+      check(
+        "socket-dir",
+        code === "ENOENT" ? "mismatch" : "unknown",
+        `socket-dir: ${socketDir} cannot be examined (${code ?? "error"})`,
+      ),
+    );
   }
   return checks;
 }
 
 /** Reads `pid` through `source`; a rejection becomes an unknown "process" check instead of an identity. */
-async function readThrough(source: IdentitySource, pid: number): Promise<{ observed: ProcessIdentity | null; failed: IdentityCheck | null }> {
+async function readThrough(
+  source: IdentitySource,
+  pid: number,
+): Promise<{ observed: ProcessIdentity | null; failed: IdentityCheck | null }> {
   try {
     return { observed: await source.readIdentity(pid), failed: null };
   } catch (err) {
-    return { observed: null, failed: check("process", "unknown", `process: pid ${pid} could not be read on ${source.platform} (${(err as Error).message})`) };
+    return {
+      observed: null,
+      failed: check(
+        "process",
+        "unknown",
+        `process: pid ${pid} could not be read on ${source.platform} (${(err as Error).message})`,
+      ),
+    };
   }
 }
 
@@ -101,7 +133,10 @@ async function readThrough(source: IdentitySource, pid: number): Promise<{ obser
  * birth/exe/uid/cwd, listening-socket ownership, and a non-symlink socket in a 0700 directory we own.
  * `source` defaults to the running platform's (Linux /proc, macOS ps/lsof); tests inject one.
  */
-export async function proveLeader(input: ProveLeaderInput, source: IdentitySource = platformIdentitySource()): Promise<LeaderProof> {
+export async function proveLeader(
+  input: ProveLeaderInput,
+  source: IdentitySource = platformIdentitySource(),
+): Promise<LeaderProof> {
   const { pid, expected, socketPath, socketDir } = input;
   const checks: IdentityCheck[] = [await checkLock(input.lockPath ?? lockPathFor(socketPath), pid)];
   const { observed, failed } = await readThrough(source, pid);
@@ -111,7 +146,8 @@ export async function proveLeader(input: ProveLeaderInput, source: IdentitySourc
   } else if (!observed) {
     checks.push(check("process", "mismatch", `process: no process with pid ${pid} exists`));
   } else {
-    if (expected.birth !== undefined && expected.birth !== null) checks.push(compareField("birth", expected.birth, observed.birth));
+    if (expected.birth !== undefined && expected.birth !== null)
+      checks.push(compareField("birth", expected.birth, observed.birth));
     checks.push(compareField("exe", await canonical(expected.exe), observed.exe));
     checks.push(compareField("cwd", await canonical(expected.cwd), observed.cwd));
     checks.push(compareField("uid", expected.uid, observed.uid?.real));
@@ -149,7 +185,10 @@ export function compareIdentity(bound: BoundIdentity, current: ProcessIdentity |
 }
 
 /** Reads `bound.pid` through `source` (default: this platform's) and compares; a failed read is unknown. */
-export async function reproveIdentity(bound: BoundIdentity, source: IdentitySource = platformIdentitySource()): Promise<IdentityResult> {
+export async function reproveIdentity(
+  bound: BoundIdentity,
+  source: IdentitySource = platformIdentitySource(),
+): Promise<IdentityResult> {
   const { observed, failed } = await readThrough(source, bound.pid);
   return failed ? combineChecks([failed]) : compareIdentity(bound, observed);
 }

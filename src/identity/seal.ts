@@ -110,7 +110,11 @@ export interface SealInput {
  * is the one whose listener the proof saw), and the socket is found on one of the leader's fds. Null otherwise,
  * and on every platform but Linux.
  */
-export function sealLeader(input: SealInput, fileBefore: LeaderSeal["socketFile"] | null, platform: NodeJS.Platform = process.platform): LeaderSeal | null {
+export function sealLeader(
+  input: SealInput,
+  fileBefore: LeaderSeal["socketFile"] | null,
+  platform: NodeJS.Platform = process.platform,
+): LeaderSeal | null {
   if (platform !== "linux" || fileBefore === null) return null;
   const fileAfter = socketFileOf(input.socketPath, input.uid);
   if (!sameFile(fileAfter, fileBefore)) return null;
@@ -135,7 +139,8 @@ export function checkSeal(seal: LeaderSeal): boolean {
     if (readSmallText(seal.lockPath).trim() !== String(seal.pid)) return false;
     const base = `/proc/${seal.pid}`;
     const stat = parseProcStat(readSmallText(`${base}/stat`));
-    if (!stat || stat.pid !== seal.pid || stat.startTicks !== seal.birth || stat.sid !== seal.sid || stat.state === "Z") return false;
+    if (!stat || stat.pid !== seal.pid || stat.startTicks !== seal.birth || stat.sid !== seal.sid || stat.state === "Z")
+      return false;
     if (readlinkSync(`${base}/fd/${seal.socketFd}`) !== `socket:[${seal.socketInode}]`) return false;
     if (readlinkSync(`${base}/exe`) !== seal.exe || readlinkSync(`${base}/cwd`) !== seal.cwd) return false;
     const uids = parseStatusUids(readSmallText(`${base}/status`));

@@ -31,5 +31,9 @@ export function snapshotIdentitySource(platform: NodeJS.Platform = process.platf
     }
     return tableHoldsSocket(await table, inode);
   };
-  return { platform: "linux", readIdentity: base.readIdentity, checkSocketHolder: linuxSocketHolderCheck(listenerInodes, holds) };
+  return {
+    platform: "linux",
+    readIdentity: base.readIdentity,
+    checkSocketHolder: linuxSocketHolderCheck(listenerInodes, holds),
+  };
 }

@@ -37,10 +37,25 @@ export function linuxSocketHolderCheck(
 ): (pid: number, socketPath: string) => Promise<SocketHolderCheck> {
   return async (pid, socketPath) => {
     const inodes = await listenerInodes(socketPath).catch(() => null);
-    if (inodes === null) return { check: check("socket-holder", "unknown", "socket-holder: /proc/net/unix could not be read"), inode: null };
-    if (inodes.length === 0) return { check: check("socket-holder", "mismatch", `socket-holder: nothing listens on ${socketPath}`), inode: null };
+    if (inodes === null)
+      return {
+        check: check("socket-holder", "unknown", "socket-holder: /proc/net/unix could not be read"),
+        inode: null,
+      };
+    if (inodes.length === 0)
+      return {
+        check: check("socket-holder", "mismatch", `socket-holder: nothing listens on ${socketPath}`),
+        inode: null,
+      };
     if (inodes.length > 1) {
-      return { check: check("socket-holder", "unknown", `socket-holder: ${inodes.length} listening sockets are bound at ${socketPath} (inodes ${inodes.join(", ")}); cannot tell which is the file`), inode: null };
+      return {
+        check: check(
+          "socket-holder",
+          "unknown",
+          `socket-holder: ${inodes.length} listening sockets are bound at ${socketPath} (inodes ${inodes.join(", ")}); cannot tell which is the file`,
+        ),
+        inode: null,
+      };
     }
     const inode = inodes[0]!;
     const verdict = await holds(pid, inode);

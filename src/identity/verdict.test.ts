@@ -4,7 +4,11 @@ import { assertMatch, check, combineChecks, compareField } from "./verdict.js";
 import { isSeatError } from "../errors.js";
 
 test("one mismatch makes the combined verdict a mismatch even beside unknowns", () => {
-  const result = combineChecks([check("a", "match", "a ok"), check("b", "unknown", "b unread"), check("c", "mismatch", "c differs")]);
+  const result = combineChecks([
+    check("a", "match", "a ok"),
+    check("b", "unknown", "b unread"),
+    check("c", "mismatch", "c differs"),
+  ]);
   assert.equal(result.verdict, "mismatch");
   assert.deepEqual(result.reasons, ["b unread", "c differs"]);
 });
@@ -23,6 +27,12 @@ test("compares fields three ways: equal, different, or missing on either side", 
 
 test("refuses anything but a match with IDENTITY_MISMATCH or IDENTITY_UNKNOWN", () => {
   assertMatch(combineChecks([check("a", "match", "")]), "leader");
-  assert.throws(() => assertMatch(combineChecks([check("a", "mismatch", "pid differs")]), "leader"), (e) => isSeatError(e, "IDENTITY_MISMATCH") && /pid differs/.test(e.message));
-  assert.throws(() => assertMatch(combineChecks([check("a", "unknown", "unread")]), "leader"), (e) => isSeatError(e, "IDENTITY_UNKNOWN"));
+  assert.throws(
+    () => assertMatch(combineChecks([check("a", "mismatch", "pid differs")]), "leader"),
+    (e) => isSeatError(e, "IDENTITY_MISMATCH") && /pid differs/.test(e.message),
+  );
+  assert.throws(
+    () => assertMatch(combineChecks([check("a", "unknown", "unread")]), "leader"),
+    (e) => isSeatError(e, "IDENTITY_UNKNOWN"),
+  );
 });

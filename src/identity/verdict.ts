@@ -30,8 +30,10 @@ export function check(name: string, verdict: Verdict, reason: string): IdentityC
 
 /** Compares two values into a check: either side null/undefined is unknown, equal is match. */
 export function compareField(name: string, expected: unknown, observed: unknown): IdentityCheck {
-  if (expected === null || expected === undefined) return check(name, "unknown", `${name}: nothing was bound to compare with`);
-  if (observed === null || observed === undefined) return check(name, "unknown", `${name}: could not be read (expected ${String(expected)})`);
+  if (expected === null || expected === undefined)
+    return check(name, "unknown", `${name}: nothing was bound to compare with`);
+  if (observed === null || observed === undefined)
+    return check(name, "unknown", `${name}: could not be read (expected ${String(expected)})`);
   return expected === observed
     ? check(name, "match", `${name}: ${String(observed)}`)
     : check(name, "mismatch", `${name}: expected ${String(expected)}, found ${String(observed)}`);
@@ -51,7 +53,10 @@ export function combineChecks(checks: IdentityCheck[]): IdentityResult {
 export function assertMatch(result: IdentityResult, subject: string, context: ErrorContext = {}): void {
   if (result.verdict === "match") return;
   const code = result.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN";
-  const next = result.verdict === "mismatch" ? "Release the seat and hire a fresh one." : "Nothing is authorized on unknown identity; retry the proof or release the seat.";
+  const next =
+    result.verdict === "mismatch"
+      ? "Release the seat and hire a fresh one."
+      : "Nothing is authorized on unknown identity; retry the proof or release the seat.";
   throw new SeatError(code, `${subject} is not proven (${result.verdict}): ${result.reasons.join("; ")}. ${next}`, {
     context: { ...context, verdict: result.verdict, reasons: result.reasons },
   });

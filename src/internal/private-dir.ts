@@ -42,6 +42,10 @@ export function isPrivateDir(path: string, uid = ownUid()): boolean {
  */
 export function removePrivateDir(path: string, options: { uid?: number; retries?: number } = {}): boolean {
   if (!isPrivateDir(path, options.uid ?? ownUid())) return false;
-  rmSync(path, { recursive: true, force: true, ...(options.retries ? { maxRetries: options.retries, retryDelay: 100 } : {}) });
+  rmSync(path, {
+    recursive: true,
+    force: true,
+    ...(options.retries ? { maxRetries: options.retries, retryDelay: 100 } : {}),
+  });
   return true;
 }

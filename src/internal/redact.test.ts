@@ -1,23 +1,53 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SeatError } from "../errors.js";
-import { REDACTED, createStreamMasker, isSecretName, markSecretNames, maskSecretValues, redact, redactEnv, redactText, registerSecretValue, registerSecrets, registerUrlPassword, splitSecretEnv } from "./redact.js";
+import {
+  REDACTED,
+  createStreamMasker,
+  isSecretName,
+  markSecretNames,
+  maskSecretValues,
+  redact,
+  redactEnv,
+  redactText,
+  registerSecretValue,
+  registerSecrets,
+  registerUrlPassword,
+  splitSecretEnv,
+} from "./redact.js";
 
 const CANARY = "xai-canary-redact-0f3a9c";
 
 test("a registered secret value is masked wherever it appears in text, argv and nested contexts", () => {
   registerSecrets({ XAI_API_KEY: CANARY });
-  assert.equal(redactText(`tmux new-session -- env -i -- XAI_API_KEY=${CANARY} grok`), `tmux new-session -- env -i -- XAI_API_KEY=${REDACTED} grok`);
+  assert.equal(
+    redactText(`tmux new-session -- env -i -- XAI_API_KEY=${CANARY} grok`),
+    `tmux new-session -- env -i -- XAI_API_KEY=${REDACTED} grok`,
+  );
   const masked = redact({ argv: ["env", `K=${CANARY}`], deep: [{ stderr: `key ${CANARY} rejected` }], n: 3 });
   assert.deepEqual(masked, { argv: ["env", `K=${REDACTED}`], deep: [{ stderr: `key ${REDACTED} rejected` }], n: 3 });
   assert.ok(!JSON.stringify(masked).includes(CANARY));
 });
 
 test("a secret NAME masks its value in env maps and records (the seat's own plans), but never in free text", () => {
-  assert.deepEqual(redactEnv({ GROK_CODE_XAI_API_KEY: "x", PATH: "/bin" }), { GROK_CODE_XAI_API_KEY: REDACTED, PATH: "/bin" });
-  assert.deepEqual(redact({ env: [{ name: "XAI_API_KEY", value: "short" }, { name: "PATH", value: "/bin" }] }), {
-    env: [{ name: "XAI_API_KEY", value: REDACTED }, { name: "PATH", value: "/bin" }],
+  assert.deepEqual(redactEnv({ GROK_CODE_XAI_API_KEY: "x", PATH: "/bin" }), {
+    GROK_CODE_XAI_API_KEY: REDACTED,
+    PATH: "/bin",
   });
+  assert.deepEqual(
+    redact({
+      env: [
+        { name: "XAI_API_KEY", value: "short" },
+        { name: "PATH", value: "/bin" },
+      ],
+    }),
+    {
+      env: [
+        { name: "XAI_API_KEY", value: REDACTED },
+        { name: "PATH", value: "/bin" },
+      ],
+    },
+  );
   // An assignment in text is text: the value was never given to the seat, so nothing says it is a secret.
   assert.equal(redactText("GROK_API_KEY=never-seen-before-value rest"), "GROK_API_KEY=never-seen-before-value rest");
 });
@@ -29,13 +59,16 @@ test("names an embedder marks secret are masked and split out like the allow-lis
   registerSecrets({ MY_VENDOR_TOKEN: "vendor-token-value-77" });
   assert.equal(redactText("got vendor-token-value-77"), `got ${REDACTED}`);
   assert.deepEqual(splitSecretEnv({ MY_VENDOR_TOKEN: "v", XAI_API_KEY: "k", HOME: "/h" }), {
-    plain: { HOME: "/h" }, secret: { MY_VENDOR_TOKEN: "v", XAI_API_KEY: "k" },
+    plain: { HOME: "/h" },
+    secret: { MY_VENDOR_TOKEN: "v", XAI_API_KEY: "k" },
   });
 });
 
 test("a SeatError built with a secret in its message or context never carries it, in message or toJSON", () => {
   registerSecrets({ XAI_API_KEY: CANARY });
-  const error = new SeatError("MUX_COMMAND_FAILED", `tmux failed running XAI_API_KEY=${CANARY}`, { context: { command: `env XAI_API_KEY=${CANARY}`, env: { XAI_API_KEY: CANARY } } });
+  const error = new SeatError("MUX_COMMAND_FAILED", `tmux failed running XAI_API_KEY=${CANARY}`, {
+    context: { command: `env XAI_API_KEY=${CANARY}`, env: { XAI_API_KEY: CANARY } },
+  });
   assert.ok(!error.message.includes(CANARY));
   assert.ok(!JSON.stringify(error.toJSON()).includes(CANARY));
   assert.ok(!JSON.stringify(error.context).includes(CANARY));
@@ -73,14 +106,25 @@ test("a known value is masked wherever it appears, longest first, and maskSecret
 test("a URL's password is registered both as written and decoded, and a text that is no URL registers nothing", () => {
   registerUrlPassword("redis://:p%40ss%2Fw0rd-9@127.0.0.1:6390/0", "GROK_SEAT_REDIS_PASSWORD");
   assert.equal(redactText("redis://:p%40ss%2Fw0rd-9@127.0.0.1:6390/0"), `redis://:${REDACTED}@127.0.0.1:6390/0`);
-  assert.deepEqual(maskSecretValues("AUTH p@ss/w0rd-9 failed"), { text: `AUTH ${REDACTED} failed`, masked: ["GROK_SEAT_REDIS_PASSWORD"] });
+  assert.deepEqual(maskSecretValues("AUTH p@ss/w0rd-9 failed"), {
+    text: `AUTH ${REDACTED} failed`,
+    masked: ["GROK_SEAT_REDIS_PASSWORD"],
+  });
   registerUrlPassword("not a url :secretish@", "GROK_SEAT_REDIS_PASSWORD");
   registerUrlPassword("redis://127.0.0.1:6390", "GROK_SEAT_REDIS_PASSWORD");
   assert.equal(redactText("not a url :secretish@"), "not a url :secretish@");
 });
 
 test("every agent's auth variable and the fleet's Redis password are secret names", () => {
-  for (const name of ["OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GROK_SEAT_REDIS_PASSWORD"]) {
+  for (const name of [
+    "OPENAI_API_KEY",
+    "CODEX_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GROK_SEAT_REDIS_PASSWORD",
+  ]) {
     assert.equal(isSecretName(name), true, name);
     registerSecrets({ [name]: `value-of-${name}` });
     assert.deepEqual(maskSecretValues(`${name}=value-of-${name}`), { text: `${name}=${REDACTED}`, masked: [name] });
@@ -101,7 +145,11 @@ test("a shell output grok reports as bytes is masked as the text it holds, and o
 
 test("a name marked secret later has its values masked from then on", () => {
   registerSecrets({ LATE_VENDOR_KEY_X: "abcdef1-late" });
-  assert.equal(redactText("LATE_VENDOR_KEY_X=abcdef1-late"), "LATE_VENDOR_KEY_X=abcdef1-late", "not a secret name yet: its value was not kept");
+  assert.equal(
+    redactText("LATE_VENDOR_KEY_X=abcdef1-late"),
+    "LATE_VENDOR_KEY_X=abcdef1-late",
+    "not a secret name yet: its value was not kept",
+  );
   markSecretNames(["LATE_VENDOR_KEY_X"]);
   registerSecrets({ LATE_VENDOR_KEY_X: "abcdef1-late" });
   assert.equal(redactText("run LATE_VENDOR_KEY_X=abcdef1-late now"), `run LATE_VENDOR_KEY_X=${REDACTED} now`);
@@ -125,7 +173,9 @@ test("text that arrives in pieces is masked as if whole: a known value split acr
 
 test("maskSecretValues masks only registered values (longest first), never by shape, and names what it masked", () => {
   registerSecrets({ GEMINI_API_KEY: "msv-gemini-value-1", OPENAI_API_KEY: "msv-gemini-value-1-longer" });
-  const out = maskSecretValues(`token="$(touch X)"; sk-abcdefghijklmnop1234 msv-gemini-value-1-longer msv-gemini-value-1`);
+  const out = maskSecretValues(
+    `token="$(touch X)"; sk-abcdefghijklmnop1234 msv-gemini-value-1-longer msv-gemini-value-1`,
+  );
   assert.equal(out.text, `token="$(touch X)"; sk-abcdefghijklmnop1234 [redacted] [redacted]`);
   assert.deepEqual(out.masked, ["GEMINI_API_KEY", "OPENAI_API_KEY"]);
   assert.deepEqual(maskSecretValues("password=hunter2"), { text: "password=hunter2", masked: [] });

@@ -24,9 +24,16 @@ export const REDACTED = "[redacted]";
 
 /** Environment names whose values are always secret. */
 export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
-  "XAI_API_KEY", "GROK_API_KEY", "GROK_CODE_XAI_API_KEY",
+  "XAI_API_KEY",
+  "GROK_API_KEY",
+  "GROK_CODE_XAI_API_KEY",
   // Every agent profile's auth variables (agents/*.ts; agents.test.ts checks each profile against this list).
-  "OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+  "OPENAI_API_KEY",
+  "CODEX_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
   // The fleet's Redis password (fleet/connection.ts).
   "GROK_SEAT_REDIS_PASSWORD",
   // The board's access token (board/server.ts), given or made fresh.
@@ -100,7 +107,10 @@ export function registerUrlPassword(url: string, name: string): void {
 }
 
 /** Splits `env` into its non-secret part and its secret part (by name). */
-export function splitSecretEnv(env: Record<string, string>): { plain: Record<string, string>; secret: Record<string, string> } {
+export function splitSecretEnv(env: Record<string, string>): {
+  plain: Record<string, string>;
+  secret: Record<string, string>;
+} {
   const plain: Record<string, string> = {};
   const secret: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) (isSecretName(name) ? secret : plain)[name] = value;
@@ -115,7 +125,8 @@ export function redactText(text: string): string {
 /** An env map with each secret name's value masked (names stay, so a reader sees what was passed). */
 export function redactEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (typeof value === "string") out[name] = isSecretName(name) ? REDACTED : redactText(value);
+  for (const [name, value] of Object.entries(env))
+    if (typeof value === "string") out[name] = isSecretName(name) ? REDACTED : redactText(value);
   return out;
 }
 
@@ -151,7 +162,10 @@ function walk(value: unknown, depth: number): unknown {
   const pairSecret = typeof record.name === "string" && isSecretName(record.name) && "value" in record;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(record)) {
-    out[key] = (isSecretName(key) && item !== undefined && item !== null) || (pairSecret && key === "value") ? REDACTED : walk(item, depth + 1);
+    out[key] =
+      (isSecretName(key) && item !== undefined && item !== null) || (pairSecret && key === "value")
+        ? REDACTED
+        : walk(item, depth + 1);
   }
   return out;
 }

@@ -14,6 +14,13 @@ export { MIGRATIONS } from "./migrations.js";
 export { applyMigrations, hasPendingMigrations } from "./migrations.js";
 export { JOURNAL_BUSY_WAIT_MS, isSqliteBusy, journalBusy, withBusyRetry } from "./busy.js";
 export type { Migration } from "./migrations.js";
-export { DELIVERY_STATES, DELIVERY_TRANSITIONS, canTransition, assertTransition, assertEvidenceEchoes, evidenceTarget } from "./states.js";
+export {
+  DELIVERY_STATES,
+  DELIVERY_TRANSITIONS,
+  canTransition,
+  assertTransition,
+  assertEvidenceEchoes,
+  evidenceTarget,
+} from "./states.js";
 export type { DeliveryState, DeliveryEvidence, EvidenceKind } from "./states.js";
 export type { DeliveryRecord, NewSeat, SeatPatch, SeatProof, SeatRecord, SeatState } from "./records.js";

@@ -14,8 +14,23 @@ import { redact, redactText } from "../internal/redact.js";
 import { openDatabase } from "./schema.js";
 import { withBusyRetry } from "./busy.js";
 import { cacheStatements } from "./statements.js";
-import { DELIVERY_STATES, assertEvidenceEchoes, assertTransition, canTransition, evidenceTarget, type DeliveryEvidence, type DeliveryState } from "./states.js";
-import { rowToDelivery, rowToSeat, type DeliveryRecord, type NewSeat, type SeatPatch, type SeatRecord } from "./records.js";
+import {
+  DELIVERY_STATES,
+  assertEvidenceEchoes,
+  assertTransition,
+  canTransition,
+  evidenceTarget,
+  type DeliveryEvidence,
+  type DeliveryState,
+} from "./states.js";
+import {
+  rowToDelivery,
+  rowToSeat,
+  type DeliveryRecord,
+  type NewSeat,
+  type SeatPatch,
+  type SeatRecord,
+} from "./records.js";
 
 /** What recoverAfterCrash found: nothing in it is meant to be sent again. */
 export interface RecoveryReport {
@@ -27,8 +42,13 @@ export interface RecoveryReport {
 
 /** The record field each state's `<state>_at` column maps to. */
 const STAMPS = {
-  fenced: "fencedAt", dispatched: "dispatchedAt", consumed: "consumedAt", completed: "completedAt",
-  uncertain: "uncertainAt", failed: "failedAt", submitted: "submittedAt",
+  fenced: "fencedAt",
+  dispatched: "dispatchedAt",
+  consumed: "consumedAt",
+  completed: "completedAt",
+  uncertain: "uncertainAt",
+  failed: "failedAt",
+  submitted: "submittedAt",
 } as const satisfies Record<DeliveryState, keyof DeliveryRecord>;
 
 /** Deliveries that are not final: fenced, dispatched, consumed, uncertain. */
@@ -52,26 +72,40 @@ export class Journal {
   /** Records a new seat in state "hiring" unless another state is given. */
   createSeat(seat: NewSeat): SeatRecord {
     const at = this.#now().toISOString();
-    this.#retry("recording a seat", () => this.#db
-      .prepare(
-        `INSERT INTO seats (seat_id, session_id, socket_path, leader_pid, leader_birth, leader_exe, leader_socket_inode, tui_pid, tui_birth, tui_exe, tui_cwd, tui_tty, mux_descriptor, state, created_at)
+    this.#retry("recording a seat", () =>
+      this.#db
+        .prepare(
+          `INSERT INTO seats (seat_id, session_id, socket_path, leader_pid, leader_birth, leader_exe, leader_socket_inode, tui_pid, tui_birth, tui_exe, tui_cwd, tui_tty, mux_descriptor, state, created_at)
          VALUES (@seat_id, @session_id, @socket_path, @leader_pid, @leader_birth, @leader_exe, @leader_socket_inode, @tui_pid, @tui_birth, @tui_exe, @tui_cwd, @tui_tty, @mux_descriptor, @state, @created_at)`,
-      )
-      .run({ ...seatColumns(seat), seat_id: seat.seatId, session_id: seat.sessionId, socket_path: seat.socketPath, state: seat.state ?? "hiring", created_at: at }));
+        )
+        .run({
+          ...seatColumns(seat),
+          seat_id: seat.seatId,
+          session_id: seat.sessionId,
+          socket_path: seat.socketPath,
+          state: seat.state ?? "hiring",
+          created_at: at,
+        }),
+    );
     return this.getSeat(seat.seatId)!;
   }
 
   /** Updates proof fields or the state of a seat; throws SEAT_NOT_FOUND for an unknown id. */
   updateSeat(seatId: string, patch: SeatPatch): SeatRecord {
     const current = this.#seatOrThrow(seatId);
-    const merged = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) } as SeatRecord;
+    const merged = {
+      ...current,
+      ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
+    } as SeatRecord;
     const releasedAt = merged.state === "released" ? (current.releasedAt ?? this.#now().toISOString()) : null;
-    this.#retry("updating a seat", () => this.#db
-      .prepare(
-        `UPDATE seats SET leader_pid=@leader_pid, leader_birth=@leader_birth, leader_exe=@leader_exe, leader_socket_inode=@leader_socket_inode, tui_pid=@tui_pid, tui_birth=@tui_birth,
+    this.#retry("updating a seat", () =>
+      this.#db
+        .prepare(
+          `UPDATE seats SET leader_pid=@leader_pid, leader_birth=@leader_birth, leader_exe=@leader_exe, leader_socket_inode=@leader_socket_inode, tui_pid=@tui_pid, tui_birth=@tui_birth,
          tui_exe=@tui_exe, tui_cwd=@tui_cwd, tui_tty=@tui_tty, mux_descriptor=@mux_descriptor, state=@state, released_at=@released_at WHERE seat_id=@seat_id`,
-      )
-      .run({ ...seatColumns(merged), state: merged.state, released_at: releasedAt, seat_id: seatId }));
+        )
+        .run({ ...seatColumns(merged), state: merged.state, released_at: releasedAt, seat_id: seatId }),
+    );
     return this.getSeat(seatId)!;
   }
 
@@ -81,12 +115,16 @@ export class Journal {
    * racing for one seat exactly one wins (true); the other, and a released seat, get false and change nothing.
    */
   reopenSeat(seatId: string, expect: { socketPath: string }, next: { socketPath: string }): boolean {
-    const changed = this.#retry("reopening a seat", () => this.#db
-      .prepare(
-        `UPDATE seats SET socket_path=@next, leader_pid=NULL, leader_birth=NULL, leader_exe=NULL, leader_socket_inode=NULL, tui_pid=NULL, tui_birth=NULL,
+    const changed = this.#retry(
+      "reopening a seat",
+      () =>
+        this.#db
+          .prepare(
+            `UPDATE seats SET socket_path=@next, leader_pid=NULL, leader_birth=NULL, leader_exe=NULL, leader_socket_inode=NULL, tui_pid=NULL, tui_birth=NULL,
          tui_exe=NULL, tui_cwd=NULL, tui_tty=NULL, mux_descriptor='null', state='hiring' WHERE seat_id=@seat_id AND socket_path=@expect AND state != 'released'`,
-      )
-      .run({ seat_id: seatId, expect: expect.socketPath, next: next.socketPath }).changes);
+          )
+          .run({ seat_id: seatId, expect: expect.socketPath, next: next.socketPath }).changes,
+    );
     return changed === 1;
   }
 
@@ -98,8 +136,13 @@ export class Journal {
 
   /** Every seat, oldest first; released seats only when asked. */
   listSeats(options: { includeReleased?: boolean } = {}): SeatRecord[] {
-    const sql = options.includeReleased ? "SELECT * FROM seats ORDER BY created_at, seat_id" : "SELECT * FROM seats WHERE state != 'released' ORDER BY created_at, seat_id";
-    return this.#db.prepare(sql).all().map((row) => rowToSeat(row, this.path));
+    const sql = options.includeReleased
+      ? "SELECT * FROM seats ORDER BY created_at, seat_id"
+      : "SELECT * FROM seats WHERE state != 'released' ORDER BY created_at, seat_id";
+    return this.#db
+      .prepare(sql)
+      .all()
+      .map((row) => rowToSeat(row, this.path));
   }
 
   /**
@@ -110,18 +153,43 @@ export class Journal {
     const at = this.#now().toISOString();
     // The stored text is redacted (the journal is a file we write); hash and length are of what was sent.
     const record: DeliveryRecord = {
-      deliveryId: input.deliveryId ?? randomUUID(), seatId: input.seatId, promptId: input.promptId, text: redactText(input.text),
-      textSha256: sha256(input.text), textLength: Buffer.byteLength(input.text, "utf8"), state: "fenced", evidence: [], failureReason: null,
-      fencedAt: at, dispatchedAt: null, consumedAt: null, completedAt: null, uncertainAt: null, failedAt: null, submittedAt: null, updatedAt: at,
+      deliveryId: input.deliveryId ?? randomUUID(),
+      seatId: input.seatId,
+      promptId: input.promptId,
+      text: redactText(input.text),
+      textSha256: sha256(input.text),
+      textLength: Buffer.byteLength(input.text, "utf8"),
+      state: "fenced",
+      evidence: [],
+      failureReason: null,
+      fencedAt: at,
+      dispatchedAt: null,
+      consumedAt: null,
+      completedAt: null,
+      uncertainAt: null,
+      failedAt: null,
+      submittedAt: null,
+      updatedAt: at,
     };
     // Inserted first, refused by sqlite's own constraints (P4b: no reads before the write); a refusal writes nothing.
     try {
-      this.#retry("fencing a delivery", () => this.#db
-        .prepare(
-          `INSERT INTO deliveries (delivery_id, seat_id, prompt_id, text, text_sha256, text_length, state, evidence, fenced_at, updated_at)
+      this.#retry("fencing a delivery", () =>
+        this.#db
+          .prepare(
+            `INSERT INTO deliveries (delivery_id, seat_id, prompt_id, text, text_sha256, text_length, state, evidence, fenced_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, 'fenced', '[]', ?, ?)`,
-        )
-        .run(record.deliveryId, record.seatId, record.promptId, record.text, record.textSha256, record.textLength, at, at));
+          )
+          .run(
+            record.deliveryId,
+            record.seatId,
+            record.promptId,
+            record.text,
+            record.textSha256,
+            record.textLength,
+            at,
+            at,
+          ),
+      );
     } catch (error) {
       throw this.#fenceRefusal(error, input);
     }
@@ -156,16 +224,23 @@ export class Journal {
    * prompt, or claims completion without echoing both ids.
    */
   recordEvidence(promptId: string, evidence: DeliveryEvidence): DeliveryRecord | null {
-    return this.#retry("recording evidence", () => this.#db
-      .transaction(() => {
-        const delivery = this.getDelivery(promptId);
-        if (!delivery) return null;
-        assertEvidenceEchoes(evidence, { sessionId: this.#sessionIdOrThrow(delivery.seatId), promptId });
-        const target = evidenceTarget(evidence.kind);
-        const moves = target !== null && canTransition(delivery.state, target);
-        return this.#write(delivery, moves ? target : delivery.state, evidence, evidence.kind === "failed" ? String(evidence.detail ?? evidence.source) : undefined);
-      })
-      .immediate());
+    return this.#retry("recording evidence", () =>
+      this.#db
+        .transaction(() => {
+          const delivery = this.getDelivery(promptId);
+          if (!delivery) return null;
+          assertEvidenceEchoes(evidence, { sessionId: this.#sessionIdOrThrow(delivery.seatId), promptId });
+          const target = evidenceTarget(evidence.kind);
+          const moves = target !== null && canTransition(delivery.state, target);
+          return this.#write(
+            delivery,
+            moves ? target : delivery.state,
+            evidence,
+            evidence.kind === "failed" ? String(evidence.detail ?? evidence.source) : undefined,
+          );
+        })
+        .immediate(),
+    );
   }
 
   /** The delivery with this prompt id, or null. */
@@ -180,7 +255,9 @@ export class Journal {
    * is JOURNAL_CORRUPT, as from getDelivery.
    */
   deliveryState(promptId: string): { seatId: string; state: DeliveryState } | null {
-    const row = this.#db.prepare("SELECT seat_id, state FROM deliveries WHERE prompt_id = ?").raw().get(promptId) as [string, string] | undefined;
+    const row = this.#db.prepare("SELECT seat_id, state FROM deliveries WHERE prompt_id = ?").raw().get(promptId) as
+      | [string, string]
+      | undefined;
     if (!row) return null;
     if (!(DELIVERY_STATES as readonly string[]).includes(row[1])) return this.getDelivery(promptId);
     return { seatId: row[0], state: row[1] as DeliveryState };
@@ -188,15 +265,23 @@ export class Journal {
 
   /** Every delivery of one seat, oldest first (status reporting). */
   listDeliveries(seatId: string): DeliveryRecord[] {
-    return this.#db.prepare("SELECT * FROM deliveries WHERE seat_id = ? ORDER BY fenced_at, rowid").all(seatId).map((row) => rowToDelivery(row, this.path));
+    return this.#db
+      .prepare("SELECT * FROM deliveries WHERE seat_id = ? ORDER BY fenced_at, rowid")
+      .all(seatId)
+      .map((row) => rowToDelivery(row, this.path));
   }
 
   /** Deliveries not yet final (fenced, dispatched, consumed, uncertain), oldest first, optionally for one seat. */
   openDeliveries(seatId?: string): DeliveryRecord[] {
     const marks = OPEN_STATES.map(() => "?").join(", ");
-    const rows = seatId === undefined
-      ? this.#db.prepare(`SELECT * FROM deliveries WHERE state IN (${marks}) ORDER BY fenced_at, rowid`).all(...OPEN_STATES)
-      : this.#db.prepare(`SELECT * FROM deliveries WHERE seat_id = ? AND state IN (${marks}) ORDER BY fenced_at, rowid`).all(seatId, ...OPEN_STATES);
+    const rows =
+      seatId === undefined
+        ? this.#db
+            .prepare(`SELECT * FROM deliveries WHERE state IN (${marks}) ORDER BY fenced_at, rowid`)
+            .all(...OPEN_STATES)
+        : this.#db
+            .prepare(`SELECT * FROM deliveries WHERE seat_id = ? AND state IN (${marks}) ORDER BY fenced_at, rowid`)
+            .all(seatId, ...OPEN_STATES);
     return rows.map((row) => rowToDelivery(row, this.path));
   }
 
@@ -206,25 +291,35 @@ export class Journal {
    * that late evidence moved on after its recovery is not recovered again.
    */
   recoverAfterCrash(seatId?: string): RecoveryReport {
-    return this.#retry("recovering after a crash", () => this.#db
-      .transaction(() => {
-        const report: RecoveryReport = { uncertain: [], neverSent: [] };
-        for (const delivery of this.openDeliveries(seatId)) {
-          if (delivery.state === "fenced") {
-            const reason = "never dispatched: the controller stopped between fence and dispatch";
-            report.neverSent.push(this.#write(delivery, "failed", { kind: "note", source: "recovery", detail: reason }, reason));
-          } else if (delivery.state === "dispatched" || delivery.state === "consumed") {
-            // Recovered once already: its later state came from late evidence after the crash, not from a
-            // controller that stopped mid-flight; recovering it again would undo that evidence on every status.
-            if (delivery.evidence.some((e) => e.source === "recovery")) continue;
-            report.uncertain.push(this.#write(delivery, "uncertain", { kind: "note", source: "recovery", detail: `was ${delivery.state} with no final result when the controller stopped` }));
-          } else {
-            report.uncertain.push(delivery);
+    return this.#retry("recovering after a crash", () =>
+      this.#db
+        .transaction(() => {
+          const report: RecoveryReport = { uncertain: [], neverSent: [] };
+          for (const delivery of this.openDeliveries(seatId)) {
+            if (delivery.state === "fenced") {
+              const reason = "never dispatched: the controller stopped between fence and dispatch";
+              report.neverSent.push(
+                this.#write(delivery, "failed", { kind: "note", source: "recovery", detail: reason }, reason),
+              );
+            } else if (delivery.state === "dispatched" || delivery.state === "consumed") {
+              // Recovered once already: its later state came from late evidence after the crash, not from a
+              // controller that stopped mid-flight; recovering it again would undo that evidence on every status.
+              if (delivery.evidence.some((e) => e.source === "recovery")) continue;
+              report.uncertain.push(
+                this.#write(delivery, "uncertain", {
+                  kind: "note",
+                  source: "recovery",
+                  detail: `was ${delivery.state} with no final result when the controller stopped`,
+                }),
+              );
+            } else {
+              report.uncertain.push(delivery);
+            }
           }
-        }
-        return report;
-      })
-      .immediate());
+          return report;
+        })
+        .immediate(),
+    );
   }
 
   /** The settings this connection runs with, for diagnostics: journal mode, synchronous level (2 = FULL), schema. */
@@ -253,22 +348,32 @@ export class Journal {
     if (code !== "SQLITE_CONSTRAINT_UNIQUE" && code !== "SQLITE_CONSTRAINT_PRIMARYKEY") return error;
     const exists = this.#db.prepare("SELECT state FROM deliveries WHERE prompt_id = ?").pluck().get(input.promptId);
     if (exists === undefined) return error;
-    return new SeatError("JOURNAL_STATE_INVALID", `Prompt id ${input.promptId} is already in the journal (state ${String(exists)}); choose a fresh prompt id, never reuse one.`, {
-      context: { promptId: input.promptId, seatId: input.seatId, state: exists },
-    });
+    return new SeatError(
+      "JOURNAL_STATE_INVALID",
+      `Prompt id ${input.promptId} is already in the journal (state ${String(exists)}); choose a fresh prompt id, never reuse one.`,
+      {
+        context: { promptId: input.promptId, seatId: input.seatId, state: exists },
+      },
+    );
   }
 
   #move(promptId: string, to: DeliveryState, evidence: DeliveryEvidence, reason?: string): DeliveryRecord {
-    return this.#retry(`moving a delivery to ${to}`, () => this.#db
-      .transaction(() => {
-        const delivery = this.getDelivery(promptId);
-        if (!delivery) {
-          throw new SeatError("JOURNAL_STATE_INVALID", `No delivery with prompt id ${promptId} is in the journal ${this.path}; fence it first.`, { context: { promptId, to } });
-        }
-        assertTransition(delivery.state, to, promptId);
-        return this.#write(delivery, to, evidence, reason);
-      })
-      .immediate());
+    return this.#retry(`moving a delivery to ${to}`, () =>
+      this.#db
+        .transaction(() => {
+          const delivery = this.getDelivery(promptId);
+          if (!delivery) {
+            throw new SeatError(
+              "JOURNAL_STATE_INVALID",
+              `No delivery with prompt id ${promptId} is in the journal ${this.path}; fence it first.`,
+              { context: { promptId, to } },
+            );
+          }
+          assertTransition(delivery.state, to, promptId);
+          return this.#write(delivery, to, evidence, reason);
+        })
+        .immediate(),
+    );
   }
 
   /** Runs a write, waiting out another process's lock for the bounded wait, then JOURNAL_BUSY. */
@@ -283,10 +388,18 @@ export class Journal {
     const failureReason = to === "failed" && reason !== undefined ? redactText(reason) : null;
     const stamp = to !== delivery.state ? `, ${to}_at = @at` : "";
     this.#db
-      .prepare(`UPDATE deliveries SET state = @state, evidence = @evidence, failure_reason = COALESCE(@reason, failure_reason), updated_at = @at${stamp} WHERE prompt_id = @prompt_id`)
+      .prepare(
+        `UPDATE deliveries SET state = @state, evidence = @evidence, failure_reason = COALESCE(@reason, failure_reason), updated_at = @at${stamp} WHERE prompt_id = @prompt_id`,
+      )
       .run({ state: to, evidence: evidenceJson, reason: failureReason, at, prompt_id: delivery.promptId });
     // Built from what was written, not read back (P4b): the same values the row now holds, the evidence as it decodes.
-    const written: DeliveryRecord = { ...delivery, state: to, evidence: JSON.parse(evidenceJson) as DeliveryEvidence[], failureReason: failureReason ?? delivery.failureReason, updatedAt: at };
+    const written: DeliveryRecord = {
+      ...delivery,
+      state: to,
+      evidence: JSON.parse(evidenceJson) as DeliveryEvidence[],
+      failureReason: failureReason ?? delivery.failureReason,
+      updatedAt: at,
+    };
     if (stamp) written[STAMPS[to]] = at;
     return written;
   }
@@ -322,7 +435,11 @@ export class Journal {
   }
 
   #seatNotFound(seatId: string): SeatError {
-    return new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} in the journal ${this.path}. List seats with \`seat status\`.`, { context: { seatId, path: this.path } });
+    return new SeatError(
+      "SEAT_NOT_FOUND",
+      `No seat ${seatId} in the journal ${this.path}. List seats with \`seat status\`.`,
+      { context: { seatId, path: this.path } },
+    );
   }
 }
 

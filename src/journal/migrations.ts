@@ -133,7 +133,9 @@ ALTER TABLE usage_ledger ADD COLUMN metered TEXT CHECK (metered IS NULL OR meter
  * @internal better-sqlite3's types are a devDependency: stripped from the published .d.ts.
  */
 export function hasPendingMigrations(db: Database.Database): boolean {
-  return MIGRATIONS.some((m) => db.prepare("SELECT 1 FROM meta WHERE key = ?").get(`migration:${m.name}`) === undefined);
+  return MIGRATIONS.some(
+    (m) => db.prepare("SELECT 1 FROM meta WHERE key = ?").get(`migration:${m.name}`) === undefined,
+  );
 }
 
 /**

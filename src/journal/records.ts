@@ -76,10 +76,14 @@ export interface DeliveryRecord {
 type Row = Record<string, any>;
 
 function corruptRow(path: string, table: string, key: string, why: string, cause?: unknown): SeatError {
-  return new SeatError("JOURNAL_CORRUPT", `Row ${key} of ${table} in the journal ${path} ${why}. Move the journal aside; do not edit it by hand.`, {
-    context: { path, table, key },
-    cause,
-  });
+  return new SeatError(
+    "JOURNAL_CORRUPT",
+    `Row ${key} of ${table} in the journal ${path} ${why}. Move the journal aside; do not edit it by hand.`,
+    {
+      context: { path, table, key },
+      cause,
+    },
+  );
 }
 
 function parseJson(text: string, path: string, table: string, key: string): unknown {
@@ -93,7 +97,8 @@ function parseJson(text: string, path: string, table: string, key: string): unkn
 /** Decodes a `seats` row. */
 export function rowToSeat(row: unknown, path: string): SeatRecord {
   const r = row as Row;
-  if (!(SEAT_STATES as readonly string[]).includes(r.state)) throw corruptRow(path, "seats", r.seat_id, `has unknown state ${r.state}`);
+  if (!(SEAT_STATES as readonly string[]).includes(r.state))
+    throw corruptRow(path, "seats", r.seat_id, `has unknown state ${r.state}`);
   return {
     seatId: r.seat_id,
     sessionId: r.session_id,
@@ -117,7 +122,8 @@ export function rowToSeat(row: unknown, path: string): SeatRecord {
 /** Decodes a `deliveries` row. */
 export function rowToDelivery(row: unknown, path: string): DeliveryRecord {
   const r = row as Row;
-  if (!(DELIVERY_STATES as readonly string[]).includes(r.state)) throw corruptRow(path, "deliveries", r.prompt_id, `has unknown state ${r.state}`);
+  if (!(DELIVERY_STATES as readonly string[]).includes(r.state))
+    throw corruptRow(path, "deliveries", r.prompt_id, `has unknown state ${r.state}`);
   const evidence = parseJson(r.evidence, path, "deliveries", r.prompt_id);
   if (!Array.isArray(evidence)) throw corruptRow(path, "deliveries", r.prompt_id, "has evidence that is not a list");
   return {

@@ -53,10 +53,14 @@ CREATE INDEX deliveries_by_seat_state ON deliveries (seat_id, state);
 `;
 
 function corrupt(path: string, why: string, cause?: unknown): SeatError {
-  return new SeatError("JOURNAL_CORRUPT", `The journal at ${path} ${why}. Move it aside and let grok-seat create a new one; do not edit it by hand.`, {
-    context: { path, expectedSchema: JOURNAL_SCHEMA },
-    cause,
-  });
+  return new SeatError(
+    "JOURNAL_CORRUPT",
+    `The journal at ${path} ${why}. Move it aside and let grok-seat create a new one; do not edit it by hand.`,
+    {
+      context: { path, expectedSchema: JOURNAL_SCHEMA },
+      cause,
+    },
+  );
 }
 
 // better-sqlite3 (a native addon) is required when the first file is opened, not at import: `import "grok-seat"`
@@ -72,8 +76,10 @@ function inspect(db: Database.Database, path: string): boolean {
   if (tables.length === 0) return true;
   if (!tables.includes("meta")) throw corrupt(path, `has tables (${tables.join(", ")}) but no meta table`);
   const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get();
-  if (schema !== JOURNAL_SCHEMA) throw corrupt(path, `has schema ${JSON.stringify(schema ?? null)}, not ${JOURNAL_SCHEMA}`);
-  for (const table of ["seats", "deliveries"]) if (!tables.includes(table)) throw corrupt(path, `is missing the ${table} table`);
+  if (schema !== JOURNAL_SCHEMA)
+    throw corrupt(path, `has schema ${JSON.stringify(schema ?? null)}, not ${JOURNAL_SCHEMA}`);
+  for (const table of ["seats", "deliveries"])
+    if (!tables.includes(table)) throw corrupt(path, `is missing the ${table} table`);
   const columns = db.prepare("SELECT name FROM pragma_table_info('seats')").pluck().all() as string[];
   return !columns.includes("leader_socket_inode") || hasPendingMigrations(db);
 }
@@ -114,9 +120,13 @@ export function openDatabase(path: string): Database.Database {
     db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
     if (withBusyRetry(path, "reading its schema", () => db.transaction(() => inspect(db, path))())) {
-      withBusyRetry(path, "creating or migrating its schema", () => db.transaction(() => {
-        if (inspect(db, path)) upgrade(db);
-      }).immediate());
+      withBusyRetry(path, "creating or migrating its schema", () =>
+        db
+          .transaction(() => {
+            if (inspect(db, path)) upgrade(db);
+          })
+          .immediate(),
+      );
     }
   } catch (err) {
     db.close();

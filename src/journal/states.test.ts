@@ -1,6 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DELIVERY_STATES, DELIVERY_TRANSITIONS, assertEvidenceEchoes, assertTransition, canTransition, evidenceTarget } from "./states.js";
+import {
+  DELIVERY_STATES,
+  DELIVERY_TRANSITIONS,
+  assertEvidenceEchoes,
+  assertTransition,
+  canTransition,
+  evidenceTarget,
+} from "./states.js";
 import { isSeatError } from "../errors.js";
 
 test("never lets any state go back to fenced", () => {
@@ -29,11 +36,14 @@ test("maps cancellation evidence to submitted, never to completed", () => {
 });
 
 test("names the allowed moves when refusing a transition", () => {
-  assert.throws(() => assertTransition("completed", "dispatched", "p1"), (err: unknown) => {
-    assert.ok(isSeatError(err, "JOURNAL_STATE_INVALID"));
-    assert.match(err.message, /final/);
-    return true;
-  });
+  assert.throws(
+    () => assertTransition("completed", "dispatched", "p1"),
+    (err: unknown) => {
+      assert.ok(isSeatError(err, "JOURNAL_STATE_INVALID"));
+      assert.match(err.message, /final/);
+      return true;
+    },
+  );
 });
 
 test("requires completion evidence to echo both the original session id and prompt id", () => {
@@ -45,10 +55,17 @@ test("requires completion evidence to echo both the original session id and prom
     { kind: "completed" as const, source: "result", sessionId: "s2", promptId: "p1" },
     { kind: "consumed" as const, source: "queue", promptId: "p2" },
   ]) {
-    assert.throws(() => assertEvidenceEchoes(bad, expected), (e) => isSeatError(e, "JOURNAL_STATE_INVALID"), JSON.stringify(bad));
+    assert.throws(
+      () => assertEvidenceEchoes(bad, expected),
+      (e) => isSeatError(e, "JOURNAL_STATE_INVALID"),
+      JSON.stringify(bad),
+    );
   }
 });
 
 test("accepts queue evidence that carries only the prompt id", () => {
-  assertEvidenceEchoes({ kind: "consumed", source: "_x.ai/queue/changed", promptId: "p1" }, { sessionId: "s1", promptId: "p1" });
+  assertEvidenceEchoes(
+    { kind: "consumed", source: "_x.ai/queue/changed", promptId: "p1" },
+    { sessionId: "s1", promptId: "p1" },
+  );
 });

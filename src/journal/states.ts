@@ -9,7 +9,15 @@
 import { SeatError } from "../errors.js";
 
 /** Every delivery state, in the order a healthy delivery moves through them. */
-export const DELIVERY_STATES = ["fenced", "dispatched", "consumed", "completed", "uncertain", "failed", "submitted"] as const;
+export const DELIVERY_STATES = [
+  "fenced",
+  "dispatched",
+  "consumed",
+  "completed",
+  "uncertain",
+  "failed",
+  "submitted",
+] as const;
 
 /** One delivery state. `submitted` is what a cancelled delivery ends as: handed over, completion unknown. */
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -79,10 +87,15 @@ export function evidenceTarget(kind: EvidenceKind): DeliveryState | null {
  * Checks that evidence names this delivery: any ids it carries must match, and completion must carry
  * both the original session id and prompt id. Throws JOURNAL_STATE_INVALID otherwise.
  */
-export function assertEvidenceEchoes(evidence: DeliveryEvidence, expected: { sessionId: string; promptId: string }): void {
+export function assertEvidenceEchoes(
+  evidence: DeliveryEvidence,
+  expected: { sessionId: string; promptId: string },
+): void {
   const problems: string[] = [];
-  if (evidence.promptId !== undefined && evidence.promptId !== expected.promptId) problems.push(`prompt id ${evidence.promptId}`);
-  if (evidence.sessionId !== undefined && evidence.sessionId !== expected.sessionId) problems.push(`session id ${evidence.sessionId}`);
+  if (evidence.promptId !== undefined && evidence.promptId !== expected.promptId)
+    problems.push(`prompt id ${evidence.promptId}`);
+  if (evidence.sessionId !== undefined && evidence.sessionId !== expected.sessionId)
+    problems.push(`session id ${evidence.sessionId}`);
   if (evidence.kind === "completed") {
     if (evidence.promptId === undefined) problems.push("no prompt id");
     if (evidence.sessionId === undefined) problems.push("no session id");

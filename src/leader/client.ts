@@ -123,7 +123,9 @@ class LeaderConnection implements LeaderClient {
   register(clientType: string, clientVersion: string | null): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#registering = { resolve: () => resolve(), reject, settled: false };
-      this.#send(buildRegisterFrame(clientType, clientVersion)).catch((err) => this.#fail(asSeatError(err, this.#path)));
+      this.#send(buildRegisterFrame(clientType, clientVersion)).catch((err) =>
+        this.#fail(asSeatError(err, this.#path)),
+      );
     });
   }
 
@@ -152,7 +154,13 @@ class LeaderConnection implements LeaderClient {
   }
 
   async ping(options: { timeoutMs?: number } = {}): Promise<void> {
-    await this.#request((pending) => this.#pings.push(pending), () => {}, { type: "ping" }, "ping", options.timeoutMs);
+    await this.#request(
+      (pending) => this.#pings.push(pending),
+      () => {},
+      { type: "ping" },
+      "ping",
+      options.timeoutMs,
+    );
   }
 
   close(): Promise<LeaderClosed> {
@@ -177,7 +185,13 @@ class LeaderConnection implements LeaderClient {
       const timer = setTimeout(() => {
         pending.settled = true;
         forget();
-        reject(new SeatError("LEADER_TIMEOUT", `The leader on ${this.#path} did not answer ${what} within ${timeoutMs} ms. The connection is left open; close it if the leader stays silent.`, { context: { socketPath: this.#path, request: what, timeoutMs }, retryable: true }));
+        reject(
+          new SeatError(
+            "LEADER_TIMEOUT",
+            `The leader on ${this.#path} did not answer ${what} within ${timeoutMs} ms. The connection is left open; close it if the leader stays silent.`,
+            { context: { socketPath: this.#path, request: what, timeoutMs }, retryable: true },
+          ),
+        );
       }, timeoutMs);
       const pending: Pending = {
         settled: false,
@@ -267,7 +281,13 @@ class LeaderConnection implements LeaderClient {
     const result = frame.result as Record<string, unknown> | null | undefined;
     if (result && typeof result === "object" && "Ok" in result) return pending.resolve(result.Ok);
     if (result && typeof result === "object" && "Err" in result) {
-      return pending.reject(new SeatError("LEADER_CONTROL_FAILED", `The leader on ${this.#path} refused control request ${String(id)}: ${JSON.stringify(result.Err)}.`, { context: { socketPath: this.#path, requestId: id, err: result.Err } }));
+      return pending.reject(
+        new SeatError(
+          "LEADER_CONTROL_FAILED",
+          `The leader on ${this.#path} refused control request ${String(id)}: ${JSON.stringify(result.Err)}.`,
+          { context: { socketPath: this.#path, requestId: id, err: result.Err } },
+        ),
+      );
     }
     pending.reject(this.#protocol(`answered control ${String(id)} with neither Ok nor Err`, frame));
   }
@@ -314,10 +334,14 @@ class LeaderConnection implements LeaderClient {
   }
 
   #gone(what: string, cause?: unknown): SeatError {
-    return new SeatError("LEADER_SOCKET_GONE", `The leader connection on ${this.#path} ${what}. The seat does not reconnect; release it and hire a fresh one.`, {
-      context: { socketPath: this.#path, shutdownNotice: this.#shutdownNotice },
-      cause,
-    });
+    return new SeatError(
+      "LEADER_SOCKET_GONE",
+      `The leader connection on ${this.#path} ${what}. The seat does not reconnect; release it and hire a fresh one.`,
+      {
+        context: { socketPath: this.#path, shutdownNotice: this.#shutdownNotice },
+        cause,
+      },
+    );
   }
 
   #protocol(what: string, frame: LeaderFrame): SeatError {
@@ -329,7 +353,10 @@ class LeaderConnection implements LeaderClient {
 
 function asSeatError(err: unknown, socketPath: string): SeatError {
   if (isSeatError(err)) return err;
-  return new SeatError("LEADER_PROTOCOL_ERROR", `Unexpected failure on the leader connection ${socketPath}.`, { context: { socketPath }, cause: err });
+  return new SeatError("LEADER_PROTOCOL_ERROR", `Unexpected failure on the leader connection ${socketPath}.`, {
+    context: { socketPath },
+    cause: err,
+  });
 }
 
 /**
@@ -343,14 +370,29 @@ export async function connectLeader(options: ConnectLeaderOptions): Promise<Lead
   let socketTimeout: SeatError | null = null;
   const timer = setTimeout(() => {
     const phase = connection.registered ? "leader_ready" : "registered";
-    socketTimeout = new SeatError("LEADER_TIMEOUT", `The leader on ${socketPath} did not answer with ${phase} within ${timeoutMs} ms. Check that the TUI is up, then release the seat.`, { context: { socketPath, timeoutMs, phase }, retryable: true });
+    socketTimeout = new SeatError(
+      "LEADER_TIMEOUT",
+      `The leader on ${socketPath} did not answer with ${phase} within ${timeoutMs} ms. Check that the TUI is up, then release the seat.`,
+      { context: { socketPath, timeoutMs, phase }, retryable: true },
+    );
     socket.destroy(socketTimeout);
   }, timeoutMs);
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once("connect", resolve);
       socket.once("error", (err: NodeJS.ErrnoException) =>
-        reject(socketTimeout ?? new SeatError("LEADER_SOCKET_GONE", `Cannot connect to the leader socket ${socketPath}: ${err.message}. Check that the TUI was started with this --leader-socket and is still running.`, { context: { socketPath, errno: err.code }, cause: err, retryable: err.code === "ENOENT" || err.code === "ECONNREFUSED" })),
+        reject(
+          socketTimeout ??
+            new SeatError(
+              "LEADER_SOCKET_GONE",
+              `Cannot connect to the leader socket ${socketPath}: ${err.message}. Check that the TUI was started with this --leader-socket and is still running.`,
+              {
+                context: { socketPath, errno: err.code },
+                cause: err,
+                retryable: err.code === "ENOENT" || err.code === "ECONNREFUSED",
+              },
+            ),
+        ),
       );
     });
     await connection.register(options.clientType, options.clientVersion ?? null);

@@ -64,30 +64,41 @@ test("refuses an announced length above 64 MiB before any body byte arrives", ()
   const decoder = new FrameDecoder();
   const header = Buffer.alloc(4);
   header.writeUInt32BE(MAX_FRAME_BYTES + 1, 0);
-  assert.throws(() => decoder.push(header), (err: unknown) => {
-    assert.ok(isSeatError(err, "LEADER_FRAME_INVALID"));
-    assert.equal(err.context.frameBytes, MAX_FRAME_BYTES + 1);
-    return true;
-  });
+  assert.throws(
+    () => decoder.push(header),
+    (err: unknown) => {
+      assert.ok(isSeatError(err, "LEADER_FRAME_INVALID"));
+      assert.equal(err.context.frameBytes, MAX_FRAME_BYTES + 1);
+      return true;
+    },
+  );
 });
 
 test("accepts a frame exactly at a configured limit and refuses one byte more", () => {
   const body = Buffer.from('{"type":"x"}');
   assert.deepEqual(new FrameDecoder({ maxBytes: body.length }).push(rawFrame(body)), [{ type: "x" }]);
-  assert.throws(() => new FrameDecoder({ maxBytes: body.length - 1 }).push(rawFrame(body)), (e) =>
-    isSeatError(e, "LEADER_FRAME_INVALID"),
+  assert.throws(
+    () => new FrameDecoder({ maxBytes: body.length - 1 }).push(rawFrame(body)),
+    (e) => isSeatError(e, "LEADER_FRAME_INVALID"),
   );
 });
 
 test("rejects a body that is not JSON, not an object, or has no string type", () => {
   for (const body of ["not json", "[1,2]", "42", "null", '{"kind":"x"}', '{"type":7}', '{"type":""}']) {
-    assert.throws(() => new FrameDecoder().push(rawFrame(Buffer.from(body))), (e) => isSeatError(e, "LEADER_FRAME_INVALID"), body);
+    assert.throws(
+      () => new FrameDecoder().push(rawFrame(Buffer.from(body))),
+      (e) => isSeatError(e, "LEADER_FRAME_INVALID"),
+      body,
+    );
   }
 });
 
 test("rejects a body that is not valid UTF-8", () => {
   const body = Buffer.from([0x7b, 0x22, 0x74, 0xff, 0xfe, 0x7d]);
-  assert.throws(() => new FrameDecoder().push(rawFrame(body)), (e) => isSeatError(e, "LEADER_FRAME_INVALID"));
+  assert.throws(
+    () => new FrameDecoder().push(rawFrame(body)),
+    (e) => isSeatError(e, "LEADER_FRAME_INVALID"),
+  );
 });
 
 test("reports a truncated frame at end of stream", () => {
@@ -95,14 +106,21 @@ test("reports a truncated frame at end of stream", () => {
   for (const cut of [1, 3, 4, full.length - 1]) {
     const decoder = new FrameDecoder();
     assert.deepEqual(decoder.push(full.subarray(0, cut)), []);
-    assert.throws(() => decoder.end(), (e) => isSeatError(e, "LEADER_FRAME_INVALID"), `cut at ${cut}`);
+    assert.throws(
+      () => decoder.end(),
+      (e) => isSeatError(e, "LEADER_FRAME_INVALID"),
+      `cut at ${cut}`,
+    );
   }
 });
 
 test("stays failed after an invalid frame instead of resynchronising on garbage", () => {
   const decoder = new FrameDecoder();
   assert.throws(() => decoder.push(rawFrame(Buffer.from("nope"))));
-  assert.throws(() => decoder.push(encodeFrame({ type: "pong" })), (e) => isSeatError(e, "LEADER_FRAME_INVALID"));
+  assert.throws(
+    () => decoder.push(encodeFrame({ type: "pong" })),
+    (e) => isSeatError(e, "LEADER_FRAME_INVALID"),
+  );
 });
 
 test("arbitrary garbage never throws anything but a LEADER_FRAME_INVALID SeatError", () => {

@@ -125,11 +125,15 @@ export class FrameDecoder {
     try {
       value = JSON.parse(utf8.decode(body));
     } catch (cause) {
-      this.#fail(`A leader frame of ${body.length} bytes at stream offset ${this.#offset} is not UTF-8 JSON.`, {
-        frameBytes: body.length,
-        offset: this.#offset,
-        preview: body.subarray(0, 80).toString("latin1"),
-      }, cause);
+      this.#fail(
+        `A leader frame of ${body.length} bytes at stream offset ${this.#offset} is not UTF-8 JSON.`,
+        {
+          frameBytes: body.length,
+          offset: this.#offset,
+          preview: body.subarray(0, 80).toString("latin1"),
+        },
+        cause,
+      );
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       this.#fail(`A leader frame at stream offset ${this.#offset} is JSON but not an object.`, {

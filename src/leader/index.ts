@@ -10,4 +10,10 @@ export { acpFrame, parseAcpPayload } from "./payload.js";
 export { buildRegisterFrame, parseRegistered, LEADER_PROTOCOL_VERSION } from "./registration.js";
 export type { LeaderRegistration } from "./registration.js";
 export { connectLeader } from "./client.js";
-export type { ConnectLeaderOptions, LeaderActivity, LeaderClient, LeaderClosed, LeaderControlCommand } from "./client.js";
+export type {
+  ConnectLeaderOptions,
+  LeaderActivity,
+  LeaderClient,
+  LeaderClosed,
+  LeaderControlCommand,
+} from "./client.js";

@@ -18,10 +18,14 @@ export function acpFrame(message: AnyMessage): LeaderFrame {
 export function parseAcpPayload(frame: LeaderFrame, socketPath: string): AnyMessage {
   const payload = frame.payload;
   const invalid = (why: string, cause?: unknown): SeatError =>
-    new SeatError("LEADER_FRAME_INVALID", `An acp frame from the leader on ${socketPath} ${why}. The connection is unusable; close it.`, {
-      context: { socketPath, preview: typeof payload === "string" ? payload.slice(0, 120) : typeof payload },
-      cause,
-    });
+    new SeatError(
+      "LEADER_FRAME_INVALID",
+      `An acp frame from the leader on ${socketPath} ${why}. The connection is unusable; close it.`,
+      {
+        context: { socketPath, preview: typeof payload === "string" ? payload.slice(0, 120) : typeof payload },
+        cause,
+      },
+    );
   if (typeof payload !== "string") throw invalid("has no string payload");
   let message: unknown;
   try {
@@ -29,7 +33,8 @@ export function parseAcpPayload(frame: LeaderFrame, socketPath: string): AnyMess
   } catch (cause) {
     throw invalid("carries a payload that is not JSON", cause);
   }
-  if (typeof message !== "object" || message === null || Array.isArray(message)) throw invalid("carries a payload that is not a JSON object");
+  if (typeof message !== "object" || message === null || Array.isArray(message))
+    throw invalid("carries a payload that is not a JSON object");
   if ((message as Record<string, unknown>).jsonrpc !== "2.0") throw invalid('carries a payload without jsonrpc "2.0"');
   return message as AnyMessage;
 }

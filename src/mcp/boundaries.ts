@@ -10,7 +10,13 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
 import { SeatError } from "../errors.js";
-import { PERMISSION_CATEGORIES, resolveAction, type PermissionAction, type PermissionCategory, type PermissionPolicy } from "../permissions/index.js";
+import {
+  PERMISSION_CATEGORIES,
+  resolveAction,
+  type PermissionAction,
+  type PermissionCategory,
+  type PermissionPolicy,
+} from "../permissions/index.js";
 
 /** A caller's narrowing of the server's policy: categories it lets be allowed, categories it blocks. */
 export interface PolicyNarrowing {
@@ -28,13 +34,23 @@ export function narrowPolicy(server: PermissionPolicy, caller: PolicyNarrowing =
   for (const category of PERMISSION_CATEGORIES) defaults[category] = resolveAction(server, category).action;
   const widening = (caller.allow ?? []).filter((c) => defaults[c] !== "allow");
   if (widening.length > 0) {
-    throw new SeatError("MCP_POLICY_WIDENING", `The allow list names ${widening.join(", ")}, which this server's policy does not allow (${widening.map((c) => `${c}: ${defaults[c]}`).join(", ")}); a caller can only narrow the policy. Leave ${widening.length === 1 ? "it" : "them"} out, or start the server with --allow ${widening.join(",")}.`, { context: { categories: widening } });
+    throw new SeatError(
+      "MCP_POLICY_WIDENING",
+      `The allow list names ${widening.join(", ")}, which this server's policy does not allow (${widening.map((c) => `${c}: ${defaults[c]}`).join(", ")}); a caller can only narrow the policy. Leave ${widening.length === 1 ? "it" : "them"} out, or start the server with --allow ${widening.join(",")}.`,
+      { context: { categories: widening } },
+    );
   }
   if (caller.allow !== undefined) {
-    for (const category of PERMISSION_CATEGORIES) if (defaults[category] === "allow" && !caller.allow.includes(category)) defaults[category] = "block";
+    for (const category of PERMISSION_CATEGORIES)
+      if (defaults[category] === "allow" && !caller.allow.includes(category)) defaults[category] = "block";
   }
   for (const category of caller.block ?? []) defaults[category] = "block";
-  return { defaults, unrestricted: false, configured: [...PERMISSION_CATEGORIES], ...(server.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: server.approvalTimeoutMs } : {}) };
+  return {
+    defaults,
+    unrestricted: false,
+    configured: [...PERMISSION_CATEGORIES],
+    ...(server.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: server.approvalTimeoutMs } : {}),
+  };
 }
 
 /** The real path of a directory, or undefined when it does not exist or is not a directory. */
@@ -59,13 +75,31 @@ export function isUnder(path: string, root: string): boolean {
  * out of every root is refused, because the check is made on the resolved path.
  */
 export function resolveCwd(requested: string | undefined, roots: readonly string[]): string {
-  if (roots.length === 0) throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", "This server has no root to work in: start it with --root DIR, or declare a root from the client (MCP roots).");
+  if (roots.length === 0)
+    throw new SeatError(
+      "MCP_CWD_OUTSIDE_ROOTS",
+      "This server has no root to work in: start it with --root DIR, or declare a root from the client (MCP roots).",
+    );
   if (requested === undefined) return roots[0]!;
-  if (!isAbsolute(requested)) throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `cwd ${JSON.stringify(requested)} is not an absolute path; give an absolute directory under one of the roots (${roots.join(", ")}).`, { context: { cwd: requested } });
+  if (!isAbsolute(requested))
+    throw new SeatError(
+      "MCP_CWD_OUTSIDE_ROOTS",
+      `cwd ${JSON.stringify(requested)} is not an absolute path; give an absolute directory under one of the roots (${roots.join(", ")}).`,
+      { context: { cwd: requested } },
+    );
   const real = realDirectory(requested);
-  if (real === undefined) throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `cwd ${requested} does not exist or is not a directory; give an existing directory under one of the roots (${roots.join(", ")}).`, { context: { cwd: requested } });
+  if (real === undefined)
+    throw new SeatError(
+      "MCP_CWD_OUTSIDE_ROOTS",
+      `cwd ${requested} does not exist or is not a directory; give an existing directory under one of the roots (${roots.join(", ")}).`,
+      { context: { cwd: requested } },
+    );
   if (!roots.some((root) => isUnder(real, root))) {
-    throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `cwd ${requested} (really ${real}) lies outside every root this server may use (${roots.join(", ")}); give a directory under one of them.`, { context: { cwd: requested, realPath: real, roots } });
+    throw new SeatError(
+      "MCP_CWD_OUTSIDE_ROOTS",
+      `cwd ${requested} (really ${real}) lies outside every root this server may use (${roots.join(", ")}); give a directory under one of them.`,
+      { context: { cwd: requested, realPath: real, roots } },
+    );
   }
   return real;
 }
@@ -73,7 +107,12 @@ export function resolveCwd(requested: string | undefined, roots: readonly string
 /** The agent a tool call drives: `requested` (default the first allowed) when it is in `allowed`, else MCP_AGENT_NOT_ALLOWED. */
 export function checkAgent(requested: string | undefined, allowed: readonly string[]): string {
   const agent = requested ?? allowed[0] ?? "grok";
-  if (!allowed.includes(agent)) throw new SeatError("MCP_AGENT_NOT_ALLOWED", `Agent ${JSON.stringify(agent)} is not one this server drives (allowed: ${allowed.join(", ")}); start it with --agents ${[...allowed, agent].join(",")} to allow it.`, { context: { agent, allowed } });
+  if (!allowed.includes(agent))
+    throw new SeatError(
+      "MCP_AGENT_NOT_ALLOWED",
+      `Agent ${JSON.stringify(agent)} is not one this server drives (allowed: ${allowed.join(", ")}); start it with --agents ${[...allowed, agent].join(",")} to allow it.`,
+      { context: { agent, allowed } },
+    );
   return agent;
 }
 
@@ -81,7 +120,12 @@ const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 
 /** Throws MCP_ARGUMENT_INVALID unless `model` looks like a model id (`grok-cli/<id>`, `grok/<id>` or a bare id). */
 export function checkModel(model: string): string {
-  if (!MODEL_ID.test(model) || model.includes("..")) throw new SeatError("MCP_ARGUMENT_INVALID", `${JSON.stringify(model)} is not a model id: use letters, digits and . _ : / - (e.g. grok-cli/grok-code-fast-1).`, { context: { model } });
+  if (!MODEL_ID.test(model) || model.includes(".."))
+    throw new SeatError(
+      "MCP_ARGUMENT_INVALID",
+      `${JSON.stringify(model)} is not a model id: use letters, digits and . _ : / - (e.g. grok-cli/grok-code-fast-1).`,
+      { context: { model } },
+    );
   return model;
 }
 
@@ -94,6 +138,10 @@ export async function checkWorktreeRepository(cwd: string, roots: readonly strin
   const { resolveRepository } = await import("../worktrees/index.js");
   const repo = await resolveRepository(cwd);
   if (!roots.some((root) => isUnder(repo.root, root))) {
-    throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `A worktree of cwd ${cwd} would check out its whole repository ${repo.root}, which lies outside every root this server may use (${roots.join(", ")}); declare the repository's top level as a root, or leave worktree out.`, { context: { cwd, repository: repo.root, roots } });
+    throw new SeatError(
+      "MCP_CWD_OUTSIDE_ROOTS",
+      `A worktree of cwd ${cwd} would check out its whole repository ${repo.root}, which lies outside every root this server may use (${roots.join(", ")}); declare the repository's top level as a root, or leave worktree out.`,
+      { context: { cwd, repository: repo.root, roots } },
+    );
   }
 }

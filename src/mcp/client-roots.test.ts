@@ -18,8 +18,16 @@ import { createSeatMcpServer } from "./server.js";
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 
 /** Connects a client that declares `uris` as its roots; answers a caller of session_history. */
-async function connectDeclaring(t: { after(fn: () => Promise<void>): void }, uris: string[]): Promise<(args: Record<string, unknown>) => Promise<CallToolResult>> {
-  const server = await createSeatMcpServer({ policy: createPolicy({}), roots: [], agents: ["grok"], approvalTimeoutMs: 1_000 });
+async function connectDeclaring(
+  t: { after(fn: () => Promise<void>): void },
+  uris: string[],
+): Promise<(args: Record<string, unknown>) => Promise<CallToolResult>> {
+  const server = await createSeatMcpServer({
+    policy: createPolicy({}),
+    roots: [],
+    agents: ["grok"],
+    approvalTimeoutMs: 1_000,
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "odd-roots-host", version: "1" }, { capabilities: { roots: {} } });
@@ -29,7 +37,8 @@ async function connectDeclaring(t: { after(fn: () => Promise<void>): void }, uri
     await client.close().catch(() => undefined);
     await server.close();
   });
-  return async (args) => (await client.callTool({ name: "session_history", arguments: args }, CallToolResultSchema)) as CallToolResult;
+  return async (args) =>
+    (await client.callTool({ name: "session_history", arguments: args }, CallToolResultSchema)) as CallToolResult;
 }
 
 test("client roots: a root on another host or with an encoded slash is skipped alone; the client's good root still counts; a client with only unusable roots gets none, never the server's directory", async (t) => {
@@ -43,13 +52,19 @@ test("client roots: a root on another host or with an encoded slash is skipped a
     else process.env.GROK_SEAT_HOME = previousHome;
     rmSync(base, { recursive: true, force: true });
   });
-  const call = await connectDeclaring(t, ["file://elsewhere.example/srv", "file:///tmp%2F..%2F", pathToFileURL(declared).href]);
+  const call = await connectDeclaring(t, [
+    "file://elsewhere.example/srv",
+    "file:///tmp%2F..%2F",
+    pathToFileURL(declared).href,
+  ]);
 
   // The cwd is accepted (under the declared root): the answer is about the session, not the directory.
   assert.equal(codeOf(await call({ name: "nothing-yet", cwd: declared })), "SESSION_NOT_FOUND");
-  for (const cwd of ["/", "/srv", "/tmp", base, process.cwd()]) assert.equal(codeOf(await call({ name: "nothing-yet", cwd })), "MCP_CWD_OUTSIDE_ROOTS", cwd);
+  for (const cwd of ["/", "/srv", "/tmp", base, process.cwd()])
+    assert.equal(codeOf(await call({ name: "nothing-yet", cwd })), "MCP_CWD_OUTSIDE_ROOTS", cwd);
 
   // A client whose every declared root is unusable gets no root at all, never the server's working directory.
   const onlyOdd = await connectDeclaring(t, ["file://elsewhere.example/srv", "https://example.com/repo"]);
-  for (const args of [{ name: "nothing-yet" }, { name: "nothing-yet", cwd: process.cwd() }]) assert.equal(codeOf(await onlyOdd(args)), "MCP_CWD_OUTSIDE_ROOTS", JSON.stringify(args));
+  for (const args of [{ name: "nothing-yet" }, { name: "nothing-yet", cwd: process.cwd() }])
+    assert.equal(codeOf(await onlyOdd(args)), "MCP_CWD_OUTSIDE_ROOTS", JSON.stringify(args));
 });

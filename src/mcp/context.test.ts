@@ -12,7 +12,9 @@ test("drain waits for every tracked work, then runs the clean-ups; work tracked 
   const context = createToolContext({} as McpServer, OPTIONS, createToolRegistry({} as McpServer));
   const order: string[] = [];
   let finish!: () => void;
-  const work = context.track(new Promise<void>((resolve) => (finish = resolve)).then(() => void order.push("work ended")));
+  const work = context.track(
+    new Promise<void>((resolve) => (finish = resolve)).then(() => void order.push("work ended")),
+  );
   context.onShutdown(async () => void order.push("clean-up"));
   context.shutdown();
   assert.equal(context.closing.aborted, true);

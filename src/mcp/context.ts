@@ -83,7 +83,8 @@ export function createToolContext(server: McpServer, options: McpServerOptions, 
     closing: closing.signal,
     async roots() {
       const roots = [...options.roots];
-      const declared = server.server.getClientCapabilities()?.roots !== undefined ? await addClientRoots(server, roots) : 0;
+      const declared =
+        server.server.getClientCapabilities()?.roots !== undefined ? await addClientRoots(server, roots) : 0;
       // A client that declared roots, none of them a usable directory, gets none: never the server's own instead.
       return roots.length > 0 || declared > 0 ? roots : fallbackRoots();
     },
@@ -91,7 +92,9 @@ export function createToolContext(server: McpServer, options: McpServerOptions, 
       // Work that starts after shutdown began would outlive the drain: it is refused (and its promise ignored).
       if (closing.signal.aborted) {
         work.catch(() => undefined);
-        return Promise.reject(new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing new starts."));
+        return Promise.reject(
+          new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing new starts."),
+        );
       }
       inFlight.add(work);
       const done = () => inFlight.delete(work);

@@ -22,6 +22,8 @@ test("a tool error quoting a huge argument stays bounded and still ends with its
 });
 
 test("a short tool error is kept whole", () => {
-  const text = textOf(toolError(new SeatError("MCP_AGENT_NOT_ALLOWED", "Agent \"codex\" is not one this server drives.")));
-  assert.equal(text, "Agent \"codex\" is not one this server drives. [MCP_AGENT_NOT_ALLOWED]");
+  const text = textOf(
+    toolError(new SeatError("MCP_AGENT_NOT_ALLOWED", 'Agent "codex" is not one this server drives.')),
+  );
+  assert.equal(text, 'Agent "codex" is not one this server drives. [MCP_AGENT_NOT_ALLOWED]');
 });

@@ -21,14 +21,24 @@ export const EVENT_META_KEY = "grok-seat/event";
 
 /** A successful result: `structured` (redacted) as structured content, and `text` (redacted) as its text. */
 export function toolResult(structured: Record<string, unknown>, text: string, isError = false): CallToolResult {
-  return { content: [{ type: "text", text: redactText(text) }], structuredContent: redact(structured), ...(isError ? { isError: true } : {}) };
+  return {
+    content: [{ type: "text", text: redactText(text) }],
+    structuredContent: redact(structured),
+    ...(isError ? { isError: true } : {}),
+  };
 }
 
 /** A tool error from anything thrown: our SeatError keeps its code; anything else is INTERNAL. */
 export function toolError(error: unknown): CallToolResult {
   const code = isSeatError(error) ? error.code : "INTERNAL";
   const message = bounded(isSeatError(error) ? error.message : `internal error: ${messageOf(error)} [INTERNAL]`);
-  return { content: [{ type: "text", text: redactText(message) }], isError: true, _meta: { [ERROR_META_KEY]: redact({ code, message, ...(isSeatError(error) ? { retryable: error.retryable } : {}) }) } };
+  return {
+    content: [{ type: "text", text: redactText(message) }],
+    isError: true,
+    _meta: {
+      [ERROR_META_KEY]: redact({ code, message, ...(isSeatError(error) ? { retryable: error.retryable } : {}) }),
+    },
+  };
 }
 
 /** The longest tool error text; a message that quotes a huge argument keeps its head and its tail (the code). */
@@ -50,7 +60,7 @@ export async function guarded(body: () => Promise<CallToolResult>): Promise<Call
 }
 
 /** Sends one progress notification per call; a no-op when the client sent no progress token. */
-export type ProgressSender = (message: string, event?: unknown) => void
+export type ProgressSender = (message: string, event?: unknown) => void;
 
 /**
  * A progress sender for one call: `progress` counts up from 1 per notification (the spec asks it to increase);
@@ -62,7 +72,12 @@ export function progressSender(extra: ToolExtra): ProgressSender {
   let progress = 0;
   return (message, event) => {
     progress += 1;
-    const params = { progressToken: token, progress, message: redactText(message), ...(event === undefined ? {} : { _meta: { [EVENT_META_KEY]: redact(event) } }) };
+    const params = {
+      progressToken: token,
+      progress,
+      message: redactText(message),
+      ...(event === undefined ? {} : { _meta: { [EVENT_META_KEY]: redact(event) } }),
+    };
     extra.sendNotification({ method: "notifications/progress", params } as ServerNotification).catch(() => undefined);
   };
 }

@@ -23,7 +23,13 @@ test("run: fifteen calls in a row leave no listener behind on the server's shutd
   const warnings: string[] = [];
   const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
   process.on("warning", onWarning);
-  const server = await createSeatMcpServer({ policy: createPolicy({}), roots: [root], agents: ["grok"], approvalTimeoutMs: 1_000, grokCliBinaryPath: join(base, "no-such-grok") });
+  const server = await createSeatMcpServer({
+    policy: createPolicy({}),
+    roots: [root],
+    agents: ["grok"],
+    approvalTimeoutMs: 1_000,
+    grokCliBinaryPath: join(base, "no-such-grok"),
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "busy-host", version: "1" });
@@ -37,9 +43,15 @@ test("run: fifteen calls in a row leave no listener behind on the server's shutd
     rmSync(base, { recursive: true, force: true });
   });
   for (let i = 0; i < 15; i++) {
-    const result = (await client.callTool({ name: "run", arguments: { prompt: `turn ${i}` } }, CallToolResultSchema)) as CallToolResult;
+    const result = (await client.callTool(
+      { name: "run", arguments: { prompt: `turn ${i}` } },
+      CallToolResultSchema,
+    )) as CallToolResult;
     assert.equal(result.isError, true, "positive control: the call reached the turn and it failed (no grok)");
   }
   await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(warnings.filter((w) => w.includes("MaxListenersExceeded")), []);
+  assert.deepEqual(
+    warnings.filter((w) => w.includes("MaxListenersExceeded")),
+    [],
+  );
 });

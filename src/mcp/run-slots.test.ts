@@ -34,7 +34,13 @@ test("RunSlots: giving a slot back twice frees it once", () => {
 test("RunSlots: the refusal names the limit and the flag, and a limit below 1 is refused", () => {
   const slots = new RunSlots(1);
   slots.take();
-  assert.throws(() => slots.take(), (e: unknown) => isRunsLimit(e) && /--max-runs 1/.test((e as Error).message));
-  assert.throws(() => new RunSlots(0), (e: unknown) => e instanceof SeatError && e.code === "MCP_OPTIONS_INVALID");
+  assert.throws(
+    () => slots.take(),
+    (e: unknown) => isRunsLimit(e) && /--max-runs 1/.test((e as Error).message),
+  );
+  assert.throws(
+    () => new RunSlots(0),
+    (e: unknown) => e instanceof SeatError && e.code === "MCP_OPTIONS_INVALID",
+  );
   assert.equal(new RunSlots(DEFAULT_MAX_RUNS).limit, 4);
 });

@@ -15,7 +15,8 @@ export class RunSlots {
   #running = 0;
 
   constructor(limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new SeatError("MCP_OPTIONS_INVALID", `The run limit must be a whole number of at least 1, got ${limit}.`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new SeatError("MCP_OPTIONS_INVALID", `The run limit must be a whole number of at least 1, got ${limit}.`);
     this.limit = limit;
   }
 
@@ -30,9 +31,13 @@ export class RunSlots {
    */
   take(): () => void {
     if (this.#running >= this.limit) {
-      throw new SeatError("MCP_RUNS_LIMIT", `${this.#running} run calls are already running on this server, its limit (seat mcp --max-runs ${this.limit}); nothing was started. Call again when one has ended, or use submit (with --redis) for work that can wait in the fleet's queue.`, {
-        context: { running: this.#running, limit: this.limit },
-      });
+      throw new SeatError(
+        "MCP_RUNS_LIMIT",
+        `${this.#running} run calls are already running on this server, its limit (seat mcp --max-runs ${this.limit}); nothing was started. Call again when one has ended, or use submit (with --redis) for work that can wait in the fleet's queue.`,
+        {
+          context: { running: this.#running, limit: this.limit },
+        },
+      );
     }
     this.#running += 1;
     let given = false;

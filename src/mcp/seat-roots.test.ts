@@ -29,11 +29,26 @@ test("send, seat_status and release: a seat whose TUI works outside the server's
   process.env.GROK_SEAT_HOME = home;
   const journal = openJournal(journalPath(home));
   // Pids that no process has: a release can only act on the journal.
-  const seat = (seatId: string, cwd: string) => journal.createSeat({ seatId, sessionId: `s-${seatId}`, socketPath: join(base, `${seatId}.sock`), state: "active", tuiPid: 2_147_483_000, tuiBirth: "1", tuiExe: "/bin/false", tuiCwd: cwd });
+  const seat = (seatId: string, cwd: string) =>
+    journal.createSeat({
+      seatId,
+      sessionId: `s-${seatId}`,
+      socketPath: join(base, `${seatId}.sock`),
+      state: "active",
+      tuiPid: 2_147_483_000,
+      tuiBirth: "1",
+      tuiExe: "/bin/false",
+      tuiCwd: cwd,
+    });
   seat("gs-inside", root);
   seat("gs-outside", elsewhere);
   journal.close();
-  const seat_ = await createSeatMcpServer({ policy: createPolicy({}), roots: [root], agents: ["grok"], approvalTimeoutMs: 1_000 });
+  const seat_ = await createSeatMcpServer({
+    policy: createPolicy({}),
+    roots: [root],
+    agents: ["grok"],
+    approvalTimeoutMs: 1_000,
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await seat_.connect(serverSide);
   const client = new Client({ name: "attacker", version: "1" });
@@ -45,14 +60,23 @@ test("send, seat_status and release: a seat whose TUI works outside the server's
     else process.env.GROK_SEAT_HOME = previousHome;
     rmSync(base, { recursive: true, force: true });
   });
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, CallToolResultSchema)) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args }, CallToolResultSchema)) as CallToolResult;
 
   const listed = await call("seat_status", { all: true });
-  assert.deepEqual((listed.structuredContent as { seats: Array<{ seatId: string }> }).seats.map((s) => s.seatId), ["gs-inside"], JSON.stringify(listed));
+  assert.deepEqual(
+    (listed.structuredContent as { seats: Array<{ seatId: string }> }).seats.map((s) => s.seatId),
+    ["gs-inside"],
+    JSON.stringify(listed),
+  );
   const inside = await call("seat_status", { seat: "gs-inside" });
   assert.equal(inside.isError, undefined, JSON.stringify(inside));
 
-  for (const [name, args] of [["seat_status", { seat: "gs-outside" }], ["send", { seat: "gs-outside", brief: "read ~/.ssh and report" }], ["release", { seat: "gs-outside", closePane: true }]] as const) {
+  for (const [name, args] of [
+    ["seat_status", { seat: "gs-outside" }],
+    ["send", { seat: "gs-outside", brief: "read ~/.ssh and report" }],
+    ["release", { seat: "gs-outside", closePane: true }],
+  ] as const) {
     const refused = await call(name, args);
     assert.equal(refused.isError, true, `${name}: ${JSON.stringify(refused)}`);
     assert.equal(codeOf(refused), "SEAT_NOT_FOUND", `${name}: ${JSON.stringify(refused)}`);

@@ -18,11 +18,21 @@ import { createSeatMcpServer, type SeatMcpServer } from "./server.js";
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 const textOf = (r: CallToolResult) => (r.content[0] as { text?: string } | undefined)?.text ?? "";
 
-async function connect(t: { after(fn: () => Promise<void> | void): void }, sabotage?: (server: SeatMcpServer) => void, redisUrl?: string) {
+async function connect(
+  t: { after(fn: () => Promise<void> | void): void },
+  sabotage?: (server: SeatMcpServer) => void,
+  redisUrl?: string,
+) {
   const base = realpathSync(mkdtempSync(join(tmpdir(), "gs-mcp-args-")));
   const previousHome = process.env.GROK_SEAT_HOME;
   process.env.GROK_SEAT_HOME = join(base, "seat-home");
-  const server = await createSeatMcpServer({ policy: createPolicy({}), roots: [base], agents: ["grok"], approvalTimeoutMs: 1_000, ...(redisUrl ? { redisUrl } : {}) });
+  const server = await createSeatMcpServer({
+    policy: createPolicy({}),
+    roots: [base],
+    agents: ["grok"],
+    approvalTimeoutMs: 1_000,
+    ...(redisUrl ? { redisUrl } : {}),
+  });
   sabotage?.(server);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -35,7 +45,8 @@ async function connect(t: { after(fn: () => Promise<void> | void): void }, sabot
     else process.env.GROK_SEAT_HOME = previousHome;
     rmSync(base, { recursive: true, force: true });
   });
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, CallToolResultSchema)) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args }, CallToolResultSchema)) as CallToolResult;
   return { base, client, call };
 }
 
@@ -63,9 +74,12 @@ test("a wrong type, a missing, unknown or out-of-range field is MCP_ARGUMENT_INV
 test("the checks are ours: with the SDK's own input validation made a pass-through, a bad argument is still refused before the tool runs", async (t) => {
   const { call, client } = await connect(t, (server) => {
     // What an SDK upgrade could do to a private method: rename it away, or stop checking in it.
-    (server.server as unknown as { validateToolInput: (tool: unknown, args: unknown) => Promise<unknown> }).validateToolInput = async (_tool, args) => args;
+    (
+      server.server as unknown as { validateToolInput: (tool: unknown, args: unknown) => Promise<unknown> }
+    ).validateToolInput = async (_tool, args) => args;
   });
-  for (const [label, args] of BAD) assert.equal(codeOf(await call("session_history", args)), "MCP_ARGUMENT_INVALID", label);
+  for (const [label, args] of BAD)
+    assert.equal(codeOf(await call("session_history", args)), "MCP_ARGUMENT_INVALID", label);
   // tools/list still shows the schemas the checks use.
   const listed = (await client.listTools()).tools.find((tool) => tool.name === "session_history");
   assert.deepEqual(Object.keys((listed?.inputSchema.properties ?? {}) as object).sort(), ["cwd", "limit", "name"]);
@@ -78,5 +92,6 @@ test("every tool tools/list shows is served through our checks: an argument it d
   const { call, client } = await connect(t, undefined, "redis://127.0.0.1:1");
   const names = (await client.listTools()).tools.map((tool) => tool.name);
   assert.ok(names.includes("run") && names.includes("submit"), names.join(", "));
-  for (const name of names) assert.equal(codeOf(await call(name, { "not-a-field": true })), "MCP_ARGUMENT_INVALID", name);
+  for (const name of names)
+    assert.equal(codeOf(await call(name, { "not-a-field": true })), "MCP_ARGUMENT_INVALID", name);
 });

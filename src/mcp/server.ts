@@ -28,7 +28,8 @@ export interface SeatMcpServer {
 export async function createSeatMcpServer(options: McpServerOptions): Promise<SeatMcpServer> {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {}, logging: {} },
-    instructions: "grok-seat: hand a task to an agent seat (grok by default) with `run`; the server's permission policy, roots and agents bound every call.",
+    instructions:
+      "grok-seat: hand a task to an agent seat (grok by default) with `run`; the server's permission policy, roots and agents bound every call.",
   });
   const registry = createToolRegistry(server);
   const context: ServerContext = createToolContext(server, options, registry);

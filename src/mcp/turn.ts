@@ -93,7 +93,11 @@ export async function runMcpTurn(request: McpTurnRequest): Promise<McpTurnOutcom
     if (named !== undefined) {
       const { openSession } = await import("../sessions/index.js");
       // The session's worktree is taken once its lease is held, as `seat run -s` does.
-      opened = await openSession({ ...options, name: named, ...(plan ? { beforeStart: async () => void (worktree = await plan.take()) } : {}) }).catch((error: unknown) => {
+      opened = await openSession({
+        ...options,
+        name: named,
+        ...(plan ? { beforeStart: async () => void (worktree = await plan.take()) } : {}),
+      }).catch((error: unknown) => {
         throw isSeatError(error, "SESSION_BUSY") ? busyForHost(named, error) : error;
       });
       session = opened.session;
@@ -103,21 +107,43 @@ export async function runMcpTurn(request: McpTurnRequest): Promise<McpTurnOutcom
     }
     if (session.state !== "ready") {
       const fatal = diagnostics.at(-1);
-      throw new SeatError(fatal?.code ?? "ACP_SESSION_DEAD", fatal ? stripCode(fatal) : "The agent session did not come up.", { context: { agent: request.agent } });
+      throw new SeatError(
+        fatal?.code ?? "ACP_SESSION_DEAD",
+        fatal ? stripCode(fatal) : "The agent session did not come up.",
+        { context: { agent: request.agent } },
+      );
     }
     if (named === undefined) {
       // The same socket and typed state `seat run` serves, so `seat ps`, approve/deny and cancel reach this turn.
-      control = await startRunControl(planRunControl(seatHome()), session, { kind: "run", agent: request.agent, cwd: worktree?.record.path ?? request.cwd }, (diagnostic) => onEvent({ type: "diagnostic", diagnostic }));
+      control = await startRunControl(
+        planRunControl(seatHome()),
+        session,
+        { kind: "run", agent: request.agent, cwd: worktree?.record.path ?? request.cwd },
+        (diagnostic) => onEvent({ type: "diagnostic", diagnostic }),
+      );
     }
     if (request.signal.aborted) throw cancelledBeforeStart();
     const result = await session.prompt(request.prompt, { signal: request.signal });
     turn = { promptId: result.promptId, prompt: request.prompt };
     if (opened === undefined) recordPlainTurn(result, request, onEvent);
-    if (result.diagnostic && !diagnostics.some((d) => d.code === result.diagnostic!.code && d.message === result.diagnostic!.message)) diagnostics.push(result.diagnostic);
+    if (
+      result.diagnostic &&
+      !diagnostics.some((d) => d.code === result.diagnostic!.code && d.message === result.diagnostic!.message)
+    )
+      diagnostics.push(result.diagnostic);
     outcome = {
       result,
       diagnostics,
-      ...(opened && named ? { session: { name: named, resumed: opened.resumed, agentSessionId: opened.session.id ?? null, interrupted: opened.interrupted.map((t) => t.promptId) } } : {}),
+      ...(opened && named
+        ? {
+            session: {
+              name: named,
+              resumed: opened.resumed,
+              agentSessionId: opened.session.id ?? null,
+              interrupted: opened.interrupted.map((t) => t.promptId),
+            },
+          }
+        : {}),
     };
   } finally {
     if (session) await session.dispose();
@@ -135,18 +161,33 @@ export async function runMcpTurn(request: McpTurnRequest): Promise<McpTurnOutcom
 /** The worktree a call asked for (or a named session's earlier one), planned in the seat home; nothing changes. */
 async function planWorktree(request: McpTurnRequest): Promise<TurnWorktreePlan | undefined> {
   const { planTurnWorktree } = await import("../worktrees/index.js");
-  return planTurnWorktree({ home: seatHome(), cwd: request.cwd, ...(request.session !== undefined ? { session: request.session } : {}), ...(request.worktree ? { worktree: request.worktree } : {}) });
+  return planTurnWorktree({
+    home: seatHome(),
+    cwd: request.cwd,
+    ...(request.session !== undefined ? { session: request.session } : {}),
+    ...(request.worktree ? { worktree: request.worktree } : {}),
+  });
 }
 
 /** Commits the turn in its worktree; a failure is a diagnostic (the turn's answer stands, its changes stay uncommitted). */
-async function commitWorktree(worktree: TurnWorktree, turn: { promptId: string; prompt: string }, onEvent: (event: SeatEvent) => void): Promise<McpTurnOutcome["worktree"]> {
+async function commitWorktree(
+  worktree: TurnWorktree,
+  turn: { promptId: string; prompt: string },
+  onEvent: (event: SeatEvent) => void,
+): Promise<McpTurnOutcome["worktree"]> {
   const { record } = worktree;
   try {
     const { finishTurnWorktree } = await import("../worktrees/index.js");
     const committed = await finishTurnWorktree(worktree, turn);
     return { name: record.name, branch: committed.branch, path: record.path, commit: committed.commit };
   } catch (error) {
-    onEvent({ type: "diagnostic", diagnostic: { code: isSeatError(error) ? error.code : "WORKTREE_GIT_FAILED", message: `The turn's changes in worktree ${record.name} could not be committed: ${messageOf(error)}` } });
+    onEvent({
+      type: "diagnostic",
+      diagnostic: {
+        code: isSeatError(error) ? error.code : "WORKTREE_GIT_FAILED",
+        message: `The turn's changes in worktree ${record.name} could not be committed: ${messageOf(error)}`,
+      },
+    });
     return { name: record.name, branch: record.branch, path: record.path, commit: null };
   }
 }
@@ -156,20 +197,37 @@ function recordPlainTurn(result: TurnResult, request: McpTurnRequest, onEvent: (
   try {
     const home = seatHome();
     ensurePrivateDir(home);
-    recordUsage(journalPath(home), ledgerEntriesOf(result, { source: "run", agent: request.agent, ...(request.model ? { model: request.model } : {}) }));
+    recordUsage(
+      journalPath(home),
+      ledgerEntriesOf(result, {
+        source: "run",
+        agent: request.agent,
+        ...(request.model ? { model: request.model } : {}),
+      }),
+    );
   } catch (error) {
-    onEvent({ type: "diagnostic", diagnostic: { code: "JOURNAL_WRITE_FAILED", message: `The turn's usage could not be added to the ledger: ${messageOf(error)}` } });
+    onEvent({
+      type: "diagnostic",
+      diagnostic: {
+        code: "JOURNAL_WRITE_FAILED",
+        message: `The turn's usage could not be added to the ledger: ${messageOf(error)}`,
+      },
+    });
   }
 }
 
 /** SESSION_BUSY in a host's words: the CLI's message points at `--wait` and `seat cancel`, which a host has not. */
 function busyForHost(name: string, error: SeatError): SeatError {
   const { holderPid, since } = error.context as { holderPid?: number; since?: string };
-  return new SeatError("SESSION_BUSY", `Session "${name}" is busy: pid ${holderPid ?? "?"} has been running a turn since ${since ?? "?"}. Call run again once the sessions tool shows it idle, or stop that turn with the cancel tool.`, {
-    retryable: true,
-    context: error.context,
-    cause: error,
-  });
+  return new SeatError(
+    "SESSION_BUSY",
+    `Session "${name}" is busy: pid ${holderPid ?? "?"} has been running a turn since ${since ?? "?"}. Call run again once the sessions tool shows it idle, or stop that turn with the cancel tool.`,
+    {
+      retryable: true,
+      context: error.context,
+      cause: error,
+    },
+  );
 }
 
 function cancelledBeforeStart(): SeatError {

@@ -15,7 +15,10 @@ export type ModelDialect = "chat" | "responses" | "messages" | "gemini";
 export interface OfflineWiring {
   dialect: ModelDialect;
   /** Env vars and files (paths relative to the temp HOME) that point the agent at `mockOrigin` (http://127.0.0.1:PORT). */
-  configure(ctx: { mockOrigin: string; home: string; cwd: string }): { env: Record<string, string>; files: Record<string, string> };
+  configure(ctx: { mockOrigin: string; home: string; cwd: string }): {
+    env: Record<string, string>;
+    files: Record<string, string>;
+  };
   /** The model-side tool call that runs `command` in the agent's shell tool. */
   shellCall(command: string): MockToolCall;
   /** The model-side tool call for host tool `tool` of MCP server `server`. */
@@ -25,9 +28,15 @@ export interface OfflineWiring {
 const GROK: OfflineWiring = {
   dialect: "chat",
   // The grok rig (src/sandbox/, test/support/live-rig.ts) writes config.toml; this wiring is the env form.
-  configure: ({ mockOrigin }) => ({ env: { GROK_XAI_API_BASE_URL: `${mockOrigin}/v1`, XAI_API_KEY: "mock-key" }, files: {} }),
+  configure: ({ mockOrigin }) => ({
+    env: { GROK_XAI_API_BASE_URL: `${mockOrigin}/v1`, XAI_API_KEY: "mock-key" },
+    files: {},
+  }),
   shellCall: (command) => ({ name: "run_terminal_command", arguments: { command } }),
-  hostToolCall: (server, tool, args) => ({ name: "use_tool", arguments: { tool_name: `${server}__${tool}`, tool_input: args } }),
+  hostToolCall: (server, tool, args) => ({
+    name: "use_tool",
+    arguments: { tool_name: `${server}__${tool}`, tool_input: args },
+  }),
 };
 
 const CODEX: OfflineWiring = {
@@ -50,8 +59,15 @@ const CODEX: OfflineWiring = {
     },
   }),
   // Sandboxed commands run without asking; only an escalation request reaches the permission gate.
-  shellCall: (command) => ({ name: "exec_command", arguments: { cmd: command, sandbox_permissions: "require_escalated", justification: "grok-seat test command" } }),
-  hostToolCall: (server, tool, args) => ({ name: tool, namespace: `mcp__${server.replace(/-/g, "_")}`, arguments: args }),
+  shellCall: (command) => ({
+    name: "exec_command",
+    arguments: { cmd: command, sandbox_permissions: "require_escalated", justification: "grok-seat test command" },
+  }),
+  hostToolCall: (server, tool, args) => ({
+    name: tool,
+    namespace: `mcp__${server.replace(/-/g, "_")}`,
+    arguments: args,
+  }),
 };
 
 const CLAUDE: OfflineWiring = {
@@ -67,17 +83,37 @@ const CLAUDE: OfflineWiring = {
 const OPENCODE: OfflineWiring = {
   dialect: "chat",
   configure: ({ mockOrigin, home }) => ({
-    env: { OPENCODE_CONFIG: join(home, "opencode.json"), XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share"), XDG_CACHE_HOME: join(home, ".cache"), XDG_STATE_HOME: join(home, ".local", "state") },
+    env: {
+      OPENCODE_CONFIG: join(home, "opencode.json"),
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, ".local", "share"),
+      XDG_CACHE_HOME: join(home, ".cache"),
+      XDG_STATE_HOME: join(home, ".local", "state"),
+    },
     files: {
-      "opencode.json": JSON.stringify({
-        $schema: "https://opencode.ai/config.json",
-        provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "mock", options: { baseURL: `${mockOrigin}/v1`, apiKey: "mock-key" }, models: { "mock-model": { name: "mock-model", tool_call: true }, "mock-model-2": { name: "mock-model-2", tool_call: true } } } },
-        model: "mock/mock-model",
-        small_model: "mock/mock-model",
-        permission: { bash: "ask", edit: "ask" },
-        autoupdate: false,
-        share: "disabled",
-      }, null, 2),
+      "opencode.json": JSON.stringify(
+        {
+          $schema: "https://opencode.ai/config.json",
+          provider: {
+            mock: {
+              npm: "@ai-sdk/openai-compatible",
+              name: "mock",
+              options: { baseURL: `${mockOrigin}/v1`, apiKey: "mock-key" },
+              models: {
+                "mock-model": { name: "mock-model", tool_call: true },
+                "mock-model-2": { name: "mock-model-2", tool_call: true },
+              },
+            },
+          },
+          model: "mock/mock-model",
+          small_model: "mock/mock-model",
+          permission: { bash: "ask", edit: "ask" },
+          autoupdate: false,
+          share: "disabled",
+        },
+        null,
+        2,
+      ),
     },
   }),
   shellCall: (command) => ({ name: "bash", arguments: { command, description: "run a command" } }),
@@ -89,7 +125,10 @@ const GEMINI: OfflineWiring = {
   configure: ({ mockOrigin, cwd }) => ({
     env: { GOOGLE_GEMINI_BASE_URL: mockOrigin, GEMINI_API_KEY: "mock-key" },
     files: {
-      ".gemini/settings.json": JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: true } }, privacy: { usageStatisticsEnabled: false } }),
+      ".gemini/settings.json": JSON.stringify({
+        security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: true } },
+        privacy: { usageStatisticsEnabled: false },
+      }),
       ".gemini/trustedFolders.json": JSON.stringify({ [cwd]: "TRUST_FOLDER" }),
     },
   }),
@@ -98,7 +137,13 @@ const GEMINI: OfflineWiring = {
 };
 
 /** The offline wiring of every agent that has one, by agent name. */
-export const OFFLINE_WIRING: Readonly<Record<string, OfflineWiring>> = { grok: GROK, codex: CODEX, claude: CLAUDE, opencode: OPENCODE, gemini: GEMINI };
+export const OFFLINE_WIRING: Readonly<Record<string, OfflineWiring>> = {
+  grok: GROK,
+  codex: CODEX,
+  claude: CLAUDE,
+  opencode: OPENCODE,
+  gemini: GEMINI,
+};
 
 /** The offline wiring of agent `name`, or undefined when it has none. */
 export function offlineWiring(name: string): OfflineWiring | undefined {

@@ -35,10 +35,11 @@ export function fillSchema(schema: unknown): unknown {
   if (typeof schema !== "object" || schema === null) return null;
   const s = schema as Record<string, unknown>;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
-  const type = String(Array.isArray(s.type) ? s.type[0] : s.type ?? "").toLowerCase();
+  const type = String(Array.isArray(s.type) ? s.type[0] : (s.type ?? "")).toLowerCase();
   if (type === "object" || s.properties) {
     const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries((s.properties as Record<string, unknown>) ?? {})) out[key] = fillSchema(value);
+    for (const [key, value] of Object.entries((s.properties as Record<string, unknown>) ?? {}))
+      out[key] = fillSchema(value);
     return out;
   }
   if (type === "array") return [];
@@ -59,7 +60,8 @@ export function geminiToChat(body: GeminiRequest): ChatRequest & { hasTools: boo
       if (last?.role === "assistant") last.content += text;
       else messages.push({ role: "assistant", content: text });
     } else if (parts.length > 0 && parts.every((p) => p.functionResponse)) {
-      for (const p of parts) messages.push({ role: "tool", content: JSON.stringify(p.functionResponse?.response ?? "") });
+      for (const p of parts)
+        messages.push({ role: "tool", content: JSON.stringify(p.functionResponse?.response ?? "") });
     } else {
       messages.push({ role: "user", content: `<user_query>${text}</user_query>` });
     }
@@ -76,9 +78,13 @@ const USAGE = { promptTokenCount: 11, candidatesTokenCount: 3, totalTokenCount: 
 
 /** Answers one non-streamed generateContent call: schema-shaped JSON when asked, else the reply. */
 export function plainGemini(res: ServerResponse, reply: MockReply, schema: unknown): void {
-  const parts = schema !== undefined
-    ? [{ text: JSON.stringify(fillSchema(schema)) }]
-    : [...(reply.text ? [{ text: reply.text }] : []), ...(reply.toolCalls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.arguments ?? {} } }))];
+  const parts =
+    schema !== undefined
+      ? [{ text: JSON.stringify(fillSchema(schema)) }]
+      : [
+          ...(reply.text ? [{ text: reply.text }] : []),
+          ...(reply.toolCalls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.arguments ?? {} } })),
+        ];
   res.writeHead(200, { "content-type": "application/json" });
   res.end(JSON.stringify({ candidates: [candidate(parts, "STOP")], usageMetadata: USAGE, modelVersion: "mock-model" }));
 }
@@ -91,6 +97,14 @@ export async function streamGemini(res: ServerResponse, reply: MockReply): Promi
     if (!(await send({ candidates: [candidate([{ text: word }])], modelVersion: "mock-model" }))) return;
   }
   const calls = (reply.toolCalls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.arguments ?? {} } }));
-  await send({ candidates: [candidate(calls.length > 0 ? calls : [{ text: "" }], "STOP")], usageMetadata: USAGE, modelVersion: "mock-model" }, undefined, false);
+  await send(
+    {
+      candidates: [candidate(calls.length > 0 ? calls : [{ text: "" }], "STOP")],
+      usageMetadata: USAGE,
+      modelVersion: "mock-model",
+    },
+    undefined,
+    false,
+  );
   res.end();
 }

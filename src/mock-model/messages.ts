@@ -28,7 +28,17 @@ export interface MessagesRequest {
 function blocksText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b: Block) => (b && typeof b === "object" ? (typeof b.text === "string" ? b.text : b.type === "tool_result" ? blocksText(b.content) : "") : "")).join("\n");
+  return content
+    .map((b: Block) =>
+      b && typeof b === "object"
+        ? typeof b.text === "string"
+          ? b.text
+          : b.type === "tool_result"
+            ? blocksText(b.content)
+            : ""
+        : "",
+    )
+    .join("\n");
 }
 
 /** Reads a Messages request as the script's chat shape (user queries wrapped in `<user_query>`). */
@@ -51,7 +61,12 @@ function contentBlocks(reply: MockReply, counter: number): Array<Record<string, 
   const blocks: Array<Record<string, unknown>> = [];
   if (reply.text) blocks.push({ type: "text", text: reply.text });
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
-    blocks.push({ type: "tool_use", id: `toolu_mock_${counter}_${index}`, name: call.name, input: call.arguments ?? {} });
+    blocks.push({
+      type: "tool_use",
+      id: `toolu_mock_${counter}_${index}`,
+      name: call.name,
+      input: call.arguments ?? {},
+    });
   }
   return blocks;
 }
@@ -60,20 +75,45 @@ function contentBlocks(reply: MockReply, counter: number): Array<Record<string, 
 export function plainMessages(res: ServerResponse, reply: MockReply, model: string, counter: number): void {
   const content = contentBlocks(reply, counter);
   res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify({
-    id: `msg_mock_${counter}`, type: "message", role: "assistant", model, content,
-    stop_reason: reply.toolCalls?.length ? "tool_use" : "end_turn", stop_sequence: null,
-    usage: { input_tokens: 11, output_tokens: 3 },
-  }));
+  res.end(
+    JSON.stringify({
+      id: `msg_mock_${counter}`,
+      type: "message",
+      role: "assistant",
+      model,
+      content,
+      stop_reason: reply.toolCalls?.length ? "tool_use" : "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 11, output_tokens: 3 },
+    }),
+  );
 }
 
 /** Streams `reply` as a Messages SSE stream. */
-export async function streamMessages(res: ServerResponse, reply: MockReply, model: string, counter: number): Promise<void> {
+export async function streamMessages(
+  res: ServerResponse,
+  reply: MockReply,
+  model: string,
+  counter: number,
+): Promise<void> {
   const send = openSse(res, reply);
   const event = (type: string, data: Record<string, unknown>, paced = true) => send({ type, ...data }, type, paced);
-  await event("message_start", {
-    message: { id: `msg_mock_${counter}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 11, output_tokens: 1 } },
-  }, false);
+  await event(
+    "message_start",
+    {
+      message: {
+        id: `msg_mock_${counter}`,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 11, output_tokens: 1 },
+      },
+    },
+    false,
+  );
   let index = 0;
   if (reply.text) {
     await event("content_block_start", { index, content_block: { type: "text", text: "" } }, false);
@@ -84,13 +124,30 @@ export async function streamMessages(res: ServerResponse, reply: MockReply, mode
     index += 1;
   }
   for (const [n, call] of (reply.toolCalls ?? []).entries()) {
-    await event("content_block_start", { index, content_block: { type: "tool_use", id: `toolu_mock_${counter}_${n}`, name: call.name, input: {} } }, false);
-    if (!(await event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(call.arguments ?? {}) } }))) return;
+    await event(
+      "content_block_start",
+      { index, content_block: { type: "tool_use", id: `toolu_mock_${counter}_${n}`, name: call.name, input: {} } },
+      false,
+    );
+    if (
+      !(await event("content_block_delta", {
+        index,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(call.arguments ?? {}) },
+      }))
+    )
+      return;
     await event("content_block_stop", { index }, false);
     index += 1;
   }
   const output = words(reply.text ?? "").length + (reply.toolCalls?.length ?? 0);
-  await event("message_delta", { delta: { stop_reason: reply.toolCalls?.length ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: output } }, false);
+  await event(
+    "message_delta",
+    {
+      delta: { stop_reason: reply.toolCalls?.length ? "tool_use" : "end_turn", stop_sequence: null },
+      usage: { output_tokens: output },
+    },
+    false,
+  );
   await event("message_stop", {}, false);
   res.end();
 }

@@ -29,21 +29,32 @@ export interface ResponsesRequest {
 function itemText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : "")).join("");
+  return content
+    .map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : ""))
+    .join("");
 }
 
 /** Reads a Responses request as the script's chat shape (user queries wrapped in `<user_query>`). */
 export function responsesToChat(body: ResponsesRequest): ChatRequest & { hasTools: boolean } {
-  const items = typeof body.input === "string" ? [{ type: "message", role: "user", content: body.input }] : (body.input ?? []);
+  const items =
+    typeof body.input === "string" ? [{ type: "message", role: "user", content: body.input }] : (body.input ?? []);
   const messages: Array<{ role: string; content: string }> = [];
   for (const item of items) {
     const type = item.type ?? "message";
     if (type === "message" && item.role === "user") {
       messages.push({ role: "user", content: `<user_query>${itemText(item.content)}</user_query>` });
     } else if (type === "function_call_output" || type === "custom_tool_call_output") {
-      const output = typeof item.output === "string" ? item.output : itemText((item.output as { content?: unknown })?.content ?? item.output);
+      const output =
+        typeof item.output === "string"
+          ? item.output
+          : itemText((item.output as { content?: unknown })?.content ?? item.output);
       messages.push({ role: "tool", content: output });
-    } else if (type === "message" && item.role === "assistant" || type === "function_call" || type === "custom_tool_call" || type === "reasoning") {
+    } else if (
+      (type === "message" && item.role === "assistant") ||
+      type === "function_call" ||
+      type === "custom_tool_call" ||
+      type === "reasoning"
+    ) {
       const last = messages[messages.length - 1];
       if (last?.role === "assistant") last.content += itemText(item.content);
       else messages.push({ role: "assistant", content: itemText(item.content) });
@@ -53,23 +64,57 @@ export function responsesToChat(body: ResponsesRequest): ChatRequest & { hasTool
 }
 
 /** Streams `reply` as a Responses SSE stream. */
-export async function streamResponses(res: ServerResponse, reply: MockReply, model: string, counter: number): Promise<void> {
+export async function streamResponses(
+  res: ServerResponse,
+  reply: MockReply,
+  model: string,
+  counter: number,
+): Promise<void> {
   const id = `resp_mock_${counter}`;
   const send = openSse(res, reply);
   const event = (type: string, data: Record<string, unknown>, paced = true) => send({ type, ...data }, type, paced);
-  await event("response.created", { response: { id, object: "response", model, status: "in_progress", output: [] } }, false);
+  await event(
+    "response.created",
+    { response: { id, object: "response", model, status: "in_progress", output: [] } },
+    false,
+  );
   let outputIndex = 0;
   const text = reply.text ?? "";
   if (text !== "") {
     const itemId = `msg_mock_${counter}`;
-    await event("response.output_item.added", { output_index: outputIndex, item: { type: "message", id: itemId, role: "assistant", status: "in_progress", content: [] } }, false);
+    await event(
+      "response.output_item.added",
+      {
+        output_index: outputIndex,
+        item: { type: "message", id: itemId, role: "assistant", status: "in_progress", content: [] },
+      },
+      false,
+    );
     for (const word of words(text)) {
-      if (!(await event("response.output_text.delta", { item_id: itemId, output_index: outputIndex, content_index: 0, delta: word }))) return;
+      if (
+        !(await event("response.output_text.delta", {
+          item_id: itemId,
+          output_index: outputIndex,
+          content_index: 0,
+          delta: word,
+        }))
+      )
+        return;
     }
-    await event("response.output_item.done", {
-      output_index: outputIndex,
-      item: { type: "message", id: itemId, role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] },
-    }, false);
+    await event(
+      "response.output_item.done",
+      {
+        output_index: outputIndex,
+        item: {
+          type: "message",
+          id: itemId,
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text, annotations: [] }],
+        },
+      },
+      false,
+    );
     outputIndex += 1;
   }
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
@@ -82,13 +127,33 @@ export async function streamResponses(res: ServerResponse, reply: MockReply, mod
       arguments: JSON.stringify(call.arguments),
       status: "completed",
     };
-    await event("response.output_item.added", { output_index: outputIndex, item: { ...item, arguments: "", status: "in_progress" } }, false);
+    await event(
+      "response.output_item.added",
+      { output_index: outputIndex, item: { ...item, arguments: "", status: "in_progress" } },
+      false,
+    );
     if (!(await event("response.output_item.done", { output_index: outputIndex, item }))) return;
     outputIndex += 1;
   }
   const output = words(text).length + (reply.toolCalls?.length ?? 0);
-  await event("response.completed", {
-    response: { id, object: "response", model, status: "completed", usage: { input_tokens: 11, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 11 + output } },
-  }, false);
+  await event(
+    "response.completed",
+    {
+      response: {
+        id,
+        object: "response",
+        model,
+        status: "completed",
+        usage: {
+          input_tokens: 11,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: output,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 11 + output,
+        },
+      },
+    },
+    false,
+  );
   res.end();
 }

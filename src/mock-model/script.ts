@@ -73,7 +73,9 @@ export interface ChatRequest {
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    return content.map((part) => (part && typeof part === "object" && "text" in part ? String(part.text) : "")).join("");
+    return content
+      .map((part) => (part && typeof part === "object" && "text" in part ? String(part.text) : ""))
+      .join("");
   }
   return "";
 }
@@ -123,7 +125,12 @@ export function roundsAfterLastQuery(messages: ChatMessage[]): number {
 export function withQueryTags(body: ChatRequest): ChatRequest {
   const messages = body.messages ?? [];
   if (messages.some((m) => m.role === "user" && textOf(m.content).includes("<user_query>"))) return body;
-  return { ...body, messages: messages.map((m) => (m.role === "user" ? { ...m, content: `<user_query>${textOf(m.content)}</user_query>` } : m)) };
+  return {
+    ...body,
+    messages: messages.map((m) =>
+      m.role === "user" ? { ...m, content: `<user_query>${textOf(m.content)}</user_query>` } : m,
+    ),
+  };
 }
 
 const LAST_TOOL_RESULT = "{{last_tool_result}}";
@@ -147,18 +154,22 @@ export function chooseReply(script: MockScript, kind: RequestKind, body: ChatReq
   const query = lastUserQuery(messages);
   const round = roundsAfterLastQuery(messages);
   const rule = (script.rules ?? []).find((r) => matches(r, query));
-  const base = rule ? (rule.replies[round] ?? rule.replies[rule.replies.length - 1] ?? {}) : (script.fallback ?? { text: "pong from mock" });
+  const base = rule
+    ? (rule.replies[round] ?? rule.replies[rule.replies.length - 1] ?? {})
+    : (script.fallback ?? { text: "pong from mock" });
   // A tool loop ends once the history holds the results of the scripted calls.
   if (rule && round >= rule.replies.length && base.toolCalls) return { text: "done" };
   const reply = { chunkDelayMs: script.chunkDelayMs, ...base };
-  if (reply.text?.includes(LAST_TOOL_RESULT)) reply.text = reply.text.split(LAST_TOOL_RESULT).join(lastToolResult(messages));
+  if (reply.text?.includes(LAST_TOOL_RESULT))
+    reply.text = reply.text.split(LAST_TOOL_RESULT).join(lastToolResult(messages));
   return reply;
 }
 
 /** Reads a script from JSON, where `match` strings of the form "/re/flags" become RegExps. */
 export function parseScript(json: string): MockScript {
   const raw = JSON.parse(json) as MockScript & { rules?: Array<MockRule & { match: string }> };
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new TypeError("mock script must be a JSON object");
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new TypeError("mock script must be a JSON object");
   const rules = (raw.rules ?? []).map((rule) => {
     if (typeof rule.match !== "string" || !Array.isArray(rule.replies)) {
       throw new TypeError("each mock rule needs a string `match` and a `replies` array");

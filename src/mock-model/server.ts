@@ -11,9 +11,25 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { appendFileSync } from "node:fs";
-import { chooseReply, classifyRequest, lastUserQuery, withQueryTags, type ChatRequest, type MockReply, type MockScript, type RequestKind } from "./script.js";
+import {
+  chooseReply,
+  classifyRequest,
+  lastUserQuery,
+  withQueryTags,
+  type ChatRequest,
+  type MockReply,
+  type MockScript,
+  type RequestKind,
+} from "./script.js";
 import { responsesToChat, streamResponses, type ResponsesRequest } from "./responses.js";
-import { fillSchema as fillSchemaValue, geminiResponseSchema, geminiToChat, plainGemini, streamGemini, type GeminiRequest } from "./gemini.js";
+import {
+  fillSchema as fillSchemaValue,
+  geminiResponseSchema,
+  geminiToChat,
+  plainGemini,
+  streamGemini,
+  type GeminiRequest,
+} from "./gemini.js";
 import { messagesToChat, plainMessages, streamMessages, type MessagesRequest } from "./messages.js";
 
 /** One request the mock received. */
@@ -91,7 +107,14 @@ function words(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
-async function streamReply(res: ServerResponse, reply: MockReply, model: string, counter: number, promptTokens: number, served: (usage: { promptTokens: number; completionTokens: number }) => void): Promise<void> {
+async function streamReply(
+  res: ServerResponse,
+  reply: MockReply,
+  model: string,
+  counter: number,
+  promptTokens: number,
+  served: (usage: { promptTokens: number; completionTokens: number }) => void,
+): Promise<void> {
   const id = `chatcmpl-mock-${counter}`;
   const delay = reply.chunkDelayMs ?? 0;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
@@ -117,26 +140,55 @@ async function streamReply(res: ServerResponse, reply: MockReply, model: string,
   const calls = reply.toolCalls ?? [];
   for (const [index, call] of calls.entries()) {
     const delta = {
-      tool_calls: [{ index, id: `call_mock_${counter}_${index}`, type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments) } }],
+      tool_calls: [
+        {
+          index,
+          id: `call_mock_${counter}_${index}`,
+          type: "function",
+          function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+        },
+      ],
     };
     if (!(await send(chunkObject(id, model, delta, null)))) return;
   }
   res.write(chunkObject(id, model, {}, calls.length > 0 ? "tool_calls" : "stop"));
   const completion = words(reply.text ?? "").length + calls.length;
-  res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion } })}\n\n`);
+  res.write(
+    `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion } })}\n\n`,
+  );
   res.end("data: [DONE]\n\n");
   served({ promptTokens, completionTokens: completion });
 }
 
-function plainReply(res: ServerResponse, reply: MockReply, model: string, counter: number, promptTokens: number, served: (usage: { promptTokens: number; completionTokens: number }) => void): void {
+function plainReply(
+  res: ServerResponse,
+  reply: MockReply,
+  model: string,
+  counter: number,
+  promptTokens: number,
+  served: (usage: { promptTokens: number; completionTokens: number }) => void,
+): void {
   const calls = (reply.toolCalls ?? []).map((call, index) => ({
     id: `call_mock_${counter}_${index}`,
     type: "function",
     function: { name: call.name, arguments: JSON.stringify(call.arguments) },
   }));
-  const message = { role: "assistant", content: reply.text ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+  const message = {
+    role: "assistant",
+    content: reply.text ?? null,
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+  };
   res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify({ id: `chatcmpl-mock-${counter}`, object: "chat.completion", created: 0, model, choices: [{ index: 0, message, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }], usage: { prompt_tokens: promptTokens, completion_tokens: 3, total_tokens: promptTokens + 3 } }));
+  res.end(
+    JSON.stringify({
+      id: `chatcmpl-mock-${counter}`,
+      object: "chat.completion",
+      created: 0,
+      model,
+      choices: [{ index: 0, message, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }],
+      usage: { prompt_tokens: promptTokens, completion_tokens: 3, total_tokens: promptTokens + 3 },
+    }),
+  );
   served({ promptTokens, completionTokens: 3 });
 }
 
@@ -146,7 +198,10 @@ function errorType(status: number): string {
 }
 
 function json(res: ServerResponse, status: number, body: unknown, retryAfterSeconds?: number): void {
-  res.writeHead(status, { "content-type": "application/json", ...(retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) }) });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    ...(retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) }),
+  });
   res.end(JSON.stringify(body));
 }
 
@@ -165,7 +220,10 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     open.add(res);
     res.on("close", () => open.delete(res));
     void handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) json(res, 400, { error: { message: error instanceof Error ? error.message : String(error), type: "invalid_request_error" } });
+      if (!res.headersSent)
+        json(res, 400, {
+          error: { message: error instanceof Error ? error.message : String(error), type: "invalid_request_error" },
+        });
       else res.destroy();
     });
   });
@@ -176,10 +234,16 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     for (const [key, value] of Object.entries(req.headers)) {
       if (key !== "authorization" && typeof value === "string") headers[key] = value;
     }
-    const reqId = typeof req.headers["x-grok-req-id"] === "string" && req.headers["x-grok-req-id"] !== "" ? req.headers["x-grok-req-id"] : undefined;
+    const reqId =
+      typeof req.headers["x-grok-req-id"] === "string" && req.headers["x-grok-req-id"] !== ""
+        ? req.headers["x-grok-req-id"]
+        : undefined;
     if (req.method === "GET" && url.endsWith("/models")) {
       log({ t: Date.now(), method: "GET", url, kind: "models", headers });
-      json(res, 200, { object: "list", data: [{ id: options.modelId ?? "mock-model", object: "model", created: 0, owned_by: "mock" }] });
+      json(res, 200, {
+        object: "list",
+        data: [{ id: options.modelId ?? "mock-model", object: "model", created: 0, owned_by: "mock" }],
+      });
       return;
     }
     if (req.method === "POST" && url.endsWith("/chat/completions")) {
@@ -190,7 +254,17 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       const scripted = reqId === undefined ? withQueryTags(body) : body;
       const sideCall = reqId === undefined && scripted !== body && (body.tools?.length ?? 0) === 0;
       const kind: RequestKind = sideCall ? "title" : classifyRequest(reqId, scripted);
-      const entry: LoggedRequest = { t: Date.now(), method: "POST", url, kind, dialect: "chat", reqId, headers, body, query: lastUserQuery(scripted.messages ?? []) };
+      const entry: LoggedRequest = {
+        t: Date.now(),
+        method: "POST",
+        url,
+        kind,
+        dialect: "chat",
+        reqId,
+        headers,
+        body,
+        query: lastUserQuery(scripted.messages ?? []),
+      };
       log(entry);
       const promptTokens = options.promptTokensFromBody ? Math.ceil(Buffer.byteLength(text) / 4) : 11;
       const served = (usage: { promptTokens: number; completionTokens: number }) => void (entry.served = usage);
@@ -198,7 +272,12 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       counter += 1;
       if (reply.hang) return; // left open until the client or close() ends it
       if (reply.errorStatus) {
-        json(res, reply.errorStatus, { error: { message: `mock error ${reply.errorStatus}`, type: errorType(reply.errorStatus) } }, reply.retryAfterSeconds);
+        json(
+          res,
+          reply.errorStatus,
+          { error: { message: `mock error ${reply.errorStatus}`, type: errorType(reply.errorStatus) } },
+          reply.retryAfterSeconds,
+        );
         return;
       }
       const model = body.model ?? "mock-model";
@@ -219,15 +298,27 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       const chat = geminiToChat(body);
       const schema = geminiResponseSchema(body);
       const kind: RequestKind = schema !== undefined || !chat.hasTools ? "title" : classifyRequest(undefined, chat);
-      log({ t: Date.now(), method: "POST", url, kind, dialect: "gemini", headers, body, query: lastUserQuery(chat.messages ?? []) });
+      log({
+        t: Date.now(),
+        method: "POST",
+        url,
+        kind,
+        dialect: "gemini",
+        headers,
+        body,
+        query: lastUserQuery(chat.messages ?? []),
+      });
       const reply = kind === "title" ? { text: "Mock session" } : chooseReply(script, kind, chat);
       counter += 1;
       if (reply.hang) return;
       if (reply.errorStatus) {
-        json(res, reply.errorStatus, { error: { code: reply.errorStatus, message: `mock error ${reply.errorStatus}`, status: "INTERNAL" } });
+        json(res, reply.errorStatus, {
+          error: { code: reply.errorStatus, message: `mock error ${reply.errorStatus}`, status: "INTERNAL" },
+        });
         return;
       }
-      if (path.endsWith(":streamGenerateContent")) await streamGemini(res, schema !== undefined ? { text: JSON.stringify(fillSchemaValue(schema)) } : reply);
+      if (path.endsWith(":streamGenerateContent"))
+        await streamGemini(res, schema !== undefined ? { text: JSON.stringify(fillSchemaValue(schema)) } : reply);
       else plainGemini(res, reply, schema);
       return;
     }
@@ -237,12 +328,23 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       if (typeof body !== "object" || body === null) throw new Error("body must be a JSON object");
       const chat = dialect === "responses" ? responsesToChat(body) : messagesToChat(body);
       const kind: RequestKind = chat.hasTools ? classifyRequest(undefined, chat) : "title";
-      log({ t: Date.now(), method: "POST", url, kind, dialect, headers, body, query: lastUserQuery(chat.messages ?? []) });
+      log({
+        t: Date.now(),
+        method: "POST",
+        url,
+        kind,
+        dialect,
+        headers,
+        body,
+        query: lastUserQuery(chat.messages ?? []),
+      });
       const reply = chat.hasTools ? chooseReply(script, kind, chat) : { text: "Mock session" };
       counter += 1;
       if (reply.hang) return;
       if (reply.errorStatus) {
-        json(res, reply.errorStatus, { error: { message: `mock error ${reply.errorStatus}`, type: errorType(reply.errorStatus) } });
+        json(res, reply.errorStatus, {
+          error: { message: `mock error ${reply.errorStatus}`, type: errorType(reply.errorStatus) },
+        });
         return;
       }
       const model = body.model ?? "mock-model";

@@ -37,9 +37,13 @@ export function chooseBackend(facts: BackendFacts): BackendChoice {
   if (facts.env.TMUX) return { name: "tmux", reason: "running inside tmux (TMUX is set)" };
   if (facts.herdrReachable) return { name: "herdr", reason: "a Herdr server answers at its default socket" };
   if (facts.tmuxInstalled) return { name: "tmux", reason: "tmux is installed" };
-  throw new SeatError("MUX_UNAVAILABLE", "Neither Herdr nor tmux is available: no HERDR_SOCKET_PATH, HERDR_ENV or TMUX, no Herdr server at its default socket, and no tmux on PATH. Install tmux 3.x or start herdr.", {
-    context: { tried: ["option", "HERDR_SOCKET_PATH", "HERDR_ENV", "TMUX", "herdr ping", "tmux -V"] },
-  });
+  throw new SeatError(
+    "MUX_UNAVAILABLE",
+    "Neither Herdr nor tmux is available: no HERDR_SOCKET_PATH, HERDR_ENV or TMUX, no Herdr server at its default socket, and no tmux on PATH. Install tmux 3.x or start herdr.",
+    {
+      context: { tried: ["option", "HERDR_SOCKET_PATH", "HERDR_ENV", "TMUX", "herdr ping", "tmux -V"] },
+    },
+  );
 }
 
 /** Options for detectBackend. */
@@ -55,11 +59,23 @@ export async function detectBackend(options: DetectOptions = {}): Promise<{ back
   const env = options.env ?? process.env;
   const socketPath = resolveHerdrSocketPath({ env });
   const needsProbe = !options.prefer && !env.HERDR_SOCKET_PATH && env.HERDR_ENV !== "1" && !env.TMUX;
-  const herdrReachable = needsProbe && existsSync(socketPath) ? await new HerdrClient(socketPath, { timeoutMs: 2000 }).ping().then(() => true, () => false) : false;
+  const herdrReachable =
+    needsProbe && existsSync(socketPath)
+      ? await new HerdrClient(socketPath, { timeoutMs: 2000 }).ping().then(
+          () => true,
+          () => false,
+        )
+      : false;
   const tmuxInstalled = needsProbe && !herdrReachable ? await isTmuxAvailable() : false;
-  const choice = chooseBackend({ env, herdrReachable, tmuxInstalled, ...(options.prefer ? { prefer: options.prefer } : {}) });
-  const backend = choice.name === "herdr"
-    ? new HerdrBackend({ socketPath })
-    : new TmuxBackend(options.tmuxSocketName ? { socketName: options.tmuxSocketName } : {});
+  const choice = chooseBackend({
+    env,
+    herdrReachable,
+    tmuxInstalled,
+    ...(options.prefer ? { prefer: options.prefer } : {}),
+  });
+  const backend =
+    choice.name === "herdr"
+      ? new HerdrBackend({ socketPath })
+      : new TmuxBackend(options.tmuxSocketName ? { socketName: options.tmuxSocketName } : {});
   return { backend, reason: choice.name === "herdr" ? `${choice.reason}; socket ${socketPath}` : choice.reason };
 }

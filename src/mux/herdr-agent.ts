@@ -39,24 +39,34 @@ const refuse = (verdict: "mismatch" | "unknown", reason: string): HerdrAgentVerd
  * Judge Herdr's agent fields for one pane against what the controller launched. Pure; pass the
  * `pane.process_info` payload when `expected.pid` is set, or the verdict is at best "unknown".
  */
-export function checkHerdrAgent(paneInfo: HerdrPaneInfo | null | undefined, expected: ExpectedHerdrAgent, processInfo?: HerdrProcessInfo): HerdrAgentVerdict {
+export function checkHerdrAgent(
+  paneInfo: HerdrPaneInfo | null | undefined,
+  expected: ExpectedHerdrAgent,
+  processInfo?: HerdrProcessInfo,
+): HerdrAgentVerdict {
   if (typeof paneInfo !== "object" || paneInfo === null) return refuse("unknown", "Herdr returned no pane info");
   const pane = paneInfo as HerdrPaneInfo & Record<string, unknown>;
   if (expected.paneId !== undefined && pane.pane_id !== expected.paneId) {
     return refuse("mismatch", `pane id changed: expected ${expected.paneId}, Herdr reports ${String(pane.pane_id)}`);
   }
   if (expected.terminalId !== undefined && pane.terminal_id !== expected.terminalId) {
-    return refuse("mismatch", `terminal changed: expected ${expected.terminalId}, Herdr reports ${String(pane.terminal_id)}`);
+    return refuse(
+      "mismatch",
+      `terminal changed: expected ${expected.terminalId}, Herdr reports ${String(pane.terminal_id)}`,
+    );
   }
   if (expected.pid !== undefined) {
     const pid = processInfo?.shell_pid;
-    if (pid === undefined) return refuse("unknown", `pid ${expected.pid} could not be confirmed: no shell_pid from pane.process_info`);
-    if (pid !== expected.pid) return refuse("mismatch", `pid changed: expected ${expected.pid}, Herdr reports shell_pid ${pid}`);
+    if (pid === undefined)
+      return refuse("unknown", `pid ${expected.pid} could not be confirmed: no shell_pid from pane.process_info`);
+    if (pid !== expected.pid)
+      return refuse("mismatch", `pid changed: expected ${expected.pid}, Herdr reports shell_pid ${pid}`);
   }
 
   const session = pane.agent_session as unknown;
   if (session === null) return refuse("unknown", "agent_session is null");
-  if (session === undefined) return refuse("unknown", "Herdr holds no agent_session for this pane, so the session cannot be confirmed");
+  if (session === undefined)
+    return refuse("unknown", "Herdr holds no agent_session for this pane, so the session cannot be confirmed");
   if (typeof session !== "object") return refuse("unknown", "agent_session is not an object");
   const { source, agent: nestedAgent, kind, value } = session as Record<string, unknown>;
   if (typeof source !== "string" || source === "") return refuse("unknown", "agent_session has no source");
@@ -79,13 +89,20 @@ export function checkHerdrAgent(paneInfo: HerdrPaneInfo | null | undefined, expe
     agent = pane.agent;
   }
 
-  if (agent !== expected.agent) return { ...refuse("mismatch", `pane reports agent ${agent}, expected ${expected.agent}`), agent };
+  if (agent !== expected.agent)
+    return { ...refuse("mismatch", `pane reports agent ${agent}, expected ${expected.agent}`), agent };
   if (kind === "path") {
-    if (expected.sessionPath === undefined) return { ...refuse("unknown", `agent_session is a path (${value}), not a session id`), agent };
-    if (value !== expected.sessionPath) return { ...refuse("mismatch", `session changed: expected ${expected.sessionPath}, Herdr reports ${value}`), agent };
+    if (expected.sessionPath === undefined)
+      return { ...refuse("unknown", `agent_session is a path (${value}), not a session id`), agent };
+    if (value !== expected.sessionPath)
+      return {
+        ...refuse("mismatch", `session changed: expected ${expected.sessionPath}, Herdr reports ${value}`),
+        agent,
+      };
     return { verdict: "match", reason: `${agent} session ${value} confirmed by ${source}`, agent };
   }
-  if (kind !== "id") return { ...refuse("unknown", `agent_session kind ${String(kind)} is neither id nor path`), agent };
+  if (kind !== "id")
+    return { ...refuse("unknown", `agent_session kind ${String(kind)} is neither id nor path`), agent };
   if (value !== expected.sessionId) {
     return { ...refuse("mismatch", `session changed: expected ${expected.sessionId}, Herdr reports ${value}`), agent };
   }

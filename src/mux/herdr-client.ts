@@ -12,8 +12,16 @@ import { connect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
 import { SeatError, isSeatError } from "../errors.js";
 import type {
-  HerdrEvent, HerdrLayout, HerdrLayoutNode, HerdrPaneInfo, HerdrPaneRead, HerdrPong, HerdrProcessInfo,
-  HerdrSubscription, HerdrTabInfo, HerdrWorkspaceInfo,
+  HerdrEvent,
+  HerdrLayout,
+  HerdrLayoutNode,
+  HerdrPaneInfo,
+  HerdrPaneRead,
+  HerdrPong,
+  HerdrProcessInfo,
+  HerdrSubscription,
+  HerdrTabInfo,
+  HerdrWorkspaceInfo,
 } from "./herdr-wire.js";
 
 /** Longest line either side may send (Herdr's own limit). */
@@ -64,12 +72,20 @@ export class HerdrClient {
   }
 
   /** `workspace.create`: a new workspace with one tab holding a default-shell pane. */
-  async createWorkspace(params: { cwd?: string; label?: string; focus?: boolean; env?: Record<string, string> } = {}): Promise<{ workspace: HerdrWorkspaceInfo; tab: HerdrTabInfo; root_pane: HerdrPaneInfo }> {
+  async createWorkspace(
+    params: { cwd?: string; label?: string; focus?: boolean; env?: Record<string, string> } = {},
+  ): Promise<{ workspace: HerdrWorkspaceInfo; tab: HerdrTabInfo; root_pane: HerdrPaneInfo }> {
     return (await this.call("workspace.create", params, "workspace_created")) as never;
   }
 
   /** `layout.apply`: a new tab (or a replacement for `tab_id`) whose pane nodes may carry an argv `command`. */
-  async applyLayout(params: { workspace_id?: string; tab_id?: string; tab_label?: string; focus?: boolean; root: HerdrLayoutNode }): Promise<HerdrLayout> {
+  async applyLayout(params: {
+    workspace_id?: string;
+    tab_id?: string;
+    tab_label?: string;
+    focus?: boolean;
+    root: HerdrLayoutNode;
+  }): Promise<HerdrLayout> {
     return (await this.call("layout.apply", params, "layout_apply")).layout as HerdrLayout;
   }
 
@@ -80,12 +96,19 @@ export class HerdrClient {
 
   /** `pane.process_info`: the PTY child pid (`shell_pid`) and foreground processes. */
   async getProcessInfo(paneId: string): Promise<HerdrProcessInfo> {
-    return (await this.call("pane.process_info", { pane_id: paneId }, "pane_process_info")).process_info as HerdrProcessInfo;
+    return (await this.call("pane.process_info", { pane_id: paneId }, "pane_process_info"))
+      .process_info as HerdrProcessInfo;
   }
 
   /** `pane.read` as plain text; `source` is "visible" (default), "recent" or "recent_unwrapped". */
   async readPane(paneId: string, options: { source?: string; lines?: number } = {}): Promise<HerdrPaneRead> {
-    const params = { pane_id: paneId, source: options.source ?? "visible", format: "text", strip_ansi: true, ...(options.lines ? { lines: options.lines } : {}) };
+    const params = {
+      pane_id: paneId,
+      source: options.source ?? "visible",
+      format: "text",
+      strip_ansi: true,
+      ...(options.lines ? { lines: options.lines } : {}),
+    };
     return (await this.call("pane.read", params, "pane_read")).read as HerdrPaneRead;
   }
 
@@ -107,7 +130,9 @@ export class HerdrClient {
   /** Send one request on a fresh connection and return its `result` object after checking `result.type`. */
   async call(method: string, params: object, expectedType: string): Promise<Record<string, unknown>> {
     const id = this.nextId();
-    const line = await this.exchange(id, method, params, (socket, read) => read(socket).finally(() => socket.destroy()));
+    const line = await this.exchange(id, method, params, (socket, read) =>
+      read(socket).finally(() => socket.destroy()),
+    );
     return this.unwrap(id, method, line, expectedType);
   }
 
@@ -133,53 +158,108 @@ export class HerdrClient {
     return `${this.prefix}${this.counter}`;
   }
 
-  private exchange<T>(id: string, method: string, params: object, then: (socket: Socket, read: (s: Socket) => Promise<{ line: string; rest: Buffer }>) => Promise<T>): Promise<T> {
+  private exchange<T>(
+    id: string,
+    method: string,
+    params: object,
+    then: (socket: Socket, read: (s: Socket) => Promise<{ line: string; rest: Buffer }>) => Promise<T>,
+  ): Promise<T> {
     const context = { socketPath: this.socketPath, method };
     return new Promise<T>((resolve, reject) => {
       const socket = connect(this.socketPath);
       const timer = setTimeout(() => {
         socket.destroy();
-        reject(new SeatError("HERDR_PROTOCOL_ERROR", `Herdr at ${this.socketPath} did not answer ${method} within ${this.timeoutMs} ms. Check that the server is responsive.`, { context: { ...context, timeoutMs: this.timeoutMs }, retryable: true }));
+        reject(
+          new SeatError(
+            "HERDR_PROTOCOL_ERROR",
+            `Herdr at ${this.socketPath} did not answer ${method} within ${this.timeoutMs} ms. Check that the server is responsive.`,
+            { context: { ...context, timeoutMs: this.timeoutMs }, retryable: true },
+          ),
+        );
       }, this.timeoutMs);
       const fail = (error: NodeJS.ErrnoException): void => {
         clearTimeout(timer);
         const absent = error.code === "ENOENT" || error.code === "ECONNREFUSED";
-        reject(absent
-          ? new SeatError("MUX_UNAVAILABLE", `No Herdr server is listening at ${this.socketPath} (${error.code}). Start herdr or point HERDR_SOCKET_PATH at its socket.`, { context, retryable: true, cause: error })
-          : new SeatError("HERDR_PROTOCOL_ERROR", `The connection to Herdr at ${this.socketPath} failed during ${method}: ${error.message}.`, { context, cause: error }));
+        reject(
+          absent
+            ? new SeatError(
+                "MUX_UNAVAILABLE",
+                `No Herdr server is listening at ${this.socketPath} (${error.code}). Start herdr or point HERDR_SOCKET_PATH at its socket.`,
+                { context, retryable: true, cause: error },
+              )
+            : new SeatError(
+                "HERDR_PROTOCOL_ERROR",
+                `The connection to Herdr at ${this.socketPath} failed during ${method}: ${error.message}.`,
+                { context, cause: error },
+              ),
+        );
       };
       socket.once("error", fail);
       socket.once("connect", () => {
         socket.write(`${JSON.stringify({ id, method, params })}\n`);
         then(socket, (s) => readLine(s, context)).then(
-          (value) => { clearTimeout(timer); socket.off("error", fail); resolve(value); },
-          (error) => { clearTimeout(timer); socket.destroy(); reject(error); },
+          (value) => {
+            clearTimeout(timer);
+            socket.off("error", fail);
+            resolve(value);
+          },
+          (error) => {
+            clearTimeout(timer);
+            socket.destroy();
+            reject(error);
+          },
         );
       });
     });
   }
 
-  private unwrap(id: string, method: string, line: string | { line: string }, expectedType: string): Record<string, unknown> {
+  private unwrap(
+    id: string,
+    method: string,
+    line: string | { line: string },
+    expectedType: string,
+  ): Record<string, unknown> {
     const text = typeof line === "string" ? line : line.line;
     const context = { socketPath: this.socketPath, method, requestId: id, line: text.slice(0, 500) };
     let envelope: { id?: unknown; result?: Record<string, unknown>; error?: { code?: string; message?: string } };
     try {
       envelope = JSON.parse(text);
     } catch (cause) {
-      throw new SeatError("HERDR_PROTOCOL_ERROR", `Herdr answered ${method} with a line that is not JSON.`, { context, cause });
+      throw new SeatError("HERDR_PROTOCOL_ERROR", `Herdr answered ${method} with a line that is not JSON.`, {
+        context,
+        cause,
+      });
     }
-    if (typeof envelope !== "object" || envelope === null) throw new SeatError("HERDR_PROTOCOL_ERROR", `Herdr answered ${method} with a non-object.`, { context });
+    if (typeof envelope !== "object" || envelope === null)
+      throw new SeatError("HERDR_PROTOCOL_ERROR", `Herdr answered ${method} with a non-object.`, { context });
     if (envelope.id === "" && envelope.error) {
-      throw new SeatError("HERDR_PROTOCOL_ERROR", `Herdr could not parse our ${method} request: ${envelope.error.message ?? envelope.error.code}. The server may speak another protocol version.`, { context: { ...context, herdrCode: envelope.error.code } });
+      throw new SeatError(
+        "HERDR_PROTOCOL_ERROR",
+        `Herdr could not parse our ${method} request: ${envelope.error.message ?? envelope.error.code}. The server may speak another protocol version.`,
+        { context: { ...context, herdrCode: envelope.error.code } },
+      );
     }
-    if (envelope.id !== id) throw new SeatError("HERDR_PROTOCOL_ERROR", `Herdr answered ${method} with id ${JSON.stringify(envelope.id)}, not ${JSON.stringify(id)}.`, { context });
+    if (envelope.id !== id)
+      throw new SeatError(
+        "HERDR_PROTOCOL_ERROR",
+        `Herdr answered ${method} with id ${JSON.stringify(envelope.id)}, not ${JSON.stringify(id)}.`,
+        { context },
+      );
     if (envelope.error) {
       const code = String(envelope.error.code ?? "unknown");
-      throw new SeatError("MUX_COMMAND_FAILED", `Herdr refused ${method}: ${code}: ${envelope.error.message ?? ""}`.trim(), { context: { ...context, herdrCode: code, herdrMessage: envelope.error.message } });
+      throw new SeatError(
+        "MUX_COMMAND_FAILED",
+        `Herdr refused ${method}: ${code}: ${envelope.error.message ?? ""}`.trim(),
+        { context: { ...context, herdrCode: code, herdrMessage: envelope.error.message } },
+      );
     }
     const result = envelope.result;
     if (typeof result !== "object" || result === null || result.type !== expectedType) {
-      throw new SeatError("HERDR_PROTOCOL_ERROR", `Herdr answered ${method} with result type ${JSON.stringify(result?.type)}, expected "${expectedType}".`, { context });
+      throw new SeatError(
+        "HERDR_PROTOCOL_ERROR",
+        `Herdr answered ${method} with result type ${JSON.stringify(result?.type)}, expected "${expectedType}".`,
+        { context },
+      );
     }
     return result;
   }
@@ -197,7 +277,11 @@ function readLine(socket: Socket, context: Record<string, unknown>): Promise<{ l
       const newline = buffer.indexOf(0x0a);
       if (newline === -1 ? buffer.length > HERDR_MAX_LINE_BYTES : newline > HERDR_MAX_LINE_BYTES) {
         cleanup();
-        reject(new SeatError("HERDR_PROTOCOL_ERROR", `Herdr sent a line longer than ${HERDR_MAX_LINE_BYTES} bytes.`, { context }));
+        reject(
+          new SeatError("HERDR_PROTOCOL_ERROR", `Herdr sent a line longer than ${HERDR_MAX_LINE_BYTES} bytes.`, {
+            context,
+          }),
+        );
       } else if (newline !== -1) {
         cleanup();
         socket.pause();
@@ -206,7 +290,11 @@ function readLine(socket: Socket, context: Record<string, unknown>): Promise<{ l
     };
     const onEnd = (): void => {
       cleanup();
-      reject(new SeatError("HERDR_PROTOCOL_ERROR", "Herdr closed the connection without a complete reply line.", { context: { ...context, partial: buffer.toString("utf8").slice(0, 200) } }));
+      reject(
+        new SeatError("HERDR_PROTOCOL_ERROR", "Herdr closed the connection without a complete reply line.", {
+          context: { ...context, partial: buffer.toString("utf8").slice(0, 200) },
+        }),
+      );
     };
     socket.on("data", onData);
     socket.on("end", onEnd);
@@ -229,20 +317,38 @@ function eventStream(socket: Socket, initial: Buffer, socketPath: string): Herdr
       if (text.trim() === "") continue;
       try {
         const parsed = JSON.parse(text);
-        if (parsed?.error) push(new SeatError("MUX_COMMAND_FAILED", `Herdr ended the subscription: ${parsed.error.code}: ${parsed.error.message}`, { context: { socketPath, herdrCode: parsed.error.code } }));
+        if (parsed?.error)
+          push(
+            new SeatError(
+              "MUX_COMMAND_FAILED",
+              `Herdr ended the subscription: ${parsed.error.code}: ${parsed.error.message}`,
+              { context: { socketPath, herdrCode: parsed.error.code } },
+            ),
+          );
         else if (typeof parsed?.event !== "string" || typeof parsed.data !== "object") throw new Error("not an event");
         else push(parsed as HerdrEvent);
       } catch {
-        push(new SeatError("HERDR_PROTOCOL_ERROR", "Herdr sent a subscription line that is not an event.", { context: { socketPath, line: text.slice(0, 500) } }));
+        push(
+          new SeatError("HERDR_PROTOCOL_ERROR", "Herdr sent a subscription line that is not an event.", {
+            context: { socketPath, line: text.slice(0, 500) },
+          }),
+        );
         socket.destroy();
       }
     }
     if (buffer.length > HERDR_MAX_LINE_BYTES) {
-      push(new SeatError("HERDR_PROTOCOL_ERROR", `Herdr sent an event line longer than ${HERDR_MAX_LINE_BYTES} bytes.`, { context: { socketPath } }));
+      push(
+        new SeatError("HERDR_PROTOCOL_ERROR", `Herdr sent an event line longer than ${HERDR_MAX_LINE_BYTES} bytes.`, {
+          context: { socketPath },
+        }),
+      );
       socket.destroy();
     }
   };
-  socket.on("data", (chunk: Buffer) => { buffer = Buffer.concat([buffer, chunk]); drain(); });
+  socket.on("data", (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    drain();
+  });
   socket.on("close", () => push(null));
   socket.on("error", () => undefined); // close follows; the stream simply ends
   drain();
@@ -251,7 +357,10 @@ function eventStream(socket: Socket, initial: Buffer, socketPath: string): Herdr
     close: () => socket.destroy(),
     async *[Symbol.asyncIterator]() {
       for (;;) {
-        while (queue.length === 0) await new Promise<void>((resolve) => { wake = resolve; });
+        while (queue.length === 0)
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
         const item = queue.shift()!;
         if (item === null) return;
         if (item instanceof Error) throw item;

@@ -69,7 +69,14 @@ export interface HerdrProcessInfo {
   pane_id: string;
   shell_pid?: number;
   foreground_process_group_id?: number;
-  foreground_processes?: Array<{ pid: number; name: string; argv0?: string; argv?: string[]; cmdline?: string; cwd?: string }>;
+  foreground_processes?: Array<{
+    pid: number;
+    name: string;
+    argv0?: string;
+    argv?: string[];
+    cmdline?: string;
+    cwd?: string;
+  }>;
 }
 
 /** A node of a `layout.apply` request: a pane (optionally with a command argv) or a split. */
@@ -133,7 +140,8 @@ export interface HerdrSocketPathInput {
 export function resolveHerdrSocketPath(input: HerdrSocketPathInput = {}): string {
   const env = input.env ?? process.env;
   const config = env.XDG_CONFIG_HOME ? join(env.XDG_CONFIG_HOME, "herdr") : join(env.HOME ?? "", ".config", "herdr");
-  const sessionSocket = (name: string): string => (name === "default" ? join(config, "herdr.sock") : join(config, "sessions", name, "herdr.sock"));
+  const sessionSocket = (name: string): string =>
+    name === "default" ? join(config, "herdr.sock") : join(config, "sessions", name, "herdr.sock");
   if (input.session) return sessionSocket(input.session);
   if (env.HERDR_SOCKET_PATH) return env.HERDR_SOCKET_PATH;
   if (env.HERDR_SESSION) return sessionSocket(env.HERDR_SESSION);

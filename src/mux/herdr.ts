@@ -31,12 +31,18 @@ export class HerdrBackend implements Backend {
   readonly client: HerdrClient;
 
   constructor(options: HerdrBackendOptions) {
-    this.client = new HerdrClient(options.socketPath, options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs });
+    this.client = new HerdrClient(
+      options.socketPath,
+      options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+    );
   }
 
   /** Create a workspace, replace its shell tab with a tab running argv, and read the argv program's pid. */
   async launch(spec: LaunchSpec): Promise<PaneDescriptor> {
-    if (spec.argv.length === 0) throw new SeatError("MUX_COMMAND_FAILED", "Cannot launch an empty argv in Herdr.", { context: { argv: spec.argv } });
+    if (spec.argv.length === 0)
+      throw new SeatError("MUX_COMMAND_FAILED", "Cannot launch an empty argv in Herdr.", {
+        context: { argv: spec.argv },
+      });
     registerSecrets(spec.env); // the env travels only inside the layout.apply request on Herdr's private socket
     const label = spec.label ?? "seat";
     const created = await this.client.createWorkspace({ cwd: spec.cwd, label, focus: false });
@@ -49,10 +55,19 @@ export class HerdrBackend implements Backend {
       throw error;
     }
     if (layout.root.type !== "pane" || !layout.root.pane_id) {
-      throw new SeatError("HERDR_PROTOCOL_ERROR", "Herdr's layout.apply answer has no root pane id.", { context: { socketPath: this.client.socketPath, layout } });
+      throw new SeatError("HERDR_PROTOCOL_ERROR", "Herdr's layout.apply answer has no root pane id.", {
+        context: { socketPath: this.client.socketPath, layout },
+      });
     }
     const paneId = layout.root.pane_id;
-    const base: PaneDescriptor = { backend: "herdr", paneId, server: this.client.socketPath, pid: 0, workspaceId: layout.workspace_id, tabId: layout.tab_id };
+    const base: PaneDescriptor = {
+      backend: "herdr",
+      paneId,
+      server: this.client.socketPath,
+      pid: 0,
+      workspaceId: layout.workspace_id,
+      tabId: layout.tab_id,
+    };
     try {
       const pid = await this.readPid(paneId);
       const pane = await this.client.getPane(paneId);
@@ -89,10 +104,15 @@ export class HerdrBackend implements Backend {
     }
     const local = new AbortController();
     const onAbort = (): void => local.abort(options.signal?.reason);
-    if (options.signal?.aborted) onAbort(); // it may have aborted while we subscribed
+    if (options.signal?.aborted)
+      onAbort(); // it may have aborted while we subscribed
     else options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const polled = pollForExit(async () => !(await this.isAlive(pane)), { timeoutMs: options.timeoutMs, signal: local.signal }, 500);
+      const polled = pollForExit(
+        async () => !(await this.isAlive(pane)),
+        { timeoutMs: options.timeoutMs, signal: local.signal },
+        500,
+      );
       polled.catch(() => undefined); // the loser of the race is aborted in finally; its rejection is expected
       const evented = stream ? waitForPaneEvent(stream, pane.paneId) : new Promise<never>(() => undefined);
       return await Promise.race([polled, evented]);
@@ -129,7 +149,9 @@ export class HerdrBackend implements Backend {
       if (typeof info.shell_pid === "number" && info.shell_pid > 0) return info.shell_pid;
       await sleep(50);
     }
-    throw new SeatError("HERDR_PROTOCOL_ERROR", `Herdr never reported a shell_pid for pane ${paneId}.`, { context: { socketPath: this.client.socketPath, paneId } });
+    throw new SeatError("HERDR_PROTOCOL_ERROR", `Herdr never reported a shell_pid for pane ${paneId}.`, {
+      context: { socketPath: this.client.socketPath, paneId },
+    });
   }
 }
 

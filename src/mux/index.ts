@@ -16,8 +16,18 @@ export { checkHerdrAgent } from "./herdr-agent.js";
 export type { ExpectedHerdrAgent, HerdrAgentVerdict } from "./herdr-agent.js";
 export { resolveHerdrSocketPath } from "./herdr-wire.js";
 export type {
-  HerdrAgentSession, HerdrAgentStatus, HerdrEvent, HerdrLayout, HerdrLayoutNode, HerdrPaneInfo, HerdrPaneRead,
-  HerdrPong, HerdrProcessInfo, HerdrSubscription, HerdrTabInfo, HerdrWorkspaceInfo,
+  HerdrAgentSession,
+  HerdrAgentStatus,
+  HerdrEvent,
+  HerdrLayout,
+  HerdrLayoutNode,
+  HerdrPaneInfo,
+  HerdrPaneRead,
+  HerdrPong,
+  HerdrProcessInfo,
+  HerdrSubscription,
+  HerdrTabInfo,
+  HerdrWorkspaceInfo,
 } from "./herdr-wire.js";
 export { chooseBackend, detectBackend } from "./detect.js";
 export type { BackendChoice, BackendFacts, DetectOptions } from "./detect.js";

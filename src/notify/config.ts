@@ -15,7 +15,14 @@ export const NOTIFY_TARGET_TYPES = ["webhook", "ntfy", "slack", "command"] as co
 
 /** One configured target. */
 export type NotifyTarget =
-  | { name: string; type: "webhook"; url: string; secret: string; events: readonly NotifyEventName[]; /** Set when `secretEnv` named a variable this environment lacks: the target cannot be chosen. */ unsetSecretEnv?: string }
+  | {
+      name: string;
+      type: "webhook";
+      url: string;
+      secret: string;
+      events: readonly NotifyEventName[] /** Set when `secretEnv` named a variable this environment lacks: the target cannot be chosen. */;
+      unsetSecretEnv?: string;
+    }
   | { name: string; type: "ntfy" | "slack"; url: string; events: readonly NotifyEventName[] }
   | { name: string; type: "command"; command: readonly string[]; events: readonly NotifyEventName[] };
 
@@ -28,7 +35,11 @@ export interface NotifyConfig {
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 function invalid(where: string, detail: string): SeatError {
-  return new SeatError("NOTIFY_CONFIG_INVALID", `Notification config ${where}: ${detail}. Fix the config file's "notify" section; docs/notifications.md lists the keys.`, { context: { where } });
+  return new SeatError(
+    "NOTIFY_CONFIG_INVALID",
+    `Notification config ${where}: ${detail}. Fix the config file's "notify" section; docs/notifications.md lists the keys.`,
+    { context: { where } },
+  );
 }
 
 function record(value: unknown): value is Record<string, unknown> {
@@ -43,16 +54,24 @@ function httpUrl(value: unknown, where: string): string {
   } catch {
     throw invalid(where, `"url" is not a URL`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(where, `"url" must be http:// or https://, got ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw invalid(where, `"url" must be http:// or https://, got ${url.protocol}`);
   // fetch refuses a URL with credentials, so such a target could never deliver; and a password there is not a secret we mask.
-  if (url.username !== "" || url.password !== "") throw invalid(where, `"url" must not carry a user name or password (user:password@host); a webhook signs with "secret" or "secretEnv"`);
+  if (url.username !== "" || url.password !== "")
+    throw invalid(
+      where,
+      `"url" must not carry a user name or password (user:password@host); a webhook signs with "secret" or "secretEnv"`,
+    );
   return url.href;
 }
 
 function events(value: unknown, where: string): readonly NotifyEventName[] {
   if (value === undefined) return NOTIFY_EVENTS;
-  if (!Array.isArray(value) || value.length === 0) throw invalid(where, `"events" must be a non-empty list of ${NOTIFY_EVENTS.join(", ")}`);
-  for (const name of value) if (!isNotifyEventName(name)) throw invalid(where, `unknown event ${JSON.stringify(name)} (known: ${NOTIFY_EVENTS.join(", ")})`);
+  if (!Array.isArray(value) || value.length === 0)
+    throw invalid(where, `"events" must be a non-empty list of ${NOTIFY_EVENTS.join(", ")}`);
+  for (const name of value)
+    if (!isNotifyEventName(name))
+      throw invalid(where, `unknown event ${JSON.stringify(name)} (known: ${NOTIFY_EVENTS.join(", ")})`);
   return [...new Set(value as NotifyEventName[])];
 }
 
@@ -64,15 +83,22 @@ const KEYS: Record<NotifyTarget["type"], readonly string[]> = {
 };
 
 /** The webhook's secret, or the name of the unset variable `secretEnv` names (refused only when the target is chosen). */
-function webhookSecret(raw: Record<string, unknown>, where: string, env: NodeJS.ProcessEnv): { secret: string } | { unset: string } {
-  if (raw.secret !== undefined && raw.secretEnv !== undefined) throw invalid(where, `give "secret" or "secretEnv", not both`);
+function webhookSecret(
+  raw: Record<string, unknown>,
+  where: string,
+  env: NodeJS.ProcessEnv,
+): { secret: string } | { unset: string } {
+  if (raw.secret !== undefined && raw.secretEnv !== undefined)
+    throw invalid(where, `give "secret" or "secretEnv", not both`);
   let secret: unknown = raw.secret;
   if (raw.secretEnv !== undefined) {
-    if (typeof raw.secretEnv !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.secretEnv)) throw invalid(where, `"secretEnv" must name an environment variable`);
+    if (typeof raw.secretEnv !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.secretEnv))
+      throw invalid(where, `"secretEnv" must name an environment variable`);
     secret = env[raw.secretEnv];
     if (secret === undefined || secret === "") return { unset: raw.secretEnv };
   }
-  if (typeof secret !== "string" || secret.length < 16) throw invalid(where, `a webhook needs "secret" (or "secretEnv") of at least 16 characters to sign its body`);
+  if (typeof secret !== "string" || secret.length < 16)
+    throw invalid(where, `a webhook needs "secret" (or "secretEnv") of at least 16 characters to sign its body`);
   return { secret };
 }
 
@@ -82,13 +108,20 @@ function parseTarget(name: string, raw: unknown, env: NodeJS.ProcessEnv): Notify
   if (!NAME.test(name)) throw invalid(where, "a target name is 1-64 of [A-Za-z0-9._-]");
   if (!record(raw)) throw invalid(where, "must be an object");
   const type = raw.type;
-  if (typeof type !== "string" || !(NOTIFY_TARGET_TYPES as readonly string[]).includes(type)) throw invalid(where, `"type" must be one of ${NOTIFY_TARGET_TYPES.join(", ")}`);
+  if (typeof type !== "string" || !(NOTIFY_TARGET_TYPES as readonly string[]).includes(type))
+    throw invalid(where, `"type" must be one of ${NOTIFY_TARGET_TYPES.join(", ")}`);
   const kind = type as NotifyTarget["type"];
-  for (const key of Object.keys(raw)) if (!KEYS[kind].includes(key)) throw invalid(where, `unknown key "${key}" for a ${kind} target (known: ${KEYS[kind].join(", ")})`);
+  for (const key of Object.keys(raw))
+    if (!KEYS[kind].includes(key))
+      throw invalid(where, `unknown key "${key}" for a ${kind} target (known: ${KEYS[kind].join(", ")})`);
   const chosen = events(raw.events, where);
   if (kind === "command") {
     const command = raw.command;
-    if (!Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === "string" && part !== "" && !part.includes("\0"))) {
+    if (
+      !Array.isArray(command) ||
+      command.length === 0 ||
+      !command.every((part) => typeof part === "string" && part !== "" && !part.includes("\0"))
+    ) {
       throw invalid(where, `"command" must be a non-empty list of strings (program, then arguments; no shell)`);
     }
     return { name, type: kind, command: [...command] as string[], events: chosen };
@@ -107,14 +140,18 @@ function parseTarget(name: string, raw: unknown, env: NodeJS.ProcessEnv): Notify
 /** Parses a config file's `notify` value; throws NOTIFY_CONFIG_INVALID. */
 export function parseNotifyConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): NotifyConfig {
   if (!record(raw)) throw invalid("section", `"notify" must be an object with "targets" (and optionally "default")`);
-  for (const key of Object.keys(raw)) if (key !== "targets" && key !== "default") throw invalid("section", `unknown key "${key}" (known: targets, default)`);
+  for (const key of Object.keys(raw))
+    if (key !== "targets" && key !== "default")
+      throw invalid("section", `unknown key "${key}" (known: targets, default)`);
   const rawTargets = raw.targets ?? {};
   if (!record(rawTargets)) throw invalid("section", `"targets" must be an object of NAME → target`);
   const targets: Record<string, NotifyTarget> = {};
   for (const [name, target] of Object.entries(rawTargets)) targets[name] = parseTarget(name, target, env);
   const chosen = raw.default ?? [];
-  if (!Array.isArray(chosen) || !chosen.every((n) => typeof n === "string")) throw invalid("section", `"default" must be a list of target names`);
-  for (const name of chosen) if (targets[name] === undefined) throw invalid("section", `"default" names "${name}", which is not a target`);
+  if (!Array.isArray(chosen) || !chosen.every((n) => typeof n === "string"))
+    throw invalid("section", `"default" must be a list of target names`);
+  for (const name of chosen)
+    if (targets[name] === undefined) throw invalid("section", `"default" names "${name}", which is not a target`);
   return { targets, default: [...new Set(chosen as string[])] };
 }
 
@@ -122,20 +159,35 @@ export function parseNotifyConfig(raw: unknown, env: NodeJS.ProcessEnv = process
  * The targets of one run: `requested` from `--notify NAME` (repeatable; `none` alone means none), or the
  * config's default when nothing was requested. An unknown name is NOTIFY_TARGET_UNKNOWN.
  */
-export function chooseTargets(config: NotifyConfig | undefined, requested: readonly string[] | undefined): NotifyTarget[] {
-  const names = requested === undefined || requested.length === 0 ? config?.default ?? [] : requested;
+export function chooseTargets(
+  config: NotifyConfig | undefined,
+  requested: readonly string[] | undefined,
+): NotifyTarget[] {
+  const names = requested === undefined || requested.length === 0 ? (config?.default ?? []) : requested;
   if (names.includes("none")) {
-    if (names.length > 1) throw new SeatError("NOTIFY_TARGET_UNKNOWN", `--notify none cannot be combined with other targets (${names.filter((n) => n !== "none").join(", ")}).`, { context: { requested: [...names] } });
+    if (names.length > 1)
+      throw new SeatError(
+        "NOTIFY_TARGET_UNKNOWN",
+        `--notify none cannot be combined with other targets (${names.filter((n) => n !== "none").join(", ")}).`,
+        { context: { requested: [...names] } },
+      );
     return [];
   }
   return [...new Set(names)].map((name) => {
     const target = config?.targets[name];
     if (target === undefined) {
       const known = Object.keys(config?.targets ?? {});
-      throw new SeatError("NOTIFY_TARGET_UNKNOWN", `No notification target "${name}" is configured (${known.length ? `known: ${known.join(", ")}` : "the config has no notify targets"}).`, { context: { name, known } });
+      throw new SeatError(
+        "NOTIFY_TARGET_UNKNOWN",
+        `No notification target "${name}" is configured (${known.length ? `known: ${known.join(", ")}` : "the config has no notify targets"}).`,
+        { context: { name, known } },
+      );
     }
     if (target.type === "webhook" && target.unsetSecretEnv !== undefined) {
-      throw invalid(`target "${name}"`, `its secret comes from the environment variable ${target.unsetSecretEnv} ("secretEnv"), which is not set`);
+      throw invalid(
+        `target "${name}"`,
+        `its secret comes from the environment variable ${target.unsetSecretEnv} ("secretEnv"), which is not set`,
+      );
     }
     return target;
   });

@@ -34,16 +34,36 @@ function retryableStatus(status: number): boolean {
 }
 
 /** One HTTP attempt. */
-async function postOnce(target: Exclude<NotifyTarget, { type: "command" }>, event: NotifyEvent, signal: AbortSignal, fetchImpl: typeof fetch): Promise<AttemptOutcome> {
+async function postOnce(
+  target: Exclude<NotifyTarget, { type: "command" }>,
+  event: NotifyEvent,
+  signal: AbortSignal,
+  fetchImpl: typeof fetch,
+): Promise<AttemptOutcome> {
   const request = buildRequest(target, event);
   try {
-    const response = await fetchImpl(request.url, { method: "POST", headers: request.headers, body: request.body, redirect: "error", signal: AbortSignal.any([signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]) });
+    const response = await fetchImpl(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+      redirect: "error",
+      signal: AbortSignal.any([signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
+    });
     await response.arrayBuffer().catch(() => undefined);
     if (response.ok) return { ok: true };
     return { ok: false, retryable: retryableStatus(response.status), detail: `HTTP ${response.status}` };
   } catch (error) {
     const name = error instanceof Error ? error.name : "";
-    return { ok: false, retryable: true, detail: name === "TimeoutError" ? `no answer within ${ATTEMPT_TIMEOUT_MS} ms` : name === "AbortError" ? "abandoned" : "connection failed" };
+    return {
+      ok: false,
+      retryable: true,
+      detail:
+        name === "TimeoutError"
+          ? `no answer within ${ATTEMPT_TIMEOUT_MS} ms`
+          : name === "AbortError"
+            ? "abandoned"
+            : "connection failed",
+    };
   }
 }
 
@@ -57,7 +77,11 @@ function killGroup(child: ReturnType<typeof spawn>): void {
 }
 
 /** One program attempt: the event as JSON on stdin, no shell, output discarded, its group killed at the timeout. */
-function runOnce(target: Extract<NotifyTarget, { type: "command" }>, event: NotifyEvent, signal: AbortSignal): Promise<AttemptOutcome> {
+function runOnce(
+  target: Extract<NotifyTarget, { type: "command" }>,
+  event: NotifyEvent,
+  signal: AbortSignal,
+): Promise<AttemptOutcome> {
   return new Promise((resolve) => {
     const [program, ...args] = target.command;
     let settled = false;
@@ -79,15 +103,28 @@ function runOnce(target: Extract<NotifyTarget, { type: "command" }>, event: Noti
       done({ ok: false, retryable: false, detail: "abandoned" });
     };
     signal.addEventListener("abort", onAbort, { once: true });
-    child.on("error", (error: NodeJS.ErrnoException) => done({ ok: false, retryable: false, detail: `the program could not start (${error.code ?? "error"})` }));
-    child.on("close", (code, sig) => done(code === 0 ? { ok: true } : { ok: false, retryable: true, detail: sig ? `the program died of ${sig}` : `the program exited ${code}` }));
+    child.on("error", (error: NodeJS.ErrnoException) =>
+      done({ ok: false, retryable: false, detail: `the program could not start (${error.code ?? "error"})` }),
+    );
+    child.on("close", (code, sig) =>
+      done(
+        code === 0
+          ? { ok: true }
+          : { ok: false, retryable: true, detail: sig ? `the program died of ${sig}` : `the program exited ${code}` },
+      ),
+    );
     child.stdin.on("error", () => undefined);
     child.stdin.end(`${JSON.stringify(event)}\n`);
   });
 }
 
 /** One attempt at `target`. */
-export function attemptDelivery(target: NotifyTarget, event: NotifyEvent, signal: AbortSignal, fetchImpl: typeof fetch = fetch): Promise<AttemptOutcome> {
+export function attemptDelivery(
+  target: NotifyTarget,
+  event: NotifyEvent,
+  signal: AbortSignal,
+  fetchImpl: typeof fetch = fetch,
+): Promise<AttemptOutcome> {
   return target.type === "command" ? runOnce(target, event, signal) : postOnce(target, event, signal, fetchImpl);
 }
 
@@ -107,7 +144,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 }
 
 /** Delivers `event` to `target`, retrying per `delays` until it lands, fails for good, or `signal` aborts. */
-export async function deliver(target: NotifyTarget, event: NotifyEvent, options: { signal: AbortSignal; delaysMs?: readonly number[]; fetch?: typeof fetch }): Promise<DeliveryOutcome> {
+export async function deliver(
+  target: NotifyTarget,
+  event: NotifyEvent,
+  options: { signal: AbortSignal; delaysMs?: readonly number[]; fetch?: typeof fetch },
+): Promise<DeliveryOutcome> {
   const delays = options.delaysMs ?? RETRY_DELAYS_MS;
   let attempts = 0;
   let last: AttemptOutcome = { ok: false, retryable: false, detail: "not attempted" };

@@ -47,13 +47,22 @@ export function isNotifyEventName(name: unknown): name is NotifyEventName {
 }
 
 /** Builds an event with a fresh id (or the caller's, e.g. a fleet-wide dedupe key) and redacted text. */
-export function createNotifyEvent(input: { event: NotifyEventName; subject: NotifySubject; text: string; approval?: NotifyApproval; id?: string; time?: Date }): NotifyEvent {
+export function createNotifyEvent(input: {
+  event: NotifyEventName;
+  subject: NotifySubject;
+  text: string;
+  approval?: NotifyApproval;
+  id?: string;
+  time?: Date;
+}): NotifyEvent {
   return {
     id: input.id ?? randomUUID(),
     event: input.event,
     time: (input.time ?? new Date()).toISOString(),
     subject: input.subject,
     text: redactText(input.text),
-    ...(input.approval !== undefined ? { approval: { ...input.approval, command: redactText(input.approval.command) } } : {}),
+    ...(input.approval !== undefined
+      ? { approval: { ...input.approval, command: redactText(input.approval.command) } }
+      : {}),
   };
 }

@@ -25,7 +25,11 @@ export interface EventNotificationOptions {
   linkFor?: (approval: PendingApproval) => Pick<NotifyApproval, "approve_url" | "deny_url"> | undefined;
 }
 
-function endEvent(state: string, reason: string | undefined, previous: string | undefined): NotifyEventName | undefined {
+function endEvent(
+  state: string,
+  reason: string | undefined,
+  previous: string | undefined,
+): NotifyEventName | undefined {
   if (reason === "BUDGET_EXCEEDED") return "budget";
   if (state === "failed" || state === "cancelled" || state === "uncertain") return state;
   // A turn that ended normally leaves its session idle (with the stop reason); the session's own end is not a turn.
@@ -41,19 +45,36 @@ export function notifyFromEvents(notifier: Notifier, options: EventNotificationO
       const approval = event.approval;
       const links = options.linkFor?.(approval);
       // Without a board to link to, the message says how to answer from a shell instead.
-      const how = links === undefined ? ` — answer with \`seat approve ${approval.id} --digest ${approval.digest}\` or \`seat deny ${approval.id}\`` : "";
-      notifier.notify(createNotifyEvent({
-        event: "waiting",
-        subject: subject(),
-        text: `waits for your approval: ${approval.category} ${approval.title}${how}`,
-        approval: { id: approval.id, category: approval.category, command: approvalCommand(approval), digest: approval.digest, ...(links ?? {}) },
-      }));
+      const how =
+        links === undefined
+          ? ` — answer with \`seat approve ${approval.id} --digest ${approval.digest}\` or \`seat deny ${approval.id}\``
+          : "";
+      notifier.notify(
+        createNotifyEvent({
+          event: "waiting",
+          subject: subject(),
+          text: `waits for your approval: ${approval.category} ${approval.title}${how}`,
+          approval: {
+            id: approval.id,
+            category: approval.category,
+            command: approvalCommand(approval),
+            digest: approval.digest,
+            ...(links ?? {}),
+          },
+        }),
+      );
       return;
     }
     if (event.type !== "state") return;
     const name = endEvent(event.state, event.reason, event.previous);
     if (name === undefined) return;
     const why = event.reason !== undefined && name !== "done" ? ` (${event.reason})` : "";
-    notifier.notify(createNotifyEvent({ event: name, subject: subject(), text: `${name === "done" ? "finished its turn" : name}${why}` }));
+    notifier.notify(
+      createNotifyEvent({
+        event: name,
+        subject: subject(),
+        text: `${name === "done" ? "finished its turn" : name}${why}`,
+      }),
+    );
   };
 }

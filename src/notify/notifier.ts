@@ -45,9 +45,19 @@ export function foldEvents(events: readonly NotifyEvent[]): NotifyEvent {
   const rest = events.slice(0, -1);
   const counts: Partial<Record<NotifyEventName, number>> = {};
   for (const e of rest) counts[e.event] = (counts[e.event] ?? 0) + 1;
-  const summary = Object.entries(counts).map(([name, n]) => `${n} more ${name}`).join(", ");
-  const id = createHash("sha256").update(events.map((e) => e.id).join("\n")).digest("hex").slice(0, 32);
-  return { ...newest, id, text: `${newest.text} (${summary})`, more: { count: rest.length, events: counts, ids: rest.map((e) => e.id) } };
+  const summary = Object.entries(counts)
+    .map(([name, n]) => `${n} more ${name}`)
+    .join(", ");
+  const id = createHash("sha256")
+    .update(events.map((e) => e.id).join("\n"))
+    .digest("hex")
+    .slice(0, 32);
+  return {
+    ...newest,
+    id,
+    text: `${newest.text} (${summary})`,
+    more: { count: rest.length, events: counts, ids: rest.map((e) => e.id) },
+  };
 }
 
 /**
@@ -56,7 +66,12 @@ export function foldEvents(events: readonly NotifyEvent[]): NotifyEvent {
  */
 function warmHttpClient(fetchImpl: typeof fetch): void {
   try {
-    void fetchImpl("data:,").then((response) => response.arrayBuffer(), () => undefined).catch(() => undefined);
+    void fetchImpl("data:,")
+      .then(
+        (response) => response.arrayBuffer(),
+        () => undefined,
+      )
+      .catch(() => undefined);
   } catch {
     // a warm-up is never the turn's failure
   }
@@ -81,7 +96,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   const send = (lane: Lane, event: NotifyEvent): void => {
     lane.lastSentAt = Date.now();
-    const delivery = deliver(lane.target, event, { signal: stop.signal, delaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS, fetch: options.fetch }).then((outcome) => {
+    const delivery = deliver(lane.target, event, {
+      signal: stop.signal,
+      delaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS,
+      fetch: options.fetch,
+    }).then((outcome) => {
       inFlight.delete(delivery);
       outcomes.push(outcome);
       try {

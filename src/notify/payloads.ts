@@ -44,18 +44,43 @@ function slackSections(text: string): unknown[] {
   const chars = Array.from(text);
   const sections: unknown[] = [];
   for (let at = 0; at < chars.length && sections.length < SLACK_MAX_SECTIONS; at += SLACK_SECTION_MAX_CHARS) {
-    sections.push({ type: "section", text: { type: "mrkdwn", text: chars.slice(at, at + SLACK_SECTION_MAX_CHARS).join("") } });
+    sections.push({
+      type: "section",
+      text: { type: "mrkdwn", text: chars.slice(at, at + SLACK_SECTION_MAX_CHARS).join("") },
+    });
   }
   const shown = sections.length * SLACK_SECTION_MAX_CHARS;
   if (chars.length > shown) {
     // Past what one Slack message can hold: said plainly, never cut silently (the board shows it whole).
-    sections[sections.length - 1] = { type: "section", text: { type: "mrkdwn", text: `${chars.slice(shown - SLACK_SECTION_MAX_CHARS, shown - 100).join("")}\n… ${chars.length - shown + 100} more characters do not fit in one Slack message; the board shows all of it` } };
+    sections[sections.length - 1] = {
+      type: "section",
+      text: {
+        type: "mrkdwn",
+        text: `${chars.slice(shown - SLACK_SECTION_MAX_CHARS, shown - 100).join("")}\n… ${chars.length - shown + 100} more characters do not fit in one Slack message; the board shows all of it`,
+      },
+    };
   }
   return sections;
 }
 
-const NTFY_PRIORITY: Record<NotifyEvent["event"], string> = { waiting: "high", failed: "high", uncertain: "high", lost: "high", budget: "high", done: "default", cancelled: "low" };
-const NTFY_TAGS: Record<NotifyEvent["event"], string> = { waiting: "hourglass", done: "white_check_mark", failed: "x", cancelled: "no_entry_sign", uncertain: "question", budget: "moneybag", lost: "warning" };
+const NTFY_PRIORITY: Record<NotifyEvent["event"], string> = {
+  waiting: "high",
+  failed: "high",
+  uncertain: "high",
+  lost: "high",
+  budget: "high",
+  done: "default",
+  cancelled: "low",
+};
+const NTFY_TAGS: Record<NotifyEvent["event"], string> = {
+  waiting: "hourglass",
+  done: "white_check_mark",
+  failed: "x",
+  cancelled: "no_entry_sign",
+  uncertain: "question",
+  budget: "moneybag",
+  lost: "warning",
+};
 
 function approvalLines(event: NotifyEvent): string {
   if (event.approval === undefined) return "";
@@ -69,7 +94,12 @@ export function buildRequest(target: Exclude<NotifyTarget, { type: "command" }>,
       const body = JSON.stringify(event);
       return {
         url: target.url,
-        headers: { "content-type": "application/json", "x-seat-signature": signBody(body, target.secret), "x-seat-event": event.event, "x-seat-event-id": event.id },
+        headers: {
+          "content-type": "application/json",
+          "x-seat-signature": signBody(body, target.secret),
+          "x-seat-event": event.event,
+          "x-seat-event-id": event.id,
+        },
         body,
       };
     }
@@ -82,7 +112,8 @@ export function buildRequest(target: Exclude<NotifyTarget, { type: "command" }>,
       };
       const approve = event.approval?.approve_url;
       const deny = event.approval?.deny_url;
-      if (approve !== undefined && deny !== undefined) headers.actions = headerValue(`view, Approve, ${approve}; view, Deny, ${deny}`, 2000);
+      if (approve !== undefined && deny !== undefined)
+        headers.actions = headerValue(`view, Approve, ${approve}; view, Deny, ${deny}`, 2000);
       return { url: target.url, headers, body: `${event.text}${approvalLines(event)}` };
     }
     case "slack": {
@@ -99,7 +130,11 @@ export function buildRequest(target: Exclude<NotifyTarget, { type: "command" }>,
           ],
         });
       }
-      return { url: target.url, headers: { "content-type": "application/json" }, body: JSON.stringify({ text, blocks }) };
+      return {
+        url: target.url,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text, blocks }),
+      };
     }
   }
 }

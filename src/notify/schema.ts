@@ -20,7 +20,12 @@ export const NOTIFY_EVENT_SCHEMA = {
     time: { type: "string", format: "date-time" },
     subject: {
       oneOf: [
-        { type: "object", additionalProperties: false, required: ["kind", "name"], properties: { kind: text, name: text } },
+        {
+          type: "object",
+          additionalProperties: false,
+          required: ["kind", "name"],
+          properties: { kind: text, name: text },
+        },
         { type: "object", additionalProperties: false, required: ["kind", "id"], properties: { kind: text, id: text } },
       ],
     },
@@ -29,13 +34,28 @@ export const NOTIFY_EVENT_SCHEMA = {
       type: "object",
       additionalProperties: false,
       required: ["id", "category", "command", "digest"],
-      properties: { id: text, category: text, command: text, digest: text, approve_url: { type: "string", format: "uri" }, deny_url: { type: "string", format: "uri" } },
+      properties: {
+        id: text,
+        category: text,
+        command: text,
+        digest: text,
+        approve_url: { type: "string", format: "uri" },
+        deny_url: { type: "string", format: "uri" },
+      },
     },
     more: {
       type: "object",
       additionalProperties: false,
       required: ["count", "events", "ids"],
-      properties: { count: { type: "integer", minimum: 1 }, events: { type: "object", propertyNames: { enum: [...NOTIFY_EVENTS] }, additionalProperties: { type: "integer" } }, ids: { type: "array", items: text } },
+      properties: {
+        count: { type: "integer", minimum: 1 },
+        events: {
+          type: "object",
+          propertyNames: { enum: [...NOTIFY_EVENTS] },
+          additionalProperties: { type: "integer" },
+        },
+        ids: { type: "array", items: text },
+      },
     },
   },
 } as const;

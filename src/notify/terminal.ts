@@ -10,7 +10,10 @@ import { eventTitle } from "./payloads.js";
 import type { NotifyEvent } from "./events.js";
 
 function plain(text: string, max: number): string {
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").replace(/\s+/g, " ").trim();
+  const clean = text
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 

@@ -12,7 +12,15 @@ const recordedWrite = {
     title: "Write `/home/dev/project/hello.txt`",
     rawInput: { variant: "Write", file_path: "/home/dev/project/hello.txt", content: "hi from mock tool\n" },
     _meta: {
-      "x.ai/tool": { version: 1, name: "write", kind: "write", namespace: "opencode", label: "Write", read_only: false, input: { path: "/home/dev/project/hello.txt" } },
+      "x.ai/tool": {
+        version: 1,
+        name: "write",
+        kind: "write",
+        namespace: "opencode",
+        label: "Write",
+        read_only: false,
+        input: { path: "/home/dev/project/hello.txt" },
+      },
     },
   },
   options: [
@@ -36,13 +44,26 @@ const table: Array<[string, Record<string, unknown>, PermissionCategory]> = [
   ["delete kind", { kind: "delete", title: "Delete `a.txt`" }, "edit"],
   ["move kind", { kind: "move", title: "Move a to b" }, "edit"],
   ["execute kind", { kind: "execute", title: "ls -la" }, "execute"],
-  ["terminal by x.ai name", { kind: "other", title: "Run", _meta: { "x.ai/tool": { name: "run_terminal_command" } } }, "execute"],
+  [
+    "terminal by x.ai name",
+    { kind: "other", title: "Run", _meta: { "x.ai/tool": { name: "run_terminal_command" } } },
+    "execute",
+  ],
   ["fetch kind", { kind: "fetch", title: "https://example.com" }, "network"],
-  ["web search by name", { kind: "search", title: "Search the web", _meta: { "x.ai/tool": { name: "web_search" } } }, "network"],
+  [
+    "web search by name",
+    { kind: "search", title: "Search the web", _meta: { "x.ai/tool": { name: "web_search" } } },
+    "network",
+  ],
   ["x search by name", { title: "x_keyword_search" }, "network"],
   [
     "grok use_tool",
-    { kind: "other", title: "use_tool", rawInput: { tool_name: "host-tools__echo", tool_input: {} }, _meta: { "x.ai/tool": { name: "use_tool", namespace: "grok_build" } } },
+    {
+      kind: "other",
+      title: "use_tool",
+      rawInput: { tool_name: "host-tools__echo", tool_input: {} },
+      _meta: { "x.ai/tool": { name: "use_tool", namespace: "grok_build" } },
+    },
     "mcp",
   ],
   ["qualified MCP title", { kind: "other", title: "host-tools__host_echo", rawInput: { variant: "UseTool" } }, "mcp"],
@@ -76,15 +97,37 @@ test("Codex's MCP tool approval (bare execute tool call, is_mcp_tool_approval) i
 });
 
 test("the MCP approval marker never loosens a tool call that names a shell command", () => {
-  const named = { ...recordedCodexMcp, toolCall: { ...recordedCodexMcp.toolCall, title: "rm -rf build", rawInput: { command: "rm -rf build" } } } as RequestPermissionRequest;
+  const named = {
+    ...recordedCodexMcp,
+    toolCall: { ...recordedCodexMcp.toolCall, title: "rm -rf build", rawInput: { command: "rm -rf build" } },
+  } as RequestPermissionRequest;
   assert.equal(categorize(named), "execute");
 });
 
-test("an approval titled \"Approve MCP tool call\" with rawInput.server_name and no kind is mcp", () => {
-  assert.equal(categorize(call({ toolCallId: "c1", title: "Approve MCP tool call", rawInput: { server_name: "host-tools", tool_name: "shout" } })), "mcp");
+test('an approval titled "Approve MCP tool call" with rawInput.server_name and no kind is mcp', () => {
+  assert.equal(
+    categorize(
+      call({
+        toolCallId: "c1",
+        title: "Approve MCP tool call",
+        rawInput: { server_name: "host-tools", tool_name: "shout" },
+      }),
+    ),
+    "mcp",
+  );
 });
 
-test("Gemini's MCP approval (kind other, title \"<tool> (<server> MCP Server)\") is mcp", () => {
+test('Gemini\'s MCP approval (kind other, title "<tool> (<server> MCP Server)") is mcp', () => {
   // Recorded from @google/gemini-cli 0.61.0 against the mock.
-  assert.equal(categorize(call({ toolCallId: "mcp_host-tools_shout__mcp_host-tools_shout_1_0", kind: "other", status: "pending", title: "shout (host-tools MCP Server)" })), "mcp");
+  assert.equal(
+    categorize(
+      call({
+        toolCallId: "mcp_host-tools_shout__mcp_host-tools_shout_1_0",
+        kind: "other",
+        status: "pending",
+        title: "shout (host-tools MCP Server)",
+      }),
+    ),
+    "mcp",
+  );
 });

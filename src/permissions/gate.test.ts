@@ -10,7 +10,11 @@ const grokOptions: PermissionOption[] = [
   { optionId: "reject-once", name: "No, and tell Grok what to do differently", kind: "reject_once" },
 ];
 
-function request(kind: string, options: PermissionOption[] = grokOptions, toolCallId = "call_1"): RequestPermissionRequest {
+function request(
+  kind: string,
+  options: PermissionOption[] = grokOptions,
+  toolCallId = "call_1",
+): RequestPermissionRequest {
   return { sessionId: "s", toolCall: { toolCallId, kind, title: "t" }, options } as RequestPermissionRequest;
 }
 
@@ -18,23 +22,39 @@ test("allows a read by default with allow_once and records the default as the re
   const gate = createPermissionGate({ policy: DEFAULT_POLICY });
   const { response, audit } = await gate.decide(request("read"));
   assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "allow-once" } });
-  assert.deepEqual(audit, { toolCallId: "call_1", category: "read", decision: "allow", via: "default", optionId: "allow-once" });
+  assert.deepEqual(audit, {
+    toolCallId: "call_1",
+    category: "read",
+    decision: "allow",
+    via: "default",
+    optionId: "allow-once",
+  });
 });
 
 test("denies require-approval without an approver using reject_once", async () => {
   const gate = createPermissionGate({ policy: DEFAULT_POLICY });
   const { response, audit } = await gate.decide(request("edit"));
   assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "reject-once" } });
-  assert.deepEqual(audit, { toolCallId: "call_1", category: "edit", decision: "deny", via: "default", optionId: "reject-once", reason: "no-approver" });
+  assert.deepEqual(audit, {
+    toolCallId: "call_1",
+    category: "edit",
+    decision: "deny",
+    via: "default",
+    optionId: "reject-once",
+    reason: "no-approver",
+  });
 });
 
 test("asks the approver and picks allow_once for a single approval, allow_always when it says always", async () => {
   const answers = ["allow", "always"] as const;
   let asked = 0;
-  const gate = createPermissionGate({ policy: DEFAULT_POLICY, approver: ({ category }) => {
-    assert.equal(category, "execute");
-    return answers[asked++]!;
-  } });
+  const gate = createPermissionGate({
+    policy: DEFAULT_POLICY,
+    approver: ({ category }) => {
+      assert.equal(category, "execute");
+      return answers[asked++]!;
+    },
+  });
   assert.equal((await gate.decide(request("execute"))).audit.optionId, "allow-once");
   const always = await gate.decide(request("execute"));
   assert.deepEqual(always.response, { outcome: { outcome: "selected", optionId: "allow-edits-session" } });
@@ -42,7 +62,12 @@ test("asks the approver and picks allow_once for a single approval, allow_always
 });
 
 test("denies when the approver throws, answers nonsense or times out", async () => {
-  const throwing = createPermissionGate({ policy: DEFAULT_POLICY, approver: () => { throw new Error("ui crashed"); } });
+  const throwing = createPermissionGate({
+    policy: DEFAULT_POLICY,
+    approver: () => {
+      throw new Error("ui crashed");
+    },
+  });
   assert.deepEqual((await throwing.decide(request("edit"))).audit.reason, "approver-failed");
   const nonsense = createPermissionGate({ policy: DEFAULT_POLICY, approver: () => "sure" as never });
   assert.equal((await nonsense.decide(request("edit"))).audit.decision, "deny");
@@ -64,9 +89,21 @@ test("blocks by policy even in unrestricted mode, and never asks the approver fo
     approver: () => assert.fail("a blocked category must not be asked about"),
   });
   const blocked = await gate.decide(request("fetch"));
-  assert.deepEqual(blocked.audit, { toolCallId: "call_1", category: "network", decision: "deny", via: "policy", optionId: "reject-once" });
+  assert.deepEqual(blocked.audit, {
+    toolCallId: "call_1",
+    category: "network",
+    decision: "deny",
+    via: "policy",
+    optionId: "reject-once",
+  });
   const allowed = await gate.decide(request("execute"));
-  assert.deepEqual(allowed.audit, { toolCallId: "call_1", category: "execute", decision: "allow", via: "policy", optionId: "allow-once" });
+  assert.deepEqual(allowed.audit, {
+    toolCallId: "call_1",
+    category: "execute",
+    decision: "allow",
+    via: "policy",
+    optionId: "allow-once",
+  });
 });
 
 test("answers cancelled when a deny finds no reject option, and never invents an option id", async () => {

@@ -71,7 +71,12 @@ export interface PermissionGate {
 
 type Asked = { answer: ApproverAnswer } | { failed: "approver-failed" | "approver-timeout" };
 
-async function ask(approver: Approver, request: RequestPermissionRequest, category: PermissionCategory, timeoutMs: number): Promise<Asked> {
+async function ask(
+  approver: Approver,
+  request: RequestPermissionRequest,
+  category: PermissionCategory,
+  timeoutMs: number,
+): Promise<Asked> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Asked>((resolve) => {
@@ -83,7 +88,9 @@ async function ask(approver: Approver, request: RequestPermissionRequest, catego
   const answered = (async (): Promise<Asked> => {
     try {
       const answer = await approver({ request, category, signal: controller.signal });
-      return answer === "allow" || answer === "always" || answer === "deny" ? { answer } : { failed: "approver-failed" };
+      return answer === "allow" || answer === "always" || answer === "deny"
+        ? { answer }
+        : { failed: "approver-failed" };
     } catch {
       return { failed: "approver-failed" };
     }
@@ -118,9 +125,15 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
       if (action === "block") return finish("deny", source);
       const approver = options.approver ?? context?.approver;
       if (!approver) return finish("deny", "default", "no-approver");
-      const asked = await ask(approver, request, category, options.approver ? timeoutMs : context?.timeoutMs ?? timeoutMs);
+      const asked = await ask(
+        approver,
+        request,
+        category,
+        options.approver ? timeoutMs : (context?.timeoutMs ?? timeoutMs),
+      );
       if ("failed" in asked) return finish("deny", "default", asked.failed);
-      const answer: Answer = asked.answer === "always" ? "allow-always" : asked.answer === "allow" ? "allow-once" : "deny";
+      const answer: Answer =
+        asked.answer === "always" ? "allow-always" : asked.answer === "allow" ? "allow-once" : "deny";
       return finish(answer, "approver");
     },
   };

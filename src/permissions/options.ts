@@ -40,9 +40,19 @@ export function chooseResponse(answer: Answer, options: readonly PermissionOptio
   const offered = Array.isArray(options) ? options : [];
   if (answer !== "deny") {
     const allow = pick(offered, PREFERENCE[answer]);
-    if (allow) return { response: { outcome: { outcome: "selected", optionId: allow.optionId } }, decision: "allow", optionId: allow.optionId };
+    if (allow)
+      return {
+        response: { outcome: { outcome: "selected", optionId: allow.optionId } },
+        decision: "allow",
+        optionId: allow.optionId,
+      };
   }
   const reject = pick(offered, PREFERENCE.deny);
-  if (reject) return { response: { outcome: { outcome: "selected", optionId: reject.optionId } }, decision: "deny", optionId: reject.optionId };
+  if (reject)
+    return {
+      response: { outcome: { outcome: "selected", optionId: reject.optionId } },
+      decision: "deny",
+      optionId: reject.optionId,
+    };
   return { response: { outcome: { outcome: "cancelled" } }, decision: "deny" };
 }

@@ -35,7 +35,11 @@ function splitList(value: string | readonly string[] | undefined): string[] {
   return parts.map((p) => p.trim().toLowerCase()).filter((p) => p.length > 0);
 }
 
-function buildPolicy(lists: Record<(typeof LISTS)[number], string[]>, unrestricted: boolean, origin: string): PermissionPolicy {
+function buildPolicy(
+  lists: Record<(typeof LISTS)[number], string[]>,
+  unrestricted: boolean,
+  origin: string,
+): PermissionPolicy {
   const seenIn = new Map<PermissionCategory, string>();
   const checked: Record<string, PermissionCategory[]> = {};
   for (const list of LISTS) {
@@ -50,11 +54,14 @@ function buildPolicy(lists: Record<(typeof LISTS)[number], string[]>, unrestrict
       const category = value as PermissionCategory;
       const earlier = seenIn.get(category);
       if (earlier !== undefined && earlier !== list) {
-        throw invalid(`Permission category "${category}" is in both ${earlier} and ${list} (${origin}); keep it in one list.`, {
-          value: category,
-          lists: [earlier, list],
-          origin,
-        });
+        throw invalid(
+          `Permission category "${category}" is in both ${earlier} and ${list} (${origin}); keep it in one list.`,
+          {
+            value: category,
+            lists: [earlier, list],
+            origin,
+          },
+        );
       }
       seenIn.set(category, list);
       if (!checked[list]!.includes(category)) checked[list]!.push(category);
@@ -85,11 +92,17 @@ export function parsePolicyJson(text: string, origin = "policy file"): Permissio
   }
   const record = data as Record<string, unknown>;
   if (record.schema !== POLICY_SCHEMA) {
-    throw invalid(`${origin} has schema ${JSON.stringify(record.schema)}; expected "${POLICY_SCHEMA}".`, { origin, value: record.schema });
+    throw invalid(`${origin} has schema ${JSON.stringify(record.schema)}; expected "${POLICY_SCHEMA}".`, {
+      origin,
+      value: record.schema,
+    });
   }
   for (const key of Object.keys(record)) {
     if (!["schema", "unrestricted", "approvalTimeout", ...LISTS].includes(key)) {
-      throw invalid(`${origin} has unknown key "${key}"; allowed keys are schema, allow, ask, block, unrestricted, approvalTimeout.`, { origin, value: key });
+      throw invalid(
+        `${origin} has unknown key "${key}"; allowed keys are schema, allow, ask, block, unrestricted, approvalTimeout.`,
+        { origin, value: key },
+      );
     }
   }
   const lists = { allow: [] as string[], ask: [] as string[], block: [] as string[] };
@@ -105,8 +118,14 @@ export function parsePolicyJson(text: string, origin = "policy file"): Permissio
     throw invalid(`${origin} "unrestricted" must be true or false.`, { origin, value: record.unrestricted });
   }
   const timeout = record.approvalTimeout;
-  if (timeout !== undefined && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0 || timeout > 7 * 24 * 3600)) {
-    throw invalid(`${origin} "approvalTimeout" must be a number of seconds above 0 (at most a week), got ${JSON.stringify(timeout)}.`, { origin, value: timeout });
+  if (
+    timeout !== undefined &&
+    (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0 || timeout > 7 * 24 * 3600)
+  ) {
+    throw invalid(
+      `${origin} "approvalTimeout" must be a number of seconds above 0 (at most a week), got ${JSON.stringify(timeout)}.`,
+      { origin, value: timeout },
+    );
   }
   const policy = buildPolicy(lists, record.unrestricted === true, origin);
   return timeout === undefined ? policy : { ...policy, approvalTimeoutMs: Math.round(timeout * 1000) };
@@ -118,10 +137,14 @@ export async function loadPolicyFile(path: string): Promise<PermissionPolicy> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new SeatError("PERMISSION_POLICY_INVALID", `Permission policy file ${path} could not be read: ${messageOf(error)}.`, {
-      context: { path },
-      cause: error,
-    });
+    throw new SeatError(
+      "PERMISSION_POLICY_INVALID",
+      `Permission policy file ${path} could not be read: ${messageOf(error)}.`,
+      {
+        context: { path },
+        cause: error,
+      },
+    );
   }
   return parsePolicyJson(text, `policy file ${path}`);
 }

@@ -34,7 +34,10 @@ test("a hand-built policy without a configured list treats non-default entries a
 });
 
 test("refuses unknown categories and conflicting entries, naming the bad value", () => {
-  assert.throws(() => parsePolicyFlags({ allow: "edit,shell" }), (e) => isSeatError(e, "PERMISSION_POLICY_INVALID") && /"shell"/.test(e.message));
+  assert.throws(
+    () => parsePolicyFlags({ allow: "edit,shell" }),
+    (e) => isSeatError(e, "PERMISSION_POLICY_INVALID") && /"shell"/.test(e.message),
+  );
   assert.throws(
     () => parsePolicyFlags({ allow: "edit", block: "edit" }),
     (e) => isSeatError(e, "PERMISSION_POLICY_INVALID") && /"edit" is in both allow and block/.test(e.message),
@@ -42,7 +45,9 @@ test("refuses unknown categories and conflicting entries, naming the bad value",
 });
 
 test("parses a v1 policy file and refuses bad JSON, wrong schema and unknown keys", () => {
-  const policy = parsePolicyJson(JSON.stringify({ schema: "grok-seat.permissions.v1", allow: ["mcp"], block: ["execute"], unrestricted: false }));
+  const policy = parsePolicyJson(
+    JSON.stringify({ schema: "grok-seat.permissions.v1", allow: ["mcp"], block: ["execute"], unrestricted: false }),
+  );
   assert.equal(resolveAction(policy, "mcp").action, "allow");
   assert.equal(resolveAction(policy, "execute").action, "block");
   const refusals: Array<[string, RegExp]> = [
@@ -51,9 +56,16 @@ test("parses a v1 policy file and refuses bad JSON, wrong schema and unknown key
     [JSON.stringify({ schema: "grok-seat.permissions.v1", deny: ["edit"] }), /unknown key "deny"/],
     [JSON.stringify({ schema: "grok-seat.permissions.v1", allow: "edit" }), /"allow" must be an array/],
     [JSON.stringify({ schema: "grok-seat.permissions.v1", ask: ["netwrok"] }), /"netwrok"/],
-    [JSON.stringify({ schema: "grok-seat.permissions.v1", unrestricted: "yes" }), /"unrestricted" must be true or false/],
+    [
+      JSON.stringify({ schema: "grok-seat.permissions.v1", unrestricted: "yes" }),
+      /"unrestricted" must be true or false/,
+    ],
   ];
   for (const [text, pattern] of refusals) {
-    assert.throws(() => parsePolicyJson(text), (e) => isSeatError(e, "PERMISSION_POLICY_INVALID") && pattern.test(e.message), String(pattern));
+    assert.throws(
+      () => parsePolicyJson(text),
+      (e) => isSeatError(e, "PERMISSION_POLICY_INVALID") && pattern.test(e.message),
+      String(pattern),
+    );
   }
 });

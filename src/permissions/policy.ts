@@ -68,7 +68,10 @@ function configuredSet(policy: PermissionPolicy): Set<PermissionCategory> {
 }
 
 /** Resolves the action for a category and whether it came from the operator's policy or the built-in default. */
-export function resolveAction(policy: PermissionPolicy, category: PermissionCategory): { action: PermissionAction; source: ActionSource } {
+export function resolveAction(
+  policy: PermissionPolicy,
+  category: PermissionCategory,
+): { action: PermissionAction; source: ActionSource } {
   const configured = configuredSet(policy);
   const action = policy.defaults[category] ?? DEFAULT_POLICY.defaults[category] ?? "require-approval";
   if (configured.has(category)) return { action, source: "policy" };

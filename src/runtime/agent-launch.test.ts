@@ -9,8 +9,15 @@ import { withSessionLaunch } from "./agent-launch.js";
 const base = { argv: ["agent", "acp"], env: { HOME: "/h" } };
 
 test("a model asked of a custom agent is refused with AGENT_MODEL_UNSUPPORTED before anything starts", () => {
-  assert.throws(() => withSessionLaunch(customProfile("my-agent --acp"), base, { model: "m" }), (e: unknown) => isSeatError(e, "AGENT_MODEL_UNSUPPORTED"));
-  assert.deepEqual(withSessionLaunch(customProfile("my-agent --acp"), base, { rules: "r" }).argv, base.argv, "no model, no change");
+  assert.throws(
+    () => withSessionLaunch(customProfile("my-agent --acp"), base, { model: "m" }),
+    (e: unknown) => isSeatError(e, "AGENT_MODEL_UNSUPPORTED"),
+  );
+  assert.deepEqual(
+    withSessionLaunch(customProfile("my-agent --acp"), base, { rules: "r" }).argv,
+    base.argv,
+    "no model, no change",
+  );
 });
 
 test("OpenCode's rules go to a private file its OPENCODE_CONFIG_CONTENT names, with the model; cleanup removes it", () => {
@@ -32,7 +39,9 @@ test("Gemini's rules become GEMINI.md in an include directory with system settin
     const dir = launch.argv[launch.argv.indexOf("--include-directories") + 1]!;
     assert.deepEqual(launch.argv.slice(0, 4), ["agent", "acp", "--model", "g2"]);
     assert.equal(readFileSync(`${dir}/GEMINI.md`, "utf8").trim(), "RULES-TEXT");
-    const settings = JSON.parse(readFileSync(launch.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH!, "utf8")) as { context: { loadMemoryFromIncludeDirectories: boolean } };
+    const settings = JSON.parse(readFileSync(launch.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH!, "utf8")) as {
+      context: { loadMemoryFromIncludeDirectories: boolean };
+    };
     assert.equal(settings.context.loadMemoryFromIncludeDirectories, true);
   } finally {
     launch.cleanup();
@@ -40,12 +49,24 @@ test("Gemini's rules become GEMINI.md in an include directory with system settin
 });
 
 test("Codex and Claude take the model through their env; Codex's rules travel in the handshake, not the launch", () => {
-  assert.deepEqual(JSON.parse(withSessionLaunch(agentProfile("codex"), base, { model: "c2", rules: "r" }).env.CODEX_CONFIG!), { model: "c2" });
+  assert.deepEqual(
+    JSON.parse(withSessionLaunch(agentProfile("codex"), base, { model: "c2", rules: "r" }).env.CODEX_CONFIG!),
+    { model: "c2" },
+  );
   assert.equal(withSessionLaunch(agentProfile("claude"), base, { model: "a2" }).env.ANTHROPIC_MODEL, "a2");
 });
 
 test("a throwaway-HOME env moves HOME and the XDG dirs and drops the agents' config-dir variables", () => {
-  const env = throwawayHomeEnv({ HOME: "/real", CODEX_HOME: "/real/.codex", CLAUDE_CONFIG_DIR: "/real/.claude", XDG_CONFIG_HOME: "/real/.config", PATH: "/bin" }, "/tmp/x");
+  const env = throwawayHomeEnv(
+    {
+      HOME: "/real",
+      CODEX_HOME: "/real/.codex",
+      CLAUDE_CONFIG_DIR: "/real/.claude",
+      XDG_CONFIG_HOME: "/real/.config",
+      PATH: "/bin",
+    },
+    "/tmp/x",
+  );
   assert.equal(env.HOME, "/tmp/x");
   assert.equal(env.XDG_CONFIG_HOME, "/tmp/x/.config");
   assert.equal(env.PATH, "/bin");

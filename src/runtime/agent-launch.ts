@@ -9,7 +9,13 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { agentProfile, buildProfileEnv, customProfile, defaultInstallRoot, type AgentProfile } from "../agents/index.js";
+import {
+  agentProfile,
+  buildProfileEnv,
+  customProfile,
+  defaultInstallRoot,
+  type AgentProfile,
+} from "../agents/index.js";
 import { SeatError } from "../errors.js";
 import { removePrivateDir } from "../internal/private-dir.js";
 import type { SessionOptions } from "./options.js";
@@ -22,9 +28,17 @@ export function resolveAgentProfile(options: Pick<SessionOptions, "agent" | "age
 }
 
 /** The argv and env that start `profile`'s agent. Throws AGENT_NOT_INSTALLED when it is not installed. */
-export function agentLaunch(profile: AgentProfile, options: Pick<SessionOptions, "agentsDir" | "agentEnv" | "allowUntestedAgentVersion">, env: NodeJS.ProcessEnv): { argv: string[]; env: Record<string, string> } {
+export function agentLaunch(
+  profile: AgentProfile,
+  options: Pick<SessionOptions, "agentsDir" | "agentEnv" | "allowUntestedAgentVersion">,
+  env: NodeJS.ProcessEnv,
+): { argv: string[]; env: Record<string, string> } {
   const installRoot = options.agentsDir ?? defaultInstallRoot(env);
-  const argv = profile.launchArgv({ installRoot, env, ...(options.allowUntestedAgentVersion === true ? { allowUntestedVersion: true } : {}) });
+  const argv = profile.launchArgv({
+    installRoot,
+    env,
+    ...(options.allowUntestedAgentVersion === true ? { allowUntestedVersion: true } : {}),
+  });
   return { argv, env: buildProfileEnv(profile, env, options.agentEnv ?? {}) };
 }
 
@@ -41,9 +55,17 @@ export interface SessionLaunchResult {
  * profile's config files) in a fresh private temp dir, argv and env from `profile.sessionLaunch`.
  * Throws AGENT_MODEL_UNSUPPORTED when a model is asked of an agent that takes none.
  */
-export function withSessionLaunch(profile: AgentProfile, launch: { argv: string[]; env: Record<string, string> }, request: { model?: string; rules?: string }): SessionLaunchResult {
+export function withSessionLaunch(
+  profile: AgentProfile,
+  launch: { argv: string[]; env: Record<string, string> },
+  request: { model?: string; rules?: string },
+): SessionLaunchResult {
   if (request.model && !profile.sessionLaunch) {
-    throw new SeatError("AGENT_MODEL_UNSUPPORTED", `Agent "${profile.name}" takes no model from grok-seat; drop --model (or configure the model in the agent's own config).`, { context: { agent: profile.name } });
+    throw new SeatError(
+      "AGENT_MODEL_UNSUPPORTED",
+      `Agent "${profile.name}" takes no model from grok-seat; drop --model (or configure the model in the agent's own config).`,
+      { context: { agent: profile.name } },
+    );
   }
   if (!profile.sessionLaunch) return { ...launch, cleanup: () => undefined };
   let dir: string | undefined;
@@ -58,7 +80,10 @@ export function withSessionLaunch(profile: AgentProfile, launch: { argv: string[
       rulesFile = join(dir, profile.rulesFileName);
       writeFileSync(rulesFile, `${request.rules}\n`, { mode: 0o600 });
     }
-    const extra = profile.sessionLaunch({ ...(request.model ? { model: request.model } : {}), ...(rulesFile && dir ? { rulesFile, rulesDir: dir } : {}) });
+    const extra = profile.sessionLaunch({
+      ...(request.model ? { model: request.model } : {}),
+      ...(rulesFile && dir ? { rulesFile, rulesDir: dir } : {}),
+    });
     for (const [name, content] of Object.entries(extra.files ?? {})) {
       dir ??= mkdtempSync(join(tmpdir(), `grok-seat-${profile.name}-`));
       writeFileSync(join(dir, name), content, { mode: 0o600 });

@@ -24,7 +24,9 @@ export interface AttachResult {
 
 /** The attach method this agent advertises: resume first, then load; null when it has neither. */
 export function attachMethodFor(init: InitializeResponse): AttachResult["method"] | null {
-  const caps = init.agentCapabilities as { loadSession?: boolean; sessionCapabilities?: { resume?: unknown } } | undefined;
+  const caps = init.agentCapabilities as
+    | { loadSession?: boolean; sessionCapabilities?: { resume?: unknown } }
+    | undefined;
   if (caps?.sessionCapabilities?.resume != null) return "session/resume";
   if (caps?.loadSession === true) return "session/load";
   return null;
@@ -40,7 +42,11 @@ export async function attachSession(
   const method = attachMethodFor(init);
   const context = { agentSessionId: request.sessionId, cwd: params.cwd };
   if (method === null) {
-    throw new SeatError("SESSION_NOT_RESUMABLE", `This agent advertises neither session/resume nor session/load, so session ${request.sessionId} cannot be continued. Start a new named session (seat sessions rm NAME, then run again).`, { context });
+    throw new SeatError(
+      "SESSION_NOT_RESUMABLE",
+      `This agent advertises neither session/resume nor session/load, so session ${request.sessionId} cannot be continued. Start a new named session (seat sessions rm NAME, then run again).`,
+      { context },
+    );
   }
   const meta = method === "session/load" ? { ...params.meta, noReplay: true } : params.meta;
   let response: { sessionId?: unknown; _meta?: Record<string, unknown> | null } | null;
@@ -55,12 +61,20 @@ export async function attachSession(
     // JSON-RPC errors carry the agent's reason in data.details (Gemini: "No previous sessions found…").
     const details = (error as { data?: { details?: unknown } } | null)?.data?.details;
     const reason = typeof details === "string" ? `${messageOf(error)} (${messageOf(details)})` : messageOf(error);
-    throw new SeatError("SESSION_NOT_RESUMABLE", `The agent could not ${method === "session/resume" ? "resume" : "load"} session ${request.sessionId} in ${params.cwd}: ${reason}. Its session files may be gone (another GROK_HOME, or deleted); start over with \`seat sessions rm NAME\`.`, { cause: error, context: { ...context, method } });
+    throw new SeatError(
+      "SESSION_NOT_RESUMABLE",
+      `The agent could not ${method === "session/resume" ? "resume" : "load"} session ${request.sessionId} in ${params.cwd}: ${reason}. Its session files may be gone (another GROK_HOME, or deleted); start over with \`seat sessions rm NAME\`.`,
+      { cause: error, context: { ...context, method } },
+    );
   }
   // grok answers without a top-level sessionId and echoes it in _meta; a different id is not our session.
   const echoed = response?.sessionId ?? response?._meta?.sessionId;
   if (typeof echoed === "string" && echoed !== request.sessionId) {
-    throw new SeatError("SESSION_NOT_RESUMABLE", `grok attached session ${echoed} when asked for ${request.sessionId}; refusing to continue under the old name.`, { context: { ...context, method, echoed } });
+    throw new SeatError(
+      "SESSION_NOT_RESUMABLE",
+      `grok attached session ${echoed} when asked for ${request.sessionId}; refusing to continue under the old name.`,
+      { context: { ...context, method, echoed } },
+    );
   }
   return { sessionId: request.sessionId, method };
 }

@@ -8,7 +8,10 @@ import { chooseAuthMethod } from "./auth.js";
 const m = (...ids: string[]) => ids.map((id) => ({ id }));
 
 test("prefers xai.api_key when XAI_API_KEY or GROK_API_KEY is set and grok advertises it", () => {
-  assert.equal(chooseAuthMethod(m("xai.api_key", "cached_token"), "cached_token", { XAI_API_KEY: "k" }).methodId, "xai.api_key");
+  assert.equal(
+    chooseAuthMethod(m("xai.api_key", "cached_token"), "cached_token", { XAI_API_KEY: "k" }).methodId,
+    "xai.api_key",
+  );
   assert.equal(chooseAuthMethod(m("xai.api_key", "grok.com"), null, { GROK_API_KEY: "k" }).methodId, "xai.api_key");
 });
 
@@ -25,5 +28,9 @@ test("never chooses an interactive or unadvertised method; says how to log in in
   assert.equal(none.methodId, undefined);
   assert.match(none.why, /grok login.*XAI_API_KEY/);
   assert.equal(chooseAuthMethod(m("grok.com", "oidc"), "grok.com", {}).methodId, undefined);
-  assert.equal(chooseAuthMethod([], "xai.api_key", {}).methodId, undefined, "a default that is not advertised is not used");
+  assert.equal(
+    chooseAuthMethod([], "xai.api_key", {}).methodId,
+    undefined,
+    "a default that is not advertised is not used",
+  );
 });

@@ -18,7 +18,10 @@ export interface AdvertisedAuthMethod {
  * The method to authenticate with; `undefined` when none is usable (not authenticated); `null` when the agent
  * needs no `authenticate` call at all (its own config or login provides credentials; non-grok agents only).
  */
-export type AuthChoice = { methodId: string; why: string } | { methodId: undefined; why: string } | { methodId: null; why: string };
+export type AuthChoice =
+  | { methodId: string; why: string }
+  | { methodId: undefined; why: string }
+  | { methodId: null; why: string };
 
 const HEADLESS_METHODS = new Set(["xai.api_key", "cached_token"]);
 
@@ -32,7 +35,11 @@ export function chooseAuthMethod(
   const hasKey = Boolean(env.XAI_API_KEY || env.GROK_API_KEY);
   if (hasKey && ids.has("xai.api_key")) return { methodId: "xai.api_key", why: "XAI_API_KEY/GROK_API_KEY is set" };
   if (ids.has("cached_token")) return { methodId: "cached_token", why: "a cached grok login exists" };
-  if (typeof defaultAuthMethodId === "string" && HEADLESS_METHODS.has(defaultAuthMethodId) && ids.has(defaultAuthMethodId)) {
+  if (
+    typeof defaultAuthMethodId === "string" &&
+    HEADLESS_METHODS.has(defaultAuthMethodId) &&
+    ids.has(defaultAuthMethodId)
+  ) {
     return { methodId: defaultAuthMethodId, why: "grok's default method (a key in config.toml)" };
   }
   const offered = [...ids].join(", ") || "none";

@@ -13,7 +13,11 @@ import type { SessionOptions } from "./options.js";
 /** The diagnostic that refuses `budget` on this session, or undefined when the turn may run with it. */
 export function budgetRefusal(budget: TurnBudget, options: SessionOptions, hasCostOf: boolean): Diagnostic | undefined {
   const problem = budgetProblem(budget);
-  if (problem) return { code: "ACP_PROMPT_INVALID", message: `The prompt was given an invalid budget: ${problem}; nothing was sent.` };
+  if (problem)
+    return {
+      code: "ACP_PROMPT_INVALID",
+      message: `The prompt was given an invalid budget: ${problem}; nothing was sent.`,
+    };
   if (options.allowUnmetered === true) return undefined;
   const agentName = options.agentCommand !== undefined ? "this agent" : (options.agent ?? "grok");
   const unmetered = unmeteredProblem(budget, meteringOf(options.agent, options.agentCommand), agentName, hasCostOf);

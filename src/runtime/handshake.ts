@@ -44,7 +44,11 @@ export interface HandshakeOptions {
 /** What the handshake needs from an agent profile (agents/profile.ts). */
 export interface HandshakeProfile {
   name: string;
-  chooseAuth(advertised: readonly AdvertisedAuthMethod[], defaultAuthMethodId: unknown, env: NodeJS.ProcessEnv): AuthChoice;
+  chooseAuth(
+    advertised: readonly AdvertisedAuthMethod[],
+    defaultAuthMethodId: unknown,
+    env: NodeJS.ProcessEnv,
+  ): AuthChoice;
   rulesDelivery: RulesDelivery;
   setModeAfterNew?: string;
   /** The agent's own credential variables, named when it answers "authentication required". */
@@ -56,11 +60,21 @@ function failed(step: string, error: unknown, profile?: HandshakeProfile): SeatE
   // An agent that needs credentials we did not have (Codex without a key answers session/new with -32000).
   if (isAuthRequired(error)) {
     const agent = profile?.name ?? "grok";
-    const vars = profile ? profile.keyVars ?? [] : ["XAI_API_KEY"];
-    const fix = vars.length > 0 ? `set ${vars.join(" or ")} in its environment, or sign it in with its own login/config` : "sign it in with its own login/config";
-    return new SeatError("ACP_NOT_AUTHENTICATED", `${agent} is not authenticated (its ${step} answered: ${messageOf(error)}): ${fix}.`, { cause: error, context: { agent, step, keyVars: vars } });
+    const vars = profile ? (profile.keyVars ?? []) : ["XAI_API_KEY"];
+    const fix =
+      vars.length > 0
+        ? `set ${vars.join(" or ")} in its environment, or sign it in with its own login/config`
+        : "sign it in with its own login/config";
+    return new SeatError(
+      "ACP_NOT_AUTHENTICATED",
+      `${agent} is not authenticated (its ${step} answered: ${messageOf(error)}): ${fix}.`,
+      { cause: error, context: { agent, step, keyVars: vars } },
+    );
   }
-  return new SeatError("ACP_HANDSHAKE_FAILED", `ACP ${step} failed: ${messageOf(error)}.`, { cause: error, context: { step } });
+  return new SeatError("ACP_HANDSHAKE_FAILED", `ACP ${step} failed: ${messageOf(error)}.`, {
+    cause: error,
+    context: { step },
+  });
 }
 
 /** Runs the three handshake requests; throws SeatError (ACP_HANDSHAKE_FAILED / ACP_NOT_AUTHENTICATED). */
@@ -78,16 +92,28 @@ export async function handshake(peer: AcpPeer, options: HandshakeOptions): Promi
   const meta = (init._meta ?? {}) as Record<string, unknown>;
   const profile = options.profile;
   const agentName = profile ? profile.name : "Grok";
-  const choice = (profile?.chooseAuth ?? chooseAuthMethod)(init.authMethods ?? [], meta.defaultAuthMethodId, options.env);
+  const choice = (profile?.chooseAuth ?? chooseAuthMethod)(
+    init.authMethods ?? [],
+    meta.defaultAuthMethodId,
+    options.env,
+  );
   if (choice.methodId === undefined) {
-    throw new SeatError("ACP_NOT_AUTHENTICATED", `${agentName} is ${choice.why}.`, { context: { authMethods: (init.authMethods ?? []).map((m) => m.id) } });
+    throw new SeatError("ACP_NOT_AUTHENTICATED", `${agentName} is ${choice.why}.`, {
+      context: { authMethods: (init.authMethods ?? []).map((m) => m.id) },
+    });
   }
   if (choice.methodId !== null) {
     try {
       await peer.request(ACP.agent.authenticate, { methodId: choice.methodId, _meta: { headless: true } });
     } catch (error) {
-      const fix = profile ? "Check the agent's credentials in its environment." : "Run `grok login` or set XAI_API_KEY.";
-      throw new SeatError("ACP_NOT_AUTHENTICATED", `${agentName} refused auth method ${choice.methodId}: ${messageOf(error)}. ${fix}`, { cause: error });
+      const fix = profile
+        ? "Check the agent's credentials in its environment."
+        : "Run `grok login` or set XAI_API_KEY.";
+      throw new SeatError(
+        "ACP_NOT_AUTHENTICATED",
+        `${agentName} refused auth method ${choice.methodId}: ${messageOf(error)}. ${fix}`,
+        { cause: error },
+      );
     }
   }
   const sessionMeta: Record<string, unknown> = {};
@@ -101,14 +127,27 @@ export async function handshake(peer: AcpPeer, options: HandshakeOptions): Promi
     if (text) sessionMeta.systemPrompt = { append: text };
   }
   // ACP's own session/new field (Codex): appended to the agent's instructions. "rules-file" travels in the launch.
-  const appendText = delivery === "acp-system-prompt" ? [options.systemPrompt, options.rules].filter(Boolean).join("\n\n") : "";
-  const systemPrompt = appendText ? { systemPrompt: { mode: "append", content: [{ type: "text", text: appendText }] } } : {};
+  const appendText =
+    delivery === "acp-system-prompt" ? [options.systemPrompt, options.rules].filter(Boolean).join("\n\n") : "";
+  const systemPrompt = appendText
+    ? { systemPrompt: { mode: "append", content: [{ type: "text", text: appendText }] } }
+    : {};
   const agentVersion = typeof meta.agentVersion === "string" ? meta.agentVersion : undefined;
   const authMethodId = choice.methodId ?? undefined;
   if (options.attach) {
-    const attached = await attachSession(peer, init, options.attach, { cwd: options.cwd, mcpServers: options.mcpServers, meta: sessionMeta });
+    const attached = await attachSession(peer, init, options.attach, {
+      cwd: options.cwd,
+      mcpServers: options.mcpServers,
+      meta: sessionMeta,
+    });
     await setModeAfter(peer, profile, attached.sessionId);
-    return { initialize: init, authMethodId, session: { sessionId: attached.sessionId }, attached, ...(agentVersion ? { agentVersion } : {}) };
+    return {
+      initialize: init,
+      authMethodId,
+      session: { sessionId: attached.sessionId },
+      attached,
+      ...(agentVersion ? { agentVersion } : {}),
+    };
   }
   let session: NewSessionResponse;
   try {

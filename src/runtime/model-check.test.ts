@@ -2,7 +2,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { catalogueModelIds, unknownModelError } from "./model-check.js";
 
-const answer = { sessionId: "s", models: { currentModelId: "grok-4.6", availableModels: [{ modelId: "grok-4.6" }, { modelId: "mock" }, { name: "no id" }] } };
+const answer = {
+  sessionId: "s",
+  models: {
+    currentModelId: "grok-4.6",
+    availableModels: [{ modelId: "grok-4.6" }, { modelId: "mock" }, { name: "no id" }],
+  },
+};
 
 test("catalogueModelIds reads models.availableModels[].modelId and ignores entries without an id", () => {
   assert.deepEqual(catalogueModelIds(answer), ["grok-4.6", "mock"]);
@@ -18,5 +24,9 @@ test("unknownModelError refuses an id the catalogue lacks, naming the available 
   assert.equal(unknownModelError("mock", answer), undefined);
   assert.equal(unknownModelError(undefined, answer), undefined);
   assert.equal(unknownModelError("nope", { sessionId: "s" }), undefined, "no catalogue: no check");
-  assert.equal(unknownModelError("nope", { models: { availableModels: [] } }), undefined, "an empty catalogue: no check");
+  assert.equal(
+    unknownModelError("nope", { models: { availableModels: [] } }),
+    undefined,
+    "an empty catalogue: no check",
+  );
 });

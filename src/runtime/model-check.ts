@@ -13,9 +13,14 @@ import { SeatError } from "../errors.js";
 /** The model ids of a session/new (or load) answer's `models.availableModels`, or undefined when absent. */
 export function catalogueModelIds(answer: unknown): string[] | undefined {
   const models = answer && typeof answer === "object" ? (answer as { models?: unknown }).models : undefined;
-  const available = models && typeof models === "object" ? (models as { availableModels?: unknown }).availableModels : undefined;
+  const available =
+    models && typeof models === "object" ? (models as { availableModels?: unknown }).availableModels : undefined;
   if (!Array.isArray(available)) return undefined;
-  return available.flatMap((m) => (m && typeof m === "object" && typeof (m as { modelId?: unknown }).modelId === "string" ? [(m as { modelId: string }).modelId] : []));
+  return available.flatMap((m) =>
+    m && typeof m === "object" && typeof (m as { modelId?: unknown }).modelId === "string"
+      ? [(m as { modelId: string }).modelId]
+      : [],
+  );
 }
 
 /** MODEL_UNKNOWN when `model` was requested and the catalogue in `answer` does not list it; else undefined. */

@@ -16,12 +16,20 @@ export type PermissionHook = (request: RequestPermissionRequest) => Promise<Requ
 /** A permission gate (see permissions/): decides and reports an audit record. */
 export interface PermissionDecider {
   /** `context`: the held-approval queue the session offers when the gate has no approver of its own. */
-  decide(request: RequestPermissionRequest, context?: DecideContext): Promise<{ response: RequestPermissionResponse; audit: { category: string; decision: string; optionId?: string; reason?: string } }>;
+  decide(
+    request: RequestPermissionRequest,
+    context?: DecideContext,
+  ): Promise<{
+    response: RequestPermissionResponse;
+    audit: { category: string; decision: string; optionId?: string; reason?: string };
+  }>;
   /**
    * The policy's action for a category without asking anyone; the host-tools bridge checks "mcp" on every call,
    * and a request whose category answers "require-approval" puts the session in the `waiting` state.
    */
-  policyAction?(category: "read" | "edit" | "execute" | "network" | "mcp" | "other"): "allow" | "require-approval" | "block";
+  policyAction?(
+    category: "read" | "edit" | "execute" | "network" | "mcp" | "other",
+  ): "allow" | "require-approval" | "block";
 }
 
 /** Options of createSession. */
@@ -79,7 +87,13 @@ export interface SessionOptions {
    * once with PERMISSION_NO_APPROVER. `seat run` turns it on. `local`: an approver raced against the queue
    * (the terminal's prompt); the first answer wins.
    */
-  approvals?: boolean | { timeoutMs?: number; owner?: { kind: "session" | "named-session" | "job"; id?: string; name?: string }; local?: Approver };
+  approvals?:
+    | boolean
+    | {
+        timeoutMs?: number;
+        owner?: { kind: "session" | "named-session" | "job"; id?: string; name?: string };
+        local?: Approver;
+      };
   /** Cancel a turn running longer than this (ms). Off by default. */
   turnTimeoutMs?: number;
   /** Cancel a turn silent for this long (ms). Off by default. */

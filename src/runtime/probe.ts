@@ -35,7 +35,11 @@ export interface AcpProbe {
 export interface ProbeOptions {
   binary?: string;
   /** A non-grok agent: argv and env from agent-launch.ts, and its auth rule. */
-  launch?: { argv: string[]; env: Record<string, string>; chooseAuth(advertised: readonly AdvertisedAuthMethod[], defaultId: unknown, env: NodeJS.ProcessEnv): AuthChoice };
+  launch?: {
+    argv: string[];
+    env: Record<string, string>;
+    chooseAuth(advertised: readonly AdvertisedAuthMethod[], defaultId: unknown, env: NodeJS.ProcessEnv): AuthChoice;
+  };
   env?: NodeJS.ProcessEnv;
   agentEnv?: Record<string, string>;
   cwd?: string;
@@ -61,24 +65,40 @@ export async function probeAcp(options: ProbeOptions): Promise<AcpProbe> {
   try {
     const timeoutMs = options.timeoutMs ?? 30_000;
     const init = await withTimeout(
-      peer.request<InitializeResponse>(ACP.agent.initialize, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: "grok-seat-probe", version: "0.1.0" } }),
+      peer.request<InitializeResponse>(ACP.agent.initialize, {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: "grok-seat-probe", version: "0.1.0" },
+      }),
       timeoutMs,
       () => new Error(`no initialize answer within ${timeoutMs} ms`),
     );
     const meta = (init._meta ?? {}) as Record<string, unknown>;
-    const choice = (options.launch?.chooseAuth ?? chooseAuthMethod)(init.authMethods ?? [], meta.defaultAuthMethodId, env);
+    const choice = (options.launch?.chooseAuth ?? chooseAuthMethod)(
+      init.authMethods ?? [],
+      meta.defaultAuthMethodId,
+      env,
+    );
     const caps = init.agentCapabilities ?? {};
     const info = (init as { agentInfo?: { name?: unknown; version?: unknown } }).agentInfo;
     return {
       acpReady: choice.methodId !== undefined,
       capabilities: {
-        resume: typeof (caps as { sessionCapabilities?: { resume?: unknown } }).sessionCapabilities?.resume === "object",
+        resume:
+          typeof (caps as { sessionCapabilities?: { resume?: unknown } }).sessionCapabilities?.resume === "object",
         image: caps.promptCapabilities?.image === true,
         audio: caps.promptCapabilities?.audio === true,
         mcpHttp: caps.mcpCapabilities?.http === true,
         mcpSse: caps.mcpCapabilities?.sse === true,
       },
-      ...(info ? { agentInfo: { ...(typeof info.name === "string" ? { name: info.name } : {}), ...(typeof info.version === "string" ? { version: info.version } : {}) } } : {}),
+      ...(info
+        ? {
+            agentInfo: {
+              ...(typeof info.name === "string" ? { name: info.name } : {}),
+              ...(typeof info.version === "string" ? { version: info.version } : {}),
+            },
+          }
+        : {}),
       authMethods: (init.authMethods ?? []).map((m) => m.id),
       ...(typeof meta.defaultAuthMethodId === "string" ? { defaultAuthMethodId: meta.defaultAuthMethodId } : {}),
       authChoice: choice.methodId === null ? `agent-managed (${choice.why})` : (choice.methodId ?? choice.why),
@@ -87,7 +107,12 @@ export async function probeAcp(options: ProbeOptions): Promise<AcpProbe> {
       loadSession: init.agentCapabilities?.loadSession === true,
     };
   } catch (error) {
-    return { acpReady: false, authMethods: [], authChoice: "initialize failed", error: `${messageOf(error)}; stderr: ${agent.stderrTail(1000).trim()}` };
+    return {
+      acpReady: false,
+      authMethods: [],
+      authChoice: "initialize failed",
+      error: `${messageOf(error)}; stderr: ${agent.stderrTail(1000).trim()}`,
+    };
   } finally {
     peer.close();
     await agent.terminate({ graceMs: 1_000 });

@@ -17,8 +17,26 @@ import { resolve as resolvePath } from "node:path";
 import type { McpServer, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { SeatError, messageOf, type ErrorCode } from "../errors.js";
 import { markSecretNames, maskSecretValues, registerSecrets } from "../internal/redact.js";
-import { CallbackQueue, checkPromptInput, connectAcp, createDiagnostic, SessionCore, type AcpPeer, type Diagnostic, type PromptOptions, type TurnResult } from "../acp/index.js";
-import { buildAgentArgv, buildAgentEnv, laneMarker, normalizeModelSelection, resolveGrokBinary, spawnAgent, type AgentProcess } from "../grok/index.js";
+import {
+  CallbackQueue,
+  checkPromptInput,
+  connectAcp,
+  createDiagnostic,
+  SessionCore,
+  type AcpPeer,
+  type Diagnostic,
+  type PromptOptions,
+  type TurnResult,
+} from "../acp/index.js";
+import {
+  buildAgentArgv,
+  buildAgentEnv,
+  laneMarker,
+  normalizeModelSelection,
+  resolveGrokBinary,
+  spawnAgent,
+  type AgentProcess,
+} from "../grok/index.js";
 // The host-tools bridge and skill staging load only for a session that uses them: a plain
 // `seat run` needs neither, and they are most of what the session would otherwise load before grok starts.
 import { toAcpMcpServers } from "../tools/mcp-servers.js";
@@ -33,7 +51,13 @@ import { handshake, type HandshakeResult } from "./handshake.js";
 import { unknownModelError } from "./model-check.js";
 import { agentLaunch, resolveAgentProfile, withSessionLaunch } from "./agent-launch.js";
 import { SideCallMeter } from "./side-calls.js";
-import { createStateTracker, isFinalState, stateAfterTurn, type AttentionSnapshot, type StateTracker } from "../attention/index.js";
+import {
+  createStateTracker,
+  isFinalState,
+  stateAfterTurn,
+  type AttentionSnapshot,
+  type StateTracker,
+} from "../attention/index.js";
 import type { PromptInput, SessionOptions } from "./options.js";
 import { budgetRefusal } from "./budget-gate.js";
 
@@ -137,14 +161,23 @@ class Session implements HeadlessSession {
   /** Held approvals (options.approvals), when on. */
   readonly approvals: ApprovalQueue | undefined;
 
-  constructor(readonly options: SessionOptions, readonly model: string | undefined) {
-    this.queue = new CallbackQueue(options.callbacks ?? {}, options.diagnosticsAsText !== false, (d) => this.diagnostics.push(d));
+  constructor(
+    readonly options: SessionOptions,
+    readonly model: string | undefined,
+  ) {
+    this.queue = new CallbackQueue(options.callbacks ?? {}, options.diagnosticsAsText !== false, (d) =>
+      this.diagnostics.push(d),
+    );
     this.tracker = createStateTracker((event) => this.queue.push(event));
     const held = options.approvals;
     if (held) {
       const config = held === true ? {} : held;
       this.approvals = new ApprovalQueue({
-        owner: () => ({ kind: config.owner?.kind ?? "session", id: config.owner?.id ?? this.id ?? "", ...(config.owner?.name !== undefined ? { name: config.owner.name } : {}) }),
+        owner: () => ({
+          kind: config.owner?.kind ?? "session",
+          id: config.owner?.id ?? this.id ?? "",
+          ...(config.owner?.name !== undefined ? { name: config.owner.name } : {}),
+        }),
         ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
         emit: (event) => this.core?.emit(event),
         onHold: () => this.core?.holdIdle() ?? (() => undefined),
@@ -205,7 +238,10 @@ class Session implements HeadlessSession {
     }
     options ??= {};
     if (this.state !== "ready" || !this.core) {
-      const diagnostic = { code: "ACP_SESSION_DEAD" as const, message: `The Grok session is ${this.state}; create a new session.` };
+      const diagnostic = {
+        code: "ACP_SESSION_DEAD" as const,
+        message: `The Grok session is ${this.state}; create a new session.`,
+      };
       await this.report(diagnostic.code, diagnostic.message);
       return { promptId, text: "", diagnostic, echoed: false };
     }
@@ -229,9 +265,18 @@ class Session implements HeadlessSession {
     }
     const core = this.core;
     this.tracker.set("working");
-    const health = this.grokLog && this.id
-      ? startTurnHealth({ logPath: this.grokLog, sessionId: this.id, pid: this.agent?.pid, promptId, failFastAfterRetries: this.options.failFastAfterRetries, emit: (e) => core.emit(e), signal: options.signal })
-      : undefined;
+    const health =
+      this.grokLog && this.id
+        ? startTurnHealth({
+            logPath: this.grokLog,
+            sessionId: this.id,
+            pid: this.agent?.pid,
+            promptId,
+            failFastAfterRetries: this.options.failFastAfterRetries,
+            emit: (e) => core.emit(e),
+            signal: options.signal,
+          })
+        : undefined;
     this.sideCalls?.beginTurn(promptId, budget, costOf);
     const turn = await core.prompt(input, {
       promptId,
@@ -244,15 +289,22 @@ class Session implements HeadlessSession {
     await health?.stop();
     const result = this.sideCalls ? await this.sideCalls.finishTurn(turn, budget) : turn;
     // grok's own calls after the turn's text (its summary) can take it over budget: said after `done`, like a ledger failure.
-    if (result.diagnostic && result.diagnostic !== turn.diagnostic) await this.report(result.diagnostic.code, result.diagnostic.message);
+    if (result.diagnostic && result.diagnostic !== turn.diagnostic)
+      await this.report(result.diagnostic.code, result.diagnostic.message);
     // An approval still pending when its turn ended can no longer be answered: it is denied (APPROVAL_EXPIRED).
     this.approvals?.expireAll();
     // A turn that ended without reaching finish() (refused before sending) still leaves `working`.
-    if (this.tracker.snapshot().state === "working" || this.tracker.snapshot().state === "waiting") this.afterTurn(result);
-    const timedOut = ["ACP_TURN_TIMEOUT", "ACP_IDLE_TIMEOUT", "MODEL_UNREACHABLE"].includes(result.diagnostic?.code ?? "");
+    if (this.tracker.snapshot().state === "working" || this.tracker.snapshot().state === "waiting")
+      this.afterTurn(result);
+    const timedOut = ["ACP_TURN_TIMEOUT", "ACP_IDLE_TIMEOUT", "MODEL_UNREACHABLE"].includes(
+      result.diagnostic?.code ?? "",
+    );
     // A timeout that grok acknowledged (it answered the cancel) leaves the session usable; one it never
     // answered means the agent is stuck, so the session is disposed. A lost connection is fatal too.
-    if ((timedOut && result.stopReason === undefined) || result.diagnostic?.code === "ACP_PROMPT_FAILED" && this.peer?.signal.aborted) {
+    if (
+      (timedOut && result.stopReason === undefined) ||
+      (result.diagnostic?.code === "ACP_PROMPT_FAILED" && this.peer?.signal.aborted)
+    ) {
       await this.dispose();
     }
     return result;
@@ -313,23 +365,44 @@ class Session implements HeadlessSession {
         let held = false;
         const queue = this.approvals;
         const local = typeof this.options.approvals === "object" ? this.options.approvals.local : undefined;
-        const context = queue ? { approver: (q: ApprovalRequest) => { held = true; return queue.approver(local)(q); }, timeoutMs: queue.timeoutMs } : undefined;
+        const context = queue
+          ? {
+              approver: (q: ApprovalRequest) => {
+                held = true;
+                return queue.approver(local)(q);
+              },
+              timeoutMs: queue.timeoutMs,
+            }
+          : undefined;
         let decided: Awaited<ReturnType<NonNullable<SessionOptions["permissions"]>["decide"]>>;
         try {
           decided = await this.options.permissions.decide(request, context);
         } finally {
-          if (asks && --this.waitingAsks === 0 && this.tracker.snapshot().state === "waiting") this.tracker.set("working");
+          if (asks && --this.waitingAsks === 0 && this.tracker.snapshot().state === "waiting")
+            this.tracker.set("working");
         }
         const { response, audit } = decided;
         this.noteMcpAnswer(request, response);
         this.audit.push({ event: "permission", toolCallId, category: audit.category, decision: audit.decision });
         if (audit.reason === "approver-failed") {
-          void this.report("PERMISSION_APPROVER_FAILED", `The permission approver threw or answered something other than allow/always/deny; the ${audit.category} call was denied.`);
+          void this.report(
+            "PERMISSION_APPROVER_FAILED",
+            `The permission approver threw or answered something other than allow/always/deny; the ${audit.category} call was denied.`,
+          );
         }
-        this.core?.emit({ type: "permission", toolCallId, category: audit.category, decision: audit.decision, ...(audit.optionId ? { optionId: audit.optionId } : {}) });
+        this.core?.emit({
+          type: "permission",
+          toolCallId,
+          category: audit.category,
+          decision: audit.decision,
+          ...(audit.optionId ? { optionId: audit.optionId } : {}),
+        });
         if (audit.reason === "no-approver") this.core?.noteTurnDiagnostic(noApproverDiagnostic(audit.category, "gate"));
         if (held && audit.reason === "approver-timeout") {
-          this.core?.noteTurnDiagnostic({ code: "APPROVAL_TIMEOUT", message: `A ${audit.category} tool call waited ${Math.round(queue!.timeoutMs / 1000)} s for approval and nobody answered, so it was denied. Answer sooner (seat approvals, seat approve ID) or raise the deadline (--approval-timeout SECS).` });
+          this.core?.noteTurnDiagnostic({
+            code: "APPROVAL_TIMEOUT",
+            message: `A ${audit.category} tool call waited ${Math.round(queue!.timeoutMs / 1000)} s for approval and nobody answered, so it was denied. Answer sooner (seat approvals, seat approve ID) or raise the deadline (--approval-timeout SECS).`,
+          });
         }
         return response;
       }
@@ -338,16 +411,32 @@ class Session implements HeadlessSession {
         this.noteMcpAnswer(request, response);
         const optionId = response.outcome.outcome === "selected" ? response.outcome.optionId : undefined;
         const kind = request.options.find((o) => o.optionId === optionId)?.kind ?? "cancelled";
-        this.core?.emit({ type: "permission", toolCallId, category: "hook", decision: kind.startsWith("allow") ? "allow" : "deny", ...(optionId ? { optionId } : {}) });
+        this.core?.emit({
+          type: "permission",
+          toolCallId,
+          category: "hook",
+          decision: kind.startsWith("allow") ? "allow" : "deny",
+          ...(optionId ? { optionId } : {}),
+        });
         return response;
       }
     } catch (error) {
-      void this.report("PERMISSION_APPROVER_FAILED", `The permission hook failed (${messageOf(error)}); the request was refused.`);
+      void this.report(
+        "PERMISSION_APPROVER_FAILED",
+        `The permission hook failed (${messageOf(error)}); the request was refused.`,
+      );
     }
     // The safe default: the agent's own reject option, or `cancelled` when it offered none.
     const denied = chooseResponse("deny", request.options);
-    if (!this.options.permissions && !this.options.onPermissionRequest) this.core?.noteTurnDiagnostic(noApproverDiagnostic(categorize(request), "none"));
-    this.core?.emit({ type: "permission", toolCallId, category: "default", decision: denied.decision, ...(denied.optionId ? { optionId: denied.optionId } : {}) });
+    if (!this.options.permissions && !this.options.onPermissionRequest)
+      this.core?.noteTurnDiagnostic(noApproverDiagnostic(categorize(request), "none"));
+    this.core?.emit({
+      type: "permission",
+      toolCallId,
+      category: "default",
+      decision: denied.decision,
+      ...(denied.optionId ? { optionId: denied.optionId } : {}),
+    });
     return denied.response;
   };
 }
@@ -358,10 +447,14 @@ class Session implements HeadlessSession {
  */
 function noApproverDiagnostic(category: string, had: "gate" | "none"): Diagnostic {
   const knob = `allow it in the policy (createPermissionGate({ policy: parsePolicyFlags({ allow: ["${category}"] }) }); CLI: --allow ${category}) or give the gate an approver`;
-  const why = had === "gate"
-    ? `the policy requires approval for "${category}" and the gate has no approver`
-    : "the session has no permission gate (no `permissions`, no `onPermissionRequest`)";
-  return { code: "PERMISSION_NO_APPROVER", message: `A ${category} tool call was denied because nobody could be asked: ${why}. To let it run, ${knob}.` };
+  const why =
+    had === "gate"
+      ? `the policy requires approval for "${category}" and the gate has no approver`
+      : "the session has no permission gate (no `permissions`, no `onPermissionRequest`)";
+  return {
+    code: "PERMISSION_NO_APPROVER",
+    message: `A ${category} tool call was denied because nobody could be asked: ${why}. To let it run, ${knob}.`,
+  };
 }
 
 /** The first content kind in `input` the agent did not advertise (image, audio), if any. */
@@ -392,10 +485,15 @@ export async function createSession(options: SessionOptions = {}): Promise<Headl
   const opts = (usable ? given : {}) as SessionOptions;
   const session = new Session(opts, normalizeModelSelection(opts.model));
   try {
-    if (!usable) throw new SeatError("SESSION_OPTIONS_INVALID", `createSession takes an options object, not ${Array.isArray(given) ? "an array" : typeof given}.`);
+    if (!usable)
+      throw new SeatError(
+        "SESSION_OPTIONS_INVALID",
+        `createSession takes an options object, not ${Array.isArray(given) ? "an array" : typeof given}.`,
+      );
     await start(session, opts, session.model);
   } catch (error) {
-    const seatError = error instanceof SeatError ? error : new SeatError("ACP_HANDSHAKE_FAILED", messageOf(error), { cause: error });
+    const seatError =
+      error instanceof SeatError ? error : new SeatError("ACP_HANDSHAKE_FAILED", messageOf(error), { cause: error });
     const tail = session.process?.stderrTail(2_000).trim();
     session.tracker.set("failed", { reason: seatError.code });
     await session.dispose();
@@ -415,13 +513,20 @@ async function start(session: Session, options: SessionOptions, model: string | 
   // Another agent (agents/) is launched from its profile; grok (no profile) keeps today's path unchanged.
   const profile = resolveAgentProfile(options);
   const launch = profile ? agentLaunch(profile, options, env) : undefined;
-  const binary = profile ? undefined : await resolveGrokBinary({ ...(options.grokCliBinaryPath ? { explicitPath: options.grokCliBinaryPath } : {}), env });
+  const binary = profile
+    ? undefined
+    : await resolveGrokBinary({
+        ...(options.grokCliBinaryPath ? { explicitPath: options.grokCliBinaryPath } : {}),
+        env,
+      });
   const tools = options.tools ?? [];
 
   const mcpServers: McpServer[] = toAcpMcpServers(options.mcpServers ?? []);
   const rules: string[] = options.rules ? [options.rules] : [];
   if (tools.length > 0) {
-    const { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toolOmittedAudit } = await import("../tools/tool-bridge.js");
+    const { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toolOmittedAudit } = await import(
+      "../tools/tool-bridge.js"
+    );
     try {
       const bridge = await createToolBridge({
         tools,
@@ -429,7 +534,10 @@ async function start(session: Session, options: SessionOptions, model: string | 
         ...(options.toolBridge?.serverEntry !== undefined ? { serverEntry: options.toolBridge.serverEntry } : {}),
         ...(profile ? { projection: profile.projection, modelToolName: profile.modelToolName } : {}),
         // The model sees a bounded one-line message; the host gets the whole error here (never as onText).
-        onExecuteError: (toolName, error) => void session.report("TOOL_EXECUTE_FAILED", `Host tool "${toolName}" threw: ${messageOf(error)}`, { asText: false }),
+        onExecuteError: (toolName, error) =>
+          void session.report("TOOL_EXECUTE_FAILED", `Host tool "${toolName}" threw: ${messageOf(error)}`, {
+            asText: false,
+          }),
         authorize: session.authorizeBridgeCall,
       });
       // A tool with a bad name or schema is left out on its own; the others are served.
@@ -449,7 +557,8 @@ async function start(session: Session, options: SessionOptions, model: string | 
       session.audit.push({ ...bridgeFailureAudit(reason, tools.length) });
       // The fixed code keeps the audit free of prose; the operator still needs the real cause (a bad
       // schema, a bad server name), so a cause of our own is reported first as its own diagnostic.
-      if (error instanceof SeatError && error.code !== "TOOL_BRIDGE_FAILED") await session.report(error.code, error.message);
+      if (error instanceof SeatError && error.code !== "TOOL_BRIDGE_FAILED")
+        await session.report(error.code, error.message);
       await session.report("TOOL_BRIDGE_FAILED", `GROK_SEAT_TOOL_BRIDGE_FAILED: ${reason}`);
     }
   }
@@ -460,19 +569,33 @@ async function start(session: Session, options: SessionOptions, model: string | 
     const skills = await import("../skills/index.js");
     if (rulesProfile) {
       // No plugin dirs outside grok: the requested skills' SKILL.md text goes into the rules instead.
-      session.skills = skills.stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill === true });
+      session.skills = skills.stageSkills({
+        additionalSkillPaths: options.additionalSkillPaths ?? [],
+        includeBundled: options.includeBundledSkill === true,
+      });
       rules.push(skills.skillsRulesBody(session.skills));
     } else {
-      session.skills = skills.stageSkills({ additionalSkillPaths: options.additionalSkillPaths ?? [], includeBundled: options.includeBundledSkill !== false });
+      session.skills = skills.stageSkills({
+        additionalSkillPaths: options.additionalSkillPaths ?? [],
+        includeBundled: options.includeBundledSkill !== false,
+      });
       pluginDirs.push(session.skills.dir);
       rules.push(skills.rulesText(session.skills.skillNames, session.bridge?.toolNames.length ?? 0));
     }
   }
 
   // A non-grok agent gets the model and the rules its native way (argv, env, a rules file; agent-launch.ts).
-  const sessionLaunch = launch && profile ? withSessionLaunch(profile, launch, { ...(model ? { model } : {}), ...(options.rules || rules.length ? { rules: rules.join("\n\n") } : {}) }) : undefined;
+  const sessionLaunch =
+    launch && profile
+      ? withSessionLaunch(profile, launch, {
+          ...(model ? { model } : {}),
+          ...(options.rules || rules.length ? { rules: rules.join("\n\n") } : {}),
+        })
+      : undefined;
   session.launchCleanup = sessionLaunch?.cleanup;
-  const argv = sessionLaunch ? sessionLaunch.argv : buildAgentArgv({ binary: binary!.path, ...(model ? { model } : {}), pluginDirs });
+  const argv = sessionLaunch
+    ? sessionLaunch.argv
+    : buildAgentArgv({ binary: binary!.path, ...(model ? { model } : {}), pluginDirs });
   // The auth choice reads this same environment: what grok actually gets, not what we run with.
   let agentEnv = sessionLaunch ? sessionLaunch.env : buildAgentEnv(env, options.agentEnv ?? {});
   if (!profile) {
@@ -494,17 +617,34 @@ async function start(session: Session, options: SessionOptions, model: string | 
     { queue: session.queue, onTurnEnd: session.afterTurn },
   ));
   const exitedEarly = agentProcess.exited.then((exit) => {
-    throw new SeatError("GROK_EXITED", `grok exited during the handshake (code ${exit.code ?? "none"}, signal ${exit.signal ?? "none"}).`, { context: { ...exit } });
+    throw new SeatError(
+      "GROK_EXITED",
+      `grok exited during the handshake (code ${exit.code ?? "none"}, signal ${exit.signal ?? "none"}).`,
+      { context: { ...exit } },
+    );
   });
   exitedEarly.catch(() => undefined);
   const timeoutMs = options.handshakeTimeoutMs ?? 60_000;
   const result: HandshakeResult = await withTimeout(
     Promise.race([
-      handshake(session.peer, { cwd, mcpServers, pluginDirs, rules: rules.join("\n\n") || undefined, systemPrompt: options.systemPrompt, env: agentEnv, clientVersion: CLIENT_VERSION, ...(options.resume ? { attach: options.resume } : {}), ...(profile ? { profile } : {}) }),
+      handshake(session.peer, {
+        cwd,
+        mcpServers,
+        pluginDirs,
+        rules: rules.join("\n\n") || undefined,
+        systemPrompt: options.systemPrompt,
+        env: agentEnv,
+        clientVersion: CLIENT_VERSION,
+        ...(options.resume ? { attach: options.resume } : {}),
+        ...(profile ? { profile } : {}),
+      }),
       exitedEarly,
     ]),
     timeoutMs,
-    () => new SeatError("ACP_HANDSHAKE_FAILED", `grok did not finish the ACP handshake within ${timeoutMs} ms.`, { retryable: true }),
+    () =>
+      new SeatError("ACP_HANDSHAKE_FAILED", `grok did not finish the ACP handshake within ${timeoutMs} ms.`, {
+        retryable: true,
+      }),
   );
   // An unknown `-m` makes grok fall back and retry until the idle timeout: refuse it now.
   const refusedModel = profile ? undefined : unknownModelError(model, result.session);
@@ -512,10 +652,18 @@ async function start(session: Session, options: SessionOptions, model: string | 
   core.bind(result.session.sessionId);
   session.promptCapabilities = { ...(result.initialize.agentCapabilities?.promptCapabilities ?? {}) };
   session.id = result.session.sessionId;
-  session.agent = { authMethodId: result.authMethodId, pid: agentProcess.pid, ...(result.agentVersion ? { version: result.agentVersion } : {}) };
+  session.agent = {
+    authMethodId: result.authMethodId,
+    pid: agentProcess.pid,
+    ...(result.agentVersion ? { version: result.agentVersion } : {}),
+  };
   // Only grok reports MCP readiness (`_x.ai/mcp_initialized`); other agents load MCP servers in session/new.
   if (mcpServers.length > 0 && !profile) {
     const ready = await core.waitForMcpInitialized(options.mcpReadyTimeoutMs ?? 20_000);
-    if (!ready) await session.report("ACP_MCP_NOT_READY", "grok did not report its MCP servers initialized in time; tools may be missing in the first turn.");
+    if (!ready)
+      await session.report(
+        "ACP_MCP_NOT_READY",
+        "grok did not report its MCP servers initialized in time; tools may be missing in the first turn.",
+      );
   }
 }

@@ -14,7 +14,13 @@ import type { Usage } from "../acp/index.js";
 import { grokModelRoute, type ModelRoute } from "../grok/index.js";
 import { createTurnMeter, type TurnBudget } from "../usage/budget.js";
 import { startMeteringPoint, type MeteringPoint, type PendingCall } from "../usage/metering-point.js";
-import { BYTES_PER_TOKEN, estimateGrokSideCalls, meterMissedTurn, sideCallsFromMeter, sideCallTokens } from "../usage/side-calls.js";
+import {
+  BYTES_PER_TOKEN,
+  estimateGrokSideCalls,
+  meterMissedTurn,
+  sideCallsFromMeter,
+  sideCallTokens,
+} from "../usage/side-calls.js";
 
 /** How long a turn's result waits for its side calls to finish (the model's own time for one short call). */
 export const SIDE_CALL_WAIT_MS = 30_000;
@@ -73,25 +79,38 @@ export function withoutProxyInShells(given: string | undefined): string | undefi
     }
   }
   const policy = config.shell_environment_policy;
-  if (policy !== undefined && (typeof policy !== "object" || policy === null || Array.isArray(policy))) return undefined;
+  if (policy !== undefined && (typeof policy !== "object" || policy === null || Array.isArray(policy)))
+    return undefined;
   const current = (policy as Record<string, unknown> | undefined)?.exclude;
   if (current !== undefined && !Array.isArray(current)) return undefined;
-  const exclude = [...((current as unknown[] | undefined) ?? []), ...PROXY_NAMES.filter((n) => !(current as unknown[] | undefined)?.includes(n))];
-  return JSON.stringify({ ...config, shell_environment_policy: { ...(policy as Record<string, unknown> | undefined), exclude } });
+  const exclude = [
+    ...((current as unknown[] | undefined) ?? []),
+    ...PROXY_NAMES.filter((n) => !(current as unknown[] | undefined)?.includes(n)),
+  ];
+  return JSON.stringify({
+    ...config,
+    shell_environment_policy: { ...(policy as Record<string, unknown> | undefined), exclude },
+  });
 }
 
 /** The side-call metering of one grok session. */
 export class SideCallMeter {
   private turn: TurnBudgetState | undefined;
 
-  private constructor(readonly route: ModelRoute, private readonly point: MeteringPoint | undefined) {}
+  private constructor(
+    readonly route: ModelRoute,
+    private readonly point: MeteringPoint | undefined,
+  ) {}
 
   /**
    * Starts the metering point when grok's route is the xAI API (its `GROK_XAI_API_BASE_URL` is pointed at it) or a
    * plain-http BYOK model (`HTTP_PROXY` is), and returns the env grok must be spawned with; on an https BYOK route
    * the env is unchanged and side calls are estimated.
    */
-  static async start(agentEnv: Record<string, string>, model: string | undefined): Promise<{ meter: SideCallMeter; env: Record<string, string> }> {
+  static async start(
+    agentEnv: Record<string, string>,
+    model: string | undefined,
+  ): Promise<{ meter: SideCallMeter; env: Record<string, string> }> {
     let route = grokModelRoute(agentEnv, model);
     // An upstream that refuses connections stays grok's own problem, in grok's own words ("connection refused",
     // MODEL_UNREACHABLE): a proxy in between could only close the connection, which grok reports differently.
@@ -102,7 +121,10 @@ export class SideCallMeter {
     }
     if (route.kind === "own") return { meter: new SideCallMeter(route, undefined), env: agentEnv };
     let meter!: SideCallMeter;
-    const point = await startMeteringPoint({ ...(route.kind === "xai" ? { upstream: route.upstream } : {}), admit: (call) => meter.admit(call) });
+    const point = await startMeteringPoint({
+      ...(route.kind === "xai" ? { upstream: route.upstream } : {}),
+      admit: (call) => meter.admit(call),
+    });
     meter = new SideCallMeter(route, point);
     if (route.kind === "xai") return { meter, env: { ...agentEnv, GROK_XAI_API_BASE_URL: point.baseUrl } };
     // A plain-http BYOK model: grok sends its http requests through HTTP_PROXY (https ones never go here); the
@@ -110,9 +132,20 @@ export class SideCallMeter {
     const overlay = withoutProxyInShells(agentEnv.GROK_CONFIG);
     if (overlay === undefined) {
       await point.close();
-      return { meter: new SideCallMeter({ kind: "own", why: "GROK_CONFIG is not a JSON object the seat can add to" }, undefined), env: agentEnv };
+      return {
+        meter: new SideCallMeter(
+          { kind: "own", why: "GROK_CONFIG is not a JSON object the seat can add to" },
+          undefined,
+        ),
+        env: agentEnv,
+      };
     }
-    const env: Record<string, string> = { ...agentEnv, HTTP_PROXY: point.origin, http_proxy: point.origin, GROK_CONFIG: overlay };
+    const env: Record<string, string> = {
+      ...agentEnv,
+      HTTP_PROXY: point.origin,
+      http_proxy: point.origin,
+      GROK_CONFIG: overlay,
+    };
     delete env.NO_PROXY;
     delete env.no_proxy;
     return { meter, env };
@@ -145,7 +178,8 @@ export class SideCallMeter {
       const usage = { inputTokens: done.inputTokens ?? 0, outputTokens: done.outputTokens ?? 0 };
       const cost = turn.costOf?.(usage);
       meter.add({ ...usage, ...(cost === undefined ? {} : { costUsd: cost }) });
-      if (done.kind === "main" && done.inputTokens && done.requestBytes > 0) bytesPerToken = done.requestBytes / done.inputTokens;
+      if (done.kind === "main" && done.inputTokens && done.requestBytes > 0)
+        bytesPerToken = done.requestBytes / done.inputTokens;
     }
     const estimate = { inputTokens: Math.ceil(call.requestBytes / bytesPerToken), outputTokens: 0 };
     const cost = turn.costOf?.(estimate);
@@ -164,7 +198,11 @@ export class SideCallMeter {
       // Only a turn that ended normally has a summary to wait for; after a cancel or a failure grok drops its
       // requests, and a stuck one must not hold the turn's result.
       const normal = result.stopReason === "end_turn";
-      await this.point.settled(result.promptId, normal ? SIDE_CALL_WAIT_MS : ABANDONED_CALL_WAIT_MS, normal ? SIDE_CALL_GRACE_MS : 0);
+      await this.point.settled(
+        result.promptId,
+        normal ? SIDE_CALL_WAIT_MS : ABANDONED_CALL_WAIT_MS,
+        normal ? SIDE_CALL_GRACE_MS : 0,
+      );
       const calls = this.point.callsOf(result.promptId);
       this.point.forget(result.promptId);
       sideCalls = meterMissedTurn(calls, result) ? estimateGrokSideCalls(result) : sideCallsFromMeter(calls, result);

@@ -65,7 +65,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const grokHome = join(home, ".grok");
   const project = join(root, "project");
   for (const dir of [home, grokHome, project]) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileSync(join(grokHome, "config.toml"), sandboxConfigToml(options.modelBaseUrl, options.modelId, options.wireModel));
+  writeFileSync(
+    join(grokHome, "config.toml"),
+    sandboxConfigToml(options.modelBaseUrl, options.modelId, options.wireModel),
+  );
   const env: Record<string, string> = {
     HOME: home,
     GROK_HOME: grokHome,

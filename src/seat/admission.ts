@@ -37,7 +37,8 @@ export interface Admission {
 /** What the registered frame lacks for control (empty when protocol 1 with control_v1). */
 export function leaderProtocolGaps(registered: AdmissionInput["registered"]): string[] {
   const gaps: string[] = [];
-  if (registered.leaderProtocolVersion !== 1) gaps.push(`leader protocol 1 (reports ${registered.leaderProtocolVersion ?? "none"})`);
+  if (registered.leaderProtocolVersion !== 1)
+    gaps.push(`leader protocol 1 (reports ${registered.leaderProtocolVersion ?? "none"})`);
   if (registered.leaderCapabilities.control_v1 !== true) gaps.push("leader capability control_v1");
   return gaps;
 }
@@ -46,7 +47,8 @@ export function leaderProtocolGaps(registered: AdmissionInput["registered"]): st
 export function agentProtocolGaps(initialize: AdmissionInput["initialize"]): string[] {
   if (!initialize) return ["an ACP initialize result"];
   const gaps: string[] = [];
-  if (initialize.protocolVersion !== 1) gaps.push(`ACP protocol 1 (initialize reports ${JSON.stringify(initialize.protocolVersion ?? null)})`);
+  if (initialize.protocolVersion !== 1)
+    gaps.push(`ACP protocol 1 (initialize reports ${JSON.stringify(initialize.protocolVersion ?? null)})`);
   const caps = (initialize.agentCapabilities ?? {}) as Record<string, unknown>;
   if (caps.loadSession !== true) gaps.push("ACP agentCapabilities.loadSession");
   return gaps;
@@ -90,15 +92,22 @@ export function admitSeat(input: AdmissionInput): Admission {
   const versions = { cli: input.cliVersion, leader: input.registered.leaderBinaryVersion, agent: agentVersion };
   const found = versions.leader ?? versions.cli ?? versions.agent ?? "unknown";
   const lacks = [...leaderProtocolGaps(input.registered), ...agentProtocolGaps(input.initialize)];
-  const missing = Object.entries(versions).filter(([, v]) => v === null).map(([k]) => k);
+  const missing = Object.entries(versions)
+    .filter(([, v]) => v === null)
+    .map(([k]) => k);
   if (missing.length > 0) lacks.push(`a reported version from ${missing.join(", ")}`);
   const distinct = new Set(Object.values(versions).filter((v): v is string => v !== null));
-  if (distinct.size > 1) lacks.push(`one version across grok --version (${versions.cli}), the leader (${versions.leader}) and its agent (${versions.agent})`);
-  for (const v of distinct) if (compareVersions(v, floor) < 0) lacks.push(`version ${floor} or newer (the floor in force; found ${v})`);
+  if (distinct.size > 1)
+    lacks.push(
+      `one version across grok --version (${versions.cli}), the leader (${versions.leader}) and its agent (${versions.agent})`,
+    );
+  for (const v of distinct)
+    if (compareVersions(v, floor) < 0) lacks.push(`version ${floor} or newer (the floor in force; found ${v})`);
   if (lacks.length > 0) throw refuse(found, [...new Set(lacks)], { versionFloor: floor, versions });
   return {
     version: found,
     versionFloor: floor,
-    belowVerifiedFloor: compareVersions(floor, VERIFIED_VERSION_FLOOR) < 0 && compareVersions(found, VERIFIED_VERSION_FLOOR) < 0,
+    belowVerifiedFloor:
+      compareVersions(floor, VERIFIED_VERSION_FLOOR) < 0 && compareVersions(found, VERIFIED_VERSION_FLOOR) < 0,
   };
 }

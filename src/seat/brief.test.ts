@@ -16,6 +16,12 @@ test("empty, whitespace-only, NUL and other C0 briefs are refused with the calle
   assert.match(briefProblem("esc\u001b[31m")!, /U\+001B/);
   assert.match(briefProblem("cr\r\n")!, /U\+000D/);
   assert.match(briefProblem(42)!, /must be text/);
-  assert.throws(() => assertBrief("", "SEAT_BRIEF_INVALID", "control socket"), (e: unknown) => isSeatError(e, "SEAT_BRIEF_INVALID"));
-  assert.throws(() => assertBrief("\u0000", "CLI_USAGE", "seat send"), (e: unknown) => isSeatError(e, "CLI_USAGE"));
+  assert.throws(
+    () => assertBrief("", "SEAT_BRIEF_INVALID", "control socket"),
+    (e: unknown) => isSeatError(e, "SEAT_BRIEF_INVALID"),
+  );
+  assert.throws(
+    () => assertBrief("\u0000", "CLI_USAGE", "seat send"),
+    (e: unknown) => isSeatError(e, "CLI_USAGE"),
+  );
 });

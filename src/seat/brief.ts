@@ -24,8 +24,15 @@ export function briefProblem(text: unknown): string | null {
 }
 
 /** Throws a SeatError with `code` when `text` is not a brief; returns it otherwise. */
-export function assertBrief(text: unknown, code: Extract<ErrorCode, "CLI_USAGE" | "SEAT_BRIEF_INVALID">, where: string): string {
+export function assertBrief(
+  text: unknown,
+  code: Extract<ErrorCode, "CLI_USAGE" | "SEAT_BRIEF_INVALID">,
+  where: string,
+): string {
   const problem = briefProblem(text);
-  if (problem !== null) throw new SeatError(code, `${where}: ${problem}. Nothing was fenced or sent; fix the brief and send it again.`, { context: { problem } });
+  if (problem !== null)
+    throw new SeatError(code, `${where}: ${problem}. Nothing was fenced or sent; fix the brief and send it again.`, {
+      context: { problem },
+    });
   return text as string;
 }

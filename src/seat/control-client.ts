@@ -22,17 +22,35 @@ export function isControllerGone(error: unknown): boolean {
  * Sends one request to the controller of the seat in `dir` and resolves its reply. Throws
  * SEAT_NOT_ADMITTED (context.controllerGone) when no controller listens.
  */
-export async function callController(dir: string, request: ControlRequest, timeoutMs = 120_000): Promise<Record<string, unknown>> {
+export async function callController(
+  dir: string,
+  request: ControlRequest,
+  timeoutMs = 120_000,
+): Promise<Record<string, unknown>> {
   const path = controlSocketPath(dir);
   const uid = process.getuid?.() ?? 0;
   const gone = (why: string, cause?: unknown) =>
-    new SeatError("SEAT_NOT_ADMITTED", `No live controller for the seat in ${dir} (${why}). The seat never reconnects to its leader: check \`seat status\`, then release it and hire a fresh one.`, { context: { dir, controllerGone: true }, cause });
+    new SeatError(
+      "SEAT_NOT_ADMITTED",
+      `No live controller for the seat in ${dir} (${why}). The seat never reconnects to its leader: check \`seat status\`, then release it and hire a fresh one.`,
+      { context: { dir, controllerGone: true }, cause },
+    );
   try {
     lstatSync(dir); // a missing directory means no controller (below), not a refusal
     const problem = privateDirProblem(dir, uid);
-    if (problem) throw new SeatError("PRIVATE_DIR_REFUSED", `${dir} is not a private 0700 directory of uid ${uid} (${problem}); refusing to use its control socket.`, { context: { dir } });
+    if (problem)
+      throw new SeatError(
+        "PRIVATE_DIR_REFUSED",
+        `${dir} is not a private 0700 directory of uid ${uid} (${problem}); refusing to use its control socket.`,
+        { context: { dir } },
+      );
     const s = lstatSync(path);
-    if (!s.isSocket() || s.uid !== uid) throw new SeatError("CONTROL_SOCKET_UNTRUSTED", `${path} is not a socket owned by uid ${uid}; refusing to use it.`, { context: { path } });
+    if (!s.isSocket() || s.uid !== uid)
+      throw new SeatError(
+        "CONTROL_SOCKET_UNTRUSTED",
+        `${path} is not a socket owned by uid ${uid}; refusing to use it.`,
+        { context: { path } },
+      );
   } catch (error) {
     if (error instanceof SeatError) throw error;
     throw gone("no control socket", error);
@@ -42,7 +60,13 @@ export async function callController(dir: string, request: ControlRequest, timeo
     let buffer = "";
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new SeatError("SEAT_CONTROLLER_TIMEOUT", `The seat controller in ${dir} did not answer ${request.op} within ${timeoutMs} ms.`, { context: { dir, op: request.op }, retryable: true }));
+      reject(
+        new SeatError(
+          "SEAT_CONTROLLER_TIMEOUT",
+          `The seat controller in ${dir} did not answer ${request.op} within ${timeoutMs} ms.`,
+          { context: { dir, op: request.op }, retryable: true },
+        ),
+      );
     }, timeoutMs);
     socket.on("connect", () => socket.write(`${JSON.stringify(request)}\n`));
     socket.on("data", (chunk) => (buffer += chunk.toString("utf8")));

@@ -61,12 +61,23 @@ export type ControlRequest =
   | { op: "release"; closePane?: boolean; exitTimeoutMs?: number };
 
 /** The caller variables a controller process receives besides the seat's secrets (nothing else leaks in). */
-export const CONTROLLER_ENV_ALLOW_LIST = ["PATH", "HOME", "TMPDIR", "TMUX_TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "GROK_SEAT_HOME"] as const;
+export const CONTROLLER_ENV_ALLOW_LIST = [
+  "PATH",
+  "HOME",
+  "TMPDIR",
+  "TMUX_TMPDIR",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TZ",
+  "GROK_SEAT_HOME",
+] as const;
 
 /** The explicit environment of a seat's controller: the allow-list from `source` plus the given secret values. */
 export function controllerEnv(source: NodeJS.ProcessEnv, secrets: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of CONTROLLER_ENV_ALLOW_LIST) if (typeof source[name] === "string" && source[name] !== "") out[name] = source[name]!;
+  for (const name of CONTROLLER_ENV_ALLOW_LIST)
+    if (typeof source[name] === "string" && source[name] !== "") out[name] = source[name]!;
   return { ...out, ...secrets };
 }
 
@@ -74,7 +85,8 @@ export function controllerEnv(source: NodeJS.ProcessEnv, secrets: Record<string,
 export function tuiEnvOf(config: ControllerConfig, source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   markSecretNames(config.secretEnvNames);
   const env = { ...config.env };
-  for (const name of config.secretEnvNames ?? []) if (typeof source[name] === "string" && source[name] !== "") env[name] = source[name]!;
+  for (const name of config.secretEnvNames ?? [])
+    if (typeof source[name] === "string" && source[name] !== "") env[name] = source[name]!;
   return registerSecrets(env);
 }
 
@@ -86,7 +98,8 @@ export function controlSocketPath(dir: string): string {
 /** Builds the mux backend a config names. */
 export function backendFor(mux: "tmux" | "herdr", options: { tmuxSocket?: string; herdrSocket?: string }): Backend {
   if (mux === "herdr") {
-    if (!options.herdrSocket) throw new SeatError("MUX_UNAVAILABLE", "No Herdr socket: set HERDR_SOCKET_PATH or pass --herdr-socket.", {});
+    if (!options.herdrSocket)
+      throw new SeatError("MUX_UNAVAILABLE", "No Herdr socket: set HERDR_SOCKET_PATH or pass --herdr-socket.", {});
     return new HerdrBackend({ socketPath: options.herdrSocket });
   }
   return new TmuxBackend({ socketName: options.tmuxSocket ?? "grok-seat" });
@@ -100,7 +113,11 @@ function serialize(error: unknown): Record<string, unknown> {
  * Runs one seat's controller: hires, reports `{type:"hired"|"refused"}` through `report`, serves the
  * control socket until release, then resolves. Never throws after the report.
  */
-export async function runController(config: ControllerConfig, report: (line: Record<string, unknown>) => void, rawLog: (line: string) => void = () => {}): Promise<number> {
+export async function runController(
+  config: ControllerConfig,
+  report: (line: Record<string, unknown>) => void,
+  rawLog: (line: string) => void = () => {},
+): Promise<number> {
   const env = tuiEnvOf(config);
   const log = (entry: Record<string, unknown>): void => rawLog(JSON.stringify(redact(entry)));
   const dir = seatDir(config.seatHome, config.seatId);
@@ -108,10 +125,23 @@ export async function runController(config: ControllerConfig, report: (line: Rec
   ensurePrivateDir(join(config.seatHome, "seats"));
   ensurePrivateDir(dir);
   const socketPath = controlSocketPath(dir);
-  const self = await platformIdentitySource().readIdentity(process.pid).catch(() => null);
+  const self = await platformIdentitySource()
+    .readIdentity(process.pid)
+    .catch(() => null);
   const file: SeatFile = {
-    schema: "grok-seat.seat.v1", seat_id: config.seatId, session_id: null, controller_pid: process.pid, controller_birth: self?.birth ?? null,
-    control_socket: socketPath, grok_home: null, cwd: config.cwd, socket_dir: null, mux: config.mux, admission: null, selected: null, state: "hiring",
+    schema: "grok-seat.seat.v1",
+    seat_id: config.seatId,
+    session_id: null,
+    controller_pid: process.pid,
+    controller_birth: self?.birth ?? null,
+    control_socket: socketPath,
+    grok_home: null,
+    cwd: config.cwd,
+    socket_dir: null,
+    mux: config.mux,
+    admission: null,
+    selected: null,
+    state: "hiring",
   };
   if (config.worktree) file.worktree = config.worktree;
   writeSeatFile(dir, file);
@@ -122,15 +152,28 @@ export async function runController(config: ControllerConfig, report: (line: Rec
     // Two seats never share a worktree: the lock is this controller's for as long as the seat runs.
     if (config.worktree) worktreeLock = lockSeatWorktree(config.seatHome, config.worktree, config.seatId);
     if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
-      throw new SeatError("SEAT_SOCKET_UNUSABLE", `The control socket ${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter GROK_SEAT_HOME.`, { context: { socketPath } });
+      throw new SeatError(
+        "SEAT_SOCKET_UNUSABLE",
+        `The control socket ${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter GROK_SEAT_HOME.`,
+        { context: { socketPath } },
+      );
     }
     const options: HireSeatOptions = {
-      grokBinary: config.grokBinary, binaryArgs: config.binaryArgs ?? [], cwd: config.cwd, env, mux: config.mux, seatId: config.seatId,
+      grokBinary: config.grokBinary,
+      binaryArgs: config.binaryArgs ?? [],
+      cwd: config.cwd,
+      env,
+      mux: config.mux,
+      seatId: config.seatId,
       ...(config.secretEnvNames ? { secretEnvNames: config.secretEnvNames } : {}),
-      backend: backendFor(config.mux, config), journal,
-      ...(config.model ? { model: config.model } : {}), ...(config.effort ? { effort: config.effort } : {}),
+      backend: backendFor(config.mux, config),
+      journal,
+      ...(config.model ? { model: config.model } : {}),
+      ...(config.effort ? { effort: config.effort } : {}),
       ...(config.versionFloor ? { versionFloor: config.versionFloor } : {}),
-      ...(config.restore ? { resumeSessionId: config.restore.sessionId, restore: { expectSocketPath: config.restore.expectSocketPath } } : {}),
+      ...(config.restore
+        ? { resumeSessionId: config.restore.sessionId, restore: { expectSocketPath: config.restore.expectSocketPath } }
+        : {}),
       ...(config.readyTimeoutMs ? { readyTimeoutMs: config.readyTimeoutMs } : {}),
       ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}),
       onStep: (step, detail) => log({ type: "step", step, detail }),
@@ -179,7 +222,10 @@ export async function runController(config: ControllerConfig, report: (line: Rec
       try {
         request = JSON.parse(line) as ControlRequest;
       } catch {
-        return { ok: false, error: { code: "SEAT_CONTROL_REQUEST_INVALID", message: "the control request is not JSON" } };
+        return {
+          ok: false,
+          error: { code: "SEAT_CONTROL_REQUEST_INVALID", message: "the control request is not JSON" },
+        };
       }
       try {
         switch (request.op) {
@@ -192,9 +238,15 @@ export async function runController(config: ControllerConfig, report: (line: Rec
                   await new Promise(() => {}); // held until the test kills this process
                 }
               : undefined;
-            const dispatched = await seat.deliver(request.text, { ...(request.promptId ? { promptId: request.promptId } : {}), ...(hold ? { beforeDispatch: hold } : {}) });
+            const dispatched = await seat.deliver(request.text, {
+              ...(request.promptId ? { promptId: request.promptId } : {}),
+              ...(hold ? { beforeDispatch: hold } : {}),
+            });
             const wait = request.wait ?? "consumed";
-            const record = wait === "dispatched" ? dispatched : await seat.waitFor(dispatched.promptId, [wait], request.timeoutMs ?? 60_000);
+            const record =
+              wait === "dispatched"
+                ? dispatched
+                : await seat.waitFor(dispatched.promptId, [wait], request.timeoutMs ?? 60_000);
             return { ok: true, delivery: record };
           }
           case "status":
@@ -204,16 +256,27 @@ export async function runController(config: ControllerConfig, report: (line: Rec
             return { ok: true, ...seat.attention() };
           case "release": {
             releasing = true;
-            const result = await seat.release({ ...(request.closePane ? { closePane: true } : {}), ...(request.exitTimeoutMs !== undefined ? { exitTimeoutMs: request.exitTimeoutMs } : {}) });
+            const result = await seat.release({
+              ...(request.closePane ? { closePane: true } : {}),
+              ...(request.exitTimeoutMs !== undefined ? { exitTimeoutMs: request.exitTimeoutMs } : {}),
+            });
             // After the TUI was observed to exit nothing writes in the worktree any more: its work becomes a commit.
-            const worktree = config.worktree ? await commitSeatWorktree(config.worktree, config.seatId, result.tuiExit) : undefined;
+            const worktree = config.worktree
+              ? await commitSeatWorktree(config.worktree, config.seatId, result.tuiExit)
+              : undefined;
             Object.assign(file, { state: "released" });
             writeSeatFile(dir, file);
             setTimeout(() => finish(0), 50);
             return { ok: true, release: { ...result, ...(worktree ? { worktree } : {}) } };
           }
           default:
-            return { ok: false, error: { code: "SEAT_CONTROL_REQUEST_INVALID", message: `unknown control op ${JSON.stringify((request as { op?: unknown }).op)}` } };
+            return {
+              ok: false,
+              error: {
+                code: "SEAT_CONTROL_REQUEST_INVALID",
+                message: `unknown control op ${JSON.stringify((request as { op?: unknown }).op)}`,
+              },
+            };
         }
       } catch (error) {
         return { ok: false, error: serialize(error) };
@@ -222,7 +285,16 @@ export async function runController(config: ControllerConfig, report: (line: Rec
     if (existsSync(socketPath)) rmSync(socketPath, { force: true });
     server.listen(socketPath, () => {
       chmodSync(socketPath, 0o600);
-      report({ type: "hired", seatId: config.seatId, sessionId: seat.sessionId, controllerPid: process.pid, admission: seat.parts.admission, selected: seat.parts.selected, pane: seat.parts.tui.pane, socketPath: seat.parts.leader.socketPath });
+      report({
+        type: "hired",
+        seatId: config.seatId,
+        sessionId: seat.sessionId,
+        controllerPid: process.pid,
+        admission: seat.parts.admission,
+        selected: seat.parts.selected,
+        pane: seat.parts.tui.pane,
+        socketPath: seat.parts.leader.socketPath,
+      });
     });
   });
 }

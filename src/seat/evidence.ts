@@ -27,7 +27,11 @@ async function sessionDirs(grokHome: string, sessionId: string): Promise<string[
  * Evidence about `promptId` in grok's persisted updates of `sessionId`: consumed when a persisted update
  * carries the prompt id, completed when a turn_completed names it. Empty when nothing is there.
  */
-export async function findSessionFileEvidence(grokHome: string, sessionId: string, promptId: string): Promise<DeliveryEvidence[]> {
+export async function findSessionFileEvidence(
+  grokHome: string,
+  sessionId: string,
+  promptId: string,
+): Promise<DeliveryEvidence[]> {
   const found: DeliveryEvidence[] = [];
   for (const dir of await sessionDirs(grokHome, sessionId)) {
     const source = `grok session file ${join(dir, "updates.jsonl")}`;
@@ -35,7 +39,9 @@ export async function findSessionFileEvidence(grokHome: string, sessionId: strin
     let consumed = false;
     for (const line of text.split("\n")) {
       if (!line.includes(promptId)) continue;
-      let entry: { params?: { sessionId?: unknown; update?: Record<string, unknown>; _meta?: Record<string, unknown> } };
+      let entry: {
+        params?: { sessionId?: unknown; update?: Record<string, unknown>; _meta?: Record<string, unknown> };
+      };
       try {
         entry = JSON.parse(line);
       } catch {
@@ -45,7 +51,13 @@ export async function findSessionFileEvidence(grokHome: string, sessionId: strin
       if (params?.sessionId !== sessionId) continue;
       const update = params.update ?? {};
       if (update.sessionUpdate === "turn_completed" && update.prompt_id === promptId) {
-        found.push({ kind: "completed", source, sessionId, promptId, detail: { stopReason: update.stop_reason ?? null } });
+        found.push({
+          kind: "completed",
+          source,
+          sessionId,
+          promptId,
+          detail: { stopReason: update.stop_reason ?? null },
+        });
       } else if (!consumed && (params._meta?.promptId === promptId || update.prompt_id === promptId)) {
         consumed = true;
         found.push({ kind: "consumed", source, sessionId, promptId, detail: String(update.sessionUpdate ?? "update") });
@@ -57,7 +69,12 @@ export async function findSessionFileEvidence(grokHome: string, sessionId: strin
 }
 
 /** Appends late session-file evidence to the seat's open deliveries; returns the deliveries that moved. */
-export async function reconcileFromSessionFiles(journal: Journal, seatId: string, grokHome: string, sessionId: string): Promise<DeliveryRecord[]> {
+export async function reconcileFromSessionFiles(
+  journal: Journal,
+  seatId: string,
+  grokHome: string,
+  sessionId: string,
+): Promise<DeliveryRecord[]> {
   const moved: DeliveryRecord[] = [];
   for (const delivery of journal.openDeliveries(seatId)) {
     if (delivery.state === "fenced") continue; // never dispatched: nothing of it can be in grok's files

@@ -20,7 +20,10 @@ function rig(): { watch: HandshakeWatch; logLine: () => void; close: () => void 
   const log = join(grokHome, "logs", "unified.jsonl");
   appendFileSync(log, "");
   let frames = 0;
-  const client = { activity: () => ({ framesIn: frames }), ping: async () => void (frames += 1) } as unknown as LeaderClient;
+  const client = {
+    activity: () => ({ framesIn: frames }),
+    ping: async () => void (frames += 1),
+  } as unknown as LeaderClient;
   return {
     watch: { client, leaderPid: PID, grokHome },
     logLine: () => appendFileSync(log, `${JSON.stringify({ pid: PID, msg: "working" })}\n`),
@@ -32,7 +35,14 @@ test("a step whose request went unanswered while grok's log stayed quiet is sent
   const r = rig();
   try {
     let sent = 0;
-    const result = await awaitHandshake(never, "probe", r.watch, { idleMs: 5_000, capMs: 10_000, pollMs: 50 }, {}, { send: async () => `answer ${++sent}`, quietMs: 300 });
+    const result = await awaitHandshake(
+      never,
+      "probe",
+      r.watch,
+      { idleMs: 5_000, capMs: 10_000, pollMs: 50 },
+      {},
+      { send: async () => `answer ${++sent}`, quietMs: 300 },
+    );
     assert.equal(result, "answer 1");
     assert.equal(sent, 1);
   } finally {
@@ -46,7 +56,14 @@ test("no re-send while grok's log keeps moving: the first send's late answer is 
   try {
     let sent = 0;
     const late = new Promise<string>((resolve) => setTimeout(() => resolve("first"), 1_500));
-    const result = await awaitHandshake(late, "probe", r.watch, { idleMs: 5_000, capMs: 10_000, pollMs: 50 }, {}, { send: async () => `re-sent ${++sent}`, quietMs: 400 });
+    const result = await awaitHandshake(
+      late,
+      "probe",
+      r.watch,
+      { idleMs: 5_000, capMs: 10_000, pollMs: 50 },
+      {},
+      { send: async () => `re-sent ${++sent}`, quietMs: 400 },
+    );
     assert.equal(result, "first");
     assert.equal(sent, 0);
   } finally {
@@ -59,8 +76,19 @@ test("re-sends are bounded: with none answered the step fails at its cap, having
   const r = rig();
   try {
     let sent = 0;
-    const wait = awaitHandshake(never, "probe", r.watch, { idleMs: 5_000, capMs: 1_500, pollMs: 50 }, {}, { send: () => (sent++, never), quietMs: 100, max: 2 });
-    await assert.rejects(wait, (error: unknown) => isSeatError(error, "ACP_HANDSHAKE_FAILED") && (error.context as { sends?: number }).sends === 3);
+    const wait = awaitHandshake(
+      never,
+      "probe",
+      r.watch,
+      { idleMs: 5_000, capMs: 1_500, pollMs: 50 },
+      {},
+      { send: () => (sent++, never), quietMs: 100, max: 2 },
+    );
+    await assert.rejects(
+      wait,
+      (error: unknown) =>
+        isSeatError(error, "ACP_HANDSHAKE_FAILED") && (error.context as { sends?: number }).sends === 3,
+    );
     assert.equal(sent, 2);
   } finally {
     r.close();

@@ -134,10 +134,14 @@ class LeaderLog {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 function describe(readiness: HandshakeReadiness, pid: number): string {
-  const pong = readiness.lastPongAgoMs === null ? "the leader answered none of our pings" : `the leader answered its last ping ${seconds(readiness.lastPongAgoMs)} ago`;
-  const log = readiness.logLines === 0
-    ? `grok's log has no new line from pid ${pid}`
-    : `grok's log has ${readiness.logLines} new line(s) from pid ${pid}, the last "${readiness.lastLogMsg ?? "?"}" ${seconds(readiness.lastLogAgoMs ?? 0)} ago`;
+  const pong =
+    readiness.lastPongAgoMs === null
+      ? "the leader answered none of our pings"
+      : `the leader answered its last ping ${seconds(readiness.lastPongAgoMs)} ago`;
+  const log =
+    readiness.logLines === 0
+      ? `grok's log has no new line from pid ${pid}`
+      : `grok's log has ${readiness.logLines} new line(s) from pid ${pid}, the last "${readiness.lastLogMsg ?? "?"}" ${seconds(readiness.lastLogAgoMs ?? 0)} ago`;
   return `${pong}; ${log}; ${readiness.framesIn} frame(s) arrived on our connection`;
 }
 
@@ -147,7 +151,14 @@ function describe(readiness: HandshakeReadiness, pid: number): string {
  * than `capMs` after the start. Rejects ACP_HANDSHAKE_FAILED naming the step, the time waited and readiness
  * (and, with `resend`, how many times the request was sent).
  */
-export async function awaitHandshake<T>(work: Promise<T>, step: string, watch: HandshakeWatch, limits: HandshakeLimits, context: Record<string, unknown> = {}, resend?: HandshakeResend<T>): Promise<T> {
+export async function awaitHandshake<T>(
+  work: Promise<T>,
+  step: string,
+  watch: HandshakeWatch,
+  limits: HandshakeLimits,
+  context: Record<string, unknown> = {},
+  resend?: HandshakeResend<T>,
+): Promise<T> {
   const pollMs = limits.pollMs ?? Math.max(100, Math.min(1_000, Math.floor(limits.idleMs / 4)));
   const started = Date.now();
   const log = new LeaderLog(watch.grokHome, watch.leaderPid);
@@ -179,20 +190,44 @@ export async function awaitHandshake<T>(work: Promise<T>, step: string, watch: H
       const capped = now - started >= limits.capMs;
       if (idle || capped) {
         const readiness: HandshakeReadiness = {
-          framesIn: frames - startFrames, pongs, lastPongAgoMs: lastPongAt === null ? null : now - lastPongAt,
-          logLines: log.lines, lastLogMsg: log.lastMsg, lastLogAgoMs: log.lastAt === null ? null : now - log.lastAt, lastProgressAgoMs: now - lastProgress,
+          framesIn: frames - startFrames,
+          pongs,
+          lastPongAgoMs: lastPongAt === null ? null : now - lastPongAt,
+          logLines: log.lines,
+          lastLogMsg: log.lastMsg,
+          lastLogAgoMs: log.lastAt === null ? null : now - log.lastAt,
+          lastProgressAgoMs: now - lastProgress,
         };
-        const why = capped && !idle
-          ? `grok kept showing progress, but the hire's limit of ${seconds(limits.capMs)} for one step ran out`
-          : `no sign of progress for the last ${seconds(now - lastProgress)}`;
-        reject(new SeatError("ACP_HANDSHAKE_FAILED", `The leader did not answer ${step} after ${seconds(now - started)}: ${why}. Readiness: ${describe(readiness, watch.leaderPid)}. Hire a fresh seat; on a busy machine the library's requestTimeoutMs (time without progress) and handshakeCapMs (the cap) allow more.`, {
-          context: { ...context, step, waitedMs: now - started, idleMs: limits.idleMs, capMs: limits.capMs, leaderPid: watch.leaderPid, readiness, ...(resend ? { sends } : {}) },
-          retryable: true,
-        }));
+        const why =
+          capped && !idle
+            ? `grok kept showing progress, but the hire's limit of ${seconds(limits.capMs)} for one step ran out`
+            : `no sign of progress for the last ${seconds(now - lastProgress)}`;
+        reject(
+          new SeatError(
+            "ACP_HANDSHAKE_FAILED",
+            `The leader did not answer ${step} after ${seconds(now - started)}: ${why}. Readiness: ${describe(readiness, watch.leaderPid)}. Hire a fresh seat; on a busy machine the library's requestTimeoutMs (time without progress) and handshakeCapMs (the cap) allow more.`,
+            {
+              context: {
+                ...context,
+                step,
+                waitedMs: now - started,
+                idleMs: limits.idleMs,
+                capMs: limits.capMs,
+                leaderPid: watch.leaderPid,
+                readiness,
+                ...(resend ? { sends } : {}),
+              },
+              retryable: true,
+            },
+          ),
+        );
         return;
       }
       // A pong is liveness of the leader process itself; it arrives as a frame, so it also moves the deadline.
-      watch.client.ping({ timeoutMs: pollMs }).then(() => void ((pongs += 1), (lastPongAt = Date.now())), () => undefined);
+      watch.client.ping({ timeoutMs: pollMs }).then(
+        () => void ((pongs += 1), (lastPongAt = Date.now())),
+        () => undefined,
+      );
       timer = setTimeout(tick, pollMs);
     };
     timer = setTimeout(tick, 0);

@@ -29,7 +29,9 @@ export interface OwnerWait {
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** Follows one session's owner interactions from the leader's notifications. */
@@ -38,12 +40,16 @@ export class InteractionWatch {
   #sessionId: string | undefined;
 
   /** `now` is for tests. */
-  constructor(private readonly onChange: () => void = () => undefined, private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly onChange: () => void = () => undefined,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   /** Listens to `sessionId` only (set once the seat attached; notifications before that are kept by their id). */
   bind(sessionId: string): void {
     this.#sessionId = sessionId;
-    for (const [id, open] of this.#open) if (open.sessionId !== undefined && open.sessionId !== sessionId) this.#open.delete(id);
+    for (const [id, open] of this.#open)
+      if (open.sessionId !== undefined && open.sessionId !== sessionId) this.#open.delete(id);
   }
 
   /** Feeds one extension notification (any method; only the two interaction updates count). */
@@ -58,7 +64,12 @@ export class InteractionWatch {
     if (update?.sessionUpdate === "pending_interaction") {
       if (this.#open.has(toolCallId)) return;
       const kind = typeof update.kind === "string" ? update.kind : "question";
-      this.#open.set(toolCallId, { toolCallId, kind, since: this.now().toISOString(), ...(sessionId ? { sessionId } : {}) });
+      this.#open.set(toolCallId, {
+        toolCallId,
+        kind,
+        since: this.now().toISOString(),
+        ...(sessionId ? { sessionId } : {}),
+      });
       this.onChange();
     } else if (update?.sessionUpdate === "interaction_resolved") {
       if (this.#open.delete(toolCallId)) this.onChange();
@@ -81,6 +92,10 @@ export class InteractionWatch {
   wait(): OwnerWait | null {
     const oldest = this.#open.values().next().value as OpenInteraction | undefined;
     if (!oldest) return null;
-    return { waitingOn: oldest.kind === "permission" ? "approval" : "question", since: oldest.since, toolCallId: oldest.toolCallId };
+    return {
+      waitingOn: oldest.kind === "permission" ? "approval" : "question",
+      since: oldest.since,
+      toolCallId: oldest.toolCallId,
+    };
   }
 }

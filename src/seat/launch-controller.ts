@@ -13,9 +13,17 @@ import { fileURLToPath } from "node:url";
 const CONTROLLER_MAIN = join(dirname(fileURLToPath(import.meta.url)), "controller-main.js");
 
 /** Starts the controller on `configPath` and resolves its first line: `{type: "hired", …}` or `{type: "refused", error}`. */
-export async function launchController(dir: string, configPath: string, env: Record<string, string>): Promise<Record<string, unknown>> {
+export async function launchController(
+  dir: string,
+  configPath: string,
+  env: Record<string, string>,
+): Promise<Record<string, unknown>> {
   const logFd = openSync(join(dir, "controller.log"), "a", 0o600);
-  const child = spawn(process.execPath, [CONTROLLER_MAIN, configPath], { detached: true, stdio: ["ignore", logFd, logFd, "pipe"], env });
+  const child = spawn(process.execPath, [CONTROLLER_MAIN, configPath], {
+    detached: true,
+    stdio: ["ignore", logFd, logFd, "pipe"],
+    env,
+  });
   closeSync(logFd);
   const outcome = await new Promise<Record<string, unknown>>((resolveOutcome) => {
     let text = "";
@@ -23,9 +31,17 @@ export async function launchController(dir: string, configPath: string, env: Rec
     pipe.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
     pipe.on("end", () => {
       try {
-        resolveOutcome(JSON.parse(text.split("\n")[0] || "null") ?? { type: "refused", error: { code: "INTERNAL", message: "the controller reported nothing" } });
+        resolveOutcome(
+          JSON.parse(text.split("\n")[0] || "null") ?? {
+            type: "refused",
+            error: { code: "INTERNAL", message: "the controller reported nothing" },
+          },
+        );
       } catch {
-        resolveOutcome({ type: "refused", error: { code: "INTERNAL", message: `the controller reported ${JSON.stringify(text.slice(0, 200))}` } });
+        resolveOutcome({
+          type: "refused",
+          error: { code: "INTERNAL", message: `the controller reported ${JSON.stringify(text.slice(0, 200))}` },
+        });
       }
     });
     pipe.on("error", () => {});

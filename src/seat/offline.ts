@@ -40,7 +40,10 @@ export async function controllerState(file: SeatFile | null): Promise<"running" 
 
 function seatOrThrow(journal: Journal, seatId: string): SeatRecord {
   const seat = journal.getSeat(seatId);
-  if (!seat) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} in ${journal.path}. List seats with \`seat status\`.`, { context: { seatId } });
+  if (!seat)
+    throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} in ${journal.path}. List seats with \`seat status\`.`, {
+      context: { seatId },
+    });
   return seat;
 }
 
@@ -56,32 +59,71 @@ export async function offlineStatus(journal: Journal, home: string, seatId: stri
   const reconciled: string[] = [];
   if (controller === "exited") {
     const report = journal.recoverAfterCrash(seatId);
-    recovered = { uncertain: report.uncertain.map((d) => d.promptId), neverSent: report.neverSent.map((d) => d.promptId) };
-    if (file?.grok_home) for (const d of await reconcileFromSessionFiles(journal, seatId, file.grok_home, seat.sessionId)) reconciled.push(d.promptId);
+    recovered = {
+      uncertain: report.uncertain.map((d) => d.promptId),
+      neverSent: report.neverSent.map((d) => d.promptId),
+    };
+    if (file?.grok_home)
+      for (const d of await reconcileFromSessionFiles(journal, seatId, file.grok_home, seat.sessionId))
+        reconciled.push(d.promptId);
   }
-  return { seat: journal.getSeat(seatId)!, controller, seatFile: file, recovered, reconciled, deliveries: journal.listDeliveries(seatId) };
+  return {
+    seat: journal.getSeat(seatId)!,
+    controller,
+    seatFile: file,
+    recovered,
+    reconciled,
+    deliveries: journal.listDeliveries(seatId),
+  };
 }
 
 /**
  * Releases a seat whose controller is gone: optionally closes its pane, and stops its own leader only
  * when the original TUI is observed to have exited and the leader re-proves (recorded birth, exe, our socket).
  */
-export async function offlineRelease(journal: Journal, home: string, seatId: string, options: { closePane?: boolean } = {}): Promise<ReleaseResult> {
+export async function offlineRelease(
+  journal: Journal,
+  home: string,
+  seatId: string,
+  options: { closePane?: boolean } = {},
+): Promise<ReleaseResult> {
   const status = await offlineStatus(journal, home, seatId);
   if (status.controller !== "exited") {
-    throw new SeatError("SEAT_RELEASE_REFUSED", `The controller of seat ${seatId} is ${status.controller}, not observed to have exited; release it through the controller or wait.`, { context: { seatId } });
+    throw new SeatError(
+      "SEAT_RELEASE_REFUSED",
+      `The controller of seat ${seatId} is ${status.controller}, not observed to have exited; release it through the controller or wait.`,
+      { context: { seatId } },
+    );
   }
   const seat = status.seat;
   const pane = seat.muxDescriptor as PaneDescriptor | null;
   if (options.closePane && pane) {
-    const backend = backendFor(pane.backend, pane.backend === "herdr" ? { herdrSocket: pane.server! } : { tmuxSocket: pane.server! });
+    const backend = backendFor(
+      pane.backend,
+      pane.backend === "herdr" ? { herdrSocket: pane.server! } : { tmuxSocket: pane.server! },
+    );
     await backend.close(pane).catch(() => undefined);
   }
-  let result: Omit<ReleaseResult, "controllerClosed"> = { seatId, tuiExit: "unknown", leaderStopped: false, reason: "the seat never bound a TUI and a leader" };
+  let result: Omit<ReleaseResult, "controllerClosed"> = {
+    seatId,
+    tuiExit: "unknown",
+    leaderStopped: false,
+    reason: "the seat never bound a TUI and a leader",
+  };
   if (seat.tuiPid && seat.tuiBirth && seat.leaderPid && seat.leaderBirth && seat.leaderExe && seat.tuiCwd) {
     result = await stopLeaderAfterTuiExit({
-      seatId, tui: { pid: seat.tuiPid, birth: seat.tuiBirth },
-      leader: { pid: seat.leaderPid, birth: seat.leaderBirth, exe: seat.leaderExe, cwd: seat.tuiCwd, uid: process.getuid?.() ?? 0, socketPath: seat.socketPath, socketDir: dirname(seat.socketPath), socketInode: seat.leaderSocketInode },
+      seatId,
+      tui: { pid: seat.tuiPid, birth: seat.tuiBirth },
+      leader: {
+        pid: seat.leaderPid,
+        birth: seat.leaderBirth,
+        exe: seat.leaderExe,
+        cwd: seat.tuiCwd,
+        uid: process.getuid?.() ?? 0,
+        socketPath: seat.socketPath,
+        socketDir: dirname(seat.socketPath),
+        socketInode: seat.leaderSocketInode,
+      },
       exitTimeoutMs: options.closePane ? 10_000 : 0,
     });
   }

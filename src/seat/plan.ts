@@ -23,7 +23,18 @@ import { MAX_SOCKET_PATH_BYTES } from "../internal/socket-path.js";
 export { MAX_SOCKET_PATH_BYTES };
 
 /** Environment names copied into the TUI's env when set (nothing else of the caller leaks in). */
-export const TUI_ENV_ALLOW_LIST = ["HOME", "GROK_HOME", "PATH", "TERM", "COLORTERM", "LANG", "LC_ALL", "XAI_API_KEY", "GROK_TELEMETRY_ENABLED", "TZ"] as const;
+export const TUI_ENV_ALLOW_LIST = [
+  "HOME",
+  "GROK_HOME",
+  "PATH",
+  "TERM",
+  "COLORTERM",
+  "LANG",
+  "LC_ALL",
+  "XAI_API_KEY",
+  "GROK_TELEMETRY_ENABLED",
+  "TZ",
+] as const;
 
 /** Inputs of a plan. */
 export interface PlanInput {
@@ -79,10 +90,14 @@ export function newSeatId(): string {
  */
 export function buildTuiEnv(env: NodeJS.ProcessEnv, secretEnvNames: readonly string[] = []): Record<string, string> {
   const home = env.HOME;
-  if (!home || !isAbsolute(home)) throw new SeatError("SEAT_USER_HOME_INVALID", "HOME must be an absolute path to hire a visible seat.", { context: { home } });
+  if (!home || !isAbsolute(home))
+    throw new SeatError("SEAT_USER_HOME_INVALID", "HOME must be an absolute path to hire a visible seat.", {
+      context: { home },
+    });
   markSecretNames(secretEnvNames);
   const out: Record<string, string> = {};
-  for (const name of [...TUI_ENV_ALLOW_LIST, ...secretEnvNames]) if (typeof env[name] === "string" && env[name] !== "") out[name] = env[name]!;
+  for (const name of [...TUI_ENV_ALLOW_LIST, ...secretEnvNames])
+    if (typeof env[name] === "string" && env[name] !== "") out[name] = env[name]!;
   out.GROK_HOME ??= join(home, ".grok");
   out.PATH ??= "/usr/bin:/bin";
   out.TERM ??= "xterm-256color";
@@ -102,7 +117,15 @@ export function buildHirePlan(input: PlanInput): HirePlan {
     home: env.HOME!,
     grokHome: resolve(env.GROK_HOME!),
     grokBinary: input.grokBinary,
-    argv: [input.grokBinary, ...(input.binaryArgs ?? []), "--leader", "--leader-socket", "<socket>", input.resumeSessionId !== undefined ? "--resume" : "--session-id", sessionId],
+    argv: [
+      input.grokBinary,
+      ...(input.binaryArgs ?? []),
+      "--leader",
+      "--leader-socket",
+      "<socket>",
+      input.resumeSessionId !== undefined ? "--resume" : "--session-id",
+      sessionId,
+    ],
     env,
     socketRoot: resolve(input.socketRoot ?? tmpdir()),
     socketDir: null,
@@ -129,8 +152,16 @@ export function createSocketDir(plan: HirePlan): HirePlan {
   chmodSync(dir, 0o700);
   const socketPath = join(dir, "s");
   // The directory was created empty just above; a non-recursive rmdir can remove nothing else.
-  const refuse = (why: string) => (rmdirSync(dir), new SeatError("SEAT_SOCKET_UNUSABLE", `The private leader socket ${socketPath} ${why}. Choose another socket root (TMPDIR).`, { context: { socketPath, grokHome: plan.grokHome } }));
-  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) throw refuse(`is longer than ${MAX_SOCKET_PATH_BYTES} bytes (sun_path)`);
+  const refuse = (why: string) => (
+    rmdirSync(dir),
+    new SeatError(
+      "SEAT_SOCKET_UNUSABLE",
+      `The private leader socket ${socketPath} ${why}. Choose another socket root (TMPDIR).`,
+      { context: { socketPath, grokHome: plan.grokHome } },
+    )
+  );
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
+    throw refuse(`is longer than ${MAX_SOCKET_PATH_BYTES} bytes (sun_path)`);
   // grok's policy-disabled leader mode kills reachable leaders it finds in $GROK_HOME (grok-wire §12.1).
   if (isInside(dir, plan.grokHome)) throw refuse("lies inside $GROK_HOME, where grok may stop leaders it finds");
   const problem = privateDirProblem(dir);

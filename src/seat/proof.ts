@@ -12,11 +12,25 @@ import { readFile, realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import { SeatError } from "../errors.js";
 import {
-  check, checkSeal, combineChecks, findActiveSession, lockPathFor, platformIdentitySource, proveLeader, readActiveSessions, reproveIdentity,
-  sealLeader, socketFileBefore, type ActiveSessionEvidence, type IdentityCheck, type IdentityResult, type LeaderProof, type LeaderSeal, type ProcessIdentity,
+  check,
+  checkSeal,
+  combineChecks,
+  findActiveSession,
+  lockPathFor,
+  platformIdentitySource,
+  proveLeader,
+  readActiveSessions,
+  reproveIdentity,
+  sealLeader,
+  socketFileBefore,
+  type ActiveSessionEvidence,
+  type IdentityCheck,
+  type IdentityResult,
+  type LeaderProof,
+  type LeaderSeal,
+  type ProcessIdentity,
 } from "../identity/index.js";
 import type { PaneDescriptor } from "../mux/index.js";
-
 
 /** Reads a process through the platform's identity source: null = no such process, undefined = could not tell. */
 async function readIdentity(pid: number): Promise<ProcessIdentity | null | undefined> {
@@ -61,9 +75,13 @@ async function canonical(path: string): Promise<string> {
 function refuseResult(result: IdentityResult, subject: string, context: Record<string, unknown>): SeatError {
   const code = result.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN";
   const reasons = result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason);
-  return new SeatError(code, `${subject} is not proven (${result.verdict}): ${reasons.join("; ")}. The seat refuses control; release it and hire a fresh one.`, {
-    context: { ...context, verdict: result.verdict, reasons },
-  });
+  return new SeatError(
+    code,
+    `${subject} is not proven (${result.verdict}): ${reasons.join("; ")}. The seat refuses control; release it and hire a fresh one.`,
+    {
+      context: { ...context, verdict: result.verdict, reasons },
+    },
+  );
 }
 
 /** Throws IDENTITY_MISMATCH / IDENTITY_UNKNOWN unless `result` is a match. */
@@ -95,34 +113,74 @@ async function readAfterExec(pid: number, exe: string, waitMs: number): Promise<
  * launched (waiting up to `execWaitMs` for a wrapper to exec it), its cwd the seat's cwd and its uid
  * ours. Throws when any of these is not a match.
  */
-export async function bindTui(pane: PaneDescriptor, expected: { exe: string; cwd: string; uid: number; execWaitMs?: number }): Promise<TuiProof> {
+export async function bindTui(
+  pane: PaneDescriptor,
+  expected: { exe: string; cwd: string; uid: number; execWaitMs?: number },
+): Promise<TuiProof> {
   const exe = await canonical(expected.exe);
   const cwd = await canonical(expected.cwd);
   const observed = await readAfterExec(pane.pid, exe, expected.execWaitMs ?? TUI_EXEC_WAIT_MS);
   const checks: IdentityCheck[] = observed
     ? [
-        check("exe", observed.exe === exe ? "match" : observed.exe === null ? "unknown" : "mismatch", `exe: ${observed.exe ?? "unreadable"} (expected ${exe})`),
-        check("cwd", observed.cwd === cwd ? "match" : observed.cwd === null ? "unknown" : "mismatch", `cwd: ${observed.cwd ?? "unreadable"} (expected ${cwd})`),
-        check("uid", observed.uid === null ? "unknown" : observed.uid.real === expected.uid ? "match" : "mismatch", `uid: ${observed.uid?.real ?? "unreadable"} (expected ${expected.uid})`),
+        check(
+          "exe",
+          observed.exe === exe ? "match" : observed.exe === null ? "unknown" : "mismatch",
+          `exe: ${observed.exe ?? "unreadable"} (expected ${exe})`,
+        ),
+        check(
+          "cwd",
+          observed.cwd === cwd ? "match" : observed.cwd === null ? "unknown" : "mismatch",
+          `cwd: ${observed.cwd ?? "unreadable"} (expected ${cwd})`,
+        ),
+        check(
+          "uid",
+          observed.uid === null ? "unknown" : observed.uid.real === expected.uid ? "match" : "mismatch",
+          `uid: ${observed.uid?.real ?? "unreadable"} (expected ${expected.uid})`,
+        ),
       ]
     : observed === null
-      ? [check("process", "mismatch", `process: the pane's pid ${pane.pid} does not exist (or was replaced while binding)`)]
+      ? [
+          check(
+            "process",
+            "mismatch",
+            `process: the pane's pid ${pane.pid} does not exist (or was replaced while binding)`,
+          ),
+        ]
       : [check("process", "unknown", `process: pid ${pane.pid} could not be read`)];
   if (observed && pane.backend === "tmux" && pane.terminal) {
     // The TUI's stdin is the pane's pty; a different terminal means another program.
-    checks.push(check("tty", observed.tty === pane.terminal ? "match" : observed.tty === null ? "unknown" : "mismatch", `tty: ${observed.tty ?? "unreadable"} (pane ${pane.terminal})`));
+    checks.push(
+      check(
+        "tty",
+        observed.tty === pane.terminal ? "match" : observed.tty === null ? "unknown" : "mismatch",
+        `tty: ${observed.tty ?? "unreadable"} (pane ${pane.terminal})`,
+      ),
+    );
   }
   assertProven(combineChecks(checks), `The TUI in pane ${pane.paneId} (pid ${pane.pid})`, { pane });
   return {
-    pid: pane.pid, birth: observed!.birth, birthResolution: observed!.birthResolution, exe, cwd, uid: expected.uid,
-    tty: pane.backend === "tmux" ? (observed!.tty ?? pane.terminal ?? null) : (pane.terminal ?? null), pane,
+    pid: pane.pid,
+    birth: observed!.birth,
+    birthResolution: observed!.birthResolution,
+    exe,
+    cwd,
+    uid: expected.uid,
+    tty: pane.backend === "tmux" ? (observed!.tty ?? pane.terminal ?? null) : (pane.terminal ?? null),
+    pane,
   };
 }
 
 /** Compares the bound TUI with what the kernel says now (pid, birth, exe, cwd, uid and, for tmux, tty). */
 export async function reproveTui(tui: TuiProof): Promise<IdentityResult> {
   return reproveIdentity(
-    { pid: tui.pid, birth: tui.birth, exe: tui.exe, cwd: tui.cwd, uid: tui.uid, ...(tui.pane.backend === "tmux" && tui.tty ? { tty: tui.tty } : {}) },
+    {
+      pid: tui.pid,
+      birth: tui.birth,
+      exe: tui.exe,
+      cwd: tui.cwd,
+      uid: tui.uid,
+      ...(tui.pane.backend === "tmux" && tui.tty ? { tty: tui.tty } : {}),
+    },
     platformIdentitySource(),
   );
 }
@@ -161,9 +219,13 @@ export interface ProveSeatLeaderInput {
  * Proves the leader: lock pid, kernel birth/exe/uid/cwd, the listening socket inode in its fd table,
  * the socket file (no symlink, our uid) in a 0700 directory we own and, at hire, that the TUI spawned it.
  */
-export async function proveSeatLeader(input: ProveSeatLeaderInput): Promise<{ proof: LeaderProof; result: IdentityResult }> {
+export async function proveSeatLeader(
+  input: ProveSeatLeaderInput,
+): Promise<{ proof: LeaderProof; result: IdentityResult }> {
   const proof = await proveLeader({
-    pid: input.pid, socketPath: input.socketPath, socketDir: input.socketDir,
+    pid: input.pid,
+    socketPath: input.socketPath,
+    socketDir: input.socketDir,
     expected: { exe: input.exe, cwd: input.cwd, uid: input.uid, birth: input.birth },
   });
   const checks = [...proof.checks];
@@ -173,20 +235,38 @@ export async function proveSeatLeader(input: ProveSeatLeaderInput): Promise<{ pr
   // Where the platform reports no session id (macOS), only the parent check binds it: at hire that suffices,
   // after the TUI's exit the binding is unknown and never authorizes.
   if (proof.observed && (sid !== null && sid !== undefined ? true : !input.requireChildOfTui)) {
-    checks.push(sid === null || sid === undefined
-      ? check("session", "unknown", `session: the session id of pid ${input.pid} is not reported on this platform`)
-      : check("session", sid === input.tuiPid ? "match" : "mismatch", `session: pid ${input.pid} is in session ${sid}, the original TUI is ${input.tuiPid}`));
+    checks.push(
+      sid === null || sid === undefined
+        ? check("session", "unknown", `session: the session id of pid ${input.pid} is not reported on this platform`)
+        : check(
+            "session",
+            sid === input.tuiPid ? "match" : "mismatch",
+            `session: pid ${input.pid} is in session ${sid}, the original TUI is ${input.tuiPid}`,
+          ),
+    );
   }
   if (input.socketInode !== undefined && proof.observed) {
-    checks.push(input.socketInode === null
-      ? check("socket-inode", "unknown", "socket-inode: no listening socket inode was recorded for this leader")
-      : check("socket-inode", proof.socketInode === input.socketInode ? "match" : "mismatch", `socket-inode: the socket at ${input.socketPath} is inode ${proof.socketInode ?? "unknown"}, the proven leader held ${input.socketInode}`));
+    checks.push(
+      input.socketInode === null
+        ? check("socket-inode", "unknown", "socket-inode: no listening socket inode was recorded for this leader")
+        : check(
+            "socket-inode",
+            proof.socketInode === input.socketInode ? "match" : "mismatch",
+            `socket-inode: the socket at ${input.socketPath} is inode ${proof.socketInode ?? "unknown"}, the proven leader held ${input.socketInode}`,
+          ),
+    );
   }
   if (input.requireChildOfTui) {
     const ppid = proof.observed?.ppid;
-    checks.push(ppid === undefined
-      ? check("parent", "unknown", `parent: the parent of pid ${input.pid} could not be read`)
-      : check("parent", ppid === input.tuiPid ? "match" : "mismatch", `parent: pid ${input.pid} has parent ${ppid}, the original TUI is ${input.tuiPid}`));
+    checks.push(
+      ppid === undefined
+        ? check("parent", "unknown", `parent: the parent of pid ${input.pid} could not be read`)
+        : check(
+            "parent",
+            ppid === input.tuiPid ? "match" : "mismatch",
+            `parent: pid ${input.pid} has parent ${ppid}, the original TUI is ${input.tuiPid}`,
+          ),
+    );
   }
   return { proof, result: combineChecks(checks) };
 }
@@ -211,33 +291,90 @@ export interface DispatchProof {
  * else — no seal, a changed fact, another platform — runs the full proof (proveSeatLeader, no parent check)
  * and, on a match, seals it for next time. Only a match authorizes, exactly as before.
  */
-export async function reproveForDispatch(leader: LeaderBinding, tuiPid: number, seal: DispatchSeal | null, socketInode: number | null | undefined): Promise<DispatchProof> {
+export async function reproveForDispatch(
+  leader: LeaderBinding,
+  tuiPid: number,
+  seal: DispatchSeal | null,
+  socketInode: number | null | undefined,
+): Promise<DispatchProof> {
   // A seal speaks only for the binding (and TUI, and recorded inode) whose full proof made it.
-  const key = JSON.stringify([leader.pid, leader.birth, leader.exe, leader.cwd, leader.uid, leader.socketPath, leader.socketDir, tuiPid, socketInode ?? null]);
+  const key = JSON.stringify([
+    leader.pid,
+    leader.birth,
+    leader.exe,
+    leader.cwd,
+    leader.uid,
+    leader.socketPath,
+    leader.socketDir,
+    tuiPid,
+    socketInode ?? null,
+  ]);
   if (seal && seal.key === key && checkSeal(seal.facts)) {
     const facts = seal.facts;
-    return { result: combineChecks([check("seal", "match", `seal: pid ${leader.pid} (birth ${leader.birth}) still holds socket inode ${facts.socketInode} on fd ${facts.socketFd}; lock, exe, cwd, uid, socket file and directory unchanged`)]), seal, path: "seal" };
+    return {
+      result: combineChecks([
+        check(
+          "seal",
+          "match",
+          `seal: pid ${leader.pid} (birth ${leader.birth}) still holds socket inode ${facts.socketInode} on fd ${facts.socketFd}; lock, exe, cwd, uid, socket file and directory unchanged`,
+        ),
+      ]),
+      seal,
+      path: "seal",
+    };
   }
   const before = socketFileBefore(leader.socketPath, leader.uid);
-  const { proof, result } = await proveSeatLeader({ ...leader, tuiPid, birth: leader.birth, requireChildOfTui: false, ...(socketInode !== undefined ? { socketInode } : {}) });
+  const { proof, result } = await proveSeatLeader({
+    ...leader,
+    tuiPid,
+    birth: leader.birth,
+    requireChildOfTui: false,
+    ...(socketInode !== undefined ? { socketInode } : {}),
+  });
   const observed = proof.observed;
-  const facts = result.verdict === "match" && observed && observed.sid === tuiPid && observed.exe && observed.cwd && proof.socketInode !== null
-    ? sealLeader({
-        pid: leader.pid, birth: leader.birth, sid: tuiPid, exe: observed.exe, cwd: observed.cwd, uid: leader.uid,
-        lockPath: lockPathFor(leader.socketPath), socketPath: leader.socketPath, socketDir: leader.socketDir, socketInode: proof.socketInode,
-      }, before)
-    : null;
+  const facts =
+    result.verdict === "match" &&
+    observed &&
+    observed.sid === tuiPid &&
+    observed.exe &&
+    observed.cwd &&
+    proof.socketInode !== null
+      ? sealLeader(
+          {
+            pid: leader.pid,
+            birth: leader.birth,
+            sid: tuiPid,
+            exe: observed.exe,
+            cwd: observed.cwd,
+            uid: leader.uid,
+            lockPath: lockPathFor(leader.socketPath),
+            socketPath: leader.socketPath,
+            socketDir: leader.socketDir,
+            socketInode: proof.socketInode,
+          },
+          before,
+        )
+      : null;
   return { result, seal: facts ? { key, facts } : null, path: "full" };
 }
 
 /** Proves the leader or throws, returning what to bind. */
 export async function bindLeader(input: ProveSeatLeaderInput): Promise<LeaderBinding> {
   const { proof, result } = await proveSeatLeader(input);
-  assertProven(result, `The leader pid ${input.pid} on ${input.socketPath}`, { socketPath: input.socketPath, pid: input.pid });
+  assertProven(result, `The leader pid ${input.pid} on ${input.socketPath}`, {
+    socketPath: input.socketPath,
+    pid: input.pid,
+  });
   const observed = proof.observed as ProcessIdentity;
   return {
-    pid: input.pid, birth: observed.birth, exe: await canonical(input.exe), cwd: await canonical(input.cwd), uid: input.uid,
-    socketPath: input.socketPath, socketDir: input.socketDir, socketInode: proof.socketInode,
+    pid: input.pid,
+    birth: observed.birth,
+    exe: await canonical(input.exe),
+    cwd: await canonical(input.cwd),
+    uid: input.uid,
+    socketPath: input.socketPath,
+    socketDir: input.socketDir,
+    socketInode: proof.socketInode,
   };
 }
 
@@ -264,7 +401,11 @@ async function withoutDeadEntries<T extends { pid: number }>(entries: T[], ours:
   return kept;
 }
 
-export async function waitForActiveSession(grokHome: string, expected: { sessionId: string; pid: number; cwd: string }, timeoutMs: number): Promise<ActiveSessionEvidence> {
+export async function waitForActiveSession(
+  grokHome: string,
+  expected: { sessionId: string; pid: number; cwd: string },
+  timeoutMs: number,
+): Promise<ActiveSessionEvidence> {
   const deadline = Date.now() + timeoutMs;
   let last: ActiveSessionEvidence | null = null;
   for (;;) {
@@ -302,7 +443,8 @@ export interface SocketHolder {
 /** Reads the lock beside `socketPath` and asks the platform's source whether that pid holds the socket. */
 export async function socketHolder(socketPath: string): Promise<SocketHolder> {
   const pid = await readLockPid(socketPath);
-  if (pid === null) return { pid: null, holds: "unknown", inode: null, reason: `the lock beside ${socketPath} names no pid` };
+  if (pid === null)
+    return { pid: null, holds: "unknown", inode: null, reason: `the lock beside ${socketPath} names no pid` };
   try {
     const held = await platformIdentitySource().checkSocketHolder(pid, socketPath);
     return { pid, holds: held.check.verdict, inode: held.inode, reason: held.check.reason };
@@ -318,7 +460,9 @@ export async function socketHolder(socketPath: string): Promise<SocketHolder> {
  */
 export async function nothingServes(socketPath: string): Promise<boolean> {
   const lockPid = await readLockPid(socketPath);
-  const listening = await platformIdentitySource().checkSocketHolder(lockPid ?? 0, socketPath).catch(() => null);
+  const listening = await platformIdentitySource()
+    .checkSocketHolder(lockPid ?? 0, socketPath)
+    .catch(() => null);
   if (listening === null || listening.check.verdict !== "mismatch" || listening.inode !== null) return false;
   if (lockPid === null) return true;
   const current = await readIdentity(lockPid);
@@ -326,7 +470,10 @@ export async function nothingServes(socketPath: string): Promise<boolean> {
 }
 
 /** Polls observeExit until "exited" or the timeout; returns the last observation. */
-export async function waitForExitObserved(bound: { pid: number; birth: string }, timeoutMs: number): Promise<"exited" | "running" | "unknown"> {
+export async function waitForExitObserved(
+  bound: { pid: number; birth: string },
+  timeoutMs: number,
+): Promise<"exited" | "running" | "unknown"> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const seen = await observeExit(bound);

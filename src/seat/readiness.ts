@@ -24,7 +24,8 @@ function hostsIn(value: unknown, out: string[], depth = 0): void {
     return;
   }
   if (Array.isArray(value)) return value.forEach((v) => hostsIn(v, out, depth + 1));
-  if (typeof value === "object") for (const v of Object.values(value as Record<string, unknown>)) hostsIn(v, out, depth + 1);
+  if (typeof value === "object")
+    for (const v of Object.values(value as Record<string, unknown>)) hostsIn(v, out, depth + 1);
 }
 
 function isDisabled(entry: Record<string, unknown>): boolean {
@@ -73,7 +74,11 @@ export interface ConfigOption {
 /** Reads `configOptions` from a session/load, resume or set_config_option result. */
 export function configOptionsOf(result: unknown): ConfigOption[] {
   const list = (result as { configOptions?: unknown } | null)?.configOptions;
-  return Array.isArray(list) ? (list.filter((o) => typeof o === "object" && o !== null && typeof (o as ConfigOption).id === "string") as ConfigOption[]) : [];
+  return Array.isArray(list)
+    ? (list.filter(
+        (o) => typeof o === "object" && o !== null && typeof (o as ConfigOption).id === "string",
+      ) as ConfigOption[])
+    : [];
 }
 
 /** The config option that selects the model or the reasoning effort. */
@@ -87,7 +92,9 @@ export function nativeModelIds(result: unknown): string[] {
   const ids = new Set<string>();
   for (const o of findConfigOption(configOptionsOf(result), "model")?.options ?? []) ids.add(o.value);
   const available = (result as { models?: { availableModels?: unknown } } | null)?.models?.availableModels;
-  if (Array.isArray(available)) for (const m of available) if (typeof (m as { modelId?: unknown })?.modelId === "string") ids.add((m as { modelId: string }).modelId);
+  if (Array.isArray(available))
+    for (const m of available)
+      if (typeof (m as { modelId?: unknown })?.modelId === "string") ids.add((m as { modelId: string }).modelId);
   return [...ids];
 }
 

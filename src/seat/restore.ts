@@ -35,7 +35,9 @@ export interface RestoreResult {
 }
 
 function notLost(seatId: string, why: string): SeatError {
-  return new SeatError("SEAT_NOT_LOST", `Seat ${seatId} is not lost: ${why}. \`seat ps\` shows what is lost.`, { context: { seatId } });
+  return new SeatError("SEAT_NOT_LOST", `Seat ${seatId} is not lost: ${why}. \`seat ps\` shows what is lost.`, {
+    context: { seatId },
+  });
 }
 
 /**
@@ -43,18 +45,34 @@ function notLost(seatId: string, why: string): SeatError {
  * and its proven leader both observed gone. `seat` is the journal row the caller will compare-and-set against
  * (read before the judgement, so a restore that claims the seat in between makes that compare fail).
  */
-export async function isSeatLost(journal: Journal, home: string, seatId: string, seat: SeatRecord | null = journal.getSeat(seatId)): Promise<{ lost: true } | { lost: false; why: string }> {
+export async function isSeatLost(
+  journal: Journal,
+  home: string,
+  seatId: string,
+  seat: SeatRecord | null = journal.getSeat(seatId),
+): Promise<{ lost: true } | { lost: false; why: string }> {
   if (seat === null) return { lost: false, why: "no such seat in the journal" };
   if (seat.state === "released") return { lost: false, why: "it was released" };
   const claim = restoreClaimOf(seat.socketPath);
-  if (claim !== null && (await observeExit(claim)) !== "exited") return { lost: false, why: `another seat restore (pid ${claim.pid}) is restoring it` };
+  if (claim !== null && (await observeExit(claim)) !== "exited")
+    return { lost: false, why: `another seat restore (pid ${claim.pid}) is restoring it` };
   const file = readSeatFile(seatDir(home, seatId));
   if (file === null) return { lost: false, why: "its seat.json cannot be read" };
-  const controller = file.controller_birth ? await observeExit({ pid: file.controller_pid, birth: file.controller_birth }) : "unknown";
-  if (controller !== "exited") return { lost: false, why: `its controller is ${controller === "running" ? "running" : "not observed to have exited"}` };
+  const controller = file.controller_birth
+    ? await observeExit({ pid: file.controller_pid, birth: file.controller_birth })
+    : "unknown";
+  if (controller !== "exited")
+    return {
+      lost: false,
+      why: `its controller is ${controller === "running" ? "running" : "not observed to have exited"}`,
+    };
   if (seat.leaderPid !== null && seat.leaderBirth !== null) {
     const leader = await observeExit({ pid: seat.leaderPid, birth: seat.leaderBirth });
-    if (leader !== "exited") return { lost: false, why: `its leader (pid ${seat.leaderPid}) is ${leader === "running" ? "still running" : "not observed to have exited"}` };
+    if (leader !== "exited")
+      return {
+        lost: false,
+        why: `its leader (pid ${seat.leaderPid}) is ${leader === "running" ? "still running" : "not observed to have exited"}`,
+      };
   }
   return { lost: true };
 }
@@ -65,7 +83,12 @@ export async function isSeatLost(journal: Journal, home: string, seatId: string,
  * SEAT_RESTORE_ENV_MISSING when a secret variable it was hired with is unset here; the hire's own code when the new TUI
  * or leader is refused.
  */
-export async function restoreSeat(journal: Journal, home: string, seatId: string, env: NodeJS.ProcessEnv = process.env): Promise<RestoreResult> {
+export async function restoreSeat(
+  journal: Journal,
+  home: string,
+  seatId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RestoreResult> {
   const seat = journal.getSeat(seatId);
   const verdict = await isSeatLost(journal, home, seatId, seat);
   if (!verdict.lost || seat === null) throw notLost(seatId, verdict.lost ? "no such seat in the journal" : verdict.why);
@@ -74,22 +97,44 @@ export async function restoreSeat(journal: Journal, home: string, seatId: string
   try {
     config = JSON.parse(readFileSync(join(dir, "hire.json"), "utf8")) as ControllerConfig;
   } catch (error) {
-    throw notLost(seatId, `its hire.json cannot be read (${(error as NodeJS.ErrnoException).code ?? "not JSON"}), so its original flags are unknown`);
+    throw notLost(
+      seatId,
+      `its hire.json cannot be read (${(error as NodeJS.ErrnoException).code ?? "not JSON"}), so its original flags are unknown`,
+    );
   }
   // The seat comes back on its original credentials or not at all: never silently without a key it was hired with.
   const missing = (config.secretEnvNames ?? []).filter((name) => typeof env[name] !== "string" || env[name] === "");
   if (missing.length > 0) {
-    throw new SeatError("SEAT_RESTORE_ENV_MISSING", `Seat ${seatId} was hired with ${missing.join(", ")} set; this environment has no ${missing.join(", ")}. Export ${missing.length === 1 ? "it" : "them"} and run seat restore again; nothing was launched.`, { context: { seatId, missing } });
+    throw new SeatError(
+      "SEAT_RESTORE_ENV_MISSING",
+      `Seat ${seatId} was hired with ${missing.join(", ")} set; this environment has no ${missing.join(", ")}. Export ${missing.length === 1 ? "it" : "them"} and run seat restore again; nothing was launched.`,
+      { context: { seatId, missing } },
+    );
   }
-  const self = await platformIdentitySource().readIdentity(process.pid).catch(() => null);
-  if (!self) throw new SeatError("IDENTITY_UNKNOWN", `seat restore cannot read its own process identity (pid ${process.pid}), so it cannot claim seat ${seatId}; nothing was launched.`, { context: { seatId } });
+  const self = await platformIdentitySource()
+    .readIdentity(process.pid)
+    .catch(() => null);
+  if (!self)
+    throw new SeatError(
+      "IDENTITY_UNKNOWN",
+      `seat restore cannot read its own process identity (pid ${process.pid}), so it cannot claim seat ${seatId}; nothing was launched.`,
+      { context: { seatId } },
+    );
   // The claim: of two restores that both judged the seat lost, exactly one gets here; the other launches nothing.
   const claimed = claimSocketPath(seat.socketPath, { pid: process.pid, birth: self.birth });
   if (!journal.reopenSeat(seatId, { socketPath: seat.socketPath }, { socketPath: claimed })) {
-    throw new SeatError("SEAT_RESTORE_CONFLICT", `Seat ${seatId} was restored or released by another process since it was found lost; nothing was launched.`, { context: { seatId } });
+    throw new SeatError(
+      "SEAT_RESTORE_CONFLICT",
+      `Seat ${seatId} was restored or released by another process since it was found lost; nothing was launched.`,
+      { context: { seatId } },
+    );
   }
   const report = journal.recoverAfterCrash(seatId);
-  const restored: ControllerConfig = { ...config, seatHome: home, restore: { sessionId: seat.sessionId, expectSocketPath: claimed } };
+  const restored: ControllerConfig = {
+    ...config,
+    seatHome: home,
+    restore: { sessionId: seat.sessionId, expectSocketPath: claimed },
+  };
   const configPath = join(dir, "restore.json");
   writeFileSync(configPath, JSON.stringify(restored), { mode: 0o600 });
   const { secret } = splitSecretEnv(buildTuiEnv(env, config.secretEnvNames ?? []));
@@ -98,7 +143,11 @@ export async function restoreSeat(journal: Journal, home: string, seatId: string
     // Still claimed by us when the controller refused before its own compare-and-set: hand the seat back, lost.
     journal.reopenSeat(seatId, { socketPath: claimed }, { socketPath: unclaimedSocketPath(seat.socketPath) });
     const error = (outcome.error ?? {}) as { code?: string; message?: string; context?: Record<string, unknown> };
-    throw new SeatError((error.code as never) ?? "SEAT_CONTROLLER_FAILED", (error.message ?? "the restore was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });
+    throw new SeatError(
+      (error.code as never) ?? "SEAT_CONTROLLER_FAILED",
+      (error.message ?? "the restore was refused").replace(/ \[[A-Z_]+\]$/, ""),
+      { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } },
+    );
   }
   return {
     seatId,

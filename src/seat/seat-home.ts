@@ -7,7 +7,17 @@
  *   leader: admission happens only in the controller that launched the pane.
  * Spec: docs/seat-protocol.md#controller
  */
-import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { SeatError } from "../errors.js";
@@ -50,7 +60,10 @@ export function journalPath(home: string): string {
 
 /** The private directory of one seat. */
 export function seatDir(home: string, seatId: string): string {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(seatId)) throw new SeatError("SEAT_ID_INVALID", `"${seatId}" is not a seat id (letters, digits, - and _).`, { context: { seatId } });
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(seatId))
+    throw new SeatError("SEAT_ID_INVALID", `"${seatId}" is not a seat id (letters, digits, - and _).`, {
+      context: { seatId },
+    });
   return join(home, "seats", seatId);
 }
 
@@ -63,12 +76,17 @@ export function seatDir(home: string, seatId: string): string {
  */
 export function ensurePrivateDir(dir: string, uid = process.getuid?.() ?? 0): void {
   const refuse = (problem: string) =>
-    new SeatError("PRIVATE_DIR_REFUSED", `${dir} is not a private 0700 directory owned by uid ${uid} (${problem}). Remove it or choose another GROK_SEAT_HOME.`, { context: { dir } });
+    new SeatError(
+      "PRIVATE_DIR_REFUSED",
+      `${dir} is not a private 0700 directory owned by uid ${uid} (${problem}). Remove it or choose another GROK_SEAT_HOME.`,
+      { context: { dir } },
+    );
   let existing;
   try {
     existing = lstatSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw refuse(`${dir} cannot be examined (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      throw refuse(`${dir} cannot be examined (${(error as NodeJS.ErrnoException).code ?? "error"})`);
   }
   if (existing?.isSymbolicLink()) throw refuse(`${dir} is a symlink`);
   if (existing && !existing.isDirectory()) throw refuse(`${dir} is not a directory`);
@@ -78,7 +96,9 @@ export function ensurePrivateDir(dir: string, uid = process.getuid?.() ?? 0): vo
   try {
     fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
-    throw refuse(`${dir} could not be opened as a plain directory (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    throw refuse(
+      `${dir} could not be opened as a plain directory (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   }
   try {
     fchmodSync(fd, 0o700);

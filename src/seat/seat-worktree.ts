@@ -34,10 +34,19 @@ export function lockSeatWorktree(home: string, record: WorktreeRecord, seatId: s
  * have exited; otherwise commits nothing and says why. A git failure is reported in `uncommitted`, never thrown:
  * the release itself already happened.
  */
-export async function commitSeatWorktree(record: WorktreeRecord, seatId: string, tuiExit: "exited" | "running" | "unknown"): Promise<SeatWorktreeRelease> {
+export async function commitSeatWorktree(
+  record: WorktreeRecord,
+  seatId: string,
+  tuiExit: "exited" | "running" | "unknown",
+): Promise<SeatWorktreeRelease> {
   const base = { name: record.name, branch: record.branch };
   if (tuiExit !== "exited") {
-    return { ...base, commit: null, head: null, uncommitted: `the TUI has not been observed to exit (${tuiExit}); its changes stay uncommitted in ${record.path} until a release after it exits` };
+    return {
+      ...base,
+      commit: null,
+      head: null,
+      uncommitted: `the TUI has not been observed to exit (${tuiExit}); its changes stay uncommitted in ${record.path} until a release after it exits`,
+    };
   }
   try {
     const result = await commitTurn(record, { promptId: seatId, prompt: "work of the visible seat" });

@@ -23,7 +23,17 @@ import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
 import type { InteractionWatch } from "./interactions.js";
 import { seatAttentionState, type AttentionState, type WaitingOn } from "../attention/states.js";
-import { nothingServes, observeExit, proveSeatLeader, reproveForDispatch, socketHolder, waitForExitObserved, type DispatchSeal, type LeaderBinding, type TuiProof } from "./proof.js";
+import {
+  nothingServes,
+  observeExit,
+  proveSeatLeader,
+  reproveForDispatch,
+  socketHolder,
+  waitForExitObserved,
+  type DispatchSeal,
+  type LeaderBinding,
+  type TuiProof,
+} from "./proof.js";
 import type { SeatWorktreeRelease } from "./seat-worktree.js";
 import { estimateGrokSideCalls, ledgerEntriesOf, recordUsage } from "../usage/index.js";
 
@@ -99,11 +109,18 @@ export class VisibleSeat {
         this.#notify();
       },
       (error: unknown) => {
-        this.#leaderGone = new SeatError("LEADER_SOCKET_GONE", `The leader connection of seat ${this.seatId} failed: ${messageOf(error)}. The seat does not reconnect.`, { cause: error });
+        this.#leaderGone = new SeatError(
+          "LEADER_SOCKET_GONE",
+          `The leader connection of seat ${this.seatId} failed: ${messageOf(error)}. The seat does not reconnect.`,
+          { cause: error },
+        );
         this.#notify();
       },
     );
-    parts.peer.closed.then(() => void (this.#peerClosed = true), () => void (this.#peerClosed = true));
+    parts.peer.closed.then(
+      () => void (this.#peerClosed = true),
+      () => void (this.#peerClosed = true),
+    );
   }
 
   /** Feeds a seat event (from the session core) into delivery evidence. Called in arrival order. */
@@ -118,7 +135,17 @@ export class VisibleSeat {
       if (delivery.state !== "dispatched" && delivery.state !== "uncertain") continue;
       const running = queue.runningPromptId === promptId;
       // Consumed is evidence, not a fence: written without its own fsync (see Journal.relaxed).
-      this.#record(promptId, { kind: "consumed", source: "_x.ai/queue/changed", sessionId: queue.sessionId, promptId, detail: running ? "runningPromptId" : "queue entry" }, true);
+      this.#record(
+        promptId,
+        {
+          kind: "consumed",
+          source: "_x.ai/queue/changed",
+          sessionId: queue.sessionId,
+          promptId,
+          detail: running ? "runningPromptId" : "queue entry",
+        },
+        true,
+      );
     }
   }
 
@@ -127,7 +154,10 @@ export class VisibleSeat {
    * Resolves the delivery once dispatched; its later states arrive through the journal (waitFor).
    */
   async deliver(text: string, options: DeliverOptions = {}): Promise<DeliveryRecord> {
-    if (this.#closed) throw new SeatError("SEAT_NOT_ADMITTED", `Seat ${this.seatId} is released; hire a fresh seat.`, { context: { seatId: this.seatId } });
+    if (this.#closed)
+      throw new SeatError("SEAT_NOT_ADMITTED", `Seat ${this.seatId} is released; hire a fresh seat.`, {
+        context: { seatId: this.seatId },
+      });
     if (this.#leaderGone) throw this.#leaderGone;
     const { journal } = this.parts;
     const promptId = options.promptId ?? `${this.seatId}-${randomUUID()}`;
@@ -137,7 +167,12 @@ export class VisibleSeat {
     if (options.beforeDispatch) await options.beforeDispatch(fenced);
     if (this.#closed || this.#leaderGone) {
       journal.markFailed(promptId, "never dispatched: the leader connection closed before dispatch");
-      throw this.#leaderGone ?? new SeatError("SEAT_NOT_ADMITTED", `Seat ${this.seatId} was released before dispatch.`, { context: { seatId: this.seatId } });
+      throw (
+        this.#leaderGone ??
+        new SeatError("SEAT_NOT_ADMITTED", `Seat ${this.seatId} was released before dispatch.`, {
+          context: { seatId: this.seatId },
+        })
+      );
     }
     const refusal = await this.#recheckLeader();
     if (refusal) {
@@ -151,7 +186,9 @@ export class VisibleSeat {
     this.#turns.set(promptId, turn);
     turn
       .then((result) => this.#settle(promptId, result))
-      .catch((error: unknown) => this.#move(() => journal.markUncertain(promptId, `no final result: ${messageOf(error)}`)))
+      .catch((error: unknown) =>
+        this.#move(() => journal.markUncertain(promptId, `no final result: ${messageOf(error)}`)),
+      )
       .finally(() => this.#turns.delete(promptId));
     return dispatched;
   }
@@ -165,9 +202,19 @@ export class VisibleSeat {
     if (result.verdict === "match") return null;
     const reasons = result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason);
     const code = result.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN";
-    return new SeatError(code, `The socket ${leader.socketPath} is no longer proven to be served by leader pid ${leader.pid} (${result.verdict}: ${reasons.join("; ")}); the brief was not sent. Release the seat and hire a fresh one.`, {
-      context: { seatId: this.seatId, socketPath: leader.socketPath, leaderPid: leader.pid, verdict: result.verdict, reasons },
-    });
+    return new SeatError(
+      code,
+      `The socket ${leader.socketPath} is no longer proven to be served by leader pid ${leader.pid} (${result.verdict}: ${reasons.join("; ")}); the brief was not sent. Release the seat and hire a fresh one.`,
+      {
+        context: {
+          seatId: this.seatId,
+          socketPath: leader.socketPath,
+          leaderPid: leader.pid,
+          verdict: result.verdict,
+          reasons,
+        },
+      },
+    );
   }
 
   /** How the dispatch re-proofs so far were decided: from the seal (quick) or by a full proof. */
@@ -185,9 +232,13 @@ export class VisibleSeat {
     const { journal } = this.parts;
     const row = journal.getSeat(this.seatId);
     const deliveries = journal.listDeliveries(this.seatId);
-    const state = seatAttentionState(row?.state ?? "active", deliveries.map((d) => d.state));
+    const state = seatAttentionState(
+      row?.state ?? "active",
+      deliveries.map((d) => d.state),
+    );
     const wait = this.#leaderGone === null && !this.#closed ? this.parts.interactions?.wait() : null;
-    if (wait && (state === "working" || state === "idle")) return { state: "waiting", since: wait.since, waitingOn: wait.waitingOn };
+    if (wait && (state === "working" || state === "idle"))
+      return { state: "waiting", since: wait.since, waitingOn: wait.waitingOn };
     return { state, since: deliveries.at(-1)?.updatedAt ?? row?.createdAt ?? null };
   }
 
@@ -224,19 +275,37 @@ export class VisibleSeat {
    */
   async status(): Promise<Record<string, unknown>> {
     const { journal, tui, leader, admission, selected, plan } = this.parts;
-    const [tuiState, leaderState, holder] = await Promise.all([observeExit(tui), observeExit(leader), socketHolder(leader.socketPath)]);
-    const same = leaderState === "running" && holder.pid === leader.pid && holder.holds === "match" && (holder.inode === null || holder.inode === leader.socketInode);
+    const [tuiState, leaderState, holder] = await Promise.all([
+      observeExit(tui),
+      observeExit(leader),
+      socketHolder(leader.socketPath),
+    ]);
+    const same =
+      leaderState === "running" &&
+      holder.pid === leader.pid &&
+      holder.holds === "match" &&
+      (holder.inode === null || holder.inode === leader.socketInode);
     const condition = same
-      ? (this.#leaderGone ? "leader-connection-lost" : "active")
+      ? this.#leaderGone
+        ? "leader-connection-lost"
+        : "active"
       : `leader-changed: the bound leader pid ${leader.pid} is ${leaderState}; the socket is now ${holder.pid === null ? "served by no named pid" : `named by pid ${holder.pid} (${holder.holds === "match" ? "holds the socket" : holder.reason})`}`;
     return {
       seatId: this.seatId,
       sessionId: this.sessionId,
       condition,
-      controller: { pid: process.pid, connected: !this.#closed && this.#leaderGone === null, leaderError: this.#leaderGone?.message ?? null },
+      controller: {
+        pid: process.pid,
+        connected: !this.#closed && this.#leaderGone === null,
+        leaderError: this.#leaderGone?.message ?? null,
+      },
       tui: { pid: tui.pid, birth: tui.birth, birthResolution: tui.birthResolution, state: tuiState, pane: tui.pane },
       leader: {
-        pid: leader.pid, birth: leader.birth, socketPath: leader.socketPath, socketInode: leader.socketInode, state: leaderState,
+        pid: leader.pid,
+        birth: leader.birth,
+        socketPath: leader.socketPath,
+        socketInode: leader.socketInode,
+        state: leaderState,
         identity: same ? "proven" : "changed",
         current: { pid: holder.pid, holdsSocket: holder.holds, socketInode: holder.inode, reason: holder.reason },
       },
@@ -262,11 +331,15 @@ export class VisibleSeat {
     peer.close();
     for (const promptId of this.#turns.keys()) {
       const d = journal.getDelivery(promptId);
-      if (d && (d.state === "dispatched" || d.state === "consumed")) this.#move(() => journal.markUncertain(promptId, "the seat was released before a final result arrived"));
+      if (d && (d.state === "dispatched" || d.state === "consumed"))
+        this.#move(() => journal.markUncertain(promptId, "the seat was released before a final result arrived"));
     }
     if (options.closePane) await backend.close(tui.pane).catch(() => undefined);
     const result = await stopLeaderAfterTuiExit({
-      seatId: this.seatId, tui: { pid: tui.pid, birth: tui.birth }, leader: this.parts.leader, exitTimeoutMs: options.exitTimeoutMs ?? (options.closePane ? 10_000 : 0),
+      seatId: this.seatId,
+      tui: { pid: tui.pid, birth: tui.birth },
+      leader: this.parts.leader,
+      exitTimeoutMs: options.exitTimeoutMs ?? (options.closePane ? 10_000 : 0),
     });
     journal.updateSeat(this.seatId, { state: "released" });
     this.#notify();
@@ -279,23 +352,39 @@ export class VisibleSeat {
     if (!current || current.state === "completed" || current.state === "failed") return;
     const meta = result.responseMeta ?? {};
     if (result.stopReason === "cancelled") {
-      if (current.state !== "submitted") this.#move(() => journal.markCancelled(promptId, "session/prompt result stopReason cancelled"));
+      if (current.state !== "submitted")
+        this.#move(() => journal.markCancelled(promptId, "session/prompt result stopReason cancelled"));
       return;
     }
     if (result.echoed && result.stopReason !== undefined) {
       // Before the completed evidence, so whoever waits for `completed` finds the turn's usage in the ledger.
       this.#recordUsage(promptId, result);
-      this.#record(promptId, { kind: "completed", source: "session/prompt result", sessionId: String(meta.sessionId), promptId: String(meta.promptId), detail: { stopReason: result.stopReason } });
+      this.#record(promptId, {
+        kind: "completed",
+        source: "session/prompt result",
+        sessionId: String(meta.sessionId),
+        promptId: String(meta.promptId),
+        detail: { stopReason: result.stopReason },
+      });
       return;
     }
     if (current.state === "uncertain" || current.state === "submitted") return;
     if (result.stopReason !== undefined) {
-      this.#move(() => journal.markUncertain(promptId, `the prompt result did not echo session ${this.sessionId} and prompt ${promptId}`));
+      this.#move(() =>
+        journal.markUncertain(
+          promptId,
+          `the prompt result did not echo session ${this.sessionId} and prompt ${promptId}`,
+        ),
+      );
       return;
     }
     // Decided by state and code, never by message text: a closed connection or a dead session may have run the turn.
-    const lost = this.#leaderGone !== null || this.#closed || this.#peerClosed || result.diagnostic?.code === "ACP_SESSION_DEAD";
-    if (lost) this.#move(() => journal.markUncertain(promptId, `no final result: ${result.diagnostic?.message ?? "the connection closed"}`));
+    const lost =
+      this.#leaderGone !== null || this.#closed || this.#peerClosed || result.diagnostic?.code === "ACP_SESSION_DEAD";
+    if (lost)
+      this.#move(() =>
+        journal.markUncertain(promptId, `no final result: ${result.diagnostic?.message ?? "the connection closed"}`),
+      );
     else this.#move(() => journal.markFailed(promptId, result.diagnostic?.message ?? "the prompt failed"));
   }
 
@@ -308,16 +397,25 @@ export class VisibleSeat {
     try {
       // The TUI runs without the metering point: its turn summary is estimated, and marked so.
       const sideCalls = estimateGrokSideCalls(result);
-      recordUsage(this.parts.journal.path, ledgerEntriesOf(sideCalls.length > 0 ? { ...result, sideCalls } : result, { source: "seat", agent: "grok" }));
+      recordUsage(
+        this.parts.journal.path,
+        ledgerEntriesOf(sideCalls.length > 0 ? { ...result, sideCalls } : result, { source: "seat", agent: "grok" }),
+      );
     } catch (error) {
       // The controller's stderr is its log (controller.log), as for a refused transition below.
-      process.stderr.write(`grok-seat: delivery ${promptId}: its usage could not be added to the ledger: ${messageOf(error)}\n`);
+      process.stderr.write(
+        `grok-seat: delivery ${promptId}: its usage could not be added to the ledger: ${messageOf(error)}\n`,
+      );
     }
   }
 
   #record(promptId: string, evidence: Parameters<Journal["recordEvidence"]>[1], relaxed = false): void {
     const { journal } = this.parts;
-    this.#move(() => (relaxed ? journal.relaxed(() => journal.recordEvidence(promptId, evidence)) : journal.recordEvidence(promptId, evidence)));
+    this.#move(() =>
+      relaxed
+        ? journal.relaxed(() => journal.recordEvidence(promptId, evidence))
+        : journal.recordEvidence(promptId, evidence),
+    );
   }
 
   #move(work: () => DeliveryRecord | null): void {
@@ -351,11 +449,23 @@ export function recordedInode(leader: { socketInode: number | null }): number | 
   return platformIdentitySource().platform === "linux" ? leader.socketInode : undefined;
 }
 
-function refuseRelease(seatId: string, pid: number, what: string, result: { verdict: string; checks: Array<{ verdict: string; reason: string }> }): SeatError {
-  const reasons = result.checks.filter((c) => c.verdict !== "match").map((c) => c.reason).join("; ");
-  return new SeatError("SEAT_RELEASE_REFUSED", `${what} pid ${pid} could not be proven as this seat's leader (${result.verdict}: ${reasons}); nothing was stopped and it keeps running. Inspect pid ${pid} by hand.`, {
-    context: { seatId, pid, verdict: result.verdict, reasons },
-  });
+function refuseRelease(
+  seatId: string,
+  pid: number,
+  what: string,
+  result: { verdict: string; checks: Array<{ verdict: string; reason: string }> },
+): SeatError {
+  const reasons = result.checks
+    .filter((c) => c.verdict !== "match")
+    .map((c) => c.reason)
+    .join("; ");
+  return new SeatError(
+    "SEAT_RELEASE_REFUSED",
+    `${what} pid ${pid} could not be proven as this seat's leader (${result.verdict}: ${reasons}); nothing was stopped and it keeps running. Inspect pid ${pid} by hand.`,
+    {
+      context: { seatId, pid, verdict: result.verdict, reasons },
+    },
+  );
 }
 
 /** True when birth `a` is later than `b` (both decimal tick or second counts); false when either is not a number. */
@@ -384,50 +494,91 @@ async function stopProven(pid: number, birth: string, stillOurs: () => Promise<b
 export async function stopLeaderAfterTuiExit(input: StopLeaderInput): Promise<Omit<ReleaseResult, "controllerClosed">> {
   const base = { seatId: input.seatId };
   const { leader, tui } = input;
-  const tuiExit = input.exitTimeoutMs > 0 ? await waitForExitObserved(tui, input.exitTimeoutMs) : await observeExit(tui);
+  const tuiExit =
+    input.exitTimeoutMs > 0 ? await waitForExitObserved(tui, input.exitTimeoutMs) : await observeExit(tui);
   if (tuiExit !== "exited") {
-    return { ...base, tuiExit, leaderStopped: false, reason: `the original TUI (pid ${tui.pid}) has not been observed to exit (${tuiExit}); its leader keeps running. Close the TUI, then run release again.` };
+    return {
+      ...base,
+      tuiExit,
+      leaderStopped: false,
+      reason: `the original TUI (pid ${tui.pid}) has not been observed to exit (${tuiExit}); its leader keeps running. Close the TUI, then run release again.`,
+    };
   }
-  const common = { exe: leader.exe, cwd: leader.cwd, uid: leader.uid, socketPath: leader.socketPath, socketDir: leader.socketDir, tuiPid: tui.pid, requireChildOfTui: false };
+  const common = {
+    exe: leader.exe,
+    cwd: leader.cwd,
+    uid: leader.uid,
+    socketPath: leader.socketPath,
+    socketDir: leader.socketDir,
+    tuiPid: tui.pid,
+    requireChildOfTui: false,
+  };
   if ((await observeExit(leader)) !== "exited") {
-    const prove = () => proveSeatLeader({ ...common, pid: leader.pid, birth: leader.birth, socketInode: recordedInode(leader) });
+    const prove = () =>
+      proveSeatLeader({ ...common, pid: leader.pid, birth: leader.birth, socketInode: recordedInode(leader) });
     const { result } = await prove();
     if (result.verdict !== "match") throw refuseRelease(input.seatId, leader.pid, "The leader", result);
     const stopped = await stopProven(leader.pid, leader.birth, async () => (await prove()).result.verdict === "match");
     if (stopped) removePrivateDir(leader.socketDir);
-    return { ...base, tuiExit, leaderStopped: stopped, reason: stopped ? `the original TUI exited; the proven leader pid ${leader.pid} was stopped` : `the leader pid ${leader.pid} did not exit after SIGTERM and SIGKILL` };
+    return {
+      ...base,
+      tuiExit,
+      leaderStopped: stopped,
+      reason: stopped
+        ? `the original TUI exited; the proven leader pid ${leader.pid} was stopped`
+        : `the leader pid ${leader.pid} did not exit after SIGTERM and SIGKILL`,
+    };
   }
   // The bound leader is gone. Whoever serves the socket now is either a leader grok's TUI respawned (proven
   // and stopped: no orphan) or something else (refused by name, left alone).
   const holder = await socketHolder(leader.socketPath);
   // A refused hire passes a binding with pid -1 when no leader was proven yet (hire.ts cleanUpRefusedHire).
   const neverBound = leader.pid <= 0;
-  const gone = neverBound ? "no leader had been proven" : `the bound leader (pid ${leader.pid}, birth ${leader.birth}) had already exited`;
+  const gone = neverBound
+    ? "no leader had been proven"
+    : `the bound leader (pid ${leader.pid}, birth ${leader.birth}) had already exited`;
   if (holder.pid === null || holder.holds !== "match") {
     if (await nothingServes(leader.socketPath)) {
       removePrivateDir(leader.socketDir);
-      return { ...base, tuiExit, leaderStopped: false, reason: `${gone} and nothing serves its socket; nothing was signalled` };
+      return {
+        ...base,
+        tuiExit,
+        leaderStopped: false,
+        reason: `${gone} and nothing serves its socket; nothing was signalled`,
+      };
     }
-    throw new SeatError("SEAT_RELEASE_REFUSED", `${gone}, but its socket ${leader.socketPath} is still served by a process that cannot be named (${holder.reason}); nothing was stopped. Inspect it by hand.`, {
-      context: { seatId: input.seatId, socketPath: leader.socketPath, lockPid: holder.pid, reason: holder.reason },
-    });
+    throw new SeatError(
+      "SEAT_RELEASE_REFUSED",
+      `${gone}, but its socket ${leader.socketPath} is still served by a process that cannot be named (${holder.reason}); nothing was stopped. Inspect it by hand.`,
+      {
+        context: { seatId: input.seatId, socketPath: leader.socketPath, lockPid: holder.pid, reason: holder.reason },
+      },
+    );
   }
   const successor = holder.pid;
   const first = await proveSeatLeader({ ...common, pid: successor, birth: null });
-  if (first.result.verdict !== "match" || !first.proof.observed) throw refuseRelease(input.seatId, successor, `${gone}; the process now serving its socket,`, first.result);
+  if (first.result.verdict !== "match" || !first.proof.observed)
+    throw refuseRelease(input.seatId, successor, `${gone}; the process now serving its socket,`, first.result);
   const birth = first.proof.observed.birth;
   // A respawn happens after the bound leader died: its successor is born later. A record whose leader birth is
   // not older (e.g. edited to name the live leader under another birth or pid) describes no respawn: refuse.
   if (!neverBound && !bornAfter(birth, leader.birth)) {
-    throw new SeatError("SEAT_RELEASE_REFUSED", `${gone}; the process now serving its socket, pid ${successor} (birth ${birth}), was not born after the recorded leader, so it is no respawn of it; nothing was stopped. Inspect pid ${successor} by hand.`, {
-      context: { seatId: input.seatId, pid: successor, birth, recordedBirth: leader.birth },
-    });
+    throw new SeatError(
+      "SEAT_RELEASE_REFUSED",
+      `${gone}; the process now serving its socket, pid ${successor} (birth ${birth}), was not born after the recorded leader, so it is no respawn of it; nothing was stopped. Inspect pid ${successor} by hand.`,
+      {
+        context: { seatId: input.seatId, pid: successor, birth, recordedBirth: leader.birth },
+      },
+    );
   }
-  const prove = () => proveSeatLeader({ ...common, pid: successor, birth, socketInode: first.proof.socketInode ?? undefined });
+  const prove = () =>
+    proveSeatLeader({ ...common, pid: successor, birth, socketInode: first.proof.socketInode ?? undefined });
   const stopped = await stopProven(successor, birth, async () => (await prove()).result.verdict === "match");
   if (stopped) removePrivateDir(leader.socketDir);
   return {
-    ...base, tuiExit, leaderStopped: stopped,
+    ...base,
+    tuiExit,
+    leaderStopped: stopped,
     reason: stopped
       ? neverBound
         ? `${gone}; the leader pid ${successor} serving our socket, proven bound to the original TUI, was stopped`

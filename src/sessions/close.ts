@@ -28,23 +28,48 @@ export async function closeAgentSession(input: {
   timeoutMs?: number;
 }): Promise<CloseOutcome> {
   const env = input.env ?? process.env;
-  const binary = await resolveGrokBinary({ ...(input.grokCliBinaryPath ? { explicitPath: input.grokCliBinaryPath } : {}), env });
+  const binary = await resolveGrokBinary({
+    ...(input.grokCliBinaryPath ? { explicitPath: input.grokCliBinaryPath } : {}),
+    env,
+  });
   const cwd = resolve(input.cwd);
-  const agent = await spawnAgent({ argv: buildAgentArgv({ binary: binary.path }), env: buildAgentEnv(env, input.agentEnv ?? {}), cwd });
-  const peer = await connectAcp(agent.stream, { onSessionUpdate() {}, onExtNotification() {}, onPermissionRequest: async () => ({ outcome: { outcome: "cancelled" } }) });
+  const agent = await spawnAgent({
+    argv: buildAgentArgv({ binary: binary.path }),
+    env: buildAgentEnv(env, input.agentEnv ?? {}),
+    cwd,
+  });
+  const peer = await connectAcp(agent.stream, {
+    onSessionUpdate() {},
+    onExtNotification() {},
+    onPermissionRequest: async () => ({ outcome: { outcome: "cancelled" } }),
+  });
   const timeoutMs = input.timeoutMs ?? 60_000;
   try {
     return await withTimeout(
       (async () => {
-        const result = await handshake(peer, { cwd, mcpServers: [], pluginDirs: [], env, clientVersion: "0.1.0", attach: { sessionId: input.agentSessionId } });
+        const result = await handshake(peer, {
+          cwd,
+          mcpServers: [],
+          pluginDirs: [],
+          env,
+          clientVersion: "0.1.0",
+          attach: { sessionId: input.agentSessionId },
+        });
         const caps = result.initialize.agentCapabilities as { sessionCapabilities?: { close?: unknown } } | undefined;
-        if (caps?.sessionCapabilities?.close == null) return { closed: false, outcome: "this agent does not advertise session/close" };
-        const answer = await peer.request<{ _meta?: Record<string, unknown> }>(ACP.agent.session.close, { sessionId: input.agentSessionId });
+        if (caps?.sessionCapabilities?.close == null)
+          return { closed: false, outcome: "this agent does not advertise session/close" };
+        const answer = await peer.request<{ _meta?: Record<string, unknown> }>(ACP.agent.session.close, {
+          sessionId: input.agentSessionId,
+        });
         const outcome = answer?._meta?.["x.ai/closeOutcome"];
         return { closed: true, outcome: typeof outcome === "string" ? outcome : "closed" };
       })(),
       timeoutMs,
-      () => new SeatError("SESSION_CLOSE_FAILED", `grok did not close session ${input.agentSessionId} within ${timeoutMs} ms.`),
+      () =>
+        new SeatError(
+          "SESSION_CLOSE_FAILED",
+          `grok did not close session ${input.agentSessionId} within ${timeoutMs} ms.`,
+        ),
     );
   } catch (error) {
     if (error instanceof SeatError) throw error;

@@ -74,15 +74,19 @@ const WAITING_ON: readonly string[] = ["approval", "question"];
 export function controlStateProblem(value: unknown): string | null {
   if (typeof value !== "object" || value === null) return "not an object";
   const v = value as Record<string, unknown>;
-  if (typeof v.kind !== "string" || !KINDS.includes(v.kind)) return `kind ${JSON.stringify(v.kind)} is not one of ${KINDS.join(", ")}`;
+  if (typeof v.kind !== "string" || !KINDS.includes(v.kind))
+    return `kind ${JSON.stringify(v.kind)} is not one of ${KINDS.join(", ")}`;
   if (typeof v.id !== "string" || v.id === "") return "id is not a non-empty string";
-  if (v.kind === "named-session" ? typeof v.name !== "string" || v.name === "" : v.name !== undefined) return v.kind === "named-session" ? "a named session's answer has no name" : "a plain run's answer carries a name";
+  if (v.kind === "named-session" ? typeof v.name !== "string" || v.name === "" : v.name !== undefined)
+    return v.kind === "named-session" ? "a named session's answer has no name" : "a plain run's answer carries a name";
   if (typeof v.agent !== "string" || v.agent === "") return "agent is not a non-empty string";
   if (typeof v.cwd !== "string" || v.cwd === "") return "cwd is not a non-empty string";
   if (typeof v.pid !== "number" || !Number.isInteger(v.pid) || v.pid <= 0) return "pid is not a positive integer";
-  if (typeof v.state !== "string" || !(ATTENTION_STATES as readonly string[]).includes(v.state)) return `state ${JSON.stringify(v.state)} is not an attention state`;
+  if (typeof v.state !== "string" || !(ATTENTION_STATES as readonly string[]).includes(v.state))
+    return `state ${JSON.stringify(v.state)} is not an attention state`;
   if (typeof v.since !== "string") return "since is not a string";
-  if (v.waitingOn !== undefined && (typeof v.waitingOn !== "string" || !WAITING_ON.includes(v.waitingOn))) return `waitingOn ${JSON.stringify(v.waitingOn)} is not one of ${WAITING_ON.join(", ")}`;
+  if (v.waitingOn !== undefined && (typeof v.waitingOn !== "string" || !WAITING_ON.includes(v.waitingOn)))
+    return `waitingOn ${JSON.stringify(v.waitingOn)} is not one of ${WAITING_ON.join(", ")}`;
   if (v.reason !== undefined && typeof v.reason !== "string") return "reason is not a string";
   return null;
 }

@@ -46,13 +46,20 @@ export type ControlOwner = "named-session" | "run";
  * path fits sun_path, else a fresh private directory under `runtimeRoot` (default TMPDIR). Throws
  * SESSION_SOCKET_PATH_TOO_LONG when neither fits, its message worded for `owner`; call it before starting anything.
  */
-export function planControlSocket(home: string, runtimeRoot: string = tmpdir(), owner: ControlOwner = "named-session"): ControlPlace {
+export function planControlSocket(
+  home: string,
+  runtimeRoot: string = tmpdir(),
+  owner: ControlOwner = "named-session",
+): ControlPlace {
   const homeDir = join(home, "sessions");
   if (fits(join(homeDir, `ctl-${"0".repeat(12)}.sock`))) return { dir: homeDir, runtime: false };
   const root = resolve(runtimeRoot);
   if (fits(join(root, `${RUNTIME_PREFIX}XXXXXX`, "s"))) return { dir: root, runtime: true };
   const whose = owner === "run" ? "This run's" : "The named session's";
-  const outcome = owner === "run" ? "The run goes on without one: seat approve/deny/cancel and seat ps cannot reach it." : "Nothing was started.";
+  const outcome =
+    owner === "run"
+      ? "The run goes on without one: seat approve/deny/cancel and seat ps cannot reach it."
+      : "Nothing was started.";
   throw new SeatError(
     "SESSION_SOCKET_PATH_TOO_LONG",
     `${whose} control socket does not fit the ${MAX_SOCKET_PATH_BYTES}-byte socket path limit, neither in ${homeDir} nor under ${root}; choose a shorter GROK_SEAT_HOME or TMPDIR. ${outcome}`,
@@ -119,7 +126,11 @@ function prepare(place: ControlPlace): { path: string; cleanup(): void } {
   const problem = privateDirProblem(dir);
   if (problem) {
     cleanup();
-    throw new SeatError("PRIVATE_DIR_REFUSED", `The control socket directory ${dir} is not private (${problem}). Choose another TMPDIR.`, { context: { dir } });
+    throw new SeatError(
+      "PRIVATE_DIR_REFUSED",
+      `The control socket directory ${dir} is not private (${problem}). Choose another TMPDIR.`,
+      { context: { dir } },
+    );
   }
   return { path, cleanup };
 }
@@ -144,15 +155,23 @@ async function serve(op: Record<string, unknown>, handlers: ControlHandlers): Pr
       // Checked before it leaves: an answer that does not fit the schema is refused, never sent half-typed.
       const state = handlers.state();
       const problem = controlStateProblem(state);
-      return problem === null ? { ok: true, ...state } : { ok: false, error: `state answer does not fit the control schema: ${problem}` };
+      return problem === null
+        ? { ok: true, ...state }
+        : { ok: false, error: `state answer does not fit the control schema: ${problem}` };
     }
     if (op.op === "approvals") return { ok: true, pid: process.pid, approvals: handlers.approvals?.list() ?? [] };
-    if (op.op === "answer" && handlers.approvals && typeof op.id === "string") return { ok: true, ...handlers.approvals.answer(op.id, op.answer) };
+    if (op.op === "answer" && handlers.approvals && typeof op.id === "string")
+      return { ok: true, ...handlers.approvals.answer(op.id, op.answer) };
     if (op.op === "answer") return { ok: false, code: "APPROVAL_NOT_FOUND", error: "this run holds no approvals" };
     return { ok: false, error: "unknown operation" };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    return { ok: false, error: messageOf(error), ...(typeof code === "string" ? { code } : {}), ...((error as { context?: unknown }).context ? { context: (error as { context?: unknown }).context } : {}) };
+    return {
+      ok: false,
+      error: messageOf(error),
+      ...(typeof code === "string" ? { code } : {}),
+      ...((error as { context?: unknown }).context ? { context: (error as { context?: unknown }).context } : {}),
+    };
   }
 }
 
@@ -166,12 +185,21 @@ export interface ControlServer {
  * Listens on a fresh socket at `place` (a directory, created 0700, or a planned place); `onCancel` runs for
  * each cancel request. SESSION_SOCKET_PATH_TOO_LONG when the path would not fit sun_path.
  */
-export async function startControlServer(place: ControlPlace | string, onCancel: (() => Promise<{ promptId?: string }>) | ControlHandlers): Promise<ControlServer> {
+export async function startControlServer(
+  place: ControlPlace | string,
+  onCancel: (() => Promise<{ promptId?: string }>) | ControlHandlers,
+): Promise<ControlServer> {
   const handlers: ControlHandlers = typeof onCancel === "function" ? { cancel: onCancel } : onCancel;
   const planned = typeof place === "string" ? { dir: place, runtime: false } : place;
-  const probe = planned.runtime ? join(planned.dir, `${RUNTIME_PREFIX}XXXXXX`, "s") : join(planned.dir, `ctl-${"0".repeat(12)}.sock`);
+  const probe = planned.runtime
+    ? join(planned.dir, `${RUNTIME_PREFIX}XXXXXX`, "s")
+    : join(planned.dir, `ctl-${"0".repeat(12)}.sock`);
   if (!fits(probe)) {
-    throw new SeatError("SESSION_SOCKET_PATH_TOO_LONG", `The control socket path ${probe} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter GROK_SEAT_HOME or TMPDIR.`, { context: { path: probe, maxBytes: MAX_SOCKET_PATH_BYTES } });
+    throw new SeatError(
+      "SESSION_SOCKET_PATH_TOO_LONG",
+      `The control socket path ${probe} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter GROK_SEAT_HOME or TMPDIR.`,
+      { context: { path: probe, maxBytes: MAX_SOCKET_PATH_BYTES } },
+    );
   }
   const { path, cleanup } = prepare(planned);
   const server: Server = createServer((socket) => {
@@ -222,7 +250,12 @@ export async function startControlServer(place: ControlPlace | string, onCancel:
  * Sends one request line to the control socket at `path` and resolves its one-line answer: the JSON object, or
  * undefined when the holder closed without one. Rejects with the socket's error, or `onTimeout()` after `timeoutMs`.
  */
-export function requestControl(path: string, request: Record<string, unknown>, timeoutMs: number, onTimeout: () => Error = () => new Error(`no answer from ${path} within ${timeoutMs} ms`)): Promise<Record<string, unknown> | undefined> {
+export function requestControl(
+  path: string,
+  request: Record<string, unknown>,
+  timeoutMs: number,
+  onTimeout: () => Error = () => new Error(`no answer from ${path} within ${timeoutMs} ms`),
+): Promise<Record<string, unknown> | undefined> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(path);
     let answer = "";
@@ -250,10 +283,20 @@ export function requestControl(path: string, request: Record<string, unknown>, t
 }
 
 /** Sends `cancel` to the control socket at `path`; resolves the holder's answer. */
-export async function requestCancel(path: string, timeoutMs = 10_000): Promise<{ ok: boolean; promptId?: string; error?: string }> {
-  const timedOut = () => new SeatError("SESSION_CANCEL_TIMEOUT", `The session's holder did not answer the cancel request within ${timeoutMs} ms.`, { context: { socket: path } });
+export async function requestCancel(
+  path: string,
+  timeoutMs = 10_000,
+): Promise<{ ok: boolean; promptId?: string; error?: string }> {
+  const timedOut = () =>
+    new SeatError(
+      "SESSION_CANCEL_TIMEOUT",
+      `The session's holder did not answer the cancel request within ${timeoutMs} ms.`,
+      { context: { socket: path } },
+    );
   const answer = await requestControl(path, { op: "cancel" }, timeoutMs, timedOut);
-  return (answer as { ok: boolean; promptId?: string; error?: string } | undefined) ?? { ok: false, error: "no answer" };
+  return (
+    (answer as { ok: boolean; promptId?: string; error?: string } | undefined) ?? { ok: false, error: "no answer" }
+  );
 }
 
 /**
@@ -262,5 +305,9 @@ export async function requestCancel(path: string, timeoutMs = 10_000): Promise<{
  * (control-state.ts). Never rejects.
  */
 export function requestState(path: string, timeoutMs = 1_000): Promise<ControlState | null> {
-  return requestControl(path, { op: "state" }, timeoutMs).then((answer) => (answer?.ok === true && controlStateProblem(answer) === null ? (answer as unknown as ControlState) : null), () => null);
+  return requestControl(path, { op: "state" }, timeoutMs).then(
+    (answer) =>
+      answer?.ok === true && controlStateProblem(answer) === null ? (answer as unknown as ControlState) : null,
+    () => null,
+  );
 }

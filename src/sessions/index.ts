@@ -11,7 +11,13 @@ export type { SessionRecord, TurnRecord, TurnState, LeaseRecord } from "./store.
 export { acquireLease, judgeHolder, selfHolder } from "./lease.js";
 export type { HeldLease, Holder } from "./lease.js";
 export { assertSessionName, scopeFor, GLOBAL_SCOPE } from "./names.js";
-export { startControlServer, requestCancel, requestState, planControlSocket, removeDeadControlSocket } from "./control.js";
+export {
+  startControlServer,
+  requestCancel,
+  requestState,
+  planControlSocket,
+  removeDeadControlSocket,
+} from "./control.js";
 export type { ControlServer, ControlPlace, ControlHandlers } from "./control.js";
 export { controlStateProblem, describeControlState, parseControlState } from "./control-state.js";
 export type { ControlState, ControlStateKind, ControlSubject } from "./control-state.js";

@@ -32,7 +32,12 @@ export interface HeldLease {
 /** This process's identity as the kernel reports it; IDENTITY_UNKNOWN when it cannot be read. */
 export async function selfHolder(source: IdentitySource = platformIdentitySource()): Promise<Holder> {
   const me = await source.readIdentity(process.pid).catch(() => null);
-  if (!me) throw new SeatError("IDENTITY_UNKNOWN", `The identity of this process (pid ${process.pid}) could not be read, so it cannot hold a session lease.`, { context: { pid: process.pid } });
+  if (!me)
+    throw new SeatError(
+      "IDENTITY_UNKNOWN",
+      `The identity of this process (pid ${process.pid}) could not be read, so it cannot hold a session lease.`,
+      { context: { pid: process.pid } },
+    );
   return { pid: me.pid, birth: me.birth, exe: me.exe };
 }
 
@@ -41,33 +46,53 @@ export async function selfHolder(source: IdentitySource = platformIdentitySource
  * pid and kernel birth alone: gone, reused (another birth) or a zombie is dead; a source that cannot say is
  * unknown. A changed executable is only reported among the reasons (evidence), never a verdict.
  */
-export async function judgeHolder(lease: LeaseRecord, source: IdentitySource = platformIdentitySource()): Promise<{ verdict: Verdict; reasons: string[] }> {
+export async function judgeHolder(
+  lease: LeaseRecord,
+  source: IdentitySource = platformIdentitySource(),
+): Promise<{ verdict: Verdict; reasons: string[] }> {
   const pid = lease.holderPid;
   let observed;
   try {
     observed = await source.readIdentity(pid);
   } catch (error) {
-    return { verdict: "unknown", reasons: [`pid ${pid} could not be read on ${source.platform} (${(error as Error).message})`] };
+    return {
+      verdict: "unknown",
+      reasons: [`pid ${pid} could not be read on ${source.platform} (${(error as Error).message})`],
+    };
   }
   if (!observed) return { verdict: "mismatch", reasons: [`pid ${pid} no longer exists`] };
-  if (observed.birth !== lease.holderBirth) return { verdict: "mismatch", reasons: [`pid ${pid} now belongs to a process born at ${observed.birth}, not ${lease.holderBirth}`] };
-  if (observed.state === "Z") return { verdict: "mismatch", reasons: [`pid ${pid} has exited (a zombie its parent has not reaped yet)`] };
+  if (observed.birth !== lease.holderBirth)
+    return {
+      verdict: "mismatch",
+      reasons: [`pid ${pid} now belongs to a process born at ${observed.birth}, not ${lease.holderBirth}`],
+    };
+  if (observed.state === "Z")
+    return { verdict: "mismatch", reasons: [`pid ${pid} has exited (a zombie its parent has not reaped yet)`] };
   const reasons: string[] = [];
   if (lease.holderExe && observed.exe !== lease.holderExe) {
-    reasons.push(`its executable now reads ${observed.exe ?? "(unreadable)"}, recorded ${lease.holderExe} (replaced on disk while it runs; evidence only)`);
+    reasons.push(
+      `its executable now reads ${observed.exe ?? "(unreadable)"}, recorded ${lease.holderExe} (replaced on disk while it runs; evidence only)`,
+    );
   }
   return { verdict: "match", reasons };
 }
 
 function busy(name: string, lease: LeaseRecord, verdict: Verdict, reasons: string[], waitedMs: number): SeatError {
-  const why = verdict === "unknown"
-    ? ` Its holder could not be proven alive or dead (${reasons.join("; ")}), so the lease is not taken from it.`
-    : reasons.length > 0 ? ` It is alive (pid and kernel birth match; ${reasons.join("; ")}).` : "";
+  const why =
+    verdict === "unknown"
+      ? ` Its holder could not be proven alive or dead (${reasons.join("; ")}), so the lease is not taken from it.`
+      : reasons.length > 0
+        ? ` It is alive (pid and kernel birth match; ${reasons.join("; ")}).`
+        : "";
   const waited = waitedMs > 0 ? ` after waiting ${Math.round(waitedMs / 1000)} s` : "";
-  return new SeatError("SESSION_BUSY", `Session "${name}" is busy${waited}: pid ${lease.holderPid} has been running a turn since ${lease.since}.${why} Wait with --wait SECS, or cancel it with \`seat cancel -s ${name}\`.`, {
-    retryable: true,
-    context: { name, holderPid: lease.holderPid, since: lease.since, verdict },
-  });
+  return new SeatError(
+    "SESSION_BUSY",
+    `Session "${name}" is busy${waited}: pid ${lease.holderPid} has been running a turn since ${lease.since}.${why} Wait with --wait SECS, or cancel it with \`seat cancel -s ${name}\`.`,
+    {
+      retryable: true,
+      context: { name, holderPid: lease.holderPid, since: lease.since, verdict },
+    },
+  );
 }
 
 /**
@@ -101,7 +126,8 @@ export async function acquireLease(
         },
       };
     }
-    if (judged.verdict !== "mismatch" && Date.now() >= deadline) throw busy(session.name, current!, judged.verdict, judged.reasons, Date.now() - started);
+    if (judged.verdict !== "mismatch" && Date.now() >= deadline)
+      throw busy(session.name, current!, judged.verdict, judged.reasons, Date.now() - started);
     await new Promise((r) => setTimeout(r, Math.min(options.pollMs ?? 200, Math.max(1, deadline - Date.now()))));
   }
 }

@@ -26,9 +26,15 @@ export interface SessionSummary extends SessionRecord {
 
 /** Finds `name` in the cwd's scope (or the global one with `global`); SESSION_NOT_FOUND otherwise. */
 export function lookup(store: SessionStore, name: string, where: { cwd: string; global?: boolean }): SessionRecord {
-  const record = where.global ? store.find(scopeFor(where.cwd, true), name) : store.resolve(scopeFor(where.cwd, false), name);
+  const record = where.global
+    ? store.find(scopeFor(where.cwd, true), name)
+    : store.resolve(scopeFor(where.cwd, false), name);
   if (!record) {
-    throw new SeatError("SESSION_NOT_FOUND", `No session named "${name}" ${where.global ? "in the global scope" : `for ${where.cwd} (or global)`}. List them with \`seat sessions list\`.`, { context: { name, cwd: where.cwd, global: where.global === true } });
+    throw new SeatError(
+      "SESSION_NOT_FOUND",
+      `No session named "${name}" ${where.global ? "in the global scope" : `for ${where.cwd} (or global)`}. List them with \`seat sessions list\`.`,
+      { context: { name, cwd: where.cwd, global: where.global === true } },
+    );
   }
   return record;
 }
@@ -37,7 +43,8 @@ export function lookup(store: SessionStore, name: string, where: { cwd: string; 
 export function summarize(store: SessionStore, record: SessionRecord): SessionSummary {
   const turns: TurnRecord[] = store.turns(record.row);
   const usage: Record<string, number> = {};
-  for (const turn of turns) for (const [k, v] of Object.entries(turn.usage ?? {})) if (typeof v === "number") usage[k] = (usage[k] ?? 0) + v;
+  for (const turn of turns)
+    for (const [k, v] of Object.entries(turn.usage ?? {})) if (typeof v === "number") usage[k] = (usage[k] ?? 0) + v;
   const ended = turns.filter((t) => t.stopReason !== null);
   const lease: LeaseRecord | null = store.lease(record.row);
   return {
@@ -51,10 +58,16 @@ export function summarize(store: SessionStore, record: SessionRecord): SessionSu
 }
 
 /** Closes the agent session (session/close where advertised) under the lease; the record stays, closed. */
-export async function closeNamed(store: SessionStore, record: SessionRecord, agent: { grokCliBinaryPath?: string; env?: NodeJS.ProcessEnv; agentEnv?: Record<string, string> }): Promise<CloseOutcome> {
+export async function closeNamed(
+  store: SessionStore,
+  record: SessionRecord,
+  agent: { grokCliBinaryPath?: string; env?: NodeJS.ProcessEnv; agentEnv?: Record<string, string> },
+): Promise<CloseOutcome> {
   const lease = await acquireLease(store, record);
   try {
-    const outcome = record.agentSessionId ? await closeAgentSession({ ...agent, agentSessionId: record.agentSessionId, cwd: record.cwd }) : { closed: false, outcome: "no agent session was ever created" };
+    const outcome = record.agentSessionId
+      ? await closeAgentSession({ ...agent, agentSessionId: record.agentSessionId, cwd: record.cwd })
+      : { closed: false, outcome: "no agent session was ever created" };
     store.markClosed(record.row);
     return outcome;
   } finally {
@@ -73,21 +86,45 @@ export async function removeNamed(store: SessionStore, record: SessionRecord): P
  * Cancels the running turn of `record` from another process: the lease holder must be proven alive and
  * to hold the control socket it recorded. SESSION_IDLE when no turn runs; IDENTITY_* when unproven.
  */
-export async function cancelNamed(store: SessionStore, record: SessionRecord, source: IdentitySource = platformIdentitySource()): Promise<{ holderPid: number }> {
+export async function cancelNamed(
+  store: SessionStore,
+  record: SessionRecord,
+  source: IdentitySource = platformIdentitySource(),
+): Promise<{ holderPid: number }> {
   const lease = store.lease(record.row);
-  if (!lease) throw new SeatError("SESSION_IDLE", `Session "${record.name}" has no running turn.`, { context: { name: record.name } });
+  if (!lease)
+    throw new SeatError("SESSION_IDLE", `Session "${record.name}" has no running turn.`, {
+      context: { name: record.name },
+    });
   const judged = await judgeHolder(lease, source);
   if (judged.verdict === "mismatch") {
-    throw new SeatError("SESSION_IDLE", `Session "${record.name}" has no running turn: its last holder (pid ${lease.holderPid}) is gone; the next run reclaims it.`, { context: { name: record.name, holderPid: lease.holderPid } });
+    throw new SeatError(
+      "SESSION_IDLE",
+      `Session "${record.name}" has no running turn: its last holder (pid ${lease.holderPid}) is gone; the next run reclaims it.`,
+      { context: { name: record.name, holderPid: lease.holderPid } },
+    );
   }
   if (judged.verdict === "unknown" || !lease.controlSocket) {
-    throw new SeatError("IDENTITY_UNKNOWN", `The holder of session "${record.name}" (pid ${lease.holderPid}) cannot be proven${lease.controlSocket ? "" : " or has no control socket yet"}; nothing was sent. ${judged.reasons.join("; ")}`, { context: { name: record.name, holderPid: lease.holderPid } });
+    throw new SeatError(
+      "IDENTITY_UNKNOWN",
+      `The holder of session "${record.name}" (pid ${lease.holderPid}) cannot be proven${lease.controlSocket ? "" : " or has no control socket yet"}; nothing was sent. ${judged.reasons.join("; ")}`,
+      { context: { name: record.name, holderPid: lease.holderPid } },
+    );
   }
   const holds = await source.checkSocketHolder(lease.holderPid, lease.controlSocket);
   if (holds.check.verdict !== "match") {
-    throw new SeatError(holds.check.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN", `The control socket of session "${record.name}" is not proven to belong to pid ${lease.holderPid} (${holds.check.reason}); nothing was sent.`, { context: { name: record.name, holderPid: lease.holderPid } });
+    throw new SeatError(
+      holds.check.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN",
+      `The control socket of session "${record.name}" is not proven to belong to pid ${lease.holderPid} (${holds.check.reason}); nothing was sent.`,
+      { context: { name: record.name, holderPid: lease.holderPid } },
+    );
   }
   const answer = await requestCancel(lease.controlSocket);
-  if (!answer.ok) throw new SeatError("SESSION_IDLE", `The holder of session "${record.name}" refused the cancel: ${answer.error ?? "no reason"}.`, { context: { name: record.name } });
+  if (!answer.ok)
+    throw new SeatError(
+      "SESSION_IDLE",
+      `The holder of session "${record.name}" refused the cancel: ${answer.error ?? "no reason"}.`,
+      { context: { name: record.name } },
+    );
   return { holderPid: lease.holderPid };
 }

@@ -15,7 +15,11 @@ const NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
 /** Throws SESSION_NAME_INVALID unless `name` is a usable session name. */
 export function assertSessionName(name: unknown): asserts name is string {
   if (typeof name !== "string" || !NAME.test(name)) {
-    throw new SeatError("SESSION_NAME_INVALID", `${JSON.stringify(name)} is not a session name: use 1–64 letters, digits, ".", "_" or "-", not starting with "." or "-".`, { context: { name: typeof name === "string" ? name : typeof name } });
+    throw new SeatError(
+      "SESSION_NAME_INVALID",
+      `${JSON.stringify(name)} is not a session name: use 1–64 letters, digits, ".", "_" or "-", not starting with "." or "-".`,
+      { context: { name: typeof name === "string" ? name : typeof name } },
+    );
   }
 }
 

@@ -22,7 +22,15 @@ import { planControlSocket, type ControlServer } from "./control.js";
 import { startTurnControl } from "./turn-control.js";
 import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
 import { recordApprovalsIn } from "../approvals/index.js";
-import { budgetProblem, ledgerEntriesOf, nextTurnBudget, readSessionBudget, recordUsage, setSessionBudget, type TurnBudget } from "../usage/index.js";
+import {
+  budgetProblem,
+  ledgerEntriesOf,
+  nextTurnBudget,
+  readSessionBudget,
+  recordUsage,
+  setSessionBudget,
+  type TurnBudget,
+} from "../usage/index.js";
 
 /** Options of openSession: a name plus everything createSession takes. */
 export interface OpenSessionOptions extends SessionOptions {
@@ -88,15 +96,33 @@ class NamedSession implements HeadlessSession {
     /** Who the ledger rows of this session's turns name. */
     readonly ledger: { name: string; agent: string; model?: string; turnBudget?: TurnBudget },
   ) {}
-  get id() { return this.inner.id; }
-  get state() { return this.inner.state; }
-  get model() { return this.inner.model; }
-  get laneMarker() { return this.inner.laneMarker; }
-  get diagnostics() { return this.inner.diagnostics; }
-  get audit() { return this.inner.audit; }
-  get agent() { return this.inner.agent; }
-  attention() { return this.inner.attention(); }
-  cancel() { return this.inner.cancel(); }
+  get id() {
+    return this.inner.id;
+  }
+  get state() {
+    return this.inner.state;
+  }
+  get model() {
+    return this.inner.model;
+  }
+  get laneMarker() {
+    return this.inner.laneMarker;
+  }
+  get diagnostics() {
+    return this.inner.diagnostics;
+  }
+  get audit() {
+    return this.inner.audit;
+  }
+  get agent() {
+    return this.inner.agent;
+  }
+  attention() {
+    return this.inner.attention();
+  }
+  cancel() {
+    return this.inner.cancel();
+  }
 
   async prompt(input: PromptInput, options: PromptOptions = {}): Promise<TurnResult> {
     if (this.inner.state !== "ready" || this.#closing) return this.inner.prompt(input, options);
@@ -106,7 +132,11 @@ class NamedSession implements HeadlessSession {
     try {
       sessionBudget = readSessionBudget(this.store.path, this.row);
     } catch (error) {
-      const diagnostic = journalDiagnostic(error, "JOURNAL_WRITE_FAILED", "The session's budget could not be read; nothing was sent");
+      const diagnostic = journalDiagnostic(
+        error,
+        "JOURNAL_WRITE_FAILED",
+        "The session's budget could not be read; nothing was sent",
+      );
       this.report(diagnostic);
       return { promptId, text: "", echoed: false, diagnostic };
     }
@@ -123,15 +153,25 @@ class NamedSession implements HeadlessSession {
       this.store.startTurn(this.row, promptId, promptText(input));
     } catch (error) {
       // Not recorded, so not sent: the invariant is "running before sent", and nothing ran.
-      const diagnostic = journalDiagnostic(error, "JOURNAL_WRITE_FAILED", "The turn could not be recorded before sending; nothing was sent");
+      const diagnostic = journalDiagnostic(
+        error,
+        "JOURNAL_WRITE_FAILED",
+        "The turn could not be recorded before sending; nothing was sent",
+      );
       this.report(diagnostic);
       return { promptId, text: "", echoed: false, diagnostic };
     }
     const result = await this.inner.prompt(input, { ...options, promptId });
-    const state = result.stopReason === "cancelled" ? "interrupted" : result.stopReason === undefined && result.diagnostic ? "failed" : "completed";
+    const state =
+      result.stopReason === "cancelled"
+        ? "interrupted"
+        : result.stopReason === undefined && result.diagnostic
+          ? "failed"
+          : "completed";
     try {
       this.store.finishTurn(promptId, {
-        state, text: result.text,
+        state,
+        text: result.text,
         ...(result.stopReason ? { stopReason: result.stopReason } : {}),
         ...(result.usage ? { usage: result.usage } : {}),
         ...(result.diagnostic ? { errorCode: result.diagnostic.code } : {}),
@@ -148,10 +188,21 @@ class NamedSession implements HeadlessSession {
       return result.diagnostic ? result : { ...result, diagnostic };
     }
     try {
-      recordUsage(this.store.path, ledgerEntriesOf(result, { source: "session", agent: this.ledger.agent, session: this.ledger.name, sessionRow: this.row, ...(this.ledger.model ? { model: this.ledger.model } : {}) }));
+      recordUsage(
+        this.store.path,
+        ledgerEntriesOf(result, {
+          source: "session",
+          agent: this.ledger.agent,
+          session: this.ledger.name,
+          sessionRow: this.row,
+          ...(this.ledger.model ? { model: this.ledger.model } : {}),
+        }),
+      );
     } catch (error) {
       // The turn and its record stand; only its ledger row is missing, and the turn's own record keeps its usage.
-      this.report(journalDiagnostic(error, "JOURNAL_WRITE_FAILED", `Turn ${promptId}'s usage could not be added to the ledger`));
+      this.report(
+        journalDiagnostic(error, "JOURNAL_WRITE_FAILED", `Turn ${promptId}'s usage could not be added to the ledger`),
+      );
     }
     return result;
   }
@@ -178,7 +229,10 @@ class NamedSession implements HeadlessSession {
  * opens it (`seat run -s`, the MCP run tool, a library caller), so `seat approvals` and `seat ps` name it alike.
  * A fleet job's owner (`job`) is kept: its approvals are answered through Redis by the job's id.
  */
-export function namedSessionApprovals(approvals: SessionOptions["approvals"], name: string): SessionOptions["approvals"] {
+export function namedSessionApprovals(
+  approvals: SessionOptions["approvals"],
+  name: string,
+): SessionOptions["approvals"] {
   if (!approvals) return approvals;
   const config = approvals === true ? {} : approvals;
   if (config.owner?.kind === "job") return approvals;
@@ -199,8 +253,13 @@ export function openStore(home: string): SessionStore {
 export async function openSession(options: OpenSessionOptions): Promise<OpenedSession> {
   assertSessionName(options.name);
   const budgetInvalid = options.sessionBudget === undefined ? undefined : budgetProblem(options.sessionBudget);
-  if (budgetInvalid) throw new SeatError("SESSION_BUDGET_INVALID", `Named session "${options.name}": the session ${budgetInvalid}. Nothing was started.`, { context: { name: options.name } });
-  const agent = options.agentCommand !== undefined ? "custom" : options.agent ?? "grok";
+  if (budgetInvalid)
+    throw new SeatError(
+      "SESSION_BUDGET_INVALID",
+      `Named session "${options.name}": the session ${budgetInvalid}. Nothing was started.`,
+      { context: { name: options.name } },
+    );
+  const agent = options.agentCommand !== undefined ? "custom" : (options.agent ?? "grok");
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = options.home ?? seatHome(options.env ?? process.env);
   const controlPlace = planControlSocket(home);
@@ -214,32 +273,74 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     const scope = scopeFor(cwd, options.global === true);
     let record = store.ensure({ name: options.name, scope, agent, cwd, model: options.model ?? null });
     if (record.agent !== agent) {
-      throw new SeatError("SESSION_NOT_RESUMABLE", `Named session "${options.name}" belongs to agent ${record.agent}, not ${agent}; run it with --agent ${record.agent}, or seat sessions rm ${options.name} first. Nothing was started.`, { context: { name: options.name, recordedAgent: record.agent, agent } });
+      throw new SeatError(
+        "SESSION_NOT_RESUMABLE",
+        `Named session "${options.name}" belongs to agent ${record.agent}, not ${agent}; run it with --agent ${record.agent}, or seat sessions rm ${options.name} first. Nothing was started.`,
+        { context: { name: options.name, recordedAgent: record.agent, agent } },
+      );
     }
-    lease = await acquireLease(store, record, { ...(options.waitMs ? { waitMs: options.waitMs } : {}), ...(options.identitySource ? { source: options.identitySource } : {}) });
+    lease = await acquireLease(store, record, {
+      ...(options.waitMs ? { waitMs: options.waitMs } : {}),
+      ...(options.identitySource ? { source: options.identitySource } : {}),
+    });
     await options.beforeStart?.();
     const interrupted = store.interruptRunning(record.row);
     if (options.sessionBudget) setSessionBudget(store.path, record.row, options.sessionBudget);
     record = store.find(scope, options.name)!;
     const resumeId = record.agentSessionId;
     const model = options.model ?? record.model ?? undefined;
-    const { name: _n, global: _g, waitMs: _w, home: _h, identitySource: _i, sessionBudget: _b, beforeStart: _s, ...sessionOptions } = options;
+    const {
+      name: _n,
+      global: _g,
+      waitMs: _w,
+      home: _h,
+      identitySource: _i,
+      sessionBudget: _b,
+      beforeStart: _s,
+      ...sessionOptions
+    } = options;
     const approvals = namedSessionApprovals(sessionOptions.approvals, options.name);
-    inner = await createSession({ ...sessionOptions, ...(approvals ? { approvals } : {}), cwd: record.cwd, ...(model ? { model } : {}), ...(resumeId ? { resume: { sessionId: resumeId } } : {}) });
+    inner = await createSession({
+      ...sessionOptions,
+      ...(approvals ? { approvals } : {}),
+      cwd: record.cwd,
+      ...(model ? { model } : {}),
+      ...(resumeId ? { resume: { sessionId: resumeId } } : {}),
+    });
     if (inner.state !== "ready") {
       const diagnostic = inner.diagnostics[0];
       if (diagnostic?.code === "SESSION_NOT_RESUMABLE") {
-        throw new SeatError("SESSION_NOT_RESUMABLE", `${diagnostic.message.replace(/ \[SESSION_NOT_RESUMABLE\]$/, "")} (named session "${options.name}"; nothing was started in its place).`, { context: { name: options.name, agentSessionId: resumeId } });
+        throw new SeatError(
+          "SESSION_NOT_RESUMABLE",
+          `${diagnostic.message.replace(/ \[SESSION_NOT_RESUMABLE\]$/, "")} (named session "${options.name}"; nothing was started in its place).`,
+          { context: { name: options.name, agentSessionId: resumeId } },
+        );
       }
     } else {
       if (!resumeId) store.bindAgentSession(record.row, inner.id!, options.model ?? null);
       // The socket also serves this process's held approvals (seat approvals / approve / deny) and the typed state.
-      control = await startTurnControl(controlPlace, inner, { kind: "named-session", name: options.name, agent: record.agent, cwd: record.cwd });
+      control = await startTurnControl(controlPlace, inner, {
+        kind: "named-session",
+        name: options.name,
+        agent: record.agent,
+        cwd: record.cwd,
+      });
       store.setControlSocket(record.row, lease.holder.pid, control.path);
     }
     record = store.find(scope, options.name)!;
-    const report = (diagnostic: Diagnostic) => void Promise.resolve(options.callbacks?.onEvent?.({ type: "diagnostic", diagnostic })).catch(() => undefined);
-    return { session: new NamedSession(inner, store, record.row, lease, control, report, { name: options.name, agent: record.agent, ...(record.model ? { model: record.model } : {}), ...(options.budget ? { turnBudget: options.budget } : {}) }), resumed: resumeId !== null && inner.state === "ready", record, interrupted };
+    const report = (diagnostic: Diagnostic) =>
+      void Promise.resolve(options.callbacks?.onEvent?.({ type: "diagnostic", diagnostic })).catch(() => undefined);
+    return {
+      session: new NamedSession(inner, store, record.row, lease, control, report, {
+        name: options.name,
+        agent: record.agent,
+        ...(record.model ? { model: record.model } : {}),
+        ...(options.budget ? { turnBudget: options.budget } : {}),
+      }),
+      resumed: resumeId !== null && inner.state === "ready",
+      record,
+      interrupted,
+    };
   } catch (error) {
     await inner?.dispose();
     await control?.close();

@@ -35,12 +35,21 @@ export function planRunControl(home: string): RunControlPlan {
     recordApprovalsIn(join(home, "approvals"));
     return { place };
   } catch (error) {
-    return { problem: { code: "SESSION_SOCKET_PATH_TOO_LONG", message: error instanceof Error ? error.message : String(error) } };
+    return {
+      problem: {
+        code: "SESSION_SOCKET_PATH_TOO_LONG",
+        message: error instanceof Error ? error.message : String(error),
+      },
+    };
   }
 }
 
 /** Starts the control socket of `session` at `place`: cancel, the typed `state` for `subject`, held approvals. */
-export function startTurnControl(place: ControlPlace | string, session: ControlledSession, subject: ControlSubject): Promise<ControlServer> {
+export function startTurnControl(
+  place: ControlPlace | string,
+  session: ControlledSession,
+  subject: ControlSubject,
+): Promise<ControlServer> {
   return startControlServer(place, {
     cancel: async () => {
       await session.cancel();
@@ -56,7 +65,12 @@ export function startTurnControl(place: ControlPlace | string, session: Controll
  * after `report` was told why (the turn still runs; its approvals are then answerable only in-process or by
  * their deadline).
  */
-export async function startRunControl(plan: RunControlPlan, session: ControlledSession, subject: ControlSubject, report: (diagnostic: Diagnostic) => void): Promise<ControlServer | undefined> {
+export async function startRunControl(
+  plan: RunControlPlan,
+  session: ControlledSession,
+  subject: ControlSubject,
+  report: (diagnostic: Diagnostic) => void,
+): Promise<ControlServer | undefined> {
   if ("problem" in plan) {
     report(plan.problem);
     return undefined;
@@ -64,7 +78,10 @@ export async function startRunControl(plan: RunControlPlan, session: ControlledS
   try {
     return await startTurnControl(plan.place, session, subject);
   } catch (error) {
-    report({ code: "CONTROL_SOCKET_FAILED", message: `This run's control socket could not start (${error instanceof Error ? error.message : String(error)}); seat approve/deny/cancel cannot reach it.` });
+    report({
+      code: "CONTROL_SOCKET_FAILED",
+      message: `This run's control socket could not start (${error instanceof Error ? error.message : String(error)}); seat approve/deny/cancel cannot reach it.`,
+    });
     return undefined;
   }
 }

@@ -9,7 +9,10 @@ test("reads name and description, quoted or as a folded block", () => {
     value: { name: "hello-skill", description: "Says hello." },
   });
   const folded = "---\nname: 'x1'\ndescription: >\n  first line\n  second line\nmetadata:\n  nested: yes\n---\n";
-  assert.deepEqual(parseFrontmatter(folded), { ok: true, value: { name: "x1", description: "first line second line" } });
+  assert.deepEqual(parseFrontmatter(folded), {
+    ok: true,
+    value: { name: "x1", description: "first line second line" },
+  });
   assert.deepEqual(parseFrontmatter('---\r\nname: "a-b"\r\ndescription: "quoted: yes"\r\n---\r\n'), {
     ok: true,
     value: { name: "a-b", description: "quoted: yes" },

@@ -41,7 +41,8 @@ function fields(block: string[]): Map<string, string> {
     const rest = match[2]!.trim();
     if (rest === "|" || rest === ">" || rest === "|-" || rest === ">-") {
       const lines: string[] = [];
-      while (i + 1 < block.length && (/^\s+\S/.test(block[i + 1]!) || block[i + 1]!.trim() === "")) lines.push(block[++i]!.trim());
+      while (i + 1 < block.length && (/^\s+\S/.test(block[i + 1]!) || block[i + 1]!.trim() === ""))
+        lines.push(block[++i]!.trim());
       out.set(key, rest.startsWith("|") ? lines.join("\n").trim() : lines.filter(Boolean).join(" "));
     } else {
       out.set(key, unquote(rest));
@@ -61,7 +62,10 @@ export function parseFrontmatter(text: string): FrontmatterResult {
   const description = values.get("description");
   if (!name) return { ok: false, problem: "has no frontmatter name" };
   if (!SKILL_NAME.test(name)) {
-    return { ok: false, problem: `has frontmatter name ${JSON.stringify(name)}; use 1-64 lowercase letters, digits and hyphens` };
+    return {
+      ok: false,
+      problem: `has frontmatter name ${JSON.stringify(name)}; use 1-64 lowercase letters, digits and hyphens`,
+    };
   }
   if (!description) return { ok: false, problem: "has no frontmatter description" };
   return { ok: true, value: { name, description } };

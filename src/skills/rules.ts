@@ -36,5 +36,7 @@ export function skillsRulesBody(staged: Pick<StagedSkills, "dir" | "skillNames">
     if (text.length > SKILL_TEXT_LIMIT) text = `${text.slice(0, SKILL_TEXT_LIMIT)}\n[skill text truncated]`;
     return `## Skill: ${name}\n\n${text.trim()}`;
   });
-  return parts.length ? `Skills for this session (follow one when its description fits the task):\n\n${parts.join("\n\n")}` : "";
+  return parts.length
+    ? `Skills for this session (follow one when its description fits the task):\n\n${parts.join("\n\n")}`
+    : "";
 }

@@ -7,7 +7,17 @@
  *   staging leaves nothing behind; cleanup() is idempotent.
  * Spec: docs grok-wire §11.
  */
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,10 +49,14 @@ export interface StagedSkills {
 export const BUNDLED_SKILL_DIR = join(dirname(fileURLToPath(import.meta.url)), "bundled", "grok-seat");
 
 function invalid(path: string, problem: string, cause?: unknown): SeatError {
-  return new SeatError("SKILL_INVALID", `Skill path ${path} ${problem}. Fix or remove that skill root and stage again.`, {
-    context: { path },
-    cause,
-  });
+  return new SeatError(
+    "SKILL_INVALID",
+    `Skill path ${path} ${problem}. Fix or remove that skill root and stage again.`,
+    {
+      context: { path },
+      cause,
+    },
+  );
 }
 
 function isInside(root: string, path: string): boolean {
@@ -106,11 +120,18 @@ function inspectRoot(path: string): { real: string; name: string } {
 export function stageSkills(options: StageSkillsOptions = {}): StagedSkills {
   const pluginName = options.pluginName ?? "grok-seat-session";
   if (!SKILL_NAME.test(pluginName)) {
-    throw new SeatError("SKILL_INVALID", `Plugin name ${JSON.stringify(pluginName)} must match ^[a-z0-9-]{1,64}$ without leading or trailing "-".`, {
-      context: { pluginName },
-    });
+    throw new SeatError(
+      "SKILL_INVALID",
+      `Plugin name ${JSON.stringify(pluginName)} must match ^[a-z0-9-]{1,64}$ without leading or trailing "-".`,
+      {
+        context: { pluginName },
+      },
+    );
   }
-  const roots = [...(options.includeBundled === false ? [] : [BUNDLED_SKILL_DIR]), ...(options.additionalSkillPaths ?? [])];
+  const roots = [
+    ...(options.includeBundled === false ? [] : [BUNDLED_SKILL_DIR]),
+    ...(options.additionalSkillPaths ?? []),
+  ];
   const seen = new Map<string, string>();
   const inspected = roots.map((path) => {
     const found = inspectRoot(path);

@@ -35,7 +35,10 @@ export interface Bridge {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -110,7 +113,11 @@ export async function startBridge(registry: ToolRegistry, options: BridgeOptions
     if (path === "/call" && req.method === "POST") {
       const { name, args } = parseCall(await readBody(req, maxBodyBytes));
       const allowed = options.authorize ? await Promise.resolve(options.authorize(name)).catch(() => false) : true;
-      if (!allowed) return sendJson(res, 403, { error: `The session's permission policy refuses the MCP call to "${name}".`, code: "PERMISSION_DENIED" });
+      if (!allowed)
+        return sendJson(res, 403, {
+          error: `The session's permission policy refuses the MCP call to "${name}".`,
+          code: "PERMISSION_DENIED",
+        });
       const controller = new AbortController();
       inFlight.add(controller);
       // The MCP server aborts its HTTP request when grok cancels the call; pass that on to the tool.
@@ -125,7 +132,8 @@ export async function startBridge(registry: ToolRegistry, options: BridgeOptions
       }
       return;
     }
-    if (["/health", "/tools", "/call"].includes(path)) return sendJson(res, 405, { error: `Method ${req.method} not allowed on ${path}.` });
+    if (["/health", "/tools", "/call"].includes(path))
+      return sendJson(res, 405, { error: `Method ${req.method} not allowed on ${path}.` });
     return sendJson(res, 404, { error: `No bridge endpoint ${path}.` });
   };
 

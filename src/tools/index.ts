@@ -7,12 +7,40 @@ export { projectSchema } from "./projection.js";
 export type { JsonSchema, ProjectedSchema, ProjectionMode } from "./projection.js";
 export { compileValidator, describeIssues } from "./validation.js";
 export type { ArgumentIssue, ArgumentValidator, ValidationResult } from "./validation.js";
-export { buildToolRegistry, createToolRegistry, executeFailureText, isHostToolError, HostToolError, EXECUTE_ERROR_MODEL_CHARS } from "./registry.js";
-export type { HostTool, ListedTool, OmittedTool, ToolCallResult, ToolContext, ToolRegistry, ToolRegistryOptions } from "./registry.js";
+export {
+  buildToolRegistry,
+  createToolRegistry,
+  executeFailureText,
+  isHostToolError,
+  HostToolError,
+  EXECUTE_ERROR_MODEL_CHARS,
+} from "./registry.js";
+export type {
+  HostTool,
+  ListedTool,
+  OmittedTool,
+  ToolCallResult,
+  ToolContext,
+  ToolRegistry,
+  ToolRegistryOptions,
+} from "./registry.js";
 export { startBridge } from "./bridge.js";
 export type { Bridge, BridgeOptions } from "./bridge.js";
 export { resolveServerEntry, SERVER_FILE } from "./server-entry.js";
-export { agentToolRulesText, bridgeFailureAudit, bridgeFailureReason, createToolBridge, toolOmittedAudit, toolRulesText } from "./tool-bridge.js";
-export type { BridgeFailureAudit, BridgeFailureReason, ToolBridge, ToolBridgeOptions, ToolOmittedAudit } from "./tool-bridge.js";
+export {
+  agentToolRulesText,
+  bridgeFailureAudit,
+  bridgeFailureReason,
+  createToolBridge,
+  toolOmittedAudit,
+  toolRulesText,
+} from "./tool-bridge.js";
+export type {
+  BridgeFailureAudit,
+  BridgeFailureReason,
+  ToolBridge,
+  ToolBridgeOptions,
+  ToolOmittedAudit,
+} from "./tool-bridge.js";
 export { toAcpMcpServers } from "./mcp-servers.js";
 export type { OperatorMcpServer, OperatorRemoteServer, OperatorStdioServer } from "./mcp-servers.js";

@@ -13,7 +13,12 @@
 import { Agent, request as httpRequest } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 
 const bridgeUrl = process.env.GROK_SEAT_BRIDGE_URL ?? "";
 const bridgeToken = process.env.GROK_SEAT_BRIDGE_TOKEN ?? "";
@@ -55,7 +60,12 @@ function isBridgeGone(error: unknown): boolean {
   return ["ECONNREFUSED", "ECONNRESET", "EPIPE"].includes((error as { code?: string } | undefined)?.code ?? "");
 }
 
-function sendOnce(path: string, method: "GET" | "POST", body: string | undefined, signal: AbortSignal | undefined): Promise<BridgeAnswer> {
+function sendOnce(
+  path: string,
+  method: "GET" | "POST",
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<BridgeAnswer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { authorization };
     if (body !== undefined) {
@@ -64,7 +74,15 @@ function sendOnce(path: string, method: "GET" | "POST", body: string | undefined
     }
     let answered = false;
     const req = httpRequest(
-      { agent, host: bridgeTarget.hostname, port: bridgeTarget.port, path, method, headers, ...(signal ? { signal } : {}) },
+      {
+        agent,
+        host: bridgeTarget.hostname,
+        port: bridgeTarget.port,
+        path,
+        method,
+        headers,
+        ...(signal ? { signal } : {}),
+      },
       (res) => {
         answered = true;
         const chunks: Buffer[] = [];
@@ -87,7 +105,12 @@ function sendOnce(path: string, method: "GET" | "POST", body: string | undefined
   });
 }
 
-async function bridgeRequest(path: string, method: "GET" | "POST", body?: string, signal?: AbortSignal): Promise<BridgeAnswer> {
+async function bridgeRequest(
+  path: string,
+  method: "GET" | "POST",
+  body?: string,
+  signal?: AbortSignal,
+): Promise<BridgeAnswer> {
   let answer: BridgeAnswer;
   try {
     answer = await sendOnce(path, method, body, signal);
@@ -117,9 +140,16 @@ server.setRequestHandler(ListToolsRequestSchema, async () => {
 server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const { name, arguments: args } = request.params;
   try {
-    const { status, body } = await bridgeRequest("/call", "POST", JSON.stringify({ name, arguments: args ?? {} }), extra.signal);
+    const { status, body } = await bridgeRequest(
+      "/call",
+      "POST",
+      JSON.stringify({ name, arguments: args ?? {} }),
+      extra.signal,
+    );
     if (status !== 200) {
-      return errorResult(`host-tools bridge refused the call (${status}): ${(body as { error?: string } | undefined)?.error ?? ""}`);
+      return errorResult(
+        `host-tools bridge refused the call (${status}): ${(body as { error?: string } | undefined)?.error ?? ""}`,
+      );
     }
     if (body === undefined) throw new Error("host-tools bridge answered a call with a body that is not JSON");
     return body as CallToolResult;

@@ -11,7 +11,12 @@ test("reshapes stdio, http and sse servers into ACP wire entries", () => {
   ]);
   assert.deepEqual(wire, [
     { name: "files", command: "node", args: ["fs.js"], env: [{ name: "ROOT", value: "/srv" }] },
-    { type: "http", name: "docs", url: "https://docs.example/mcp", headers: [{ name: "Authorization", value: "Bearer t" }] },
+    {
+      type: "http",
+      name: "docs",
+      url: "https://docs.example/mcp",
+      headers: [{ name: "Authorization", value: "Bearer t" }],
+    },
     { type: "sse", name: "events", url: "http://127.0.0.1:9/sse", headers: [] },
   ]);
   assert.deepEqual(toAcpMcpServers(undefined), []);
@@ -35,7 +40,11 @@ test("refuses bad entries naming the index, server and field", () => {
     );
   }
   assert.throws(
-    () => toAcpMcpServers([{ name: "a", command: "x" }, { name: "a", command: "y" }]),
+    () =>
+      toAcpMcpServers([
+        { name: "a", command: "x" },
+        { name: "a", command: "y" },
+      ]),
     (e) => isSeatError(e, "TOOL_MCP_SERVER_INVALID") && /#1 "a": name is used by an earlier entry/.test(e.message),
   );
 });

@@ -70,15 +70,23 @@ export function toAcpMcpServers(operatorServers: readonly OperatorMcpServer[] | 
       } catch {
         fail(index, name, "url", `is not a URL (${JSON.stringify(url)})`);
       }
-      if (parsed.protocol !== "http:" && parsed.protocol !== "https:") fail(index, name, "url", "must use http: or https:");
+      if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+        fail(index, name, "url", "must use http: or https:");
       return { type, name, url, headers: pairs(index, name, "headers", raw.headers) };
     }
-    if (type !== undefined && type !== "stdio") fail(index, name, "type", `must be "stdio", "http" or "sse" (got ${JSON.stringify(type)})`);
+    if (type !== undefined && type !== "stdio")
+      fail(index, name, "type", `must be "stdio", "http" or "sse" (got ${JSON.stringify(type)})`);
     const { command, args } = raw;
-    if (typeof command !== "string" || command.trim() === "") fail(index, name, "command", "must be a non-empty string");
+    if (typeof command !== "string" || command.trim() === "")
+      fail(index, name, "command", "must be a non-empty string");
     if (args !== undefined && (!Array.isArray(args) || !args.every((a) => typeof a === "string"))) {
       fail(index, name, "args", "must be an array of strings");
     }
-    return { name, command, args: [...((args as string[] | undefined) ?? [])], env: pairs(index, name, "env", raw.env) };
+    return {
+      name,
+      command,
+      args: [...((args as string[] | undefined) ?? [])],
+      env: pairs(index, name, "env", raw.env),
+    };
   });
 }

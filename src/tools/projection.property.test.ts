@@ -13,7 +13,12 @@ const leaf = fc.oneof(
   fc.constant({ enum: ["a", "b"] }),
   fc.constant({ type: "array", items: { type: "number" } }),
   fc.constant({ type: "object", properties: { id: { type: "integer" } }, required: ["id"] }),
-  fc.constant({ type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false }),
+  fc.constant({
+    type: "object",
+    properties: { name: { type: "string" } },
+    required: ["name"],
+    additionalProperties: false,
+  }),
 );
 const schema = fc.oneof(
   leaf,

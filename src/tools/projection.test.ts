@@ -42,7 +42,10 @@ test("wraps an array root and a union that has a non-object alternative", () => 
 });
 
 test("follows a local $ref to decide, and hoists $defs when wrapping so pointers still resolve", () => {
-  const objectRef = { $ref: "#/$defs/Point", $defs: { Point: { type: "object", properties: { x: { type: "number" } } } } };
+  const objectRef = {
+    $ref: "#/$defs/Point",
+    $defs: { Point: { type: "object", properties: { x: { type: "number" } } } },
+  };
   const kept = projectSchema(objectRef);
   assert.equal(kept.wrapped, false);
   assert.equal(kept.listed.type, "object");
@@ -68,13 +71,22 @@ test("moves $schema to the wrapper root", () => {
 });
 
 test("wrap-unions (Claude) wraps an object-shaped root union that object-with-unions keeps at the root", () => {
-  const union = { anyOf: [{ type: "object", properties: { a: { type: "number" } } }, { type: "object", properties: { b: { type: "string" } } }] };
+  const union = {
+    anyOf: [
+      { type: "object", properties: { a: { type: "number" } } },
+      { type: "object", properties: { b: { type: "string" } } },
+    ],
+  };
   const kept = projectSchema(union);
   assert.equal(kept.wrapped, false);
   assert.ok("anyOf" in kept.listed);
   const wrapped = projectSchema(union, "wrap-unions");
   assert.equal(wrapped.wrapped, true);
-  assert.deepEqual(Object.keys(wrapped.listed).filter((k) => ["anyOf", "oneOf", "allOf"].includes(k)), [], "no root union is listed");
+  assert.deepEqual(
+    Object.keys(wrapped.listed).filter((k) => ["anyOf", "oneOf", "allOf"].includes(k)),
+    [],
+    "no root union is listed",
+  );
   assert.deepEqual((wrapped.listed.properties as Record<string, unknown>).input, union);
   const plain = projectSchema({ type: "object", properties: { a: { type: "number" } } }, "wrap-unions");
   assert.equal(plain.wrapped, false, "a plain object root is never wrapped");

@@ -2,7 +2,14 @@ import { test } from "node:test";
 import { registerSecrets } from "../internal/redact.js";
 import assert from "node:assert/strict";
 import { isSeatError } from "../errors.js";
-import { buildToolRegistry, createToolRegistry, EXECUTE_ERROR_MODEL_CHARS, HostToolError, isHostToolError, type HostTool } from "./registry.js";
+import {
+  buildToolRegistry,
+  createToolRegistry,
+  EXECUTE_ERROR_MODEL_CHARS,
+  HostToolError,
+  isHostToolError,
+  type HostTool,
+} from "./registry.js";
 
 const signal = new AbortController().signal;
 
@@ -23,7 +30,12 @@ function recorder(name: string, inputSchema: HostTool["inputSchema"]): HostTool 
 const union = {
   oneOf: [
     { type: "object", properties: { id: { type: "integer" } }, required: ["id"], additionalProperties: false },
-    { type: "object", properties: { slug: { type: "string", format: "email" } }, required: ["slug"], additionalProperties: false },
+    {
+      type: "object",
+      properties: { slug: { type: "string", format: "email" } },
+      required: ["slug"],
+      additionalProperties: false,
+    },
   ],
 };
 
@@ -79,7 +91,14 @@ test("validates against $ref/$defs in the original schema", async () => {
 
 test("turns a HostToolError into an isError result carrying the message, and strings pass through as text", async () => {
   const registry = createToolRegistry([
-    { name: "boom", description: "", inputSchema: { type: "object" }, execute: () => { throw new HostToolError("disk on fire"); } },
+    {
+      name: "boom",
+      description: "",
+      inputSchema: { type: "object" },
+      execute: () => {
+        throw new HostToolError("disk on fire");
+      },
+    },
     { name: "hello", description: "", inputSchema: { type: "object" }, execute: async () => "hi" },
   ]);
   const failed = await registry.call("boom", {}, signal);
@@ -92,23 +111,46 @@ test("turns a HostToolError into an isError result carrying the message, and str
 
 test("refuses a schema that does not compile, a bad name and a duplicate at registration", () => {
   const bad = { name: "x", description: "", inputSchema: { type: "nonsense" }, execute: () => 1 };
-  assert.throws(() => createToolRegistry([bad]), (e) => isSeatError(e, "TOOL_SCHEMA_INVALID") && /"x"/.test(e.message));
+  assert.throws(
+    () => createToolRegistry([bad]),
+    (e) => isSeatError(e, "TOOL_SCHEMA_INVALID") && /"x"/.test(e.message),
+  );
   const badName = { name: "has space", description: "", inputSchema: { type: "object" }, execute: () => 1 };
-  assert.throws(() => createToolRegistry([badName]), (e) => isSeatError(e, "TOOL_SCHEMA_INVALID"));
+  assert.throws(
+    () => createToolRegistry([badName]),
+    (e) => isSeatError(e, "TOOL_SCHEMA_INVALID"),
+  );
   const ok = { name: "a", description: "", inputSchema: { type: "object" }, execute: () => 1 };
-  assert.throws(() => createToolRegistry([ok, ok]), (e) => isSeatError(e, "TOOL_SCHEMA_INVALID"));
+  assert.throws(
+    () => createToolRegistry([ok, ok]),
+    (e) => isSeatError(e, "TOOL_SCHEMA_INVALID"),
+  );
 });
 
 test("accepts a draft-07 schema as zod-to-json-schema emits it", async () => {
   const registry = createToolRegistry([
-    recorder("z", { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { n: { type: "number" } } }),
+    recorder("z", {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { n: { type: "number" } },
+    }),
   ]);
   assert.equal((await registry.call("z", { n: 1 }, signal)).isError, undefined);
 });
 
 test("keeps tools whose schemas share an $id apart, each validating against its own schema", async () => {
-  const a = recorder("a", { $id: "https://schemas.example/args", type: "object", properties: { n: { type: "number" } }, required: ["n"] });
-  const b = recorder("b", { $id: "https://schemas.example/args", type: "object", properties: { s: { type: "string" } }, required: ["s"] });
+  const a = recorder("a", {
+    $id: "https://schemas.example/args",
+    type: "object",
+    properties: { n: { type: "number" } },
+    required: ["n"],
+  });
+  const b = recorder("b", {
+    $id: "https://schemas.example/args",
+    type: "object",
+    properties: { s: { type: "string" } },
+    required: ["s"],
+  });
   const registry = createToolRegistry([a, b]);
   assert.equal((await registry.call("a", { n: 1 }, signal)).isError, undefined);
   assert.equal((await registry.call("b", { s: "x" }, signal)).isError, undefined);
@@ -120,30 +162,79 @@ test("a throwing execute reaches the model as a bare TOOL_EXECUTE_FAILED, no wor
   const seen: Array<[string, unknown]> = [];
   const registry = createToolRegistry(
     [
-      { name: "boom", description: "", inputSchema: { type: "object" }, execute: () => { throw thrown; } },
-      { name: "str", description: "", inputSchema: { type: "object" }, execute: () => { throw "password=hunter2"; } },
+      {
+        name: "boom",
+        description: "",
+        inputSchema: { type: "object" },
+        execute: () => {
+          throw thrown;
+        },
+      },
+      {
+        name: "str",
+        description: "",
+        inputSchema: { type: "object" },
+        execute: () => {
+          throw "password=hunter2";
+        },
+      },
     ],
     { onExecuteError: (name, error) => void seen.push([name, error]) },
   );
   const failed = await registry.call("boom", {}, signal);
   assert.equal(failed.isError, true);
   assert.equal(failed.content[0]!.text, 'Host tool "boom" failed [TOOL_EXECUTE_FAILED]');
-  assert.equal((await registry.call("str", {}, signal)).content[0]!.text, 'Host tool "str" failed [TOOL_EXECUTE_FAILED]');
-  assert.deepEqual(seen, [["boom", thrown], ["str", "password=hunter2"]]);
+  assert.equal(
+    (await registry.call("str", {}, signal)).content[0]!.text,
+    'Host tool "str" failed [TOOL_EXECUTE_FAILED]',
+  );
+  assert.deepEqual(seen, [
+    ["boom", thrown],
+    ["str", "password=hunter2"],
+  ]);
 });
 
 test("a HostToolError's first line reaches the model, bounded and with known secret values masked", async () => {
   registerSecrets({ OPENAI_API_KEY: "sk-live-4f9a8b7c6d5e4f3a2b1c" });
   const registry = createToolRegistry([
-    { name: "quota", description: "", inputSchema: { type: "object" }, execute: () => { throw new HostToolError("quota exceeded, retry in 5 s (key sk-live-4f9a8b7c6d5e4f3a2b1c)\nsecond line"); } },
-    { name: "long", description: "", inputSchema: { type: "object" }, execute: () => { throw new HostToolError("x".repeat(1_000)); } },
-    { name: "foreign", description: "", inputSchema: { type: "object" }, execute: () => { throw Object.assign(new Error("from another copy of grok-seat"), { [Symbol.for("grok-seat.HostToolError")]: true }); } },
+    {
+      name: "quota",
+      description: "",
+      inputSchema: { type: "object" },
+      execute: () => {
+        throw new HostToolError("quota exceeded, retry in 5 s (key sk-live-4f9a8b7c6d5e4f3a2b1c)\nsecond line");
+      },
+    },
+    {
+      name: "long",
+      description: "",
+      inputSchema: { type: "object" },
+      execute: () => {
+        throw new HostToolError("x".repeat(1_000));
+      },
+    },
+    {
+      name: "foreign",
+      description: "",
+      inputSchema: { type: "object" },
+      execute: () => {
+        throw Object.assign(new Error("from another copy of grok-seat"), {
+          [Symbol.for("grok-seat.HostToolError")]: true,
+        });
+      },
+    },
   ]);
-  assert.equal((await registry.call("quota", {}, signal)).content[0]!.text, 'Host tool "quota" failed: quota exceeded, retry in 5 s (key [redacted]) [TOOL_EXECUTE_FAILED]');
+  assert.equal(
+    (await registry.call("quota", {}, signal)).content[0]!.text,
+    'Host tool "quota" failed: quota exceeded, retry in 5 s (key [redacted]) [TOOL_EXECUTE_FAILED]',
+  );
   const long = (await registry.call("long", {}, signal)).content[0]!.text;
   assert.ok(long.length < EXECUTE_ERROR_MODEL_CHARS + 80, `bounded (${long.length})`);
   assert.match(long, /…\s\[TOOL_EXECUTE_FAILED\]$/);
-  assert.equal((await registry.call("foreign", {}, signal)).content[0]!.text, 'Host tool "foreign" failed: from another copy of grok-seat [TOOL_EXECUTE_FAILED]');
+  assert.equal(
+    (await registry.call("foreign", {}, signal)).content[0]!.text,
+    'Host tool "foreign" failed: from another copy of grok-seat [TOOL_EXECUTE_FAILED]',
+  );
   assert.equal(isHostToolError(new HostToolError("m")), true);
   assert.equal(isHostToolError(new Error("m")), false);
 });
@@ -156,8 +247,18 @@ test("buildToolRegistry omits only the unusable tools, each with TOOL_SCHEMA_INV
     { name: "has space", description: "", inputSchema: { type: "object" }, execute: () => 1 },
     good,
   ]);
-  assert.deepEqual(registry.tools.map((t) => t.name), ["good"]);
-  assert.deepEqual(omitted.map((o) => [o.index, o.toolName, o.error.code]), [[0, "broken", "TOOL_SCHEMA_INVALID"], [2, undefined, "TOOL_SCHEMA_INVALID"], [3, "good", "TOOL_SCHEMA_INVALID"]]);
+  assert.deepEqual(
+    registry.tools.map((t) => t.name),
+    ["good"],
+  );
+  assert.deepEqual(
+    omitted.map((o) => [o.index, o.toolName, o.error.code]),
+    [
+      [0, "broken", "TOOL_SCHEMA_INVALID"],
+      [2, undefined, "TOOL_SCHEMA_INVALID"],
+      [3, "good", "TOOL_SCHEMA_INVALID"],
+    ],
+  );
   assert.match(omitted[0]!.error.message, /"broken"/);
   assert.deepEqual(await registry.call("good", {}, signal), { content: [{ type: "text", text: "fine" }] });
 });

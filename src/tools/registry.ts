@@ -38,7 +38,10 @@ export class HostToolError extends Error {
 
 /** True when `error` is a HostToolError (from this or another copy of grok-seat). */
 export function isHostToolError(error: unknown): error is HostToolError {
-  return error instanceof HostToolError || (typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[HOST_TOOL_ERROR] === true);
+  return (
+    error instanceof HostToolError ||
+    (typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[HOST_TOOL_ERROR] === true)
+  );
 }
 
 /** What a host tool's `execute` receives besides its arguments; `signal` aborts when the call is abandoned. */
@@ -128,7 +131,11 @@ export function executeFailureText(toolName: string, error: unknown): string {
   if (!isHostToolError(error)) return `Host tool "${toolName}" failed [TOOL_EXECUTE_FAILED]`;
   const firstLine = ((error.message ?? "").split(/\r?\n/, 1)[0] ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim();
   // Masked after cutting too: a cut must not leave the start of a known secret value the whole line would have masked.
-  const shown = redactText(firstLine.length > EXECUTE_ERROR_MODEL_CHARS ? `${redactText(firstLine).slice(0, EXECUTE_ERROR_MODEL_CHARS)}…` : firstLine);
+  const shown = redactText(
+    firstLine.length > EXECUTE_ERROR_MODEL_CHARS
+      ? `${redactText(firstLine).slice(0, EXECUTE_ERROR_MODEL_CHARS)}…`
+      : firstLine,
+  );
   return `Host tool "${toolName}" failed: ${shown || "(no message)"} [TOOL_EXECUTE_FAILED]`;
 }
 
@@ -142,28 +149,45 @@ function compileEntry(tool: HostTool, taken: { has(name: string): boolean }, pro
     );
   }
   if (taken.has(tool.name)) {
-    throw new SeatError("TOOL_SCHEMA_INVALID", `Host tool "${tool.name}" is registered twice; names must be unique. The second one is not served.`, {
-      context: { toolName: tool.name },
-    });
+    throw new SeatError(
+      "TOOL_SCHEMA_INVALID",
+      `Host tool "${tool.name}" is registered twice; names must be unique. The second one is not served.`,
+      {
+        context: { toolName: tool.name },
+      },
+    );
   }
   const schema = tool.inputSchema;
   if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
-    throw new SeatError("TOOL_SCHEMA_INVALID", `Host tool "${tool.name}" has an input schema that is not a JSON Schema object. That tool is not served.`, {
-      context: { toolName: tool.name },
-    });
+    throw new SeatError(
+      "TOOL_SCHEMA_INVALID",
+      `Host tool "${tool.name}" has an input schema that is not a JSON Schema object. That tool is not served.`,
+      {
+        context: { toolName: tool.name },
+      },
+    );
   }
   try {
     const { listed, wrapped } = projectSchema(schema, projection);
     const validate = compileValidator(tool.name, schema, wrapped ? "/input" : "");
     // Compile the listed schema too: a projection that does not compile would break every client.
     compileValidator(tool.name, listed);
-    return { tool, wrapped, validate, listed: { name: tool.name, description: String(tool.description ?? ""), inputSchema: listed } };
+    return {
+      tool,
+      wrapped,
+      validate,
+      listed: { name: tool.name, description: String(tool.description ?? ""), inputSchema: listed },
+    };
   } catch (error) {
     if (error instanceof SeatError) throw error;
-    throw new SeatError("TOOL_SCHEMA_INVALID", `Host tool "${tool.name}" has an input schema that could not be projected: ${messageOf(error)}. That tool is not served.`, {
-      context: { toolName: tool.name },
-      cause: error,
-    });
+    throw new SeatError(
+      "TOOL_SCHEMA_INVALID",
+      `Host tool "${tool.name}" has an input schema that could not be projected: ${messageOf(error)}. That tool is not served.`,
+      {
+        context: { toolName: tool.name },
+        cause: error,
+      },
+    );
   }
 }
 
@@ -175,7 +199,10 @@ export function createToolRegistry(tools: readonly HostTool[], options: ToolRegi
 }
 
 /** Builds a registry of the usable tools and lists the unusable ones (each with its TOOL_SCHEMA_INVALID). */
-export function buildToolRegistry(tools: readonly HostTool[], options: ToolRegistryOptions = {}): { registry: ToolRegistry; omitted: OmittedTool[] } {
+export function buildToolRegistry(
+  tools: readonly HostTool[],
+  options: ToolRegistryOptions = {},
+): { registry: ToolRegistry; omitted: OmittedTool[] } {
   const entries = new Map<string, Entry>();
   const omitted: OmittedTool[] = [];
   tools.forEach((tool, index) => {
@@ -183,9 +210,14 @@ export function buildToolRegistry(tools: readonly HostTool[], options: ToolRegis
       const entry = compileEntry(tool, entries, options.projection ?? "object-with-unions");
       entries.set(entry.tool.name, entry);
     } catch (error) {
-      const seatError = error instanceof SeatError ? error : new SeatError("TOOL_SCHEMA_INVALID", messageOf(error), { cause: error });
+      const seatError =
+        error instanceof SeatError ? error : new SeatError("TOOL_SCHEMA_INVALID", messageOf(error), { cause: error });
       const name: unknown = tool?.name;
-      omitted.push({ index, ...(typeof name === "string" && TOOL_NAME.test(name) ? { toolName: name } : {}), error: seatError });
+      omitted.push({
+        index,
+        ...(typeof name === "string" && TOOL_NAME.test(name) ? { toolName: name } : {}),
+        error: seatError,
+      });
     }
   });
   const listedTools = [...entries.values()].map((e) => e.listed);
@@ -209,7 +241,9 @@ export function buildToolRegistry(tools: readonly HostTool[], options: ToolRegis
         }
         const extra = Object.keys(received).filter((k) => k !== "input");
         if (extra.length > 0) {
-          const text = describeIssues(name, [{ path: "/", message: `must NOT have additional property '${extra[0]}'` }]);
+          const text = describeIssues(name, [
+            { path: "/", message: `must NOT have additional property '${extra[0]}'` },
+          ]);
           return textResult(`${text} [TOOL_INVALID_ARGS]`, true);
         }
         value = (received as { input: unknown }).input;

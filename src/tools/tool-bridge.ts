@@ -113,7 +113,11 @@ export function bridgeFailureReason(error: unknown): BridgeFailureReason | undef
 }
 
 /** The `_meta.rules` paragraph telling the model how host tool names resolve and how to call them. */
-export function toolRulesText(serverName: string, toolNames: readonly string[], wrappedNames: readonly string[] = []): string {
+export function toolRulesText(
+  serverName: string,
+  toolNames: readonly string[],
+  wrappedNames: readonly string[] = [],
+): string {
   if (toolNames.length === 0) return "";
   const example = toolNames[0]!;
   const bare = example.slice(serverName.length + 2);
@@ -130,7 +134,11 @@ export function toolRulesText(serverName: string, toolNames: readonly string[], 
 }
 
 /** The rules paragraph for a non-grok agent: the names its model sees, and the wrapped-argument note. */
-export function agentToolRulesText(serverName: string, modelNames: readonly string[], wrappedModelNames: readonly string[] = []): string {
+export function agentToolRulesText(
+  serverName: string,
+  modelNames: readonly string[],
+  wrappedModelNames: readonly string[] = [],
+): string {
   if (modelNames.length === 0) return "";
   const wrapped =
     wrappedModelNames.length > 0
@@ -168,12 +176,16 @@ export async function createToolBridge(options: ToolBridgeOptions): Promise<Tool
       );
     }
   }
-  const bridge = await startBridge(registry, { ...(options.port === undefined ? {} : { port: options.port }), ...(options.authorize ? { authorize: options.authorize } : {}) });
+  const bridge = await startBridge(registry, {
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.authorize ? { authorize: options.authorize } : {}),
+  });
   const env = [
     { name: "GROK_SEAT_BRIDGE_URL", value: bridge.url },
     { name: "GROK_SEAT_BRIDGE_TOKEN", value: bridge.token },
   ];
-  if (options.healthCheckMs !== undefined) env.push({ name: "GROK_SEAT_BRIDGE_HEALTH_MS", value: String(options.healthCheckMs) });
+  if (options.healthCheckMs !== undefined)
+    env.push({ name: "GROK_SEAT_BRIDGE_HEALTH_MS", value: String(options.healthCheckMs) });
   const toolNames = registry.tools.map((t) => `${serverName}__${t.name}`);
   const wrappedNames = registry.tools.filter((t) => registry.isWrapped(t.name)).map((t) => `${serverName}__${t.name}`);
   return {
@@ -183,7 +195,9 @@ export async function createToolBridge(options: ToolBridgeOptions): Promise<Tool
       ? agentToolRulesText(
           serverName,
           registry.tools.map((t) => options.modelToolName!(serverName, t.name)),
-          registry.tools.filter((t) => registry.isWrapped(t.name)).map((t) => options.modelToolName!(serverName, t.name)),
+          registry.tools
+            .filter((t) => registry.isWrapped(t.name))
+            .map((t) => options.modelToolName!(serverName, t.name)),
         )
       : toolRulesText(serverName, toolNames, wrappedNames),
     omittedTools: omitted,

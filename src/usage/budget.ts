@@ -38,13 +38,17 @@ function isPositive(value: unknown): value is number {
  * a positive number of USD, at least one of them).
  */
 export function budgetProblem(budget: unknown): string | undefined {
-  if (typeof budget !== "object" || budget === null || Array.isArray(budget)) return `budget must be an object { maxTokens?, maxCostUsd? }, got ${JSON.stringify(budget)}`;
+  if (typeof budget !== "object" || budget === null || Array.isArray(budget))
+    return `budget must be an object { maxTokens?, maxCostUsd? }, got ${JSON.stringify(budget)}`;
   const { maxTokens, maxCostUsd, ...rest } = budget as Record<string, unknown>;
   const unknown = Object.keys(rest);
   if (unknown.length > 0) return `budget has unknown key "${unknown[0]}" (use maxTokens, maxCostUsd)`;
-  if (maxTokens === undefined && maxCostUsd === undefined) return "budget names no limit (give maxTokens or maxCostUsd)";
-  if (maxTokens !== undefined && !(isPositive(maxTokens) && Number.isInteger(maxTokens))) return `budget.maxTokens must be a whole number above 0, got ${JSON.stringify(maxTokens)}`;
-  if (maxCostUsd !== undefined && !isPositive(maxCostUsd)) return `budget.maxCostUsd must be a number of USD above 0, got ${JSON.stringify(maxCostUsd)}`;
+  if (maxTokens === undefined && maxCostUsd === undefined)
+    return "budget names no limit (give maxTokens or maxCostUsd)";
+  if (maxTokens !== undefined && !(isPositive(maxTokens) && Number.isInteger(maxTokens)))
+    return `budget.maxTokens must be a whole number above 0, got ${JSON.stringify(maxTokens)}`;
+  if (maxCostUsd !== undefined && !isPositive(maxCostUsd))
+    return `budget.maxCostUsd must be a number of USD above 0, got ${JSON.stringify(maxCostUsd)}`;
   return undefined;
 }
 

@@ -15,5 +15,12 @@ export { nextTurnBudget, readSessionBudget, setSessionBudget } from "./session-b
 export type { SessionSpend } from "./session-budget.js";
 export { startMeteringPoint, readUsageInto } from "./metering-point.js";
 export type { MeteredCall, MeteringPoint, MeteringPointOptions, PendingCall } from "./metering-point.js";
-export { BYTES_PER_TOKEN, estimateGrokSideCalls, meterMissedTurn, sideCallsFromMeter, sideCallTokens, SUMMARY_OUTPUT_TOKENS_ESTIMATE } from "./side-calls.js";
+export {
+  BYTES_PER_TOKEN,
+  estimateGrokSideCalls,
+  meterMissedTurn,
+  sideCallsFromMeter,
+  sideCallTokens,
+  SUMMARY_OUTPUT_TOKENS_ESTIMATE,
+} from "./side-calls.js";
 export type { ReportedTurn, SideCallUsage } from "./side-calls.js";

@@ -49,7 +49,14 @@ export interface LedgerEntry {
 export interface FinishedTurn {
   promptId: string;
   stopReason?: string;
-  usage?: { inputTokens?: number; outputTokens?: number; cachedReadTokens?: number; reasoningTokens?: number; modelCalls?: number; costUsdTicks?: number };
+  usage?: {
+    inputTokens?: number;
+    outputTokens?: number;
+    cachedReadTokens?: number;
+    reasoningTokens?: number;
+    modelCalls?: number;
+    costUsdTicks?: number;
+  };
   responseMeta?: Record<string, unknown>;
   /** The turn's model calls its agent did not report (metered at the metering point, or estimated). */
   sideCalls?: readonly SideCallUsage[];
@@ -63,20 +70,52 @@ const num = (v: unknown): number | null => (typeof v === "number" && Number.isFi
  * The ledger rows of one finished turn: one per model of grok's `_meta.usage.modelUsage`, else one for the turn
  * (its model from `_meta.modelId`, else `model`). A turn whose agent reported nothing still gets a row, all unknown.
  */
-export function ledgerEntriesOf(turn: FinishedTurn, where: { source: LedgerEntry["source"]; agent: string; session?: string; sessionRow?: number; jobId?: string; model?: string; now?: Date }): LedgerEntry[] {
+export function ledgerEntriesOf(
+  turn: FinishedTurn,
+  where: {
+    source: LedgerEntry["source"];
+    agent: string;
+    session?: string;
+    sessionRow?: number;
+    jobId?: string;
+    model?: string;
+    now?: Date;
+  },
+): LedgerEntry[] {
   const reported = reportedEntries(turn, where);
   const sides = turn.sideCalls ?? [];
   if (sides.length === 0) return reported;
   const base = reported[0]!;
-  return [...reported, ...sides.map((s): LedgerEntry => ({
-    ...base,
-    model: s.model,
-    inputTokens: s.inputTokens, outputTokens: s.outputTokens, cachedTokens: s.cachedTokens, reasoningTokens: s.reasoningTokens,
-    modelCalls: s.modelCalls, costUsdTicks: null, metered: s.metered,
-  }))];
+  return [
+    ...reported,
+    ...sides.map(
+      (s): LedgerEntry => ({
+        ...base,
+        model: s.model,
+        inputTokens: s.inputTokens,
+        outputTokens: s.outputTokens,
+        cachedTokens: s.cachedTokens,
+        reasoningTokens: s.reasoningTokens,
+        modelCalls: s.modelCalls,
+        costUsdTicks: null,
+        metered: s.metered,
+      }),
+    ),
+  ];
 }
 
-function reportedEntries(turn: FinishedTurn, where: { source: LedgerEntry["source"]; agent: string; session?: string; sessionRow?: number; jobId?: string; model?: string; now?: Date }): LedgerEntry[] {
+function reportedEntries(
+  turn: FinishedTurn,
+  where: {
+    source: LedgerEntry["source"];
+    agent: string;
+    session?: string;
+    sessionRow?: number;
+    jobId?: string;
+    model?: string;
+    now?: Date;
+  },
+): LedgerEntry[] {
   const base = {
     recordedAt: (where.now ?? new Date()).toISOString(),
     source: where.source,
@@ -89,15 +128,22 @@ function reportedEntries(turn: FinishedTurn, where: { source: LedgerEntry["sourc
     metered: "agent" as const,
   };
   const meta = turn.responseMeta;
-  const perModel = isObj(meta) && isObj(meta.usage) && isObj(meta.usage.modelUsage) ? Object.entries(meta.usage.modelUsage).filter(([, v]) => isObj(v)) : [];
+  const perModel =
+    isObj(meta) && isObj(meta.usage) && isObj(meta.usage.modelUsage)
+      ? Object.entries(meta.usage.modelUsage).filter(([, v]) => isObj(v))
+      : [];
   if (perModel.length > 0) {
     const single = perModel.length === 1;
     return perModel.map(([model, raw]) => {
       const u = raw as Obj;
       return {
-        ...base, model,
-        inputTokens: num(u.inputTokens), outputTokens: num(u.outputTokens), cachedTokens: num(u.cachedReadTokens),
-        reasoningTokens: num(u.reasoningTokens), modelCalls: num(u.modelCalls),
+        ...base,
+        model,
+        inputTokens: num(u.inputTokens),
+        outputTokens: num(u.outputTokens),
+        cachedTokens: num(u.cachedReadTokens),
+        reasoningTokens: num(u.reasoningTokens),
+        modelCalls: num(u.modelCalls),
         // A whole-turn cost belongs to its one model; split over several it is only known per model.
         costUsdTicks: num(u.costUsdTicks) ?? (single ? num(turn.usage?.costUsdTicks) : null),
       };
@@ -105,17 +151,45 @@ function reportedEntries(turn: FinishedTurn, where: { source: LedgerEntry["sourc
   }
   const u = turn.usage ?? {};
   // Codex and Claude name the turn's model in `_meta.quota.model_usage` ([{ model, token_count }]).
-  const quotaModels = isObj(meta) && isObj(meta.quota) && Array.isArray(meta.quota.model_usage) ? meta.quota.model_usage : [];
-  const quotaModel = quotaModels.length === 1 && isObj(quotaModels[0]) && typeof quotaModels[0].model === "string" ? quotaModels[0].model : undefined;
+  const quotaModels =
+    isObj(meta) && isObj(meta.quota) && Array.isArray(meta.quota.model_usage) ? meta.quota.model_usage : [];
+  const quotaModel =
+    quotaModels.length === 1 && isObj(quotaModels[0]) && typeof quotaModels[0].model === "string"
+      ? quotaModels[0].model
+      : undefined;
   const model = isObj(meta) && typeof meta.modelId === "string" ? meta.modelId : (quotaModel ?? where.model ?? null);
-  return [{
-    ...base, model,
-    inputTokens: num(u.inputTokens), outputTokens: num(u.outputTokens), cachedTokens: num(u.cachedReadTokens),
-    reasoningTokens: num(u.reasoningTokens), modelCalls: num(u.modelCalls), costUsdTicks: num(u.costUsdTicks),
-  }];
+  return [
+    {
+      ...base,
+      model,
+      inputTokens: num(u.inputTokens),
+      outputTokens: num(u.outputTokens),
+      cachedTokens: num(u.cachedReadTokens),
+      reasoningTokens: num(u.reasoningTokens),
+      modelCalls: num(u.modelCalls),
+      costUsdTicks: num(u.costUsdTicks),
+    },
+  ];
 }
 
-const COLUMNS = ["recorded_at", "source", "agent", "session_name", "session_row", "job_id", "prompt_id", "model", "input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens", "model_calls", "cost_usd_ticks", "stop_reason", "metered"] as const;
+const COLUMNS = [
+  "recorded_at",
+  "source",
+  "agent",
+  "session_name",
+  "session_row",
+  "job_id",
+  "prompt_id",
+  "model",
+  "input_tokens",
+  "output_tokens",
+  "cached_tokens",
+  "reasoning_tokens",
+  "model_calls",
+  "cost_usd_ticks",
+  "stop_reason",
+  "metered",
+] as const;
 
 /** How long a ledger write waits for another process's lock before JOURNAL_BUSY. */
 const LEDGER_WAIT_MS = 10_000;
@@ -125,13 +199,38 @@ export function recordUsage(journalFile: string, entries: readonly LedgerEntry[]
   if (entries.length === 0) return;
   const db = openDatabase(journalFile);
   try {
-    const insert = db.prepare(`INSERT INTO usage_ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`);
-    withBusyRetry(journalFile, "recording usage", () => db.transaction(() => {
-      // Names, ids and model ids are agent- or user-given text: a known secret value in one is masked like anywhere.
-      for (const e of entries.map((entry) => redact(entry))) {
-        insert.run(e.recordedAt, e.source, e.agent, e.session, e.sessionRow, e.jobId, e.promptId, e.model, e.inputTokens, e.outputTokens, e.cachedTokens, e.reasoningTokens, e.modelCalls, e.costUsdTicks, e.stopReason, e.metered);
-      }
-    })(), LEDGER_WAIT_MS);
+    const insert = db.prepare(
+      `INSERT INTO usage_ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`,
+    );
+    withBusyRetry(
+      journalFile,
+      "recording usage",
+      () =>
+        db.transaction(() => {
+          // Names, ids and model ids are agent- or user-given text: a known secret value in one is masked like anywhere.
+          for (const e of entries.map((entry) => redact(entry))) {
+            insert.run(
+              e.recordedAt,
+              e.source,
+              e.agent,
+              e.session,
+              e.sessionRow,
+              e.jobId,
+              e.promptId,
+              e.model,
+              e.inputTokens,
+              e.outputTokens,
+              e.cachedTokens,
+              e.reasoningTokens,
+              e.modelCalls,
+              e.costUsdTicks,
+              e.stopReason,
+              e.metered,
+            );
+          }
+        })(),
+      LEDGER_WAIT_MS,
+    );
   } finally {
     db.close();
   }
@@ -182,7 +281,12 @@ export interface UsageTotals {
 function dateBound(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;
   const at = new Date(/^\d{4}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(at.getTime())) throw new SeatError("USAGE_DATE_INVALID", `The usage query's ${flag} bound (--${flag}) takes a date (YYYY-MM-DD or ISO 8601), got "${value}".`, { context: { value } });
+  if (Number.isNaN(at.getTime()))
+    throw new SeatError(
+      "USAGE_DATE_INVALID",
+      `The usage query's ${flag} bound (--${flag}) takes a date (YYYY-MM-DD or ISO 8601), got "${value}".`,
+      { context: { value } },
+    );
   return at.toISOString();
 }
 
@@ -194,7 +298,8 @@ const GROUP_COLUMN: Record<UsageGrouping, (r: Obj) => string | null> = {
   day: (r) => String(r.recorded_at).slice(0, 10),
 };
 
-const add = (total: number | null, value: unknown): number | null => (typeof value === "number" ? (total ?? 0) + value : total);
+const add = (total: number | null, value: unknown): number | null =>
+  typeof value === "number" ? (total ?? 0) + value : total;
 
 /** Totals of the ledger between `since` and `until`, grouped by `by` (one `all` row without). Never writes. */
 export function queryUsage(query: UsageQuery): UsageTotals[] {
@@ -205,9 +310,23 @@ export function queryUsage(query: UsageQuery): UsageTotals[] {
   db = openDatabase(journalFile);
   let rows: Obj[];
   try {
-    rows = withBusyRetry(journalFile, "reading usage", () => db
-      .prepare("SELECT * FROM usage_ledger WHERE recorded_at >= ? AND recorded_at < ? AND (? IS NULL OR session_row = ?) AND (? IS NULL OR job_id = ?) ORDER BY id")
-      .all(since ?? "", until ?? "\uffff", query.sessionRow ?? null, query.sessionRow ?? null, query.jobId ?? null, query.jobId ?? null) as Obj[]);
+    rows = withBusyRetry(
+      journalFile,
+      "reading usage",
+      () =>
+        db
+          .prepare(
+            "SELECT * FROM usage_ledger WHERE recorded_at >= ? AND recorded_at < ? AND (? IS NULL OR session_row = ?) AND (? IS NULL OR job_id = ?) ORDER BY id",
+          )
+          .all(
+            since ?? "",
+            until ?? "\uffff",
+            query.sessionRow ?? null,
+            query.sessionRow ?? null,
+            query.jobId ?? null,
+            query.jobId ?? null,
+          ) as Obj[],
+    );
   } finally {
     db.close();
   }
@@ -219,17 +338,41 @@ export function queryUsage(query: UsageQuery): UsageTotals[] {
  * shape as queryUsage's one `all` row, so a job and `seat usage` total the same way.
  */
 export function totalsOf(entries: readonly LedgerEntry[], prices?: PriceTable): UsageTotals {
-  const rows = entries.map((e): Obj => ({
-    recorded_at: e.recordedAt, agent: e.agent, session_name: e.session, job_id: e.jobId, model: e.model,
-    input_tokens: e.inputTokens, output_tokens: e.outputTokens, cached_tokens: e.cachedTokens, reasoning_tokens: e.reasoningTokens,
-    model_calls: e.modelCalls, cost_usd_ticks: e.costUsdTicks, metered: e.metered,
-  }));
+  const rows = entries.map(
+    (e): Obj => ({
+      recorded_at: e.recordedAt,
+      agent: e.agent,
+      session_name: e.session,
+      job_id: e.jobId,
+      model: e.model,
+      input_tokens: e.inputTokens,
+      output_tokens: e.outputTokens,
+      cached_tokens: e.cachedTokens,
+      reasoning_tokens: e.reasoningTokens,
+      model_calls: e.modelCalls,
+      cost_usd_ticks: e.costUsdTicks,
+      metered: e.metered,
+    }),
+  );
   return totalRows(rows, undefined, prices)[0] ?? emptyTotals("all");
 }
 
 /** Totals of no turns at all (every count null, nothing unreported). */
 export function emptyTotals(key: string): UsageTotals {
-  return { key, turns: 0, modelCalls: null, inputTokens: null, outputTokens: null, cachedTokens: null, reasoningTokens: null, unreportedTurns: 0, costUsd: null, costSource: "unknown", unpricedTurns: 0, estimatedCalls: 0 };
+  return {
+    key,
+    turns: 0,
+    modelCalls: null,
+    inputTokens: null,
+    outputTokens: null,
+    cachedTokens: null,
+    reasoningTokens: null,
+    unreportedTurns: 0,
+    costUsd: null,
+    costSource: "unknown",
+    unpricedTurns: 0,
+    estimatedCalls: 0,
+  };
 }
 
 function totalRows(rows: readonly Obj[], by: UsageGrouping | undefined, prices: PriceTable | undefined): UsageTotals[] {
@@ -257,12 +400,21 @@ function totalRows(rows: readonly Obj[], by: UsageGrouping | undefined, prices: 
       g.sources.add("reported");
       continue;
     }
-    const computed = query.prices ? computeCost(query.prices, r.model as string | null, { inputTokens: r.input_tokens as number | null, outputTokens: r.output_tokens as number | null, cachedReadTokens: r.cached_tokens as number | null }) : undefined;
+    const computed = query.prices
+      ? computeCost(query.prices, r.model as string | null, {
+          inputTokens: r.input_tokens as number | null,
+          outputTokens: r.output_tokens as number | null,
+          cachedReadTokens: r.cached_tokens as number | null,
+        })
+      : undefined;
     if (computed === undefined) g.unpricedTurns += 1;
     else {
       g.costUsd = (g.costUsd ?? 0) + computed;
       g.sources.add(query.prices!.source);
     }
   }
-  return [...groups.values()].map(({ sources, ...g }) => ({ ...g, costSource: sources.size === 0 ? "unknown" : [...sources].join("+") }));
+  return [...groups.values()].map(({ sources, ...g }) => ({
+    ...g,
+    costSource: sources.size === 0 ? "unknown" : [...sources].join("+"),
+  }));
 }

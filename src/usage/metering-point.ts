@@ -11,7 +11,14 @@
  *   response, as an unreachable model would, so the agent's own retries and the turn's diagnostics stay the same.
  * Spec: docs/spend.md#the-metering-point.
  */
-import { createServer, request as httpRequest, Agent as HttpAgent, type IncomingMessage, type ServerResponse, type IncomingHttpHeaders } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  Agent as HttpAgent,
+  type IncomingMessage,
+  type ServerResponse,
+  type IncomingHttpHeaders,
+} from "node:http";
 import { request as httpsRequest, Agent as HttpsAgent } from "node:https";
 import type { AddressInfo } from "node:net";
 
@@ -83,7 +90,17 @@ export interface MeteringPoint {
 
 type Dialect = "chat" | "responses" | "messages" | "other";
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "host", "content-length"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "host",
+  "content-length",
+]);
 const MAX_JSON_BYTES = 8 * 1024 * 1024;
 
 function classify(reqId: string | undefined, promptId: string | undefined): MeteredCall["kind"] {
@@ -110,12 +127,26 @@ export function readUsageInto(call: MeteredCall, payload: unknown): void {
   if (typeof payload.model === "string" && call.model === undefined) call.model = payload.model;
   const response = isObj(payload.response) ? payload.response : undefined; // Responses: response.completed
   const message = isObj(payload.message) ? payload.message : undefined; // Messages: message_start
-  const usage = isObj(payload.usage) ? payload.usage : isObj(response?.usage) ? response.usage : isObj(message?.usage) ? message.usage : undefined;
+  const usage = isObj(payload.usage)
+    ? payload.usage
+    : isObj(response?.usage)
+      ? response.usage
+      : isObj(message?.usage)
+        ? message.usage
+        : undefined;
   if (!usage) return;
   const input = num(usage.prompt_tokens) ?? num(usage.input_tokens);
   const output = num(usage.completion_tokens) ?? num(usage.output_tokens);
-  const promptDetails = isObj(usage.prompt_tokens_details) ? usage.prompt_tokens_details : isObj(usage.input_tokens_details) ? usage.input_tokens_details : undefined;
-  const outputDetails = isObj(usage.completion_tokens_details) ? usage.completion_tokens_details : isObj(usage.output_tokens_details) ? usage.output_tokens_details : undefined;
+  const promptDetails = isObj(usage.prompt_tokens_details)
+    ? usage.prompt_tokens_details
+    : isObj(usage.input_tokens_details)
+      ? usage.input_tokens_details
+      : undefined;
+  const outputDetails = isObj(usage.completion_tokens_details)
+    ? usage.completion_tokens_details
+    : isObj(usage.output_tokens_details)
+      ? usage.output_tokens_details
+      : undefined;
   const cached = num(promptDetails?.cached_tokens) ?? num(usage.cache_read_input_tokens);
   const reasoning = num(outputDetails?.reasoning_tokens);
   // Messages reports input at message_start and output at message_delta: keep the largest of each.
@@ -215,7 +246,12 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
     }
     const path = target.pathname;
     const metered = req.method === "POST" && dialectOf(path) !== "other";
-    const call: MeteredCall = { kind: classify(reqId, currentTurn), requestBytes: 0, status: 0, ...(reqId ? { reqId } : {}) };
+    const call: MeteredCall = {
+      kind: classify(reqId, currentTurn),
+      requestBytes: 0,
+      status: 0,
+      ...(reqId ? { reqId } : {}),
+    };
     // A main call names its own turn; a side call belongs to the turn that began last.
     const promptId = call.kind === "main" ? reqId : currentTurn;
     if (promptId !== undefined) call.promptId = promptId;
@@ -233,12 +269,24 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
     req.on("end", () => {
       const payload = Buffer.concat(body);
       if (metered && call.kind !== "main") {
-        const reason = options.admit?.({ kind: call.kind, requestBytes: call.requestBytes, ...(promptId !== undefined ? { promptId } : {}) });
+        const reason = options.admit?.({
+          kind: call.kind,
+          requestBytes: call.requestBytes,
+          ...(promptId !== undefined ? { promptId } : {}),
+        });
         if (reason !== undefined) {
           call.refused = true;
           call.status = 402;
           res.writeHead(402, { "content-type": "application/json" });
-          res.end(JSON.stringify({ error: { message: `grok-seat refused this side call: ${reason}`, type: "budget_exceeded", code: "BUDGET_EXCEEDED" } }));
+          res.end(
+            JSON.stringify({
+              error: {
+                message: `grok-seat refused this side call: ${reason}`,
+                type: "budget_exceeded",
+                code: "BUDGET_EXCEEDED",
+              },
+            }),
+          );
           done(call);
           return;
         }
@@ -256,48 +304,59 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
       headers["content-length"] = String(payload.length);
       const secure = target.protocol === "https:";
       const send = secure ? httpsRequest : httpRequest;
-      const out = send({ protocol: target.protocol, hostname: target.hostname, port: target.port || undefined, method: req.method, path: `${target.pathname}${target.search}`, headers, agent: secure ? httpsAgent : httpAgent }, (answer) => {
-        call.status = answer.statusCode ?? 0;
-        const answerHeaders = forwardHeaders(answer.headers, "");
-        delete answerHeaders.host;
-        res.writeHead(answer.statusCode ?? 502, answerHeaders);
-        const streaming = String(answer.headers["content-type"] ?? "").includes("text/event-stream");
-        const readSse = metered && streaming ? createSseReader(call) : undefined;
-        const json: Buffer[] | undefined = metered && !streaming ? [] : undefined;
-        let jsonBytes = 0;
-        answer.on("data", (chunk: Buffer) => {
-          readSse?.(chunk);
-          if (json && jsonBytes < MAX_JSON_BYTES) {
-            json.push(chunk);
-            jsonBytes += chunk.length;
-          }
-          if (!res.write(chunk)) {
-            answer.pause();
-            res.once("drain", () => answer.resume());
-          }
-        });
-        answer.on("end", () => {
-          if (json) {
-            try {
-              readUsageInto(call, JSON.parse(Buffer.concat(json).toString("utf8")));
-            } catch {
-              // Not JSON: no usage to read.
+      const out = send(
+        {
+          protocol: target.protocol,
+          hostname: target.hostname,
+          port: target.port || undefined,
+          method: req.method,
+          path: `${target.pathname}${target.search}`,
+          headers,
+          agent: secure ? httpsAgent : httpAgent,
+        },
+        (answer) => {
+          call.status = answer.statusCode ?? 0;
+          const answerHeaders = forwardHeaders(answer.headers, "");
+          delete answerHeaders.host;
+          res.writeHead(answer.statusCode ?? 502, answerHeaders);
+          const streaming = String(answer.headers["content-type"] ?? "").includes("text/event-stream");
+          const readSse = metered && streaming ? createSseReader(call) : undefined;
+          const json: Buffer[] | undefined = metered && !streaming ? [] : undefined;
+          let jsonBytes = 0;
+          answer.on("data", (chunk: Buffer) => {
+            readSse?.(chunk);
+            if (json && jsonBytes < MAX_JSON_BYTES) {
+              json.push(chunk);
+              jsonBytes += chunk.length;
             }
-          }
-          res.end();
-          if (metered) done(call);
-        });
-        answer.on("error", () => {
-          res.destroy();
-          if (metered) done(call);
-        });
-        answer.on("close", () => {
-          if (metered) done(call);
-        });
-        res.on("close", () => {
-          if (!answer.complete) answer.destroy();
-        });
-      });
+            if (!res.write(chunk)) {
+              answer.pause();
+              res.once("drain", () => answer.resume());
+            }
+          });
+          answer.on("end", () => {
+            if (json) {
+              try {
+                readUsageInto(call, JSON.parse(Buffer.concat(json).toString("utf8")));
+              } catch {
+                // Not JSON: no usage to read.
+              }
+            }
+            res.end();
+            if (metered) done(call);
+          });
+          answer.on("error", () => {
+            res.destroy();
+            if (metered) done(call);
+          });
+          answer.on("close", () => {
+            if (metered) done(call);
+          });
+          res.on("close", () => {
+            if (!answer.complete) answer.destroy();
+          });
+        },
+      );
       out.on("error", () => {
         // Unreachable upstream: close the agent's connection with no answer, as the model itself would look.
         res.destroy();
@@ -335,7 +394,9 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
       const graceEnd = Date.now() + Math.min(sideCallGraceMs, maxWaitMs);
       const waiting = () => (inFlight.get(promptId) ?? 0) > 0 || (!sideStarted.has(promptId) && Date.now() < graceEnd);
       while (waiting()) {
-        const left = Math.min(deadline, sideStarted.has(promptId) || (inFlight.get(promptId) ?? 0) > 0 ? deadline : graceEnd) - Date.now();
+        const left =
+          Math.min(deadline, sideStarted.has(promptId) || (inFlight.get(promptId) ?? 0) > 0 ? deadline : graceEnd) -
+          Date.now();
         if (left <= 0) return (inFlight.get(promptId) ?? 0) === 0;
         await new Promise<void>((resolve) => {
           const wake = () => {

@@ -32,7 +32,12 @@ export function meteringOf(agent: string | undefined, agentCommand?: unknown): M
  * Why `budget` cannot be checked on an agent with `metering` (undefined when it can). `hasPrices`: a price table
  * turns reported tokens into a cost, so a cost budget is checkable wherever tokens are.
  */
-export function unmeteredProblem(budget: TurnBudget, metering: Metering, agentName: string, hasPrices: boolean): string | undefined {
+export function unmeteredProblem(
+  budget: TurnBudget,
+  metering: Metering,
+  agentName: string,
+  hasPrices: boolean,
+): string | undefined {
   if (budget.maxTokens !== undefined && !metering.tokensPerCall) {
     return `${agentName} reports no token usage while a turn runs, so --max-tokens ${budget.maxTokens} cannot be kept. Drop the budget, or pass --allow-unmetered (library: allowUnmetered) to run without it.`;
   }

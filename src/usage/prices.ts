@@ -33,25 +33,36 @@ export interface PricedTokens {
 }
 
 function invalid(file: string, what: string): never {
-  throw new SeatError("PRICES_INVALID", `The price file ${file} ${what}. Expected {"schema":"grok-seat.prices.v1","models":{"<model or *>":{"input":USD,"output":USD,"cached"?:USD}}} (USD per million tokens).`, { context: { file } });
+  throw new SeatError(
+    "PRICES_INVALID",
+    `The price file ${file} ${what}. Expected {"schema":"grok-seat.prices.v1","models":{"<model or *>":{"input":USD,"output":USD,"cached"?:USD}}} (USD per million tokens).`,
+    { context: { file } },
+  );
 }
 
 /** Checks parsed price-file data; throws PRICES_INVALID naming the first bad value. */
 export function parsePrices(data: unknown, file: string): PriceTable {
   if (typeof data !== "object" || data === null || Array.isArray(data)) invalid(file, "is not a JSON object");
   const { schema, models } = data as Record<string, unknown>;
-  if (schema !== "grok-seat.prices.v1") invalid(file, `has schema ${JSON.stringify(schema)}, not "grok-seat.prices.v1"`);
-  if (typeof models !== "object" || models === null || Array.isArray(models)) invalid(file, "has no \"models\" object");
+  if (schema !== "grok-seat.prices.v1")
+    invalid(file, `has schema ${JSON.stringify(schema)}, not "grok-seat.prices.v1"`);
+  if (typeof models !== "object" || models === null || Array.isArray(models)) invalid(file, 'has no "models" object');
   const table: Record<string, ModelPrice> = {};
   for (const [model, price] of Object.entries(models as Record<string, unknown>)) {
-    if (typeof price !== "object" || price === null) invalid(file, `gives model "${model}" ${JSON.stringify(price)}, not a price object`);
+    if (typeof price !== "object" || price === null)
+      invalid(file, `gives model "${model}" ${JSON.stringify(price)}, not a price object`);
     const p = price as Record<string, unknown>;
     for (const key of ["input", "output", "cached"] as const) {
       const v = p[key];
       if (v === undefined && key === "cached") continue;
-      if (typeof v !== "number" || !Number.isFinite(v) || v < 0) invalid(file, `gives model "${model}" ${key} ${JSON.stringify(v)}, not a number of USD ≥ 0`);
+      if (typeof v !== "number" || !Number.isFinite(v) || v < 0)
+        invalid(file, `gives model "${model}" ${key} ${JSON.stringify(v)}, not a number of USD ≥ 0`);
     }
-    table[model] = { input: p.input as number, output: p.output as number, ...(p.cached === undefined ? {} : { cached: p.cached as number }) };
+    table[model] = {
+      input: p.input as number,
+      output: p.output as number,
+      ...(p.cached === undefined ? {} : { cached: p.cached as number }),
+    };
   }
   return { source: `computed:${basename(file)}`, models: table };
 }
@@ -77,10 +88,17 @@ export function loadPrices(file: string): PriceTable {
  * The USD cost of `tokens` on `model` (`*` when the model is not listed or unknown), or undefined when the table
  * has no price for it or the input or output count was not reported (an unknown is never priced as zero).
  */
-export function computeCost(prices: PriceTable, model: string | null | undefined, tokens: PricedTokens): number | undefined {
+export function computeCost(
+  prices: PriceTable,
+  model: string | null | undefined,
+  tokens: PricedTokens,
+): number | undefined {
   const price = (model ? prices.models[model] : undefined) ?? prices.models["*"];
   if (!price) return undefined;
   if (tokens.inputTokens == null || tokens.outputTokens == null) return undefined;
   const cached = tokens.cachedReadTokens ?? 0;
-  return (tokens.inputTokens * price.input + tokens.outputTokens * price.output + cached * (price.cached ?? price.input)) / 1e6;
+  return (
+    (tokens.inputTokens * price.input + tokens.outputTokens * price.output + cached * (price.cached ?? price.input)) /
+    1e6
+  );
 }

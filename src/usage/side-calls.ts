@@ -44,19 +44,42 @@ function served(call: MeteredCall): boolean {
 /** The tokens of one metered call: read from the answer, else estimated from the request's size. */
 function tokensOfCall(call: MeteredCall): { input: number; output: number; estimated: boolean } {
   if (call.inputTokens !== undefined || call.outputTokens !== undefined) {
-    return { input: call.inputTokens ?? 0, output: call.outputTokens ?? 0, estimated: call.inputTokens === undefined || call.outputTokens === undefined };
+    return {
+      input: call.inputTokens ?? 0,
+      output: call.outputTokens ?? 0,
+      estimated: call.inputTokens === undefined || call.outputTokens === undefined,
+    };
   }
   return { input: Math.ceil(call.requestBytes / BYTES_PER_TOKEN), output: 0, estimated: true };
 }
 
-function group(calls: readonly { kind: string; model: string | null; input: number; output: number; cached: number | null; reasoning: number | null; estimated: boolean }[]): SideCallUsage[] {
+function group(
+  calls: readonly {
+    kind: string;
+    model: string | null;
+    input: number;
+    output: number;
+    cached: number | null;
+    reasoning: number | null;
+    estimated: boolean;
+  }[],
+): SideCallUsage[] {
   const groups = new Map<string, SideCallUsage>();
   for (const c of calls) {
     const metered = c.estimated ? "estimated" : "proxy";
     const key = `${c.model ?? ""}\u0000${metered}`;
     let g = groups.get(key);
     if (!g) {
-      g = { kinds: [], model: c.model, inputTokens: 0, outputTokens: 0, cachedTokens: null, reasoningTokens: null, modelCalls: 0, metered };
+      g = {
+        kinds: [],
+        model: c.model,
+        inputTokens: 0,
+        outputTokens: 0,
+        cachedTokens: null,
+        reasoningTokens: null,
+        modelCalls: 0,
+        metered,
+      };
       groups.set(key, g);
     }
     if (!g.kinds.includes(c.kind)) g.kinds.push(c.kind);
@@ -76,10 +99,20 @@ function group(calls: readonly { kind: string; model: string | null; input: numb
 export function sideCallsFromMeter(calls: readonly MeteredCall[], reported: ReportedTurn): SideCallUsage[] {
   const agentReported = reported.usage !== undefined;
   const extra = calls.filter((c) => served(c) && (c.kind !== "main" || !agentReported));
-  return group(extra.map((c) => {
-    const t = tokensOfCall(c);
-    return { kind: c.kind, model: c.model ?? null, input: t.input, output: t.output, cached: c.cachedTokens ?? null, reasoning: c.reasoningTokens ?? null, estimated: t.estimated };
-  }));
+  return group(
+    extra.map((c) => {
+      const t = tokensOfCall(c);
+      return {
+        kind: c.kind,
+        model: c.model ?? null,
+        input: t.input,
+        output: t.output,
+        cached: c.cachedTokens ?? null,
+        reasoning: c.reasoningTokens ?? null,
+        estimated: t.estimated,
+      };
+    }),
+  );
 }
 
 /** True when the metering point saw none of a turn's model calls although the agent reported some: it is not on the route. */
@@ -102,7 +135,18 @@ export function estimateGrokSideCalls(reported: ReportedTurn): SideCallUsage[] {
   const lastOutput = num(meta?.outputTokens) ?? 0;
   if (lastInput === undefined) return [];
   const model = typeof meta?.modelId === "string" ? meta.modelId : null;
-  return [{ kinds: ["turn_summary"], model, inputTokens: lastInput + lastOutput, outputTokens: SUMMARY_OUTPUT_TOKENS_ESTIMATE, cachedTokens: null, reasoningTokens: null, modelCalls: 1, metered: "estimated" }];
+  return [
+    {
+      kinds: ["turn_summary"],
+      model,
+      inputTokens: lastInput + lastOutput,
+      outputTokens: SUMMARY_OUTPUT_TOKENS_ESTIMATE,
+      cachedTokens: null,
+      reasoningTokens: null,
+      modelCalls: 1,
+      metered: "estimated",
+    },
+  ];
 }
 
 /** Tokens of the side calls, for budgets (input + output). */

@@ -23,13 +23,19 @@ export function turnCommitMessage(promptId: string, prompt: string): string {
 }
 
 /** Commits everything the agent changed (tracked, new and deleted files; .gitignore honoured) on the seat's branch. */
-export async function commitTurn(record: Pick<WorktreeRecord, "path" | "branch">, turn: { promptId: string; prompt: string }): Promise<TurnCommit> {
+export async function commitTurn(
+  record: Pick<WorktreeRecord, "path" | "branch">,
+  turn: { promptId: string; prompt: string },
+): Promise<TurnCommit> {
   const cwd = record.path;
   await git(["add", "--all"], { cwd });
   const staged = await git(["diff", "--cached", "--quiet"], { cwd, okCodes: [0, 1] });
   let commit: string | null = null;
   if (staged.code === 1) {
-    await git([...NO_HOOKS, "commit", "--quiet", "--no-verify", "-m", turnCommitMessage(turn.promptId, turn.prompt)], { cwd, env: SEAT_IDENTITY });
+    await git([...NO_HOOKS, "commit", "--quiet", "--no-verify", "-m", turnCommitMessage(turn.promptId, turn.prompt)], {
+      cwd,
+      env: SEAT_IDENTITY,
+    });
     commit = (await git(["rev-parse", "HEAD"], { cwd })).stdout.trim();
   }
   const head = (await git(["rev-parse", "HEAD"], { cwd })).stdout.trim();

@@ -27,7 +27,11 @@ export interface DiscardResult {
  * repository; default the worktree the seat was made from). Throws WORKTREE_DIRTY on uncommitted changes unless
  * `force`, and WORKTREE_BUSY while a seat works in it (even with `force`).
  */
-export async function discardWorktree(home: string, record: WorktreeRecord, options: { force?: boolean; from?: string } = {}): Promise<DiscardResult> {
+export async function discardWorktree(
+  home: string,
+  record: WorktreeRecord,
+  options: { force?: boolean; from?: string } = {},
+): Promise<DiscardResult> {
   const lock = lockWorktree(home, record, "discard");
   try {
     return await discardLocked(home, record, options);
@@ -36,18 +40,32 @@ export async function discardWorktree(home: string, record: WorktreeRecord, opti
   }
 }
 
-async function discardLocked(home: string, record: WorktreeRecord, options: { force?: boolean; from?: string }): Promise<DiscardResult> {
+async function discardLocked(
+  home: string,
+  record: WorktreeRecord,
+  options: { force?: boolean; from?: string },
+): Promise<DiscardResult> {
   // Git runs in the worktree the verb runs in: the one the seat was made from may be gone by now.
-  const root = userTreeOf(record, options.from === undefined ? undefined : (await resolveRepository(options.from)).root);
+  const root = userTreeOf(
+    record,
+    options.from === undefined ? undefined : (await resolveRepository(options.from)).root,
+  );
   const pruned = !existsSync(record.path);
   if (pruned) {
     await forgetWorktreeEntry(root, record.path);
   } else {
     const dirty = await dirtyPaths(record.path);
     if (dirty.length > 0 && !options.force) {
-      throw new SeatError("WORKTREE_DIRTY", `The seat worktree "${record.name}" has uncommitted changes (${dirty.slice(0, 5).map((l) => l.slice(3)).join(", ")}${dirty.length > 5 ? ", …" : ""}). Merge or keep them, or pass --force to throw them away.`, {
-        context: { name: record.name, path: record.path, files: dirty.map((l) => l.slice(3)) },
-      });
+      throw new SeatError(
+        "WORKTREE_DIRTY",
+        `The seat worktree "${record.name}" has uncommitted changes (${dirty
+          .slice(0, 5)
+          .map((l) => l.slice(3))
+          .join(", ")}${dirty.length > 5 ? ", …" : ""}). Merge or keep them, or pass --force to throw them away.`,
+        {
+          context: { name: record.name, path: record.path, files: dirty.map((l) => l.slice(3)) },
+        },
+      );
     }
     await git(["worktree", "remove", ...(options.force ? ["--force", "--force"] : []), record.path], { cwd: root });
   }

@@ -44,7 +44,10 @@ export const SEAT_IDENTITY: Record<string, string> = {
 export const NO_OPTIONAL_LOCKS: Record<string, string> = { GIT_OPTIONAL_LOCKS: "0" };
 
 /** The environment git runs with: PATH, HOME, C locale, no terminal prompts, plus `extra`. */
-export function gitEnv(extra: Record<string, string> = {}, from: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function gitEnv(
+  extra: Record<string, string> = {},
+  from: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   return {
     PATH: from.PATH ?? "/usr/bin:/bin",
     ...(from.HOME ? { HOME: from.HOME } : {}),
@@ -71,12 +74,30 @@ export function spawnGit(args: string[], options: GitOptions): Promise<GitResult
     child.stderr.on("data", (d: Buffer) => err.push(d));
     child.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT" && !cwdMissing(options.cwd)) {
-        reject(new SeatError("WORKTREE_GIT_MISSING", `git was not found on PATH; worktrees need git ${GIT_MIN_VERSION} or newer. Install git and retry.`, { context: { command: `git ${args.join(" ")}`, needed: GIT_MIN_VERSION }, cause: error }));
+        reject(
+          new SeatError(
+            "WORKTREE_GIT_MISSING",
+            `git was not found on PATH; worktrees need git ${GIT_MIN_VERSION} or newer. Install git and retry.`,
+            { context: { command: `git ${args.join(" ")}`, needed: GIT_MIN_VERSION }, cause: error },
+          ),
+        );
       } else {
-        reject(new SeatError("WORKTREE_GIT_FAILED", `git ${args.join(" ")} could not start in ${options.cwd}: ${error.message}.`, { context: { command: `git ${args.join(" ")}`, cwd: options.cwd }, cause: error }));
+        reject(
+          new SeatError(
+            "WORKTREE_GIT_FAILED",
+            `git ${args.join(" ")} could not start in ${options.cwd}: ${error.message}.`,
+            { context: { command: `git ${args.join(" ")}`, cwd: options.cwd }, cause: error },
+          ),
+        );
       }
     });
-    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+    child.on("close", (code, signal) =>
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+      }),
+    );
   });
 }
 
@@ -93,9 +114,13 @@ function cwdMissing(cwd: string): boolean {
 export function gitFailure(args: string[], cwd: string, result: GitResult): SeatError {
   const stderrTail = result.stderr.trim().slice(-STDERR_TAIL_CHARS);
   const command = `git ${args.join(" ")}`;
-  return new SeatError("WORKTREE_GIT_FAILED", `${command} exited ${result.code} in ${cwd}: ${stderrTail.split("\n").pop() || "no output"}.`, {
-    context: { command, cwd, exitCode: result.code, stderrTail },
-  });
+  return new SeatError(
+    "WORKTREE_GIT_FAILED",
+    `${command} exited ${result.code} in ${cwd}: ${stderrTail.split("\n").pop() || "no output"}.`,
+    {
+      context: { command, cwd, exitCode: result.code, stderrTail },
+    },
+  );
 }
 
 /** Parses `git version 2.39.5` (and vendor suffixes) into [major, minor, patch]; undefined when unreadable. */
@@ -121,9 +146,13 @@ export function requireGit(cwd: string): Promise<string> {
     const result = await git(["version"], { cwd });
     const version = parseGitVersion(result.stdout);
     if (!version || !isGitRecentEnough(version)) {
-      throw new SeatError("WORKTREE_GIT_MISSING", `${result.stdout.trim() || "git printed no version"}: worktrees need git ${GIT_MIN_VERSION} or newer. Upgrade git and retry.`, {
-        context: { command: "git version", found: result.stdout.trim(), needed: GIT_MIN_VERSION },
-      });
+      throw new SeatError(
+        "WORKTREE_GIT_MISSING",
+        `${result.stdout.trim() || "git printed no version"}: worktrees need git ${GIT_MIN_VERSION} or newer. Upgrade git and retry.`,
+        {
+          context: { command: "git version", found: result.stdout.trim(), needed: GIT_MIN_VERSION },
+        },
+      );
     }
     return result.stdout.trim();
   })();

@@ -85,10 +85,14 @@ export function deadHolder(home: string, record: WorktreeRecord): WorktreeHolder
 
 /** WORKTREE_BUSY (retryable) naming the live holder of `record`'s lock. */
 export function worktreeBusy(record: Pick<WorktreeRecord, "name">, current: WorktreeHolder): SeatError {
-  return new SeatError("WORKTREE_BUSY", `The seat worktree "${record.name}" is in use by pid ${current.pid} (${current.holder}, since ${current.since}); two seats never share a worktree. Wait for it, or use another name.`, {
-    context: { name: record.name, pid: current.pid, holder: current.holder },
-    retryable: true,
-  });
+  return new SeatError(
+    "WORKTREE_BUSY",
+    `The seat worktree "${record.name}" is in use by pid ${current.pid} (${current.holder}, since ${current.since}); two seats never share a worktree. Wait for it, or use another name.`,
+    {
+      context: { name: record.name, pid: current.pid, holder: current.holder },
+      retryable: true,
+    },
+  );
 }
 
 /** Takes the worktree's lock for this process; throws WORKTREE_BUSY (retryable) while a live process holds it. */
@@ -96,7 +100,12 @@ export function lockWorktree(home: string, record: WorktreeRecord, holder: strin
   const path = lockPath(home, record);
   mkdirSync(join(repoDir(home, record.repo_key), "locks"), { recursive: true, mode: 0o700 });
   const ticks = startTicksOf(process.pid);
-  const mine: WorktreeHolder = { pid: process.pid, start_ticks: ticks === "gone" ? null : ticks, holder, since: new Date().toISOString() };
+  const mine: WorktreeHolder = {
+    pid: process.pid,
+    start_ticks: ticks === "gone" ? null : ticks,
+    holder,
+    since: new Date().toISOString(),
+  };
   const text = `${JSON.stringify(mine)}\n`;
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
@@ -120,5 +129,9 @@ export function lockWorktree(home: string, record: WorktreeRecord, holder: strin
       rmSync(path, { force: true }); // its holder is proven gone
     }
   }
-  throw new SeatError("WORKTREE_BUSY", `The seat worktree "${record.name}" was locked again while a stale lock was cleared; retry.`, { context: { name: record.name }, retryable: true });
+  throw new SeatError(
+    "WORKTREE_BUSY",
+    `The seat worktree "${record.name}" was locked again while a stale lock was cleared; retry.`,
+    { context: { name: record.name }, retryable: true },
+  );
 }

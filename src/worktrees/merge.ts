@@ -57,16 +57,29 @@ export async function mergeWorktree(record: WorktreeRecord, options: MergeOption
   const mode = options.mode ?? "merge";
   const root = await mergeTarget(record, options.into ?? record.repository);
   const into = await spawnGit(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: root, env: NO_OPTIONAL_LOCKS });
-  if (into.code !== 0) throw new SeatError("WORKTREE_DETACHED", `${root} is not on a branch (detached HEAD), so there is no branch to merge ${record.branch} into. Check out a branch and retry.`, { context: { repository: root, branch: record.branch } });
+  if (into.code !== 0)
+    throw new SeatError(
+      "WORKTREE_DETACHED",
+      `${root} is not on a branch (detached HEAD), so there is no branch to merge ${record.branch} into. Check out a branch and retry.`,
+      { context: { repository: root, branch: record.branch } },
+    );
   const target = into.stdout.trim();
   if (target === record.branch) {
-    throw new SeatError("WORKTREE_MERGE_TARGET_INVALID", `${root} has ${record.branch} itself checked out; a seat's branch is merged into another branch. Run seat merge in your own checkout, or pass --into DIR.`, { context: { repository: root, branch: record.branch } });
+    throw new SeatError(
+      "WORKTREE_MERGE_TARGET_INVALID",
+      `${root} has ${record.branch} itself checked out; a seat's branch is merged into another branch. Run seat merge in your own checkout, or pass --into DIR.`,
+      { context: { repository: root, branch: record.branch } },
+    );
   }
   const dirty = await dirtyPaths(root, false);
   if (dirty.length > 0) {
-    throw new SeatError("WORKTREE_DIRTY", `${root} has uncommitted changes (${listed(dirty.map((l) => l.slice(3)))}); seat merge only lands in a clean tree. Commit or stash them and retry.`, {
-      context: { repository: root, files: dirty.map((l) => l.slice(3)) },
-    });
+    throw new SeatError(
+      "WORKTREE_DIRTY",
+      `${root} has uncommitted changes (${listed(dirty.map((l) => l.slice(3)))}); seat merge only lands in a clean tree. Commit or stash them and retry.`,
+      {
+        context: { repository: root, files: dirty.map((l) => l.slice(3)) },
+      },
+    );
   }
   const before = (await git(["rev-parse", "HEAD"], { cwd: root, env: NO_OPTIONAL_LOCKS })).stdout.trim();
   const seatRef = `refs/heads/${record.branch}`;
@@ -82,9 +95,15 @@ export async function mergeWorktree(record: WorktreeRecord, options: MergeOption
     }
     await probeMerge(root, record, target);
   }
-  const fastForward = (await spawnGit(["merge-base", "--is-ancestor", "HEAD", seatRef], { cwd: root, env: NO_OPTIONAL_LOCKS })).code === 0;
+  const fastForward =
+    (await spawnGit(["merge-base", "--is-ancestor", "HEAD", seatRef], { cwd: root, env: NO_OPTIONAL_LOCKS })).code ===
+    0;
   if ((mode === "ff-only" || mode === "rebase") && !fastForward) {
-    throw new SeatError("WORKTREE_NOT_FAST_FORWARD", `${target} has commits that ${record.branch} lacks, so --ff-only cannot move it; nothing was changed. Use --rebase or a merge.`, { context: { repository: root, branch: record.branch, into: target } });
+    throw new SeatError(
+      "WORKTREE_NOT_FAST_FORWARD",
+      `${target} has commits that ${record.branch} lacks, so --ff-only cannot move it; nothing was changed. Use --rebase or a merge.`,
+      { context: { repository: root, branch: record.branch, into: target } },
+    );
   }
   const env = await identityFor(root);
   const message = options.message ?? `seat: merge ${record.branch}`;
@@ -99,7 +118,12 @@ export async function mergeWorktree(record: WorktreeRecord, options: MergeOption
     await git(["merge", "--no-overwrite-ignore", "--no-edit", "--quiet", "-m", message, seatRef], { cwd: root, env });
   }
   const head = (await git(["rev-parse", "HEAD"], { cwd: root, env: NO_OPTIONAL_LOCKS })).stdout.trim();
-  const files = head === before ? [] : (await git(["diff", "--name-only", before, head], { cwd: root, env: NO_OPTIONAL_LOCKS })).stdout.split("\n").filter((l) => l !== "");
+  const files =
+    head === before
+      ? []
+      : (await git(["diff", "--name-only", before, head], { cwd: root, env: NO_OPTIONAL_LOCKS })).stdout
+          .split("\n")
+          .filter((l) => l !== "");
   return { mode, into: target, head, files };
 }
 
@@ -107,14 +131,22 @@ export async function mergeWorktree(record: WorktreeRecord, options: MergeOption
 async function mergeTarget(record: WorktreeRecord, dir: string): Promise<string> {
   const repo = await resolveRepository(dir);
   if (repo.key !== record.repo_key) {
-    throw new SeatError("WORKTREE_MERGE_TARGET_INVALID", `${repo.root} is a worktree of another repository than ${record.branch}'s (${record.repository}); nothing was changed. Run seat merge in a checkout of that repository, or pass --into DIR of one.`, {
-      context: { into: repo.root, repository: record.repository, branch: record.branch },
-    });
+    throw new SeatError(
+      "WORKTREE_MERGE_TARGET_INVALID",
+      `${repo.root} is a worktree of another repository than ${record.branch}'s (${record.repository}); nothing was changed. Run seat merge in a checkout of that repository, or pass --into DIR of one.`,
+      {
+        context: { into: repo.root, repository: record.repository, branch: record.branch },
+      },
+    );
   }
   if (repo.root === realPath(record.path)) {
-    throw new SeatError("WORKTREE_MERGE_TARGET_INVALID", `${repo.root} is the seat's own worktree; its branch ${record.branch} is merged into another branch. Run seat merge in your own checkout, or pass --into DIR.`, {
-      context: { into: repo.root, branch: record.branch },
-    });
+    throw new SeatError(
+      "WORKTREE_MERGE_TARGET_INVALID",
+      `${repo.root} is the seat's own worktree; its branch ${record.branch} is merged into another branch. Run seat merge in your own checkout, or pass --into DIR.`,
+      {
+        context: { into: repo.root, branch: record.branch },
+      },
+    );
   }
   return repo.root;
 }
@@ -122,18 +154,32 @@ async function mergeTarget(record: WorktreeRecord, dir: string): Promise<string>
 // The merge computed without touching any tree: a conflict, or a result that would write over a path git does not
 // track in the user's tree, refuses it.
 async function probeMerge(root: string, record: WorktreeRecord, target: string): Promise<void> {
-  const probe = await git(["merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", `refs/heads/${record.branch}`], { cwd: root, env: NO_OPTIONAL_LOCKS, okCodes: [0, 1] });
+  const probe = await git(
+    ["merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", `refs/heads/${record.branch}`],
+    { cwd: root, env: NO_OPTIONAL_LOCKS, okCodes: [0, 1] },
+  );
   if (probe.code === 1) {
-    const files = probe.stdout.split("\n").slice(1).filter((l) => l !== "");
-    throw new SeatError("WORKTREE_CONFLICT", `Merging ${record.branch} into ${target} conflicts in ${files.join(", ")}; nothing was changed in ${root}. Rebase the seat's work or resolve it in ${record.path}.`, {
-      context: { repository: root, branch: record.branch, into: target, files },
-    });
+    const files = probe.stdout
+      .split("\n")
+      .slice(1)
+      .filter((l) => l !== "");
+    throw new SeatError(
+      "WORKTREE_CONFLICT",
+      `Merging ${record.branch} into ${target} conflicts in ${files.join(", ")}; nothing was changed in ${root}. Rebase the seat's work or resolve it in ${record.path}.`,
+      {
+        context: { repository: root, branch: record.branch, into: target, files },
+      },
+    );
   }
   const files = await pathsMergeWouldOverwrite(root, probe.stdout.split("\n")[0]!.trim());
   if (files.length > 0) {
-    throw new SeatError("WORKTREE_MERGE_WOULD_OVERWRITE", `Merging ${record.branch} into ${target} would write over ${files.length} path(s) git does not track in ${root} (untracked or ignored): ${listed(files)}; nothing was changed. Move them aside and retry.`, {
-      context: { repository: root, branch: record.branch, into: target, files },
-    });
+    throw new SeatError(
+      "WORKTREE_MERGE_WOULD_OVERWRITE",
+      `Merging ${record.branch} into ${target} would write over ${files.length} path(s) git does not track in ${root} (untracked or ignored): ${listed(files)}; nothing was changed. Move them aside and retry.`,
+      {
+        context: { repository: root, branch: record.branch, into: target, files },
+      },
+    );
   }
 }
 
@@ -152,15 +198,24 @@ function realPath(path: string): string {
 // The seat's branch is replayed onto the user's HEAD inside the seat's own worktree; a conflict is aborted there.
 async function rebaseSeat(record: WorktreeRecord, onto: string): Promise<void> {
   const pending = await dirtyPaths(record.path);
-  if (pending.length > 0) throw new SeatError("WORKTREE_DIRTY", `The seat worktree ${record.path} has uncommitted changes; --rebase needs it clean. Run another turn or discard it.`, { context: { path: record.path, files: pending.map((l) => l.slice(3)) } });
+  if (pending.length > 0)
+    throw new SeatError(
+      "WORKTREE_DIRTY",
+      `The seat worktree ${record.path} has uncommitted changes; --rebase needs it clean. Run another turn or discard it.`,
+      { context: { path: record.path, files: pending.map((l) => l.slice(3)) } },
+    );
   const rebased = await spawnGit([...NO_HOOKS, "rebase", "--quiet", onto], { cwd: record.path, env: SEAT_IDENTITY });
   if (rebased.code === 0) return;
   const conflicted = await spawnGit(["diff", "--name-only", "--diff-filter=U"], { cwd: record.path });
   await spawnGit(["rebase", "--abort"], { cwd: record.path });
   const files = conflicted.stdout.split("\n").filter((l) => l !== "");
-  throw new SeatError("WORKTREE_CONFLICT", `Rebasing ${record.branch} onto ${onto.slice(0, 12)} conflicts in ${files.join(", ") || "its commits"}; the rebase was aborted and nothing was changed.`, {
-    context: { branch: record.branch, files, exitCode: rebased.code, stderrTail: rebased.stderr.trim().slice(-2000) },
-  });
+  throw new SeatError(
+    "WORKTREE_CONFLICT",
+    `Rebasing ${record.branch} onto ${onto.slice(0, 12)} conflicts in ${files.join(", ") || "its commits"}; the rebase was aborted and nothing was changed.`,
+    {
+      context: { branch: record.branch, files, exitCode: rebased.code, stderrTail: rebased.stderr.trim().slice(-2000) },
+    },
+  );
 }
 
 // A merge commit is the user's: their configured identity when git has one, else the seat's.

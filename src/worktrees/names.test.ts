@@ -7,9 +7,31 @@ import { turnCommitMessage } from "./commit.js";
 
 test("worktree names are one safe path segment and ref component", () => {
   for (const good of ["fix-bug", "a", "v1.2_x", "Run42"]) assert.equal(worktreeNameProblem(good), null, good);
-  for (const bad of ["", "..", "a..b", "../x", "a/b", "/abs", ".hidden", "-flag", "x.lock", "x.", "sp ace", "a\nb", "é", "x".repeat(65), "a~1", "a^", "a:b", "a@{1}"]) {
+  for (const bad of [
+    "",
+    "..",
+    "a..b",
+    "../x",
+    "a/b",
+    "/abs",
+    ".hidden",
+    "-flag",
+    "x.lock",
+    "x.",
+    "sp ace",
+    "a\nb",
+    "é",
+    "x".repeat(65),
+    "a~1",
+    "a^",
+    "a:b",
+    "a@{1}",
+  ]) {
     assert.notEqual(worktreeNameProblem(bad), null, JSON.stringify(bad));
-    assert.throws(() => assertWorktreeName(bad), (e) => isSeatError(e, "WORKTREE_NAME_INVALID"));
+    assert.throws(
+      () => assertWorktreeName(bad),
+      (e) => isSeatError(e, "WORKTREE_NAME_INVALID"),
+    );
   }
   assert.equal(worktreeNameProblem(defaultWorktreeName(new Date("2026-12-01T20:50:40Z"))), null);
   assert.match(defaultWorktreeName(new Date("2026-12-01T20:50:40Z")), /^run-20261201-205040-[0-9a-f]{4}$/);
@@ -27,7 +49,10 @@ test("git versions are parsed and held against the 2.38 floor", () => {
 });
 
 test("git's environment is minimal: nothing like GIT_DIR or GIT_INDEX_FILE is inherited", () => {
-  const env = gitEnv({ GIT_OPTIONAL_LOCKS: "0" }, { PATH: "/bin", HOME: "/h", GIT_DIR: "/evil", GIT_WORK_TREE: "/w", GIT_INDEX_FILE: "/i", XAI_API_KEY: "secret" });
+  const env = gitEnv(
+    { GIT_OPTIONAL_LOCKS: "0" },
+    { PATH: "/bin", HOME: "/h", GIT_DIR: "/evil", GIT_WORK_TREE: "/w", GIT_INDEX_FILE: "/i", XAI_API_KEY: "secret" },
+  );
   assert.deepEqual(env, { PATH: "/bin", HOME: "/h", LC_ALL: "C", GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0" });
 });
 

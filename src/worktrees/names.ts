@@ -13,15 +13,18 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** Why `name` is not a valid worktree name, or null when it is one. */
 export function worktreeNameProblem(name: string): string | null {
   if (!NAME.test(name)) return "use 1–64 characters from A-Z a-z 0-9 . _ - starting with a letter or digit";
-  if (name.includes("..")) return "a name may not contain \"..\"";
-  if (name.endsWith(".lock") || name.endsWith(".")) return "a name may not end with \".lock\" or \".\"";
+  if (name.includes("..")) return 'a name may not contain ".."';
+  if (name.endsWith(".lock") || name.endsWith(".")) return 'a name may not end with ".lock" or "."';
   return null;
 }
 
 /** Throws WORKTREE_NAME_INVALID unless `name` is a valid worktree name. */
 export function assertWorktreeName(name: string): string {
   const problem = worktreeNameProblem(name);
-  if (problem) throw new SeatError("WORKTREE_NAME_INVALID", `"${name}" cannot name a worktree: ${problem}.`, { context: { name } });
+  if (problem)
+    throw new SeatError("WORKTREE_NAME_INVALID", `"${name}" cannot name a worktree: ${problem}.`, {
+      context: { name },
+    });
   return name;
 }
 

@@ -20,7 +20,10 @@ const ABSENT_MODE = "000000";
  * file. Assumes the tree has no changes to tracked files (merge checks that first).
  */
 export async function pathsMergeWouldOverwrite(root: string, tree: string): Promise<string[]> {
-  const diff = await git(["diff-tree", "-r", "-z", "--no-renames", "HEAD", tree, "--"], { cwd: root, env: NO_OPTIONAL_LOCKS });
+  const diff = await git(["diff-tree", "-r", "-z", "--no-renames", "HEAD", tree, "--"], {
+    cwd: root,
+    env: NO_OPTIONAL_LOCKS,
+  });
   const fields = diff.stdout.split("\0");
   const written: string[] = [];
   const added = new Set<string>();
@@ -59,7 +62,10 @@ export async function pathsMergeWouldOverwrite(root: string, tree: string): Prom
   if (inDirectories.length > 0) {
     // Inside a directory the merge replaces with a file: every file git does not track (untracked or ignored:
     // `ls-files --others` without exclude rules lists both). Literal pathspecs: a name is never a glob.
-    const others = await git(["--literal-pathspecs", "ls-files", "-z", "--others", "--", ...inDirectories], { cwd: root, env: NO_OPTIONAL_LOCKS });
+    const others = await git(["--literal-pathspecs", "ls-files", "-z", "--others", "--", ...inDirectories], {
+      cwd: root,
+      env: NO_OPTIONAL_LOCKS,
+    });
     for (const path of others.stdout.split("\0")) if (path !== "") found.add(path);
   }
   return [...found].sort();

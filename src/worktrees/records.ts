@@ -55,7 +55,11 @@ export function readRecord(home: string, repoKey: string, name: string): Worktre
   }
   const record = JSON.parse(text) as WorktreeRecord;
   if (record.schema !== WORKTREE_RECORD_SCHEMA) {
-    throw new SeatError("WORKTREE_RECORD_CORRUPT", `The worktree record of "${name}" has schema ${String(record.schema)}, not ${WORKTREE_RECORD_SCHEMA}.`, { context: { name, path: recordPath(home, repoKey, name) } });
+    throw new SeatError(
+      "WORKTREE_RECORD_CORRUPT",
+      `The worktree record of "${name}" has schema ${String(record.schema)}, not ${WORKTREE_RECORD_SCHEMA}.`,
+      { context: { name, path: recordPath(home, repoKey, name) } },
+    );
   }
   return record;
 }

@@ -42,7 +42,10 @@ const chains = new Map<string, Promise<unknown>>();
 // One git operation on a cache clone at a time in this process (clone, fetch, worktree add/remove).
 function serial<T>(cache: string, op: () => Promise<T>): Promise<T> {
   const run = (chains.get(cache) ?? Promise.resolve()).then(op, op);
-  chains.set(cache, run.catch(() => undefined));
+  chains.set(
+    cache,
+    run.catch(() => undefined),
+  );
   return run;
 }
 
@@ -52,10 +55,23 @@ export function cacheDir(home: string, repo: string): string {
 }
 
 /** Clones (once) and fetches `repo`, then adds the job's worktree on seat/<name> from `base` (default the remote's HEAD). */
-export async function prepareJobWorktree(options: { home: string; repo: string; name: string; base?: string }): Promise<JobWorktree> {
+export async function prepareJobWorktree(options: {
+  home: string;
+  repo: string;
+  name: string;
+  base?: string;
+}): Promise<JobWorktree> {
   const name = assertWorktreeName(options.name);
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(options.repo) && !/^[^/]+@[^:]+:/.test(options.repo) && !isAbsolute(options.repo)) {
-    throw new SeatError("WORKTREE_NOT_A_REPO", `A job's --repo must be a URL or an absolute path, not "${options.repo}".`, { context: { repo: options.repo } });
+  if (
+    !/^[a-z][a-z0-9+.-]*:\/\//i.test(options.repo) &&
+    !/^[^/]+@[^:]+:/.test(options.repo) &&
+    !isAbsolute(options.repo)
+  ) {
+    throw new SeatError(
+      "WORKTREE_NOT_A_REPO",
+      `A job's --repo must be a URL or an absolute path, not "${options.repo}".`,
+      { context: { repo: options.repo } },
+    );
   }
   const root = join(options.home, "worktrees", "cache");
   mkdirSync(root, { recursive: true, mode: 0o700 });
@@ -70,7 +86,11 @@ export async function prepareJobWorktree(options: { home: string; repo: string; 
       const cloned = await spawnGit(["clone", "--bare", "--quiet", "--", options.repo, temp], { cwd: root });
       if (cloned.code !== 0) {
         rmSync(temp, { recursive: true, force: true });
-        throw new SeatError("WORKTREE_NOT_A_REPO", `${options.repo} could not be cloned: ${cloned.stderr.trim().split("\n").pop() ?? ""}.`, { context: { repo: options.repo, exitCode: cloned.code, stderrTail: cloned.stderr.trim().slice(-2000) } });
+        throw new SeatError(
+          "WORKTREE_NOT_A_REPO",
+          `${options.repo} could not be cloned: ${cloned.stderr.trim().split("\n").pop() ?? ""}.`,
+          { context: { repo: options.repo, exitCode: cloned.code, stderrTail: cloned.stderr.trim().slice(-2000) } },
+        );
       }
       try {
         renameSync(temp, cache);
@@ -85,11 +105,20 @@ export async function prepareJobWorktree(options: { home: string; repo: string; 
     }
     await git(["worktree", "prune"], { cwd: cache });
     const baseRef = options.base ?? "HEAD";
-    const resolved = await spawnGit(["rev-parse", "--verify", "--quiet", "--end-of-options", `${baseRef}^{commit}`], { cwd: cache });
-    if (resolved.code !== 0) throw new SeatError("WORKTREE_BASE_INVALID", `--base ${baseRef} does not name a commit of ${options.repo}.`, { context: { base: baseRef, repo: options.repo } });
+    const resolved = await spawnGit(["rev-parse", "--verify", "--quiet", "--end-of-options", `${baseRef}^{commit}`], {
+      cwd: cache,
+    });
+    if (resolved.code !== 0)
+      throw new SeatError("WORKTREE_BASE_INVALID", `--base ${baseRef} does not name a commit of ${options.repo}.`, {
+        context: { base: baseRef, repo: options.repo },
+      });
     const baseCommit = resolved.stdout.trim();
     if ((await spawnGit(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: cache })).code === 0) {
-      throw new SeatError("WORKTREE_EXISTS", `${options.repo} already has a branch ${branch}; a job's branch is never reused.`, { context: { repo: options.repo, branch } });
+      throw new SeatError(
+        "WORKTREE_EXISTS",
+        `${options.repo} already has a branch ${branch}; a job's branch is never reused.`,
+        { context: { repo: options.repo, branch } },
+      );
     }
     mkdirSync(join(options.home, "worktrees", "jobs"), { recursive: true, mode: 0o700 });
     rmSync(path, { recursive: true, force: true });
@@ -102,11 +131,18 @@ export async function prepareJobWorktree(options: { home: string; repo: string; 
  * Ends a job's worktree: commits the turn, pushes seat/<name> to the repository in one atomic push, and removes
  * the worktree and its local branch. `push: false` (a turn that failed) removes without pushing.
  */
-export async function finishJobWorktree(job: JobWorktree, turn: { promptId: string; prompt: string }, options: { push: boolean }): Promise<JobWorktreeResult> {
+export async function finishJobWorktree(
+  job: JobWorktree,
+  turn: { promptId: string; prompt: string },
+  options: { push: boolean },
+): Promise<JobWorktreeResult> {
   try {
     const { head } = await commitTurn({ path: job.path, branch: job.branch }, turn);
     const diffstat = (await git(["diff", "--stat", job.base_commit, head], { cwd: job.path })).stdout.trimEnd();
-    if (options.push) await git(["push", "--atomic", "--quiet", "origin", `refs/heads/${job.branch}:refs/heads/${job.branch}`], { cwd: job.path });
+    if (options.push)
+      await git(["push", "--atomic", "--quiet", "origin", `refs/heads/${job.branch}:refs/heads/${job.branch}`], {
+        cwd: job.path,
+      });
     return { branch: job.branch, commit: head, base_commit: job.base_commit, diffstat, pushed: options.push };
   } finally {
     await serial(job.cache, async () => {

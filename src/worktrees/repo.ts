@@ -24,18 +24,26 @@ export interface Repository {
 export async function resolveRepository(dir: string): Promise<Repository> {
   const cwd = resolve(dir);
   await requireGit(cwd);
-  const result = await spawnGit(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], { cwd, env: NO_OPTIONAL_LOCKS });
+  const result = await spawnGit(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], {
+    cwd,
+    env: NO_OPTIONAL_LOCKS,
+  });
   const [root, commonDir] = result.stdout.trim().split("\n");
   if (result.code !== 0 || !root || !commonDir) {
-    throw new SeatError("WORKTREE_NOT_A_REPO", `${cwd} is not inside a git worktree, so a seat worktree cannot be made from it. Run from a git checkout, or pass --cwd DIR of one.`, {
-      context: { cwd, exitCode: result.code, stderrTail: result.stderr.trim().slice(-500) },
-    });
+    throw new SeatError(
+      "WORKTREE_NOT_A_REPO",
+      `${cwd} is not inside a git worktree, so a seat worktree cannot be made from it. Run from a git checkout, or pass --cwd DIR of one.`,
+      {
+        context: { cwd, exitCode: result.code, stderrTail: result.stderr.trim().slice(-500) },
+      },
+    );
   }
   const realRoot = realpathSync(root);
   const realCommon = realpathSync(commonDir);
   // The key comes from the common git dir alone, so every worktree of the repository (a seat's included) finds the
   // same records; its readable part is the main worktree's name (the parent of `.git`) or the bare repository's.
-  const named = basename(realCommon) === ".git" ? basename(dirname(realCommon)) : basename(realCommon).replace(/\.git$/, "");
+  const named =
+    basename(realCommon) === ".git" ? basename(dirname(realCommon)) : basename(realCommon).replace(/\.git$/, "");
   const key = `${named.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 32) || "repo"}-${createHash("sha256").update(realCommon).digest("hex").slice(0, 12)}`;
   return { root: realRoot, commonDir: realCommon, key };
 }

@@ -34,13 +34,21 @@ export async function findWorktree(home: string, cwd: string, name: string): Pro
   assertWorktreeName(name);
   const repo = await resolveRepository(cwd);
   const record = readRecord(home, repo.key, name);
-  if (!record) throw new SeatError("WORKTREE_NOT_FOUND", `No seat worktree "${name}" in ${repo.root}. List them with \`seat worktrees\`.`, { context: { name, repository: repo.root } });
+  if (!record)
+    throw new SeatError(
+      "WORKTREE_NOT_FOUND",
+      `No seat worktree "${name}" in ${repo.root}. List them with \`seat worktrees\`.`,
+      { context: { name, repository: repo.root } },
+    );
   return record;
 }
 
 /** The uncommitted changes of a worktree (tracked and untracked), one porcelain line each. */
 export async function dirtyPaths(dir: string, untracked = true): Promise<string[]> {
-  const result = await git(["status", "--porcelain", `--untracked-files=${untracked ? "all" : "no"}`], { cwd: dir, env: NO_OPTIONAL_LOCKS });
+  const result = await git(["status", "--porcelain", `--untracked-files=${untracked ? "all" : "no"}`], {
+    cwd: dir,
+    env: NO_OPTIONAL_LOCKS,
+  });
   return result.stdout.split("\n").filter((l) => l !== "");
 }
 
@@ -58,9 +66,20 @@ export function userTreeOf(record: WorktreeRecord, root?: string): string {
 /** The live state of one seat worktree; ahead/behind count against the HEAD of `userTreeOf(record, root)`. */
 export async function worktreeStatus(home: string, record: WorktreeRecord, root?: string): Promise<WorktreeStatus> {
   const missing = !existsSync(record.path);
-  const counts = await spawnGit(["rev-list", "--left-right", "--count", `refs/heads/${record.branch}...HEAD`], { cwd: userTreeOf(record, root), env: NO_OPTIONAL_LOCKS });
+  const counts = await spawnGit(["rev-list", "--left-right", "--count", `refs/heads/${record.branch}...HEAD`], {
+    cwd: userTreeOf(record, root),
+    env: NO_OPTIONAL_LOCKS,
+  });
   const [ahead, behind] = counts.code === 0 ? counts.stdout.trim().split(/\s+/).map(Number) : [0, 0];
-  return { ...record, ahead: ahead ?? 0, behind: behind ?? 0, dirty: missing ? [] : await dirtyPaths(record.path), missing, in_use: worktreeHolder(home, record) ?? null, interrupted: deadHolder(home, record) ?? null };
+  return {
+    ...record,
+    ahead: ahead ?? 0,
+    behind: behind ?? 0,
+    dirty: missing ? [] : await dirtyPaths(record.path),
+    missing,
+    in_use: worktreeHolder(home, record) ?? null,
+    interrupted: deadHolder(home, record) ?? null,
+  };
 }
 
 /** Every seat worktree of the repository containing `cwd`, with its live state (ahead/behind the HEAD there). */
@@ -75,18 +94,36 @@ export async function listWorktrees(home: string, cwd: string): Promise<Worktree
  * directory of the worktree whose HEAD is the user's (what a merge run there would bring in); default the one the
  * seat was made from.
  */
-export async function diffWorktree(record: WorktreeRecord, options: { stat?: boolean; from?: string } = {}): Promise<string> {
+export async function diffWorktree(
+  record: WorktreeRecord,
+  options: { stat?: boolean; from?: string } = {},
+): Promise<string> {
   const format = options.stat ? ["--stat"] : [];
   const root = options.from === undefined ? undefined : (await resolveRepository(options.from)).root;
-  const committed = await git(["diff", "--no-color", ...format, `HEAD...refs/heads/${record.branch}`, "--"], { cwd: userTreeOf(record, root), env: NO_OPTIONAL_LOCKS });
+  const committed = await git(["diff", "--no-color", ...format, `HEAD...refs/heads/${record.branch}`, "--"], {
+    cwd: userTreeOf(record, root),
+    env: NO_OPTIONAL_LOCKS,
+  });
   if (!existsSync(record.path)) return committed.stdout;
-  const pending = await git(["diff", "--no-color", ...format, "HEAD", "--"], { cwd: record.path, env: NO_OPTIONAL_LOCKS });
-  return pending.stdout === "" ? committed.stdout : `${committed.stdout}${committed.stdout === "" ? "" : "\n"}# uncommitted in ${record.path}\n${pending.stdout}`;
+  const pending = await git(["diff", "--no-color", ...format, "HEAD", "--"], {
+    cwd: record.path,
+    env: NO_OPTIONAL_LOCKS,
+  });
+  return pending.stdout === ""
+    ? committed.stdout
+    : `${committed.stdout}${committed.stdout === "" ? "" : "\n"}# uncommitted in ${record.path}\n${pending.stdout}`;
 }
 
 /** One line of what the seat's branch changed since its base: `git diff --shortstat` ("" when nothing). */
-export async function shortStat(record: Pick<WorktreeRecord, "repository" | "base_commit" | "branch">): Promise<string> {
-  return (await git(["diff", "--shortstat", record.base_commit, `refs/heads/${record.branch}`, "--"], { cwd: record.repository, env: NO_OPTIONAL_LOCKS })).stdout.trim();
+export async function shortStat(
+  record: Pick<WorktreeRecord, "repository" | "base_commit" | "branch">,
+): Promise<string> {
+  return (
+    await git(["diff", "--shortstat", record.base_commit, `refs/heads/${record.branch}`, "--"], {
+      cwd: record.repository,
+      env: NO_OPTIONAL_LOCKS,
+    })
+  ).stdout.trim();
 }
 
 function realPath(path: string): string {

@@ -64,7 +64,12 @@ export async function planTurnWorktree(options: TurnWorktreeOptions): Promise<Tu
   const repo = await resolveRepository(cwd);
   return {
     path: worktreePath(home, repo.key, name),
-    take: async () => locked(home, (await createWorktree({ home, cwd, owner, reuse: reuse === true, name, ...(base ? { base } : {}) })).record, owner),
+    take: async () =>
+      locked(
+        home,
+        (await createWorktree({ home, cwd, owner, reuse: reuse === true, name, ...(base ? { base } : {}) })).record,
+        owner,
+      ),
   };
 }
 
@@ -72,7 +77,10 @@ export async function planTurnWorktree(options: TurnWorktreeOptions): Promise<Tu
  * Commits what the turn changed on the worktree's branch (nothing changed: no commit). Call it after the agent is
  * disposed, so no agent process writes while the turn is committed; release the lock after it.
  */
-export function finishTurnWorktree(worktree: TurnWorktree, turn: { promptId: string; prompt: string }): Promise<TurnCommit> {
+export function finishTurnWorktree(
+  worktree: TurnWorktree,
+  turn: { promptId: string; prompt: string },
+): Promise<TurnCommit> {
   return commitTurn(worktree.record, turn);
 }
 

@@ -24,9 +24,16 @@ test("seat compare runs one prompt on grok, codex and claude at once, each in it
   const repo = join(dir, "project");
   makeRepo(repo, { "README.md": "# project\n" });
   const rules = (shell: (c: string) => MockToolCall, agent: string) => ({
-    rules: [{ match: "make your file", replies: [{ toolCalls: [shell(`echo from-${agent} > ${agent}.txt`)] }, { text: `${agent} made its file` }] }],
+    rules: [
+      {
+        match: "make your file",
+        replies: [{ toolCalls: [shell(`echo from-${agent} > ${agent}.txt`)] }, { text: `${agent} made its file` }],
+      },
+    ],
   });
-  const grok = await startLiveRig(rules((command) => ({ name: "run_terminal_command", arguments: { command, description: "make a file" } }), "grok"));
+  const grok = await startLiveRig(
+    rules((command) => ({ name: "run_terminal_command", arguments: { command, description: "make a file" } }), "grok"),
+  );
   if (!gotLive(t, grok)) return;
   t.after(() => grok.close());
   const probeCodex = await startAgentRig("codex", {});
@@ -51,10 +58,30 @@ test("seat compare runs one prompt on grok, codex and claude at once, each in it
     ...claude.options.agentEnv,
   };
   const before = snapshotUserTree(repo);
-  const result = await runSeat(["compare", "--json", "--agents", "grok,codex,claude", "--allow", "execute,edit", "--turn-timeout", "240", "please make your file"], { env, cwd: repo });
-  const rows = result.stdout.trim().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, any>);
+  const result = await runSeat(
+    [
+      "compare",
+      "--json",
+      "--agents",
+      "grok,codex,claude",
+      "--allow",
+      "execute,edit",
+      "--turn-timeout",
+      "240",
+      "please make your file",
+    ],
+    { env, cwd: repo },
+  );
+  const rows = result.stdout
+    .trim()
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, any>);
   assert.equal(result.code, 0, result.stdout + result.stderr);
-  assert.deepEqual(rows.map((r) => r.agent), ["grok", "codex", "claude"]);
+  assert.deepEqual(
+    rows.map((r) => r.agent),
+    ["grok", "codex", "claude"],
+  );
   for (const row of rows) {
     assert.equal(row.type, "compare");
     assert.equal(row.stopReason, "end_turn", JSON.stringify(row));
@@ -62,7 +89,11 @@ test("seat compare runs one prompt on grok, codex and claude at once, each in it
     assert.ok(row.ms > 0);
     assert.match(row.diffstat, /^1 file changed, 1 insertion\(\+\)$/, JSON.stringify(row));
     assert.equal(gitIn(repo, ["show", `${row.branch}:${row.agent}.txt`]), `from-${row.agent}\n`);
-    assert.deepEqual(gitIn(repo, ["ls-tree", "--name-only", row.branch]).trim().split("\n").sort(), ["README.md", `${row.agent}.txt`].sort(), "each branch holds only its agent's work");
+    assert.deepEqual(
+      gitIn(repo, ["ls-tree", "--name-only", row.branch]).trim().split("\n").sort(),
+      ["README.md", `${row.agent}.txt`].sort(),
+      "each branch holds only its agent's work",
+    );
     const stat = await runSeat(["diff", row.name, "--stat"], { env, cwd: repo });
     assert.match(stat.stdout, new RegExp(`${row.agent}\\.txt`));
   }

@@ -26,54 +26,99 @@ const fromHost = (r: LoggedRequest) => r.dialect !== undefined && r.reqId === un
 const fromGrok = (r: LoggedRequest) => r.dialect === "chat" && r.reqId !== undefined;
 
 for (const agent of AGENTS) {
-  describe(`${agent}: delegation to grok through seat mcp (real agent, real grok, offline)`, { concurrency: false }, () => {
-    agentTest(agent, ["mcp-delegation"], `${agent}: given seat mcp in its own MCP config, its model calls run, a real grok turn answers, and the answer is in the host's next model request`, async (t) => {
-      const binary = await liveBinary();
-      if (!need(t, binary instanceof Error ? `real grok unavailable: ${binary.message}` : false)) return;
-      const nonce = randomBytes(6).toString("hex");
-      const probe = await startAgentRig(agent, {});
-      const wiring = offlineWiring(probe.profile.name)!;
-      await probe.cleanup();
-      const rig = await startAgentRig(agent, {
-        rules: [
-          // The host's turn: call the seat's run tool, then quote what it returned.
-          { match: "delegate this to the seat", replies: [{ toolCalls: [wiring.hostToolCall("seat", "run", { prompt: `grok, answer the seat question ${nonce}` })] }, { text: "the seat said: {{last_tool_result}}" }] },
-          // Grok's turn behind the server.
-          { match: "answer the seat question", replies: [{ text: `grok answers ${nonce}` }] },
-        ],
-      });
-      const sandbox = createSandbox({ modelBaseUrl: rig.mock.baseUrl, prefix: "gs-delegation-" });
-      try {
-        const config = writeHostMcpConfig(agent, rig, {
-          command: process.execPath,
-          prefix: [SEAT_MAIN],
-          suffix: ["--root", rig.cwd],
-          env: { ...sandbox.env, GROK_BIN: binary as string, GROK_SEAT_HOME: join(sandbox.root, "seat") },
+  describe(`${agent}: delegation to grok through seat mcp (real agent, real grok, offline)`, {
+    concurrency: false,
+  }, () => {
+    agentTest(
+      agent,
+      ["mcp-delegation"],
+      `${agent}: given seat mcp in its own MCP config, its model calls run, a real grok turn answers, and the answer is in the host's next model request`,
+      async (t) => {
+        const binary = await liveBinary();
+        if (!need(t, binary instanceof Error ? `real grok unavailable: ${binary.message}` : false)) return;
+        const nonce = randomBytes(6).toString("hex");
+        const probe = await startAgentRig(agent, {});
+        const wiring = offlineWiring(probe.profile.name)!;
+        await probe.cleanup();
+        const rig = await startAgentRig(agent, {
+          rules: [
+            // The host's turn: call the seat's run tool, then quote what it returned.
+            {
+              match: "delegate this to the seat",
+              replies: [
+                {
+                  toolCalls: [
+                    wiring.hostToolCall("seat", "run", { prompt: `grok, answer the seat question ${nonce}` }),
+                  ],
+                },
+                { text: "the seat said: {{last_tool_result}}" },
+              ],
+            },
+            // Grok's turn behind the server.
+            { match: "answer the seat question", replies: [{ text: `grok answers ${nonce}` }] },
+          ],
         });
-        const session = await createSession({ ...rig.options, permissions: createPermissionGate({ policy: parsePolicyFlags({ allow: ["mcp"] }) }) });
-        let tree: number[] = [];
+        const sandbox = createSandbox({ modelBaseUrl: rig.mock.baseUrl, prefix: "gs-delegation-" });
         try {
-          assert.equal(session.state, "ready", `the host came up (${JSON.stringify(session.diagnostics)})`);
-          const result = await session.prompt("please delegate this to the seat");
-          tree = session.agent?.pid === undefined ? [] : descendants(session.agent.pid);
-          const grokQueries = rig.mock.requests.filter(fromGrok).filter((r) => JSON.stringify(r.body).includes(`answer the seat question ${nonce}`));
-          assert.ok(grokQueries.length > 0, `real grok got the prompt the host's model sent to run (config ${config}; requests ${JSON.stringify(rig.mock.requests.map((r) => [r.dialect, r.kind, r.reqId]))})`);
-          const followups = rig.mock.requests.filter(fromHost).filter((r) => JSON.stringify(r.body).includes(`grok answers ${nonce}`));
-          assert.ok(followups.length > 0, `the host's next model request carries grok's answer (${JSON.stringify(result).slice(0, 800)})`);
-          assert.equal(followups[0]!.dialect, wiring.dialect, "that request came from the host's own model client");
-          assert.match(result.text, new RegExp(`the seat said: [\\s\\S]*grok answers ${nonce}`), `the host's turn quotes grok's answer (${JSON.stringify(result).slice(0, 800)})`);
-          // The rig's parent env holds a canary (also as XAI_API_KEY): the host, seat mcp and grok never see it.
-          const seen = procText(tree).filter((p) => p.environ.includes(CANARY) || p.cmdline.includes(CANARY));
-          assert.deepEqual(seen.map((p) => p.pid), [], "no process of the host's tree carries the parent env's canary");
-          assert.ok(procText(tree).some((p) => p.cmdline.includes(`${SEAT_MAIN}\0mcp\0`)), `seat mcp is in the host's process tree (${tree.length} processes)`);
+          const config = writeHostMcpConfig(agent, rig, {
+            command: process.execPath,
+            prefix: [SEAT_MAIN],
+            suffix: ["--root", rig.cwd],
+            env: { ...sandbox.env, GROK_BIN: binary as string, GROK_SEAT_HOME: join(sandbox.root, "seat") },
+          });
+          const session = await createSession({
+            ...rig.options,
+            permissions: createPermissionGate({ policy: parsePolicyFlags({ allow: ["mcp"] }) }),
+          });
+          let tree: number[] = [];
+          try {
+            assert.equal(session.state, "ready", `the host came up (${JSON.stringify(session.diagnostics)})`);
+            const result = await session.prompt("please delegate this to the seat");
+            tree = session.agent?.pid === undefined ? [] : descendants(session.agent.pid);
+            const grokQueries = rig.mock.requests
+              .filter(fromGrok)
+              .filter((r) => JSON.stringify(r.body).includes(`answer the seat question ${nonce}`));
+            assert.ok(
+              grokQueries.length > 0,
+              `real grok got the prompt the host's model sent to run (config ${config}; requests ${JSON.stringify(rig.mock.requests.map((r) => [r.dialect, r.kind, r.reqId]))})`,
+            );
+            const followups = rig.mock.requests
+              .filter(fromHost)
+              .filter((r) => JSON.stringify(r.body).includes(`grok answers ${nonce}`));
+            assert.ok(
+              followups.length > 0,
+              `the host's next model request carries grok's answer (${JSON.stringify(result).slice(0, 800)})`,
+            );
+            assert.equal(followups[0]!.dialect, wiring.dialect, "that request came from the host's own model client");
+            assert.match(
+              result.text,
+              new RegExp(`the seat said: [\\s\\S]*grok answers ${nonce}`),
+              `the host's turn quotes grok's answer (${JSON.stringify(result).slice(0, 800)})`,
+            );
+            // The rig's parent env holds a canary (also as XAI_API_KEY): the host, seat mcp and grok never see it.
+            const seen = procText(tree).filter((p) => p.environ.includes(CANARY) || p.cmdline.includes(CANARY));
+            assert.deepEqual(
+              seen.map((p) => p.pid),
+              [],
+              "no process of the host's tree carries the parent env's canary",
+            );
+            assert.ok(
+              procText(tree).some((p) => p.cmdline.includes(`${SEAT_MAIN}\0mcp\0`)),
+              `seat mcp is in the host's process tree (${tree.length} processes)`,
+            );
+          } finally {
+            const { survivors } = await session.dispose();
+            assert.deepEqual(
+              survivors,
+              [],
+              `no process of the host's tree survives dispose (seat mcp and grok included; tree was ${tree.join(",")})`,
+            );
+          }
         } finally {
-          const { survivors } = await session.dispose();
-          assert.deepEqual(survivors, [], `no process of the host's tree survives dispose (seat mcp and grok included; tree was ${tree.join(",")})`);
+          await rig.cleanup();
+          sandbox.cleanup();
         }
-      } finally {
-        await rig.cleanup();
-        sandbox.cleanup();
-      }
-    });
+      },
+    );
   });
 }

@@ -12,7 +12,6 @@ import { agentsDirEnv, missingInstall, REQUIRED, AGENTS_UNDER_TEST as AGENTS } f
 import { agentTest } from "./results.js";
 import { runSeat } from "../support/cli.js";
 
-
 const runCli = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => runSeat(args, { env, cwd });
 
 /** Every path under `dir`, relative, sorted. */
@@ -27,24 +26,40 @@ function fakeRealHome(): { home: string; cwd: string; env: NodeJS.ProcessEnv; cl
   const cwd = join(root, "work");
   mkdirSync(home);
   mkdirSync(cwd);
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TMPDIR: process.env.TMPDIR ?? tmpdir(), NO_COLOR: "1", ...agentsDirEnv() };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    TMPDIR: process.env.TMPDIR ?? tmpdir(),
+    NO_COLOR: "1",
+    ...agentsDirEnv(),
+  };
   return { home, cwd, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 describe("probing agents leaves the real HOME untouched (real agents)", () => {
   for (const agent of AGENTS) {
-    agentTest(agent, ["throwaway-home"], `seat probe --agent ${agent} runs it under a throwaway HOME: the real HOME gets nothing new`, async () => {
-      const h = fakeRealHome();
-      try {
-        const { code, stdout, stderr } = await runCli(["probe", "--agent", agent, "--json"], h.env, h.cwd);
-        const probe = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as { acp?: { agentInfo?: unknown; protocolVersion?: number } };
-        assert.ok(probe.acp?.protocolVersion !== undefined, `the agent was started and answered initialize (exit ${code}; ${stdout.slice(0, 500)} ${stderr.slice(-500)})`);
-        assert.deepEqual(tree(h.home), [], "nothing new under the real HOME");
-        assert.deepEqual(tree(h.cwd), [], "nothing new in the cwd");
-      } finally {
-        h.cleanup();
-      }
-    });
+    agentTest(
+      agent,
+      ["throwaway-home"],
+      `seat probe --agent ${agent} runs it under a throwaway HOME: the real HOME gets nothing new`,
+      async () => {
+        const h = fakeRealHome();
+        try {
+          const { code, stdout, stderr } = await runCli(["probe", "--agent", agent, "--json"], h.env, h.cwd);
+          const probe = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as {
+            acp?: { agentInfo?: unknown; protocolVersion?: number };
+          };
+          assert.ok(
+            probe.acp?.protocolVersion !== undefined,
+            `the agent was started and answered initialize (exit ${code}; ${stdout.slice(0, 500)} ${stderr.slice(-500)})`,
+          );
+          assert.deepEqual(tree(h.home), [], "nothing new under the real HOME");
+          assert.deepEqual(tree(h.cwd), [], "nothing new in the cwd");
+        } finally {
+          h.cleanup();
+        }
+      },
+    );
   }
 
   test("seat agents --json probes every installed agent under a throwaway HOME: the real HOME gets nothing new", async (t) => {
@@ -58,8 +73,12 @@ describe("probing agents leaves the real HOME untouched (real agents)", () => {
     try {
       const { code, stdout } = await runCli(["agents", "--json"], h.env, h.cwd);
       assert.equal(code, 0);
-      const rows = stdout.trim().split("\n").map((l) => JSON.parse(l) as { agent: string; probe?: { protocolVersion?: number } });
-      for (const agent of AGENTS) assert.ok(rows.find((r) => r.agent === agent)?.probe?.protocolVersion !== undefined, `${agent} was probed`);
+      const rows = stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { agent: string; probe?: { protocolVersion?: number } });
+      for (const agent of AGENTS)
+        assert.ok(rows.find((r) => r.agent === agent)?.probe?.protocolVersion !== undefined, `${agent} was probed`);
       assert.deepEqual(tree(h.home), [], "nothing new under the real HOME");
     } finally {
       h.cleanup();

@@ -46,26 +46,42 @@ function runMcpAdd(agent: string): { root: string; project: string } {
   return { root, project };
 }
 
-if (AGENTS.includes("claude")) agentTest("claude", ["mcp-add"], "claude: `claude mcp add --scope project seat -- seat mcp --allow read` writes the .mcp.json entry docs/mcp-hosts.md shows", async () => {
-  const { root, project } = runMcpAdd("claude");
-  try {
-    const written = JSON.parse(readFileSync(join(project, ".mcp.json"), "utf8")) as { mcpServers: Record<string, unknown> };
-    const shown = JSON.parse(hostSnippet("claude")) as { mcpServers: Record<string, unknown> };
-    assert.deepEqual(written, shown);
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
-});
+if (AGENTS.includes("claude"))
+  agentTest(
+    "claude",
+    ["mcp-add"],
+    "claude: `claude mcp add --scope project seat -- seat mcp --allow read` writes the .mcp.json entry docs/mcp-hosts.md shows",
+    async () => {
+      const { root, project } = runMcpAdd("claude");
+      try {
+        const written = JSON.parse(readFileSync(join(project, ".mcp.json"), "utf8")) as {
+          mcpServers: Record<string, unknown>;
+        };
+        const shown = JSON.parse(hostSnippet("claude")) as { mcpServers: Record<string, unknown> };
+        assert.deepEqual(written, shown);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );
 
-if (AGENTS.includes("codex")) agentTest("codex", ["mcp-add"], "codex: `codex mcp add seat -- seat mcp --allow read` writes the [mcp_servers.seat] lines docs/mcp-hosts.md shows", async () => {
-  const { root } = runMcpAdd("codex");
-  try {
-    const written = readFileSync(join(root, ".codex", "config.toml"), "utf8").trim().split("\n");
-    const shown = hostSnippet("codex").trim().split("\n");
-    // The snippet adds the two timeouts after what `codex mcp add` writes.
-    assert.deepEqual(written, shown.slice(0, written.length));
-    assert.deepEqual(shown.slice(written.length), ["startup_timeout_sec = 30", "tool_timeout_sec = 600"]);
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
-});
+if (AGENTS.includes("codex"))
+  agentTest(
+    "codex",
+    ["mcp-add"],
+    "codex: `codex mcp add seat -- seat mcp --allow read` writes the [mcp_servers.seat] lines docs/mcp-hosts.md shows",
+    async () => {
+      const { root } = runMcpAdd("codex");
+      try {
+        const written = readFileSync(join(root, ".codex", "config.toml"), "utf8")
+          .trim()
+          .split("\n");
+        const shown = hostSnippet("codex").trim().split("\n");
+        // The snippet adds the two timeouts after what `codex mcp add` writes.
+        assert.deepEqual(written, shown.slice(0, written.length));
+        assert.deepEqual(shown.slice(written.length), ["startup_timeout_sec = 30", "tool_timeout_sec = 600"]);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );

@@ -59,7 +59,9 @@ function writeJson(path: string, value: unknown): void {
 
 /** A TOML inline table of string values (keys are plain env names). */
 function tomlInlineTable(values: Readonly<Record<string, string>>): string {
-  return `{ ${Object.entries(values).map(([k, v]) => `${/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k)} = ${JSON.stringify(v)}`).join(", ")} }`;
+  return `{ ${Object.entries(values)
+    .map(([k, v]) => `${/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k)} = ${JSON.stringify(v)}`)
+    .join(", ")} }`;
 }
 
 /** Codex: the snippet's `[mcp_servers.seat]` table appended to `$CODEX_HOME/config.toml`, command/args swapped, env added. */
@@ -67,7 +69,8 @@ function writeCodex(rig: AgentRig, launch: SeatLaunch): string {
   const text = hostSnippet("codex");
   const command = /^command = "([^"]*)"$/m.exec(text);
   const args = /^args = (\[.*\])$/m.exec(text);
-  if (!text.startsWith("[mcp_servers.seat]\n") || !command || !args) throw new Error("codex-config.toml has no [mcp_servers.seat] table with command and args lines");
+  if (!text.startsWith("[mcp_servers.seat]\n") || !command || !args)
+    throw new Error("codex-config.toml has no [mcp_servers.seat] table with command and args lines");
   // The snippet's array holds plain double-quoted strings, which read the same in JSON.
   const argv = seatArgv(command[1] ?? "", JSON.parse(args[1] ?? "[]") as string[], launch);
   const table = text
@@ -101,18 +104,32 @@ export function writeHostMcpConfig(agent: string, rig: AgentRig, launch: SeatLau
   if (agent === "codex") return writeCodex(rig, launch);
   if (agent === "claude" || agent === "gemini") {
     const server = jsonServer(agent, "mcpServers");
-    const entry = { ...server, command: launch.command, args: seatArgv(String(server.command), server.args as string[], launch), env: { ...(server.env ?? {}), ...launch.env } };
+    const entry = {
+      ...server,
+      command: launch.command,
+      args: seatArgv(String(server.command), server.args as string[], launch),
+      env: { ...(server.env ?? {}), ...launch.env },
+    };
     const path = agent === "claude" ? join(rig.cwd, ".mcp.json") : join(rig.cwd, ".gemini", "settings.json");
     const existing = readJson(path);
-    writeJson(path, { ...existing, mcpServers: { ...((existing.mcpServers as object | undefined) ?? {}), seat: entry } });
+    writeJson(path, {
+      ...existing,
+      mcpServers: { ...((existing.mcpServers as object | undefined) ?? {}), seat: entry },
+    });
     return path;
   }
   if (agent === "opencode") {
-    const parsed = JSON.parse(hostSnippet("opencode")) as { mcp?: { seat?: { command?: string[]; [key: string]: unknown } } };
+    const parsed = JSON.parse(hostSnippet("opencode")) as {
+      mcp?: { seat?: { command?: string[]; [key: string]: unknown } };
+    };
     const server = parsed.mcp?.seat;
     const [first, ...rest] = server?.command ?? [];
     if (!server || first === undefined) throw new Error("opencode.json has no mcp.seat.command");
-    const entry = { ...server, command: [launch.command, ...seatArgv(first, rest, launch)], environment: { ...launch.env } };
+    const entry = {
+      ...server,
+      command: [launch.command, ...seatArgv(first, rest, launch)],
+      environment: { ...launch.env },
+    };
     const path = join(rig.cwd, "opencode.json");
     writeJson(path, { ...parsed, mcp: { seat: entry } });
     return path;

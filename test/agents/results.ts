@@ -19,10 +19,14 @@ export type CheckOutcome = "pass" | "fail" | "skip" | "n/a";
 
 /** Appends one result line (agent, check, outcome, note) for the runner. */
 export function recordCheck(agent: string, check: string, outcome: CheckOutcome, note = ""): void {
-  if (!AGENT_CHECKS.some((c) => c.id === check)) throw new Error(`unknown agent check id ${JSON.stringify(check)} (add it to test/agents/checks.ts)`);
+  if (!AGENT_CHECKS.some((c) => c.id === check))
+    throw new Error(`unknown agent check id ${JSON.stringify(check)} (add it to test/agents/checks.ts)`);
   const dir = process.env.GROK_SEAT_AGENT_RESULTS_DIR;
   if (!dir) return;
-  const clean = (s: string) => redactText(s).replace(/[\t\n\r]/g, " ").slice(0, 300);
+  const clean = (s: string) =>
+    redactText(s)
+      .replace(/[\t\n\r]/g, " ")
+      .slice(0, 300);
   appendFileSync(join(dir, `${process.pid}.tsv`), `${clean(agent)}\t${clean(check)}\t${outcome}\t${clean(note)}\n`);
 }
 
@@ -41,7 +45,12 @@ export function notApplicable(why: string): never {
  * A test of `checks` on `agent`: skipped (or failed in required mode) when the agent is not installed; records
  * pass when the body returns, fail when it throws (and re-throws), n/a on notApplicable() (the test still passes).
  */
-export function agentTest(agent: string, checks: readonly string[], name: string, body: (t: TestContext) => Promise<void>): void {
+export function agentTest(
+  agent: string,
+  checks: readonly string[],
+  name: string,
+  body: (t: TestContext) => Promise<void>,
+): void {
   test(name, async (t) => {
     let installed: boolean;
     try {
@@ -62,7 +71,8 @@ export function agentTest(agent: string, checks: readonly string[], name: string
         t.diagnostic(`n/a: ${error.message}`);
         return;
       }
-      for (const check of checks) recordCheck(agent, check, "fail", error instanceof Error ? error.message.split("\n")[0] : String(error));
+      for (const check of checks)
+        recordCheck(agent, check, "fail", error instanceof Error ? error.message.split("\n")[0] : String(error));
       throw error;
     }
     for (const check of checks) recordCheck(agent, check, "pass");

@@ -12,7 +12,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { TestContext } from "node:test";
-import { agentProfile, defaultInstallRoot, installedVersion, NODE22_PIN, type AgentProfile } from "../../src/agents/index.js";
+import {
+  agentProfile,
+  defaultInstallRoot,
+  installedVersion,
+  NODE22_PIN,
+  type AgentProfile,
+} from "../../src/agents/index.js";
 import { startMockModel, type MockModelServer, type MockScript } from "../../src/mock-model/index.js";
 import type { SessionOptions } from "../../src/runtime/index.js";
 import { offlineWiring } from "../../src/testing.js";
@@ -24,7 +30,10 @@ export const CANARY = "gs-canary-7f3a9c1e5b";
 export const REQUIRED = process.env.GROK_SEAT_REQUIRE_AGENTS === "1";
 
 /** The agents this run tests (GROK_SEAT_AGENTS, comma-separated; default all four). */
-export const AGENTS_UNDER_TEST = (process.env.GROK_SEAT_AGENTS ?? "codex,claude,opencode,gemini").split(",").map((s) => s.trim()).filter(Boolean);
+export const AGENTS_UNDER_TEST = (process.env.GROK_SEAT_AGENTS ?? "codex,claude,opencode,gemini")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 /** A started rig. */
 export interface AgentRig {
@@ -49,8 +58,10 @@ export function agentsDirEnv(): { GROK_SEAT_AGENTS_DIR: string } {
 export function missingInstall(name: string): string | undefined {
   const profile = agentProfile(name);
   const root = defaultInstallRoot();
-  if (profile.pinned && installedVersion(root, profile.pinned) === undefined) return `${profile.pinned.package}@${profile.pinned.version}`;
-  if (name === "claude" && installedVersion(root, NODE22_PIN) === undefined) return `${NODE22_PIN.package}@${NODE22_PIN.version}`;
+  if (profile.pinned && installedVersion(root, profile.pinned) === undefined)
+    return `${profile.pinned.package}@${profile.pinned.version}`;
+  if (name === "claude" && installedVersion(root, NODE22_PIN) === undefined)
+    return `${NODE22_PIN.package}@${NODE22_PIN.version}`;
   return undefined;
 }
 
@@ -96,7 +107,15 @@ export async function startAgentRig(name: string, script: MockScript): Promise<A
     mock,
     home,
     cwd,
-    options: { agent: name, cwd, env: source, agentEnv: env, handshakeTimeoutMs: 90_000, turnTimeoutMs: 120_000, killGraceMs: 2_000 },
+    options: {
+      agent: name,
+      cwd,
+      env: source,
+      agentEnv: env,
+      handshakeTimeoutMs: 90_000,
+      turnTimeoutMs: 120_000,
+      killGraceMs: 2_000,
+    },
     async cleanup() {
       await mock.close();
       rmSync(root, { recursive: true, force: true });
@@ -129,7 +148,11 @@ export function procText(pids: readonly number[]): Array<{ pid: number; environ:
   const out: Array<{ pid: number; environ: string; cmdline: string }> = [];
   for (const pid of pids) {
     try {
-      out.push({ pid, environ: readFileSync(`/proc/${pid}/environ`, "utf8"), cmdline: readFileSync(`/proc/${pid}/cmdline`, "utf8") });
+      out.push({
+        pid,
+        environ: readFileSync(`/proc/${pid}/environ`, "utf8"),
+        cmdline: readFileSync(`/proc/${pid}/cmdline`, "utf8"),
+      });
     } catch {
       // Gone already.
     }

@@ -45,14 +45,20 @@ export interface AgentUnderTest {
 
 /** Spawns the agent in its own process group and connects an SDK client that records both directions. */
 export function startAgent(spec: SpawnSpec): AgentUnderTest {
-  const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env ?? { PATH: process.env.PATH ?? "" }, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const child = spawn(spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env ?? { PATH: process.env.PATH ?? "" },
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (d: string) => {
     stderr = (stderr + d).slice(-16_384);
   });
   child.stdin!.on("error", () => {}); // EPIPE after the agent died is part of what we test
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
     child.once("exit", (code, signal) => resolve({ code, signal }));
     child.once("error", () => resolve({ code: null, signal: null }));
   });
@@ -63,9 +69,16 @@ export function startAgent(spec: SpawnSpec): AgentUnderTest {
     messages.push({ direction, msg: structuredClone(msg) as Record<string, unknown> });
     for (const l of listeners) l();
   };
-  const wire = acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
-  const inTap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({ transform: (m, c) => (record("agent", m), c.enqueue(m)) });
-  const outTap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({ transform: (m, c) => (record("client", m), c.enqueue(m)) });
+  const wire = acp.ndJsonStream(
+    Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+  );
+  const inTap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+    transform: (m, c) => (record("agent", m), c.enqueue(m)),
+  });
+  const outTap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+    transform: (m, c) => (record("client", m), c.enqueue(m)),
+  });
   void wire.readable.pipeTo(inTap.writable).catch(() => {});
   void outTap.readable.pipeTo(wire.writable).catch(() => {});
 
@@ -78,7 +91,9 @@ export function startAgent(spec: SpawnSpec): AgentUnderTest {
       if (answer === "cancel") return { outcome: { outcome: "cancelled" } };
       const wanted = answer === "allow" ? ["allow_always", "allow_once"] : ["reject_once", "reject_always"];
       const option = params.options.find((o) => wanted.includes(o.kind));
-      return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : { outcome: { outcome: "cancelled" } };
+      return option
+        ? { outcome: { outcome: "selected", optionId: option.optionId } }
+        : { outcome: { outcome: "cancelled" } };
     })
     .connect({ readable: inTap.readable, writable: outTap.writable });
 

@@ -41,16 +41,24 @@ test("the runner reports a prompt result that echoes someone else's promptId", (
     assert.ok(normal);
     const result = await runConformanceCase({ ...normal, scenario: "bad-echo" }, fakeSpec(dir));
     assert.equal(result.ok, false);
-    assert.ok(result.failures.some((f) => f.includes("promptIdEchoed") && f.includes("not-your-prompt")), result.failures.join("\n"));
+    assert.ok(
+      result.failures.some((f) => f.includes("promptIdEchoed") && f.includes("not-your-prompt")),
+      result.failures.join("\n"),
+    );
   }));
 
 test("the runner reports a session/new that never answers as a timed-out step instead of hanging", () =>
   withTempDir(async (dir) => {
     const handshake = loadConformanceCases().find((c) => c.name === "handshake");
     assert.ok(handshake);
-    const result = await runConformanceCase({ ...handshake, scenario: "hang-on-new-session" }, fakeSpec(dir), { stepTimeoutMs: 1500 });
+    const result = await runConformanceCase({ ...handshake, scenario: "hang-on-new-session" }, fakeSpec(dir), {
+      stepTimeoutMs: 1500,
+    });
     assert.equal(result.ok, false);
-    assert.ok(result.failures.some((f) => f.includes("timed out")), result.failures.join("\n"));
+    assert.ok(
+      result.failures.some((f) => f.includes("timed out")),
+      result.failures.join("\n"),
+    );
   }));
 
 test("the runner reports a refusal when the case expects end_turn", () =>
@@ -58,6 +66,12 @@ test("the runner reports a refusal when the case expects end_turn", () =>
     const normal = loadConformanceCases().find((c) => c.name === "prompt-normal");
     assert.ok(normal);
     const result = await runConformanceCase({ ...normal, scenario: "abnormal-stop" }, fakeSpec(dir));
-    assert.ok(result.failures.some((f) => f.includes('"refusal"')), result.failures.join("\n"));
-    assert.ok(result.failures.some((f) => f.includes("textArrived")), result.failures.join("\n"));
+    assert.ok(
+      result.failures.some((f) => f.includes('"refusal"')),
+      result.failures.join("\n"),
+    );
+    assert.ok(
+      result.failures.some((f) => f.includes("textArrived")),
+      result.failures.join("\n"),
+    );
   }));

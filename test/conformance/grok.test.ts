@@ -24,12 +24,16 @@ for (const c of loadConformanceCases().filter((c) => !c.targets || c.targets.inc
     const sandbox = createSandbox({ modelBaseUrl: mock.baseUrl, prefix: "gs-conf-grok-" });
     try {
       if (c.mockScript) mock.setScript(parseScript(JSON.stringify(c.mockScript).replaceAll("${cwd}", sandbox.project)));
-      const result = await runConformanceCase(c, {
-        command: grokPath!,
-        args: ["--no-auto-update", "agent", "--no-leader", "stdio"],
-        env: sandbox.env,
-        cwd: sandbox.project,
-      }, { stepTimeoutMs: 60_000 });
+      const result = await runConformanceCase(
+        c,
+        {
+          command: grokPath!,
+          args: ["--no-auto-update", "agent", "--no-leader", "stdio"],
+          env: sandbox.env,
+          cwd: sandbox.project,
+        },
+        { stepTimeoutMs: 60_000 },
+      );
       assert.deepEqual(result.failures, [], `stderr tail:\n${result.stderrTail}`);
     } finally {
       await mock.close();

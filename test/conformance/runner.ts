@@ -12,7 +12,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createAcpValidator } from "../support/acp-schema.js";
-import { startAgent, type AgentUnderTest, type PermissionAnswer, type RecordedMessage, type SpawnSpec } from "./agent-process.js";
+import {
+  startAgent,
+  type AgentUnderTest,
+  type PermissionAnswer,
+  type RecordedMessage,
+  type SpawnSpec,
+} from "./agent-process.js";
 
 export type { SpawnSpec, RecordedMessage } from "./agent-process.js";
 
@@ -102,7 +108,11 @@ interface Outcome {
 }
 
 /** Runs one case against the agent started from `spec`; resolves (never rejects) with failures listed. */
-export async function runConformanceCase(c: ConformanceCase, spec: SpawnSpec, options: RunOptions = {}): Promise<ConformanceResult> {
+export async function runConformanceCase(
+  c: ConformanceCase,
+  spec: SpawnSpec,
+  options: RunOptions = {},
+): Promise<ConformanceResult> {
   const timeoutMs = options.stepTimeoutMs ?? 20_000;
   const env = { ...(spec.env ?? {}), ...(c.scenario ? { FAKE_GROK_SCENARIO: c.scenario } : {}) };
   const a = startAgent({ ...spec, env });
@@ -119,19 +129,29 @@ export async function runConformanceCase(c: ConformanceCase, spec: SpawnSpec, op
         if (problem) failures.push(`${label} ${check.check}: ${problem}`);
       }
       if (outcome.error && !(step.expect ?? []).some((x) => x.check === "error")) {
-        failures.push(`${label} failed: ${outcome.error.message}${outcome.error.code !== undefined ? ` (code ${outcome.error.code})` : ""}`);
+        failures.push(
+          `${label} failed: ${outcome.error.message}${outcome.error.code !== undefined ? ` (code ${outcome.error.code})` : ""}`,
+        );
         break;
       }
     }
   } finally {
     await a.close();
   }
-  return { name: c.name, ok: failures.length === 0, failures, messages: a.messages, stderrTail: a.stderr().slice(-2000) };
+  return {
+    name: c.name,
+    ok: failures.length === 0,
+    failures,
+    messages: a.messages,
+    stderrTail: a.stderr().slice(-2000),
+  };
 }
 
 async function withTimeout(p: Promise<Outcome>, ms: number, label: string): Promise<Outcome> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Outcome>((resolve) => (timer = setTimeout(() => resolve({ error: { message: `${label} timed out after ${ms} ms` } }), ms)));
+  const timeout = new Promise<Outcome>(
+    (resolve) => (timer = setTimeout(() => resolve({ error: { message: `${label} timed out after ${ms} ms` } }), ms)),
+  );
   try {
     return await Promise.race([p, timeout]);
   } finally {
@@ -142,32 +162,59 @@ async function withTimeout(p: Promise<Outcome>, ms: number, label: string): Prom
 function settle(p: Promise<unknown>): Promise<Outcome> {
   return p.then(
     (result) => ({ result }),
-    (err: unknown) => ({ error: { code: typeof (err as { code?: unknown })?.code === "number" ? (err as { code: number }).code : undefined, message: err instanceof Error ? err.message : String(err) } }),
+    (err: unknown) => ({
+      error: {
+        code: typeof (err as { code?: unknown })?.code === "number" ? (err as { code: number }).code : undefined,
+        message: err instanceof Error ? err.message : String(err),
+      },
+    }),
   );
 }
 
 function substitute(value: unknown, state: RunState, cwd: string): unknown {
   if (typeof value === "string") return value === "$sessionId" ? state.sessionId : value.replaceAll("$cwd", cwd);
   if (Array.isArray(value)) return value.map((v) => substitute(v, state, cwd));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, state, cwd)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, state, cwd)]));
   return value;
 }
 
-async function runStep(a: AgentUnderTest, step: Step, state: RunState, cwd: string, timeoutMs: number): Promise<Outcome> {
+async function runStep(
+  a: AgentUnderTest,
+  step: Step,
+  state: RunState,
+  cwd: string,
+  timeoutMs: number,
+): Promise<Outcome> {
   const agent = a.agent;
   switch (step.op) {
     case "initialize": {
-      const o = await settle(agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: "grok-seat-conformance", version: "0.1.0" } }));
+      const o = await settle(
+        agent.request(acp.methods.agent.initialize, {
+          protocolVersion: 1,
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+          clientInfo: { name: "grok-seat-conformance", version: "0.1.0" },
+        }),
+      );
       if (o.result) state.init = o.result as acp.InitializeResponse;
       return o;
     }
     case "authenticate": {
-      const methodId = step.methodId ?? ((state.init?._meta as { defaultAuthMethodId?: string | null } | undefined)?.defaultAuthMethodId ?? state.init?.authMethods?.[0]?.id);
+      const methodId =
+        step.methodId ??
+        (state.init?._meta as { defaultAuthMethodId?: string | null } | undefined)?.defaultAuthMethodId ??
+        state.init?.authMethods?.[0]?.id;
       if (!methodId) return { error: { message: "no auth method to pick" } };
       return settle(agent.request(acp.methods.agent.authenticate, { methodId }));
     }
     case "new": {
-      const o = await settle(agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [], ...(step.meta ? { _meta: substitute(step.meta, state, cwd) as Record<string, unknown> } : {}) }));
+      const o = await settle(
+        agent.request(acp.methods.agent.session.new, {
+          cwd,
+          mcpServers: [],
+          ...(step.meta ? { _meta: substitute(step.meta, state, cwd) as Record<string, unknown> } : {}),
+        }),
+      );
       if (o.result) state.sessionId = (o.result as acp.NewSessionResponse).sessionId;
       return o;
     }
@@ -176,7 +223,13 @@ async function runStep(a: AgentUnderTest, step: Step, state: RunState, cwd: stri
       a.setPermissionAnswer(step.permission ?? "allow");
       const promptId = step.promptId ?? `conf-${Date.now()}`;
       const since = a.messages.length;
-      const promise = settle(agent.request(acp.methods.agent.session.prompt, { sessionId: state.sessionId, prompt: [{ type: "text", text: step.text ?? "say pong" }], _meta: { promptId } }));
+      const promise = settle(
+        agent.request(acp.methods.agent.session.prompt, {
+          sessionId: state.sessionId,
+          prompt: [{ type: "text", text: step.text ?? "say pong" }],
+          _meta: { promptId },
+        }),
+      );
       state.lastPrompt = { promptId, since };
       if (step.wait === false) {
         state.pending = { promptId, since, promise };
@@ -193,7 +246,11 @@ async function runStep(a: AgentUnderTest, step: Step, state: RunState, cwd: stri
     case "waitFor": {
       const what = step.update ?? step.method ?? "?";
       try {
-        await a.waitFor((m) => m.direction === "agent" && (updateKind(m) === what || m.msg.method === what), step.timeoutMs ?? timeoutMs, what);
+        await a.waitFor(
+          (m) => m.direction === "agent" && (updateKind(m) === what || m.msg.method === what),
+          step.timeoutMs ?? timeoutMs,
+          what,
+        );
         return { result: null };
       } catch (err) {
         return { error: { message: (err as Error).message } };
@@ -212,7 +269,7 @@ async function runStep(a: AgentUnderTest, step: Step, state: RunState, cwd: stri
 
 function updateKind(m: RecordedMessage): string | undefined {
   if (m.msg.method !== "session/update") return undefined;
-  return ((m.msg.params as { update?: { sessionUpdate?: string } } | undefined)?.update?.sessionUpdate) ?? undefined;
+  return (m.msg.params as { update?: { sessionUpdate?: string } } | undefined)?.update?.sessionUpdate ?? undefined;
 }
 
 function pathGet(value: unknown, path: string): unknown {
@@ -237,52 +294,85 @@ interface CheckContext {
 async function evaluate(check: Check, cx: CheckContext): Promise<string | undefined> {
   const { a, outcome, state } = cx;
   const turnSince = state.lastPrompt?.since ?? cx.since;
-  const turnMessages = () => a.messages.slice(turnSince).filter((m) => m.direction === "agent" && (m.msg.params as { sessionId?: unknown } | undefined)?.sessionId === state.sessionId);
+  const turnMessages = () =>
+    a.messages
+      .slice(turnSince)
+      .filter(
+        (m) =>
+          m.direction === "agent" &&
+          (m.msg.params as { sessionId?: unknown } | undefined)?.sessionId === state.sessionId,
+      );
   const show = (v: unknown) => JSON.stringify(v)?.slice(0, 200);
   switch (check.check) {
     case "ok":
       return outcome.error ? `expected a result, got error ${show(outcome.error)}` : undefined;
     case "error":
       if (!outcome.error) return `expected an error, got result ${show(outcome.result)}`;
-      return check.code !== undefined && outcome.error.code !== check.code ? `expected error code ${check.code}, got ${show(outcome.error)}` : undefined;
+      return check.code !== undefined && outcome.error.code !== check.code
+        ? `expected error code ${check.code}, got ${show(outcome.error)}`
+        : undefined;
     case "equals": {
       const got = pathGet(outcome.result, check.path);
-      return JSON.stringify(got) === JSON.stringify(check.value) ? undefined : `${check.path} is ${show(got)}, expected ${show(check.value)}`;
+      return JSON.stringify(got) === JSON.stringify(check.value)
+        ? undefined
+        : `${check.path} is ${show(got)}, expected ${show(check.value)}`;
     }
     case "present":
-      return pathGet(outcome.result, check.path) === undefined ? `${check.path} is missing in ${show(outcome.result)}` : undefined;
+      return pathGet(outcome.result, check.path) === undefined
+        ? `${check.path} is missing in ${show(outcome.result)}`
+        : undefined;
     case "textArrived":
     case "noTextArrived": {
       const text = turnMessages()
         .filter((m) => updateKind(m) === "agent_message_chunk")
         .map((m) => String(pathGet(m.msg, "params.update.content.text") ?? ""))
         .join("");
-      if (check.check === "textArrived") return text.trim() ? undefined : "no agent_message_chunk with text arrived during the turn";
+      if (check.check === "textArrived")
+        return text.trim() ? undefined : "no agent_message_chunk with text arrived during the turn";
       return text ? `expected no text, got ${show(text)}` : undefined;
     }
     case "updateArrived":
-      return turnMessages().some((m) => updateKind(m) === check.kind) ? undefined : `no session/update ${check.kind} arrived during the turn`;
+      return turnMessages().some((m) => updateKind(m) === check.kind)
+        ? undefined
+        : `no session/update ${check.kind} arrived during the turn`;
     case "toolStatus":
-      return turnMessages().some((m) => updateKind(m) === "tool_call_update" && pathGet(m.msg, "params.update.status") === check.status) ? undefined : `no tool_call_update with status ${check.status}`;
+      return turnMessages().some(
+        (m) => updateKind(m) === "tool_call_update" && pathGet(m.msg, "params.update.status") === check.status,
+      )
+        ? undefined
+        : `no tool_call_update with status ${check.status}`;
     case "promptIdEchoed": {
       const got = pathGet(outcome.result, "_meta.promptId");
-      return got === state.lastPrompt?.promptId ? undefined : `result _meta.promptId is ${show(got)}, expected ${show(state.lastPrompt?.promptId)}`;
+      return got === state.lastPrompt?.promptId
+        ? undefined
+        : `result _meta.promptId is ${show(got)}, expected ${show(state.lastPrompt?.promptId)}`;
     }
     case "updatesCarryPromptId": {
       const chunks = turnMessages().filter((m) => updateKind(m) === "agent_message_chunk");
       const bad = chunks.filter((m) => pathGet(m.msg, "params._meta.promptId") !== state.lastPrompt?.promptId);
       if (chunks.length === 0) return "no agent_message_chunk to inspect";
-      return bad.length ? `${bad.length} of ${chunks.length} chunks lack params._meta.promptId ${show(state.lastPrompt?.promptId)}` : undefined;
+      return bad.length
+        ? `${bad.length} of ${chunks.length} chunks lack params._meta.promptId ${show(state.lastPrompt?.promptId)}`
+        : undefined;
     }
     case "permissionAnswered": {
-      const asked = a.messages.find((m) => m.direction === "agent" && m.msg.method === "session/request_permission" && m.msg.id === check.id);
-      if (!asked) return `no session/request_permission with id ${check.id} arrived (ids seen: ${show(a.messages.filter((m) => m.msg.method === "session/request_permission").map((m) => m.msg.id))})`;
-      const answered = a.messages.some((m) => m.direction === "client" && m.msg.id === check.id && m.msg.method === undefined && "result" in m.msg);
+      const asked = a.messages.find(
+        (m) => m.direction === "agent" && m.msg.method === "session/request_permission" && m.msg.id === check.id,
+      );
+      if (!asked)
+        return `no session/request_permission with id ${check.id} arrived (ids seen: ${show(a.messages.filter((m) => m.msg.method === "session/request_permission").map((m) => m.msg.id))})`;
+      const answered = a.messages.some(
+        (m) => m.direction === "client" && m.msg.id === check.id && m.msg.method === undefined && "result" in m.msg,
+      );
       return answered ? undefined : `permission request ${check.id} was never answered`;
     }
     case "notificationArrived":
       try {
-        await a.waitFor((m) => m.direction === "agent" && m.msg.method === check.method, check.timeoutMs ?? cx.timeoutMs, check.method);
+        await a.waitFor(
+          (m) => m.direction === "agent" && m.msg.method === check.method,
+          check.timeoutMs ?? cx.timeoutMs,
+          check.method,
+        );
         return undefined;
       } catch (err) {
         return (err as Error).message;
@@ -293,14 +383,19 @@ async function evaluate(check: Check, cx: CheckContext): Promise<string | undefi
       const exit = await Promise.race([a.exited, late]);
       clearTimeout(timer);
       if (exit === "late") return `the agent had not exited after ${cx.timeoutMs} ms`;
-      return exit.code === check.code ? undefined : `exit code ${show(exit.code)} (signal ${show(exit.signal)}), expected ${show(check.code)}`;
+      return exit.code === check.code
+        ? undefined
+        : `exit code ${show(exit.code)} (signal ${show(exit.signal)}), expected ${show(check.code)}`;
     }
     case "allValid": {
       const validator = createAcpValidator();
-      const bad = a.messages
-        .map((m) => ({ m, v: validator.validate(m.msg, m.direction) }))
-        .filter((x) => !x.v.ok);
-      return bad.length ? bad.slice(0, 3).map((x) => `${x.m.direction} ${show(x.m.msg.method ?? x.m.msg.id)}: ${x.v.errors.slice(0, 2).join("; ")}`).join(" | ") : undefined;
+      const bad = a.messages.map((m) => ({ m, v: validator.validate(m.msg, m.direction) })).filter((x) => !x.v.ok);
+      return bad.length
+        ? bad
+            .slice(0, 3)
+            .map((x) => `${x.m.direction} ${show(x.m.msg.method ?? x.m.msg.id)}: ${x.v.errors.slice(0, 2).join("; ")}`)
+            .join(" | ")
+        : undefined;
     }
   }
 }

@@ -23,9 +23,19 @@ const ARGV = ["--no-auto-update", "agent", "--no-leader", "stdio"];
 type Msg = Record<string, any>;
 
 /** Runs `fn` with a fresh temp dir and a fake started in it; kills the fake's group and removes the dir after. */
-async function withFake(scenario: string, fn: (a: AgentUnderTest, dir: string) => Promise<void>, extraArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<void> {
+async function withFake(
+  scenario: string,
+  fn: (a: AgentUnderTest, dir: string) => Promise<void>,
+  extraArgs: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gs-fake-grok-"));
-  const a = startAgent({ command: process.execPath, args: [fakePath, ...ARGV.slice(0, 3), ...extraArgs, "stdio"], env: { PATH: process.env.PATH ?? "", FAKE_GROK_SCENARIO: scenario, ...extraEnv }, cwd: dir });
+  const a = startAgent({
+    command: process.execPath,
+    args: [fakePath, ...ARGV.slice(0, 3), ...extraArgs, "stdio"],
+    env: { PATH: process.env.PATH ?? "", FAKE_GROK_SCENARIO: scenario, ...extraEnv },
+    cwd: dir,
+  });
   try {
     await fn(a, dir);
   } finally {
@@ -35,7 +45,10 @@ async function withFake(scenario: string, fn: (a: AgentUnderTest, dir: string) =
 }
 
 async function handshake(a: AgentUnderTest, cwd: string): Promise<{ init: acp.InitializeResponse; sessionId: string }> {
-  const init = await a.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } });
+  const init = await a.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+  });
   await a.agent.request(acp.methods.agent.authenticate, { methodId: "xai.api_key" });
   const created = await a.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
   await a.waitFor((m) => m.msg.method === "_x.ai/mcp_initialized", 10_000, "_x.ai/mcp_initialized");
@@ -45,15 +58,24 @@ async function handshake(a: AgentUnderTest, cwd: string): Promise<{ init: acp.In
 function assertAllValid(messages: RecordedMessage[]): void {
   const v = createAcpValidator();
   const bad = messages.map((m) => ({ m, r: v.validate(m.msg, m.direction) })).filter((x) => !x.r.ok);
-  assert.deepEqual(bad.map((x) => `${x.m.direction} ${JSON.stringify(x.m.msg.method ?? x.m.msg.id)}: ${x.r.errors.join("; ")}`), []);
+  assert.deepEqual(
+    bad.map((x) => `${x.m.direction} ${JSON.stringify(x.m.msg.method ?? x.m.msg.id)}: ${x.r.errors.join("; ")}`),
+    [],
+  );
 }
 
 function transcript(file: string): Msg[] {
-  return readFileSync(join(transcriptsDir, file), "utf8").split("\n").filter(Boolean).map((l) => (JSON.parse(l) as Msg).msg as Msg);
+  return readFileSync(join(transcriptsDir, file), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as Msg).msg as Msg);
 }
 const golden = (file: string): Msg => JSON.parse(readFileSync(join(transcriptsDir, file), "utf8")) as Msg;
 const keys = (v: unknown) => Object.keys((v ?? {}) as object).sort();
-const kindOf = (m: Msg) => (m.method === "session/update" || m.method === "_x.ai/session_notification" ? `${m.method}:${m.params?.update?.sessionUpdate}` : m.method ?? (m.error ? "error" : "result"));
+const kindOf = (m: Msg) =>
+  m.method === "session/update" || m.method === "_x.ai/session_notification"
+    ? `${m.method}:${m.params?.update?.sessionUpdate}`
+    : (m.method ?? (m.error ? "error" : "result"));
 const find = (msgs: Msg[], pred: (m: Msg) => boolean, what: string): Msg => {
   const hit = msgs.find(pred);
   assert.ok(hit, `no ${what}`);
@@ -64,15 +86,26 @@ const find = (msgs: Msg[], pred: (m: Msg) => boolean, what: string): Msg => {
 function turnShape(msgs: Msg[], promptReqId: unknown, ignore: string[]): string[] {
   const start = msgs.findIndex((m) => m.method === "session/prompt");
   const end = msgs.findIndex((m, i) => i > start && m.id === promptReqId && !m.method);
-  const kinds = msgs.slice(start + 1, end + 1).map(kindOf).filter((k) => !ignore.includes(k) && k !== "session/prompt");
+  const kinds = msgs
+    .slice(start + 1, end + 1)
+    .map(kindOf)
+    .filter((k) => !ignore.includes(k) && k !== "session/prompt");
   return kinds.filter((k, i) => k !== kinds[i - 1]);
 }
 
 test("a normal session's messages in both directions validate and have grok 1.0.41's shapes", () =>
   withFake("normal", async (a, dir) => {
     const { init, sessionId } = await handshake(a, dir);
-    const result = await a.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "say pong" }], _meta: { promptId: "caller-prompt-0001" } });
-    await a.waitFor((m) => (m.msg.params as Msg | undefined)?.update?.sessionUpdate === "last_turn_summary", 10_000, "last_turn_summary");
+    const result = await a.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "say pong" }],
+      _meta: { promptId: "caller-prompt-0001" },
+    });
+    await a.waitFor(
+      (m) => (m.msg.params as Msg | undefined)?.update?.sessionUpdate === "last_turn_summary",
+      10_000,
+      "last_turn_summary",
+    );
     assertAllValid(a.messages);
     const mine = a.messages.filter((m) => m.direction === "agent").map((m) => m.msg as Msg);
 
@@ -96,27 +129,59 @@ test("a normal session's messages in both directions validate and have grok 1.0.
     assert.equal((result._meta as Msg).promptId, "caller-prompt-0001");
 
     const gold = transcript("transcript-prompt.ndjson");
-    for (const method of ["_x.ai/mcp_initialized", "_x.ai/session/prompt_complete", "_x.ai/sessions/changed", "_x.ai/mcp/servers_updated"]) {
-      assert.deepEqual(keys(find(mine, (m) => m.method === method, method).params), keys(find(gold, (m) => m.method === method, method).params), method);
+    for (const method of [
+      "_x.ai/mcp_initialized",
+      "_x.ai/session/prompt_complete",
+      "_x.ai/sessions/changed",
+      "_x.ai/mcp/servers_updated",
+    ]) {
+      assert.deepEqual(
+        keys(find(mine, (m) => m.method === method, method).params),
+        keys(find(gold, (m) => m.method === method, method).params),
+        method,
+      );
     }
-    const chunk = (msgs: Msg[]) => find(msgs, (m) => m.params?.update?.sessionUpdate === "agent_message_chunk", "agent_message_chunk").params;
+    const chunk = (msgs: Msg[]) =>
+      find(msgs, (m) => m.params?.update?.sessionUpdate === "agent_message_chunk", "agent_message_chunk").params;
     assert.deepEqual(keys(chunk(mine)._meta), keys(chunk(gold)._meta));
-    const queued = (msgs: Msg[], running: boolean) => find(msgs, (m) => m.method === "_x.ai/queue/changed" && Boolean(("runningPromptId" in m.params) === running && (running || m.params.entries.length > 0)), "queue/changed").params;
+    const queued = (msgs: Msg[], running: boolean) =>
+      find(
+        msgs,
+        (m) =>
+          m.method === "_x.ai/queue/changed" &&
+          Boolean("runningPromptId" in m.params === running && (running || m.params.entries.length > 0)),
+        "queue/changed",
+      ).params;
     assert.deepEqual(keys(queued(mine, false)), keys(queued(gold, false)));
     assert.deepEqual(keys(queued(mine, false).entries[0]), keys(queued(gold, false).entries[0]));
     assert.deepEqual(keys(queued(mine, true)), keys(queued(gold, true)));
 
     const goldPromptReq = find(gold, (m) => m.method === "session/prompt", "prompt request").id;
-    const minePromptReq = find(a.messages.map((m) => m.msg as Msg), (m) => m.method === "session/prompt", "prompt request").id;
+    const minePromptReq = find(
+      a.messages.map((m) => m.msg as Msg),
+      (m) => m.method === "session/prompt",
+      "prompt request",
+    ).id;
     const ignore = ["_x.ai/session/setup", "_x.ai/mcp_initialized", "session/update:available_commands_update"];
-    assert.deepEqual(turnShape(a.messages.map((m) => m.msg as Msg), minePromptReq, ignore), turnShape(gold, goldPromptReq, ignore));
+    assert.deepEqual(
+      turnShape(
+        a.messages.map((m) => m.msg as Msg),
+        minePromptReq,
+        ignore,
+      ),
+      turnShape(gold, goldPromptReq, ignore),
+    );
   }));
 
 test("a permission turn asks with reverse id 0 and grok's three options, and completes the tool once allowed", () =>
   withFake("permission", async (a, dir) => {
     const { sessionId } = await handshake(a, dir);
     a.setPermissionAnswer("allow");
-    const result = await a.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write it" }], _meta: { promptId: "tool-1" } });
+    const result = await a.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "write it" }],
+      _meta: { promptId: "tool-1" },
+    });
     assert.equal(result.stopReason, "end_turn");
     assertAllValid(a.messages);
     const gold = transcript("transcript-tool.ndjson");
@@ -127,21 +192,45 @@ test("a permission turn asks with reverse id 0 and grok's three options, and com
     assert.deepEqual(ask.params.options, goldAsk.params.options);
     assert.deepEqual(keys(ask.params.toolCall), keys(goldAsk.params.toolCall));
     // Both sides count request ids from 0, so the answer is the client's id-0 message without a method.
-    const answer = find(a.messages.filter((m) => m.direction === "client").map((m) => m.msg as Msg), (m) => m.id === 0 && !m.method, "permission answer");
+    const answer = find(
+      a.messages.filter((m) => m.direction === "client").map((m) => m.msg as Msg),
+      (m) => m.id === 0 && !m.method,
+      "permission answer",
+    );
     assert.deepEqual(answer.result.outcome, { outcome: "selected", optionId: "allow-edits-session" });
-    const final = find(mine, (m) => m.params?.update?.sessionUpdate === "tool_call_update" && m.params.update.status, "final tool_call_update");
+    const final = find(
+      mine,
+      (m) => m.params?.update?.sessionUpdate === "tool_call_update" && m.params.update.status,
+      "final tool_call_update",
+    );
     assert.equal(final.params.update.status, "completed");
-    const ignore = ["_x.ai/session/setup", "_x.ai/mcp_initialized", "session/update:available_commands_update", "_x.ai/session_notification:tool_call_delta_chunk", "_x.ai/session_notification:response_completed"];
-    assert.deepEqual(turnShape(mine, find(mine, (m) => m.method === "session/prompt", "prompt").id, ignore), turnShape(gold, 4, ignore));
+    const ignore = [
+      "_x.ai/session/setup",
+      "_x.ai/mcp_initialized",
+      "session/update:available_commands_update",
+      "_x.ai/session_notification:tool_call_delta_chunk",
+      "_x.ai/session_notification:response_completed",
+    ];
+    assert.deepEqual(
+      turnShape(mine, find(mine, (m) => m.method === "session/prompt", "prompt").id, ignore),
+      turnShape(gold, 4, ignore),
+    );
   }));
 
 test("a rejected permission fails the tool call and the turn still ends", () =>
   withFake("permission", async (a, dir) => {
     const { sessionId } = await handshake(a, dir);
     a.setPermissionAnswer("reject");
-    const result = await a.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write it" }], _meta: { promptId: "p-reject" } });
+    const result = await a.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "write it" }],
+      _meta: { promptId: "p-reject" },
+    });
     assert.equal(result.stopReason, "end_turn");
-    const statuses = a.messages.map((m) => (m.msg.params as Msg | undefined)?.update).filter((u) => u?.sessionUpdate === "tool_call_update" && u.status).map((u) => u.status);
+    const statuses = a.messages
+      .map((m) => (m.msg.params as Msg | undefined)?.update)
+      .filter((u) => u?.sessionUpdate === "tool_call_update" && u.status)
+      .map((u) => u.status);
     assert.deepEqual(statuses, ["failed"]);
     assertAllValid(a.messages);
   }));
@@ -149,8 +238,14 @@ test("a rejected permission fails the tool call and the turn still ends", () =>
 test("a tool scenario sends tool_call then a completed tool_call_update, all schema-valid", () =>
   withFake("tool", async (a, dir) => {
     const { sessionId } = await handshake(a, dir);
-    await a.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read" }], _meta: { promptId: "p-tool" } });
-    const kinds = a.messages.map((m) => (m.msg.params as Msg | undefined)?.update?.sessionUpdate).filter((k) => k === "tool_call" || k === "tool_call_update");
+    await a.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "read" }],
+      _meta: { promptId: "p-tool" },
+    });
+    const kinds = a.messages
+      .map((m) => (m.msg.params as Msg | undefined)?.update?.sessionUpdate)
+      .filter((k) => k === "tool_call" || k === "tool_call_update");
     assert.deepEqual(kinds, ["tool_call", "tool_call_update"]);
     assertAllValid(a.messages);
   }));
@@ -158,14 +253,25 @@ test("a tool scenario sends tool_call then a completed tool_call_update, all sch
 test("session/cancel during a slow stream resolves the prompt cancelled and stops the text", () =>
   withFake("slow-stream", async (a, dir) => {
     const { sessionId } = await handshake(a, dir);
-    const pending = a.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "count" }], _meta: { promptId: "p-cancel" } });
-    await a.waitFor((m) => (m.msg.params as Msg | undefined)?.update?.sessionUpdate === "agent_message_chunk", 10_000, "first chunk");
+    const pending = a.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "count" }],
+      _meta: { promptId: "p-cancel" },
+    });
+    await a.waitFor(
+      (m) => (m.msg.params as Msg | undefined)?.update?.sessionUpdate === "agent_message_chunk",
+      10_000,
+      "first chunk",
+    );
     await a.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     const result = await pending;
     assert.equal(result.stopReason, "cancelled");
     const complete = a.messages.find((m) => m.msg.method === "_x.ai/session/prompt_complete");
     assert.equal((complete?.msg.params as Msg | undefined)?.stopReason, "cancelled");
-    const text = a.messages.filter((m) => (m.msg.params as Msg | undefined)?.update?.sessionUpdate === "agent_message_chunk").map((m) => (m.msg.params as Msg).update.content.text).join("");
+    const text = a.messages
+      .filter((m) => (m.msg.params as Msg | undefined)?.update?.sessionUpdate === "agent_message_chunk")
+      .map((m) => (m.msg.params as Msg).update.content.text)
+      .join("");
     assert.notEqual(text.trim(), "one two three four five six seven eight nine ten");
     assertAllValid(a.messages);
   }));
@@ -174,9 +280,16 @@ test("session/new honours a client-chosen UUID and rejects a non-UUID with -3260
   withFake("normal", async (a, dir) => {
     await a.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     const chosen = "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
-    const created = await a.agent.request(acp.methods.agent.session.new, { cwd: dir, mcpServers: [], _meta: { sessionId: chosen } });
+    const created = await a.agent.request(acp.methods.agent.session.new, {
+      cwd: dir,
+      mcpServers: [],
+      _meta: { sessionId: chosen },
+    });
     assert.equal(created.sessionId, chosen);
-    await assert.rejects(a.agent.request(acp.methods.agent.session.new, { cwd: dir, mcpServers: [], _meta: { sessionId: "not-a-uuid" } }), (err: { code?: number }) => err.code === -32602);
+    await assert.rejects(
+      a.agent.request(acp.methods.agent.session.new, { cwd: dir, mcpServers: [], _meta: { sessionId: "not-a-uuid" } }),
+      (err: { code?: number }) => err.code === -32602,
+    );
   }));
 
 test("the fake accepts grok's argv, records plugin dirs and -m, ignores unknown flags, and logs a startup line on stderr", () => {
@@ -192,7 +305,17 @@ test("the fake accepts grok's argv, records plugin dirs and -m, ignores unknown 
       assert.equal(recorded.model, "grok-4.5");
       assert.match(a.stderr(), /fake-grok 1\.0\.41 \(fake\) starting/);
     },
-    ["--plugin-dir", "/plugins/a", "--always-approve", "--plugin-dir", "/plugins/b", "-m", "grok-4.5", "--reasoning-effort", "high"],
+    [
+      "--plugin-dir",
+      "/plugins/a",
+      "--always-approve",
+      "--plugin-dir",
+      "/plugins/b",
+      "-m",
+      "grok-4.5",
+      "--reasoning-effort",
+      "high",
+    ],
     { FAKE_GROK_RECORD_FILE: record },
   ).finally(() => rmSync(dir, { recursive: true, force: true }));
 });
@@ -208,7 +331,11 @@ interface RawFake {
 }
 
 function rawFake(scenario: string, env: Record<string, string> = {}): RawFake {
-  const child = spawn(process.execPath, [fakePath, ...ARGV], { stdio: ["pipe", "pipe", "pipe"], detached: true, env: { PATH: process.env.PATH ?? "", FAKE_GROK_SCENARIO: scenario, ...env } });
+  const child = spawn(process.execPath, [fakePath, ...ARGV], {
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+    env: { PATH: process.env.PATH ?? "", FAKE_GROK_SCENARIO: scenario, ...env },
+  });
   const lines: string[] = [];
   const waiters = new Set<() => void>();
   let buf = "";
@@ -231,7 +358,7 @@ function rawFake(scenario: string, env: Record<string, string> = {}): RawFake {
       new Promise((resolve, reject) => {
         const check = () => {
           const hit = lines.find(pred);
-          if (hit !== undefined) (waiters.delete(check), clearTimeout(timer), resolve(hit));
+          if (hit !== undefined) waiters.delete(check), clearTimeout(timer), resolve(hit);
         };
         const timer = setTimeout(() => (waiters.delete(check), reject(new Error(`no line: ${what}`))), 15_000);
         waiters.add(check);
@@ -251,8 +378,15 @@ async function rawTurn(f: RawFake, text: string): Promise<void> {
   f.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
   await f.waitLine((l) => l.startsWith('{"jsonrpc":"2.0","id":1,'), "initialize result");
   f.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: tmpdir(), mcpServers: [] } });
-  const sid = (JSON.parse(await f.waitLine((l) => l.startsWith('{"jsonrpc":"2.0","id":2,'), "session/new result")) as Msg).result.sessionId as string;
-  f.send({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId: sid, prompt: [{ type: "text", text }], _meta: { promptId: "raw-1" } } });
+  const sid = (
+    JSON.parse(await f.waitLine((l) => l.startsWith('{"jsonrpc":"2.0","id":2,'), "session/new result")) as Msg
+  ).result.sessionId as string;
+  f.send({
+    jsonrpc: "2.0",
+    id: 3,
+    method: "session/prompt",
+    params: { sessionId: sid, prompt: [{ type: "text", text }], _meta: { promptId: "raw-1" } },
+  });
   await f.waitLine((l) => l.startsWith('{"jsonrpc":"2.0","id":3,'), "prompt result");
 }
 

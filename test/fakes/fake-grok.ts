@@ -78,7 +78,12 @@ interface Scenario {
   auth?: "byok" | "none" | "key-or-token";
   ignoreSigterm?: boolean;
   grandchild?: { detached?: boolean; ignoreSigterm?: boolean; exitOnStdinEof?: boolean; maxLifetimeMs?: number };
-  newSession?: { hang?: boolean; mcpInitializedDelayMs?: number; mcpToolCount?: number; mcpInitializedAfterFile?: string };
+  newSession?: {
+    hang?: boolean;
+    mcpInitializedDelayMs?: number;
+    mcpToolCount?: number;
+    mcpInitializedAfterFile?: string;
+  };
   prompt?: PromptScript;
   keywords?: Record<string, string>;
 }
@@ -92,7 +97,6 @@ function loadScenario(ref: string): Scenario {
   return JSON.parse(readFileSync(path, "utf8")) as Scenario;
 }
 
-
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const pluginDirs: string[] = [];
@@ -105,7 +109,10 @@ async function main(): Promise<void> {
   const scenario = loadScenario(process.env.FAKE_GROK_SCENARIO || "normal");
   process.stderr.write(`fake-grok 1.0.41 (fake) starting pid=${process.pid} scenario=${scenario.name}\n`);
   if (process.env.FAKE_GROK_RECORD_FILE) {
-    writeFileSync(process.env.FAKE_GROK_RECORD_FILE, JSON.stringify({ pid: process.pid, argv, pluginDirs, model: modelFlag ?? null, scenario: scenario.name }));
+    writeFileSync(
+      process.env.FAKE_GROK_RECORD_FILE,
+      JSON.stringify({ pid: process.pid, argv, pluginDirs, model: modelFlag ?? null, scenario: scenario.name }),
+    );
   }
   if (scenario.ignoreSigterm) process.on("SIGTERM", () => process.stderr.write("fake-grok: ignoring SIGTERM\n"));
   if (scenario.grandchild) startGrandchild(scenario.grandchild);
@@ -117,7 +124,8 @@ async function main(): Promise<void> {
 
   // Our own writable so a scenario's raw lines share one ordered path with the SDK's JSON lines.
   const output = new WritableStream<Uint8Array>({
-    write: (chunk) => new Promise<void>((resolve, reject) => process.stdout.write(chunk, (err) => (err ? reject(err) : resolve()))),
+    write: (chunk) =>
+      new Promise<void>((resolve, reject) => process.stdout.write(chunk, (err) => (err ? reject(err) : resolve()))),
   });
   const stream = acp.ndJsonStream(output, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
   const writeRaw = (line: string) => new Promise<void>((resolve) => process.stdout.write(`${line}\n`, () => resolve()));
@@ -132,9 +140,11 @@ async function main(): Promise<void> {
     .onRequest(acp.methods.agent.authenticate, ({ params }) => {
       if (scenario.auth === "key-or-token") {
         if (params.methodId === "cached_token") throw new acp.RequestError(-32000, "no cached login token");
-        if (params.methodId === "xai.api_key" && !process.env.XAI_API_KEY) throw new acp.RequestError(-32000, "XAI_API_KEY is not set");
+        if (params.methodId === "xai.api_key" && !process.env.XAI_API_KEY)
+          throw new acp.RequestError(-32000, "XAI_API_KEY is not set");
       }
-      if (noAuth || params.methodId !== "xai.api_key") throw new acp.RequestError(-32602, `unsupported auth method: ${params.methodId}`);
+      if (noAuth || params.methodId !== "xai.api_key")
+        throw new acp.RequestError(-32602, `unsupported auth method: ${params.methodId}`);
       state.authenticated = true;
       return {};
     })
@@ -144,8 +154,10 @@ async function main(): Promise<void> {
         throw new acp.RequestError(-32602, `Invalid UUID format for _meta.sessionId '${String(wanted)}'`);
       }
       const id = typeof wanted === "string" ? wanted : uuidV7();
-      const setup = (phase: string, sid: string | null) => client.notify("_x.ai/session/setup", { method: "session/new", phase, sessionId: sid });
-      for (const phase of ["auth", "resolve_workspace", "folder_trust", "plugin_registry", "mcp_merge"]) await setup(phase, null);
+      const setup = (phase: string, sid: string | null) =>
+        client.notify("_x.ai/session/setup", { method: "session/new", phase, sessionId: sid });
+      for (const phase of ["auth", "resolve_workspace", "folder_trust", "plugin_registry", "mcp_merge"])
+        await setup(phase, null);
       await setup("persistence_init", id);
       if (noAuth) {
         setImmediate(() => void setup("spawn_session_actor", id));
@@ -158,10 +170,18 @@ async function main(): Promise<void> {
       sessions.set(id, session);
       // Like grok, the remaining phases and MCP readiness arrive after the response.
       setImmediate(async () => {
-        for (const phase of ["git_discovery", "finalize_response", "tool_overrides", "response_ready"]) await setup(phase, id);
+        for (const phase of ["git_discovery", "finalize_response", "tool_overrides", "response_ready"])
+          await setup(phase, id);
         const announce = async () => {
-          await client.notify("_x.ai/mcp_initialized", { sessionId: id, mcpToolCount: scenario.newSession?.mcpToolCount ?? 0, elapsedMs: scenario.newSession?.mcpInitializedDelayMs ?? 0 });
-          await client.notify(acp.methods.client.session.update, { sessionId: id, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } });
+          await client.notify("_x.ai/mcp_initialized", {
+            sessionId: id,
+            mcpToolCount: scenario.newSession?.mcpToolCount ?? 0,
+            elapsedMs: scenario.newSession?.mcpInitializedDelayMs ?? 0,
+          });
+          await client.notify(acp.methods.client.session.update, {
+            sessionId: id,
+            update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS },
+          });
         };
         const delay = scenario.newSession?.mcpInitializedDelayMs ?? 0;
         const gate = scenario.newSession?.mcpInitializedAfterFile;
@@ -175,12 +195,22 @@ async function main(): Promise<void> {
         } else if (delay > 0) setTimeout(() => void announce(), delay);
         else await announce();
       });
-      return { sessionId: id, models: modelState(state.model), configOptions: configOptions(state.model), _meta: sessionMeta(id, params.cwd, state.model) };
+      return {
+        sessionId: id,
+        models: modelState(state.model),
+        configOptions: configOptions(state.model),
+        _meta: sessionMeta(id, params.cwd, state.model),
+      };
     })
     .onRequest(acp.methods.agent.session.load, ({ params }) => attach(params.sessionId, params.cwd))
     .onRequest(acp.methods.agent.session.resume, ({ params }) => attach(params.sessionId, params.cwd))
     .onRequest(acp.methods.agent.session.list, () => ({
-      sessions: [...sessions.values()].map((s) => ({ sessionId: s.id, cwd: s.cwd, title: null, updatedAt: new Date().toISOString() })),
+      sessions: [...sessions.values()].map((s) => ({
+        sessionId: s.id,
+        cwd: s.cwd,
+        title: null,
+        updatedAt: new Date().toISOString(),
+      })),
     }))
     .onRequest(acp.methods.agent.session.close, async ({ params, client }) => {
       sessions.get(params.sessionId)?.running?.abort.abort();
@@ -189,18 +219,35 @@ async function main(): Promise<void> {
       return { _meta: { "x.ai/closeOutcome": "closed" } };
     })
     .onRequest(acp.methods.agent.session.setMode, async ({ params, client }) => {
-      setImmediate(() => void client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: "current_mode_update", currentModeId: params.modeId } }));
+      setImmediate(
+        () =>
+          void client.notify(acp.methods.client.session.update, {
+            sessionId: params.sessionId,
+            update: { sessionUpdate: "current_mode_update", currentModeId: params.modeId },
+          }),
+      );
       return {};
     })
-    .onRequest("session/set_model", (p) => p as { sessionId: string; modelId: string }, async ({ params, client }) => {
-      if (!models.includes(params.modelId)) throw new acp.RequestError(-32602, "This model isn't allowed by your allowed_models setting.");
-      state.model = params.modelId;
-      setImmediate(async () => {
-        await client.notify("_x.ai/session_notification", { sessionId: params.sessionId, update: { sessionUpdate: "model_changed", model_id: params.modelId, reasoning_effort: null } });
-        await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: "config_option_update", configOptions: configOptions(state.model) } });
-      });
-      return { _meta: { model: { Ok: params.modelId } } };
-    })
+    .onRequest(
+      "session/set_model",
+      (p) => p as { sessionId: string; modelId: string },
+      async ({ params, client }) => {
+        if (!models.includes(params.modelId))
+          throw new acp.RequestError(-32602, "This model isn't allowed by your allowed_models setting.");
+        state.model = params.modelId;
+        setImmediate(async () => {
+          await client.notify("_x.ai/session_notification", {
+            sessionId: params.sessionId,
+            update: { sessionUpdate: "model_changed", model_id: params.modelId, reasoning_effort: null },
+          });
+          await client.notify(acp.methods.client.session.update, {
+            sessionId: params.sessionId,
+            update: { sessionUpdate: "config_option_update", configOptions: configOptions(state.model) },
+          });
+        });
+        return { _meta: { model: { Ok: params.modelId } } };
+      },
+    )
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.running?.abort.abort();
     })
@@ -222,8 +269,13 @@ async function main(): Promise<void> {
     });
 
   function attach(sessionId: string, cwd: string) {
-    if (!sessions.has(sessionId)) sessions.set(sessionId, { id: sessionId, cwd, yolo: false, events: 0, prompts: 0, running: undefined });
-    return { models: modelState(state.model), configOptions: configOptions(state.model), _meta: { ...sessionMeta(sessionId, cwd, state.model), sessionId } };
+    if (!sessions.has(sessionId))
+      sessions.set(sessionId, { id: sessionId, cwd, yolo: false, events: 0, prompts: 0, running: undefined });
+    return {
+      models: modelState(state.model),
+      configOptions: configOptions(state.model),
+      _meta: { ...sessionMeta(sessionId, cwd, state.model), sessionId },
+    };
   }
 
   const connection = app.connect(stream);
@@ -267,25 +319,60 @@ async function playTurn(t: TurnContext): Promise<acp.PromptResponse> {
   const sid = session.id;
   const turnStartMs = Date.now();
   const stats = { outputTokens: 0, chunkId: 0 };
-  const xnote = (update: Record<string, unknown>) => client.notify("_x.ai/session_notification", { sessionId: sid, update });
+  const xnote = (update: Record<string, unknown>) =>
+    client.notify("_x.ai/session_notification", { sessionId: sid, update });
   const sessionsChanged = (activity: string) =>
     client.notify("_x.ai/sessions/changed", {
-      upserted: [{ sessionId: sid, title: null, cwd: session.cwd, isWorktree: false, modelId: "mock", yolo: session.yolo, activity, resident: true, lastChangeUnixMs: Date.now(), origin: { kind: "local" } }],
+      upserted: [
+        {
+          sessionId: sid,
+          title: null,
+          cwd: session.cwd,
+          isWorktree: false,
+          modelId: "mock",
+          yolo: session.yolo,
+          activity,
+          resident: true,
+          lastChangeUnixMs: Date.now(),
+          origin: { kind: "local" },
+        },
+      ],
       removed: [],
     });
   const update = (u: acp.SessionUpdate, updateType: string, extra: Record<string, unknown> = {}) =>
     client.notify(acp.methods.client.session.update, {
       sessionId: sid,
       update: u,
-      _meta: { totalTokens: 11 + stats.outputTokens, eventId: `${sid}-${++session.events}`, agentTimestampMs: Date.now(), promptId, streamStartMs: turnStartMs, turnStartMs, updateType, ...extra },
+      _meta: {
+        totalTokens: 11 + stats.outputTokens,
+        eventId: `${sid}-${++session.events}`,
+        agentTimestampMs: Date.now(),
+        promptId,
+        streamStartMs: turnStartMs,
+        turnStartMs,
+        updateType,
+        ...extra,
+      },
     });
 
   await sessionsChanged("working");
-  await client.notify("_x.ai/queue/changed", { sessionId: sid, entries: [{ id: promptId, version: 0, kind: "prompt", text: t.text, position: 0 }] });
-  await client.notify("_x.ai/queue/changed", { sessionId: sid, entries: [], runningPromptId: promptId, runningText: t.text, runningKind: "prompt" });
+  await client.notify("_x.ai/queue/changed", {
+    sessionId: sid,
+    entries: [{ id: promptId, version: 0, kind: "prompt", text: t.text, position: 0 }],
+  });
+  await client.notify("_x.ai/queue/changed", {
+    sessionId: sid,
+    entries: [],
+    runningPromptId: promptId,
+    runningText: t.text,
+    runningKind: "prompt",
+  });
   if (session.prompts++ === 0) {
     await xnote({ sessionUpdate: "session_summary_generated", session_summary: t.text });
-    await client.notify(acp.methods.client.session.update, { sessionId: sid, update: { sessionUpdate: "session_info_update", title: t.text } });
+    await client.notify(acp.methods.client.session.update, {
+      sessionId: sid,
+      update: { sessionUpdate: "session_info_update", title: t.text },
+    });
   }
   if (script.error) throw new acp.RequestError(script.error.code, script.error.message, script.error.data);
 
@@ -301,17 +388,47 @@ async function playTurn(t: TurnContext): Promise<acp.PromptResponse> {
         for (const word of step.text.match(/\S+\s*|\s+/g) ?? []) {
           if (step.chunkDelayMs) await sleep(step.chunkDelayMs, t.abort);
           stats.outputTokens++;
-          if (process.env.FAKE_GROK_CHUNK_LOG) appendFileSync(process.env.FAKE_GROK_CHUNK_LOG, `${promptId}\t${performance.timeOrigin + performance.now()}\n`);
-          await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: word } }, "AgentMessageChunk", { chunkId: ++stats.chunkId });
+          if (process.env.FAKE_GROK_CHUNK_LOG)
+            appendFileSync(
+              process.env.FAKE_GROK_CHUNK_LOG,
+              `${promptId}\t${performance.timeOrigin + performance.now()}\n`,
+            );
+          await update(
+            { sessionUpdate: "agent_message_chunk", content: { type: "text", text: word } },
+            "AgentMessageChunk",
+            { chunkId: ++stats.chunkId },
+          );
         }
       } else if (step.thought !== undefined) {
-        await update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: step.thought } }, "AgentThoughtChunk", { chunkId: ++stats.chunkId });
+        await update(
+          { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: step.thought } },
+          "AgentThoughtChunk",
+          { chunkId: ++stats.chunkId },
+        );
       } else if (step.plan) {
         await update({ sessionUpdate: "plan", entries: step.plan }, "Plan");
       } else if (step.tool) {
         const tool = toolOf(step.tool);
-        await update({ sessionUpdate: "tool_call", toolCallId: tool.toolCallId, title: tool.title, kind: tool.kind, status: "pending", rawInput: tool.rawInput }, "ToolCall");
-        await update({ sessionUpdate: "tool_call_update", toolCallId: tool.toolCallId, status: step.tool.status ?? "completed", rawOutput: { ok: true } }, "ToolCallUpdate");
+        await update(
+          {
+            sessionUpdate: "tool_call",
+            toolCallId: tool.toolCallId,
+            title: tool.title,
+            kind: tool.kind,
+            status: "pending",
+            rawInput: tool.rawInput,
+          },
+          "ToolCall",
+        );
+        await update(
+          {
+            sessionUpdate: "tool_call_update",
+            toolCallId: tool.toolCallId,
+            status: step.tool.status ?? "completed",
+            rawOutput: { ok: true },
+          },
+          "ToolCallUpdate",
+        );
       } else if (step.permission) {
         const granted = await askPermission(t, toolOf(step.permission), update, xnote);
         if (granted === "cancelled") throw new Cancelled();
@@ -320,8 +437,17 @@ async function playTurn(t: TurnContext): Promise<acp.PromptResponse> {
       } else if (step.rawLine !== undefined) {
         await t.writeRaw(step.rawLine);
       } else if (step.oversizedTextBytes !== undefined) {
-        const sessionUpdate = { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x".repeat(step.oversizedTextBytes) } };
-        await t.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: sid, update: sessionUpdate, _meta: { promptId } } }));
+        const sessionUpdate = {
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: "x".repeat(step.oversizedTextBytes) },
+        };
+        await t.writeRaw(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: { sessionId: sid, update: sessionUpdate, _meta: { promptId } },
+          }),
+        );
       } else if (step.exit !== undefined) {
         process.stderr.write(`fake-grok: scenario exits with code ${step.exit}\n`);
         process.exit(step.exit);
@@ -336,30 +462,88 @@ async function playTurn(t: TurnContext): Promise<acp.PromptResponse> {
   if (t.abort.aborted) stopReason = "cancelled";
 
   const usage = usageOf(stats.outputTokens);
-  await xnote({ sessionUpdate: "response_completed", usage: { input_tokens: 11, output_tokens: stats.outputTokens, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, reasoning_tokens: 0 } });
+  await xnote({
+    sessionUpdate: "response_completed",
+    usage: {
+      input_tokens: 11,
+      output_tokens: stats.outputTokens,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      reasoning_tokens: 0,
+    },
+  });
   await client.notify("_x.ai/queue/changed", { sessionId: sid, entries: [] });
-  await xnote({ sessionUpdate: "turn_completed", prompt_id: promptId, stop_reason: stopReason, usage, elapsed_ms: Date.now() - turnStartMs });
+  await xnote({
+    sessionUpdate: "turn_completed",
+    prompt_id: promptId,
+    stop_reason: stopReason,
+    usage,
+    elapsed_ms: Date.now() - turnStartMs,
+  });
   await client.notify("_x.ai/session/prompt_complete", { sessionId: sid, promptId, stopReason, agentResult: null });
   await sessionsChanged("idle");
-  setImmediate(() => void xnote({ sessionUpdate: "last_turn_summary", summary: "fake turn summary", prompt_id: promptId }));
+  setImmediate(
+    () => void xnote({ sessionUpdate: "last_turn_summary", summary: "fake turn summary", prompt_id: promptId }),
+  );
   const echoed = script.echoPromptId ?? promptId;
   return {
     stopReason,
-    _meta: { sessionId: sid, requestId: echoed, promptId: echoed, totalTokens: usage.totalTokens, modelId: "mock-model", inputTokens: 11, outputTokens: stats.outputTokens, cachedReadTokens: 0, reasoningTokens: 0, usage },
+    _meta: {
+      sessionId: sid,
+      requestId: echoed,
+      promptId: echoed,
+      totalTokens: usage.totalTokens,
+      modelId: "mock-model",
+      inputTokens: 11,
+      outputTokens: stats.outputTokens,
+      cachedReadTokens: 0,
+      reasoningTokens: 0,
+      usage,
+    },
   };
 }
 
 type UpdateFn = (u: acp.SessionUpdate, updateType: string, extra?: Record<string, unknown>) => Promise<void>;
 
 /** Plays grok's permission choreography; resolves whether the tool ran, or "cancelled". */
-async function askPermission(t: TurnContext, tool: Required<Omit<ToolStep, "status">>, update: UpdateFn, xnote: (u: Record<string, unknown>) => Promise<void>): Promise<boolean | "cancelled"> {
-  const toolMeta = { "x.ai/tool": { version: 1, name: "write", kind: "write", namespace: "opencode", label: "Write", read_only: false } };
-  await update({ sessionUpdate: "tool_call", toolCallId: tool.toolCallId, title: "write", rawInput: tool.rawInput, _meta: toolMeta }, "ToolCall");
+async function askPermission(
+  t: TurnContext,
+  tool: Required<Omit<ToolStep, "status">>,
+  update: UpdateFn,
+  xnote: (u: Record<string, unknown>) => Promise<void>,
+): Promise<boolean | "cancelled"> {
+  const toolMeta = {
+    "x.ai/tool": { version: 1, name: "write", kind: "write", namespace: "opencode", label: "Write", read_only: false },
+  };
+  await update(
+    {
+      sessionUpdate: "tool_call",
+      toolCallId: tool.toolCallId,
+      title: "write",
+      rawInput: tool.rawInput,
+      _meta: toolMeta,
+    },
+    "ToolCall",
+  );
   await xnote({ sessionUpdate: "pending_interaction", tool_call_id: tool.toolCallId, kind: "permission" });
   const rawInput = { variant: "Write", ...tool.rawInput };
-  await update({ sessionUpdate: "tool_call_update", toolCallId: tool.toolCallId, kind: tool.kind, title: tool.title, rawInput, _meta: toolMeta }, "ToolCallUpdate");
+  await update(
+    {
+      sessionUpdate: "tool_call_update",
+      toolCallId: tool.toolCallId,
+      kind: tool.kind,
+      title: tool.title,
+      rawInput,
+      _meta: toolMeta,
+    },
+    "ToolCallUpdate",
+  );
   const logPermission = (what: string) => {
-    if (process.env.FAKE_GROK_PERMISSION_LOG) appendFileSync(process.env.FAKE_GROK_PERMISSION_LOG, `${what}\t${tool.toolCallId}\t${performance.timeOrigin + performance.now()}\n`);
+    if (process.env.FAKE_GROK_PERMISSION_LOG)
+      appendFileSync(
+        process.env.FAKE_GROK_PERMISSION_LOG,
+        `${what}\t${tool.toolCallId}\t${performance.timeOrigin + performance.now()}\n`,
+      );
   };
   logPermission("asked");
   const request = t.client.request(acp.methods.client.session.requestPermission, {
@@ -367,12 +551,22 @@ async function askPermission(t: TurnContext, tool: Required<Omit<ToolStep, "stat
     toolCall: { toolCallId: tool.toolCallId, kind: tool.kind, title: tool.title, rawInput, _meta: toolMeta },
     options: PERMISSION_OPTIONS,
   });
-  const aborted = new Promise<"aborted">((resolve) => t.abort.addEventListener("abort", () => resolve("aborted"), { once: true }));
+  const aborted = new Promise<"aborted">((resolve) =>
+    t.abort.addEventListener("abort", () => resolve("aborted"), { once: true }),
+  );
   const answer = await Promise.race([request, aborted]);
   if (answer !== "aborted") logPermission("answered");
   await xnote({ sessionUpdate: "interaction_resolved", tool_call_id: tool.toolCallId });
   if (answer === "aborted" || answer.outcome.outcome === "cancelled") {
-    await update({ sessionUpdate: "tool_call_update", toolCallId: tool.toolCallId, status: "failed", rawOutput: { error: "cancelled" } }, "ToolCallUpdate");
+    await update(
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: tool.toolCallId,
+        status: "failed",
+        rawOutput: { error: "cancelled" },
+      },
+      "ToolCallUpdate",
+    );
     return "cancelled";
   }
   const chosenId = answer.outcome.optionId;
@@ -380,15 +574,30 @@ async function askPermission(t: TurnContext, tool: Required<Omit<ToolStep, "stat
   const granted = chosen?.kind === "allow_once" || chosen?.kind === "allow_always";
   await update(
     granted
-      ? { sessionUpdate: "tool_call_update", toolCallId: tool.toolCallId, status: "completed", rawOutput: { type: "SearchReplace", optionId: chosenId } }
-      : { sessionUpdate: "tool_call_update", toolCallId: tool.toolCallId, status: "failed", rawOutput: { error: "rejected", optionId: chosenId } },
+      ? {
+          sessionUpdate: "tool_call_update",
+          toolCallId: tool.toolCallId,
+          status: "completed",
+          rawOutput: { type: "SearchReplace", optionId: chosenId },
+        }
+      : {
+          sessionUpdate: "tool_call_update",
+          toolCallId: tool.toolCallId,
+          status: "failed",
+          rawOutput: { error: "rejected", optionId: chosenId },
+        },
     "ToolCallUpdate",
   );
   return granted;
 }
 
 function toolOf(step: ToolStep): Required<Omit<ToolStep, "status">> {
-  return { toolCallId: step.toolCallId ?? "call_fake_1", title: step.title ?? "write", kind: step.kind ?? "edit", rawInput: step.rawInput ?? {} };
+  return {
+    toolCallId: step.toolCallId ?? "call_fake_1",
+    title: step.title ?? "write",
+    kind: step.kind ?? "edit",
+    rawInput: step.rawInput ?? {},
+  };
 }
 
 function startGrandchild(spec: NonNullable<Scenario["grandchild"]>): void {
@@ -396,10 +605,15 @@ function startGrandchild(spec: NonNullable<Scenario["grandchild"]>): void {
   if (spec.ignoreSigterm) args.push("--ignore-sigterm");
   if (spec.exitOnStdinEof) args.push("--exit-on-eof");
   const env = { ...process.env, FAKE_GROK_GRANDCHILD_MAX_MS: String(spec.maxLifetimeMs ?? 600_000) };
-  const child = spawn(process.execPath, args, { stdio: [spec.exitOnStdinEof ? "pipe" : "ignore", "ignore", "inherit"], detached: spec.detached === true, env });
+  const child = spawn(process.execPath, args, {
+    stdio: [spec.exitOnStdinEof ? "pipe" : "ignore", "ignore", "inherit"],
+    detached: spec.detached === true,
+    env,
+  });
   child.unref();
   process.stderr.write(`fake-grok: grandchild pid=${child.pid} detached=${spec.detached === true}\n`);
-  if (process.env.FAKE_GROK_PID_FILE && child.pid !== undefined) writeFileSync(process.env.FAKE_GROK_PID_FILE, String(child.pid));
+  if (process.env.FAKE_GROK_PID_FILE && child.pid !== undefined)
+    writeFileSync(process.env.FAKE_GROK_PID_FILE, String(child.pid));
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -423,7 +637,16 @@ function uuidV7(): string {
 }
 
 function usageOf(outputTokens: number) {
-  const counts = { inputTokens: 11, outputTokens, totalTokens: 11 + outputTokens, cachedReadTokens: 0, cacheCreationTokens: 0, reasoningTokens: 0, modelCalls: 1, apiDurationMs: 1 };
+  const counts = {
+    inputTokens: 11,
+    outputTokens,
+    totalTokens: 11 + outputTokens,
+    cachedReadTokens: 0,
+    cacheCreationTokens: 0,
+    reasoningTokens: 0,
+    modelCalls: 1,
+    apiDurationMs: 1,
+  };
   return { ...counts, modelUsage: { "mock-model": { ...counts } }, numTurns: 1 };
 }
 
@@ -434,20 +657,61 @@ const PERMISSION_OPTIONS: acp.PermissionOption[] = [
 ];
 
 const COMMANDS = [
-  { name: "compact", description: "Compress conversation history to save context window", input: { hint: "optional context about what to preserve" } },
-  { name: "always-approve", description: "Toggle always-approve mode (skip all permission prompts)", input: { hint: "on|off" } },
+  {
+    name: "compact",
+    description: "Compress conversation history to save context window",
+    input: { hint: "optional context about what to preserve" },
+  },
+  {
+    name: "always-approve",
+    description: "Toggle always-approve mode (skip all permission prompts)",
+    input: { hint: "on|off" },
+  },
   { name: "context", description: "Show context window usage and session stats", input: null },
 ];
 
 const EFFORTS = [
-  { id: "high", value: "high", label: "High Effort", description: "Highest implementation quality with extensive reasoning", default: true },
-  { id: "medium", value: "medium", label: "Medium Effort", description: "Balanced effort with standard implementation and testing", default: false },
+  {
+    id: "high",
+    value: "high",
+    label: "High Effort",
+    description: "Highest implementation quality with extensive reasoning",
+    default: true,
+  },
+  {
+    id: "medium",
+    value: "medium",
+    label: "Medium Effort",
+    description: "Balanced effort with standard implementation and testing",
+    default: false,
+  },
   { id: "low", value: "low", label: "Low Effort", description: "Quick, fast implementations", default: false },
 ];
 
 const AVAILABLE_MODELS = [
-  { modelId: "grok-4.6", name: "Grok 4.6", description: "SpaceXAI's latest frontier model", _meta: { totalContextTokens: 500000, agentType: "grok-build-plan", supportsReasoningEffort: true, reasoningEffort: "high", reasoningEfforts: EFFORTS } },
-  { modelId: "grok-4.5", name: "Grok 4.5", _meta: { totalContextTokens: 500000, agentType: "grok-build-plan", supportsReasoningEffort: true, reasoningEffort: "high", reasoningEfforts: EFFORTS } },
+  {
+    modelId: "grok-4.6",
+    name: "Grok 4.6",
+    description: "SpaceXAI's latest frontier model",
+    _meta: {
+      totalContextTokens: 500000,
+      agentType: "grok-build-plan",
+      supportsReasoningEffort: true,
+      reasoningEffort: "high",
+      reasoningEfforts: EFFORTS,
+    },
+  },
+  {
+    modelId: "grok-4.5",
+    name: "Grok 4.5",
+    _meta: {
+      totalContextTokens: 500000,
+      agentType: "grok-build-plan",
+      supportsReasoningEffort: true,
+      reasoningEffort: "high",
+      reasoningEfforts: EFFORTS,
+    },
+  },
   { modelId: "mock", name: "Mock Model", _meta: { totalContextTokens: 128000, agentType: "grok-build-plan" } },
 ];
 
@@ -456,7 +720,16 @@ function modelState(current: string) {
 }
 
 function configOptions(current: string): acp.SessionConfigOption[] {
-  return [{ id: "model", name: "Model", category: "model", type: "select", currentValue: current, options: AVAILABLE_MODELS.map((m) => ({ value: m.modelId, name: m.name })) }];
+  return [
+    {
+      id: "model",
+      name: "Model",
+      category: "model",
+      type: "select",
+      currentValue: current,
+      options: AVAILABLE_MODELS.map((m) => ({ value: m.modelId, name: m.name })),
+    },
+  ];
 }
 
 function sessionMeta(sessionId: string, cwd: string, current: string) {
@@ -467,7 +740,14 @@ function sessionMeta(sessionId: string, cwd: string, current: string) {
     gitRoot: null,
     showNonGitWarning: true,
     feedbackEnabled: true,
-    "x.ai/sessionConfig": { options: AVAILABLE_MODELS.map((m) => ({ id: m.modelId, category: "model", label: m.name, selected: m.modelId === current })) },
+    "x.ai/sessionConfig": {
+      options: AVAILABLE_MODELS.map((m) => ({
+        id: m.modelId,
+        category: "model",
+        label: m.name,
+        selected: m.modelId === current,
+      })),
+    },
     "x.ai/sessionDetail": { sessionId, kind: "build", cwd, currentModelId: current },
     "x.ai/memoryMode": "legacy",
   };
@@ -475,7 +755,9 @@ function sessionMeta(sessionId: string, cwd: string, current: string) {
 
 function initializeResult(noAuth: boolean, current: string, keyOrToken = false): acp.InitializeResponse {
   const authMethods = [
-    ...(noAuth ? [] : [{ id: "xai.api_key", name: "xai.api_key", description: "XAI_API_KEY or api_key/env_key in config.toml" }]),
+    ...(noAuth
+      ? []
+      : [{ id: "xai.api_key", name: "xai.api_key", description: "XAI_API_KEY or api_key/env_key in config.toml" }]),
     ...(keyOrToken ? [{ id: "cached_token", name: "cached_token", description: "cached grok login" }] : []),
     { id: "grok.com", name: "Grok", description: "Sign in with Grok" },
   ];
@@ -489,8 +771,19 @@ function initializeResult(noAuth: boolean, current: string, keyOrToken = false):
       auth: {},
       _meta: {
         "x.ai/fs_notify": true,
-        "x.ai/hooks": { blockingEvents: ["pre_tool_use", "stop", "subagent_stop"], decisions: ["deny", "block"], stopSignals: ["continue", "stopReason", "additionalContext"] },
-        "x.ai/capabilities": { toolOverrides: { x_keyword_search: true, x_semantic_search: true, x_user_search: false, x_thread_fetch: false } },
+        "x.ai/hooks": {
+          blockingEvents: ["pre_tool_use", "stop", "subagent_stop"],
+          decisions: ["deny", "block"],
+          stopSignals: ["continue", "stopReason", "additionalContext"],
+        },
+        "x.ai/capabilities": {
+          toolOverrides: {
+            x_keyword_search: true,
+            x_semantic_search: true,
+            x_user_search: false,
+            x_thread_fetch: false,
+          },
+        },
       },
     },
     authMethods,

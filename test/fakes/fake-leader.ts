@@ -12,9 +12,21 @@ import { createServer, type Server, type Socket } from "node:net";
 import { writeFileSync, rmSync } from "node:fs";
 
 /** One JSON-RPC message as the fake sees it. */
-export type JsonRpc = { jsonrpc: "2.0"; id?: string | number | null; method?: string; params?: any; result?: any; error?: any };
+export type JsonRpc = {
+  jsonrpc: "2.0";
+  id?: string | number | null;
+  method?: string;
+  params?: any;
+  result?: any;
+  error?: any;
+};
 /** One recorded frame; acp frames carry the parsed payload in `message`. */
-export interface LoggedFrame { dir: "in" | "out"; clientId: number; frame: Record<string, any>; message?: JsonRpc }
+export interface LoggedFrame {
+  dir: "in" | "out";
+  clientId: number;
+  frame: Record<string, any>;
+  message?: JsonRpc;
+}
 /** Answers one client request (or notification) with the messages to send back, in order. */
 export type FakeResponder = (message: JsonRpc, peer: FakeLeaderPeer) => JsonRpc[] | Promise<JsonRpc[]>;
 /** Scripted replies per ACP method; methods not listed answer -32601 (requests) or nothing (notifications). */
@@ -78,7 +90,14 @@ export const TRANSCRIPT_REGISTERED = {
   ready: true,
   leader_protocol_version: 1,
   leader_binary_version: "1.0.41",
-  leader_capabilities: { control_v1: true, runtime_cpu_profile: true, profile_formats: [], workspace_exposure: true, relaunch_v1: true, cursor_worker: true },
+  leader_capabilities: {
+    control_v1: true,
+    runtime_cpu_profile: true,
+    profile_formats: [],
+    workspace_exposure: true,
+    relaunch_v1: true,
+    cursor_worker: true,
+  },
 };
 
 /** Starts a fake leader listening on `options.socketPath`. */
@@ -131,7 +150,12 @@ export async function startFakeLeader(options: FakeLeaderOptions): Promise<FakeL
         }
         registered = true;
         const delayed = options.readyAfterMs !== undefined;
-        send({ ...TRANSCRIPT_REGISTERED, client_id: clientId, ...options.registered, ...(delayed ? { ready: false } : {}) });
+        send({
+          ...TRANSCRIPT_REGISTERED,
+          client_id: clientId,
+          ...options.registered,
+          ...(delayed ? { ready: false } : {}),
+        });
         if (delayed) setTimeout(() => send({ type: "leader_ready" }), options.readyAfterMs);
         peers.push(peer);
         waiters.splice(0).forEach((wake) => wake());
@@ -200,9 +224,19 @@ function defaultControl(socketPath: string, lockPath: string) {
     command.type === "get_leader_info"
       ? {
           Ok: {
-            type: "leader_info", pid: process.pid, socket_path: socketPath, lock_path: lockPath, ws_url_suffix: "",
-            leader_protocol_version: 1, leader_binary_version: "1.0.41", profiling_supported: true, profiling_compiled_in: true,
-            cpu_profile_active: false, cpu_profile_stopping: false, profile_started_at: null, profile_formats: [],
+            type: "leader_info",
+            pid: process.pid,
+            socket_path: socketPath,
+            lock_path: lockPath,
+            ws_url_suffix: "",
+            leader_protocol_version: 1,
+            leader_binary_version: "1.0.41",
+            profiling_supported: true,
+            profiling_compiled_in: true,
+            cpu_profile_active: false,
+            cpu_profile_stopping: false,
+            profile_started_at: null,
+            profile_formats: [],
             cursor_worker: { state: "none", claims: 0, doors: [] },
           },
         }
@@ -210,9 +244,16 @@ function defaultControl(socketPath: string, lockPath: string) {
 }
 
 const note = (method: string, params: unknown): JsonRpc => ({ jsonrpc: "2.0", method, params });
-const setup = (phase: string, sessionId: string | null) => note("_x.ai/session/setup", { method: "session/new", phase, sessionId });
+const setup = (phase: string, sessionId: string | null) =>
+  note("_x.ai/session/setup", { method: "session/new", phase, sessionId });
 const commands = (sessionId: string) =>
-  note("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "compact", description: "Compress conversation history" }] } });
+  note("session/update", {
+    sessionId,
+    update: {
+      sessionUpdate: "available_commands_update",
+      availableCommands: [{ name: "compact", description: "Compress conversation history" }],
+    },
+  });
 const xnote = (sessionId: string, update: Record<string, unknown>, meta?: Record<string, unknown>) =>
   note("_x.ai/session_notification", { sessionId, update, ...(meta ? { _meta: meta } : {}) });
 
@@ -220,48 +261,99 @@ const xnote = (sessionId: string, update: Record<string, unknown>, meta?: Record
 export function defaultScenario(reply = "pong from mock"): FakeScenario {
   let sessionCounter = 0;
   return {
-    initialize: (m) => [{
-      jsonrpc: "2.0", id: m.id,
-      result: {
-        protocolVersion: 1,
-        agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true }, mcpCapabilities: { http: true, sse: true }, sessionCapabilities: { list: {}, resume: {}, close: {} }, auth: {} },
-        authMethods: [{ id: "xai.api_key", name: "xai.api_key", description: "XAI_API_KEY or api_key/env_key in config.toml" }, { id: "grok.com", name: "Grok", description: "Sign in with Grok" }],
-        _meta: { grokShell: true, defaultAuthMethodId: "xai.api_key", agentVersion: "1.0.41" },
+    initialize: (m) => [
+      {
+        jsonrpc: "2.0",
+        id: m.id,
+        result: {
+          protocolVersion: 1,
+          agentCapabilities: {
+            loadSession: true,
+            promptCapabilities: { image: false, audio: false, embeddedContext: true },
+            mcpCapabilities: { http: true, sse: true },
+            sessionCapabilities: { list: {}, resume: {}, close: {} },
+            auth: {},
+          },
+          authMethods: [
+            { id: "xai.api_key", name: "xai.api_key", description: "XAI_API_KEY or api_key/env_key in config.toml" },
+            { id: "grok.com", name: "Grok", description: "Sign in with Grok" },
+          ],
+          _meta: { grokShell: true, defaultAuthMethodId: "xai.api_key", agentVersion: "1.0.41" },
+        },
       },
-    }],
-    authenticate: (m) => [note("_x.ai/mcp/servers_updated", { mcpServers: [] }), { jsonrpc: "2.0", id: m.id, result: {} }],
+    ],
+    authenticate: (m) => [
+      note("_x.ai/mcp/servers_updated", { mcpServers: [] }),
+      { jsonrpc: "2.0", id: m.id, result: {} },
+    ],
     "session/new": (m) => {
       const sessionId = `01a22987-7204-7bc1-959d-a2c69f3c${String(++sessionCounter).padStart(4, "0")}`;
       return [
         ...["auth", "resolve_workspace", "folder_trust", "plugin_registry", "mcp_merge"].map((p) => setup(p, null)),
-        { jsonrpc: "2.0", id: m.id, result: { sessionId, models: { currentModelId: "mock", availableModels: [{ modelId: "mock", name: "Mock" }] } } },
+        {
+          jsonrpc: "2.0",
+          id: m.id,
+          result: {
+            sessionId,
+            models: { currentModelId: "mock", availableModels: [{ modelId: "mock", name: "Mock" }] },
+          },
+        },
         ...["git_discovery", "finalize_response", "tool_overrides", "response_ready"].map((p) => setup(p, sessionId)),
       ];
     },
-    "session/resume": (m) => [{ jsonrpc: "2.0", id: m.id, result: { models: { currentModelId: "mock", availableModels: [{ modelId: "mock", name: "Mock" }] } } }],
+    "session/resume": (m) => [
+      {
+        jsonrpc: "2.0",
+        id: m.id,
+        result: { models: { currentModelId: "mock", availableModels: [{ modelId: "mock", name: "Mock" }] } },
+      },
+    ],
     "session/prompt": (m) => {
       const sessionId: string = m.params.sessionId;
       const promptId: string = m.params._meta?.promptId ?? `prompt-${String(m.id)}`;
       const text: string = m.params.prompt?.[0]?.text ?? "";
       const words = reply.split(" ").map((w, i, all) => (i < all.length - 1 ? `${w} ` : w));
-      const changed = (activity: string) => note("_x.ai/sessions/changed", { upserted: [{ sessionId, activity }], removed: [] });
+      const changed = (activity: string) =>
+        note("_x.ai/sessions/changed", { upserted: [{ sessionId, activity }], removed: [] });
       return [
         note("_x.ai/mcp_initialized", { sessionId, mcpToolCount: 0, elapsedMs: 0 }),
         commands(sessionId),
         commands(sessionId),
         changed("working"),
-        note("_x.ai/queue/changed", { sessionId, entries: [{ id: promptId, version: 0, kind: "prompt", text, position: 0 }] }),
-        note("_x.ai/queue/changed", { sessionId, entries: [], runningPromptId: promptId, runningText: text, runningKind: "prompt" }),
+        note("_x.ai/queue/changed", {
+          sessionId,
+          entries: [{ id: promptId, version: 0, kind: "prompt", text, position: 0 }],
+        }),
+        note("_x.ai/queue/changed", {
+          sessionId,
+          entries: [],
+          runningPromptId: promptId,
+          runningText: text,
+          runningKind: "prompt",
+        }),
         xnote(sessionId, { sessionUpdate: "session_summary_generated", session_summary: text }),
         note("session/update", { sessionId, update: { sessionUpdate: "session_info_update", title: text } }),
-        ...words.map((w, i) => note("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: w } }, _meta: { promptId, chunkId: i + 1 } })),
+        ...words.map((w, i) =>
+          note("session/update", {
+            sessionId,
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: w } },
+            _meta: { promptId, chunkId: i + 1 },
+          }),
+        ),
         commands(sessionId),
         xnote(sessionId, { sessionUpdate: "response_completed", usage: { input_tokens: 11, output_tokens: 3 } }),
         note("_x.ai/queue/changed", { sessionId, entries: [] }),
         xnote(sessionId, { sessionUpdate: "turn_completed", prompt_id: promptId, stop_reason: "end_turn" }),
         note("_x.ai/session/prompt_complete", { sessionId, promptId, stopReason: "end_turn", agentResult: null }),
         changed("idle"),
-        { jsonrpc: "2.0", id: m.id, result: { stopReason: "end_turn", _meta: { sessionId, requestId: promptId, promptId, modelId: "mock-model" } } },
+        {
+          jsonrpc: "2.0",
+          id: m.id,
+          result: {
+            stopReason: "end_turn",
+            _meta: { sessionId, requestId: promptId, promptId, modelId: "mock-model" },
+          },
+        },
         xnote(sessionId, { sessionUpdate: "last_turn_summary", summary: reply, prompt_id: promptId }),
       ];
     },

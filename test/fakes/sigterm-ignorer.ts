@@ -22,7 +22,10 @@ if (argv[0] === "--leaf") {
   const self = fileURLToPath(import.meta.url);
   const ready: Promise<number>[] = [];
   for (let i = 0; i < (argv.includes("--children") ? n : 0); i++) {
-    const child = spawn(process.execPath, [self, "--leaf"], { stdio: ["ignore", "pipe", "ignore"], detached: detachOne && i === 0 });
+    const child = spawn(process.execPath, [self, "--leaf"], {
+      stdio: ["ignore", "pipe", "ignore"],
+      detached: detachOne && i === 0,
+    });
     ready.push(
       new Promise((resolve, reject) => {
         child.once("error", reject);

@@ -15,7 +15,9 @@ import addFormatsModule from "ajv-formats";
 import type { ErrorObject, ValidateFunction } from "ajv";
 
 const require = createRequire(import.meta.url);
-const acpSchema = require("@agentclientprotocol/sdk/schema/v1/schema.json") as { $defs: Record<string, Record<string, unknown>> };
+const acpSchema = require("@agentclientprotocol/sdk/schema/v1/schema.json") as {
+  $defs: Record<string, Record<string, unknown>>;
+};
 const addFormats = addFormatsModule.default;
 
 /** Who sent a message. */
@@ -33,7 +35,15 @@ export interface AcpValidator {
   validate(msg: unknown, direction: AcpDirection): AcpValidation;
 }
 
-const X_KEYWORDS = ["x-side", "x-method", "x-docs-ignore", "x-deserialize-default-on-error", "x-deserialize-default-on-null", "x-deserialize-skip-invalid-items", "discriminator"];
+const X_KEYWORDS = [
+  "x-side",
+  "x-method",
+  "x-docs-ignore",
+  "x-deserialize-default-on-error",
+  "x-deserialize-default-on-null",
+  "x-deserialize-skip-invalid-items",
+  "discriminator",
+];
 
 const nonNegInt = { type: "integer", minimum: 0 };
 const str = { type: "string" };
@@ -51,7 +61,16 @@ const EXTENSION_SCHEMAS: Record<string, Record<string, unknown>> = {
         items: {
           type: "object",
           required: ["id", "version", "kind", "text", "position"],
-          properties: { id: str, version: nonNegInt, kind: str, text: str, position: nonNegInt, owner: str, lastEditor: str, combinedTexts: { type: "array", items: str } },
+          properties: {
+            id: str,
+            version: nonNegInt,
+            kind: str,
+            text: str,
+            position: nonNegInt,
+            owner: str,
+            lastEditor: str,
+            combinedTexts: { type: "array", items: str },
+          },
         },
       },
       runningPromptId: str,
@@ -69,7 +88,12 @@ const EXTENSION_SCHEMAS: Record<string, Record<string, unknown>> = {
   "notification:_x.ai/session/prompt_complete": {
     type: "object",
     required: ["sessionId", "promptId", "stopReason"],
-    properties: { sessionId, promptId: str, stopReason: { enum: ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"] }, agentResult: {} },
+    properties: {
+      sessionId,
+      promptId: str,
+      stopReason: { enum: ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"] },
+      agentResult: {},
+    },
   },
   "notification:_x.ai/session/setup": {
     type: "object",
@@ -95,7 +119,8 @@ function ajv(): Ajv2020 {
   const instance = new Ajv2020({ strict: true, allErrors: true });
   addFormats(instance);
   instance.addVocabulary(X_KEYWORDS);
-  for (const f of ["uint16", "uint32", "uint64"]) instance.addFormat(f, { type: "number", validate: (n: number) => Number.isInteger(n) && n >= 0 });
+  for (const f of ["uint16", "uint32", "uint64"])
+    instance.addFormat(f, { type: "number", validate: (n: number) => Number.isInteger(n) && n >= 0 });
   instance.addSchema(acpSchema, "acp");
   ajvInstance = instance;
   return instance;
@@ -118,14 +143,22 @@ const SUFFIX: Record<Kind, string> = { request: "Request", response: "Response",
 /** The `$def` for a method: `x-side` names the side that HANDLES the method. */
 function defFor(kind: Kind, method: string, handler: AcpDirection | "protocol"): string | undefined {
   for (const [name, def] of Object.entries(acpSchema.$defs)) {
-    if (def["x-method"] === method && name.endsWith(SUFFIX[kind]) && (def["x-side"] === handler || def["x-side"] === "protocol")) return name;
+    if (
+      def["x-method"] === method &&
+      name.endsWith(SUFFIX[kind]) &&
+      (def["x-side"] === handler || def["x-side"] === "protocol")
+    )
+      return name;
   }
   const ext = `${kind}:${method}`;
   return EXTENSION_SCHEMAS[ext] ? ext : undefined;
 }
 
 function formatErrors(errors: ErrorObject[] | null | undefined, def: string): string[] {
-  return (errors ?? []).map((e) => `${def}${e.instancePath || "/"} ${e.message ?? "is invalid"}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""}`);
+  return (errors ?? []).map(
+    (e) =>
+      `${def}${e.instancePath || "/"} ${e.message ?? "is invalid"}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""}`,
+  );
 }
 
 function run(ref: string, value: unknown): AcpValidation {
@@ -142,7 +175,8 @@ export function createAcpValidator(): AcpValidator {
   return {
     validate(msg: unknown, direction: AcpDirection): AcpValidation {
       if (!isObject(msg)) return { ok: false, errors: ["message is not a JSON object"], def: null };
-      if (msg.jsonrpc !== "2.0") return { ok: false, errors: [`jsonrpc must be "2.0", got ${JSON.stringify(msg.jsonrpc)}`], def: null };
+      if (msg.jsonrpc !== "2.0")
+        return { ok: false, errors: [`jsonrpc must be "2.0", got ${JSON.stringify(msg.jsonrpc)}`], def: null };
       const hasId = "id" in msg && (typeof msg.id === "number" || typeof msg.id === "string");
       if (typeof msg.method === "string") {
         const kind: Kind = hasId ? "request" : "notification";
@@ -150,14 +184,23 @@ export function createAcpValidator(): AcpValidator {
         const def = defFor(kind, msg.method, other(direction));
         if (def) return run(def, msg.params ?? null);
         if (msg.method.startsWith("_")) return { ok: true, errors: [], def: null };
-        return { ok: false, errors: [`unknown ${kind} method ${JSON.stringify(msg.method)} sent by the ${direction}`], def: null };
+        return {
+          ok: false,
+          errors: [`unknown ${kind} method ${JSON.stringify(msg.method)} sent by the ${direction}`],
+          def: null,
+        };
       }
       if (!("id" in msg)) return { ok: false, errors: ["message has neither method nor id"], def: null };
       const method = pending.get(`${other(direction)}:${String(msg.id)}`);
       pending.delete(`${other(direction)}:${String(msg.id)}`);
       if ("error" in msg) return run("Error", msg.error);
       if (!("result" in msg)) return { ok: false, errors: ["response has neither result nor error"], def: null };
-      if (method === undefined) return { ok: false, errors: [`response id ${JSON.stringify(msg.id)} answers no request the ${other(direction)} sent`], def: null };
+      if (method === undefined)
+        return {
+          ok: false,
+          errors: [`response id ${JSON.stringify(msg.id)} answers no request the ${other(direction)} sent`],
+          def: null,
+        };
       const def = defFor("response", method, direction);
       if (def) return run(def, msg.result);
       if (method.startsWith("_")) return { ok: true, errors: [], def: null };

@@ -19,17 +19,29 @@ export interface CliResult {
 }
 
 /** Starts `seat <args>`; `done` resolves when it exits. */
-export function startSeat(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; main?: string }): { child: ChildProcess; done: Promise<CliResult>; stdout(): string; stderr(): string } {
-  const child = spawn(process.execPath, [options.main ?? SEAT_MAIN, ...args], { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+export function startSeat(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; main?: string },
+): { child: ChildProcess; done: Promise<CliResult>; stdout(): string; stderr(): string } {
+  const child = spawn(process.execPath, [options.main ?? SEAT_MAIN, ...args], {
+    env: options.env,
+    cwd: options.cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return { child, done, stdout: () => stdout, stderr: () => stderr };
 }
 
 /** Runs `seat <args>` to completion. */
-export function runSeat(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; main?: string }): Promise<CliResult> {
+export function runSeat(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; main?: string },
+): Promise<CliResult> {
   return startSeat(args, options).done;
 }

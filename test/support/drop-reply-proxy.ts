@@ -52,4 +52,3 @@ export async function dropOneReply(port: number, target: (data: string) => boole
     },
   };
 }
-

@@ -6,7 +6,16 @@
  *   a fleet (startLiveFleet), teardown of all of it.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRedisServer, type MockScript, type RedisServer, type RedisServerOptions } from "../../src/testing.js";
@@ -18,7 +27,9 @@ import { gotLive, need, type TestLike } from "./requirements.js";
 
 /** Why redis-server cannot be used here, or false. */
 export function redisMissing(): string | false {
-  return spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0 ? false : "redis-server (Debian package redis-server, not on PATH)";
+  return spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0
+    ? false
+    : "redis-server (Debian package redis-server, not on PATH)";
 }
 
 /** One simulated host running `seat worker`. */
@@ -41,7 +52,10 @@ export interface FleetRig {
   workers: WorkerProc[];
   /** Starts `seat worker` as host `name`; resolves once it announced itself on stdout. */
   /** `redisUrl`: where the worker connects instead of the rig's server (a proxy in front of it, say). */
-  startWorker(name: string, how?: { scenario?: string; env?: Record<string, string>; args?: string[]; redisUrl?: string }): Promise<WorkerProc>;
+  startWorker(
+    name: string,
+    how?: { scenario?: string; env?: Record<string, string>; args?: string[]; redisUrl?: string },
+  ): Promise<WorkerProc>;
   close(): Promise<void>;
 }
 
@@ -60,15 +74,28 @@ export async function startFleetRig(redisOptions: RedisServerOptions = {}): Prom
       const log = join(home, "prompts.log");
       const grok = join(home, "grok");
       const scenario = how.scenario ? `FAKE_GROK_SCENARIO=${how.scenario} ` : "";
-      writeFileSync(grok, `#!/bin/sh\n${scenario}FAKE_GROK_PROMPT_LOG=${JSON.stringify(log)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+      writeFileSync(
+        grok,
+        `#!/bin/sh\n${scenario}FAKE_GROK_PROMPT_LOG=${JSON.stringify(log)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`,
+      );
       chmodSync(grok, 0o755);
-      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GROK_SEAT_HOME: join(home, ".grok-seat"), GROK_BIN: grok, ...(how.env ?? {}) };
-      const run = startSeat(["worker", "--redis", how.redisUrl ?? redis.url, "--name", name, ...(how.args ?? [])], { env, cwd: home });
+      const env = {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: home,
+        GROK_SEAT_HOME: join(home, ".grok-seat"),
+        GROK_BIN: grok,
+        ...(how.env ?? {}),
+      };
+      const run = startSeat(["worker", "--redis", how.redisUrl ?? redis.url, "--name", name, ...(how.args ?? [])], {
+        env,
+        cwd: home,
+      });
       let stderr = "";
       run.child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
       const deadline = Date.now() + 20_000;
       while (!run.stdout().includes('"type":"worker"')) {
-        if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`seat worker ${name} did not start: ${stderr}`);
+        if (run.child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`seat worker ${name} did not start: ${stderr}`);
         await new Promise((r) => setTimeout(r, 25));
       }
       const proc: WorkerProc = {
@@ -77,7 +104,12 @@ export async function startFleetRig(redisOptions: RedisServerOptions = {}): Prom
         child: run.child,
         done: run.done,
         stderr: () => stderr,
-        prompts: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "") : []),
+        prompts: () =>
+          existsSync(log)
+            ? readFileSync(log, "utf8")
+                .split("\n")
+                .filter((l) => l !== "")
+            : [],
         agentRunning: () => processWithEnv(`FAKE_GROK_PROMPT_LOG=${log}`),
       };
       workers.push(proc);
@@ -126,7 +158,11 @@ export async function startLiveFleet(t: TestLike, script?: MockScript): Promise<
 }
 
 /** Runs `body` on a live fleet (`startLiveFleet`) and always closes it after; does nothing when the test was skipped. */
-export async function withLiveFleet(t: TestLike, script: MockScript | undefined, body: (rigs: LiveFleet) => Promise<void>): Promise<void> {
+export async function withLiveFleet(
+  t: TestLike,
+  script: MockScript | undefined,
+  body: (rigs: LiveFleet) => Promise<void>,
+): Promise<void> {
   const rigs = await startLiveFleet(t, script);
   if (!rigs) return;
   try {
@@ -149,7 +185,11 @@ function processWithEnv(entry: string): boolean {
 }
 
 /** Polls `check` every 25 ms until it returns a value or `timeoutMs` passes. */
-export async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string): Promise<T> {
+export async function until<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -169,9 +209,19 @@ export const FAST_STALL = ["--lock-duration", "2", "--stalled-interval", "1"];
  */
 export function slowStart(root: string, delayMs: number, prompt?: unknown): { scenario: string; args: string[] } {
   const scenario = join(root, `slow-start-${delayMs}.json`);
-  writeFileSync(scenario, JSON.stringify({ name: "slow-start", newSession: { mcpInitializedDelayMs: delayMs, mcpToolCount: 1 }, ...(prompt ? { prompt } : {}) }));
+  writeFileSync(
+    scenario,
+    JSON.stringify({
+      name: "slow-start",
+      newSession: { mcpInitializedDelayMs: delayMs, mcpToolCount: 1 },
+      ...(prompt ? { prompt } : {}),
+    }),
+  );
   const tools = join(root, "noop-tools.mjs");
-  writeFileSync(tools, `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`);
+  writeFileSync(
+    tools,
+    `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`,
+  );
   return { scenario, args: ["--tools", tools] };
 }
 
@@ -182,9 +232,15 @@ export function slowStart(root: string, delayMs: number, prompt?: unknown): { sc
 export function gatedStart(root: string): { scenario: string; args: string[]; open: () => void } {
   const gate = join(root, "start-gate");
   const scenario = join(root, "gated-start.json");
-  writeFileSync(scenario, JSON.stringify({ name: "gated-start", newSession: { mcpInitializedAfterFile: gate, mcpToolCount: 1 } }));
+  writeFileSync(
+    scenario,
+    JSON.stringify({ name: "gated-start", newSession: { mcpInitializedAfterFile: gate, mcpToolCount: 1 } }),
+  );
   const tools = join(root, "noop-tools.mjs");
-  writeFileSync(tools, `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`);
+  writeFileSync(
+    tools,
+    `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`,
+  );
   return { scenario, args: ["--tools", tools], open: () => writeFileSync(gate, "open\n") };
 }
 
@@ -192,7 +248,10 @@ export function gatedStart(root: string): { scenario: string; args: string[]; op
  * Runs `body` on a fresh fleet (redis-server) and a connected client, closing both after; fails in required mode
  * (skips otherwise) when redis-server is missing.
  */
-export async function withFleet(t: TestLike, body: (rig: FleetRig, client: FleetClient) => Promise<void>): Promise<void> {
+export async function withFleet(
+  t: TestLike,
+  body: (rig: FleetRig, client: FleetClient) => Promise<void>,
+): Promise<void> {
   if (!need(t, redisMissing())) return;
   const rig = await startFleetRig();
   const client = await connectFleet(rig.redis.url);
@@ -212,7 +271,11 @@ export async function jobEvents(client: FleetClient, id: string): Promise<JobEve
 }
 
 /** Resolves the first event matching `pick` in job `id`'s stream (rejects when the job ends without it). */
-export async function waitForEvent(client: FleetClient, id: string, pick: (e: CursorEvent["event"]) => boolean): Promise<CursorEvent> {
+export async function waitForEvent(
+  client: FleetClient,
+  id: string,
+  pick: (e: CursorEvent["event"]) => boolean,
+): Promise<CursorEvent> {
   for await (const item of client.job(id).events()) if (pick(item.event)) return item;
   throw new Error(`job ${id} ended without the awaited event`);
 }

@@ -6,11 +6,27 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 
-const IDENTITY = { GIT_AUTHOR_NAME: "User", GIT_AUTHOR_EMAIL: "user@example.test", GIT_COMMITTER_NAME: "User", GIT_COMMITTER_EMAIL: "user@example.test" };
+const IDENTITY = {
+  GIT_AUTHOR_NAME: "User",
+  GIT_AUTHOR_EMAIL: "user@example.test",
+  GIT_COMMITTER_NAME: "User",
+  GIT_COMMITTER_EMAIL: "user@example.test",
+};
 
 /** Runs git in `cwd` as the user would (an identity, no global config); throws with stderr when it fails. */
 export function gitIn(cwd: string, args: string[], extraEnv: Record<string, string> = {}): string {
-  const result = spawnSync("git", args, { cwd, encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GIT_OPTIONAL_LOCKS: "0", ...IDENTITY, ...extraEnv } });
+  const result = spawnSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: cwd,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_OPTIONAL_LOCKS: "0",
+      ...IDENTITY,
+      ...extraEnv,
+    },
+  });
   if (result.status !== 0) throw new Error(`git ${args.join(" ")} exited ${result.status}: ${result.stderr}`);
   return result.stdout;
 }

@@ -8,8 +8,11 @@ import { existsSync, readFileSync } from "node:fs";
 /** The lines of one recorded log file (e.g. "refused.turn.jsonl"). */
 export function healthFixture(name: string): string[] {
   const file = new URL(`../fixtures/health/${name}`, import.meta.url);
-  if (!existsSync(file)) throw new Error(`missing fixture test/fixtures/health/${name}: run \`node scripts/record-health-log.mjs\``);
-  return readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
+  if (!existsSync(file))
+    throw new Error(`missing fixture test/fixtures/health/${name}: run \`node scripts/record-health-log.mjs\``);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l !== "");
 }
 
 /** The session id and grok pid the recorded logs were normalised to. */

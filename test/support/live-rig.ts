@@ -4,7 +4,13 @@
  * requirements.ts (`gotLive`), which fails in required mode and skips otherwise.
  */
 import { ensureGrokBinary } from "../../src/grok/index.js";
-import { startMockModel, createSandbox, type MockModelServer, type MockScript, type Sandbox } from "../../src/testing.js";
+import {
+  startMockModel,
+  createSandbox,
+  type MockModelServer,
+  type MockScript,
+  type Sandbox,
+} from "../../src/testing.js";
 
 /** A running rig; close() stops the mock and removes the sandbox. */
 export interface LiveRig {
@@ -39,7 +45,12 @@ export async function startLiveRig(script: MockScript = {}): Promise<LiveRig | s
     binary,
     mock,
     sandbox,
-    sessionOptions: { cwd: sandbox.project, grokCliBinaryPath: binary, agentEnv: sandbox.env, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
+    sessionOptions: {
+      cwd: sandbox.project,
+      grokCliBinaryPath: binary,
+      agentEnv: sandbox.env,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    },
     async close() {
       await mock.close();
       sandbox.cleanup();

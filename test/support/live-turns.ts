@@ -9,7 +9,11 @@ import { startLiveRig, type LiveRig } from "./live-rig.js";
 import { gotLive, type TestLike } from "./requirements.js";
 
 /** Starts a rig, runs `body`, and always closes the rig; when grok cannot be provisioned, see requirements.ts `gotLive`. */
-export async function withLiveRig(t: TestLike, script: MockScript, body: (rig: LiveRig) => Promise<void>): Promise<void> {
+export async function withLiveRig(
+  t: TestLike,
+  script: MockScript,
+  body: (rig: LiveRig) => Promise<void>,
+): Promise<void> {
   const rig = await startLiveRig(script);
   if (!gotLive(t, rig)) return;
   try {
@@ -25,13 +29,15 @@ export async function withLiveRig(t: TestLike, script: MockScript, body: (rig: L
  */
 export function shellCommandScript(command: string, reply: string): MockScript {
   return {
-    rules: [{
-      match: "run echo",
-      replies: [
-        { toolCalls: [{ name: "run_terminal_command", arguments: { command, description: "write a marker" } }] },
-        { text: reply },
-      ],
-    }],
+    rules: [
+      {
+        match: "run echo",
+        replies: [
+          { toolCalls: [{ name: "run_terminal_command", arguments: { command, description: "write a marker" } }] },
+          { text: reply },
+        ],
+      },
+    ],
   };
 }
 
@@ -94,12 +100,25 @@ export function lastFollowUpResults(rig: LiveRig, promptId: string): SeenToolRes
 }
 
 /** The tool result for the MCP tool `qualifiedName` called with exactly `toolInput`, if any. */
-export function resultFor(results: SeenToolResult[], qualifiedName: string, toolInput: unknown): SeenToolResult | undefined {
-  return results.find((r) => r.functionName === "use_tool" && r.arguments.tool_name === qualifiedName && isDeepStrictEqual(r.arguments.tool_input, toolInput));
+export function resultFor(
+  results: SeenToolResult[],
+  qualifiedName: string,
+  toolInput: unknown,
+): SeenToolResult | undefined {
+  return results.find(
+    (r) =>
+      r.functionName === "use_tool" &&
+      r.arguments.tool_name === qualifiedName &&
+      isDeepStrictEqual(r.arguments.tool_input, toolInput),
+  );
 }
 
 /** The text of every message of the first main-turn request (what the model was told), as one string. */
 export function mainRequestText(rig: LiveRig): string {
   const main = rig.mock.requests.find((r) => r.kind === "main");
-  return main ? messagesOf(main).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""))).join("\n") : "";
+  return main
+    ? messagesOf(main)
+        .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? "")))
+        .join("\n")
+    : "";
 }

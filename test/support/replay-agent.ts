@@ -18,8 +18,12 @@ export const TRANSCRIPTS = new URL("../fixtures/transcripts/", import.meta.url);
 
 /** Reads a transcript file into lines. */
 export function readTranscript(name: string): Line[] {
-  if (!existsSync(new URL(name, TRANSCRIPTS))) throw new Error(`missing fixture test/fixtures/transcripts/${name}: run \`npm run record-transcripts\``);
-  return readFileSync(new URL(name, TRANSCRIPTS), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Line);
+  if (!existsSync(new URL(name, TRANSCRIPTS)))
+    throw new Error(`missing fixture test/fixtures/transcripts/${name}: run \`npm run record-transcripts\``);
+  return readFileSync(new URL(name, TRANSCRIPTS), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line);
 }
 
 /** A Stream for connectAcp whose peer replays `lines`; `sent` records what the client wrote. */
@@ -32,7 +36,9 @@ export function replayStream(lines: Line[]): { stream: Stream; sent: AnyMessage[
   let recordedPromptId: string | undefined;
   const rewrite = (value: unknown): unknown => {
     if (recordedPromptId === undefined || clientPromptId === undefined) return value;
-    return JSON.parse(JSON.stringify(value).split(JSON.stringify(recordedPromptId)).join(JSON.stringify(clientPromptId)));
+    return JSON.parse(
+      JSON.stringify(value).split(JSON.stringify(recordedPromptId)).join(JSON.stringify(clientPromptId)),
+    );
   };
   const ids = new Map<unknown, unknown>(); // recorded request id → the client's id for the same request
   const playUntilNextOut = () => {
@@ -52,7 +58,12 @@ export function replayStream(lines: Line[]): { stream: Stream; sent: AnyMessage[
         if (msg.method === "session/prompt") clientPromptId = msg.params?._meta?.promptId;
         const at = lines.findIndex((l, i) => i >= cursor && l.dir === "out" && l.msg.method === msg.method);
         if (at < 0) {
-          if ("id" in msg) controller.enqueue({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: `not in transcript: ${msg.method}` } } as AnyMessage);
+          if ("id" in msg)
+            controller.enqueue({
+              jsonrpc: "2.0",
+              id: msg.id,
+              error: { code: -32601, message: `not in transcript: ${msg.method}` },
+            } as AnyMessage);
           return;
         }
         if (msg.method === "session/prompt") recordedPromptId = lines[at]!.msg.params?._meta?.promptId;

@@ -19,7 +19,8 @@ export function grokProcesses(r: LiveRig, except?: number): number[] {
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name) || Number(name) === except || !alive(Number(name))) continue;
     try {
-      if (readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(`GROK_HOME=${r.sandbox.grokHome}`)) pids.push(Number(name));
+      if (readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(`GROK_HOME=${r.sandbox.grokHome}`))
+        pids.push(Number(name));
     } catch {
       // gone while we looked, or not ours to read
     }
@@ -31,7 +32,10 @@ export function grokProcesses(r: LiveRig, except?: number): number[] {
  * Starts a live rig on `script`, or fails the test when the real grok is unavailable. After the test, every grok
  * process of the rig is killed (SIGKILL) and the rig is closed.
  */
-export async function startRequiredLiveRig(t: TestLike & { after(fn: () => Promise<void>): void }, script: MockScript): Promise<LiveRig> {
+export async function startRequiredLiveRig(
+  t: TestLike & { after(fn: () => Promise<void>): void },
+  script: MockScript,
+): Promise<LiveRig> {
   const started = await startLiveRig(script);
   if (typeof started === "string") assert.fail(`the real grok binary is required: ${started}`);
   needGrok(t, false); // counted among the tests that ran on the real binary
@@ -44,5 +48,12 @@ export async function startRequiredLiveRig(t: TestLike & { after(fn: () => Promi
 
 /** The whole environment of a `seat` process run on `r`: PATH, the sandbox's HOME and GROK_HOME, its grok, a seat home. */
 export function seatEnvFor(r: LiveRig, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: r.sandbox.home, GROK_HOME: r.sandbox.grokHome, GROK_BIN: r.binary, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"), ...extra };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: r.sandbox.home,
+    GROK_HOME: r.sandbox.grokHome,
+    GROK_BIN: r.binary,
+    GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"),
+    ...extra,
+  };
 }

@@ -16,20 +16,25 @@ function runProbe(required: "0" | "1"): { tap: string; tally: string[] } {
   const dir = mkdtempSync(join(tmpdir(), "gs-req-"));
   try {
     const file = join(dir, "probe.test.mjs");
-    writeFileSync(file, [
-      `import { test } from "node:test";`,
-      `import { need, needGrok, optional } from ${JSON.stringify(helper)};`,
-      `test("needs tmux", (t) => { if (!need(t, "tmux (not found on PATH)")) return; });`,
-      `test("runs on grok", (t) => { if (!needGrok(t, false)) return; });`,
-      `test("needs herdr", (t) => { if (!optional(t, "a real herdr server")) return; });`,
-    ].join("\n"));
+    writeFileSync(
+      file,
+      [
+        `import { test } from "node:test";`,
+        `import { need, needGrok, optional } from ${JSON.stringify(helper)};`,
+        `test("needs tmux", (t) => { if (!need(t, "tmux (not found on PATH)")) return; });`,
+        `test("runs on grok", (t) => { if (!needGrok(t, false)) return; });`,
+        `test("needs herdr", (t) => { if (!optional(t, "a real herdr server")) return; });`,
+      ].join("\n"),
+    );
     const tallyDir = join(dir, "tally");
     mkdirSync(tallyDir);
     const r = spawnSync(process.execPath, ["--test", "--test-reporter=tap", file], {
       encoding: "utf8",
       env: { PATH: process.env.PATH ?? "", GROK_SEAT_REQUIRE_LIVE: required, GROK_SEAT_TEST_TALLY_DIR: tallyDir },
     });
-    const tally = readdirSync(tallyDir).flatMap((f) => readFileSync(join(tallyDir, f), "utf8").split("\n").filter(Boolean));
+    const tally = readdirSync(tallyDir).flatMap((f) =>
+      readFileSync(join(tallyDir, f), "utf8").split("\n").filter(Boolean),
+    );
     return { tap: r.stdout, tally: tally.sort() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -48,5 +53,9 @@ test("outside required mode a missing requirement skips with its reason and is t
   const { tap, tally } = runProbe("0");
   assert.match(tap, /ok 1 - needs tmux # SKIP tmux \(not found on PATH\)/);
   assert.doesNotMatch(tap, /not ok/);
-  assert.deepEqual(tally, ["live\truns on grok\t", "skip\tneeds herdr\toptional: a real herdr server", "skip\tneeds tmux\ttmux (not found on PATH)"]);
+  assert.deepEqual(tally, [
+    "live\truns on grok\t",
+    "skip\tneeds herdr\toptional: a real herdr server",
+    "skip\tneeds tmux\ttmux (not found on PATH)",
+  ]);
 });

@@ -34,7 +34,8 @@ function tally(kind: "live" | "skip", name: string, why = ""): void {
  */
 export function need(t: TestLike, missing: string | false | undefined): boolean {
   if (!missing) return true;
-  if (REQUIRED) throw new Error(`missing requirement: ${missing} (GROK_SEAT_REQUIRE_LIVE=1 makes this a failure, not a skip)`);
+  if (REQUIRED)
+    throw new Error(`missing requirement: ${missing} (GROK_SEAT_REQUIRE_LIVE=1 makes this a failure, not a skip)`);
   tally("skip", t.name, missing);
   t.skip(missing);
   return false;

@@ -7,11 +7,19 @@
  */
 import { installCliHooks, type CliHooks } from "../../src/cli/hooks.js";
 
-const names = new Set((process.env.GROK_SEAT_TEST_HOOKS ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+const names = new Set(
+  (process.env.GROK_SEAT_TEST_HOOKS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 const hooks: CliHooks = {};
 if (names.has("hold-before-dispatch")) hooks.holdBeforeDispatch = true;
 if (names.has("agent-pins-from-env")) {
-  const pins = JSON.parse(process.env.GROK_SEAT_TEST_AGENT_PINS ?? "{}") as Record<string, { dir: string; package: string; version: string }>;
+  const pins = JSON.parse(process.env.GROK_SEAT_TEST_AGENT_PINS ?? "{}") as Record<
+    string,
+    { dir: string; package: string; version: string }
+  >;
   hooks.agentInstallTable = () => Object.fromEntries(Object.entries(pins).map(([name, pin]) => [name, { pin }]));
 }
 if (names.has("mcp-stray-console")) {
@@ -25,7 +33,8 @@ installCliHooks(hooks);
 
 // The real CLI: its last-resort handlers are installed when it loads, before the throws below fire.
 await import("../../src/cli/main.js");
-if (names.has("throw-uncaught")) setImmediate(() => {
-  throw new Error("test hook throw-uncaught");
-});
+if (names.has("throw-uncaught"))
+  setImmediate(() => {
+    throw new Error("test hook throw-uncaught");
+  });
 if (names.has("reject-unhandled")) void Promise.reject(new Error("test hook reject-unhandled"));

@@ -29,7 +29,9 @@ export function startArgvSampler(canary: string): { stop(): Promise<ArgvSample> 
     async stop() {
       child.kill("SIGTERM");
       await closed;
-      return JSON.parse(out.trim().split("\n").pop() || '{"samples":0,"hits":["the sampler printed nothing"]}') as ArgvSample;
+      return JSON.parse(
+        out.trim().split("\n").pop() || '{"samples":0,"hits":["the sampler printed nothing"]}',
+      ) as ArgvSample;
     },
   };
 }

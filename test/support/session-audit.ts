@@ -24,7 +24,11 @@ type Line = { type: string; [k: string]: unknown };
 
 /** The NDJSON lines of a --json run. */
 export function jsonLines(out: string): Line[] {
-  return out.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Line);
+  return out
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Line);
 }
 
 /** The `code` of the run's error line, if it printed one. */
@@ -34,12 +38,20 @@ export function errorCode(r: CliResult): string | undefined {
 
 /** The environment of `seat` for the rig, with `seatHome` as GROK_SEAT_HOME. */
 export function auditEnv(rig: LiveRig, seatHome: string): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: seatHome };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    GROK_SEAT_HOME: seatHome,
+  };
 }
 
 /** How many main-turn requests the model received whose user query contains `text`. */
 export function modelSaw(rig: LiveRig, text: string): number {
-  return rig.mock.requests.filter((q) => q.kind === "main" && lastUserQuery(((q.body ?? {}) as ChatRequest).messages ?? []).includes(text)).length;
+  return rig.mock.requests.filter(
+    (q) => q.kind === "main" && lastUserQuery(((q.body ?? {}) as ChatRequest).messages ?? []).includes(text),
+  ).length;
 }
 
 async function until(check: () => boolean, timeoutMs = 60_000): Promise<boolean> {
@@ -51,9 +63,15 @@ async function until(check: () => boolean, timeoutMs = 60_000): Promise<boolean>
   return true;
 }
 
-async function history(env: NodeJS.ProcessEnv, cwd: string, name: string): Promise<Array<{ prompt: string; state: string }>> {
+async function history(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  name: string,
+): Promise<Array<{ prompt: string; state: string }>> {
   const r = await runSeat(["sessions", "history", name, "--json"], { env, cwd });
-  return jsonLines(r.stdout).filter((l) => l.type === "turn").map((l) => ({ prompt: String(l.prompt), state: String(l.state) }));
+  return jsonLines(r.stdout)
+    .filter((l) => l.type === "turn")
+    .map((l) => ({ prompt: String(l.prompt), state: String(l.state) }));
 }
 
 /** What happened when the holder's node binary was replaced on disk while it ran a turn. */
@@ -72,7 +90,10 @@ export interface ExeReplacedObservation {
  * Runs a holder `seat run -s NAME` under a copy of node, deletes that copy while the turn runs (what a
  * package manager's upgrade does), then tries a second run and `seat cancel -s NAME`.
  */
-export async function exeReplacedScenario(rig: LiveRig, options: { seatHome: string; name: string; scratch: string }): Promise<ExeReplacedObservation> {
+export async function exeReplacedScenario(
+  rig: LiveRig,
+  options: { seatHome: string; name: string; scratch: string },
+): Promise<ExeReplacedObservation> {
   const env = auditEnv(rig, options.seatHome);
   const cwd = rig.sandbox.project;
   mkdirSync(options.scratch, { recursive: true });
@@ -80,23 +101,38 @@ export async function exeReplacedScenario(rig: LiveRig, options: { seatHome: str
   copyFileSync(process.execPath, node);
   chmodSync(node, 0o755);
   const slow = `slow turn of ${options.name}`;
-  const child = spawn(node, [SEAT_MAIN, "run", "-s", options.name, "--json", slow], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(node, [SEAT_MAIN, "run", "-s", options.name, "--json", slow], {
+    env,
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   try {
     const reachedModel = await until(() => modelSaw(rig, slow) > 0);
     unlinkSync(node);
-    const exeDeleted = existsSync(`/proc/${child.pid}/exe`) && readlinkSync(`/proc/${child.pid}/exe`).endsWith("(deleted)");
+    const exeDeleted =
+      existsSync(`/proc/${child.pid}/exe`) && readlinkSync(`/proc/${child.pid}/exe`).endsWith("(deleted)");
     const secondText = `second run of ${options.name}`;
     const second = await runSeat(["run", "-s", options.name, "--json", secondText], { env, cwd });
     const secondSent = modelSaw(rig, secondText);
     const cancel = await runSeat(["cancel", "-s", options.name, "--json"], { env, cwd });
     if (cancel.code !== 0) child.kill("SIGINT");
     const holder = await done;
-    return { reachedModel, exeDeleted, second, secondSent, cancel, holder, turns: await history(env, cwd, options.name) };
+    return {
+      reachedModel,
+      exeDeleted,
+      second,
+      secondSent,
+      cancel,
+      holder,
+      turns: await history(env, cwd, options.name),
+    };
   } finally {
     child.kill("SIGKILL");
     if (existsSync(node)) unlinkSync(node);
@@ -119,7 +155,10 @@ export interface JournalLockedObservation {
  * Runs a holder's slow turn, then has another process hold the journal's write lock for `lockMs` while
  * `seat sessions list`, `seat cancel -s NAME` and `seat run -s OTHER` run at once.
  */
-export async function journalLockedScenario(rig: LiveRig, options: { seatHome: string; name: string; lockMs?: number }): Promise<JournalLockedObservation> {
+export async function journalLockedScenario(
+  rig: LiveRig,
+  options: { seatHome: string; name: string; lockMs?: number },
+): Promise<JournalLockedObservation> {
   const env = auditEnv(rig, options.seatHome);
   const cwd = rig.sandbox.project;
   const slow = `slow turn of ${options.name}`;
@@ -139,7 +178,15 @@ export async function journalLockedScenario(rig: LiveRig, options: { seatHome: s
       if (cancel.code !== 0) holderRun.child.kill("SIGINT");
       const holder = await holderRun.done;
       await lock.released;
-      return { reachedModel, list, cancel, other, holder, lockHeldThroughout, turns: await history(env, cwd, options.name) };
+      return {
+        reachedModel,
+        list,
+        cancel,
+        other,
+        holder,
+        lockHeldThroughout,
+        turns: await history(env, cwd, options.name),
+      };
     } finally {
       lock.stop();
     }
@@ -159,7 +206,10 @@ export interface LongHomeObservation {
 }
 
 /** Runs a holder's slow turn with a seat home longer than sun_path allows, then `seat cancel -s NAME`. */
-export async function longHomeScenario(rig: LiveRig, options: { root: string; name: string }): Promise<LongHomeObservation> {
+export async function longHomeScenario(
+  rig: LiveRig,
+  options: { root: string; name: string },
+): Promise<LongHomeObservation> {
   const seatHome = join(options.root, `long-seat-home-${"x".repeat(Math.max(1, 130 - options.root.length))}`);
   const env = auditEnv(rig, seatHome);
   const cwd = rig.sandbox.project;

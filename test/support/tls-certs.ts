@@ -29,12 +29,44 @@ function openssl(dir: string, args: string[]): void {
 export function makeTestCertificates(): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), "seat-tls-"));
   const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  for (const ca of ["ca", "other-ca"]) openssl(dir, ["req", "-x509", ...key, "-keyout", `${ca}.key`, "-out", `${ca}.crt`, "-days", "2", "-subj", `/CN=seat-test-${ca}`]);
+  for (const ca of ["ca", "other-ca"])
+    openssl(dir, [
+      "req",
+      "-x509",
+      ...key,
+      "-keyout",
+      `${ca}.key`,
+      "-out",
+      `${ca}.crt`,
+      "-days",
+      "2",
+      "-subj",
+      `/CN=seat-test-${ca}`,
+    ]);
   writeFileSync(join(dir, "server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
   writeFileSync(join(dir, "client.ext"), "extendedKeyUsage=clientAuth\n");
-  for (const [name, subject] of [["server", "/CN=localhost"], ["client", "/CN=seat-test-client"]] as const) {
+  for (const [name, subject] of [
+    ["server", "/CN=localhost"],
+    ["client", "/CN=seat-test-client"],
+  ] as const) {
     openssl(dir, ["req", ...key, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject]);
-    openssl(dir, ["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${name}.crt`, "-days", "2", "-extfile", `${name}.ext`]);
+    openssl(dir, [
+      "x509",
+      "-req",
+      "-in",
+      `${name}.csr`,
+      "-CA",
+      "ca.crt",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      `${name}.crt`,
+      "-days",
+      "2",
+      "-extfile",
+      `${name}.ext`,
+    ]);
   }
   return {
     dir,

@@ -61,7 +61,13 @@ export async function runTrimScenario(rig: LiveRig, name = "trimmed"): Promise<T
   // Below the threshold, so grok does not trim when it starts or during turn 1.
   writeFileSync(log, filler(GROK_TRIM_THRESHOLD_BYTES - 768 * 1024, 0));
   const events: SeatEvent[] = [];
-  const options = { ...rig.sessionOptions, name, home: join(rig.sandbox.root, "seat"), failFastAfterRetries: 3, callbacks: { onEvent: (e: SeatEvent) => void events.push(e) } };
+  const options = {
+    ...rig.sessionOptions,
+    name,
+    home: join(rig.sandbox.root, "seat"),
+    failFastAfterRetries: 3,
+    callbacks: { onEvent: (e: SeatEvent) => void events.push(e) },
+  };
   const survivors: number[] = [];
 
   const first = await openSession(options);

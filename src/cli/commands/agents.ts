@@ -10,7 +10,21 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AGENT_NAMES, agentProfile, builtInInstallTable, defaultInstallRoot, installAgents, installCommand, installedVersion, lookupAgentPackage, NODE22_PIN, planInstall, throwawayHomeEnv, type AgentProfile, type InstallTable } from "../../agents/index.js";
+import {
+  AGENT_NAMES,
+  agentProfile,
+  builtInInstallTable,
+  defaultInstallRoot,
+  installAgents,
+  installCommand,
+  installedVersion,
+  lookupAgentPackage,
+  NODE22_PIN,
+  planInstall,
+  throwawayHomeEnv,
+  type AgentProfile,
+  type InstallTable,
+} from "../../agents/index.js";
 import { removePrivateDir } from "../../internal/private-dir.js";
 import { SeatError, isSeatError, messageOf } from "../../errors.js";
 import { agentLaunch, probeAcp, type AcpProbe } from "../../runtime/index.js";
@@ -37,7 +51,10 @@ export interface AgentRow {
 }
 
 /** Starts a non-grok agent just long enough for initialize; never throws (a failure is in `error`). */
-export async function probeAgent(profile: AgentProfile, env: NodeJS.ProcessEnv = process.env): Promise<{ probe?: AcpProbe; error?: { code: string; message: string } }> {
+export async function probeAgent(
+  profile: AgentProfile,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ probe?: AcpProbe; error?: { code: string; message: string } }> {
   // Agents create ~/.codex, ~/.gemini, ~/.cache/opencode… at start: a probe gets a HOME of its own.
   const home = mkdtempSync(join(tmpdir(), "grok-seat-probe-home-"));
   try {
@@ -53,11 +70,16 @@ export async function probeAgent(profile: AgentProfile, env: NodeJS.ProcessEnv =
 
 function rulesWay(profile: AgentProfile): string {
   switch (profile.rulesDelivery) {
-    case "claude-append": return "_meta.systemPrompt.append";
-    case "acp-system-prompt": return "ACP systemPrompt append";
-    case "rules-file": return `rules file ${profile.rulesFileName ?? ""} in the agent's config`.replace("  ", " ");
-    case "grok-meta": return "_meta.rules";
-    default: return "not delivered: this agent takes no rules";
+    case "claude-append":
+      return "_meta.systemPrompt.append";
+    case "acp-system-prompt":
+      return "ACP systemPrompt append";
+    case "rules-file":
+      return `rules file ${profile.rulesFileName ?? ""} in the agent's config`.replace("  ", " ");
+    case "grok-meta":
+      return "_meta.rules";
+    default:
+      return "not delivered: this agent takes no rules";
   }
 }
 
@@ -65,7 +87,8 @@ function rowOf(profile: AgentProfile, root: string): AgentRow {
   const lookup = profile.pinned ? lookupAgentPackage(profile.pinned, { installRoot: root }) : {};
   const version = lookup.found?.version;
   const needsNode22 = profile.name === "claude";
-  const hasNode22 = installedVersion(root, NODE22_PIN) !== undefined || Number(process.versions.node.split(".")[0]) >= 22;
+  const hasNode22 =
+    installedVersion(root, NODE22_PIN) !== undefined || Number(process.versions.node.split(".")[0]) >= 22;
   const installed = profile.pinned ? lookup.found !== undefined && (!needsNode22 || hasNode22) : true;
   const pathFound = lookup.found?.source === "path" ? lookup.found : lookup.untested;
   return {
@@ -75,8 +98,13 @@ function rowOf(profile: AgentProfile, root: string): AgentRow {
     installed,
     installedVersion: version ?? null,
     source: lookup.found?.source ?? null,
-    onPath: pathFound ? { bin: pathFound.bin, version: pathFound.version, tested: pathFound.version === profile.pinned?.version } : null,
-    skills: profile.skills === "plugin-dir" ? "native (plugin dirs)" : `no native mapping: requested skills' SKILL.md text goes into the session rules (${rulesWay(profile)})`,
+    onPath: pathFound
+      ? { bin: pathFound.bin, version: pathFound.version, tested: pathFound.version === profile.pinned?.version }
+      : null,
+    skills:
+      profile.skills === "plugin-dir"
+        ? "native (plugin dirs)"
+        : `no native mapping: requested skills' SKILL.md text goes into the session rules (${rulesWay(profile)})`,
     quirks: profile.quirks,
   };
 }
@@ -106,7 +134,8 @@ Examples:
     for (const name of AGENT_NAMES) {
       const profile = agentProfile(name);
       const row = rowOf(profile, root);
-      if (name !== "grok" && row.installed && args.values["no-probe"] !== true) Object.assign(row, await probeAgent(profile));
+      if (name !== "grok" && row.installed && args.values["no-probe"] !== true)
+        Object.assign(row, await probeAgent(profile));
       rows.push(row);
     }
     if (args.values.json) {
@@ -117,15 +146,27 @@ Examples:
     const lines: string[] = [];
     for (const row of rows) {
       const where = row.source === "path" && row.onPath ? ` on PATH (${row.onPath.bin})` : "";
-      const state = row.agent === "grok" ? "see `seat probe`" : row.installed ? p.green(`installed ${row.installedVersion}${where}`) : p.red(`not installed (${installCommand(row.agent)})`);
+      const state =
+        row.agent === "grok"
+          ? "see `seat probe`"
+          : row.installed
+            ? p.green(`installed ${row.installedVersion}${where}`)
+            : p.red(`not installed (${installCommand(row.agent)})`);
       lines.push(`${row.agent}  ${row.title} — ${state}`);
       if (row.onPath && !row.onPath.tested && row.source !== "install") {
-        lines.push(`    ${p.yellow(`on PATH: ${row.onPath.bin} is ${row.onPath.version}, untested (pinned ${row.pinned}); used only with --agent-path-any`)}`);
+        lines.push(
+          `    ${p.yellow(`on PATH: ${row.onPath.bin} is ${row.onPath.version}, untested (pinned ${row.pinned}); used only with --agent-path-any`)}`,
+        );
       }
       if (row.probe) {
         const c = row.probe.capabilities;
-        lines.push(`    auth: ${row.probe.acpReady ? row.probe.authChoice : p.red(row.probe.error ?? row.probe.authChoice)}`);
-        if (c) lines.push(`    advertises: load ${row.probe.loadSession ? "yes" : "no"}, resume ${c.resume ? "yes" : "no"}, images ${c.image ? "yes" : "no"}, MCP http ${c.mcpHttp ? "yes" : "no"}, sse ${c.mcpSse ? "yes" : "no"}`);
+        lines.push(
+          `    auth: ${row.probe.acpReady ? row.probe.authChoice : p.red(row.probe.error ?? row.probe.authChoice)}`,
+        );
+        if (c)
+          lines.push(
+            `    advertises: load ${row.probe.loadSession ? "yes" : "no"}, resume ${c.resume ? "yes" : "no"}, images ${c.image ? "yes" : "no"}, MCP http ${c.mcpHttp ? "yes" : "no"}, sse ${c.mcpSse ? "yes" : "no"}`,
+          );
       }
       if (row.error) lines.push(`    ${p.red(`${row.error.code}: ${row.error.message}`)}`);
       lines.push(`    skills: ${row.skills}`);
@@ -155,11 +196,23 @@ async function installCommandRun(argv: string[]): Promise<number> {
     },
   });
   if (json) {
-    for (const o of outcomes) writeJson({ type: "agent_install", agent: o.name, dir: o.dir, state: o.state, ...(o.seconds !== undefined ? { seconds: o.seconds } : {}), ...(o.error ? { error: o.error.toJSON() } : {}) });
+    for (const o of outcomes)
+      writeJson({
+        type: "agent_install",
+        agent: o.name,
+        dir: o.dir,
+        state: o.state,
+        ...(o.seconds !== undefined ? { seconds: o.seconds } : {}),
+        ...(o.error ? { error: o.error.toJSON() } : {}),
+      });
   }
   const failed = outcomes.filter((o) => o.state === "failed");
   if (failed.length === 0) return EXIT.ok;
-  throw new SeatError("AGENT_INSTALL_FAILED", `${failed.length} of ${outcomes.length} installs failed (${failed.map((o) => o.name).join(", ")}); see the lines above. Re-run \`seat agents install ${failed.map((o) => o.name).join(" ")}\` once npm can reach its registry.`, {
-    context: { failed: failed.map((o) => o.name), root },
-  });
+  throw new SeatError(
+    "AGENT_INSTALL_FAILED",
+    `${failed.length} of ${outcomes.length} installs failed (${failed.map((o) => o.name).join(", ")}); see the lines above. Re-run \`seat agents install ${failed.map((o) => o.name).join(" ")}\` once npm can reach its registry.`,
+    {
+      context: { failed: failed.map((o) => o.name), root },
+    },
+  );
 }

@@ -8,7 +8,17 @@
  */
 import { hostname, userInfo } from "node:os";
 import { SeatError } from "../../errors.js";
-import { answerApproval, assertApprovalId, assertDigest, listApprovals, maskView, shortTarget, visibleText, type ApprovalAnswer, type PendingApproval } from "../../approvals/index.js";
+import {
+  answerApproval,
+  assertApprovalId,
+  assertDigest,
+  listApprovals,
+  maskView,
+  shortTarget,
+  visibleText,
+  type ApprovalAnswer,
+  type PendingApproval,
+} from "../../approvals/index.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
@@ -25,12 +35,28 @@ function row(a: PendingApproval, redis: string | undefined): string {
 /** One approval in full: every field, the title and the whole target (control characters shown as escapes). */
 function fullView(a: PendingApproval): string {
   const owner = `${a.owner.kind} ${a.owner.name ?? a.owner.id}${a.owner.pid !== undefined ? ` (pid ${a.owner.pid})` : ""}${a.owner.host ? ` @${a.owner.host}` : ""}`;
-  const lines = [`id        ${a.id}`, `category  ${a.category}`, `owner     ${owner}`, `asked     ${a.askedAt}`, `deadline  ${a.deadline}`, `digest    ${a.digest ?? "(none: held by an older version)"}`];
-  if (a.masked?.length) lines.push(`masked    [${a.masked.join(", ")}] (their values are shown as [redacted]; the call runs with the real values)`);
+  const lines = [
+    `id        ${a.id}`,
+    `category  ${a.category}`,
+    `owner     ${owner}`,
+    `asked     ${a.askedAt}`,
+    `deadline  ${a.deadline}`,
+    `digest    ${a.digest ?? "(none: held by an older version)"}`,
+  ];
+  if (a.masked?.length)
+    lines.push(
+      `masked    [${a.masked.join(", ")}] (their values are shown as [redacted]; the call runs with the real values)`,
+    );
   lines.push(`title     ${visibleText(a.title, true)}`);
   if (a.target.toolName !== undefined) lines.push(`tool      ${visibleText(a.target.toolName, true)}`);
   for (const path of a.target.paths ?? []) lines.push(`path      ${visibleText(path, true)}`);
-  if (a.target.command !== undefined) lines.push(`command   (${a.target.command.length} characters, exactly as it will run, between the lines)`, "-----", visibleText(a.target.command), "-----");
+  if (a.target.command !== undefined)
+    lines.push(
+      `command   (${a.target.command.length} characters, exactly as it will run, between the lines)`,
+      "-----",
+      visibleText(a.target.command),
+      "-----",
+    );
   return `${lines.join("\n")}\n`;
 }
 
@@ -58,7 +84,8 @@ export async function answerCommand(verb: "approve" | "deny", argv: string[]): P
     digest: { type: "string" },
     ...(verb === "approve" ? { always: { type: "boolean" } } : { message: { type: "string" } }),
   });
-  if (args.positionals.length !== 1) throw new SeatError("CLI_USAGE", `seat ${verb}: give exactly one approval id (see \`seat approvals\`).`);
+  if (args.positionals.length !== 1)
+    throw new SeatError("CLI_USAGE", `seat ${verb}: give exactly one approval id (see \`seat approvals\`).`);
   const id = args.positionals[0]!;
   const message = stringFlag(args, "message");
   const digest = stringFlag(args, "digest");
@@ -101,17 +128,29 @@ Examples:
   seat approvals --watch --json
   seat approvals --redis redis://127.0.0.1:6379`,
   async run(argv) {
-    const args = parseFlags("approvals", argv, { json: { type: "boolean" }, watch: { type: "boolean" }, redis: { type: "string" }, full: { type: "string" } });
-    if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", "seat approvals takes no arguments (seat approvals --full ID shows one).");
+    const args = parseFlags("approvals", argv, {
+      json: { type: "boolean" },
+      watch: { type: "boolean" },
+      redis: { type: "string" },
+      full: { type: "string" },
+    });
+    if (args.positionals.length > 0)
+      throw new SeatError("CLI_USAGE", "seat approvals takes no arguments (seat approvals --full ID shows one).");
     const json = args.values.json === true;
     const redis = stringFlag(args, "redis");
     const options = redis !== undefined ? { redis } : undefined;
     const full = stringFlag(args, "full");
     if (full !== undefined) {
-      if (args.values.watch === true) throw new SeatError("CLI_USAGE", "seat approvals: --full ID shows one approval; it does not go with --watch.");
+      if (args.values.watch === true)
+        throw new SeatError("CLI_USAGE", "seat approvals: --full ID shows one approval; it does not go with --watch.");
       assertApprovalId(full);
       const found = (await listApprovals(options)).find((a) => a.id === full);
-      if (!found) throw new SeatError("APPROVAL_NOT_FOUND", `No pending approval has id ${full}. List them with \`seat approvals\`${redis !== undefined ? " --redis URL" : ""}.`, { context: { id: full } });
+      if (!found)
+        throw new SeatError(
+          "APPROVAL_NOT_FOUND",
+          `No pending approval has id ${full}. List them with \`seat approvals\`${redis !== undefined ? " --redis URL" : ""}.`,
+          { context: { id: full } },
+        );
       if (json) writeApproval("approval", found);
       else process.stdout.write(fullView(maskView(found)));
       return EXIT.ok;

@@ -27,19 +27,27 @@ Examples:
     let pane: PaneDescriptor | null;
     try {
       const seat = journal.getSeat(seatId);
-      if (!seat) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId}. List seats with \`seat status\`.`, { context: { seatId } });
+      if (!seat)
+        throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId}. List seats with \`seat status\`.`, {
+          context: { seatId },
+        });
       pane = seat.muxDescriptor as PaneDescriptor | null;
     } finally {
       journal.close();
     }
     if (!pane) throw new SeatError("SEAT_NOT_FOUND", `Seat ${seatId} never got a pane.`, { context: { seatId } });
-    const command = backendFor(pane.backend, pane.backend === "herdr" ? { herdrSocket: pane.server! } : { tmuxSocket: pane.server! }).attachCommand(pane);
+    const command = backendFor(
+      pane.backend,
+      pane.backend === "herdr" ? { herdrSocket: pane.server! } : { tmuxSocket: pane.server! },
+    ).attachCommand(pane);
     if (args.values.json) {
       writeJson({ type: "attach", seatId, command });
       return EXIT.ok;
     }
     if (args.values.print || !process.stdout.isTTY) {
-      process.stdout.write(`${command.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(" ")}\n`);
+      process.stdout.write(
+        `${command.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(" ")}\n`,
+      );
       return EXIT.ok;
     }
     return new Promise((resolve) => {

@@ -46,11 +46,20 @@ Examples:
   GROK_SEAT_BOARD_TOKEN=… seat board --port 8088`,
   async run(argv) {
     // --json only shapes an error (main.ts prints it as a JSON object); the board itself prints one line.
-    const args = parseFlags("board", argv, { redis: { type: "string" }, port: { type: "string" }, host: { type: "string" }, json: { type: "boolean" }, "queue-actions": { type: "boolean" }, "public-url": { type: "string" } });
-    if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat board takes no arguments (got "${args.positionals[0]}").`);
+    const args = parseFlags("board", argv, {
+      redis: { type: "string" },
+      port: { type: "string" },
+      host: { type: "string" },
+      json: { type: "boolean" },
+      "queue-actions": { type: "boolean" },
+      "public-url": { type: "string" },
+    });
+    if (args.positionals.length > 0)
+      throw new SeatError("CLI_USAGE", `seat board takes no arguments (got "${args.positionals[0]}").`);
     const rawPort = stringFlag(args, "port");
     const port = rawPort === undefined ? 0 : Number(rawPort);
-    if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new SeatError("CLI_USAGE", `seat board: --port takes a port number (0–65535), not "${rawPort}".`);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535)
+      throw new SeatError("CLI_USAGE", `seat board: --port takes a port number (0–65535), not "${rawPort}".`);
     const redis = stringFlag(args, "redis");
     const envToken = process.env.GROK_SEAT_BOARD_TOKEN || undefined;
     const fleet = redis === undefined ? undefined : await (await import("../../fleet/index.js")).connectFleet(redis);
@@ -65,7 +74,10 @@ Examples:
         ...(redis ? { redisUrl: redis } : {}),
         ...(args.values["queue-actions"] === true ? { queueActions: true } : {}),
         listing: fleet ? { fleet } : {},
-        links: { home: seatHome(), ...(stringFlag(args, "public-url") !== undefined ? { publicUrl: stringFlag(args, "public-url")! } : {}) },
+        links: {
+          home: seatHome(),
+          ...(stringFlag(args, "public-url") !== undefined ? { publicUrl: stringFlag(args, "public-url")! } : {}),
+        },
         ...(approvals ? { approvals } : {}),
       });
     } catch (error) {
@@ -74,7 +86,10 @@ Examples:
     }
     // The token is printed once, and only when it was made here (one from the environment stays there). It is a
     // registered secret, masked in every other output; this line is the one place it is shown, to its owner.
-    if (board.linksUrl === undefined) process.stderr.write("board: approval links are off on a shared address without --public-url (they would travel as plain http); notifications say `seat approve ID` instead\n");
+    if (board.linksUrl === undefined)
+      process.stderr.write(
+        "board: approval links are off on a shared address without --public-url (they would travel as plain http); notifications say `seat approve ID` instead\n",
+      );
     if (envToken) process.stdout.write(`board: ${board.url}\n`);
     else writeUnmasked(process.stdout, `board: ${board.url}?token=${board.token}\n`);
     await new Promise<void>((resolve) => {

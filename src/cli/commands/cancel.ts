@@ -23,12 +23,21 @@ Examples:
   seat cancel -s review
   seat cancel -s nightly --global --json`,
   async run(argv) {
-    const args = parseFlags("cancel", argv, { session: { type: "string", short: "s" }, global: { type: "boolean" }, cwd: { type: "string" }, json: { type: "boolean" } });
+    const args = parseFlags("cancel", argv, {
+      session: { type: "string", short: "s" },
+      global: { type: "boolean" },
+      cwd: { type: "string" },
+      json: { type: "boolean" },
+    });
     const name = stringFlag(args, "session");
-    if (name === undefined || args.positionals.length > 0) throw new SeatError("CLI_USAGE", "seat cancel: give the session with -s NAME (and nothing else).");
+    if (name === undefined || args.positionals.length > 0)
+      throw new SeatError("CLI_USAGE", "seat cancel: give the session with -s NAME (and nothing else).");
     const store = openStore(seatHome());
     try {
-      const record = lookup(store, name, { cwd: stringFlag(args, "cwd") ?? process.cwd(), global: args.values.global === true });
+      const record = lookup(store, name, {
+        cwd: stringFlag(args, "cwd") ?? process.cwd(),
+        global: args.values.global === true,
+      });
       const { holderPid } = await cancelNamed(store, record);
       if (args.values.json) writeJson({ type: "cancelled", name, holderPid });
       else process.stdout.write(`${name}: cancel sent to pid ${holderPid}\n`);

@@ -65,32 +65,68 @@ Examples:
       json: { type: "boolean" },
     });
     const agents = listFlag(args, "agents");
-    if (agents.length === 0) throw new SeatError("CLI_USAGE", "seat compare: name the agents, e.g. --agents grok,codex,claude.");
-    if (new Set(agents).size !== agents.length) throw new SeatError("CLI_USAGE", `seat compare: each agent at most once (got ${agents.join(",")}).`);
+    if (agents.length === 0)
+      throw new SeatError("CLI_USAGE", "seat compare: name the agents, e.g. --agents grok,codex,claude.");
+    if (new Set(agents).size !== agents.length)
+      throw new SeatError("CLI_USAGE", `seat compare: each agent at most once (got ${agents.join(",")}).`);
     for (const agent of agents) agentProfile(agent);
     const cwd = directoryFlag("compare", args, "cwd") ?? process.cwd();
     const turnTimeoutMs = secondsFlag("compare", args, "turn-timeout", 15 * 60_000) || undefined;
     const policy = await policyFromArgs(args);
-    const prompt = await promptFrom("compare", stringFlag(args, "file"), args.positionals, 'seat compare --agents grok,codex "add a test"');
+    const prompt = await promptFrom(
+      "compare",
+      stringFlag(args, "file"),
+      args.positionals,
+      'seat compare --agents grok,codex "add a test"',
+    );
     const json = args.values.json === true;
     const home = seatHome();
     const id = `cmp-${new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)}-${randomBytes(2).toString("hex")}`;
     const base = stringFlag(args, "base");
     // Every worktree first: a bad repository, base or name stops here, before any agent starts.
     const records: WorktreeRecord[] = [];
-    for (const agent of agents) records.push((await createWorktree({ home, cwd, name: `${id}-${agent}`, owner: `compare:${id}`, ...(base ? { base } : {}) })).record);
-    const rows = await Promise.all(agents.map((agent, i) => runOne(home, agent, records[i]!, prompt, policy, turnTimeoutMs)));
+    for (const agent of agents)
+      records.push(
+        (await createWorktree({ home, cwd, name: `${id}-${agent}`, owner: `compare:${id}`, ...(base ? { base } : {}) }))
+          .record,
+      );
+    const rows = await Promise.all(
+      agents.map((agent, i) => runOne(home, agent, records[i]!, prompt, policy, turnTimeoutMs)),
+    );
     if (json) for (const row of rows) writeJson({ type: "compare", id, ...row });
     else printTable(id, rows);
     return rows.every((r) => r.code === null && r.stopReason === "end_turn") ? EXIT.ok : EXIT.turnFailed;
   },
 };
 
-async function runOne(home: string, agent: string, record: WorktreeRecord, prompt: string, policy: Awaited<ReturnType<typeof policyFromArgs>>, turnTimeoutMs: number | undefined): Promise<CompareRow> {
+async function runOne(
+  home: string,
+  agent: string,
+  record: WorktreeRecord,
+  prompt: string,
+  policy: Awaited<ReturnType<typeof policyFromArgs>>,
+  turnTimeoutMs: number | undefined,
+): Promise<CompareRow> {
   const lock = lockWorktree(home, record, `compare:${agent}`);
   const started = Date.now();
-  const row: CompareRow = { agent, name: record.name, branch: record.branch, stopReason: null, code: null, ms: 0, totalTokens: null, diffstat: "", commit: null };
-  const session = await createSession({ agent, cwd: record.path, permissions: createPermissionGate({ policy }), diagnosticsAsText: false, ...(turnTimeoutMs ? { turnTimeoutMs } : {}) });
+  const row: CompareRow = {
+    agent,
+    name: record.name,
+    branch: record.branch,
+    stopReason: null,
+    code: null,
+    ms: 0,
+    totalTokens: null,
+    diffstat: "",
+    commit: null,
+  };
+  const session = await createSession({
+    agent,
+    cwd: record.path,
+    permissions: createPermissionGate({ policy }),
+    diagnosticsAsText: false,
+    ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
+  });
   let promptId: string | undefined;
   try {
     if (session.state !== "ready") {
@@ -119,10 +155,15 @@ async function runOne(home: string, agent: string, record: WorktreeRecord, promp
 }
 
 function printTable(id: string, rows: CompareRow[]): void {
-  const lines = [`compare ${id}`, `${"agent".padEnd(10)} ${"stop".padEnd(16)} ${"time".padStart(8)} ${"tokens".padStart(8)}  changes`];
+  const lines = [
+    `compare ${id}`,
+    `${"agent".padEnd(10)} ${"stop".padEnd(16)} ${"time".padStart(8)} ${"tokens".padStart(8)}  changes`,
+  ];
   for (const r of rows) {
     const stop = r.code ?? r.stopReason ?? "—";
-    lines.push(`${r.agent.padEnd(10)} ${stop.padEnd(16)} ${`${(r.ms / 1000).toFixed(1)}s`.padStart(8)} ${String(r.totalTokens ?? "—").padStart(8)}  ${r.diffstat || "no changes"}`);
+    lines.push(
+      `${r.agent.padEnd(10)} ${stop.padEnd(16)} ${`${(r.ms / 1000).toFixed(1)}s`.padStart(8)} ${String(r.totalTokens ?? "—").padStart(8)}  ${r.diffstat || "no changes"}`,
+    );
   }
   lines.push("", ...rows.map((r) => `  seat diff ${r.name}`));
   process.stdout.write(`${lines.join("\n")}\n`);

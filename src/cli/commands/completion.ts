@@ -82,7 +82,8 @@ function fish(verbs: Awaited<ReturnType<typeof verbFlags>>): string {
   ];
   for (const v of verbs) {
     lines.push(`complete -c seat -n __fish_use_subcommand -a ${v.name} -d ${q(v.summary)}`);
-    for (const flag of v.flags) lines.push(`complete -c seat -n '__fish_seen_subcommand_from ${v.name}' -l ${flag.slice(2)}`);
+    for (const flag of v.flags)
+      lines.push(`complete -c seat -n '__fish_seen_subcommand_from ${v.name}' -l ${flag.slice(2)}`);
   }
   lines.push(`complete -c seat -n '__fish_seen_subcommand_from help' -a ${q(verbs.map((v) => v.name).join(" "))}`);
   lines.push(`complete -c seat -n '__fish_seen_subcommand_from completion' -a ${q(SHELLS.join(" "))}`);

@@ -45,18 +45,38 @@ Examples:
   seat config --json --model grok-4.6
   echo '{"agent":"codex","model":"gpt-5"}' > .grok-seat.json   # this project's defaults`,
   async run(argv) {
-    const args = parseFlags("config", argv, { json: { type: "boolean" }, agent: { type: "string" }, model: { type: "string" }, policy: { type: "string" }, redis: { type: "string" }, prices: { type: "string" } });
+    const args = parseFlags("config", argv, {
+      json: { type: "boolean" },
+      agent: { type: "string" },
+      model: { type: "string" },
+      policy: { type: "string" },
+      redis: { type: "string" },
+      prices: { type: "string" },
+    });
     const config = loadConfig();
     const entries = CONFIG_KEYS.map((key): ConfigEntry => {
       const flag = key === "agentsDir" ? undefined : stringFlag(args, key);
       return flag !== undefined ? { key, value: flag, source: "flag" } : config.entries[key];
     });
     if (args.values.json === true) {
-      for (const e of entries) writeJson({ type: "config", key: e.key, value: shown(e), source: e.source, ...(e.file ? { file: e.file } : {}) });
+      for (const e of entries)
+        writeJson({
+          type: "config",
+          key: e.key,
+          value: shown(e),
+          source: e.source,
+          ...(e.file ? { file: e.file } : {}),
+        });
       return EXIT.ok;
     }
-    const lines = entries.map((e) => `${e.key.padEnd(10)} ${(shown(e) ?? "(unset)").padEnd(32)} ${e.source}${e.file ? ` ${e.file}` : ""}`);
-    lines.push("", `user file:    ${config.userFile}`, `project file: ${config.projectFile ?? "(none found from here upward)"}`);
+    const lines = entries.map(
+      (e) => `${e.key.padEnd(10)} ${(shown(e) ?? "(unset)").padEnd(32)} ${e.source}${e.file ? ` ${e.file}` : ""}`,
+    );
+    lines.push(
+      "",
+      `user file:    ${config.userFile}`,
+      `project file: ${config.projectFile ?? "(none found from here upward)"}`,
+    );
     process.stdout.write(`${lines.join("\n")}\n`);
     return EXIT.ok;
   },

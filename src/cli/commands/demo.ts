@@ -21,7 +21,12 @@ const DEMO_PROMPT = "Demo: count the words in 'grok seat drives grok safely' wit
 const wordCount: HostTool = {
   name: "word_count",
   description: "Counts the words in a text.",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+  inputSchema: {
+    type: "object",
+    properties: { text: { type: "string" } },
+    required: ["text"],
+    additionalProperties: false,
+  },
   execute: (args) => {
     const text = (args as { text: string }).text;
     return `${text.split(/\s+/).filter(Boolean).length} words`;
@@ -42,25 +47,50 @@ Examples:
   async run(argv) {
     const args = parseFlags("demo", argv, { json: { type: "boolean" }, "no-netns": { type: "boolean" } });
     const json = args.values.json === true;
-    const say = (line: string) => (json ? writeJson({ type: "demo", message: line }) : process.stderr.write(`${line}\n`));
+    const say = (line: string) =>
+      json ? writeJson({ type: "demo", message: line }) : process.stderr.write(`${line}\n`);
     if (!args.values["no-netns"] && !isInLoopbackNamespace()) {
-      const status = runInLoopbackNamespace([process.execPath, fileURLToPath(new URL("../main.js", import.meta.url)), "demo", ...argv]);
+      const status = runInLoopbackNamespace([
+        process.execPath,
+        fileURLToPath(new URL("../main.js", import.meta.url)),
+        "demo",
+        ...argv,
+      ]);
       if (status !== undefined) return status;
       say("(user+network namespaces are not available here; running on the host, loopback only)");
     }
     const palette = paletteFor(process.stderr);
-    say(palette.yellow(`── OFFLINE DEMO MODE ── scripted model on loopback, throwaway GROK_HOME${isInLoopbackNamespace() ? ", inside unshare -rn" : ""}`));
+    say(
+      palette.yellow(
+        `── OFFLINE DEMO MODE ── scripted model on loopback, throwaway GROK_HOME${isInLoopbackNamespace() ? ", inside unshare -rn" : ""}`,
+      ),
+    );
     const binary = await ensureGrokBinary();
     const mock = await startMockModel({
       script: {
         chunkDelayMs: 40,
-        rules: [{
-          match: "Demo:",
-          replies: [
-            { text: "I'll ask the host tool to count them. ", toolCalls: [{ name: "use_tool", arguments: { tool_name: "host-tools__word_count", tool_input: { text: "grok seat drives grok safely" } } }] },
-            { text: "The host tool answered: {{last_tool_result}}. (The scripted model quotes the tool result grok sent back to it; the tool ran in this process.)" },
-          ],
-        }],
+        rules: [
+          {
+            match: "Demo:",
+            replies: [
+              {
+                text: "I'll ask the host tool to count them. ",
+                toolCalls: [
+                  {
+                    name: "use_tool",
+                    arguments: {
+                      tool_name: "host-tools__word_count",
+                      tool_input: { text: "grok seat drives grok safely" },
+                    },
+                  },
+                ],
+              },
+              {
+                text: "The host tool answered: {{last_tool_result}}. (The scripted model quotes the tool result grok sent back to it; the tool ran in this process.)",
+              },
+            ],
+          },
+        ],
       },
     });
     const sandbox = createSandbox({ modelBaseUrl: mock.baseUrl, prefix: "grok-seat-demo-" });
@@ -69,7 +99,8 @@ Examples:
     const printer = createHumanPrinter(palette);
     const onEvent = (event: SeatEvent) => {
       if (!json) return printer.onEvent(event);
-      if (["text", "tool_start", "tool_end", "permission", "diagnostic", "done", "usage"].includes(event.type)) writeJson(event);
+      if (["text", "tool_start", "tool_end", "permission", "diagnostic", "done", "usage"].includes(event.type))
+        writeJson(event);
     };
     const session = await createSession({
       cwd: sandbox.project,
@@ -86,7 +117,11 @@ Examples:
       const result = await session.prompt(DEMO_PROMPT);
       if (!json) printer.finish();
       const toolCalls = mock.requests.filter((r) => r.kind === "tool_followup").length;
-      say(palette.dim(`── done: stop reason ${result.stopReason ?? "none"}, ${toolCalls} tool round trip(s), ${mock.requests.length} model request(s), all on loopback`));
+      say(
+        palette.dim(
+          `── done: stop reason ${result.stopReason ?? "none"}, ${toolCalls} tool round trip(s), ${mock.requests.length} model request(s), all on loopback`,
+        ),
+      );
       return result.diagnostic ? EXIT.turnFailed : EXIT.ok;
     } finally {
       await session.dispose();

@@ -22,7 +22,8 @@ Examples:
   seat diff fix-1 | less`,
   async run(argv) {
     const args = parseFlags("diff", argv, { stat: { type: "boolean" }, cwd: { type: "string" } });
-    if (args.positionals.length !== 1) throw new SeatError("CLI_USAGE", "seat diff: give exactly one worktree name. See `seat worktrees`.");
+    if (args.positionals.length !== 1)
+      throw new SeatError("CLI_USAGE", "seat diff: give exactly one worktree name. See `seat worktrees`.");
     const where = stringFlag(args, "cwd") ?? process.cwd();
     const record = await findWorktree(seatHome(), where, args.positionals[0]!);
     process.stdout.write(await diffWorktree(record, { stat: args.values.stat === true, from: where }));

@@ -22,14 +22,22 @@ Examples:
   seat discard fix-1
   seat discard fix-1 --force`,
   async run(argv) {
-    const args = parseFlags("discard", argv, { force: { type: "boolean" }, cwd: { type: "string" }, json: { type: "boolean" } });
-    if (args.positionals.length !== 1) throw new SeatError("CLI_USAGE", "seat discard: give exactly one worktree name. See `seat worktrees`.");
+    const args = parseFlags("discard", argv, {
+      force: { type: "boolean" },
+      cwd: { type: "string" },
+      json: { type: "boolean" },
+    });
+    if (args.positionals.length !== 1)
+      throw new SeatError("CLI_USAGE", "seat discard: give exactly one worktree name. See `seat worktrees`.");
     const home = seatHome();
     const where = stringFlag(args, "cwd") ?? process.cwd();
     const record = await findWorktree(home, where, args.positionals[0]!);
     const result = await discardWorktree(home, record, { force: args.values.force === true, from: where });
     if (args.values.json === true) writeJson({ type: "discarded", ...result });
-    else process.stdout.write(`${result.name}: worktree and ${result.branch} removed${result.pruned ? " (its directory was already gone; its entry removed)" : ""}\n`);
+    else
+      process.stdout.write(
+        `${result.name}: worktree and ${result.branch} removed${result.pruned ? " (its directory was already gone; its entry removed)" : ""}\n`,
+      );
     return EXIT.ok;
   },
 };

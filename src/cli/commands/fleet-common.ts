@@ -23,14 +23,22 @@ export const REDIS_HELP = `  --redis URL           the fleet's Redis: redis://[:
   --redis-key FILE      the client certificate's key (or GROK_SEAT_REDIS_KEY)`;
 
 /** The TLS file flags every fleet verb takes (spread into its flag spec). */
-export const REDIS_TLS_FLAGS: FlagSpec = { "redis-ca": { type: "string" }, "redis-cert": { type: "string" }, "redis-key": { type: "string" } };
+export const REDIS_TLS_FLAGS: FlagSpec = {
+  "redis-ca": { type: "string" },
+  "redis-cert": { type: "string" },
+  "redis-key": { type: "string" },
+};
 
 /** The Redis URL of a fleet verb; CLI_USAGE when there is none. */
 export function redisUrl(verb: string, args: ParsedArgs): string {
   const url = stringFlag(args, "redis") ?? process.env.GROK_SEAT_REDIS_URL;
   if (!url) throw new SeatError("CLI_USAGE", `seat ${verb}: give --redis URL (or set GROK_SEAT_REDIS_URL).`);
   // The files travel as this process's environment, where the fleet reads them (paths, not secrets).
-  for (const [flag, name] of [["redis-ca", REDIS_CA_ENV], ["redis-cert", REDIS_CERT_ENV], ["redis-key", REDIS_KEY_ENV]] as const) {
+  for (const [flag, name] of [
+    ["redis-ca", REDIS_CA_ENV],
+    ["redis-cert", REDIS_CERT_ENV],
+    ["redis-key", REDIS_KEY_ENV],
+  ] as const) {
     const path = stringFlag(args, flag);
     if (path !== undefined) process.env[name] = path;
   }

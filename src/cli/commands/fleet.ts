@@ -26,14 +26,25 @@ Examples:
   seat fleet acl | sed "s/#SHA256-OF-THE-PASSWORD/#$(printf %s "$PW" | sha256sum | cut -d' ' -f1)/"
   ${REDIS_PASSWORD_ENV}=… seat fleet acl --role worker | redis-cli -h 10.0.0.5 --tls …`,
   async run(argv) {
-    const args = parseFlags("fleet", argv, { role: { type: "string" }, user: { type: "string" }, json: { type: "boolean" } });
+    const args = parseFlags("fleet", argv, {
+      role: { type: "string" },
+      user: { type: "string" },
+      json: { type: "boolean" },
+    });
     const [sub, ...rest] = args.positionals;
-    if (sub !== "acl" || rest.length > 0) throw new SeatError("CLI_USAGE", "seat fleet: the one subcommand is `acl` (seat fleet acl [--role worker|submitter|watcher]).");
+    if (sub !== "acl" || rest.length > 0)
+      throw new SeatError(
+        "CLI_USAGE",
+        "seat fleet: the one subcommand is `acl` (seat fleet acl [--role worker|submitter|watcher]).",
+      );
     const role = stringFlag(args, "role");
-    if (role !== undefined && !(ACL_ROLES as readonly string[]).includes(role)) throw new SeatError("CLI_USAGE", `seat fleet acl: --role is one of ${ACL_ROLES.join(", ")}, not "${role}".`);
+    if (role !== undefined && !(ACL_ROLES as readonly string[]).includes(role))
+      throw new SeatError("CLI_USAGE", `seat fleet acl: --role is one of ${ACL_ROLES.join(", ")}, not "${role}".`);
     const user = stringFlag(args, "user");
-    if (user !== undefined && role === undefined) throw new SeatError("CLI_USAGE", "seat fleet acl: --user names the user of one role; give --role too.");
-    if (user !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(user)) throw new SeatError("CLI_USAGE", `seat fleet acl: --user may only use [A-Za-z0-9._-] (1–64 characters).`);
+    if (user !== undefined && role === undefined)
+      throw new SeatError("CLI_USAGE", "seat fleet acl: --user names the user of one role; give --role too.");
+    if (user !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(user))
+      throw new SeatError("CLI_USAGE", `seat fleet acl: --user may only use [A-Za-z0-9._-] (1–64 characters).`);
     const roles: AclRole[] = role === undefined ? [...ACL_ROLES] : [role as AclRole];
     const password = role !== undefined ? process.env[REDIS_PASSWORD_ENV] || undefined : undefined;
     for (const r of roles) {

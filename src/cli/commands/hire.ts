@@ -13,7 +13,15 @@ import { SeatError } from "../../errors.js";
 import { resolveGrokBinary } from "../../grok/index.js";
 import { resolveHerdrSocketPath } from "../../mux/index.js";
 import {
-  VERIFIED_VERSION_FLOOR, buildHirePlan, buildTuiEnv, controllerEnv, ensurePrivateDir, newSeatId, seatDir, seatHome, type ControllerConfig,
+  VERIFIED_VERSION_FLOOR,
+  buildHirePlan,
+  buildTuiEnv,
+  controllerEnv,
+  ensurePrivateDir,
+  newSeatId,
+  seatDir,
+  seatHome,
+  type ControllerConfig,
 } from "../../seat/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { WORKTREE_FLAGS, planSeatWorktree, worktreeArgv } from "../worktree-run.js";
@@ -55,43 +63,73 @@ Examples:
   async run(argv) {
     const args = parseFlags("hire", worktreeArgv(argv), {
       ...WORKTREE_FLAGS,
-      visible: { type: "boolean" }, mux: { type: "string" }, cwd: { type: "string" }, model: { type: "string" }, effort: { type: "string" },
-      "dry-run": { type: "boolean" }, grok: { type: "string" }, "grok-arg": { type: "string", multiple: true }, "version-floor": { type: "string" },
-      "tmux-socket": { type: "string" }, "herdr-socket": { type: "string" }, "ready-timeout": { type: "string" }, json: { type: "boolean" },
+      visible: { type: "boolean" },
+      mux: { type: "string" },
+      cwd: { type: "string" },
+      model: { type: "string" },
+      effort: { type: "string" },
+      "dry-run": { type: "boolean" },
+      grok: { type: "string" },
+      "grok-arg": { type: "string", multiple: true },
+      "version-floor": { type: "string" },
+      "tmux-socket": { type: "string" },
+      "herdr-socket": { type: "string" },
+      "ready-timeout": { type: "string" },
+      json: { type: "boolean" },
     });
-    if (!args.values.visible) throw new SeatError("CLI_USAGE", "seat hire: only visible seats are hired here; pass --visible (use `seat run` for a headless turn).");
+    if (!args.values.visible)
+      throw new SeatError(
+        "CLI_USAGE",
+        "seat hire: only visible seats are hired here; pass --visible (use `seat run` for a headless turn).",
+      );
     const mux = stringFlag(args, "mux") ?? "tmux";
-    if (mux !== "tmux" && mux !== "herdr") throw new SeatError("CLI_USAGE", `seat hire: --mux takes tmux or herdr, got "${mux}".`);
+    if (mux !== "tmux" && mux !== "herdr")
+      throw new SeatError("CLI_USAGE", `seat hire: --mux takes tmux or herdr, got "${mux}".`);
     const asked = resolve(stringFlag(args, "cwd") ?? process.cwd());
     const explicit = stringFlag(args, "grok");
     const binary = await resolveGrokBinary(explicit ? { explicitPath: explicit } : {});
     const binaryArgs = (args.values["grok-arg"] as string[] | undefined) ?? [];
-    const versionFloor = stringFlag(args, "version-floor") ?? process.env.GROK_SEAT_VERSION_FLOOR ?? VERIFIED_VERSION_FLOOR;
+    const versionFloor =
+      stringFlag(args, "version-floor") ?? process.env.GROK_SEAT_VERSION_FLOOR ?? VERIFIED_VERSION_FLOOR;
     const seatId = newSeatId();
     // With --worktree the TUI's cwd is the seat worktree: planned (usage errors) now, made only for a real hire.
     const worktreePlan = await planSeatWorktree(args, seatId, asked);
     const cwd = worktreePlan?.path ?? asked;
     const plan = buildHirePlan({
-      grokBinary: binary.path, binaryArgs, cwd, env: process.env, mux, seatId, versionFloor,
-      ...(stringFlag(args, "model") ? { model: stringFlag(args, "model")! } : {}), ...(stringFlag(args, "effort") ? { effort: stringFlag(args, "effort")! } : {}),
+      grokBinary: binary.path,
+      binaryArgs,
+      cwd,
+      env: process.env,
+      mux,
+      seatId,
+      versionFloor,
+      ...(stringFlag(args, "model") ? { model: stringFlag(args, "model")! } : {}),
+      ...(stringFlag(args, "effort") ? { effort: stringFlag(args, "effort")! } : {}),
     });
     const home = seatHome();
     if (args.values["dry-run"]) {
-      const shown = { ...plan, socketPath: join(plan.socketRoot, "gs-XXXXXX", "s"), argv: plan.argv.map((a) => (a === "<socket>" ? join(plan.socketRoot, "gs-XXXXXX", "s") : a)) };
-      if (args.values.json) writeJson({ type: "plan", plan: redact(shown), seatHome: home, journal: join(home, "seats.db") });
+      const shown = {
+        ...plan,
+        socketPath: join(plan.socketRoot, "gs-XXXXXX", "s"),
+        argv: plan.argv.map((a) => (a === "<socket>" ? join(plan.socketRoot, "gs-XXXXXX", "s") : a)),
+      };
+      if (args.values.json)
+        writeJson({ type: "plan", plan: redact(shown), seatHome: home, journal: join(home, "seats.db") });
       else {
-        process.stdout.write(`${[
-          `seat:        ${plan.seatId} (dry run: nothing launched)`,
-          `session:     ${plan.sessionId} (fresh UUID)`,
-          `mux:         ${plan.mux}`,
-          `cwd:         ${plan.cwd}${worktreePlan ? ` (seat worktree, made at hire)` : ""}`,
-          `argv:        ${shown.argv.join(" ")}`,
-          `env:         ${Object.keys(plan.env).join(", ")}`,
-          `socket:      ${shown.socketPath} (fresh 0700 dir, outside ${plan.grokHome})`,
-          `model:       ${plan.model ?? "(grok's default)"}  effort: ${plan.effort ?? "(grok's default)"}`,
-          `floor:       ${plan.versionFloor}${plan.versionFloor !== VERIFIED_VERSION_FLOOR ? ` (verified floor is ${VERIFIED_VERSION_FLOOR})` : ""}`,
-          `state:       ${home}`,
-        ].join("\n")}\n`);
+        process.stdout.write(
+          `${[
+            `seat:        ${plan.seatId} (dry run: nothing launched)`,
+            `session:     ${plan.sessionId} (fresh UUID)`,
+            `mux:         ${plan.mux}`,
+            `cwd:         ${plan.cwd}${worktreePlan ? ` (seat worktree, made at hire)` : ""}`,
+            `argv:        ${shown.argv.join(" ")}`,
+            `env:         ${Object.keys(plan.env).join(", ")}`,
+            `socket:      ${shown.socketPath} (fresh 0700 dir, outside ${plan.grokHome})`,
+            `model:       ${plan.model ?? "(grok's default)"}  effort: ${plan.effort ?? "(grok's default)"}`,
+            `floor:       ${plan.versionFloor}${plan.versionFloor !== VERIFIED_VERSION_FLOOR ? ` (verified floor is ${VERIFIED_VERSION_FLOOR})` : ""}`,
+            `state:       ${home}`,
+          ].join("\n")}\n`,
+        );
       }
       return EXIT.ok;
     }
@@ -104,8 +142,18 @@ Examples:
     // hire.json names the secrets but holds no value: the controller gets them in its own environment.
     const { plain, secret } = splitSecretEnv(buildTuiEnv(process.env));
     const config: ControllerConfig = {
-      seatHome: home, seatId, grokBinary: binary.path, binaryArgs, cwd, env: plain, secretEnvNames: Object.keys(secret), mux, versionFloor, readyTimeoutMs: readyMs,
-      ...(plan.model ? { model: plan.model } : {}), ...(plan.effort ? { effort: plan.effort } : {}),
+      seatHome: home,
+      seatId,
+      grokBinary: binary.path,
+      binaryArgs,
+      cwd,
+      env: plain,
+      secretEnvNames: Object.keys(secret),
+      mux,
+      versionFloor,
+      readyTimeoutMs: readyMs,
+      ...(plan.model ? { model: plan.model } : {}),
+      ...(plan.effort ? { effort: plan.effort } : {}),
       ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}),
       ...(mux === "herdr" ? { herdrSocket: stringFlag(args, "herdr-socket") ?? resolveHerdrSocketPath() } : {}),
       ...(cliHooks().holdBeforeDispatch === true ? { holdBeforeDispatch: true } : {}),
@@ -116,13 +164,19 @@ Examples:
     const outcome = await launchController(dir, configPath, controllerEnv(process.env, secret));
     if (outcome.type !== "hired") {
       const error = (outcome.error ?? {}) as { code?: string; message?: string; context?: Record<string, unknown> };
-      throw new SeatError((error.code as never) ?? "SEAT_CONTROLLER_FAILED", (error.message ?? "the hire was refused").replace(/ \[[A-Z_]+\]$/, ""), { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } });
+      throw new SeatError(
+        (error.code as never) ?? "SEAT_CONTROLLER_FAILED",
+        (error.message ?? "the hire was refused").replace(/ \[[A-Z_]+\]$/, ""),
+        { context: { ...(error.context ?? {}), seatId, log: join(dir, "controller.log") } },
+      );
     }
     if (args.values.json) writeJson({ ...outcome, type: "hired" });
     else {
       const admission = outcome.admission as { version: string; belowVerifiedFloor: boolean };
       process.stdout.write(`${seatId}\n`);
-      process.stderr.write(`hired ${seatId}: session ${String(outcome.sessionId)}, grok ${admission.version}${admission.belowVerifiedFloor ? ` (below the verified floor ${VERIFIED_VERSION_FLOOR})` : ""}; watch it with \`seat attach ${seatId}\`\n`);
+      process.stderr.write(
+        `hired ${seatId}: session ${String(outcome.sessionId)}, grok ${admission.version}${admission.belowVerifiedFloor ? ` (below the verified floor ${VERIFIED_VERSION_FLOOR})` : ""}; watch it with \`seat attach ${seatId}\`\n`,
+      );
     }
     return EXIT.ok;
   },

@@ -25,7 +25,12 @@ function line(record: JobRecord): string {
  */
 function jobLedger(record: JobRecord): UsageTotals | undefined {
   if (record.endedAt === undefined && !record.usage) return undefined;
-  const turn = { promptId: record.promptId ?? record.id, ...(record.stopReason ? { stopReason: record.stopReason } : {}), ...(record.usage ? { usage: record.usage } : {}), ...(record.sideCalls ? { sideCalls: record.sideCalls } : {}) };
+  const turn = {
+    promptId: record.promptId ?? record.id,
+    ...(record.stopReason ? { stopReason: record.stopReason } : {}),
+    ...(record.usage ? { usage: record.usage } : {}),
+    ...(record.sideCalls ? { sideCalls: record.sideCalls } : {}),
+  };
   return totalsOf(ledgerEntriesOf(turn, { source: "job", agent: record.agent ?? "grok", jobId: record.id }));
 }
 
@@ -50,12 +55,21 @@ Examples:
   seat jobs cancel 3f2c… --ack-timeout 10`,
   async run(argv) {
     const [sub, ...rest] = argv;
-    const args = parseFlags("jobs", rest, { redis: { type: "string" }, ...REDIS_TLS_FLAGS, json: { type: "boolean" }, limit: { type: "string" }, from: { type: "string" }, "ack-timeout": { type: "string" } });
-    if (!sub || !["list", "show", "watch", "cancel", "diff"].includes(sub)) throw new SeatError("CLI_USAGE", "seat jobs: say list, show ID, diff ID, watch ID or cancel ID.");
+    const args = parseFlags("jobs", rest, {
+      redis: { type: "string" },
+      ...REDIS_TLS_FLAGS,
+      json: { type: "boolean" },
+      limit: { type: "string" },
+      from: { type: "string" },
+      "ack-timeout": { type: "string" },
+    });
+    if (!sub || !["list", "show", "watch", "cancel", "diff"].includes(sub))
+      throw new SeatError("CLI_USAGE", "seat jobs: say list, show ID, diff ID, watch ID or cancel ID.");
     const id = args.positionals[0];
     if (sub !== "list" && !id) throw new SeatError("CLI_USAGE", `seat jobs ${sub}: give the job id.`);
     const from = stringFlag(args, "from");
-    if (from !== undefined && !isCursor(from)) throw new SeatError("CLI_USAGE", `seat jobs watch: --from takes a cursor like 1712345678901-0, not "${from}".`);
+    if (from !== undefined && !isCursor(from))
+      throw new SeatError("CLI_USAGE", `seat jobs watch: --from takes a cursor like 1712345678901-0, not "${from}".`);
     const client = await connectFleet(redisUrl("jobs", args));
     try {
       if (sub === "list") {
@@ -71,8 +85,14 @@ Examples:
         else {
           process.stdout.write(`${line(record)}\n`);
           // The only spec a worker runs is the one its submitter sealed (a rewritten one fails FLEET_JOB_TAMPERED).
-          if (record.specDigest) process.stdout.write(`submitted by ${record.submittedBy ?? "-"}, spec sha256 ${record.specDigest}${record.signed ? " (signed)" : ""}\n`);
-          if (record.status === "uncertain") process.stdout.write(`uncertain: ${record.message ?? "its worker stopped after dispatch"} — the prompt may have reached the model; it was not re-sent\n`);
+          if (record.specDigest)
+            process.stdout.write(
+              `submitted by ${record.submittedBy ?? "-"}, spec sha256 ${record.specDigest}${record.signed ? " (signed)" : ""}\n`,
+            );
+          if (record.status === "uncertain")
+            process.stdout.write(
+              `uncertain: ${record.message ?? "its worker stopped after dispatch"} — the prompt may have reached the model; it was not re-sent\n`,
+            );
           else if (record.code) process.stdout.write(`${record.code}: ${record.message ?? ""}\n`);
           // What the agent reported; a job whose agent reported nothing says so rather than showing zeros.
           const ledger = jobLedger(record);
@@ -83,9 +103,23 @@ Examples:
       if (sub === "diff") {
         // A --repo job's result: the branch it pushed, its commit and the diffstat against its base.
         const record = await handle.state();
-        if (args.values.json === true) writeJson({ type: "job_diff", id: id!, branch: record.branch ?? null, commit: record.commit ?? null, diffstat: record.diffstat ?? null, status: record.status });
-        else if (!record.branch) process.stdout.write(`${id}: no branch (${record.status}; only a --repo … --worktree job that ended has one)\n`);
-        else process.stdout.write(`${record.branch} ${record.commit ?? ""} (${record.status})\n${record.diffstat ? `${record.diffstat}\n` : "no changes\n"}`);
+        if (args.values.json === true)
+          writeJson({
+            type: "job_diff",
+            id: id!,
+            branch: record.branch ?? null,
+            commit: record.commit ?? null,
+            diffstat: record.diffstat ?? null,
+            status: record.status,
+          });
+        else if (!record.branch)
+          process.stdout.write(
+            `${id}: no branch (${record.status}; only a --repo … --worktree job that ended has one)\n`,
+          );
+        else
+          process.stdout.write(
+            `${record.branch} ${record.commit ?? ""} (${record.status})\n${record.diffstat ? `${record.diffstat}\n` : "no changes\n"}`,
+          );
         return record.branch ? EXIT.ok : EXIT.turnFailed;
       }
       if (sub === "cancel") {

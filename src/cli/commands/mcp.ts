@@ -77,14 +77,29 @@ Examples:
       heartbeat: { type: "string" },
       "max-runs": { type: "string" },
     });
-    if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat mcp: takes no arguments, got "${args.positionals.join(" ")}". See \`seat mcp --help\`.`);
+    if (args.positionals.length > 0)
+      throw new SeatError(
+        "CLI_USAGE",
+        `seat mcp: takes no arguments, got "${args.positionals.join(" ")}". See \`seat mcp --help\`.`,
+      );
     // Everything the operator can get wrong is refused before the server answers anyone.
     const policy = await policyFromArgs(args);
-    const approvalTimeoutMs = secondsFlag("mcp", args, "approval-timeout", policy.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-    if (approvalTimeoutMs <= 0) throw new SeatError("CLI_USAGE", "seat mcp: --approval-timeout takes a number of seconds above 0 (a held approval always has a deadline).");
+    const approvalTimeoutMs =
+      secondsFlag("mcp", args, "approval-timeout", policy.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) ??
+      DEFAULT_APPROVAL_TIMEOUT_MS;
+    if (approvalTimeoutMs <= 0)
+      throw new SeatError(
+        "CLI_USAGE",
+        "seat mcp: --approval-timeout takes a number of seconds above 0 (a held approval always has a deadline).",
+      );
     const roots = (Array.isArray(args.values.root) ? args.values.root : []).map((dir) => {
       const real = realDirectory(String(dir));
-      if (real === undefined) throw new SeatError("CLI_USAGE", `seat mcp: --root ${String(dir)} does not exist or is not a directory; give an existing directory.`, { context: { root: dir } });
+      if (real === undefined)
+        throw new SeatError(
+          "CLI_USAGE",
+          `seat mcp: --root ${String(dir)} does not exist or is not a directory; give an existing directory.`,
+          { context: { root: dir } },
+        );
       return real;
     });
     const agents = listFlag(args, "agents");
@@ -94,7 +109,10 @@ Examples:
     const heartbeatMs = secondsFlag("mcp", args, "heartbeat", DEFAULT_HEARTBEAT_MS) || undefined;
     const maxRuns = countFlag("mcp", args, "max-runs");
     const grok = stringFlag(args, "grok");
-    const visible = { ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}), ...(stringFlag(args, "version-floor") ? { versionFloor: stringFlag(args, "version-floor")! } : {}) };
+    const visible = {
+      ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}),
+      ...(stringFlag(args, "version-floor") ? { versionFloor: stringFlag(args, "version-floor")! } : {}),
+    };
     const redisUrl = stringFlag(args, "redis");
     // A malformed URL is refused now (its text is never echoed: it may hold a password); Redis itself is reached
     // on the first fleet call, so a server whose Redis is down still serves run and sessions.

@@ -32,10 +32,23 @@ Examples:
   seat merge fix-1 --squash -m "fix the flaky test"
   seat merge fix-1 --rebase`,
   async run(argv) {
-    const args = parseFlags("merge", argv, { squash: { type: "boolean" }, "ff-only": { type: "boolean" }, rebase: { type: "boolean" }, message: { type: "string", short: "m" }, into: { type: "string" }, cwd: { type: "string" }, json: { type: "boolean" } });
-    if (args.positionals.length !== 1) throw new SeatError("CLI_USAGE", "seat merge: give exactly one worktree name. See `seat worktrees`.");
+    const args = parseFlags("merge", argv, {
+      squash: { type: "boolean" },
+      "ff-only": { type: "boolean" },
+      rebase: { type: "boolean" },
+      message: { type: "string", short: "m" },
+      into: { type: "string" },
+      cwd: { type: "string" },
+      json: { type: "boolean" },
+    });
+    if (args.positionals.length !== 1)
+      throw new SeatError("CLI_USAGE", "seat merge: give exactly one worktree name. See `seat worktrees`.");
     const modes = (["squash", "ff-only", "rebase"] as const).filter((m) => args.values[m] === true);
-    if (modes.length > 1) throw new SeatError("CLI_USAGE", `seat merge: choose one of --squash, --ff-only, --rebase (got ${modes.map((m) => `--${m}`).join(" and ")}).`);
+    if (modes.length > 1)
+      throw new SeatError(
+        "CLI_USAGE",
+        `seat merge: choose one of --squash, --ff-only, --rebase (got ${modes.map((m) => `--${m}`).join(" and ")}).`,
+      );
     const mode: MergeMode = modes[0] ?? "merge";
     const home = seatHome();
     const where = stringFlag(args, "cwd") ?? process.cwd();
@@ -44,7 +57,12 @@ Examples:
     const message = stringFlag(args, "message");
     const result = await mergeWorktree(record, { mode, home, into, ...(message !== undefined ? { message } : {}) });
     if (args.values.json === true) writeJson({ type: "merged", name: record.name, branch: record.branch, ...result });
-    else process.stdout.write(result.files.length === 0 ? `${record.branch}: nothing to merge into ${result.into}\n` : `${record.branch} → ${result.into} (${mode}): ${result.files.length} file(s), now at ${result.head.slice(0, 12)}\n`);
+    else
+      process.stdout.write(
+        result.files.length === 0
+          ? `${record.branch}: nothing to merge into ${result.into}\n`
+          : `${record.branch} → ${result.into} (${mode}): ${result.files.length} file(s), now at ${result.head.slice(0, 12)}\n`,
+      );
     return EXIT.ok;
   },
 };

@@ -21,7 +21,13 @@ Examples:
     const binary = await resolveGrokBinary(explicit ? { explicitPath: explicit } : {});
     const models = await listGrokModels({ binary: binary.path });
     if (args.values.json) {
-      writeJson({ type: "models", auth: models.auth, defaultModel: models.defaultModel ?? null, models: models.providerModelIds, ...(models.reason ? { reason: models.reason } : {}) });
+      writeJson({
+        type: "models",
+        auth: models.auth,
+        defaultModel: models.defaultModel ?? null,
+        models: models.providerModelIds,
+        ...(models.reason ? { reason: models.reason } : {}),
+      });
     } else {
       const lines = models.models.map((m) => `grok-cli/${m.id}${m.isDefault ? " (default)" : ""}`);
       if (lines.length === 0) lines.push(`(no models: ${models.reason ?? "empty list"})`);

@@ -5,7 +5,14 @@
  * Owns: showing targets (never a secret) and the sample. Does not own: parsing (notify/config.ts) or sending.
  */
 import { SeatError } from "../../errors.js";
-import { createNotifyEvent, deliver, NOTIFY_EVENTS, RETRY_DELAYS_MS, chooseTargets, type NotifyTarget } from "../../notify/index.js";
+import {
+  createNotifyEvent,
+  deliver,
+  NOTIFY_EVENTS,
+  RETRY_DELAYS_MS,
+  chooseTargets,
+  type NotifyTarget,
+} from "../../notify/index.js";
 import { parseFlags } from "../args.js";
 import { loadNotifyConfig } from "../config.js";
 import { EXIT, writeJson } from "../output.js";
@@ -46,26 +53,58 @@ Examples:
     const args = parseFlags("notify", argv, { json: { type: "boolean" } });
     const [action = "list", name, ...extra] = args.positionals;
     const json = args.values.json === true;
-    if (extra.length > 0) throw new SeatError("CLI_USAGE", `seat notify: unexpected ${extra.map((e) => JSON.stringify(e)).join(" ")}.`);
+    if (extra.length > 0)
+      throw new SeatError("CLI_USAGE", `seat notify: unexpected ${extra.map((e) => JSON.stringify(e)).join(" ")}.`);
     const config = loadNotifyConfig();
     if (action === "list") {
       if (name !== undefined) throw new SeatError("CLI_USAGE", "seat notify list takes no name.");
       const targets = Object.values(config?.targets ?? {});
       for (const t of targets) {
-        const row = { name: t.name, kind: t.type, where: where(t), events: [...t.events], default: config?.default.includes(t.name) === true };
+        const row = {
+          name: t.name,
+          kind: t.type,
+          where: where(t),
+          events: [...t.events],
+          default: config?.default.includes(t.name) === true,
+        };
         if (json) writeJson({ type: "notify_target", ...row });
-        else process.stdout.write(`${row.name.padEnd(12)} ${row.kind.padEnd(8)} ${row.where}  [${row.events.join(",")}]${row.default ? "  default" : ""}\n`);
+        else
+          process.stdout.write(
+            `${row.name.padEnd(12)} ${row.kind.padEnd(8)} ${row.where}  [${row.events.join(",")}]${row.default ? "  default" : ""}\n`,
+          );
       }
-      if (!json && targets.length === 0) process.stdout.write("No notification targets: add a \"notify\" section to a config file (seat notify --help).\n");
+      if (!json && targets.length === 0)
+        process.stdout.write(
+          'No notification targets: add a "notify" section to a config file (seat notify --help).\n',
+        );
       return EXIT.ok;
     }
-    if (action !== "test") throw new SeatError("CLI_USAGE", `seat notify: unknown action "${action}" (list or test NAME).`);
-    if (name === undefined) throw new SeatError("CLI_USAGE", "seat notify test needs a target NAME (seat notify list shows them).");
+    if (action !== "test")
+      throw new SeatError("CLI_USAGE", `seat notify: unknown action "${action}" (list or test NAME).`);
+    if (name === undefined)
+      throw new SeatError("CLI_USAGE", "seat notify test needs a target NAME (seat notify list shows them).");
     const [target] = chooseTargets(config, [name]);
-    const event = createNotifyEvent({ event: "done", subject: { kind: "test", id: "seat-notify-test" }, text: `a test notification from seat notify test ${name}` });
+    const event = createNotifyEvent({
+      event: "done",
+      subject: { kind: "test", id: "seat-notify-test" },
+      text: `a test notification from seat notify test ${name}`,
+    });
     const outcome = await deliver(target!, event, { signal: AbortSignal.timeout(90_000) });
-    if (json) writeJson({ type: "notify_test", target: name, ok: outcome.ok, attempts: outcome.attempts, id: event.id, ...(outcome.detail ? { detail: outcome.detail } : {}) });
-    else process.stdout.write(outcome.ok ? `sent to ${name} (event ${event.id}, ${outcome.attempts} attempt${outcome.attempts === 1 ? "" : "s"})\n` : `not delivered to ${name} after ${outcome.attempts} attempts: ${outcome.detail} [NOTIFY_DELIVERY_FAILED]\n`);
+    if (json)
+      writeJson({
+        type: "notify_test",
+        target: name,
+        ok: outcome.ok,
+        attempts: outcome.attempts,
+        id: event.id,
+        ...(outcome.detail ? { detail: outcome.detail } : {}),
+      });
+    else
+      process.stdout.write(
+        outcome.ok
+          ? `sent to ${name} (event ${event.id}, ${outcome.attempts} attempt${outcome.attempts === 1 ? "" : "s"})\n`
+          : `not delivered to ${name} after ${outcome.attempts} attempts: ${outcome.detail} [NOTIFY_DELIVERY_FAILED]\n`,
+      );
     return outcome.ok ? EXIT.ok : EXIT.turnFailed;
   },
 };

@@ -25,7 +25,9 @@ async function probeOtherAgent(name: string, json: boolean): Promise<number> {
     if (probe) {
       out.push(`version:     ${probe.agentInfo?.version ?? "unknown"}`);
       out.push(`authMethods: ${probe.authMethods.join(", ") || "none"}`);
-      out.push(`acpReady:    ${probe.acpReady ? p.green(`yes, via ${probe.authChoice}`) : p.red(`no — ${probe.error ?? probe.authChoice}`)}`);
+      out.push(
+        `acpReady:    ${probe.acpReady ? p.green(`yes, via ${probe.authChoice}`) : p.red(`no — ${probe.error ?? probe.authChoice}`)}`,
+      );
     }
     process.stdout.write(`${out.join("\n")}\n`);
   }
@@ -47,7 +49,12 @@ Examples:
   seat probe --json --no-acp
   seat probe --agent codex`,
   async run(argv) {
-    const args = parseFlags("probe", argv, { grok: { type: "string" }, json: { type: "boolean" }, "no-acp": { type: "boolean" }, agent: { type: "string" } });
+    const args = parseFlags("probe", argv, {
+      grok: { type: "string" },
+      json: { type: "boolean" },
+      "no-acp": { type: "boolean" },
+      agent: { type: "string" },
+    });
     const agentName = stringFlag(args, "agent");
     if (agentName !== undefined && agentName !== "grok") return probeOtherAgent(agentName, args.values.json === true);
     const explicit = stringFlag(args, "grok");
@@ -75,8 +82,12 @@ Examples:
         `binaryReady: ${version.binaryReady ? p.green("yes") : p.red("no")}`,
       ];
       if (acp) {
-        out.push(`authMethods: ${acp.authMethods.join(", ") || "none"}${acp.defaultAuthMethodId ? ` (default ${acp.defaultAuthMethodId})` : ""}`);
-        out.push(`acpReady:    ${acp.acpReady ? p.green(`yes, via ${acp.authChoice}`) : p.red(`no — ${acp.error ?? acp.authChoice}`)}`);
+        out.push(
+          `authMethods: ${acp.authMethods.join(", ") || "none"}${acp.defaultAuthMethodId ? ` (default ${acp.defaultAuthMethodId})` : ""}`,
+        );
+        out.push(
+          `acpReady:    ${acp.acpReady ? p.green(`yes, via ${acp.authChoice}`) : p.red(`no — ${acp.error ?? acp.authChoice}`)}`,
+        );
       }
       out.push(`shell gate:  ${shellGate.asksForEveryCommand ? p.green(shellGate.note) : p.yellow(shellGate.note)}`);
       process.stdout.write(`${out.join("\n")}\n`);

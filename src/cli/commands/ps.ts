@@ -27,16 +27,33 @@ function table(items: readonly LiveItem[]): string {
   const rows = [["KIND", "NAME/ID", "AGENT", "STATE", "SINCE", "APPROVALS", "CWD"]];
   for (const i of items) {
     const state = i.waitingOn ? `${i.state}(${i.waitingOn})` : i.state;
-    rows.push([i.kind, i.id, i.agent, state, i.since ?? "-", String(i.pendingApprovals), i.cwd ?? (i.host ? `@${i.host}` : "-")]);
+    rows.push([
+      i.kind,
+      i.id,
+      i.agent,
+      state,
+      i.since ?? "-",
+      String(i.pendingApprovals),
+      i.cwd ?? (i.host ? `@${i.host}` : "-"),
+    ]);
   }
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  ")).join("\n");
+  return rows
+    .map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  "))
+    .join("\n");
 }
 
 function runOnWaiting(argv: readonly string[], item: LiveItem): void {
   // The command's output goes to our stderr: stdout stays the listing (or its NDJSON).
-  const child = spawn(argv[0]!, argv.slice(1), { env: { ...process.env, ...waitingEnv(item) }, stdio: ["ignore", 2, 2] });
-  child.on("error", (error) => process.stderr.write(`seat ps: --on-waiting command could not run (${(error as NodeJS.ErrnoException).code ?? error.message})\n`));
+  const child = spawn(argv[0]!, argv.slice(1), {
+    env: { ...process.env, ...waitingEnv(item) },
+    stdio: ["ignore", 2, 2],
+  });
+  child.on("error", (error) =>
+    process.stderr.write(
+      `seat ps: --on-waiting command could not run (${(error as NodeJS.ErrnoException).code ?? error.message})\n`,
+    ),
+  );
 }
 
 export const psCommand: Command = {
@@ -58,13 +75,22 @@ Examples:
   seat ps --json --redis redis://127.0.0.1:6379
   seat ps --watch --on-waiting notify-send`,
   async run(argv) {
-    const args = parseFlags("ps", argv, { json: { type: "boolean" }, watch: { type: "boolean" }, interval: { type: "string" }, "on-waiting": { type: "string" }, redis: { type: "string" } });
-    if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat ps takes no arguments (got "${args.positionals[0]}").`);
+    const args = parseFlags("ps", argv, {
+      json: { type: "boolean" },
+      watch: { type: "boolean" },
+      interval: { type: "string" },
+      "on-waiting": { type: "string" },
+      redis: { type: "string" },
+    });
+    if (args.positionals.length > 0)
+      throw new SeatError("CLI_USAGE", `seat ps takes no arguments (got "${args.positionals[0]}").`);
     const watch = args.values.watch === true;
     const onWaiting = stringFlag(args, "on-waiting");
-    if (!watch && (onWaiting !== undefined || stringFlag(args, "interval") !== undefined)) throw new SeatError("CLI_USAGE", "seat ps: --on-waiting and --interval only apply with --watch.");
+    if (!watch && (onWaiting !== undefined || stringFlag(args, "interval") !== undefined))
+      throw new SeatError("CLI_USAGE", "seat ps: --on-waiting and --interval only apply with --watch.");
     const command = onWaiting === undefined ? undefined : splitCommandLine(onWaiting);
-    if (command !== undefined && command.length === 0) throw new SeatError("CLI_USAGE", "seat ps: --on-waiting needs a command.");
+    if (command !== undefined && command.length === 0)
+      throw new SeatError("CLI_USAGE", "seat ps: --on-waiting needs a command.");
     const intervalMs = secondsFlag("ps", args, "interval", 1_000) || 1_000;
     const json = args.values.json === true;
     // Only an explicit --redis lists the fleet: a bare `seat ps` stays about this machine.
@@ -92,8 +118,17 @@ Examples:
         while (!stopped) {
           const after = await listLive(options);
           for (const change of diffListings(before, after)) {
-            if (json) writeJson({ type: "change", change: change.change, ...(change.previous ? { previous: change.previous } : {}), ...change.item });
-            else process.stdout.write(`${change.change.padEnd(8)}  ${change.item.kind}  ${change.item.id}  ${change.change === "gone" ? "" : change.item.state}${change.item.waitingOn ? `(${change.item.waitingOn})` : ""}\n`);
+            if (json)
+              writeJson({
+                type: "change",
+                change: change.change,
+                ...(change.previous ? { previous: change.previous } : {}),
+                ...change.item,
+              });
+            else
+              process.stdout.write(
+                `${change.change.padEnd(8)}  ${change.item.kind}  ${change.item.id}  ${change.change === "gone" ? "" : change.item.state}${change.item.waitingOn ? `(${change.item.waitingOn})` : ""}\n`,
+              );
             if (command && startsWaiting(change)) runOnWaiting(command, change.item);
           }
           before = after;

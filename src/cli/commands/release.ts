@@ -5,7 +5,16 @@
  */
 import { SeatError } from "../../errors.js";
 import { openJournal } from "../../journal/index.js";
-import { callController, isControllerGone, journalPath, offlineRelease, seatDir, seatHome, unwrapReply, type SeatWorktreeRelease } from "../../seat/index.js";
+import {
+  callController,
+  isControllerGone,
+  journalPath,
+  offlineRelease,
+  seatDir,
+  seatHome,
+  unwrapReply,
+  type SeatWorktreeRelease,
+} from "../../seat/index.js";
 import { parseFlags } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
@@ -23,12 +32,14 @@ Examples:
   async run(argv) {
     const args = parseFlags("release", argv, { "close-pane": { type: "boolean" }, json: { type: "boolean" } });
     const [seatId, ...extra] = args.positionals;
-    if (!seatId || extra.length > 0) throw new SeatError("CLI_USAGE", "seat release: expected <seat>. See `seat release --help`.");
+    if (!seatId || extra.length > 0)
+      throw new SeatError("CLI_USAGE", "seat release: expected <seat>. See `seat release --help`.");
     const home = seatHome();
     const closePane = args.values["close-pane"] === true;
     let result: Record<string, unknown>;
     try {
-      result = unwrapReply(await callController(seatDir(home, seatId), { op: "release", closePane }, 60_000)).release as Record<string, unknown>;
+      result = unwrapReply(await callController(seatDir(home, seatId), { op: "release", closePane }, 60_000))
+        .release as Record<string, unknown>;
     } catch (error) {
       if (!isControllerGone(error)) throw error;
       const journal = openJournal(journalPath(home));
@@ -43,7 +54,12 @@ Examples:
       process.stdout.write(`${seatId} released; ${String(result.reason)}\n`);
       // A seat hired with --worktree: what its worktree holds now, and the next step.
       const worktree = result.worktree as SeatWorktreeRelease | undefined;
-      if (worktree) process.stdout.write(worktree.uncommitted ? `worktree ${worktree.name}: nothing committed (${worktree.uncommitted})\n` : `worktree ${worktree.name}: ${worktree.commit ? `committed ${worktree.commit.slice(0, 12)}` : "no changes"} on ${worktree.branch} (review: seat diff ${worktree.name})\n`);
+      if (worktree)
+        process.stdout.write(
+          worktree.uncommitted
+            ? `worktree ${worktree.name}: nothing committed (${worktree.uncommitted})\n`
+            : `worktree ${worktree.name}: ${worktree.commit ? `committed ${worktree.commit.slice(0, 12)}` : "no changes"} on ${worktree.branch} (review: seat diff ${worktree.name})\n`,
+        );
     }
     return EXIT.ok;
   },

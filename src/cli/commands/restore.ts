@@ -38,22 +38,31 @@ Examples:
     const args = parseFlags("restore", argv, { all: { type: "boolean" }, json: { type: "boolean" } });
     const json = args.values.json === true;
     const names = [...new Set(args.positionals)]; // one restore per seat, however often it is named
-    if (args.values.all === true && names.length > 0) throw new SeatError("CLI_USAGE", "seat restore: give IDs/NAMEs or --all, not both.");
-    if (args.values.all !== true && names.length === 0) throw new SeatError("CLI_USAGE", "seat restore needs an ID or NAME (seat ps shows what is lost), or --all.");
+    if (args.values.all === true && names.length > 0)
+      throw new SeatError("CLI_USAGE", "seat restore: give IDs/NAMEs or --all, not both.");
+    if (args.values.all !== true && names.length === 0)
+      throw new SeatError("CLI_USAGE", "seat restore needs an ID or NAME (seat ps shows what is lost), or --all.");
     const home = seatHome();
     const lost = await listLost({ home });
     const chosen = args.values.all === true ? lost.map((item) => item.id) : names;
     let failed = 0;
     // At once: eight seats restore in about the time of one.
-    await Promise.all(chosen.map(async (id) => {
-      try {
-        const done = await restoreLost(id, { home, lost });
-        report(json, { type: "restored", ...done });
-      } catch (error) {
-        failed += 1;
-        report(json, { type: "restore_failed", id, code: isSeatError(error) ? error.code : "SEAT_CONTROLLER_FAILED", message: messageOf(error) });
-      }
-    }));
+    await Promise.all(
+      chosen.map(async (id) => {
+        try {
+          const done = await restoreLost(id, { home, lost });
+          report(json, { type: "restored", ...done });
+        } catch (error) {
+          failed += 1;
+          report(json, {
+            type: "restore_failed",
+            id,
+            code: isSeatError(error) ? error.code : "SEAT_CONTROLLER_FAILED",
+            message: messageOf(error),
+          });
+        }
+      }),
+    );
     if (!json && chosen.length === 0) process.stderr.write("Nothing is lost.\n");
     return failed === 0 ? EXIT.ok : EXIT.turnFailed;
   },
@@ -65,7 +74,9 @@ function report(json: boolean, line: { type: string; id: string } & Record<strin
     const uncertain = (line.uncertain as string[] | undefined) ?? [];
     const note = uncertain.length > 0 ? `; in flight, never re-sent (uncertain): ${uncertain.join(", ")}` : "";
     process.stdout.write(`${line.id}\n`);
-    process.stderr.write(`restored ${line.kind} ${line.id}${line.kind === "seat" ? `: session ${String(line.sessionId)} resumed` : ": ready to resume"}${note}\n`);
+    process.stderr.write(
+      `restored ${line.kind} ${line.id}${line.kind === "seat" ? `: session ${String(line.sessionId)} resumed` : ": ready to resume"}${note}\n`,
+    );
   } else {
     process.stderr.write(`seat restore: ${line.id}: ${String(line.message)} [${String(line.code)}]\n`);
   }

@@ -31,14 +31,37 @@ import { policyFromArgs } from "../policy.js";
 // when a run uses them.
 import { chooseTargets } from "../../notify/config.js";
 import { loadNotifyConfig } from "../config.js";
-import { countFlag, directoryFlag, listFlag, optionalNumberFlag, parseFlags, secondsFlag, stringFlag, type ParsedArgs } from "../args.js";
+import {
+  countFlag,
+  directoryFlag,
+  listFlag,
+  optionalNumberFlag,
+  parseFlags,
+  secondsFlag,
+  stringFlag,
+  type ParsedArgs,
+} from "../args.js";
 import { promptFrom } from "../prompt-input.js";
 import { onStdoutClosed } from "../pipes.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, humanLine, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
-import { WORKTREE_FLAGS, finishRunWorktree, planRunWorktree, reportRunWorktree, worktreeArgv, type RunWorktree } from "../worktree-run.js";
-import { BUDGET_FLAG_SPEC, BUDGET_HELP, budgetFromArgs, joinBudgetValues, parseMaxCost, parseMaxTokens } from "../budget-flags.js";
+import {
+  WORKTREE_FLAGS,
+  finishRunWorktree,
+  planRunWorktree,
+  reportRunWorktree,
+  worktreeArgv,
+  type RunWorktree,
+} from "../worktree-run.js";
+import {
+  BUDGET_FLAG_SPEC,
+  BUDGET_HELP,
+  budgetFromArgs,
+  joinBudgetValues,
+  parseMaxCost,
+  parseMaxTokens,
+} from "../budget-flags.js";
 
 const DEFAULT_TURN_TIMEOUT_MS = 15 * 60_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;
@@ -55,7 +78,9 @@ function terminalApprover(): Approver {
       const shown = describeRequest(request.request);
       const what = visibleText(shown.target.command ?? shown.target.paths?.join(", ") ?? shown.title);
       const masked = shown.masked ? ` (masked: [${shown.masked.join(", ")}])` : "";
-      const answer = await rl.question(`Allow ${request.category} — ${what}${masked}? [y/N] `, { signal: request.signal });
+      const answer = await rl.question(`Allow ${request.category} — ${what}${masked}? [y/N] `, {
+        signal: request.signal,
+      });
       return /^y(es)?$/i.test(answer.trim()) ? "allow" : "deny";
     } catch (error) {
       if (request.signal.aborted) process.stderr.write(`\n▸ ${withdrawnNotice(request.signal.reason)}\n`);
@@ -69,7 +94,8 @@ function terminalApprover(): Approver {
 /** What the terminal says when its approval question is withdrawn, chosen by the reason's code (approvals/). */
 export function withdrawnNotice(reason: unknown): string {
   const code = (reason as { code?: unknown } | undefined)?.code;
-  if (code === "APPROVAL_ALREADY_ANSWERED") return "answered elsewhere first (APPROVAL_ALREADY_ANSWERED); this prompt was withdrawn";
+  if (code === "APPROVAL_ALREADY_ANSWERED")
+    return "answered elsewhere first (APPROVAL_ALREADY_ANSWERED); this prompt was withdrawn";
   if (code === "APPROVAL_TIMEOUT") return "no answer before the deadline; the call was denied (APPROVAL_TIMEOUT)";
   if (code === "APPROVAL_EXPIRED") return "the turn ended before an answer; the call was denied (APPROVAL_EXPIRED)";
   return "this prompt was withdrawn; the call was denied";
@@ -99,27 +125,50 @@ function loadLedger(): Promise<Ledger> {
  * Adds a plain run's turn to the ledger in the seat home's journal; a failure is said, never fatal. The caller
  * starts it as the agent is being disposed, so loading the ledger and the durable write overlap grok's exit.
  */
-async function recordRunUsage(ledger: Promise<Ledger>, result: TurnResult, agent: string, model: string | undefined, json: boolean): Promise<void> {
+async function recordRunUsage(
+  ledger: Promise<Ledger>,
+  result: TurnResult,
+  agent: string,
+  model: string | undefined,
+  json: boolean,
+): Promise<void> {
   try {
     const { ledgerEntriesOf, recordUsage } = await ledger;
     const home = seatHome();
     ensurePrivateDir(home);
     recordUsage(journalPath(home), ledgerEntriesOf(result, { source: "run", agent, ...(model ? { model } : {}) }));
   } catch (error) {
-    const diagnostic = { code: "JOURNAL_WRITE_FAILED", message: `The turn's usage could not be added to the ledger: ${messageOf(error)}` };
+    const diagnostic = {
+      code: "JOURNAL_WRITE_FAILED",
+      message: `The turn's usage could not be added to the ledger: ${messageOf(error)}`,
+    };
     if (json) writeJson({ type: "diagnostic", diagnostic });
     else process.stderr.write(`! ${diagnostic.message}\n`);
   }
 }
 
 /** Says which session a named run continued, and any turn a dead holder left interrupted (never re-sent). */
-function reportOpened(opened: OpenedSession, name: string, json: boolean, palette: ReturnType<typeof paletteFor>): void {
+function reportOpened(
+  opened: OpenedSession,
+  name: string,
+  json: boolean,
+  palette: ReturnType<typeof paletteFor>,
+): void {
   const interrupted = opened.interrupted.map((t) => t.promptId);
   if (json) {
-    writeJson({ type: "session", name, resumed: opened.resumed, agentSessionId: opened.session.id ?? null, interrupted });
+    writeJson({
+      type: "session",
+      name,
+      resumed: opened.resumed,
+      agentSessionId: opened.session.id ?? null,
+      interrupted,
+    });
     return;
   }
-  for (const promptId of interrupted) process.stderr.write(`${palette.yellow(`▸ session ${name}: the previous turn ${promptId} was interrupted (its process died); it was not re-sent`)}\n`);
+  for (const promptId of interrupted)
+    process.stderr.write(
+      `${palette.yellow(`▸ session ${name}: the previous turn ${promptId} was interrupted (its process died); it was not re-sent`)}\n`,
+    );
 }
 
 export const runCommand: Command = {
@@ -179,34 +228,38 @@ Examples:
   seat run --agent codex --model gpt-5 "hello"
   seat run --worktree fix-1 --allow edit "fix the failing test"   # then: seat diff fix-1; seat merge fix-1`,
   async run(argv) {
-    const args = parseFlags("run", worktreeArgv(joinBudgetValues(optionalNumberFlag("run", argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES))), {
-      ...WORKTREE_FLAGS,
-      file: { type: "string", short: "f" },
-      model: { type: "string" },
-      cwd: { type: "string" },
-      json: { type: "boolean" },
-      allow: { type: "string", multiple: true },
-      ask: { type: "string", multiple: true },
-      block: { type: "string", multiple: true },
-      policy: { type: "string" },
-      unrestricted: { type: "boolean" },
-      "turn-timeout": { type: "string" },
-      "idle-timeout": { type: "string" },
-      "approval-timeout": { type: "string" },
-      "fail-fast": { type: "string" },
-      grok: { type: "string" },
-      session: { type: "string", short: "s" },
-      global: { type: "boolean" },
-      wait: { type: "string" },
-      agent: { type: "string" },
-      "agent-command": { type: "string" },
-      "agent-path-any": { type: "boolean" },
-      ...BUDGET_FLAG_SPEC,
-      prices: { type: "string" },
-      "session-max-tokens": { type: "string" },
-      "session-max-cost": { type: "string" },
-      notify: { type: "string", multiple: true },
-    });
+    const args = parseFlags(
+      "run",
+      worktreeArgv(joinBudgetValues(optionalNumberFlag("run", argv, "fail-fast", DEFAULT_FAIL_FAST_RETRIES))),
+      {
+        ...WORKTREE_FLAGS,
+        file: { type: "string", short: "f" },
+        model: { type: "string" },
+        cwd: { type: "string" },
+        json: { type: "boolean" },
+        allow: { type: "string", multiple: true },
+        ask: { type: "string", multiple: true },
+        block: { type: "string", multiple: true },
+        policy: { type: "string" },
+        unrestricted: { type: "boolean" },
+        "turn-timeout": { type: "string" },
+        "idle-timeout": { type: "string" },
+        "approval-timeout": { type: "string" },
+        "fail-fast": { type: "string" },
+        grok: { type: "string" },
+        session: { type: "string", short: "s" },
+        global: { type: "boolean" },
+        wait: { type: "string" },
+        agent: { type: "string" },
+        "agent-command": { type: "string" },
+        "agent-path-any": { type: "boolean" },
+        ...BUDGET_FLAG_SPEC,
+        prices: { type: "string" },
+        "session-max-tokens": { type: "string" },
+        "session-max-cost": { type: "string" },
+        notify: { type: "string", multiple: true },
+      },
+    );
     const json = args.values.json === true;
     const name = stringFlag(args, "session");
     // Notification targets are checked with the other flags: an unknown --notify name is a usage error (exit 2).
@@ -232,12 +285,22 @@ Examples:
     const failFastAfterRetries = countFlag("run", args, "fail-fast");
     const { budget, allowUnmetered } = budgetFromArgs("run", args);
     const sessionBudget = sessionBudgetFromArgs(args);
-    if (sessionBudget && name === undefined) throw new SeatError("CLI_USAGE", "seat run: --session-max-tokens and --session-max-cost only apply to a named session (-s NAME).");
+    if (sessionBudget && name === undefined)
+      throw new SeatError(
+        "CLI_USAGE",
+        "seat run: --session-max-tokens and --session-max-cost only apply to a named session (-s NAME).",
+      );
     const prices = stringFlag(args, "prices") === undefined ? undefined : loadPrices(stringFlag(args, "prices")!);
     const model = stringFlag(args, "model");
     const policy = await policyFromArgs(args);
-    const approvalTimeoutMs = secondsFlag("run", args, "approval-timeout", policy.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-    if (approvalTimeoutMs <= 0) throw new SeatError("CLI_USAGE", "seat run: --approval-timeout takes a number of seconds above 0 (a held approval always has a deadline).");
+    const approvalTimeoutMs =
+      secondsFlag("run", args, "approval-timeout", policy.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) ??
+      DEFAULT_APPROVAL_TIMEOUT_MS;
+    if (approvalTimeoutMs <= 0)
+      throw new SeatError(
+        "CLI_USAGE",
+        "seat run: --approval-timeout takes a number of seconds above 0 (a held approval always has a deadline).",
+      );
     // Where a plain run's control socket goes (a named run's is openSession's). When no place fits, the run
     // still runs; its held approvals are then answerable only on its terminal or by their deadline.
     // Its held approvals leave a record, so an answer after this run ends hears APPROVAL_EXPIRED.
@@ -265,8 +328,20 @@ Examples:
     let sessionId: string | undefined;
     const notify = notifyTargets.length > 0 || ringTerminal ? await import("../../notify/index.js") : undefined;
     const links = notify === undefined ? undefined : await import("../../board/links.js");
-    const notifier = notify?.createNotifier({ targets: notifyTargets, ...(ringTerminal ? { terminal: process.stderr } : {}) });
-    const notifyHook = notify === undefined || notifier === undefined ? undefined : notify.notifyFromEvents(notifier, { subject: () => (name !== undefined ? { kind: "named-session", name } : { kind: "run", id: sessionId ?? `pid-${process.pid}` }), linkFor: (approval) => links?.approvalLinks(seatHome(), approval) });
+    const notifier = notify?.createNotifier({
+      targets: notifyTargets,
+      ...(ringTerminal ? { terminal: process.stderr } : {}),
+    });
+    const notifyHook =
+      notify === undefined || notifier === undefined
+        ? undefined
+        : notify.notifyFromEvents(notifier, {
+            subject: () =>
+              name !== undefined
+                ? { kind: "named-session", name }
+                : { kind: "run", id: sessionId ?? `pid-${process.pid}` },
+            linkFor: (approval) => links?.approvalLinks(seatHome(), approval),
+          });
     const onEvent = (event: SeatEvent) => {
       notifyHook?.(event);
       if (starting && (event.type === "diagnostic" || event.type === "state")) return void held.push(event);
@@ -274,7 +349,13 @@ Examples:
       // `done` ends the stream: the session's own end at dispose (done/interrupted) is what the exit code says.
       if (event.type === "done") turnDone = true;
       else if (event.type === "state" && turnDone) return;
-      if (event.type !== "queue" && event.type !== "mcp_initialized" && event.type !== "prompt_complete" && event.type !== "user_text") writeJson(event);
+      if (
+        event.type !== "queue" &&
+        event.type !== "mcp_initialized" &&
+        event.type !== "prompt_complete" &&
+        event.type !== "user_text"
+      )
+        writeJson(event);
     };
     const options = {
       ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
@@ -285,7 +366,11 @@ Examples:
       ...(args.values["agent-path-any"] === true ? { allowUntestedAgentVersion: true } : {}),
       permissions: createPermissionGate({ policy }),
       // A named session's approvals are named by openSession (named-session + its name), whoever opens it.
-      approvals: { timeoutMs: approvalTimeoutMs, owner: { kind: "session" as const }, ...(approver ? { local: approver } : {}) },
+      approvals: {
+        timeoutMs: approvalTimeoutMs,
+        owner: { kind: "session" as const },
+        ...(approver ? { local: approver } : {}),
+      },
       callbacks: { onEvent },
       diagnosticsAsText: false,
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
@@ -328,7 +413,17 @@ Examples:
     try {
       let opened: OpenedSession | undefined;
       try {
-        opened = sessions === undefined || name === undefined ? undefined : await sessions.openSession({ ...options, name, global: args.values.global === true, waitMs, ...(sessionBudget ? { sessionBudget } : {}), ...(worktreePlan ? { beforeStart: async () => void (worktree = await worktreePlan.take()) } : {}) });
+        opened =
+          sessions === undefined || name === undefined
+            ? undefined
+            : await sessions.openSession({
+                ...options,
+                name,
+                global: args.values.global === true,
+                waitMs,
+                ...(sessionBudget ? { sessionBudget } : {}),
+                ...(worktreePlan ? { beforeStart: async () => void (worktree = await worktreePlan.take()) } : {}),
+              });
       } finally {
         if (name !== undefined && !opened) spinner.stop();
       }
@@ -345,8 +440,14 @@ Examples:
       if (controlPlan) {
         // The typed state answer says what this is, so `seat ps` lists the run (kind run) apart from named sessions.
         // Without a socket the turn still runs; its held approvals are then answerable only here (a TTY) or by their deadline.
-        const agent = stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok");
-        control = await startRunControl(controlPlan, session, { kind: "run", agent, cwd: resolve(worktree?.record.path ?? cwd ?? process.cwd()) }, (diagnostic) => onEvent({ type: "diagnostic", diagnostic }));
+        const agent =
+          stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok");
+        control = await startRunControl(
+          controlPlan,
+          session,
+          { kind: "run", agent, cwd: resolve(worktree?.record.path ?? cwd ?? process.cwd()) },
+          (diagnostic) => onEvent({ type: "diagnostic", diagnostic }),
+        );
       }
       if (stop.signal.aborted) return stoppedCode();
       const ledger = opened ? undefined : loadLedger();
@@ -354,13 +455,21 @@ Examples:
       turn = { promptId: result.promptId, prompt };
       spinner.stop();
       // A named session's turn is in the ledger already (sessions/); a plain run's goes in here.
-      if (ledger) usageWrite = recordRunUsage(ledger, result, stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok"), stringFlag(args, "model"), json);
+      if (ledger)
+        usageWrite = recordRunUsage(
+          ledger,
+          result,
+          stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok"),
+          stringFlag(args, "model"),
+          json,
+        );
       if (!json) printer.finish();
       if (stop.signal.aborted) return stoppedCode();
       // A cancel from outside (seat cancel -s NAME) is an interruption; a cancel the seat made itself carries
       // its own code (a timeout, MODEL_UNREACHABLE, …) and exits with that code's status.
       const code = result.diagnostic?.code;
-      if (result.stopReason === "cancelled" && (code === undefined || code === "ACP_STOP_REASON")) return EXIT.interrupted;
+      if (result.stopReason === "cancelled" && (code === undefined || code === "ACP_STOP_REASON"))
+        return EXIT.interrupted;
       if (code) return exitCodeFor(code);
       return EXIT.ok;
     } finally {
@@ -375,11 +484,18 @@ Examples:
       // Bounded: a receiver that never answers costs at most NOTIFY_CLOSE_GRACE_MS after the turn.
       for (const outcome of (await notifier?.close(NOTIFY_CLOSE_GRACE_MS)) ?? []) {
         if (outcome.ok) continue;
-        const diagnostic = { code: "NOTIFY_DELIVERY_FAILED" as const, message: `The notification to ${outcome.target} was not delivered (${outcome.detail ?? "no answer"}); the turn was not affected.` };
+        const diagnostic = {
+          code: "NOTIFY_DELIVERY_FAILED" as const,
+          message: `The notification to ${outcome.target} was not delivered (${outcome.detail ?? "no answer"}); the turn was not affected.`,
+        };
         if (json && !pipeClosed) writeJson({ type: "diagnostic", diagnostic });
         else if (!json) process.stderr.write(`${humanLine({ type: "diagnostic", diagnostic }, palette)}\n`);
       }
-      if (survivors.length > 0 && json) writeJson({ type: "diagnostic", diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` } });
+      if (survivors.length > 0 && json)
+        writeJson({
+          type: "diagnostic",
+          diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` },
+        });
       // After dispose: no agent process writes while the turn is committed. A turn that threw leaves its
       // changes uncommitted in the worktree (seat worktrees shows them dirty).
       try {
@@ -404,6 +520,9 @@ function reportStartFailure(held: SeatEvent[], json: boolean, palette: ReturnTyp
   }
   if (!fatal) return EXIT.turnFailed;
   if (json) writeJson({ type: "error", code: fatal.code, message: fatal.message });
-  else process.stderr.write(`seat run: ${fatal.message}${fatal.message.includes(`[${fatal.code}]`) ? "" : ` [${fatal.code}]`}\n`);
+  else
+    process.stderr.write(
+      `seat run: ${fatal.message}${fatal.message.includes(`[${fatal.code}]`) ? "" : ` [${fatal.code}]`}\n`,
+    );
   return exitCodeFor(fatal.code);
 }

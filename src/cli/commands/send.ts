@@ -6,7 +6,15 @@
  */
 import { SeatError } from "../../errors.js";
 import { openJournal } from "../../journal/index.js";
-import { assertBrief, callController, isControllerGone, journalPath, seatDir, seatHome, unwrapReply } from "../../seat/index.js";
+import {
+  assertBrief,
+  callController,
+  isControllerGone,
+  journalPath,
+  seatDir,
+  seatHome,
+  unwrapReply,
+} from "../../seat/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { readTextInput } from "../prompt-input.js";
 import { EXIT, writeJson } from "../output.js";
@@ -16,10 +24,15 @@ const WAITS = ["dispatched", "consumed", "completed"] as const;
 
 async function briefFrom(file: string | undefined, positional: string | undefined): Promise<string> {
   if (file === undefined) {
-    if (positional === undefined) throw new SeatError("CLI_USAGE", 'seat send: expected <seat> "<brief>" or <seat> -f FILE. See `seat send --help`.');
+    if (positional === undefined)
+      throw new SeatError(
+        "CLI_USAGE",
+        'seat send: expected <seat> "<brief>" or <seat> -f FILE. See `seat send --help`.',
+      );
     return positional;
   }
-  if (positional !== undefined) throw new SeatError("CLI_USAGE", "seat send: give the brief either as an argument or with -f, not both.");
+  if (positional !== undefined)
+    throw new SeatError("CLI_USAGE", "seat send: give the brief either as an argument or with -f, not both.");
   return readTextInput("send", file, "brief");
 }
 
@@ -27,7 +40,12 @@ async function briefFrom(file: string | undefined, positional: string | undefine
 function assertSeatExists(home: string, seatId: string): void {
   const journal = openJournal(journalPath(home));
   try {
-    if (!journal.getSeat(seatId)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired in ${home}. List seats with \`seat status\`.`, { context: { seatId } });
+    if (!journal.getSeat(seatId))
+      throw new SeatError(
+        "SEAT_NOT_FOUND",
+        `No seat ${seatId} was ever hired in ${home}. List seats with \`seat status\`.`,
+        { context: { seatId } },
+      );
   } finally {
     journal.close();
   }
@@ -52,25 +70,43 @@ Examples:
   seat send s-1a2b "run the tests and fix what fails"
   seat send s-1a2b -f brief.md --wait completed --timeout 600`,
   async run(argv) {
-    const args = parseFlags("send", argv, { file: { type: "string", short: "f" }, wait: { type: "string" }, timeout: { type: "string" }, "prompt-id": { type: "string" }, json: { type: "boolean" } });
+    const args = parseFlags("send", argv, {
+      file: { type: "string", short: "f" },
+      wait: { type: "string" },
+      timeout: { type: "string" },
+      "prompt-id": { type: "string" },
+      json: { type: "boolean" },
+    });
     const [seatId, positional, ...extra] = args.positionals;
-    if (!seatId || extra.length > 0) throw new SeatError("CLI_USAGE", 'seat send: expected <seat> "<brief>" or <seat> -f FILE. See `seat send --help`.');
+    if (!seatId || extra.length > 0)
+      throw new SeatError(
+        "CLI_USAGE",
+        'seat send: expected <seat> "<brief>" or <seat> -f FILE. See `seat send --help`.',
+      );
     const wait = stringFlag(args, "wait") ?? "consumed";
-    if (!(WAITS as readonly string[]).includes(wait)) throw new SeatError("CLI_USAGE", `seat send: --wait takes ${WAITS.join(", ")}, got "${wait}".`);
+    if (!(WAITS as readonly string[]).includes(wait))
+      throw new SeatError("CLI_USAGE", `seat send: --wait takes ${WAITS.join(", ")}, got "${wait}".`);
     const timeoutMs = secondsFlag("send", args, "timeout", 60_000)!;
     const promptId = stringFlag(args, "prompt-id");
     const text = assertBrief(await briefFrom(stringFlag(args, "file"), positional), "CLI_USAGE", "seat send");
     const home = seatHome();
     let reply: Record<string, unknown>;
     try {
-      reply = await callController(seatDir(home, seatId), { op: "send", text, wait: wait as never, timeoutMs, ...(promptId ? { promptId } : {}) }, timeoutMs + 30_000);
+      reply = await callController(
+        seatDir(home, seatId),
+        { op: "send", text, wait: wait as never, timeoutMs, ...(promptId ? { promptId } : {}) },
+        timeoutMs + 30_000,
+      );
     } catch (error) {
       if (isControllerGone(error)) assertSeatExists(home, seatId);
       throw error;
     }
     const delivery = unwrapReply(reply).delivery as { promptId: string; state: string; failureReason: string | null };
     if (args.values.json) writeJson({ type: "delivery", seatId, ...delivery });
-    else process.stdout.write(`${delivery.promptId} ${delivery.state}${delivery.failureReason ? ` (${delivery.failureReason})` : ""}\n`);
+    else
+      process.stdout.write(
+        `${delivery.promptId} ${delivery.state}${delivery.failureReason ? ` (${delivery.failureReason})` : ""}\n`,
+      );
     return delivery.state === "failed" ? EXIT.turnFailed : EXIT.ok;
   },
 };

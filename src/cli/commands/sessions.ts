@@ -4,7 +4,15 @@
  * Does not own: what the operations do (sessions/).
  */
 import { SeatError } from "../../errors.js";
-import { closeNamed, lookup, openStore, removeNamed, summarize, type SessionStore, type SessionSummary } from "../../sessions/index.js";
+import {
+  closeNamed,
+  lookup,
+  openStore,
+  removeNamed,
+  summarize,
+  type SessionStore,
+  type SessionSummary,
+} from "../../sessions/index.js";
 import { seatHome } from "../../seat/index.js";
 import { emptyTotals, loadPrices, queryUsage } from "../../usage/index.js";
 import { usageLine } from "../usage-line.js";
@@ -39,39 +47,67 @@ Examples:
   seat sessions history review --limit 3
   seat sessions rm review`,
   async run(argv) {
-    const args = parseFlags("sessions", argv, { json: { type: "boolean" }, global: { type: "boolean" }, cwd: { type: "string" }, limit: { type: "string" }, grok: { type: "string" }, prices: { type: "string" } });
+    const args = parseFlags("sessions", argv, {
+      json: { type: "boolean" },
+      global: { type: "boolean" },
+      cwd: { type: "string" },
+      limit: { type: "string" },
+      grok: { type: "string" },
+      prices: { type: "string" },
+    });
     const [sub, name, ...extra] = args.positionals;
-    if (!SUBS.includes(sub as (typeof SUBS)[number])) throw new SeatError("CLI_USAGE", `seat sessions: give one of ${SUBS.join(", ")}. See \`seat sessions --help\`.`);
-    if (sub !== "list" && (name === undefined || extra.length > 0)) throw new SeatError("CLI_USAGE", `seat sessions ${sub}: give exactly one session name.`);
+    if (!SUBS.includes(sub as (typeof SUBS)[number]))
+      throw new SeatError("CLI_USAGE", `seat sessions: give one of ${SUBS.join(", ")}. See \`seat sessions --help\`.`);
+    if (sub !== "list" && (name === undefined || extra.length > 0))
+      throw new SeatError("CLI_USAGE", `seat sessions ${sub}: give exactly one session name.`);
     const limitRaw = stringFlag(args, "limit");
-    if (limitRaw !== undefined && !/^[1-9]\d*$/.test(limitRaw)) throw new SeatError("CLI_USAGE", `seat sessions: --limit takes a positive whole number, got "${limitRaw}".`);
+    if (limitRaw !== undefined && !/^[1-9]\d*$/.test(limitRaw))
+      throw new SeatError("CLI_USAGE", `seat sessions: --limit takes a positive whole number, got "${limitRaw}".`);
     const json = args.values.json === true;
-    const prices = sub !== "show" || stringFlag(args, "prices") === undefined ? undefined : loadPrices(stringFlag(args, "prices")!);
+    const prices =
+      sub !== "show" || stringFlag(args, "prices") === undefined ? undefined : loadPrices(stringFlag(args, "prices")!);
     const where = { cwd: stringFlag(args, "cwd") ?? process.cwd(), global: args.values.global === true };
     const store: SessionStore = openStore(seatHome());
     try {
       if (sub === "list") {
         const all = store.list().map((r) => summarize(store, r));
         if (json) for (const s of all) writeJson({ type: "session", ...s });
-        else process.stdout.write(all.length === 0 ? "no named sessions (create one with seat run -s NAME \"…\")\n" : `${all.map(line).join("\n")}\n`);
+        else
+          process.stdout.write(
+            all.length === 0
+              ? 'no named sessions (create one with seat run -s NAME "…")\n'
+              : `${all.map(line).join("\n")}\n`,
+          );
         return EXIT.ok;
       }
       const record = lookup(store, name!, where);
       if (sub === "show") {
         const s = summarize(store, record);
         // The ledger's totals (per model, cost with its source, unknown kept unknown), as `seat usage` counts them.
-        const ledger = queryUsage({ journalFile: store.path, sessionRow: record.row, ...(prices ? { prices } : {}) })[0] ?? emptyTotals("all");
+        const ledger =
+          queryUsage({ journalFile: store.path, sessionRow: record.row, ...(prices ? { prices } : {}) })[0] ??
+          emptyTotals("all");
         if (json) writeJson({ type: "session", ...s, ledger });
-        else process.stdout.write(`${line(s)}\n  agent ${s.agent}, agent session ${s.agentSessionId ?? "none yet"}, model ${s.model ?? "grok's default"}\n  usage: ${usageLine(ledger)}\n  last stop reason: ${s.lastStopReason ?? "none"}${s.interruptedTurns ? `, ${s.interruptedTurns} interrupted` : ""}\n`);
+        else
+          process.stdout.write(
+            `${line(s)}\n  agent ${s.agent}, agent session ${s.agentSessionId ?? "none yet"}, model ${s.model ?? "grok's default"}\n  usage: ${usageLine(ledger)}\n  last stop reason: ${s.lastStopReason ?? "none"}${s.interruptedTurns ? `, ${s.interruptedTurns} interrupted` : ""}\n`,
+          );
       } else if (sub === "history") {
         const turns = store.turns(record.row, limitRaw ? Number(limitRaw) : undefined);
         if (json) for (const t of turns) writeJson({ type: "turn", name: record.name, ...t });
-        else for (const t of turns) process.stdout.write(`── ${t.startedAt} ${t.promptId} (${t.state}${t.stopReason ? `, ${t.stopReason}` : ""})\n> ${t.prompt}\n${t.text}\n`);
+        else
+          for (const t of turns)
+            process.stdout.write(
+              `── ${t.startedAt} ${t.promptId} (${t.state}${t.stopReason ? `, ${t.stopReason}` : ""})\n> ${t.prompt}\n${t.text}\n`,
+            );
       } else if (sub === "close") {
         const grok = stringFlag(args, "grok");
         const outcome = await closeNamed(store, record, grok ? { grokCliBinaryPath: grok } : {});
         if (json) writeJson({ type: "closed", name: record.name, ...outcome });
-        else process.stdout.write(`${record.name}: ${outcome.closed ? `closed by the agent (${outcome.outcome})` : `marked closed; ${outcome.outcome}`}\n`);
+        else
+          process.stdout.write(
+            `${record.name}: ${outcome.closed ? `closed by the agent (${outcome.outcome})` : `marked closed; ${outcome.outcome}`}\n`,
+          );
       } else {
         await removeNamed(store, record);
         if (json) writeJson({ type: "removed", name: record.name });

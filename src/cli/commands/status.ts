@@ -3,12 +3,24 @@
  * controller is gone (after crash recovery and late-evidence reconciliation; nothing is re-sent).
  */
 import { openJournal } from "../../journal/index.js";
-import { callController, isControllerGone, journalPath, offlineStatus, seatDir, seatHome, unwrapReply } from "../../seat/index.js";
+import {
+  callController,
+  isControllerGone,
+  journalPath,
+  offlineStatus,
+  seatDir,
+  seatHome,
+  unwrapReply,
+} from "../../seat/index.js";
 import { parseFlags } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 
-interface DeliveryLine { promptId: string; state: string; failureReason?: string | null }
+interface DeliveryLine {
+  promptId: string;
+  state: string;
+  failureReason?: string | null;
+}
 
 export const statusCommand: Command = {
   name: "status",
@@ -25,17 +37,29 @@ Examples:
     const home = seatHome();
     const journal = openJournal(journalPath(home));
     try {
-      const ids = args.positionals.length > 0 ? args.positionals : journal.listSeats({ includeReleased: args.values.all === true }).map((s) => s.seatId);
+      const ids =
+        args.positionals.length > 0
+          ? args.positionals
+          : journal.listSeats({ includeReleased: args.values.all === true }).map((s) => s.seatId);
       for (const seatId of ids) {
         let live: Record<string, unknown> | null = null;
         try {
-          live = unwrapReply(await callController(seatDir(home, seatId), { op: "status" }, 15_000)).status as Record<string, unknown>;
+          live = unwrapReply(await callController(seatDir(home, seatId), { op: "status" }, 15_000)).status as Record<
+            string,
+            unknown
+          >;
         } catch (error) {
           if (!isControllerGone(error)) throw error;
         }
         if (live) {
           if (args.values.json) writeJson({ type: "status", source: "controller", ...live });
-          else printSeat(seatId, "live controller", `${(live.seat as { state: string }).state}${attentionText(live.attention)}${live.condition && live.condition !== "active" ? `  ${String(live.condition)}` : ""}`, live.deliveries as DeliveryLine[]);
+          else
+            printSeat(
+              seatId,
+              "live controller",
+              `${(live.seat as { state: string }).state}${attentionText(live.attention)}${live.condition && live.condition !== "active" ? `  ${String(live.condition)}` : ""}`,
+              live.deliveries as DeliveryLine[],
+            );
           continue;
         }
         const offline = await offlineStatus(journal, home, seatId);

@@ -75,24 +75,44 @@ Examples:
     const agent = stringFlag(args, "agent");
     if (agent !== undefined) agentProfile(agent);
     const cwd = stringFlag(args, "cwd");
-    if (cwd !== undefined && !cwd.startsWith("/")) throw new SeatError("CLI_USAGE", `seat submit: --cwd is a directory on the worker's host and must be absolute, not "${cwd}".`);
+    if (cwd !== undefined && !cwd.startsWith("/"))
+      throw new SeatError(
+        "CLI_USAGE",
+        `seat submit: --cwd is a directory on the worker's host and must be absolute, not "${cwd}".`,
+      );
     const repo = stringFlag(args, "repo");
-    if ((repo !== undefined) !== (args.values.worktree === true)) throw new SeatError("CLI_USAGE", "seat submit: --repo and --worktree go together (the job works in a worktree of that repository).");
-    if (repo !== undefined && (cwd !== undefined || stringFlag(args, "session") !== undefined)) throw new SeatError("CLI_USAGE", "seat submit: a --repo job works in its own worktree; it takes neither --cwd nor --session.");
-    if (stringFlag(args, "base") !== undefined && repo === undefined) throw new SeatError("CLI_USAGE", "seat submit: --base only applies with --repo … --worktree.");
+    if ((repo !== undefined) !== (args.values.worktree === true))
+      throw new SeatError(
+        "CLI_USAGE",
+        "seat submit: --repo and --worktree go together (the job works in a worktree of that repository).",
+      );
+    if (repo !== undefined && (cwd !== undefined || stringFlag(args, "session") !== undefined))
+      throw new SeatError(
+        "CLI_USAGE",
+        "seat submit: a --repo job works in its own worktree; it takes neither --cwd nor --session.",
+      );
+    if (stringFlag(args, "base") !== undefined && repo === undefined)
+      throw new SeatError("CLI_USAGE", "seat submit: --base only applies with --repo … --worktree.");
     const { budget, allowUnmetered } = budgetFromArgs("submit", args);
     // A budget the agent cannot be held to is refused here, before anything is queued.
-    const unmetered = budget && !allowUnmetered ? unmeteredProblem(budget, meteringOf(agent), agent ?? "grok", false) : undefined;
+    const unmetered =
+      budget && !allowUnmetered ? unmeteredProblem(budget, meteringOf(agent), agent ?? "grok", false) : undefined;
     if (unmetered) throw new SeatError("BUDGET_UNMETERED", `seat submit: ${unmetered} Nothing was queued.`);
     const policy = await policyFromArgs(args);
     const approvalTimeoutMs = secondsFlag("submit", args, "approval-timeout");
     if (approvalTimeoutMs !== undefined) {
-      if (approvalTimeoutMs <= 0) throw new SeatError("CLI_USAGE", "seat submit: --approval-timeout takes a number of seconds above 0.");
+      if (approvalTimeoutMs <= 0)
+        throw new SeatError("CLI_USAGE", "seat submit: --approval-timeout takes a number of seconds above 0.");
       policy.approvalTimeoutMs = approvalTimeoutMs;
     }
     const turnTimeoutMs = secondsFlag("submit", args, "turn-timeout");
     const idleTimeoutMs = secondsFlag("submit", args, "idle-timeout");
-    const prompt = await promptFrom("submit", stringFlag(args, "file"), args.positionals, 'seat submit --redis redis://127.0.0.1:6379 "explain this repo"');
+    const prompt = await promptFrom(
+      "submit",
+      stringFlag(args, "file"),
+      args.positionals,
+      'seat submit --redis redis://127.0.0.1:6379 "explain this repo"',
+    );
     const client = await connectFleet(url);
     try {
       const handle = await client.enqueue({

@@ -10,7 +10,19 @@ import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 
-const FIELDS = ["key", "turns", "modelCalls", "inputTokens", "outputTokens", "cachedTokens", "reasoningTokens", "unreportedTurns", "costUsd", "costSource", "unpricedTurns"] as const;
+const FIELDS = [
+  "key",
+  "turns",
+  "modelCalls",
+  "inputTokens",
+  "outputTokens",
+  "cachedTokens",
+  "reasoningTokens",
+  "unreportedTurns",
+  "costUsd",
+  "costSource",
+  "unpricedTurns",
+] as const;
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return "?";
@@ -52,12 +64,16 @@ Examples:
       json: { type: "boolean" },
       csv: { type: "boolean" },
     });
-    if (args.positionals.length > 0) throw new SeatError("CLI_USAGE", `seat usage: takes no arguments, got "${args.positionals[0]}".`);
+    if (args.positionals.length > 0)
+      throw new SeatError("CLI_USAGE", `seat usage: takes no arguments, got "${args.positionals[0]}".`);
     const by = stringFlag(args, "by");
     if (by !== undefined && !USAGE_GROUPINGS.includes(by as UsageGrouping)) {
-      throw new SeatError("CLI_USAGE", `seat usage: --by takes one of ${USAGE_GROUPINGS.join(", ")}, got "${by}".`, { context: { value: by } });
+      throw new SeatError("CLI_USAGE", `seat usage: --by takes one of ${USAGE_GROUPINGS.join(", ")}, got "${by}".`, {
+        context: { value: by },
+      });
     }
-    if (args.values.json === true && args.values.csv === true) throw new SeatError("CLI_USAGE", "seat usage: give --json or --csv, not both.");
+    if (args.values.json === true && args.values.csv === true)
+      throw new SeatError("CLI_USAGE", "seat usage: give --json or --csv, not both.");
     const prices = stringFlag(args, "prices") === undefined ? undefined : loadPrices(stringFlag(args, "prices")!);
     const home = seatHome();
     ensurePrivateDir(home);
@@ -72,7 +88,10 @@ Examples:
       });
     } catch (error) {
       // A bad date is the command line's fault; say which flag.
-      if (error instanceof SeatError && error.code === "CLI_USAGE") throw new SeatError("CLI_USAGE", `seat usage: ${error.message.replace(/ \[CLI_USAGE\]$/, "")}`, { context: error.context });
+      if (error instanceof SeatError && error.code === "CLI_USAGE")
+        throw new SeatError("CLI_USAGE", `seat usage: ${error.message.replace(/ \[CLI_USAGE\]$/, "")}`, {
+          context: error.context,
+        });
       throw error;
     }
     if (args.values.json === true) {
@@ -88,9 +107,18 @@ Examples:
       process.stdout.write("no usage recorded in that period\n");
       return EXIT.ok;
     }
-    const rows = [FIELDS.map((f) => (f === "key" ? (by ?? "all") : f)), ...totals.map((t) => FIELDS.map((f) => cell(t[f])))];
+    const rows = [
+      FIELDS.map((f) => (f === "key" ? (by ?? "all") : f)),
+      ...totals.map((t) => FIELDS.map((f) => cell(t[f]))),
+    ];
     const widths = FIELDS.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const r of rows) process.stdout.write(`${r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()}\n`);
+    for (const r of rows)
+      process.stdout.write(
+        `${r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd()}\n`,
+      );
     return EXIT.ok;
   },
 };

@@ -58,8 +58,13 @@ Examples:
     const lockDurationMs = secondsFlag("worker", args, "lock-duration");
     const stalledIntervalMs = secondsFlag("worker", args, "stalled-interval");
     const replicaAckTimeoutMs = secondsFlag("worker", args, "replica-ack-timeout");
-    if (replicaAckTimeoutMs === 0) throw new SeatError("CLI_USAGE", "seat worker: --replica-ack-timeout must be more than 0 seconds.");
-    if (lockDurationMs === 0 || stalledIntervalMs === 0) throw new SeatError("CLI_USAGE", "seat worker: --lock-duration and --stalled-interval must be more than 0 seconds.");
+    if (replicaAckTimeoutMs === 0)
+      throw new SeatError("CLI_USAGE", "seat worker: --replica-ack-timeout must be more than 0 seconds.");
+    if (lockDurationMs === 0 || stalledIntervalMs === 0)
+      throw new SeatError(
+        "CLI_USAGE",
+        "seat worker: --lock-duration and --stalled-interval must be more than 0 seconds.",
+      );
     const worker = await startWorker({
       redis: url,
       ...(args.values["allow-volatile-redis"] === true ? { allowVolatileRedis: true } : {}),
@@ -73,7 +78,9 @@ Examples:
       onLog: (line) => process.stderr.write(`seat worker: ${line}\n`),
     });
     // stdout carries one line a supervisor can wait for.
-    process.stdout.write(`${JSON.stringify({ type: "worker", id: worker.id, name: worker.name, tools: tools.map((t) => t.name), rule: worker.replicaRule.rule, replicas: worker.replicaRule.required })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ type: "worker", id: worker.id, name: worker.name, tools: tools.map((t) => t.name), rule: worker.replicaRule.rule, replicas: worker.replicaRule.required })}\n`,
+    );
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off("SIGTERM", stop);

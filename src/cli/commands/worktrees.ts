@@ -9,8 +9,16 @@ import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";
 
 function line(w: WorktreeStatus): string {
-  const clean = w.missing ? "missing (seat discard removes it)" : w.dirty.length > 0 ? `dirty (${w.dirty.length} uncommitted)` : "clean";
-  const state = w.in_use ? `${clean}, in use by pid ${w.in_use.pid}` : w.interrupted ? `${clean}, interrupted (pid ${w.interrupted.pid} died mid-turn)` : clean;
+  const clean = w.missing
+    ? "missing (seat discard removes it)"
+    : w.dirty.length > 0
+      ? `dirty (${w.dirty.length} uncommitted)`
+      : "clean";
+  const state = w.in_use
+    ? `${clean}, in use by pid ${w.in_use.pid}`
+    : w.interrupted
+      ? `${clean}, interrupted (pid ${w.interrupted.pid} died mid-turn)`
+      : clean;
   return `${w.name.padEnd(20)} ${w.branch.padEnd(26)} +${w.ahead} -${w.behind}  ${state.padEnd(20)} ${w.owner}  ${w.path}`;
 }
 
@@ -31,7 +39,12 @@ Examples:
     const args = parseFlags("worktrees", argv, { json: { type: "boolean" }, cwd: { type: "string" } });
     const all = await listWorktrees(seatHome(), stringFlag(args, "cwd") ?? process.cwd());
     if (args.values.json === true) for (const w of all) writeJson({ type: "worktree", ...w });
-    else process.stdout.write(all.length === 0 ? "no seat worktrees in this repository (make one with seat run --worktree …)\n" : `${all.map(line).join("\n")}\n`);
+    else
+      process.stdout.write(
+        all.length === 0
+          ? "no seat worktrees in this repository (make one with seat run --worktree …)\n"
+          : `${all.map(line).join("\n")}\n`,
+      );
     return EXIT.ok;
   },
 };

@@ -14,7 +14,19 @@
 import { z } from "zod";
 import { SeatError } from "../../errors.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { answerApproval, assertApprovalId, assertDigest, listApprovals, maskView, processApprovals, queueFor, shortTarget, visibleText, targetText, type PendingApproval } from "../../approvals/index.js";
+import {
+  answerApproval,
+  assertApprovalId,
+  assertDigest,
+  listApprovals,
+  maskView,
+  processApprovals,
+  queueFor,
+  shortTarget,
+  visibleText,
+  targetText,
+  type PendingApproval,
+} from "../../approvals/index.js";
 import type { ToolContext } from "../context.js";
 import { guarded, toolResult } from "../results.js";
 
@@ -32,17 +44,34 @@ const APPROVAL = z.object({
   id: z.string(),
   category: z.string(),
   title: z.string(),
-  target: z.object({ command: z.string().optional(), paths: z.array(z.string()).optional(), toolName: z.string().optional() }),
+  target: z.object({
+    command: z.string().optional(),
+    paths: z.array(z.string()).optional(),
+    toolName: z.string().optional(),
+  }),
   // Optional only for a view published by an older worker of a mixed fleet, which had none.
   digest: z.string().optional(),
   masked: z.array(z.string()).optional(),
-  owner: z.object({ kind: z.string(), id: z.string(), name: z.string().optional(), pid: z.number().optional(), host: z.string().optional() }),
+  owner: z.object({
+    kind: z.string(),
+    id: z.string(),
+    name: z.string().optional(),
+    pid: z.number().optional(),
+    host: z.string().optional(),
+  }),
   askedAt: z.string(),
   deadline: z.string(),
 });
 
-const ID = z.string().describe("The approval's id (ap_ followed by 16 hex digits), from the approvals tool or a run's progress.");
-const DIGEST = z.string().optional().describe("The approval's digest as the approvals tool listed it: the answer lands only if the held call's exact target has this digest (else APPROVAL_TARGET_CHANGED, nothing runs).");
+const ID = z
+  .string()
+  .describe("The approval's id (ap_ followed by 16 hex digits), from the approvals tool or a run's progress.");
+const DIGEST = z
+  .string()
+  .optional()
+  .describe(
+    "The approval's digest as the approvals tool listed it: the answer lands only if the held call's exact target has this digest (else APPROVAL_TARGET_CHANGED, nothing runs).",
+  );
 
 /** The approvals this server's host may answer now. */
 async function visibleApprovals(context: ToolContext): Promise<PendingApproval[]> {
@@ -56,7 +85,8 @@ async function visibleApprovals(context: ToolContext): Promise<PendingApproval[]
 
 function line(a: PendingApproval, full: boolean): string {
   const what = full ? visibleText(targetText(a)) : shortTarget(a, "call approvals with full: true to see it whole");
-  const owner = a.owner.kind === "job" ? `job ${a.owner.id}` : a.owner.name ? `session ${a.owner.name}` : `run ${a.owner.id}`;
+  const owner =
+    a.owner.kind === "job" ? `job ${a.owner.id}` : a.owner.name ? `session ${a.owner.name}` : `run ${a.owner.id}`;
   const masked = a.masked?.length ? ` masked: [${a.masked.join(", ")}]` : "";
   return `${a.id} ${a.category} (${owner}, until ${a.deadline}) digest ${a.digest ?? "(none: held by an older version)"}${masked} — ${what}`;
 }
@@ -64,7 +94,12 @@ function line(a: PendingApproval, full: boolean): string {
 /** The listing as a tool result, exact: maskView() masked only known secret values, so toolResult's redact() is not run over it. */
 function listingResult(approvals: PendingApproval[], full: boolean): CallToolResult {
   const shown = approvals.map(maskView);
-  return { content: [{ type: "text", text: shown.length === 0 ? "no pending approvals" : shown.map((a) => line(a, full)).join("\n") }], structuredContent: { approvals: shown } };
+  return {
+    content: [
+      { type: "text", text: shown.length === 0 ? "no pending approvals" : shown.map((a) => line(a, full)).join("\n") },
+    ],
+    structuredContent: { approvals: shown },
+  };
 }
 
 /** Registers `approvals`, `approve` and `deny`. */
@@ -75,38 +110,51 @@ export function registerApprovalTools(context: ToolContext): void {
     return `mcp host ${client?.name ?? "unknown"} (seat mcp pid ${process.pid})`;
   };
   /** Answers `id` when this host may see it; the holder decides first-wins and refuses with its code. */
-  const answer = async (id: string, decision: { decision: "allow" | "deny"; always?: boolean; message?: string; digest?: string }) => {
+  const answer = async (
+    id: string,
+    decision: { decision: "allow" | "deny"; always?: boolean; message?: string; digest?: string },
+  ) => {
     assertApprovalId(id);
     if (decision.digest !== undefined) assertDigest(decision.digest);
     // This process's own queues know their approvals, settled ones too (a late answer hears ALREADY_ANSWERED or
     // EXPIRED); a fleet approval must be one of a job this server submitted.
     if (queueFor(id) !== undefined) return answerApproval(id, { ...decision, by: by() });
     if (!seenFleetApprovals.has(id)) await visibleApprovals(context);
-    if (!seenFleetApprovals.has(id)) throw new SeatError("APPROVAL_NOT_FOUND", `No approval ${id} is held by a turn this server runs or a job it submitted. List them with the approvals tool.`, { context: { id } });
+    if (!seenFleetApprovals.has(id))
+      throw new SeatError(
+        "APPROVAL_NOT_FOUND",
+        `No approval ${id} is held by a turn this server runs or a job it submitted. List them with the approvals tool.`,
+        { context: { id } },
+      );
     return answerApproval(id, { ...decision, by: by() }, { redis: context.options.redisUrl! });
   };
   context.registerTool(
     "approvals",
     {
       title: "Pending approvals",
-      description: "The permission requests held for a decision by turns this server runs (and, with --redis, by jobs it submitted): id, category, title, what the call would touch exactly as it will run (only known secret values masked, named in masked), the digest of that exact target, owner, deadline. The structured content carries every target whole; a text line longer than 200 characters is cut and says so unless full is true. Answer one with approve or deny, passing its digest.",
+      description:
+        "The permission requests held for a decision by turns this server runs (and, with --redis, by jobs it submitted): id, category, title, what the call would touch exactly as it will run (only known secret values masked, named in masked), the digest of that exact target, owner, deadline. The structured content carries every target whole; a text line longer than 200 characters is cut and says so unless full is true. Answer one with approve or deny, passing its digest.",
       inputSchema: { full: z.boolean().optional().describe("Show every target whole in the text too.") },
       outputSchema: { approvals: z.array(APPROVAL) },
     },
-    (args) =>
-      guarded(async () => listingResult(await visibleApprovals(context), args.full === true)),
+    (args) => guarded(async () => listingResult(await visibleApprovals(context), args.full === true)),
   );
   context.registerTool(
     "approve",
     {
       title: "Allow a held call",
-      description: "Allow one held permission request (the first answer wins; a later one is refused naming it). always: allow this kind of call for the rest of that session.",
+      description:
+        "Allow one held permission request (the first answer wins; a later one is refused naming it). always: allow this kind of call for the rest of that session.",
       inputSchema: { id: ID, always: z.boolean().optional(), digest: DIGEST },
       outputSchema: { id: z.string(), decision: z.string() },
     },
     (args) =>
       guarded(async () => {
-        const result = await answer(args.id, { decision: "allow", ...(args.always ? { always: true } : {}), ...(args.digest !== undefined ? { digest: args.digest } : {}) });
+        const result = await answer(args.id, {
+          decision: "allow",
+          ...(args.always ? { always: true } : {}),
+          ...(args.digest !== undefined ? { digest: args.digest } : {}),
+        });
         return toolResult(result, `${result.id}: allowed`);
       }),
   );
@@ -114,13 +162,18 @@ export function registerApprovalTools(context: ToolContext): void {
     "deny",
     {
       title: "Deny a held call",
-      description: "Deny one held permission request (the first answer wins). message: a note for the log; the agent is not sent it.",
+      description:
+        "Deny one held permission request (the first answer wins). message: a note for the log; the agent is not sent it.",
       inputSchema: { id: ID, message: z.string().max(1_000).optional(), digest: DIGEST },
       outputSchema: { id: z.string(), decision: z.string() },
     },
     (args) =>
       guarded(async () => {
-        const result = await answer(args.id, { decision: "deny", ...(args.message !== undefined ? { message: args.message } : {}), ...(args.digest !== undefined ? { digest: args.digest } : {}) });
+        const result = await answer(args.id, {
+          decision: "deny",
+          ...(args.message !== undefined ? { message: args.message } : {}),
+          ...(args.digest !== undefined ? { digest: args.digest } : {}),
+        });
         return toolResult(result, `${result.id}: denied`);
       }),
   );

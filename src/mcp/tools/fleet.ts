@@ -32,7 +32,11 @@ const EVENTS_QUIET_MS = 300;
 const JOB = z.object({
   id: z.string(),
   status: z.string(),
-  uncertain: z.boolean().describe("True when the job's worker died after the prompt was sent: it may have reached the model; it is never re-sent."),
+  uncertain: z
+    .boolean()
+    .describe(
+      "True when the job's worker died after the prompt was sent: it may have reached the model; it is never re-sent.",
+    ),
   agent: z.string().nullable(),
   host: z.string().nullable(),
   session: z.string().nullable(),
@@ -62,12 +66,19 @@ function jobOf(record: JobRecord): z.infer<typeof JOB> {
     message: record.message ?? null,
     submittedAt: iso(record.submittedAt),
     endedAt: iso(record.endedAt),
-    usage: usage ? Object.fromEntries(Object.entries(usage).filter((e): e is [string, number] => typeof e[1] === "number")) : null,
+    usage: usage
+      ? Object.fromEntries(Object.entries(usage).filter((e): e is [string, number] => typeof e[1] === "number"))
+      : null,
   };
 }
 
 function checkJobId(id: string): string {
-  if (!JOB_ID.test(id)) throw new SeatError("FLEET_JOB_INVALID", `A job id may only use [A-Za-z0-9._-] (1–128 characters), not ${JSON.stringify(id.slice(0, 140))}.`, { context: { id: id.slice(0, 140) } });
+  if (!JOB_ID.test(id))
+    throw new SeatError(
+      "FLEET_JOB_INVALID",
+      `A job id may only use [A-Za-z0-9._-] (1–128 characters), not ${JSON.stringify(id.slice(0, 140))}.`,
+      { context: { id: id.slice(0, 140) } },
+    );
   return id;
 }
 
@@ -77,12 +88,24 @@ function checkJobId(id: string): string {
  */
 function jobCwd(requested: string | undefined, roots: readonly string[]): string {
   if (requested === undefined || realDirectory(requested) !== undefined) return resolveCwd(requested, roots);
-  if (!isAbsolute(requested) || normalize(requested) !== requested.replace(/\/+$/, "") || requested.split("/").includes("..")) {
-    throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `cwd ${JSON.stringify(requested)} is not a plain absolute path; give an absolute directory under one of the roots (${roots.join(", ")}).`, { context: { cwd: requested } });
+  if (
+    !isAbsolute(requested) ||
+    normalize(requested) !== requested.replace(/\/+$/, "") ||
+    requested.split("/").includes("..")
+  ) {
+    throw new SeatError(
+      "MCP_CWD_OUTSIDE_ROOTS",
+      `cwd ${JSON.stringify(requested)} is not a plain absolute path; give an absolute directory under one of the roots (${roots.join(", ")}).`,
+      { context: { cwd: requested } },
+    );
   }
   const resolved = realAncestorPath(requested);
   if (!roots.some((root) => isUnder(requested, root) && isUnder(resolved, root))) {
-    throw new SeatError("MCP_CWD_OUTSIDE_ROOTS", `cwd ${requested}${resolved === requested ? "" : ` (really ${resolved})`} lies outside every root this server may use (${roots.join(", ")}).`, { context: { cwd: requested, realPath: resolved, roots } });
+    throw new SeatError(
+      "MCP_CWD_OUTSIDE_ROOTS",
+      `cwd ${requested}${resolved === requested ? "" : ` (really ${resolved})`} lies outside every root this server may use (${roots.join(", ")}).`,
+      { context: { cwd: requested, realPath: resolved, roots } },
+    );
   }
   return requested;
 }
@@ -124,14 +147,24 @@ export function registerFleetTools(context: ToolContext): void {
     "submit",
     {
       title: "Queue a turn for the fleet",
-      description: "Queue one headless turn for the fleet's workers and answer its job id at once (no tool-call timeout applies to the turn). Follow it with `job` or the seat://jobs/{id}/events resource. Use it for work that may run longer than the client waits for a tool call.",
+      description:
+        "Queue one headless turn for the fleet's workers and answer its job id at once (no tool-call timeout applies to the turn). Follow it with `job` or the seat://jobs/{id}/events resource. Use it for work that may run longer than the client waits for a tool call.",
       inputSchema: {
         prompt: z.string().min(1).describe("The prompt for the turn."),
-        agent: z.string().optional().describe("The ACP agent (one the server allows with --agents; default its first)."),
+        agent: z
+          .string()
+          .optional()
+          .describe("The ACP agent (one the server allows with --agents; default its first)."),
         model: z.string().optional(),
         session: z.string().optional().describe("A named session to continue (runs on the host that owns it)."),
-        cwd: z.string().optional().describe("Absolute directory on the worker's host, under a root; default the first root."),
-        allow: z.array(category).optional().describe("Narrow the server's policy: only these categories may be allowed."),
+        cwd: z
+          .string()
+          .optional()
+          .describe("Absolute directory on the worker's host, under a root; default the first root."),
+        allow: z
+          .array(category)
+          .optional()
+          .describe("Narrow the server's policy: only these categories may be allowed."),
         block: z.array(category).optional().describe("Narrow the server's policy: refuse these categories."),
       },
       outputSchema: { id: z.string(), status: z.string() },
@@ -141,7 +174,10 @@ export function registerFleetTools(context: ToolContext): void {
         const agent = checkAgent(args.agent, options.agents);
         if (args.session !== undefined) assertSessionName(args.session);
         const model = args.model === undefined ? undefined : checkModel(args.model);
-        const policy = narrowPolicy(options.policy, { ...(args.allow ? { allow: args.allow } : {}), ...(args.block ? { block: args.block } : {}) });
+        const policy = narrowPolicy(options.policy, {
+          ...(args.allow ? { allow: args.allow } : {}),
+          ...(args.block ? { block: args.block } : {}),
+        });
         policy.approvalTimeoutMs = options.approvalTimeoutMs;
         const cwd = jobCwd(args.cwd, await context.roots());
         const handle = await (await client()).enqueue({
@@ -155,14 +191,18 @@ export function registerFleetTools(context: ToolContext): void {
           ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
         });
         noteSubmittedJob(handle.id);
-        return toolResult({ id: handle.id, status: "waiting" }, `queued as job ${handle.id} (follow it with the job tool or seat://jobs/${handle.id}/events)`);
+        return toolResult(
+          { id: handle.id, status: "waiting" },
+          `queued as job ${handle.id} (follow it with the job tool or seat://jobs/${handle.id}/events)`,
+        );
       }),
   );
   context.registerTool(
     "job",
     {
       title: "A fleet job's state",
-      description: "A fleet job's record now: status (waiting, active, dispatched, completed, failed, cancelled, uncertain), host, stop reason, code, usage.",
+      description:
+        "A fleet job's record now: status (waiting, active, dispatched, completed, failed, cancelled, uncertain), host, stop reason, code, usage.",
       inputSchema: { id: z.string().describe("The job id submit answered.") },
       outputSchema: { job: JOB },
     },
@@ -170,7 +210,10 @@ export function registerFleetTools(context: ToolContext): void {
       guarded(async () => {
         const record = await (await client()).job(checkJobId(args.id)).state();
         const job = jobOf(record);
-        return toolResult({ job }, `${job.id}: ${job.status}${job.code ? ` (${job.code})` : ""}${job.stopReason ? `, ${job.stopReason}` : ""}`);
+        return toolResult(
+          { job },
+          `${job.id}: ${job.status}${job.code ? ` (${job.code})` : ""}${job.stopReason ? `, ${job.stopReason}` : ""}`,
+        );
       }),
   );
   context.registerTool(
@@ -184,17 +227,27 @@ export function registerFleetTools(context: ToolContext): void {
     (args) =>
       guarded(async () => {
         const jobs = (await (await client()).list(args.limit ?? 50)).map(jobOf);
-        return toolResult({ jobs }, jobs.length === 0 ? "no jobs" : jobs.map((j) => `${j.id} ${j.status} ${j.host ?? "-"}`).join("\n"));
+        return toolResult(
+          { jobs },
+          jobs.length === 0 ? "no jobs" : jobs.map((j) => `${j.id} ${j.status} ${j.host ?? "-"}`).join("\n"),
+        );
       }),
   );
   server.registerResource(
     "job-events",
     new ResourceTemplate("seat://jobs/{id}/events", { list: undefined }),
-    { title: "A fleet job's events", description: "A fleet job's events so far (the same events as seat run --json, plus job transitions), each with its cursor, as JSON.", mimeType: "application/json" },
+    {
+      title: "A fleet job's events",
+      description:
+        "A fleet job's events so far (the same events as seat run --json, plus job transitions), each with its cursor, as JSON.",
+      mimeType: "application/json",
+    },
     async (uri, variables) => {
       const id = checkJobId(decodeURIComponent(String(variables.id)));
       const events = await eventsSoFar(await client(), id);
-      return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(redact({ id, events })) }] };
+      return {
+        contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(redact({ id, events })) }],
+      };
     },
   );
 }

@@ -24,5 +24,9 @@ export const TOOL_GROUPS: readonly ToolGroup[] = [
   { name: "approvals", register: registerApprovalTools },
   { name: "spend", register: async (context) => (await import("./spend.js")).registerSpendTools(context) },
   // Loaded only with --redis: BullMQ and ioredis are not paid for otherwise.
-  { name: "fleet", register: async (context) => (await import("./fleet.js")).registerFleetTools(context), when: (context) => context.options.redisUrl !== undefined },
+  {
+    name: "fleet",
+    register: async (context) => (await import("./fleet.js")).registerFleetTools(context),
+    when: (context) => context.options.redisUrl !== undefined,
+  },
 ];

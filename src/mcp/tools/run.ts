@@ -22,13 +22,27 @@ const category = z.enum(PERMISSION_CATEGORIES);
 /** The run tool's arguments (the tool registry checks them strictly: an unknown one is MCP_ARGUMENT_INVALID). */
 export const RUN_ARGUMENTS = {
   prompt: z.string().min(1).describe("The prompt for the turn."),
-  agent: z.string().optional().describe("The ACP agent to drive (one the server allows with --agents; default its first)."),
+  agent: z
+    .string()
+    .optional()
+    .describe("The ACP agent to drive (one the server allows with --agents; default its first)."),
   model: z.string().optional().describe("grok-cli/<id>, grok/<id> or a bare id; default the agent's own."),
   session: z.string().optional().describe("A named session to continue (created on first use; per cwd)."),
-  cwd: z.string().optional().describe("Absolute working directory, under a --root or a root the client declared; default the first root."),
-  allow: z.array(category).optional().describe("Narrow the server's policy: only these categories may be allowed (each must be allowed by the server)."),
+  cwd: z
+    .string()
+    .optional()
+    .describe("Absolute working directory, under a --root or a root the client declared; default the first root."),
+  allow: z
+    .array(category)
+    .optional()
+    .describe("Narrow the server's policy: only these categories may be allowed (each must be allowed by the server)."),
   block: z.array(category).optional().describe("Narrow the server's policy: refuse these categories."),
-  worktree: z.string().optional().describe("Work in a seat worktree of cwd's repository (branch seat/<name>, under the seat home), one commit per turn; \"\" for the session's name or a fresh run-… name. The repository's top level must lie under a root."),
+  worktree: z
+    .string()
+    .optional()
+    .describe(
+      "Work in a seat worktree of cwd's repository (branch seat/<name>, under the seat home), one commit per turn; \"\" for the session's name or a fresh run-… name. The repository's top level must lie under a root.",
+    ),
 };
 
 /** The run tool's structured result. */
@@ -40,8 +54,18 @@ export const RUN_OUTPUT = {
   cwd: z.string(),
   usage: z.record(z.string(), z.number()).describe("Token counts the agent reported (empty when it reported none)."),
   diagnostics: z.array(z.object({ code: z.string(), message: z.string() })),
-  session: z.object({ name: z.string(), resumed: z.boolean(), agentSessionId: z.string().nullable(), interrupted: z.array(z.string()) }).optional(),
-  worktree: z.object({ name: z.string(), branch: z.string(), path: z.string(), commit: z.string().nullable() }).optional().describe("The worktree the turn worked in and its commit (null: no changes, or not committed)."),
+  session: z
+    .object({
+      name: z.string(),
+      resumed: z.boolean(),
+      agentSessionId: z.string().nullable(),
+      interrupted: z.array(z.string()),
+    })
+    .optional(),
+  worktree: z
+    .object({ name: z.string(), branch: z.string(), path: z.string(), commit: z.string().nullable() })
+    .optional()
+    .describe("The worktree the turn worked in and its commit (null: no changes, or not committed)."),
 };
 
 /** Registers `run`. */
@@ -50,7 +74,8 @@ export function registerRunTool(context: ToolContext): void {
     "run",
     {
       title: "Run a turn on a seat",
-      description: "Run one prompt on a headless agent seat (grok by default) under the server's permission gate, and return its answer. Progress notifications carry streamed text, tool calls and permission decisions when a progress token is sent; cancelling the call cancels the turn. For work that may outlast the client's tool timeout, use submit (with --redis).",
+      description:
+        "Run one prompt on a headless agent seat (grok by default) under the server's permission gate, and return its answer. Progress notifications carry streamed text, tool calls and permission decisions when a progress token is sent; cancelling the call cancels the turn. For work that may outlast the client's tool timeout, use submit (with --redis).",
       inputSchema: RUN_ARGUMENTS,
       outputSchema: RUN_OUTPUT,
     },
@@ -60,7 +85,10 @@ export function registerRunTool(context: ToolContext): void {
         const agent = checkAgent(args.agent, options.agents);
         if (args.session !== undefined) assertSessionName(args.session);
         const model = args.model === undefined ? undefined : checkModel(args.model);
-        const policy = narrowPolicy(options.policy, { ...(args.allow ? { allow: args.allow } : {}), ...(args.block ? { block: args.block } : {}) });
+        const policy = narrowPolicy(options.policy, {
+          ...(args.allow ? { allow: args.allow } : {}),
+          ...(args.block ? { block: args.block } : {}),
+        });
         const roots = await context.roots();
         const cwd = resolveCwd(args.cwd, roots);
         // The worktree's name and repository are checked with the other arguments, before a slot is taken.
@@ -70,34 +98,51 @@ export function registerRunTool(context: ToolContext): void {
         const releaseSlot = context.runSlots.take();
         const progress = heartbeat(progressSender(extra), options.heartbeatMs);
         const signal = eitherSignal(extra.signal, context.closing);
-        const outcome = await context.track(
-          runMcpTurn({
-            prompt: args.prompt,
-            agent,
-            cwd,
-            policy,
-            approvalTimeoutMs: options.approvalTimeoutMs,
-            ...(model ? { model } : {}),
-            ...(args.session !== undefined ? { session: args.session } : {}),
-            ...(args.worktree !== undefined ? { worktree: { name: args.worktree } } : {}),
-            ...(options.grokCliBinaryPath ? { grokCliBinaryPath: options.grokCliBinaryPath } : {}),
-            ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
-            ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
-            signal: signal.signal,
-            onEvent: (event) => reportProgress(progress, event),
-          }),
-        ).finally(() => {
-          progress.stop();
-          signal.release();
-          releaseSlot();
-        });
+        const outcome = await context
+          .track(
+            runMcpTurn({
+              prompt: args.prompt,
+              agent,
+              cwd,
+              policy,
+              approvalTimeoutMs: options.approvalTimeoutMs,
+              ...(model ? { model } : {}),
+              ...(args.session !== undefined ? { session: args.session } : {}),
+              ...(args.worktree !== undefined ? { worktree: { name: args.worktree } } : {}),
+              ...(options.grokCliBinaryPath ? { grokCliBinaryPath: options.grokCliBinaryPath } : {}),
+              ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
+              ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+              signal: signal.signal,
+              onEvent: (event) => reportProgress(progress, event),
+            }),
+          )
+          .finally(() => {
+            progress.stop();
+            signal.release();
+            releaseSlot();
+          });
         const { result, diagnostics } = outcome;
-        const usage = Object.fromEntries(Object.entries(result.usage ?? {}).filter((e): e is [string, number] => typeof e[1] === "number"));
-        const structured = { text: result.text, stopReason: result.stopReason ?? null, promptId: result.promptId, agent, cwd, usage, diagnostics, ...(outcome.session ? { session: outcome.session } : {}), ...(outcome.worktree ? { worktree: outcome.worktree } : {}) };
+        const usage = Object.fromEntries(
+          Object.entries(result.usage ?? {}).filter((e): e is [string, number] => typeof e[1] === "number"),
+        );
+        const structured = {
+          text: result.text,
+          stopReason: result.stopReason ?? null,
+          promptId: result.promptId,
+          agent,
+          cwd,
+          usage,
+          diagnostics,
+          ...(outcome.session ? { session: outcome.session } : {}),
+          ...(outcome.worktree ? { worktree: outcome.worktree } : {}),
+        };
         // A turn that ended abnormally (no stop reason, or a coded stop such as a timeout) is a tool error that
         // still carries everything the turn produced; an answered turn with a note (a denial) is not.
-        const failed = result.stopReason === undefined || (result.stopReason !== "end_turn" && result.diagnostic !== undefined);
-        const notes = diagnostics.map((d) => `\n! ${d.message}${d.message.includes(`[${d.code}]`) ? "" : ` [${d.code}]`}`).join("");
+        const failed =
+          result.stopReason === undefined || (result.stopReason !== "end_turn" && result.diagnostic !== undefined);
+        const notes = diagnostics
+          .map((d) => `\n! ${d.message}${d.message.includes(`[${d.code}]`) ? "" : ` [${d.code}]`}`)
+          .join("");
         const tail = failed || notes ? `(stop reason: ${result.stopReason ?? "none"})${notes}` : "";
         return toolResult(structured, [result.text, tail].filter((part) => part !== "").join("\n\n"), failed);
       }),
@@ -137,9 +182,16 @@ function heartbeat(send: ProgressSender, everyMs: number | undefined): ProgressS
     send(message, event);
   };
   const timer = everyMs
-    ? setInterval(() => {
-        if (Date.now() - last >= everyMs) beat(`still working (${Math.round((Date.now() - started) / 1000)} s)`, { type: "heartbeat", elapsedMs: Date.now() - started });
-      }, Math.max(100, Math.floor(everyMs / 2)))
+    ? setInterval(
+        () => {
+          if (Date.now() - last >= everyMs)
+            beat(`still working (${Math.round((Date.now() - started) / 1000)} s)`, {
+              type: "heartbeat",
+              elapsedMs: Date.now() - started,
+            });
+        },
+        Math.max(100, Math.floor(everyMs / 2)),
+      )
     : undefined;
   timer?.unref();
   return Object.assign(beat, { stop: () => clearInterval(timer) });
@@ -151,19 +203,39 @@ function reportProgress(progress: ProgressSender, event: SeatEvent): void {
     case "text":
       return progress(event.text, { type: "text", text: event.text });
     case "tool_start":
-      return progress(`tool: ${event.toolName && event.toolName !== event.title ? `${event.toolName}: ` : ""}${event.title}`, { type: "tool_start", toolCallId: event.toolCallId, title: event.title, ...(event.kind ? { kind: event.kind } : {}), ...(event.toolName ? { toolName: event.toolName } : {}) });
+      return progress(
+        `tool: ${event.toolName && event.toolName !== event.title ? `${event.toolName}: ` : ""}${event.title}`,
+        {
+          type: "tool_start",
+          toolCallId: event.toolCallId,
+          title: event.title,
+          ...(event.kind ? { kind: event.kind } : {}),
+          ...(event.toolName ? { toolName: event.toolName } : {}),
+        },
+      );
     case "tool_end":
-      return progress(`tool ${event.status}: ${event.title ?? event.toolCallId}`, { type: "tool_end", toolCallId: event.toolCallId, status: event.status, ...(event.title ? { title: event.title } : {}) });
+      return progress(`tool ${event.status}: ${event.title ?? event.toolCallId}`, {
+        type: "tool_end",
+        toolCallId: event.toolCallId,
+        status: event.status,
+        ...(event.title ? { title: event.title } : {}),
+      });
     case "permission":
       return progress(`permission ${event.category}: ${event.decision}`, event);
     case "approval_asked":
-      return progress(`approval needed (${event.approval.category}): ${event.approval.title} — seat approve ${event.approval.id} | seat deny ${event.approval.id}`, event);
+      return progress(
+        `approval needed (${event.approval.category}): ${event.approval.title} — seat approve ${event.approval.id} | seat deny ${event.approval.id}`,
+        event,
+      );
     case "approval_answered":
       return progress(`approval ${event.id}: ${event.decision} (${event.via})`, event);
     case "diagnostic":
       return progress(`! ${event.diagnostic.message}`, event);
     case "retry":
-      return progress(`the agent is retrying its model request: ${event.reason} (attempt ${event.attempt}/${event.max})`, event);
+      return progress(
+        `the agent is retrying its model request: ${event.reason} (attempt ${event.attempt}/${event.max})`,
+        event,
+      );
     default:
       return undefined;
   }

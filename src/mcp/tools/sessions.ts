@@ -9,7 +9,17 @@
 import { z } from "zod";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SeatError } from "../../errors.js";
-import { assertSessionName, cancelNamed, lookup, openStore, summarize, type SessionRecord, type SessionStore, type SessionSummary, type TurnRecord } from "../../sessions/index.js";
+import {
+  assertSessionName,
+  cancelNamed,
+  lookup,
+  openStore,
+  summarize,
+  type SessionRecord,
+  type SessionStore,
+  type SessionSummary,
+  type TurnRecord,
+} from "../../sessions/index.js";
 import { seatHome } from "../../seat/seat-home.js";
 import { isUnder, realDirectory, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
@@ -46,7 +56,12 @@ const TURN = z.object({
 });
 
 const NAME = z.string().describe("The session's name (as given to run's `session`).");
-const CWD = z.string().optional().describe("The directory whose names to use (absolute, under a root); default the first root. A global name is found from any directory.");
+const CWD = z
+  .string()
+  .optional()
+  .describe(
+    "The directory whose names to use (absolute, under a root); default the first root. A global name is found from any directory.",
+  );
 
 /** True when a session's directory lies under one of `roots`. */
 function withinRoots(record: SessionRecord, roots: readonly string[]): boolean {
@@ -65,23 +80,53 @@ async function withStore<T>(body: (store: SessionStore) => Promise<T> | T): Prom
 }
 
 /** Finds a session the call may see: SESSION_NAME_INVALID, SESSION_NOT_FOUND (also for one outside the roots). */
-async function findVisible(context: ToolContext, store: SessionStore, name: string, cwd: string | undefined): Promise<SessionRecord> {
+async function findVisible(
+  context: ToolContext,
+  store: SessionStore,
+  name: string,
+  cwd: string | undefined,
+): Promise<SessionRecord> {
   assertSessionName(name);
   const roots = await context.roots();
   const where = resolveCwd(cwd, roots);
   const record = lookup(store, name, { cwd: where });
   // A session outside the roots is not this caller's to see: the same answer as one that does not exist.
-  if (!withinRoots(record, roots)) throw new SeatError("SESSION_NOT_FOUND", `No session named "${name}" for ${where} (or global) under this server's roots.`, { context: { name, cwd: where } });
+  if (!withinRoots(record, roots))
+    throw new SeatError(
+      "SESSION_NOT_FOUND",
+      `No session named "${name}" for ${where} (or global) under this server's roots.`,
+      { context: { name, cwd: where } },
+    );
   return record;
 }
 
 function plainSummary(s: SessionSummary): z.infer<typeof SUMMARY> {
-  return { name: s.name, scope: s.scope, agent: s.agent, cwd: s.cwd, agentSessionId: s.agentSessionId, model: s.model, state: s.state, createdAt: s.createdAt, lastUsedAt: s.lastUsedAt, turns: s.turns, interruptedTurns: s.interruptedTurns, usage: s.usage, lastStopReason: s.lastStopReason, running: s.running };
+  return {
+    name: s.name,
+    scope: s.scope,
+    agent: s.agent,
+    cwd: s.cwd,
+    agentSessionId: s.agentSessionId,
+    model: s.model,
+    state: s.state,
+    createdAt: s.createdAt,
+    lastUsedAt: s.lastUsedAt,
+    turns: s.turns,
+    interruptedTurns: s.interruptedTurns,
+    usage: s.usage,
+    lastStopReason: s.lastStopReason,
+    running: s.running,
+  };
 }
 
 function historyText(name: string, turns: TurnRecord[]): string {
   if (turns.length === 0) return `${name}: no turns recorded`;
-  return turns.map((t) => `── ${t.startedAt} ${t.promptId} (${t.state}${t.stopReason ? `, ${t.stopReason}` : ""})\n> ${t.prompt}\n${t.text}`).join("\n");
+  return turns
+    .map(
+      (t) =>
+        `── ${t.startedAt} ${t.promptId} (${t.state}${t.stopReason ? `, ${t.stopReason}` : ""})\n> ${t.prompt}\n${t.text}`,
+    )
+    .join("\n");
 }
 
 /** Registers `sessions`, `session_history`, `cancel` and the history resource template. */
@@ -91,15 +136,29 @@ export function registerSessionTools(context: ToolContext): void {
     "sessions",
     {
       title: "List named sessions",
-      description: "The named sessions under this server's roots: name, directory, agent, turns, usage totals, last stop reason, and the process running a turn now.",
+      description:
+        "The named sessions under this server's roots: name, directory, agent, turns, usage totals, last stop reason, and the process running a turn now.",
       inputSchema: {},
       outputSchema: { sessions: z.array(SUMMARY) },
     },
     () =>
       guarded(async () => {
         const roots = await context.roots();
-        const sessions = await withStore((store) => store.list().filter((r) => withinRoots(r, roots)).map((r) => plainSummary(summarize(store, r))));
-        const text = sessions.length === 0 ? "no named sessions (run with `session` creates one)" : sessions.map((s) => `${s.name} ${s.running ? `running (pid ${s.running.pid})` : s.state} ${s.turns} turns, last used ${s.lastUsedAt}, ${s.scope === "global" ? "global" : s.cwd}`).join("\n");
+        const sessions = await withStore((store) =>
+          store
+            .list()
+            .filter((r) => withinRoots(r, roots))
+            .map((r) => plainSummary(summarize(store, r))),
+        );
+        const text =
+          sessions.length === 0
+            ? "no named sessions (run with `session` creates one)"
+            : sessions
+                .map(
+                  (s) =>
+                    `${s.name} ${s.running ? `running (pid ${s.running.pid})` : s.state} ${s.turns} turns, last used ${s.lastUsedAt}, ${s.scope === "global" ? "global" : s.cwd}`,
+                )
+                .join("\n");
         return toolResult({ sessions }, text);
       }),
   );
@@ -108,12 +167,18 @@ export function registerSessionTools(context: ToolContext): void {
     {
       title: "A named session's history",
       description: "The recorded prompts and answers of a named session, oldest first.",
-      inputSchema: { name: NAME, cwd: CWD, limit: z.number().int().min(1).max(1000).optional().describe("Only the newest N turns.") },
+      inputSchema: {
+        name: NAME,
+        cwd: CWD,
+        limit: z.number().int().min(1).max(1000).optional().describe("Only the newest N turns."),
+      },
       outputSchema: { name: z.string(), turns: z.array(TURN) },
     },
     (args) =>
       guarded(async () => {
-        const turns = await withStore(async (store) => store.turns((await findVisible(context, store, args.name, args.cwd)).row, args.limit));
+        const turns = await withStore(async (store) =>
+          store.turns((await findVisible(context, store, args.name, args.cwd)).row, args.limit),
+        );
         return toolResult({ name: args.name, turns }, historyText(args.name, turns));
       }),
   );
@@ -121,13 +186,16 @@ export function registerSessionTools(context: ToolContext): void {
     "cancel",
     {
       title: "Cancel a named session's turn",
-      description: "Cancel the turn a named session is running (from this server or any other process), after proving the process holding it. SESSION_IDLE when no turn runs.",
+      description:
+        "Cancel the turn a named session is running (from this server or any other process), after proving the process holding it. SESSION_IDLE when no turn runs.",
       inputSchema: { name: NAME, cwd: CWD },
       outputSchema: { name: z.string(), holderPid: z.number() },
     },
     (args) =>
       guarded(async () => {
-        const { holderPid } = await withStore(async (store) => cancelNamed(store, await findVisible(context, store, args.name, args.cwd)));
+        const { holderPid } = await withStore(async (store) =>
+          cancelNamed(store, await findVisible(context, store, args.name, args.cwd)),
+        );
         return toolResult({ name: args.name, holderPid }, `${args.name}: cancel sent to pid ${holderPid}`);
       }),
   );
@@ -136,15 +204,34 @@ export function registerSessionTools(context: ToolContext): void {
     new ResourceTemplate("seat://sessions/{name}/history", {
       list: async () => {
         const roots = await context.roots();
-        const names = await withStore((store) => store.list().filter((r) => withinRoots(r, roots)).map((r) => r.name));
-        return { resources: [...new Set(names)].map((name) => ({ uri: `seat://sessions/${encodeURIComponent(name)}/history`, name: `${name} history`, mimeType: "application/json" })) };
+        const names = await withStore((store) =>
+          store
+            .list()
+            .filter((r) => withinRoots(r, roots))
+            .map((r) => r.name),
+        );
+        return {
+          resources: [...new Set(names)].map((name) => ({
+            uri: `seat://sessions/${encodeURIComponent(name)}/history`,
+            name: `${name} history`,
+            mimeType: "application/json",
+          })),
+        };
       },
     }),
-    { title: "A named session's history", description: "The recorded turns of a named session (in the first root's directory, or global), as JSON.", mimeType: "application/json" },
+    {
+      title: "A named session's history",
+      description: "The recorded turns of a named session (in the first root's directory, or global), as JSON.",
+      mimeType: "application/json",
+    },
     async (uri, variables) => {
       const name = decodeURIComponent(String(variables.name));
-      const turns = await withStore(async (store) => store.turns((await findVisible(context, store, name, undefined)).row));
-      return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(redact({ name, turns })) }] };
+      const turns = await withStore(async (store) =>
+        store.turns((await findVisible(context, store, name, undefined)).row),
+      );
+      return {
+        contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(redact({ name, turns })) }],
+      };
     },
   );
 }

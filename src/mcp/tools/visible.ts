@@ -14,7 +14,17 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { ERROR_CODES, SeatError, messageOf, type ErrorCode } from "../../errors.js";
 import { openJournal } from "../../journal/index.js";
-import { assertBrief, callController, isControllerGone, journalPath, offlineRelease, offlineStatus, seatDir, seatHome, unwrapReply } from "../../seat/index.js";
+import {
+  assertBrief,
+  callController,
+  isControllerGone,
+  journalPath,
+  offlineRelease,
+  offlineStatus,
+  seatDir,
+  seatHome,
+  unwrapReply,
+} from "../../seat/index.js";
 import type { SeatRecord } from "../../journal/index.js";
 import { checkModel, isUnder, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
@@ -25,19 +35,29 @@ const SEAT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const WAITS = ["dispatched", "consumed", "completed"] as const;
 
 function checkSeatId(seat: string): string {
-  if (!SEAT_ID.test(seat)) throw new SeatError("MCP_ARGUMENT_INVALID", `${JSON.stringify(seat.slice(0, 80))} is not a seat id (like gs-1a2b3c4d); list seats with seat_status.`, { context: { seat: seat.slice(0, 80) } });
+  if (!SEAT_ID.test(seat))
+    throw new SeatError(
+      "MCP_ARGUMENT_INVALID",
+      `${JSON.stringify(seat.slice(0, 80))} is not a seat id (like gs-1a2b3c4d); list seats with seat_status.`,
+      { context: { seat: seat.slice(0, 80) } },
+    );
   return seat;
 }
 
 /** Runs `seat hire --visible --json ARGS` and returns its hired object, or throws the error it reported with its code. */
 function hireViaCli(args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SEAT_MAIN, "hire", "--visible", "--json", ...args], { stdio: ["ignore", "pipe", "pipe"], env: process.env });
+    const child = spawn(process.execPath, [SEAT_MAIN, "hire", "--visible", "--json", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: process.env,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", (error) => reject(new SeatError("SEAT_HIRE_FAILED", `seat hire could not start: ${error.message}`)));
+    child.on("error", (error) =>
+      reject(new SeatError("SEAT_HIRE_FAILED", `seat hire could not start: ${error.message}`)),
+    );
     child.on("close", (code) => {
       let last: Record<string, unknown> | undefined;
       try {
@@ -46,9 +66,20 @@ function hireViaCli(args: string[]): Promise<Record<string, unknown>> {
         last = undefined;
       }
       if (code === 0 && last?.type === "hired") return resolve(last);
-      const reported = typeof last?.code === "string" && last.code in ERROR_CODES ? (last.code as ErrorCode) : "SEAT_HIRE_FAILED";
-      const message = typeof last?.message === "string" ? last.message.replace(/ \[[A-Z_]+\]$/, "") : `seat hire exited ${code ?? "by a signal"}: ${stderr.trim().slice(-400)}`;
-      reject(new SeatError(reported, message, { context: { exitCode: code, ...(last?.context && typeof last.context === "object" ? (last.context as Record<string, unknown>) : {}) } }));
+      const reported =
+        typeof last?.code === "string" && last.code in ERROR_CODES ? (last.code as ErrorCode) : "SEAT_HIRE_FAILED";
+      const message =
+        typeof last?.message === "string"
+          ? last.message.replace(/ \[[A-Z_]+\]$/, "")
+          : `seat hire exited ${code ?? "by a signal"}: ${stderr.trim().slice(-400)}`;
+      reject(
+        new SeatError(reported, message, {
+          context: {
+            exitCode: code,
+            ...(last?.context && typeof last.context === "object" ? (last.context as Record<string, unknown>) : {}),
+          },
+        }),
+      );
     });
   });
 }
@@ -76,9 +107,17 @@ async function hireForCall(argv: string[], gone: readonly AbortSignal[]): Promis
       }
     }
   } catch (error) {
-    throw new SeatError("MCP_CALL_CANCELLED", `The call was cancelled while seat ${seatId} was being hired, and releasing it failed (${messageOf(error)}); release it with \`seat release ${seatId} --close-pane\`.`, { context: { seatId }, cause: error });
+    throw new SeatError(
+      "MCP_CALL_CANCELLED",
+      `The call was cancelled while seat ${seatId} was being hired, and releasing it failed (${messageOf(error)}); release it with \`seat release ${seatId} --close-pane\`.`,
+      { context: { seatId }, cause: error },
+    );
   }
-  throw new SeatError("MCP_CALL_CANCELLED", `The call was cancelled while seat ${seatId} was being hired; the seat was released and its pane closed (nobody could have learnt its id).`, { context: { seatId } });
+  throw new SeatError(
+    "MCP_CALL_CANCELLED",
+    `The call was cancelled while seat ${seatId} was being hired; the seat was released and its pane closed (nobody could have learnt its id).`,
+    { context: { seatId } },
+  );
 }
 
 /**
@@ -88,7 +127,13 @@ async function hireForCall(argv: string[], gone: readonly AbortSignal[]): Promis
  */
 function untilStopped<T>(work: Promise<T>, stops: readonly AbortSignal[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const stop = () => reject(new SeatError("MCP_CALL_CANCELLED", "The call ended (cancelled, or its host went away) while the delivery was followed; the seat's controller still finishes it — follow it with seat_status."));
+    const stop = () =>
+      reject(
+        new SeatError(
+          "MCP_CALL_CANCELLED",
+          "The call ended (cancelled, or its host went away) while the delivery was followed; the seat's controller still finishes it — follow it with seat_status.",
+        ),
+      );
     if (stops.some((signal) => signal.aborted)) stop();
     for (const signal of stops) signal.addEventListener("abort", stop, { once: true });
     work.then(resolve, reject).finally(() => {
@@ -99,7 +144,8 @@ function untilStopped<T>(work: Promise<T>, stops: readonly AbortSignal[]): Promi
 
 /** Nothing new starts once the server shuts down (its host went away). */
 function assertOpen(context: ToolContext): void {
-  if (context.closing.aborted) throw new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing was started.");
+  if (context.closing.aborted)
+    throw new SeatError("MCP_CALL_CANCELLED", "The server is shutting down (its host went away); nothing was started.");
 }
 
 /** True when the seat's TUI works under one of `roots` (its recorded cwd; a seat with none is outside them all). */
@@ -118,13 +164,20 @@ async function assertSeatVisible(context: ToolContext, home: string, seatId: str
   const journal = openJournal(journalPath(home));
   try {
     const seat = journal.getSeat(seatId);
-    if (!seat || !seatWithinRoots(seat, roots)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`, { context: { seatId } });
+    if (!seat || !seatWithinRoots(seat, roots))
+      throw new SeatError(
+        "SEAT_NOT_FOUND",
+        `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`,
+        { context: { seatId } },
+      );
   } finally {
     journal.close();
   }
 }
 
-const DELIVERY = z.object({ promptId: z.string(), state: z.string(), failureReason: z.string().nullable() }).passthrough();
+const DELIVERY = z
+  .object({ promptId: z.string(), state: z.string(), failureReason: z.string().nullable() })
+  .passthrough();
 
 /** Registers `hire_visible`, `send`, `seat_status` and `release`. */
 export function registerVisibleTools(context: ToolContext): void {
@@ -133,31 +186,58 @@ export function registerVisibleTools(context: ToolContext): void {
     "hire_visible",
     {
       title: "Hire a visible seat",
-      description: "Launch a visible grok TUI in a terminal pane (tmux), held by a detached per-seat controller that proves who is on the other end before every delivery. Answers the seat id; send it briefs with `send`, watch it with `seat attach ID` in a terminal. A hire whose call is cancelled (or whose host goes away) is finished, then released with its pane closed.",
+      description:
+        "Launch a visible grok TUI in a terminal pane (tmux), held by a detached per-seat controller that proves who is on the other end before every delivery. Answers the seat id; send it briefs with `send`, watch it with `seat attach ID` in a terminal. A hire whose call is cancelled (or whose host goes away) is finished, then released with its pane closed.",
       inputSchema: {
-        cwd: z.string().optional().describe("Absolute working directory of the TUI, under a root; default the first root."),
+        cwd: z
+          .string()
+          .optional()
+          .describe("Absolute working directory of the TUI, under a root; default the first root."),
         model: z.string().optional().describe("grok's model for the seat."),
       },
-      outputSchema: { seatId: z.string(), sessionId: z.string(), controllerPid: z.number().optional(), admission: z.record(z.string(), z.unknown()).optional() },
+      outputSchema: {
+        seatId: z.string(),
+        sessionId: z.string(),
+        controllerPid: z.number().optional(),
+        admission: z.record(z.string(), z.unknown()).optional(),
+      },
     },
     (args, extra) =>
       guarded(async () => {
         const cwd = resolveCwd(args.cwd, await context.roots());
         const model = args.model === undefined ? undefined : checkModel(args.model);
-        const argv = ["--cwd", cwd, ...(model ? ["--model", model] : []), ...(options.grokCliBinaryPath ? ["--grok", options.grokCliBinaryPath] : []), ...(options.visible?.tmuxSocket ? ["--tmux-socket", options.visible.tmuxSocket] : []), ...(options.visible?.versionFloor ? ["--version-floor", options.visible.versionFloor] : [])];
+        const argv = [
+          "--cwd",
+          cwd,
+          ...(model ? ["--model", model] : []),
+          ...(options.grokCliBinaryPath ? ["--grok", options.grokCliBinaryPath] : []),
+          ...(options.visible?.tmuxSocket ? ["--tmux-socket", options.visible.tmuxSocket] : []),
+          ...(options.visible?.versionFloor ? ["--version-floor", options.visible.versionFloor] : []),
+        ];
         // The hire runs to its end even when the call is cancelled: a half-made seat is worse than a released one;
         // a seat made for a call that is gone is released at once (hireForCall).
         assertOpen(context);
         const hired = await context.track(hireForCall(argv, [extra.signal, context.closing]));
-        const structured = { seatId: String(hired.seatId), sessionId: String(hired.sessionId), ...(typeof hired.controllerPid === "number" ? { controllerPid: hired.controllerPid } : {}), ...(hired.admission && typeof hired.admission === "object" ? { admission: hired.admission as Record<string, unknown> } : {}) };
-        return toolResult(structured, `hired ${structured.seatId} (session ${structured.sessionId}); watch it with \`seat attach ${structured.seatId}\``);
+        const structured = {
+          seatId: String(hired.seatId),
+          sessionId: String(hired.sessionId),
+          ...(typeof hired.controllerPid === "number" ? { controllerPid: hired.controllerPid } : {}),
+          ...(hired.admission && typeof hired.admission === "object"
+            ? { admission: hired.admission as Record<string, unknown> }
+            : {}),
+        };
+        return toolResult(
+          structured,
+          `hired ${structured.seatId} (session ${structured.sessionId}); watch it with \`seat attach ${structured.seatId}\``,
+        );
       }),
   );
   context.registerTool(
     "send",
     {
       title: "Send a brief to a visible seat",
-      description: "Deliver one brief to a visible seat: fenced in the journal first, sent once with its own prompt id after the seat's leader is re-proved, then followed until it is dispatched, consumed (default) or completed. Never re-sent.",
+      description:
+        "Deliver one brief to a visible seat: fenced in the journal first, sent once with its own prompt id after the seat's leader is re-proved, then followed until it is dispatched, consumed (default) or completed. Never re-sent.",
       inputSchema: {
         seat: z.string().describe("The seat id hire_visible answered."),
         brief: z.string().describe("The text to deliver (no NUL or control characters other than newline and tab)."),
@@ -174,17 +254,38 @@ export function registerVisibleTools(context: ToolContext): void {
         const home = seatHome();
         await assertSeatVisible(context, home, seatId);
         assertOpen(context);
-        const reply = await context.track(untilStopped(callController(seatDir(home, seatId), { op: "send", text, wait: args.wait ?? "consumed", timeoutMs }, timeoutMs + 30_000), [extra.signal, context.closing]));
-        const delivery = unwrapReply(reply).delivery as { promptId: string; state: string; failureReason: string | null };
-        return toolResult({ seatId, delivery }, `${delivery.promptId} ${delivery.state}${delivery.failureReason ? ` (${delivery.failureReason})` : ""}`, delivery.state === "failed");
+        const reply = await context.track(
+          untilStopped(
+            callController(
+              seatDir(home, seatId),
+              { op: "send", text, wait: args.wait ?? "consumed", timeoutMs },
+              timeoutMs + 30_000,
+            ),
+            [extra.signal, context.closing],
+          ),
+        );
+        const delivery = unwrapReply(reply).delivery as {
+          promptId: string;
+          state: string;
+          failureReason: string | null;
+        };
+        return toolResult(
+          { seatId, delivery },
+          `${delivery.promptId} ${delivery.state}${delivery.failureReason ? ` (${delivery.failureReason})` : ""}`,
+          delivery.state === "failed",
+        );
       }),
   );
   context.registerTool(
     "seat_status",
     {
       title: "Visible seats' status",
-      description: "A visible seat's status (or every unreleased seat's): live from its controller, else from the journal after reconciling late evidence (nothing is re-sent).",
-      inputSchema: { seat: z.string().optional().describe("One seat id; default every unreleased seat."), all: z.boolean().optional().describe("Include released seats.") },
+      description:
+        "A visible seat's status (or every unreleased seat's): live from its controller, else from the journal after reconciling late evidence (nothing is re-sent).",
+      inputSchema: {
+        seat: z.string().optional().describe("One seat id; default every unreleased seat."),
+        all: z.boolean().optional().describe("Include released seats."),
+      },
       outputSchema: { seats: z.array(z.record(z.string(), z.unknown())) },
     },
     (args) =>
@@ -193,14 +294,26 @@ export function registerVisibleTools(context: ToolContext): void {
         const roots = await context.roots();
         const journal = openJournal(journalPath(home));
         try {
-          const ids = args.seat !== undefined ? [checkSeatId(args.seat)] : journal.listSeats({ includeReleased: args.all === true }).filter((s) => seatWithinRoots(s, roots)).map((s) => s.seatId);
+          const ids =
+            args.seat !== undefined
+              ? [checkSeatId(args.seat)]
+              : journal
+                  .listSeats({ includeReleased: args.all === true })
+                  .filter((s) => seatWithinRoots(s, roots))
+                  .map((s) => s.seatId);
           const seats: Array<Record<string, unknown>> = [];
           for (const seatId of ids) {
             const seat = journal.getSeat(seatId);
-            if (!seat || !seatWithinRoots(seat, roots)) throw new SeatError("SEAT_NOT_FOUND", `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`, { context: { seatId } });
+            if (!seat || !seatWithinRoots(seat, roots))
+              throw new SeatError(
+                "SEAT_NOT_FOUND",
+                `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`,
+                { context: { seatId } },
+              );
             let live: Record<string, unknown> | null = null;
             try {
-              live = unwrapReply(await callController(seatDir(home, seatId), { op: "status" }, 15_000)).status as Record<string, unknown>;
+              live = unwrapReply(await callController(seatDir(home, seatId), { op: "status" }, 15_000))
+                .status as Record<string, unknown>;
             } catch (error) {
               if (!isControllerGone(error)) throw error;
             }
@@ -209,7 +322,15 @@ export function registerVisibleTools(context: ToolContext): void {
               seats.push({ source: "journal", seatId, ...(await offlineStatus(journal, home, seatId)) });
             }
           }
-          const text = seats.length === 0 ? "no seats" : seats.map((s) => `${String(s.seatId)} ${String((s.seat as { state?: string } | undefined)?.state ?? "?")} (${String(s.source)})`).join("\n");
+          const text =
+            seats.length === 0
+              ? "no seats"
+              : seats
+                  .map(
+                    (s) =>
+                      `${String(s.seatId)} ${String((s.seat as { state?: string } | undefined)?.state ?? "?")} (${String(s.source)})`,
+                  )
+                  .join("\n");
           return toolResult({ seats }, text);
         } finally {
           journal.close();
@@ -220,8 +341,12 @@ export function registerVisibleTools(context: ToolContext): void {
     "release",
     {
       title: "Release a visible seat",
-      description: "Release a visible seat: its controller closes; its leader is stopped only after the original TUI was seen to exit and the leader re-proved. Works from the journal when the controller is gone.",
-      inputSchema: { seat: z.string().describe("The seat id."), closePane: z.boolean().optional().describe("Close the seat's pane first (ends the TUI).") },
+      description:
+        "Release a visible seat: its controller closes; its leader is stopped only after the original TUI was seen to exit and the leader re-proved. Works from the journal when the controller is gone.",
+      inputSchema: {
+        seat: z.string().describe("The seat id."),
+        closePane: z.boolean().optional().describe("Close the seat's pane first (ends the TUI)."),
+      },
       outputSchema: { seatId: z.string(), release: z.record(z.string(), z.unknown()) },
     },
     (args) =>
@@ -232,7 +357,9 @@ export function registerVisibleTools(context: ToolContext): void {
         await assertSeatVisible(context, home, seatId);
         let release: Record<string, unknown>;
         try {
-          release = unwrapReply(await context.track(callController(seatDir(home, seatId), { op: "release", closePane }, 60_000))).release as Record<string, unknown>;
+          release = unwrapReply(
+            await context.track(callController(seatDir(home, seatId), { op: "release", closePane }, 60_000)),
+          ).release as Record<string, unknown>;
         } catch (error) {
           if (!isControllerGone(error)) throw error;
           const journal = openJournal(journalPath(home));

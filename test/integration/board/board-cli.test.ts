@@ -37,12 +37,20 @@ test("seat board prints its token once, answers 401 without it, and moves it int
     const first = await fetch(url, { redirect: "manual" });
     assert.equal(first.status, 303);
     assert.equal(first.headers.get("location"), url.pathname);
-    assert.equal(first.headers.get("set-cookie"), `seat_board=${token}; HttpOnly; SameSite=Strict; Path=${url.pathname}`);
+    assert.equal(
+      first.headers.get("set-cookie"),
+      `seat_board=${token}; HttpOnly; SameSite=Strict; Path=${url.pathname}`,
+    );
     assert.equal(first.headers.get("referrer-policy"), "no-referrer");
     const page = await fetch(base, { headers: { cookie: (first.headers.get("set-cookie") ?? "").split(";")[0]! } });
     assert.equal(page.status, 200);
     assert.match(await page.text(), /Nothing is live\./);
-    const post = await fetch(`${base}approvals/x/allow`, { method: "POST", redirect: "manual", headers: { authorization: `Bearer ${token}` }, body: "" });
+    const post = await fetch(`${base}approvals/x/allow`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { authorization: `Bearer ${token}` },
+      body: "",
+    });
     assert.equal(post.status, 403, "a POST without this board's origin is refused");
   } finally {
     run.child.kill("SIGTERM");

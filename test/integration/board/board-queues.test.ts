@@ -14,12 +14,20 @@ import { startBoard, type Board } from "../../../src/board/server.js";
 import { need } from "../../support/requirements.js";
 import { redisMissing, startFleetRig } from "../../support/fleet-rig.js";
 
-const UNRESTRICTED = { defaults: { read: "allow", edit: "allow", execute: "allow", network: "allow", mcp: "allow", other: "allow" }, unrestricted: true };
+const UNRESTRICTED = {
+  defaults: { read: "allow", edit: "allow", execute: "allow", network: "allow", mcp: "allow", other: "allow" },
+  unrestricted: true,
+};
 
 /** bull-board's own update-data call, as its UI makes it (same origin, with the board's credential). */
 function updateData(board: Board, jobId: string, jobData: unknown): Promise<Response> {
   const origin = new URL(board.url).origin;
-  return fetch(`${board.url}queues/api/queues/${SHARED_QUEUE}/${jobId}/update-data`, { method: "PATCH", redirect: "manual", headers: { authorization: `Bearer ${board.token}`, origin, "content-type": "application/json" }, body: JSON.stringify({ jobData }) });
+  return fetch(`${board.url}queues/api/queues/${SHARED_QUEUE}/${jobId}/update-data`, {
+    method: "PATCH",
+    redirect: "manual",
+    headers: { authorization: `Bearer ${board.token}`, origin, "content-type": "application/json" },
+    body: JSON.stringify({ jobData }),
+  });
 }
 
 test("bull-board is read-only unless asked; with --queue-actions a job it rewrites is refused FLEET_JOB_TAMPERED and never reaches the agent", async (t) => {
@@ -35,11 +43,16 @@ test("bull-board is read-only unless asked; with --queue-actions a job it rewrit
 
     const readOnly = await startBoard({ redisUrl: rig.redis.url, listing: { fleet: client } });
     boards.push(readOnly);
-    const listed = await fetch(`${readOnly.url}queues/api/queues`, { headers: { authorization: `Bearer ${readOnly.token}` } });
+    const listed = await fetch(`${readOnly.url}queues/api/queues`, {
+      headers: { authorization: `Bearer ${readOnly.token}` },
+    });
     assert.equal(listed.status, 200);
     assert.equal(listed.headers.get("referrer-policy"), "no-referrer");
     const queues = (await listed.json()) as { queues: Array<{ name: string; readOnlyMode: boolean }> };
-    assert.ok(queues.queues.length > 0 && queues.queues.every((q) => q.readOnlyMode), JSON.stringify(queues.queues.map((q) => [q.name, q.readOnlyMode])));
+    assert.ok(
+      queues.queues.length > 0 && queues.queues.every((q) => q.readOnlyMode),
+      JSON.stringify(queues.queues.map((q) => [q.name, q.readOnlyMode])),
+    );
     const refused = await updateData(readOnly, id, evil);
     assert.equal(refused.status, 405);
     assert.deepEqual((await queue.getJob(id))!.data, original, "the read-only view changed nothing");
@@ -48,7 +61,11 @@ test("bull-board is read-only unless asked; with --queue-actions a job it rewrit
     boards.push(acting);
     const rewrote = await updateData(acting, id, evil);
     assert.equal(rewrote.status, 200, await rewrote.text());
-    assert.equal(((await queue.getJob(id))!.data as { prompt: string }).prompt, "rm -rf the repository", "bull-board rewrote BullMQ's copy");
+    assert.equal(
+      ((await queue.getJob(id))!.data as { prompt: string }).prompt,
+      "rm -rf the repository",
+      "bull-board rewrote BullMQ's copy",
+    );
 
     const worker = await rig.startWorker("host-a");
     const result = await client.job(id).result();

@@ -20,11 +20,24 @@ import type { ApprovalAnswer, ApprovalsSource, PendingApproval } from "../../../
 import { need } from "../../support/requirements.js";
 
 const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const COMMAND = "echo pending-approval-canary";
 
 /** Another service on this host: a page with an image and a credentialed fetch, recording every request. */
-async function startOtherService(): Promise<{ origin: string; seen: Array<{ url: string; headers: IncomingHttpHeaders }>; close(): Promise<void> }> {
+async function startOtherService(): Promise<{
+  origin: string;
+  seen: Array<{ url: string; headers: IncomingHttpHeaders }>;
+  close(): Promise<void>;
+}> {
   const seen: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
   const server: Server = createServer((req, res) => {
     seen.push({ url: req.url ?? "", headers: req.headers });
@@ -37,7 +50,9 @@ async function startOtherService(): Promise<{ origin: string; seen: Array<{ url:
       return res.end("{}");
     }
     res.writeHead(200, { "content-type": "text/html" });
-    res.end(`<!doctype html><title>other</title><img id="pixel" src="/pixel.gif"><script>fetch("/data", { credentials: "include" }).then(() => { document.title = "fetched"; });</script>`);
+    res.end(
+      `<!doctype html><title>other</title><img id="pixel" src="/pixel.gif"><script>fetch("/data", { credentials: "include" }).then(() => { document.title = "fetched"; });</script>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const { port } = server.address() as AddressInfo;
@@ -54,7 +69,18 @@ async function startOtherService(): Promise<{ origin: string; seen: Array<{ url:
 test("a credential another loopback service receives from the browser is not enough to read or act on the board", async (t) => {
   if (!need(t, existsSync(CHROMIUM) ? false : "chromium (Debian package chromium, at /usr/bin/chromium)")) return;
   const home = mkdtempSync(join(tmpdir(), "seat-board-sealed-"));
-  const pending: PendingApproval[] = [{ id: "ap_sealed1", category: "execute", title: "run a command", target: { command: COMMAND }, digest: "d".repeat(64), owner: { kind: "named-session", id: "w", name: "w", pid: process.pid }, askedAt: new Date().toISOString(), deadline: new Date(Date.now() + 600_000).toISOString() }];
+  const pending: PendingApproval[] = [
+    {
+      id: "ap_sealed1",
+      category: "execute",
+      title: "run a command",
+      target: { command: COMMAND },
+      digest: "d".repeat(64),
+      owner: { kind: "named-session", id: "w", name: "w", pid: process.pid },
+      askedAt: new Date().toISOString(),
+      deadline: new Date(Date.now() + 600_000).toISOString(),
+    },
+  ];
   const answers: Array<{ id: string; answer: ApprovalAnswer }> = [];
   const source: ApprovalsSource = {
     list: async () => [...pending],
@@ -67,13 +93,22 @@ test("a credential another loopback service receives from the browser is not eno
   const answered = () => answers.map((a) => [a.id, a.answer.decision, a.answer.by]);
   const board = await startBoard({ listing: { home: join(home, ".grok-seat") }, approvals: source });
   const other = await startOtherService();
-  const context = await chromium.launchPersistentContext(join(home, "profile"), { executablePath: CHROMIUM, headless: true, args: FLAGS });
+  const context = await chromium.launchPersistentContext(join(home, "profile"), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+  });
   try {
     const page = await context.newPage();
     await page.goto(`${board.url}?token=${board.token}`);
     assert.match(await page.content(), /pending-approval-canary/, "the person sees the board");
     // A link followed from the board's page (the Referer would carry the board's address).
-    await Promise.all([page.waitForURL(`${other.origin}/from-board`), page.evaluate(`(() => { const a = document.createElement("a"); a.href = ${JSON.stringify(`${other.origin}/from-board`)}; document.body.append(a); a.click(); })()`)]);
+    await Promise.all([
+      page.waitForURL(`${other.origin}/from-board`),
+      page.evaluate(
+        `(() => { const a = document.createElement("a"); a.href = ${JSON.stringify(`${other.origin}/from-board`)}; document.body.append(a); a.click(); })()`,
+      ),
+    ]);
     // A typed visit: its page loads an image and makes a credentialed fetch.
     await page.goto(`${other.origin}/typed`);
     await page.waitForFunction('document.title === "fetched"');
@@ -85,17 +120,21 @@ test("a credential another loopback service receives from the browser is not eno
     await second.goto(board.url);
     assert.match(await second.content(), /pending-approval-canary/);
     const urls = other.seen.map((s) => s.url);
-    for (const expected of ["/from-board", "/typed", "/pixel.gif", "/data", "/second-tab"]) assert.ok(urls.includes(expected), `the other service saw ${expected} (${urls.join(", ")})`);
+    for (const expected of ["/from-board", "/typed", "/pixel.gif", "/data", "/second-tab"])
+      assert.ok(urls.includes(expected), `the other service saw ${expected} (${urls.join(", ")})`);
 
     const headersSeen = JSON.stringify(other.seen);
     assert.ok(!headersSeen.includes(board.token), "the token reached the other service");
     const secretPath = new URL(board.url).pathname.slice(1, -1);
-    if (secretPath !== "") assert.ok(!headersSeen.includes(secretPath), "the board's secret path reached the other service");
+    if (secretPath !== "")
+      assert.ok(!headersSeen.includes(secretPath), "the board's secret path reached the other service");
 
     // Replay everything the other service got, at the board's root and even at its secret address.
     const origin = new URL(board.url).origin;
     const cookies = [...new Set(other.seen.map((s) => s.headers.cookie).filter((c): c is string => c !== undefined))];
-    const tokens = cookies.flatMap((c) => c.split(";").map((part) => decodeURIComponent(part.trim().split("=").slice(1).join("="))));
+    const tokens = cookies.flatMap((c) =>
+      c.split(";").map((part) => decodeURIComponent(part.trim().split("=").slice(1).join("="))),
+    );
     for (const cookie of [...cookies, ""]) {
       for (const target of [`${origin}/`, board.url]) {
         const res = await fetch(target, { headers: cookie ? { cookie } : {}, redirect: "manual" });
@@ -105,7 +144,12 @@ test("a credential another loopback service receives from the browser is not eno
       }
       for (const formToken of [...tokens, ""]) {
         for (const target of [`${origin}/approvals/ap_sealed1/deny`, `${board.url}approvals/ap_sealed1/deny`]) {
-          const res = await fetch(target, { method: "POST", redirect: "manual", headers: { ...(cookie ? { cookie } : {}), origin, "content-type": "application/x-www-form-urlencoded" }, body: `token=${encodeURIComponent(formToken)}` });
+          const res = await fetch(target, {
+            method: "POST",
+            redirect: "manual",
+            headers: { ...(cookie ? { cookie } : {}), origin, "content-type": "application/x-www-form-urlencoded" },
+            body: `token=${encodeURIComponent(formToken)}`,
+          });
           assert.ok(res.status === 401 || res.status === 404, `${target}: ${res.status}`);
         }
       }
@@ -114,13 +158,18 @@ test("a credential another loopback service receives from the browser is not eno
     assert.equal(pending.length, 1, "the approval is still pending");
     // A form POSTed from a page on the other port (same-site, not same-origin) is refused even at the secret path.
     await second.goto(`${other.origin}/forge`);
-    await second.evaluate(`(() => { const f = document.createElement("form"); f.method = "post"; f.action = ${JSON.stringify(`${board.url}approvals/ap_sealed1/deny`)}; document.body.append(f); f.submit(); })()`);
+    await second.evaluate(
+      `(() => { const f = document.createElement("form"); f.method = "post"; f.action = ${JSON.stringify(`${board.url}approvals/ap_sealed1/deny`)}; document.body.append(f); f.submit(); })()`,
+    );
     await second.waitForURL(/approvals\/ap_sealed1\/deny/);
     assert.match(await second.content(), /403/);
     assert.deepEqual(answers, [], "nothing was answered from another port's page");
     // The person's own click on the board still answers, once (the browser sends Origin: null under no-referrer).
     await page.goto(board.url);
-    await Promise.all([page.waitForURL(/answered=/), page.locator('#approvals tr[data-approval="ap_sealed1"]').getByRole("button", { name: "Deny" }).click()]);
+    await Promise.all([
+      page.waitForURL(/answered=/),
+      page.locator('#approvals tr[data-approval="ap_sealed1"]').getByRole("button", { name: "Deny" }).click(),
+    ]);
     assert.deepEqual(answered(), [["ap_sealed1", "deny", "board"]]);
   } finally {
     await context.close();

@@ -104,7 +104,10 @@ test("test hooks are not user flags: no verb's help mentions them and `--hold-be
 function fakeGrok(dir: string, scenario = "normal"): { path: string; record: string } {
   const path = join(dir, `grok-${scenario}`);
   const record = join(dir, `record-${scenario}.json`);
-  writeFileSync(path, `#!/bin/sh\nFAKE_GROK_SCENARIO=${scenario} FAKE_GROK_RECORD_FILE=${JSON.stringify(record)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+  writeFileSync(
+    path,
+    `#!/bin/sh\nFAKE_GROK_SCENARIO=${scenario} FAKE_GROK_RECORD_FILE=${JSON.stringify(record)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`,
+  );
   chmodSync(path, 0o755);
   return { path, record };
 }
@@ -160,15 +163,21 @@ test("messages say things once and in our words: one `seat` prefix, one code, th
   }
 });
 
-test("an agent that cannot start is one {\"type\":\"error\"} (not a diagnostic), exit 4 when not authenticated, its code once in human text", async () => {
+test('an agent that cannot start is one {"type":"error"} (not a diagnostic), exit 4 when not authenticated, its code once in human text', async () => {
   const home = mkdtempSync(join(tmpdir(), "cli-start-"));
   try {
     const env = { ...baseEnv, HOME: home, GROK_SEAT_HOME: join(home, "seat") };
     const grok = fakeGrok(home, "no-auth");
     const json = await runSeat(["run", "--json", "--grok", grok.path, "--cwd", home, "hi"], { env });
     assert.equal(json.code, 4, json.stdout + json.stderr);
-    const lines = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; code?: string; message?: string });
-    assert.deepEqual(lines.map((l) => l.type), ["error"]);
+    const lines = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; code?: string; message?: string });
+    assert.deepEqual(
+      lines.map((l) => l.type),
+      ["error"],
+    );
     assert.equal(lines[0]!.code, "ACP_NOT_AUTHENTICATED");
     assert.match(lines[0]!.message ?? "", /^Grok session could not start: /);
     const human = await runSeat(["run", "--grok", grok.path, "--cwd", home, "hi"], { env: { ...env, NO_COLOR: "1" } });
@@ -176,7 +185,10 @@ test("an agent that cannot start is one {\"type\":\"error\"} (not a diagnostic),
     assert.match(human.stderr, /^seat run: Grok session could not start: /m);
     assert.equal(human.stderr.match(/\[ACP_NOT_AUTHENTICATED\]/g)?.length, 1, human.stderr);
     // Another agent names itself, never "Grok".
-    const custom = await runSeat(["run", "--json", "--agent-command", `${grok.path} agent stdio`, "--cwd", home, "hi"], { env });
+    const custom = await runSeat(
+      ["run", "--json", "--agent-command", `${grok.path} agent stdio`, "--cwd", home, "hi"],
+      { env },
+    );
     const error = JSON.parse(custom.stdout.trim().split("\n").at(-1)!) as { type: string; message: string };
     assert.equal(error.type, "error");
     assert.match(error.message, /^custom agent \(.*\) session could not start: /);
@@ -189,7 +201,10 @@ test("seat help VERB shows that verb's help; -V and --version are listed; every 
   const top = await runSeat(["help"], { env: baseEnv });
   assert.equal(top.code, 0);
   assert.match(top.stdout, /-V, --version/);
-  assert.equal((await runSeat(["-V"], { env: baseEnv })).stdout, (await runSeat(["--version"], { env: baseEnv })).stdout);
+  assert.equal(
+    (await runSeat(["-V"], { env: baseEnv })).stdout,
+    (await runSeat(["--version"], { env: baseEnv })).stdout,
+  );
   const verbs = [...top.stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1]!);
   assert.ok(verbs.includes("run") && verbs.includes("config") && verbs.includes("completion"), verbs.join(","));
   for (const verb of verbs) {
@@ -210,14 +225,25 @@ test("seat completion bash is valid bash, and completing `seat ru` offers run; z
     assert.equal(bash.code, 0, bash.stderr);
     writeFileSync(script, bash.stdout);
     assert.equal(spawnSync("bash", ["-n", script]).status, 0, "bash -n accepts it");
-    const complete = (words: string[]) => spawnSync("bash", ["-c", `source ${JSON.stringify(script)}; COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(" ")}); COMP_CWORD=${words.length - 1}; _seat; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: "utf8" }).stdout.trim().split("\n");
+    const complete = (words: string[]) =>
+      spawnSync(
+        "bash",
+        [
+          "-c",
+          `source ${JSON.stringify(script)}; COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(" ")}); COMP_CWORD=${words.length - 1}; _seat; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { encoding: "utf8" },
+      )
+        .stdout.trim()
+        .split("\n");
     assert.deepEqual(complete(["seat", "ru"]), ["run"]);
     assert.ok(complete(["seat", "run", "--fi"]).includes("--file"));
     assert.ok(complete(["seat", "help", "comp"]).includes("completion"));
     for (const shell of ["zsh", "fish"]) {
       const out = await runSeat(["completion", shell], { env: baseEnv });
       assert.equal(out.code, 0, shell);
-      for (const verb of ["run", "sessions", "submit", "config"]) assert.match(out.stdout, new RegExp(`\\b${verb}\\b`), `${shell} ${verb}`);
+      for (const verb of ["run", "sessions", "submit", "config"])
+        assert.match(out.stdout, new RegExp(`\\b${verb}\\b`), `${shell} ${verb}`);
     }
     assert.equal((await runSeat(["completion", "tcsh"], { env: baseEnv })).code, 2);
   } finally {
@@ -230,28 +256,53 @@ test("config files: the user's and the nearest project .grok-seat.json give defa
   try {
     const xdg = join(home, "xdg");
     mkdirSync(join(xdg, "grok-seat"), { recursive: true });
-    writeFileSync(join(xdg, "grok-seat", "config.json"), JSON.stringify({ model: "grok-4.5", redis: "redis://:hunter2@127.0.0.1:6390", agentsDir: "agents" }));
+    writeFileSync(
+      join(xdg, "grok-seat", "config.json"),
+      JSON.stringify({ model: "grok-4.5", redis: "redis://:hunter2@127.0.0.1:6390", agentsDir: "agents" }),
+    );
     const project = join(home, "project");
     const sub = join(project, "src", "deep");
     mkdirSync(sub, { recursive: true });
     writeFileSync(join(project, ".grok-seat.json"), JSON.stringify({ model: "grok-4.6", policy: "policy.json" }));
-    const env = { ...baseEnv, HOME: home, XDG_CONFIG_HOME: xdg, GROK_SEAT_HOME: join(home, "seat"), XAI_API_KEY: "test-key" };
+    const env = {
+      ...baseEnv,
+      HOME: home,
+      XDG_CONFIG_HOME: xdg,
+      GROK_SEAT_HOME: join(home, "seat"),
+      XAI_API_KEY: "test-key",
+    };
     const show = async (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => {
       const r = await runSeat(["config", "--json", ...args], { env: { ...env, ...extraEnv }, cwd: sub });
       assert.equal(r.code, 0, r.stderr);
-      return Object.fromEntries(r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { key: string; value: string | null; source: string; file?: string }).map((e) => [e.key, e]));
+      return Object.fromEntries(
+        r.stdout
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { key: string; value: string | null; source: string; file?: string })
+          .map((e) => [e.key, e]),
+      );
     };
     const layered = await show([]);
-    assert.deepEqual([layered.model.value, layered.model.source, layered.model.file], ["grok-4.6", "project", join(project, ".grok-seat.json")]);
+    assert.deepEqual(
+      [layered.model.value, layered.model.source, layered.model.file],
+      ["grok-4.6", "project", join(project, ".grok-seat.json")],
+    );
     assert.deepEqual([layered.policy.value, layered.policy.source], [join(project, "policy.json"), "project"]);
     assert.deepEqual([layered.agentsDir.value, layered.agentsDir.source], [join(xdg, "grok-seat", "agents"), "user"]);
-    assert.deepEqual([layered.redis.value, layered.redis.source], ["redis://:[redacted]@127.0.0.1:6390", "user"], "a password in a config file is never shown");
+    assert.deepEqual(
+      [layered.redis.value, layered.redis.source],
+      ["redis://:[redacted]@127.0.0.1:6390", "user"],
+      "a password in a config file is never shown",
+    );
     assert.deepEqual([layered.agent.value, layered.agent.source], [null, "default"]);
     const over = await show(["--model", "mock"], { GROK_SEAT_REDIS_URL: "redis://127.0.0.1:6391" });
     assert.deepEqual([over.model.value, over.model.source], ["mock", "flag"]);
     assert.deepEqual([over.redis.value, over.redis.source], ["redis://127.0.0.1:6391", "env"]);
     // The defaults reach the verb: the project's model is the agent's -m, and its policy file is used.
-    writeFileSync(join(project, "policy.json"), JSON.stringify({ schema: "grok-seat.permissions.v1", allow: ["read"] }));
+    writeFileSync(
+      join(project, "policy.json"),
+      JSON.stringify({ schema: "grok-seat.permissions.v1", allow: ["read"] }),
+    );
     const grok = fakeGrok(home);
     const run = await runSeat(["run", "--grok", grok.path, "hi"], { env, cwd: sub });
     assert.equal(run.code, 0, run.stderr);
@@ -259,8 +310,15 @@ test("config files: the user's and the nearest project .grok-seat.json give defa
     const flagWins = await runSeat(["run", "--grok", grok.path, "--model", "mock", "hi"], { env, cwd: sub });
     assert.equal(flagWins.code, 0, flagWins.stderr);
     assert.equal((JSON.parse(readFileSync(grok.record, "utf8")) as { model: string }).model, "mock");
-    writeFileSync(join(project, "policy.json"), JSON.stringify({ schema: "grok-seat.permissions.v1", allow: ["teleport"] }));
-    assert.equal((await runSeat(["run", "--grok", grok.path, "hi"], { env, cwd: sub })).code, 5, "the project's policy file is the one checked");
+    writeFileSync(
+      join(project, "policy.json"),
+      JSON.stringify({ schema: "grok-seat.permissions.v1", allow: ["teleport"] }),
+    );
+    assert.equal(
+      (await runSeat(["run", "--grok", grok.path, "hi"], { env, cwd: sub })).code,
+      5,
+      "the project's policy file is the one checked",
+    );
     // A malformed file is exit 2 naming the file and the key.
     writeFileSync(join(project, ".grok-seat.json"), JSON.stringify({ modle: "x" }));
     const typo = await runSeat(["run", "--grok", grok.path, "hi"], { env, cwd: sub });

@@ -9,7 +9,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { Queue, Worker } from "bullmq";
-import { answerFleetApproval, connectFleet, connectRedis, listFleetApprovals, openFleetQueues, parseRedisUrl } from "../../../src/fleet/index.js";
+import {
+  answerFleetApproval,
+  connectFleet,
+  connectRedis,
+  listFleetApprovals,
+  openFleetQueues,
+  parseRedisUrl,
+} from "../../../src/fleet/index.js";
 import { BULL_PREFIX, SHARED_QUEUE } from "../../../src/fleet/keys.js";
 import { parsePolicyFlags } from "../../../src/permissions/index.js";
 import { isSeatError, type ErrorCode } from "../../../src/errors.js";
@@ -30,18 +37,29 @@ test("each ACL role printed by seat fleet acl does its job and nothing more; a w
   const closers: (() => unknown)[] = [];
   try {
     for (const role of ["worker", "submitter", "watcher"] as const) {
-      const printed = await runSeat(["fleet", "acl", "--role", role], { env: { PATH, GROK_SEAT_REDIS_PASSWORD: passwords[role] } });
+      const printed = await runSeat(["fleet", "acl", "--role", role], {
+        env: { PATH, GROK_SEAT_REDIS_PASSWORD: passwords[role] },
+      });
       assert.equal(printed.code, 0, printed.stderr);
       assert.ok(!printed.stdout.includes(passwords[role]), "the password is printed only as its hash");
       const words = printed.stdout.trim().split(" ");
       assert.deepEqual(words.slice(0, 3), ["ACL", "SETUSER", `seat-${role}`]);
-      assert.equal(await raw.call(...(words as [string, ...string[]])), "OK", `Redis ${(await raw.info("server")).match(/redis_version:\S+/)?.[0]} accepts the ${role} line`);
+      assert.equal(
+        await raw.call(...(words as [string, ...string[]])),
+        "OK",
+        `Redis ${(await raw.info("server")).match(/redis_version:\S+/)?.[0]} accepts the ${role} line`,
+      );
     }
     const all = await runSeat(["fleet", "acl"], { env: { PATH } });
     assert.equal(all.stdout.trim().split("\n").length, 3);
-    await assert.rejects(raw.call(...(all.stdout.split("\n")[0]!.split(" ") as [string, ...string[]])), /password hash/i, "the placeholder is refused, never set");
+    await assert.rejects(
+      raw.call(...(all.stdout.split("\n")[0]!.split(" ") as [string, ...string[]])),
+      /password hash/i,
+      "the placeholder is refused, never set",
+    );
 
-    const url = (role: keyof typeof passwords, password: string = passwords[role]) => rig.redis.url.replace("redis://", `redis://seat-${role}:${password}@`);
+    const url = (role: keyof typeof passwords, password: string = passwords[role]) =>
+      rig.redis.url.replace("redis://", `redis://seat-${role}:${password}@`);
     const submitter = await connectFleet(url("submitter"));
     closers.push(() => submitter.close());
     const watcher = await connectFleet(url("watcher"));
@@ -50,11 +68,18 @@ test("each ACL role printed by seat fleet acl does its job and nothing more; a w
     // A worker on the submitter's login is refused at start (it may not subscribe), naming the cause; and BullMQ's
     // own worker on that login takes nothing (moving a job to active needs commands the role lacks, in scripts too).
     const early = await submitter.enqueue({ prompt: "not for the submitter's login" });
-    const impostor = await runSeat(["worker", "--redis", rig.redis.url, "--name", "impostor", "--allow-volatile-redis"], { env: { PATH, GROK_SEAT_REDIS_USERNAME: "seat-submitter", GROK_SEAT_REDIS_PASSWORD: passwords.submitter } });
+    const impostor = await runSeat(
+      ["worker", "--redis", rig.redis.url, "--name", "impostor", "--allow-volatile-redis"],
+      { env: { PATH, GROK_SEAT_REDIS_USERNAME: "seat-submitter", GROK_SEAT_REDIS_PASSWORD: passwords.submitter } },
+    );
     assert.notEqual(impostor.code, 0);
     assert.match(impostor.stderr, /FLEET_REDIS_FORBIDDEN/);
     let taken = 0;
-    const bull = new Worker(SHARED_QUEUE, async () => void taken++, { connection: { ...parseRedisUrl(url("submitter")).options, maxRetriesPerRequest: null }, prefix: BULL_PREFIX, autorun: false });
+    const bull = new Worker(SHARED_QUEUE, async () => void taken++, {
+      connection: { ...parseRedisUrl(url("submitter")).options, maxRetriesPerRequest: null },
+      prefix: BULL_PREFIX,
+      autorun: false,
+    });
     const errors: string[] = [];
     bull.on("error", (e) => errors.push(e.message));
     void bull.run().catch((e: unknown) => errors.push(String(e)));
@@ -62,25 +87,46 @@ test("each ACL role printed by seat fleet acl does its job and nothing more; a w
     await bull.close(true).catch(() => undefined);
     // Refused inside BullMQ's move-to-active script: the ACL log names the command.
     const log = (await raw.call("ACL", "LOG")) as unknown[][];
-    assert.ok(log.some((entry) => entry.includes("seat-submitter") && entry.includes("rpoplpush")), JSON.stringify(log.slice(0, 3)));
+    assert.ok(
+      log.some((entry) => entry.includes("seat-submitter") && entry.includes("rpoplpush")),
+      JSON.stringify(log.slice(0, 3)),
+    );
     assert.equal(taken, 0);
     assert.equal((await watcher.job(early.id).state()).status, "waiting");
 
     // The worker's login (user from GROK_SEAT_REDIS_USERNAME, password from the environment) runs jobs.
-    const w = await rig.startWorker("host-a", { env: { GROK_SEAT_REDIS_USERNAME: "seat-worker", GROK_SEAT_REDIS_PASSWORD: passwords.worker } });
+    const w = await rig.startWorker("host-a", {
+      env: { GROK_SEAT_REDIS_USERNAME: "seat-worker", GROK_SEAT_REDIS_PASSWORD: passwords.worker },
+    });
     assert.equal((await submitter.job(early.id).result()).status, "completed", w.stderr());
-    const held = await submitter.enqueue({ prompt: "TOOLTEST under acl", policy: parsePolicyFlags({ ask: ["execute", "edit"] }) });
+    const held = await submitter.enqueue({
+      prompt: "TOOLTEST under acl",
+      policy: parsePolicyFlags({ ask: ["execute", "edit"] }),
+    });
     const watcherRedis = connectRedis(parseRedisUrl(url("watcher")), { name: "acl-watcher" });
     closers.push(() => watcherRedis.disconnect());
-    const [approval] = await until(async () => {
-      const listed = await listFleetApprovals(watcherRedis);
-      return listed.length > 0 ? listed : undefined;
-    }, 20_000, "the held approval, listed by the watcher");
-    const watcherAnswer = await answerFleetApproval(watcherRedis, approval!.id, { decision: "allow", by: "watcher" }).then(() => "answered", (e: unknown) => e);
+    const [approval] = await until(
+      async () => {
+        const listed = await listFleetApprovals(watcherRedis);
+        return listed.length > 0 ? listed : undefined;
+      },
+      20_000,
+      "the held approval, listed by the watcher",
+    );
+    const watcherAnswer = await answerFleetApproval(watcherRedis, approval!.id, {
+      decision: "allow",
+      by: "watcher",
+    }).then(
+      () => "answered",
+      (e: unknown) => e,
+    );
     assert.ok(fatalCause(watcherAnswer) === "forbidden", `a watcher cannot answer: ${String(watcherAnswer)}`);
     const submitterRedis = connectRedis(parseRedisUrl(url("submitter")), { name: "acl-submitter" });
     closers.push(() => submitterRedis.disconnect());
-    assert.deepEqual(await answerFleetApproval(submitterRedis, approval!.id, { decision: "allow", by: "submitter" }), { id: approval!.id, decision: "allow" });
+    assert.deepEqual(await answerFleetApproval(submitterRedis, approval!.id, { decision: "allow", by: "submitter" }), {
+      id: approval!.id,
+      decision: "allow",
+    });
     assert.equal((await watcher.job(held.id).result()).status, "completed");
     // An expired job left in the index: a watcher still lists (it may not prune the index; a submitter does).
     await raw.zadd("grok-seat:jobs", Date.now(), "expired-long-ago");
@@ -88,7 +134,10 @@ test("each ACL role printed by seat fleet acl does its job and nothing more; a w
     const board = await openFleetQueues(url("watcher"));
     closers.push(() => board.close());
     const counts = await board.queues.find((q) => q.name === SHARED_QUEUE)!.getJobCounts("completed");
-    assert.ok((counts.completed ?? 0) >= 1, `a watcher reads the queue counts (the board): ${JSON.stringify(counts)} of ${board.queues.map((q) => q.name).join(",")}`);
+    assert.ok(
+      (counts.completed ?? 0) >= 1,
+      `a watcher reads the queue counts (the board): ${JSON.stringify(counts)} of ${board.queues.map((q) => q.name).join(",")}`,
+    );
 
     // A dispatched job whose heartbeat is gone reads uncertain to a watcher, who may not record it; a submitter does.
     await raw.hset("grok-seat:job:{stale}:state", { status: "dispatched", run: "run-gone", queue: SHARED_QUEUE });
@@ -110,8 +159,16 @@ test("each ACL role printed by seat fleet acl does its job and nothing more; a w
     assert.equal(await raw.exists(`grok-seat:job:{${pending.id}}:cancel`), 0, "no cancel requested");
     const asWorker = connectRedis(parseRedisUrl(url("worker")), { name: "acl-worker" });
     closers.push(() => asWorker.disconnect());
-    await assert.rejects(asWorker.publish("grok-seat:cancel", pending.id), /NOPERM/, "a worker cannot announce a cancel");
-    await assert.rejects(asWorker.zadd("grok-seat:jobs", Date.now(), "by-worker"), /NOPERM/, "nor add to the job index");
+    await assert.rejects(
+      asWorker.publish("grok-seat:cancel", pending.id),
+      /NOPERM/,
+      "a worker cannot announce a cancel",
+    );
+    await assert.rejects(
+      asWorker.zadd("grok-seat:jobs", Date.now(), "by-worker"),
+      /NOPERM/,
+      "nor add to the job index",
+    );
     const workerClient = await connectFleet(url("worker"));
     closers.push(() => workerClient.close());
     await assert.rejects(workerClient.enqueue({ prompt: "worker submits", jobId: "by-worker" }), forbidden);
@@ -119,12 +176,21 @@ test("each ACL role printed by seat fleet acl does its job and nothing more; a w
     assert.equal(await queue.count(), before + 1, "only the submitter's job is waiting");
 
     // Wrong logins: each named, fast.
-    for (const [what, bad] of [["wrong password", url("worker", "not-the-password")], ["unknown user", rig.redis.url.replace("redis://", "redis://nobody:pw@")]] as const) {
+    for (const [what, bad] of [
+      ["wrong password", url("worker", "not-the-password")],
+      ["unknown user", rig.redis.url.replace("redis://", "redis://nobody:pw@")],
+    ] as const) {
       const started = Date.now();
-      await assert.rejects(connectFleet(bad), (e: unknown) => isSeatError(e, "FLEET_REDIS_AUTH_FAILED" satisfies ErrorCode), what);
+      await assert.rejects(
+        connectFleet(bad),
+        (e: unknown) => isSeatError(e, "FLEET_REDIS_AUTH_FAILED" satisfies ErrorCode),
+        what,
+      );
       assert.ok(Date.now() - started < 5_000, `${what}: ${Date.now() - started} ms`);
     }
-    const refusedWorker = await runSeat(["worker", "--redis", rig.redis.url, "--name", "bad-login"], { env: { PATH, GROK_SEAT_REDIS_USERNAME: "seat-worker", GROK_SEAT_REDIS_PASSWORD: "wrong-canary-11" } });
+    const refusedWorker = await runSeat(["worker", "--redis", rig.redis.url, "--name", "bad-login"], {
+      env: { PATH, GROK_SEAT_REDIS_USERNAME: "seat-worker", GROK_SEAT_REDIS_PASSWORD: "wrong-canary-11" },
+    });
     assert.notEqual(refusedWorker.code, 0);
     assert.match(refusedWorker.stderr, /FLEET_REDIS_AUTH_FAILED/);
     assert.ok(!refusedWorker.stderr.includes("wrong-canary-11"), "the password is not shown");

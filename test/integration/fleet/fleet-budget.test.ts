@@ -14,10 +14,18 @@ test("--budget reads <N>tokens/<hour|day> and <USD>usd/<hour|day>; anything else
   assert.deepEqual(parseFleetBudget("200000tokens/hour"), { limit: 200000, unit: "tokens", period: "hour" });
   assert.deepEqual(parseFleetBudget("2.5usd/day"), { limit: 2.5, unit: "usd", period: "day" });
   for (const bad of ["0tokens/hour", "-5usd/day", "5tokens/week", "1.5tokens/hour", "tokens/hour", "5", "5usd"]) {
-    assert.throws(() => parseFleetBudget(bad), (e: unknown) => isSeatError(e, "FLEET_BUDGET_INVALID") && e.message.includes(`"${bad}"`), bad);
+    assert.throws(
+      () => parseFleetBudget(bad),
+      (e: unknown) => isSeatError(e, "FLEET_BUDGET_INVALID") && e.message.includes(`"${bad}"`),
+      bad,
+    );
   }
   const hour = parseFleetBudget("10tokens/hour");
-  assert.equal(budgetKey("jobs", hour, 3_600_000 * 5 + 1), budgetKey("jobs", hour, 3_600_000 * 6 - 1), "one window per UTC hour");
+  assert.equal(
+    budgetKey("jobs", hour, 3_600_000 * 5 + 1),
+    budgetKey("jobs", hour, 3_600_000 * 6 - 1),
+    "one window per UTC hour",
+  );
   assert.notEqual(budgetKey("jobs", hour, 3_600_000 * 5), budgetKey("jobs", hour, 3_600_000 * 6));
   assert.notEqual(budgetKey("jobs", hour, 0), budgetKey("host-a", hour, 0), "one budget per queue");
 });
@@ -29,7 +37,9 @@ test("three connections racing 60 reservations against a budget for exactly 5 ge
   try {
     const budget = parseFleetBudget("70tokens/day");
     const now = Date.now();
-    const tries = await Promise.all(Array.from({ length: 60 }, (_, i) => reserveBudget(conns[i % 3]!, "jobs", budget, 14, now)));
+    const tries = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => reserveBudget(conns[i % 3]!, "jobs", budget, 14, now)),
+    );
     const granted = tries.filter((r) => r.ok);
     assert.equal(granted.length, 5, "never more than the limit, whatever the interleaving");
     assert.equal(await conns[0]!.get(budgetKey("jobs", budget, now)), "70");

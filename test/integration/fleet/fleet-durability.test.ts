@@ -30,13 +30,20 @@ test("seat worker refuses a Redis without appendonly, with appendfsync everysec,
     // A user that may not run CONFIG: INFO says AOF is on, but not how it syncs — not assumed durable.
     await raw.call("CONFIG", "SET", "appendfsync", "always");
     await raw.call("ACL", "SETUSER", "noconfig", "on", ">noconfig-pass", "~*", "&*", "+@all", "-config");
-    const unknown = await runSeat(["worker", "--redis", rig.redis.url.replace("redis://", "redis://noconfig:noconfig-pass@"), "--name", "h1"], { env: env() });
+    const unknown = await runSeat(
+      ["worker", "--redis", rig.redis.url.replace("redis://", "redis://noconfig:noconfig-pass@"), "--name", "h1"],
+      { env: env() },
+    );
     assert.notEqual(unknown.code, 0);
     assert.match(unknown.stderr, /FLEET_REDIS_VOLATILE/);
     assert.match(unknown.stderr, /appendfsync could not be read/);
     await raw.call("CONFIG", "SET", "appendfsync", "everysec");
     const allowed = await rig.startWorker("h2", { args: ["--allow-volatile-redis"] });
-    await until(() => (/warning: .*appendfsync everysec/.test(allowed.stderr()) ? true : undefined), 5_000, "the worker's warning");
+    await until(
+      () => (/warning: .*appendfsync everysec/.test(allowed.stderr()) ? true : undefined),
+      5_000,
+      "the worker's warning",
+    );
   } finally {
     raw.disconnect();
     await rig.close();
@@ -48,13 +55,22 @@ test("Redis restarted without AOF mid-turn: the watcher still gets the turn's en
   const rig = await startFleetRig({ appendOnly: false });
   try {
     const w = await rig.startWorker("host-a", { args: ["--allow-volatile-redis"] });
-    const submit = startSeat(["submit", "--redis", rig.redis.url, "--wait", "scenario:slow-stream volatile"], { env: env() });
-    await until(() => (submit.stdout().includes('"type":"text"') ? true : undefined), 15_000, "the first streamed text");
+    const submit = startSeat(["submit", "--redis", rig.redis.url, "--wait", "scenario:slow-stream volatile"], {
+      env: env(),
+    });
+    await until(
+      () => (submit.stdout().includes('"type":"text"') ? true : undefined),
+      15_000,
+      "the first streamed text",
+    );
     await rig.redis.restart(); // kill -9; nothing persisted, so every key is gone
     const result = await submit.done;
     assert.doesNotMatch(result.stderr, /FLEET_JOB_NOT_FOUND/);
     assert.equal(result.code, 0, result.stderr + w.stderr());
-    const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; status?: string; reason?: string });
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; status?: string; reason?: string });
     assert.ok(lines.some((l) => l.type === "done"));
     const end = lines.filter((l) => l.type === "job").at(-1);
     assert.equal(end?.status, "completed");

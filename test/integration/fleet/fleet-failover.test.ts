@@ -16,10 +16,19 @@ import { jobEvents, redisMissing, startFleetRig, type FleetRig } from "../../sup
 import { runSeat } from "../../support/cli.js";
 
 function sentinelMissing(): string | false {
-  return redisMissing() || (spawnSync("redis-sentinel", ["--version"], { stdio: "ignore" }).status === 0 ? false : "redis-sentinel (Debian package redis-sentinel, not on PATH)");
+  return (
+    redisMissing() ||
+    (spawnSync("redis-sentinel", ["--version"], { stdio: "ignore" }).status === 0
+      ? false
+      : "redis-sentinel (Debian package redis-sentinel, not on PATH)")
+  );
 }
 
-async function withSentinelFleet(t: TestLike, downAfterMs: number, body: (set: SentinelSetRig, rig: FleetRig, client: FleetClient) => Promise<void>): Promise<void> {
+async function withSentinelFleet(
+  t: TestLike,
+  downAfterMs: number,
+  body: (set: SentinelSetRig, rig: FleetRig, client: FleetClient) => Promise<void>,
+): Promise<void> {
   if (!need(t, sentinelMissing())) return;
   const set = await startSentinelSet({ downAfterMs });
   const rig = await startFleetRig().catch(async (error: unknown) => {
@@ -48,8 +57,16 @@ test("a worker and a submitter follow a Sentinel failover: after the primary is 
     const promotedMs = await set.waitForPromotion(primary.port);
     const after = await client.enqueue({ prompt: "after the failover" });
     const result = await after.result();
-    assert.equal(result.status, "completed", `after promotion (${promotedMs} ms): ${JSON.stringify(result)}\n${worker.stderr()}`);
-    assert.deepEqual(worker.prompts().filter((p) => p === `fleet-${after.id}`), [`fleet-${after.id}`], "sent exactly once");
+    assert.equal(
+      result.status,
+      "completed",
+      `after promotion (${promotedMs} ms): ${JSON.stringify(result)}\n${worker.stderr()}`,
+    );
+    assert.deepEqual(
+      worker.prompts().filter((p) => p === `fleet-${after.id}`),
+      [`fleet-${after.id}`],
+      "sent exactly once",
+    );
     assert.equal(worker.child.exitCode, null, "the worker was not restarted");
   });
 });
@@ -74,8 +91,14 @@ test("a dispatch mark the replica does not acknowledge is not sent on: the job e
       assert.equal(result.status, "uncertain", JSON.stringify(result));
       assert.equal(result.code, "FLEET_REPLICATION_UNCONFIRMED");
       const events = await jobEvents(client, job.id);
-      assert.ok(events.some((e) => e.status === "uncertain" && (e as { reason?: string }).reason === "replication-unconfirmed"), JSON.stringify(events));
-      assert.ok(events.some((e) => e.status === "dispatched"), "the mark was written (and not confirmed)");
+      assert.ok(
+        events.some((e) => e.status === "uncertain" && (e as { reason?: string }).reason === "replication-unconfirmed"),
+        JSON.stringify(events),
+      );
+      assert.ok(
+        events.some((e) => e.status === "dispatched"),
+        "the mark was written (and not confirmed)",
+      );
       assert.ok(!worker.prompts().includes(`fleet-${job.id}`), `the agent received ${worker.prompts().join(", ")}`);
       assert.match(worker.stderr(), /replication-unconfirmed/);
     } finally {
@@ -91,7 +114,11 @@ test("a Sentinel URL with no sentinel listening, or a master name the sentinels 
   if (!need(t, sentinelMissing())) return;
   const set = await startSentinelSet({ sentinels: 1, replicas: 0 });
   try {
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-home", GROK_SEAT_HOME: "/nonexistent-home/.grok-seat" };
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: "/nonexistent-home",
+      GROK_SEAT_HOME: "/nonexistent-home/.grok-seat",
+    };
     const started = Date.now();
     // Port 9 (discard) on loopback: nothing listens there on a test machine.
     const none = await runSeat(["worker", "--redis", "redis+sentinel://127.0.0.1:9/seatmaster"], { env });

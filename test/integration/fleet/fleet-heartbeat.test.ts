@@ -39,7 +39,11 @@ test("a worker stopped before dispatch and resumed after another worker took and
     const follower = handle.result();
     a.child.kill("SIGCONT");
     gated.open();
-    await until(() => (/not dispatched/.test(a.stderr()) ? true : undefined), 15_000, "host-a to give up its stale run");
+    await until(
+      () => (/not dispatched/.test(a.stderr()) ? true : undefined),
+      15_000,
+      "host-a to give up its stale run",
+    );
     await new Promise((r) => setTimeout(r, 3_000)); // host-a's cleanup, and more than one heartbeat period of host-b
     probing = false;
     await probe;
@@ -65,13 +69,25 @@ test("a cancel published while the worker's subscriber is disconnected still can
     const raw = connect(parseRedisUrl(rig.redis.url), { name: "probe" });
     try {
       // The worker's subscriber is there to be dropped (if it were away already the test would prove less).
-      const listed = await until(async () => {
-        const list = String(await raw.call("CLIENT", "LIST", "TYPE", "pubsub"));
-        return /name=grok-seat-cancel /.test(list) ? list : undefined;
-      }, 10_000, "the worker's cancel subscriber to be connected");
+      const listed = await until(
+        async () => {
+          const list = String(await raw.call("CLIENT", "LIST", "TYPE", "pubsub"));
+          return /name=grok-seat-cancel /.test(list) ? list : undefined;
+        },
+        10_000,
+        "the worker's cancel subscriber to be connected",
+      );
       // One atomic step: drop every subscriber, then request the cancel and publish it — to nobody.
-      const replies = await raw.multi().client("KILL", "TYPE", "pubsub").set(jobKeys(handle.id).cancel, String(Date.now()), "EX", 3_600).publish(CANCEL_CHANNEL, handle.id).exec();
-      assert.ok(Number(replies?.[0]?.[1]) >= 1, `a subscriber was dropped (replies ${JSON.stringify(replies)}; listed just before: ${listed.trim()}; worker: ${w.stderr()})`);
+      const replies = await raw
+        .multi()
+        .client("KILL", "TYPE", "pubsub")
+        .set(jobKeys(handle.id).cancel, String(Date.now()), "EX", 3_600)
+        .publish(CANCEL_CHANNEL, handle.id)
+        .exec();
+      assert.ok(
+        Number(replies?.[0]?.[1]) >= 1,
+        `a subscriber was dropped (replies ${JSON.stringify(replies)}; listed just before: ${listed.trim()}; worker: ${w.stderr()})`,
+      );
       assert.equal(replies?.[2]?.[1], 0, "the cancel message reached no subscriber");
     } finally {
       raw.disconnect();
@@ -111,7 +127,10 @@ test("Redis down while the agent starts: the job is handed back, runs once Redis
     assert.equal(result.status, "completed", w.stderr());
     const statuses = (await jobEvents(client, handle.id)).map((e) => [e.status, e.reason]);
     assert.ok(!statuses.some(([s]) => s === "failed" || s === "uncertain"), JSON.stringify(statuses));
-    assert.ok(statuses.some(([s, r]) => s === "waiting" && r === "redis-error-before-dispatch"), JSON.stringify(statuses));
+    assert.ok(
+      statuses.some(([s, r]) => s === "waiting" && r === "redis-error-before-dispatch"),
+      JSON.stringify(statuses),
+    );
     assert.deepEqual(w.prompts(), [`fleet-${handle.id}`], "sent once");
   });
 });
@@ -125,13 +144,22 @@ test("a job recorded uncertain while its run still beats is re-judged: watchers 
     // What a watcher records when it finds no heartbeat for a moment (here: recorded while the run beats on).
     const raw = connect(parseRedisUrl(rig.redis.url), { name: "probe" });
     try {
-      const judged = await transition(raw, handle.id, { from: ["dispatched"], to: "uncertain", fields: { code: "FLEET_JOB_UNCERTAIN", message: "judged too early", uncertain_reason: "heartbeat-lost" }, event: { code: "FLEET_JOB_UNCERTAIN", reason: "heartbeat-lost" } });
+      const judged = await transition(raw, handle.id, {
+        from: ["dispatched"],
+        to: "uncertain",
+        fields: { code: "FLEET_JOB_UNCERTAIN", message: "judged too early", uncertain_reason: "heartbeat-lost" },
+        event: { code: "FLEET_JOB_UNCERTAIN", reason: "heartbeat-lost" },
+      });
       assert.equal(judged.moved, true);
     } finally {
       raw.disconnect();
     }
     assert.equal((await handle.state()).status, "dispatched", "a reader sees the run still beating");
-    await waitForEvent(client, handle.id, (e) => e.type === "job" && e.status === "dispatched" && e.reason === "rejudged");
+    await waitForEvent(
+      client,
+      handle.id,
+      (e) => e.type === "job" && e.status === "dispatched" && e.reason === "rejudged",
+    );
     const cancel = await runSeat(["jobs", "cancel", handle.id, "--redis", rig.redis.url], { env: env() });
     assert.equal(cancel.code, 0, cancel.stdout + cancel.stderr);
     assert.match(cancel.stdout, /cancel acknowledged/);

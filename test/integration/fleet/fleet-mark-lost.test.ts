@@ -76,7 +76,11 @@ test("a dispatch mark lost in a failover (the new primary never had it) hands th
   await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
   const url = `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   try {
-    await until(async () => (/slave0:.*state=online/.test(await probeA.info("replication")) ? true : undefined), 10_000, "B in sync with A");
+    await until(
+      async () => (/slave0:.*state=online/.test(await probeA.info("replication")) ? true : undefined),
+      10_000,
+      "B in sync with A",
+    );
     const worker = await rig.startWorker("host-a", { redisUrl: url, args: ["--replica-ack-timeout", "5"] });
     assert.match(worker.stderr(), /durability rule: replicated .*WAIT 1/, worker.stderr());
     const client = await connectFleet(url);
@@ -84,13 +88,22 @@ test("a dispatch mark lost in a failover (the new primary never had it) hands th
       const job = await client.enqueue({ prompt: "its mark is lost in a failover", jobId: "mark-lost", cwd: rig.root });
       const ctrl = new AbortController();
       const timer = setTimeout(() => ctrl.abort(), 30_000);
-      const result = await job.result({ signal: ctrl.signal }).catch((e: unknown) => ({ status: `no end within 30 s (${String(e)}): ${JSON.stringify(client.job("mark-lost"))}` }));
+      const result = await job.result({ signal: ctrl.signal }).catch((e: unknown) => ({
+        status: `no end within 30 s (${String(e)}): ${JSON.stringify(client.job("mark-lost"))}`,
+      }));
       clearTimeout(timer);
       assert.equal(result.status, "completed", `failover ${phase}; ${JSON.stringify(result)}\n${worker.stderr()}`);
       assert.equal(phase, "after", "the failover happened at the mark");
       const events = await jobEvents(client, job.id);
-      assert.ok(events.some((e) => e.status === "waiting" && (e as { reason?: string }).reason === "mark-lost-in-failover"), JSON.stringify(events));
-      assert.deepEqual(worker.prompts().filter((p) => p === `fleet-${job.id}`), [`fleet-${job.id}`], "the agent received it exactly once");
+      assert.ok(
+        events.some((e) => e.status === "waiting" && (e as { reason?: string }).reason === "mark-lost-in-failover"),
+        JSON.stringify(events),
+      );
+      assert.deepEqual(
+        worker.prompts().filter((p) => p === `fleet-${job.id}`),
+        [`fleet-${job.id}`],
+        "the agent received it exactly once",
+      );
     } finally {
       await client.close();
     }

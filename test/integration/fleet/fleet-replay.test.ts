@@ -65,7 +65,10 @@ test("a budget reservation and its settle whose replies were lost count once eac
     const direct = connect(parseRedisUrl(rig.redis.url), { name: "probe" });
     // The reservation is the script that checks `spent + amount`; the settle is the other INCRBYFLOAT.
     const reserveProxy = await dropOneReply(rig.redis.port, (data) => data.includes("spent + amount"));
-    const settleProxy = await dropOneReply(rig.redis.port, (data) => /incrbyfloat/i.test(data) && !data.includes("spent + amount"));
+    const settleProxy = await dropOneReply(
+      rig.redis.port,
+      (data) => /incrbyfloat/i.test(data) && !data.includes("spent + amount"),
+    );
     const a = connect(parseRedisUrl(reserveProxy.url), { name: "reserver" });
     const b = connect(parseRedisUrl(settleProxy.url), { name: "settler" });
     try {
@@ -96,12 +99,26 @@ test("an approval answer whose reply was lost is re-sent by the client and answe
       await direct.hset(jobKeys(jobId).state, { status: "dispatched", run });
       await direct.set(jobKeys(jobId).alive, run, "PX", 60_000);
       const now = Date.now();
-      const view = { id: "ap_0123456789abcdef", category: "execute" as const, title: "touch x", target: { command: "touch x" }, digest: targetDigest({ command: "touch x" }), owner: { kind: "job" as const, id: jobId }, askedAt: new Date(now).toISOString(), deadline: new Date(now + 120_000).toISOString() };
+      const view = {
+        id: "ap_0123456789abcdef",
+        category: "execute" as const,
+        title: "touch x",
+        target: { command: "touch x" },
+        digest: targetDigest({ command: "touch x" }),
+        owner: { kind: "job" as const, id: jobId },
+        askedAt: new Date(now).toISOString(),
+        deadline: new Date(now + 120_000).toISOString(),
+      };
       assert.equal(await publishApproval(direct, jobId, run, view, 600), true);
-      assert.deepEqual(await answerFleetApproval(answerer, view.id, { decision: "allow", by: "tester" }), { id: view.id, decision: "allow" });
+      assert.deepEqual(await answerFleetApproval(answerer, view.id, { decision: "allow", by: "tester" }), {
+        id: view.id,
+        decision: "allow",
+      });
       assert.equal(proxy.tripped(), 1, "the answer's reply was dropped");
       // A second, different answer still finds the first one standing.
-      await assert.rejects(answerFleetApproval(direct, view.id, { decision: "deny", by: "other" }), (e: unknown) => isSeatError(e, "APPROVAL_ALREADY_ANSWERED"));
+      await assert.rejects(answerFleetApproval(direct, view.id, { decision: "deny", by: "other" }), (e: unknown) =>
+        isSeatError(e, "APPROVAL_ALREADY_ANSWERED"),
+      );
     } finally {
       answerer.disconnect();
       direct.disconnect();

@@ -22,7 +22,10 @@ test("a submit whose BullMQ write does not land leaves no waiting record without
   if (!need(t, redisMissing())) return;
   const rig = await startFleetRig();
   const raw = connect(parseRedisUrl(rig.redis.url), { name: "probe" });
-  const queue = new Queue(SHARED_QUEUE, { connection: bullConnection(parseRedisUrl(rig.redis.url)), prefix: BULL_PREFIX });
+  const queue = new Queue(SHARED_QUEUE, {
+    connection: bullConnection(parseRedisUrl(rig.redis.url)),
+    prefix: BULL_PREFIX,
+  });
   try {
     // A login that may write the fleet's own keys but none of BullMQ's: the record can land, BullMQ's job cannot.
     assert.equal(await raw.call("ACL", "SETUSER", "half", "on", ">half-pw", "~grok-seat:*", "&*", "+@all"), "OK");
@@ -30,8 +33,14 @@ test("a submit whose BullMQ write does not land leaves no waiting record without
     const id = "r9-half-written";
     const request = { prompt: "submitted across a failover", jobId: id, cwd: rig.root };
     try {
-      const refused = await half.enqueue(request).then(() => undefined, (e: unknown) => e);
-      assert.ok(isSeatError(refused, "FLEET_REDIS_FORBIDDEN"), `the submit is refused, naming the refusal: ${String(refused)}`);
+      const refused = await half.enqueue(request).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(
+        isSeatError(refused, "FLEET_REDIS_FORBIDDEN"),
+        `the submit is refused, naming the refusal: ${String(refused)}`,
+      );
     } finally {
       await half.close();
     }
@@ -46,7 +55,10 @@ test("a submit whose BullMQ write does not land leaves no waiting record without
       assert.equal((await handle.state()).status, "waiting");
       assert.equal(await queue.getJobState(id), "waiting", "BullMQ holds the job its record announces");
       // A second submit of the id by someone else is still refused, and leaves the first whole.
-      const again = await client.enqueue(request).then(() => undefined, (e: unknown) => e);
+      const again = await client.enqueue(request).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(isSeatError(again, "FLEET_JOB_INVALID"), String(again));
       assert.equal(await queue.getJobState(id), "waiting");
     } finally {
@@ -69,16 +81,33 @@ test("a run's replication-unconfirmed end is written over a heartbeat-lost a rea
     const keys = jobKeys(id);
     assert.ok((await transition(raw, id, { from: [""], to: "waiting" })).moved);
     assert.ok((await transition(raw, id, { from: ["waiting"], to: "active", fields: { run } })).moved);
-    assert.ok((await transition(raw, id, { from: ["active"], to: "dispatched", run, fields: { prompt_id: `fleet-${id}` } })).moved);
+    assert.ok(
+      (await transition(raw, id, { from: ["active"], to: "dispatched", run, fields: { prompt_id: `fleet-${id}` } }))
+        .moved,
+    );
     // The worker is cut off by a failover for longer than its heartbeat lives: a reader records heartbeat-lost.
     assert.equal(await settleDerivedUncertain(raw, id, "reader"), true);
     assert.equal(await raw.hget(keys.state, "uncertain_reason"), "heartbeat-lost");
     // The worker, back, records what it knows: its mark was never acknowledged, so the prompt was never sent.
-    const end = () => transition(raw, id, { from: ["dispatched", "uncertain"], to: "uncertain", run, fields: { code: "FLEET_REPLICATION_UNCONFIRMED", uncertain_reason: "replication-unconfirmed" }, event: { reason: "replication-unconfirmed" } });
+    const end = () =>
+      transition(raw, id, {
+        from: ["dispatched", "uncertain"],
+        to: "uncertain",
+        run,
+        fields: { code: "FLEET_REPLICATION_UNCONFIRMED", uncertain_reason: "replication-unconfirmed" },
+        event: { reason: "replication-unconfirmed" },
+      });
     assert.ok((await end()).moved);
-    assert.equal(await raw.hget(keys.state, "uncertain_reason"), "replication-unconfirmed", "the run's own word stands, not the reader's guess");
+    assert.equal(
+      await raw.hget(keys.state, "uncertain_reason"),
+      "replication-unconfirmed",
+      "the run's own word stands, not the reader's guess",
+    );
     assert.equal(await raw.hget(keys.state, "code"), "FLEET_REPLICATION_UNCONFIRMED");
-    const events = async () => (await raw.xrange(keys.events, "-", "+")).map(([, f]) => JSON.parse(f[1]!) as { type: string; status?: string; reason?: string });
+    const events = async () =>
+      (await raw.xrange(keys.events, "-", "+")).map(
+        ([, f]) => JSON.parse(f[1]!) as { type: string; status?: string; reason?: string },
+      );
     const before = await events();
     assert.equal(before.at(-1)?.reason, "replication-unconfirmed");
     // ioredis re-sends a command whose reply a dropped connection lost: that replay of the run's own end is a no-op.

@@ -16,11 +16,22 @@ import { makeTestCertificates, type TestCertificates } from "../../support/tls-c
 
 const PATH = process.env.PATH ?? "/usr/bin:/bin";
 
-async function withTlsFleet(t: Parameters<typeof need>[0], body: (rig: FleetRig, certs: TestCertificates) => Promise<void>): Promise<void> {
+async function withTlsFleet(
+  t: Parameters<typeof need>[0],
+  body: (rig: FleetRig, certs: TestCertificates) => Promise<void>,
+): Promise<void> {
   if (!need(t, redisMissing())) return;
   const certs = makeTestCertificates();
   try {
-    const rig = await startFleetRig({ tls: { certFile: certs.serverCertFile, keyFile: certs.serverKeyFile, caFile: certs.caFile, clientCertFile: certs.clientCertFile, clientKeyFile: certs.clientKeyFile } });
+    const rig = await startFleetRig({
+      tls: {
+        certFile: certs.serverCertFile,
+        keyFile: certs.serverKeyFile,
+        caFile: certs.caFile,
+        clientCertFile: certs.clientCertFile,
+        clientKeyFile: certs.clientKeyFile,
+      },
+    });
     try {
       await body(rig, certs);
     } finally {
@@ -35,10 +46,14 @@ async function withTlsFleet(t: Parameters<typeof need>[0], body: (rig: FleetRig,
 async function refused(url: string, env: NodeJS.ProcessEnv, code: ErrorCode, why: string): Promise<string> {
   const started = Date.now();
   let message = "";
-  await assert.rejects(connectFleet(url, { env }), (e: unknown) => {
-    message = e instanceof Error ? e.message : String(e);
-    return isSeatError(e, code);
-  }, `${why}: expected ${code}`);
+  await assert.rejects(
+    connectFleet(url, { env }),
+    (e: unknown) => {
+      message = e instanceof Error ? e.message : String(e);
+      return isSeatError(e, code);
+    },
+    `${why}: expected ${code}`,
+  );
   const ms = Date.now() - started;
   assert.ok(ms < 5_000, `${why}: took ${ms} ms`);
   return message;
@@ -57,7 +72,22 @@ test("a fleet on a TLS-only redis-server: a worker and a client with the CA and 
       await client.close();
     }
     // The CLI takes the files as flags too.
-    const listed = await runSeat(["jobs", "list", "--json", "--redis", rig.redis.url, "--redis-ca", certs.caFile, "--redis-cert", certs.clientCertFile, "--redis-key", certs.clientKeyFile], { env: { PATH } });
+    const listed = await runSeat(
+      [
+        "jobs",
+        "list",
+        "--json",
+        "--redis",
+        rig.redis.url,
+        "--redis-ca",
+        certs.caFile,
+        "--redis-cert",
+        certs.clientCertFile,
+        "--redis-key",
+        certs.clientKeyFile,
+      ],
+      { env: { PATH } },
+    );
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /completed/);
   });
@@ -72,24 +102,74 @@ test("TLS bad input: no CA, the wrong CA, no client certificate, a missing or un
       const pair = { GROK_SEAT_REDIS_CERT: certs.clientCertFile, GROK_SEAT_REDIS_KEY: certs.clientKeyFile };
       // Today's failure named nothing ("max retries"): each cause now has its code, and the message its remedy.
       assert.match(await refused(rig.redis.url, pair, "FLEET_REDIS_TLS_FAILED", "no CA"), /GROK_SEAT_REDIS_CA/);
-      await refused(rig.redis.url, { ...pair, GROK_SEAT_REDIS_CA: certs.otherCaFile }, "FLEET_REDIS_TLS_FAILED", "a CA that did not sign the server");
-      await refused(rig.redis.url, { GROK_SEAT_REDIS_CA: certs.caFile }, "FLEET_REDIS_TLS_FAILED", "no client certificate for a server that requires one");
-      assert.match(await refused(rig.redis.url, { ...pair, GROK_SEAT_REDIS_CA: join(certs.dir, "missing.crt") }, "FLEET_REDIS_TLS_FILE_UNREADABLE", "a CA file that does not exist"), /missing\.crt.*does not exist/);
-      assert.match(await refused(rig.redis.url, { ...pair, GROK_SEAT_REDIS_CA: certs.dir }, "FLEET_REDIS_TLS_FILE_UNREADABLE", "a CA path that cannot be read"), /cannot be read/);
+      await refused(
+        rig.redis.url,
+        { ...pair, GROK_SEAT_REDIS_CA: certs.otherCaFile },
+        "FLEET_REDIS_TLS_FAILED",
+        "a CA that did not sign the server",
+      );
+      await refused(
+        rig.redis.url,
+        { GROK_SEAT_REDIS_CA: certs.caFile },
+        "FLEET_REDIS_TLS_FAILED",
+        "no client certificate for a server that requires one",
+      );
+      assert.match(
+        await refused(
+          rig.redis.url,
+          { ...pair, GROK_SEAT_REDIS_CA: join(certs.dir, "missing.crt") },
+          "FLEET_REDIS_TLS_FILE_UNREADABLE",
+          "a CA file that does not exist",
+        ),
+        /missing\.crt.*does not exist/,
+      );
+      assert.match(
+        await refused(
+          rig.redis.url,
+          { ...pair, GROK_SEAT_REDIS_CA: certs.dir },
+          "FLEET_REDIS_TLS_FILE_UNREADABLE",
+          "a CA path that cannot be read",
+        ),
+        /cannot be read/,
+      );
       const notPem = join(certs.dir, "not-pem.crt");
       writeFileSync(notPem, "this is not a certificate\n");
-      await refused(rig.redis.url, { ...pair, GROK_SEAT_REDIS_CA: notPem }, "FLEET_REDIS_TLS_FILE_UNREADABLE", "a CA file that is not PEM");
-      await refused(rig.redis.url, { GROK_SEAT_REDIS_CA: certs.caFile, GROK_SEAT_REDIS_CERT: certs.clientCertFile }, "FLEET_REDIS_TLS_CONFIG_INVALID", "a client certificate without its key");
-      await refused(rig.redis.url.replace("rediss://", "redis://"), good, "FLEET_REDIS_TLS_CONFIG_INVALID", "a CA for a redis:// URL");
-      assert.throws(() => parseRedisUrl(rig.redis.url, { GROK_SEAT_REDIS_CA: join(certs.dir, "missing.crt") }), (e: unknown) => isSeatError(e, "FLEET_REDIS_TLS_FILE_UNREADABLE"));
+      await refused(
+        rig.redis.url,
+        { ...pair, GROK_SEAT_REDIS_CA: notPem },
+        "FLEET_REDIS_TLS_FILE_UNREADABLE",
+        "a CA file that is not PEM",
+      );
+      await refused(
+        rig.redis.url,
+        { GROK_SEAT_REDIS_CA: certs.caFile, GROK_SEAT_REDIS_CERT: certs.clientCertFile },
+        "FLEET_REDIS_TLS_CONFIG_INVALID",
+        "a client certificate without its key",
+      );
+      await refused(
+        rig.redis.url.replace("rediss://", "redis://"),
+        good,
+        "FLEET_REDIS_TLS_CONFIG_INVALID",
+        "a CA for a redis:// URL",
+      );
+      assert.throws(
+        () => parseRedisUrl(rig.redis.url, { GROK_SEAT_REDIS_CA: join(certs.dir, "missing.crt") }),
+        (e: unknown) => isSeatError(e, "FLEET_REDIS_TLS_FILE_UNREADABLE"),
+      );
 
       // seat worker without the CA exits at once naming the cause; it never takes the waiting job.
       const started = Date.now();
       const worker = await runSeat(["worker", "--redis", rig.redis.url, "--name", "no-ca"], { env: { PATH, ...pair } });
-      assert.ok(Date.now() - started < 5_000 + 2_000, `seat worker took ${Date.now() - started} ms (node start included)`);
+      assert.ok(
+        Date.now() - started < 5_000 + 2_000,
+        `seat worker took ${Date.now() - started} ms (node start included)`,
+      );
       assert.notEqual(worker.code, 0);
       assert.match(worker.stderr, /FLEET_REDIS_TLS_FAILED/);
-      const workerNoFile = await runSeat(["worker", "--redis", rig.redis.url, "--name", "bad-ca", "--redis-ca", join(certs.dir, "missing.crt")], { env: { PATH, ...pair } });
+      const workerNoFile = await runSeat(
+        ["worker", "--redis", rig.redis.url, "--name", "bad-ca", "--redis-ca", join(certs.dir, "missing.crt")],
+        { env: { PATH, ...pair } },
+      );
       assert.equal(workerNoFile.code, 2, workerNoFile.stderr);
       assert.match(workerNoFile.stderr, /FLEET_REDIS_TLS_FILE_UNREADABLE/);
       assert.equal((await client.job(waiting.id).state()).status, "waiting", "the job was taken by nobody");

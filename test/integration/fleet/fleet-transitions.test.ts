@@ -15,11 +15,21 @@ import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from 
 import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, jobKeys, sessionHostKey } from "../../../src/fleet/keys.js";
 import { need } from "../../support/requirements.js";
-import { gatedStart, redisMissing, startFleetRig, until, waitForEvent, type FleetRig } from "../../support/fleet-rig.js";
+import {
+  gatedStart,
+  redisMissing,
+  startFleetRig,
+  until,
+  waitForEvent,
+  type FleetRig,
+} from "../../support/fleet-rig.js";
 import { runSeat } from "../../support/cli.js";
 import type { Redis } from "ioredis";
 
-async function withFleet(t: TestContext, body: (rig: FleetRig, client: FleetClient, raw: Redis) => Promise<void>): Promise<void> {
+async function withFleet(
+  t: TestContext,
+  body: (rig: FleetRig, client: FleetClient, raw: Redis) => Promise<void>,
+): Promise<void> {
   if (!need(t, redisMissing())) return;
   const rig = await startFleetRig();
   const client = await connectFleet(rig.redis.url);
@@ -57,7 +67,14 @@ test("a run that no longer owns its job cannot end it before dispatch, nor hand 
     await waitForEvent(client, failing.id, active);
     await raw.hset(jobKeys(failing.id).state, "run", "another-run");
     // host-a gives up on the session after ~1.5 s and tries to record `failed`.
-    await until(async () => ((await raw.hget(jobKeys(failing.id).state, "status")) !== "active" || /not recorded failed/.test(a.stderr()) ? true : undefined), 15_000, "host-a to try to record its end");
+    await until(
+      async () =>
+        (await raw.hget(jobKeys(failing.id).state, "status")) !== "active" || /not recorded failed/.test(a.stderr())
+          ? true
+          : undefined,
+      15_000,
+      "host-a to try to record its end",
+    );
     assert.equal(await raw.hget(jobKeys(failing.id).state, "status"), "active", "the other run's job was not failed");
     assert.ok(!(await streamJobEvents(raw, failing.id)).some((e) => e.status === "failed"));
     a.child.kill("SIGKILL");
@@ -73,7 +90,11 @@ test("a run that no longer owns its job cannot end it before dispatch, nor hand 
     assert.equal((await b.done).code, 0, b.stderr());
     const queue = new Queue(SHARED_QUEUE, { connection: parseRedisUrl(rig.redis.url).options, prefix: BULL_PREFIX });
     try {
-      assert.notEqual(await (await queue.getJob(starting.id))!.getState(), "waiting", "not re-queued by a run that does not own it");
+      assert.notEqual(
+        await (await queue.getJob(starting.id))!.getState(),
+        "waiting",
+        "not re-queued by a run that does not own it",
+      );
     } finally {
       await queue.close();
     }
@@ -85,15 +106,35 @@ test("a run that no longer owns its job cannot end it before dispatch, nor hand 
 test("a take that Redis refuses leaves the job to be run (never failed in BullMQ, never stuck waiting): it completes once Redis accepts it", async (t) => {
   await withFleet(t, async (rig, client, raw) => {
     // The worker's user may touch every key but those of jobs named "refused-*" (until the ACL is widened).
-    await raw.call("ACL", "SETUSER", "worker", "on", ">worker-pass", "~{grok-seat}*", "~grok-seat:jobs", "~grok-seat:session:*", "~grok-seat:job:{ok*", "&*", "+@all");
+    await raw.call(
+      "ACL",
+      "SETUSER",
+      "worker",
+      "on",
+      ">worker-pass",
+      "~{grok-seat}*",
+      "~grok-seat:jobs",
+      "~grok-seat:session:*",
+      "~grok-seat:job:{ok*",
+      "&*",
+      "+@all",
+    );
     const url = rig.redis.url.replace("redis://", "redis://worker:worker-pass@");
     const w = await rig.startWorker("host-a", { args: ["--redis", url] });
     const handle = await client.enqueue({ prompt: "take me", jobId: "refused-1" });
     const queue = new Queue(SHARED_QUEUE, { connection: parseRedisUrl(rig.redis.url).options, prefix: BULL_PREFIX });
     try {
-      await until(async () => ((await (await queue.getJob("refused-1"))?.getState()) !== "waiting" ? true : undefined), 10_000, "the worker to take the job");
+      await until(
+        async () => ((await (await queue.getJob("refused-1"))?.getState()) !== "waiting" ? true : undefined),
+        10_000,
+        "the worker to take the job",
+      );
       await new Promise((r) => setTimeout(r, 1_000));
-      assert.notEqual(await (await queue.getJob("refused-1"))?.getState(), "failed", `BullMQ did not fail the job: ${w.stderr()}`);
+      assert.notEqual(
+        await (await queue.getJob("refused-1"))?.getState(),
+        "failed",
+        `BullMQ did not fail the job: ${w.stderr()}`,
+      );
       assert.equal(await raw.hget(jobKeys("refused-1").state, "status"), "waiting");
     } finally {
       await queue.close();
@@ -111,12 +152,20 @@ test("a take that Redis refuses leaves the job to be run (never failed in BullMQ
 test("a second job for a named session whose turn is running queues behind that turn instead of failing, then runs; the name's host binding expires", async (t) => {
   await withFleet(t, async (rig, client, raw) => {
     const w = await rig.startWorker("host-a", { args: ["--concurrency", "2"] });
-    const first = await client.enqueue({ prompt: "scenario:hang-on-prompt hold the session", session: "shared", cwd: w.home });
+    const first = await client.enqueue({
+      prompt: "scenario:hang-on-prompt hold the session",
+      session: "shared",
+      cwd: w.home,
+    });
     await waitForEvent(client, first.id, (e) => e.type === "job" && e.status === "dispatched");
     const ttl = await raw.ttl(sessionHostKey(w.home, "shared"));
     assert.ok(ttl > 86_400 && ttl <= 30 * 86_400, `the binding lives 30 days after its last use (ttl ${ttl})`);
     const second = await client.enqueue({ prompt: "after you", session: "shared", cwd: w.home });
-    await waitForEvent(client, second.id, (e) => e.type === "job" && e.status === "waiting" && e.reason === "session-busy");
+    await waitForEvent(
+      client,
+      second.id,
+      (e) => e.type === "job" && e.status === "waiting" && e.reason === "session-busy",
+    );
     await first.cancel();
     assert.equal((await first.result()).status, "cancelled");
     const result = await second.result();
@@ -144,7 +193,13 @@ test("a named session whose first open fails is not bound to that host: the name
 test("seat jobs show records the uncertain it reports; the job index drops expired jobs; seat jobs cancel says when no worker acknowledged", async (t) => {
   await withFleet(t, async (rig, client, raw) => {
     // A job dispatched by a worker that is gone (no heartbeat).
-    await raw.hset(jobKeys("orphan").state, { status: "dispatched", run: "r1", prompt: "x", dispatched_at: Date.now(), prompt_id: "fleet-orphan" });
+    await raw.hset(jobKeys("orphan").state, {
+      status: "dispatched",
+      run: "r1",
+      prompt: "x",
+      dispatched_at: Date.now(),
+      prompt_id: "fleet-orphan",
+    });
     await raw.zadd(JOBS_INDEX, Date.now(), "orphan");
     const show = await runSeat(["jobs", "show", "orphan", "--redis", rig.redis.url], { env: env() });
     assert.equal(show.code, 76, show.stderr);
@@ -152,14 +207,19 @@ test("seat jobs show records the uncertain it reports; the job index drops expir
     // A job dispatched by a run that beats but whose worker never answers a cancel.
     await raw.hset(jobKeys("deaf").state, { status: "dispatched", run: "r2", prompt: "x" });
     await raw.set(jobKeys("deaf").alive, "r2", "PX", 30_000);
-    const cancel = await runSeat(["jobs", "cancel", "deaf", "--ack-timeout", "1", "--redis", rig.redis.url], { env: env() });
+    const cancel = await runSeat(["jobs", "cancel", "deaf", "--ack-timeout", "1", "--redis", rig.redis.url], {
+      env: env(),
+    });
     assert.equal(cancel.code, 1, cancel.stdout + cancel.stderr);
     assert.match(cancel.stdout, /no worker acknowledged it within 1 s/);
     // Index entries of jobs long expired are pruned by the next submit.
     const old = Date.now() - 3 * 86_400_000;
     await raw.zadd(JOBS_INDEX, old, "expired-1", old + 1, "expired-2");
     await client.enqueue({ prompt: "prune" });
-    assert.deepEqual([await raw.zscore(JOBS_INDEX, "expired-1"), await raw.zscore(JOBS_INDEX, "expired-2")], [null, null]);
+    assert.deepEqual(
+      [await raw.zscore(JOBS_INDEX, "expired-1"), await raw.zscore(JOBS_INDEX, "expired-2")],
+      [null, null],
+    );
     assert.notEqual(await raw.zscore(JOBS_INDEX, "orphan"), null, "a job whose record lives is kept");
   });
 });

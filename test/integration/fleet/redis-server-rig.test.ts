@@ -23,7 +23,11 @@ test("a rig told to use the port of a running server is refused with FLEET_REDIS
       await raw.set("owner", "first");
       // The first rig holds the port's reservation, so the second one starts without it; only the server's pid
       // can tell the two apart.
-      await assert.rejects(startRedisServer({ port: first.port }), (error: unknown) => isSeatError(error, "FLEET_REDIS_PORT_TAKEN") && (error.context as { pid?: number }).pid === first.pid);
+      await assert.rejects(
+        startRedisServer({ port: first.port }),
+        (error: unknown) =>
+          isSeatError(error, "FLEET_REDIS_PORT_TAKEN") && (error.context as { pid?: number }).pid === first.pid,
+      );
       assert.equal(await raw.get("owner"), "first");
     } finally {
       raw.disconnect();
@@ -66,7 +70,15 @@ test("a rig's port stays reserved while its server is down and is free again aft
 
 test("the reservation of a process that died without releasing it is taken over", async () => {
   const module = fileURLToPath(new URL("../../../src/fleet/port-reservation.js", import.meta.url));
-  const child = spawn(process.execPath, ["--input-type=module", "-e", `const { reserveFreePort } = await import(${JSON.stringify(module)}); const r = await reserveFreePort(); process.stdout.write(String(r.port) + "\\n"); setInterval(() => {}, 1000);`], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `const { reserveFreePort } = await import(${JSON.stringify(module)}); const r = await reserveFreePort(); process.stdout.write(String(r.port) + "\\n"); setInterval(() => {}, 1000);`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d: Buffer) => {

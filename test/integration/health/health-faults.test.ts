@@ -13,7 +13,11 @@ import type { SeatEvent } from "../../../src/acp/index.js";
 import { fakeGrokBinary } from "../../support/fake-agent.js";
 import { healthFixture, RECORDED_SCOPE, restamp } from "../../support/health-fixtures.js";
 
-async function hungSession(t: TestContext, scenario: string, events: SeatEvent[]): Promise<{ session: HeadlessSession; log: string }> {
+async function hungSession(
+  t: TestContext,
+  scenario: string,
+  events: SeatEvent[],
+): Promise<{ session: HeadlessSession; log: string }> {
   const bin = fakeGrokBinary();
   const work = mkdtempSync(join(tmpdir(), "health-faults-"));
   const grokHome = join(work, "grok-home");
@@ -55,7 +59,11 @@ test("fail-fast on an agent that never answers the cancel still resolves MODEL_U
   assert.match(result.diagnostic.message, /connection refused \(attempt 2\/15\)/);
   assert.equal(result.stopReason, undefined, "the deaf agent never answered");
   assert.equal(session.state, "disposed", "a stuck agent is not reused");
-  assert.deepEqual(events.filter((e) => e.type === "retry").map((e) => e.type === "retry" && e.attempt), [1, 2], "nothing after fail-fast fired");
+  assert.deepEqual(
+    events.filter((e) => e.type === "retry").map((e) => e.type === "retry" && e.attempt),
+    [1, 2],
+    "nothing after fail-fast fired",
+  );
 });
 
 test("a log full of garbage and another session's retries never ends the turn; the caller's cancel still does", async (t) => {
@@ -68,6 +76,9 @@ test("a log full of garbage and another session's retries never ends the turn; t
   const result = await turn;
   assert.equal(result.stopReason, "cancelled");
   assert.notEqual(result.diagnostic?.code, "MODEL_UNREACHABLE");
-  assert.deepEqual(events.filter((e) => e.type === "retry"), []);
+  assert.deepEqual(
+    events.filter((e) => e.type === "retry"),
+    [],
+  );
   assert.equal(session.state, "ready");
 });

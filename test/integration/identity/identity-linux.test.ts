@@ -3,7 +3,16 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import {
+  chmodSync,
+  mkdtempSync,
+  mkdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -46,7 +55,9 @@ before(async () => {
   cwd = join(root, "project");
   mkdirSync(cwd);
   socketPath = join(socketDir, "s");
-  leader = spawn(process.execPath, ["-e", LEADER_SCRIPT, socketPath, join(socketDir, "s.lock"), cwd], { stdio: ["ignore", "pipe", "inherit"] });
+  leader = spawn(process.execPath, ["-e", LEADER_SCRIPT, socketPath, join(socketDir, "s.lock"), cwd], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   await new Promise<void>((resolve, reject) => {
     leader!.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
     leader!.once("exit", (code) => reject(new Error(`fake leader exited early (${code})`)));
@@ -62,8 +73,17 @@ after(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-function input(overrides: Partial<ProveLeaderInput> = {}, expected: Partial<ProveLeaderInput["expected"]> = {}): ProveLeaderInput {
-  return { pid: leader!.pid!, expected: { exe: process.execPath, cwd, uid, ...expected }, socketPath, socketDir, ...overrides };
+function input(
+  overrides: Partial<ProveLeaderInput> = {},
+  expected: Partial<ProveLeaderInput["expected"]> = {},
+): ProveLeaderInput {
+  return {
+    pid: leader!.pid!,
+    expected: { exe: process.execPath, cwd, uid, ...expected },
+    socketPath,
+    socketDir,
+    ...overrides,
+  };
 }
 
 test("reads a live process's identity from /proc, including a comm with spaces and parentheses", async (t) => {
@@ -76,7 +96,10 @@ test("reads a live process's identity from /proc, including a comm with spaces a
   assert.deepEqual(id.uid, { real: uid, effective: uid });
   assert.match(id.birth, /^\d+$/);
   assert.equal(id.birthResolution, "clock-ticks");
-  assert.ok(id.startedAtMs !== null && Math.abs(id.startedAtMs - Date.now()) < 24 * 3600 * 1000, "wall-clock start is within a day of now");
+  assert.ok(
+    id.startedAtMs !== null && Math.abs(id.startedAtMs - Date.now()) < 24 * 3600 * 1000,
+    "wall-clock start is within a day of now",
+  );
 });
 
 test("reports no identity for a pid that does not exist", async (t) => {
@@ -117,7 +140,10 @@ test("refuses a different birth time, executable, cwd or uid with a reason for e
   const proof = await proveLeader(input({}, { birth: "1", exe: "/bin/sh", cwd: root, uid: uid + 1 }));
   assert.equal(proof.verdict, "mismatch");
   for (const name of ["birth", "exe", "cwd", "uid", "euid", "socket-file", "socket-dir"]) {
-    assert.ok(proof.checks.some((c) => c.name === name && c.verdict === "mismatch"), `${name} mismatch: ${proof.reasons.join("; ")}`);
+    assert.ok(
+      proof.checks.some((c) => c.name === name && c.verdict === "mismatch"),
+      `${name} mismatch: ${proof.reasons.join("; ")}`,
+    );
   }
 });
 
@@ -151,7 +177,10 @@ test("refuses a socket path that is a symlink to the real socket", async (t) => 
   const proof = await proveLeader(input({ socketPath: link, socketDir: linkDir }));
   assert.equal(proof.verdict, "mismatch");
   assert.ok(proof.reasons.some((r) => /is a symlink/.test(r)));
-  assert.ok(proof.reasons.some((r) => /nothing listens on/.test(r)), "the listener is bound at the real path, not the link");
+  assert.ok(
+    proof.reasons.some((r) => /nothing listens on/.test(r)),
+    "the listener is bound at the real path, not the link",
+  );
 });
 
 test("sees a reused pid with another birth time as a mismatch and a gone process as a mismatch", async (t) => {

@@ -47,16 +47,37 @@ test("a snapshot source gives linuxSource's socket-holder verdicts: held sockets
   await new Promise<void>((resolve) => ours.listen(ourPath, resolve));
   try {
     const pid = holder.pid!;
-    const cases: Array<[number, string]> = [...paths.map((p): [number, string] => [pid, p]), [pid, ourPath], [process.pid, paths[0]!], [pid, join(root, "nothing.sock")]];
+    const cases: Array<[number, string]> = [
+      ...paths.map((p): [number, string] => [pid, p]),
+      [pid, ourPath],
+      [process.pid, paths[0]!],
+      [pid, join(root, "nothing.sock")],
+    ];
     const snapshot = snapshotIdentitySource();
-    const verdicts = await Promise.all(cases.map(async ([p, path]) => [(await snapshot.checkSocketHolder(p, path)).check.verdict, (await linuxSource.checkSocketHolder(p, path)).check.verdict]));
-    assert.deepEqual(verdicts.map(([snap]) => snap), ["match", "match", "match", "mismatch", "mismatch", "mismatch"]);
-    assert.deepEqual(verdicts.map(([snap]) => snap), verdicts.map(([, fresh]) => fresh), "the same verdicts as reading afresh");
+    const verdicts = await Promise.all(
+      cases.map(async ([p, path]) => [
+        (await snapshot.checkSocketHolder(p, path)).check.verdict,
+        (await linuxSource.checkSocketHolder(p, path)).check.verdict,
+      ]),
+    );
+    assert.deepEqual(
+      verdicts.map(([snap]) => snap),
+      ["match", "match", "match", "mismatch", "mismatch", "mismatch"],
+    );
+    assert.deepEqual(
+      verdicts.map(([snap]) => snap),
+      verdicts.map(([, fresh]) => fresh),
+      "the same verdicts as reading afresh",
+    );
     const held = await snapshot.checkSocketHolder(pid, paths[1]!);
     assert.equal(typeof held.inode, "number", "the listening inode is reported as linuxSource reports it");
     await stop(holder);
     const gone = snapshotIdentitySource();
-    assert.equal((await gone.checkSocketHolder(pid, paths[0]!)).check.verdict, "mismatch", "a pid that is gone holds nothing");
+    assert.equal(
+      (await gone.checkSocketHolder(pid, paths[0]!)).check.verdict,
+      "mismatch",
+      "a pid that is gone holds nothing",
+    );
   } finally {
     await stop(holder);
     await new Promise<void>((resolve) => ours.close(() => resolve()));
@@ -74,11 +95,21 @@ test("a snapshot never reports what it did not see: a socket bound after it read
     const pid = holder.pid!;
     const snapshot = snapshotIdentitySource();
     assert.equal((await snapshot.checkSocketHolder(pid, first)).check.verdict, "match");
-    const bound = new Promise<void>((resolve) => holder.stdout!.on("data", (d: Buffer) => d.toString().includes("bound") && resolve()));
+    const bound = new Promise<void>((resolve) =>
+      holder.stdout!.on("data", (d: Buffer) => d.toString().includes("bound") && resolve()),
+    );
     holder.stdin!.write(`bind ${later}\n`);
     await bound;
-    assert.equal((await snapshot.checkSocketHolder(pid, later)).check.verdict, "mismatch", "the old snapshot did not see it");
-    assert.equal((await snapshotIdentitySource().checkSocketHolder(pid, later)).check.verdict, "match", "a new snapshot does");
+    assert.equal(
+      (await snapshot.checkSocketHolder(pid, later)).check.verdict,
+      "mismatch",
+      "the old snapshot did not see it",
+    );
+    assert.equal(
+      (await snapshotIdentitySource().checkSocketHolder(pid, later)).check.verdict,
+      "match",
+      "a new snapshot does",
+    );
     assert.equal((await linuxSource.checkSocketHolder(pid, later)).check.verdict, "match");
   } finally {
     await stop(holder);

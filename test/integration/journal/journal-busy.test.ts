@@ -25,7 +25,10 @@ test("with another process holding the journal's write lock, it opens and reads,
   const journal = openJournal(path);
   t.after(() => journal.close());
   assert.equal(journal.getSeat("s1")?.seatId, "s1", "reads answer under the lock");
-  assert.throws(() => journal.fence({ seatId: "s1", promptId: "p1", text: "hello" }), (e: unknown) => isSeatError(e, "JOURNAL_BUSY") && e.retryable);
+  assert.throws(
+    () => journal.fence({ seatId: "s1", promptId: "p1", text: "hello" }),
+    (e: unknown) => isSeatError(e, "JOURNAL_BUSY") && e.retryable,
+  );
   assert.equal(journal.getDelivery("p1"), null, "nothing was fenced");
   lock.stop();
   await lock.released;

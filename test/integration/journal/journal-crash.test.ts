@@ -22,7 +22,11 @@ async function runAndKill(path: string, step: "fence" | "dispatch"): Promise<Nod
   } finally {
     proc.kill("SIGKILL");
   }
-  return new Promise((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve(proc.signalCode) : proc.once("exit", (_c, s) => resolve(s))));
+  return new Promise((resolve) =>
+    proc.exitCode !== null || proc.signalCode !== null
+      ? resolve(proc.signalCode)
+      : proc.once("exit", (_c, s) => resolve(s)),
+  );
 }
 
 test("keeps a fenced row written by a process killed with SIGKILL, and reports it as never sent", async () => {
@@ -36,7 +40,10 @@ test("keeps a fenced row written by a process killed with SIGKILL, and reports i
       assert.equal(row?.state, "fenced");
       assert.equal(row?.text, "brief written before the crash");
       const report = journal.recoverAfterCrash();
-      assert.deepEqual(report.neverSent.map((d) => [d.promptId, d.state]), [["crash-1", "failed"]]);
+      assert.deepEqual(
+        report.neverSent.map((d) => [d.promptId, d.state]),
+        [["crash-1", "failed"]],
+      );
       assert.deepEqual(report.uncertain, []);
       assert.deepEqual(journal.openDeliveries(), []);
     } finally {
@@ -56,9 +63,20 @@ test("reports an uncertain delivery after a controller crash and never re-sends 
     try {
       assert.equal(journal.getDelivery("crash-1")?.state, "dispatched");
       const report = journal.recoverAfterCrash();
-      assert.deepEqual(report.uncertain.map((d) => [d.promptId, d.state]), [["crash-1", "uncertain"]]);
-      assert.deepEqual(journal.openDeliveries().map((d) => d.state), ["uncertain"]);
-      const late = journal.recordEvidence("crash-1", { kind: "completed", source: "session/prompt result", sessionId: "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee", promptId: "crash-1" });
+      assert.deepEqual(
+        report.uncertain.map((d) => [d.promptId, d.state]),
+        [["crash-1", "uncertain"]],
+      );
+      assert.deepEqual(
+        journal.openDeliveries().map((d) => d.state),
+        ["uncertain"],
+      );
+      const late = journal.recordEvidence("crash-1", {
+        kind: "completed",
+        source: "session/prompt result",
+        sessionId: "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee",
+        promptId: "crash-1",
+      });
       assert.equal(late?.state, "completed");
     } finally {
       journal.close();

@@ -20,11 +20,15 @@ test("a delivery that late evidence moved to consumed after recovery is not made
     journal.fence({ seatId: "seat-1", promptId: "p1", text: "brief" });
     journal.markDispatched("p1");
     journal.recordEvidence("p1", { kind: "consumed", source: "_x.ai/queue/changed", sessionId: SID, promptId: "p1" });
-    assert.deepEqual(journal.recoverAfterCrash("seat-1").uncertain.map((d) => d.promptId), ["p1"]);
+    assert.deepEqual(
+      journal.recoverAfterCrash("seat-1").uncertain.map((d) => d.promptId),
+      ["p1"],
+    );
     journal.recordEvidence("p1", { kind: "consumed", source: FILE, sessionId: SID, promptId: "p1" });
     const before = journal.getDelivery("p1")!;
     assert.equal(before.state, "consumed");
-    for (let i = 0; i < 3; i += 1) assert.deepEqual(journal.recoverAfterCrash("seat-1"), { uncertain: [], neverSent: [] });
+    for (let i = 0; i < 3; i += 1)
+      assert.deepEqual(journal.recoverAfterCrash("seat-1"), { uncertain: [], neverSent: [] });
     const after = journal.getDelivery("p1")!;
     assert.equal(after.state, "consumed");
     assert.equal(after.evidence.length, before.evidence.length, "no evidence was appended by the repeated recoveries");
@@ -46,7 +50,10 @@ test("an uncertain delivery stays listed as uncertain on every recovery without 
     journal.markDispatched("p2");
     journal.recoverAfterCrash("seat-1");
     const once = journal.getDelivery("p2")!;
-    assert.deepEqual(journal.recoverAfterCrash("seat-1").uncertain.map((d) => d.promptId), ["p2"]);
+    assert.deepEqual(
+      journal.recoverAfterCrash("seat-1").uncertain.map((d) => d.promptId),
+      ["p2"],
+    );
     assert.equal(journal.getDelivery("p2")!.evidence.length, once.evidence.length);
   } finally {
     journal.close();

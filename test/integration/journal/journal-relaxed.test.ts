@@ -28,7 +28,9 @@ async function writeAndKill(path: string, script: string): Promise<void> {
   } finally {
     proc.kill("SIGKILL");
   }
-  await new Promise((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve(null) : proc.once("exit", resolve)));
+  await new Promise((resolve) =>
+    proc.exitCode !== null || proc.signalCode !== null ? resolve(null) : proc.once("exit", resolve),
+  );
 }
 
 test("a fence and consumed evidence written relaxed survive a SIGKILL of the writer: the fence is recovered as never sent, the consumed delivery as uncertain", async () => {
@@ -36,20 +38,29 @@ test("a fence and consumed evidence written relaxed survive a SIGKILL of the wri
   try {
     const path = join(dir, "journal.sqlite");
     const sid = "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
-    await writeAndKill(path, `
+    await writeAndKill(
+      path,
+      `
       journal.createSeat({ seatId: "s", sessionId: "${sid}", socketPath: "/x/s.sock" });
       journal.relaxed(() => journal.fence({ seatId: "s", promptId: "r-fenced", text: "never sent" }));
       journal.relaxed(() => journal.fence({ seatId: "s", promptId: "r-consumed", text: "sent" }));
       journal.markDispatched("r-consumed");
       journal.relaxed(() => journal.recordEvidence("r-consumed", { kind: "consumed", source: "_x.ai/queue/changed", sessionId: "${sid}", promptId: "r-consumed" }));
-    `);
+    `,
+    );
     const journal = openJournal(path);
     try {
       assert.equal(journal.getDelivery("r-fenced")?.state, "fenced");
       assert.equal(journal.getDelivery("r-consumed")?.state, "consumed");
       const report = journal.recoverAfterCrash();
-      assert.deepEqual(report.neverSent.map((d) => d.promptId), ["r-fenced"]);
-      assert.deepEqual(report.uncertain.map((d) => [d.promptId, d.state]), [["r-consumed", "uncertain"]]);
+      assert.deepEqual(
+        report.neverSent.map((d) => d.promptId),
+        ["r-fenced"],
+      );
+      assert.deepEqual(
+        report.uncertain.map((d) => [d.promptId, d.state]),
+        [["r-consumed", "uncertain"]],
+      );
     } finally {
       journal.close();
     }
@@ -62,9 +73,16 @@ test("relaxed restores synchronous=FULL afterwards, also when its work throws", 
   const dir = mkdtempSync(join(tmpdir(), "gs-journal-relaxed-"));
   const journal = openJournal(join(dir, "journal.sqlite"));
   try {
-    assert.equal(journal.relaxed(() => journal.settings().synchronous), 1, "NORMAL inside");
+    assert.equal(
+      journal.relaxed(() => journal.settings().synchronous),
+      1,
+      "NORMAL inside",
+    );
     assert.equal(journal.settings().synchronous, 2, "FULL after");
-    assert.throws(() => journal.relaxed(() => journal.fence({ seatId: "no-such-seat", promptId: "p", text: "t" })), (e: unknown) => (e as { code?: string }).code === "SEAT_NOT_FOUND");
+    assert.throws(
+      () => journal.relaxed(() => journal.fence({ seatId: "no-such-seat", promptId: "p", text: "t" })),
+      (e: unknown) => (e as { code?: string }).code === "SEAT_NOT_FOUND",
+    );
     assert.equal(journal.settings().synchronous, 2, "FULL after a throw");
   } finally {
     journal.close();

@@ -23,12 +23,22 @@ test("the journal file never holds a known secret value: delivery text, failure 
   journal.createSeat({ seatId: "s1", sessionId: "sid", socketPath: "/x.sock" });
   const fenced = journal.fence({ seatId: "s1", promptId: "p1", text: `deploy with api_key=${key}` });
   assert.equal(fenced.text, "deploy with api_key=[redacted]");
-  assert.equal(fenced.textLength, Buffer.byteLength(`deploy with api_key=${key}`), "length (and hash) are of what was sent");
+  assert.equal(
+    fenced.textLength,
+    Buffer.byteLength(`deploy with api_key=${key}`),
+    "length (and hash) are of what was sent",
+  );
   journal.fence({ seatId: "s1", promptId: "p2", text: "plain" });
   journal.markFailed("p2", `leader refused: Authorization: Bearer ${key}`);
   journal.close();
   const store = new SessionStore(path);
-  const row = store.ensure({ name: "n", scope: scopeFor("/tmp/project", false), agent: "grok", cwd: "/tmp/project", model: null });
+  const row = store.ensure({
+    name: "n",
+    scope: scopeFor("/tmp/project", false),
+    agent: "grok",
+    cwd: "/tmp/project",
+    model: null,
+  });
   store.startTurn(row.row, "t1", `use password=${key}`);
   store.finishTurn("t1", { state: "completed", text: `the key is ${key}` });
   store.close();

@@ -24,12 +24,44 @@ test("every record a write returns equals the row read back, through fence, disp
     const journal = openJournal(join(dir, "j.sqlite"), { now: () => new Date((tick += 1000)) });
     journal.createSeat({ seatId: "s", sessionId: SID, socketPath: "/x/s.sock" });
     const same = (written: unknown, promptId: string) => assert.deepEqual(written, journal.getDelivery(promptId));
-    same(journal.relaxed(() => journal.fence({ seatId: "s", promptId: "p1", text: "brief with token=abc123secret" })), "p1");
+    same(
+      journal.relaxed(() => journal.fence({ seatId: "s", promptId: "p1", text: "brief with token=abc123secret" })),
+      "p1",
+    );
     same(journal.markDispatched("p1"), "p1");
-    same(journal.relaxed(() => journal.recordEvidence("p1", { kind: "consumed", source: "_x.ai/queue/changed", sessionId: SID, promptId: "p1", detail: "queue entry" })), "p1");
+    same(
+      journal.relaxed(() =>
+        journal.recordEvidence("p1", {
+          kind: "consumed",
+          source: "_x.ai/queue/changed",
+          sessionId: SID,
+          promptId: "p1",
+          detail: "queue entry",
+        }),
+      ),
+      "p1",
+    );
     // Evidence that does not move the state (consumed again) keeps every stamp.
-    same(journal.recordEvidence("p1", { kind: "consumed", source: "_x.ai/queue/changed", sessionId: SID, promptId: "p1", detail: { note: "password=hunter2", undef: undefined } }), "p1");
-    same(journal.recordEvidence("p1", { kind: "completed", source: "session/prompt result", sessionId: SID, promptId: "p1", detail: { stopReason: "end_turn" } }), "p1");
+    same(
+      journal.recordEvidence("p1", {
+        kind: "consumed",
+        source: "_x.ai/queue/changed",
+        sessionId: SID,
+        promptId: "p1",
+        detail: { note: "password=hunter2", undef: undefined },
+      }),
+      "p1",
+    );
+    same(
+      journal.recordEvidence("p1", {
+        kind: "completed",
+        source: "session/prompt result",
+        sessionId: SID,
+        promptId: "p1",
+        detail: { stopReason: "end_turn" },
+      }),
+      "p1",
+    );
     same(journal.fence({ seatId: "s", promptId: "p2", text: "second", deliveryId: "d2" }), "p2");
     same(journal.markFailed("p2", "never dispatched: api_key=sk-abcdefghijklmnop1234"), "p2");
     const failed = journal.getDelivery("p2")!;
@@ -38,7 +70,10 @@ test("every record a write returns equals the row read back, through fence, disp
     assert.deepEqual(journal.deliveryState("p1"), { seatId: "s", state: "completed" });
     assert.deepEqual(journal.deliveryState("p2"), { seatId: "s", state: "failed" });
     assert.equal(journal.deliveryState("nope"), null);
-    assert.throws(() => journal.fence({ seatId: "ghost", promptId: "p3", text: "x" }), (e: unknown) => e instanceof SeatError && e.code === "SEAT_NOT_FOUND");
+    assert.throws(
+      () => journal.fence({ seatId: "ghost", promptId: "p3", text: "x" }),
+      (e: unknown) => e instanceof SeatError && e.code === "SEAT_NOT_FOUND",
+    );
     journal.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -56,7 +91,10 @@ test("deliveryState of a row with an unknown state is JOURNAL_CORRUPT, as getDel
     raw.prepare("PRAGMA ignore_check_constraints = ON").run();
     raw.prepare("UPDATE deliveries SET state = 'teleported' WHERE prompt_id = 'p1'").run();
     raw.close();
-    assert.throws(() => journal.deliveryState("p1"), (e: unknown) => e instanceof SeatError && e.code === "JOURNAL_CORRUPT");
+    assert.throws(
+      () => journal.deliveryState("p1"),
+      (e: unknown) => e instanceof SeatError && e.code === "JOURNAL_CORRUPT",
+    );
     journal.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

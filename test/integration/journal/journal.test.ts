@@ -33,7 +33,12 @@ function withJournal(body: (journal: Journal, path: string) => void): void {
   });
 }
 
-const result = (promptId: string, sessionId = SID) => ({ kind: "completed" as const, source: "session/prompt result", sessionId, promptId });
+const result = (promptId: string, sessionId = SID) => ({
+  kind: "completed" as const,
+  source: "session/prompt result",
+  sessionId,
+  promptId,
+});
 
 test("creates a WAL journal with synchronous=FULL and the v1 schema name in meta", () => {
   withJournal((journal, path) => {
@@ -64,9 +69,14 @@ test("refuses a file with another schema name as JOURNAL_CORRUPT and leaves it u
   withDir((dir) => {
     const path = join(dir, "other.sqlite");
     const db = new Database(path);
-    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema', 'grok-seat.journal.v9')");
+    db.exec(
+      "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema', 'grok-seat.journal.v9')",
+    );
     db.close();
-    assert.throws(() => openJournal(path), (err: unknown) => isSeatError(err, "JOURNAL_CORRUPT") && /v9/.test(err.message));
+    assert.throws(
+      () => openJournal(path),
+      (err: unknown) => isSeatError(err, "JOURNAL_CORRUPT") && /v9/.test(err.message),
+    );
     const check = new Database(path, { readonly: true });
     assert.deepEqual(check.prepare("SELECT name FROM sqlite_master WHERE type='table'").pluck().all(), ["meta"]);
     check.close();
@@ -77,18 +87,32 @@ test("refuses a file that is not sqlite, or sqlite without our meta table", () =
   withDir((dir) => {
     const garbage = join(dir, "garbage.sqlite");
     writeFileSync(garbage, "this is not a database, just text that is long enough to have a header ".repeat(20));
-    assert.throws(() => openJournal(garbage), (e) => isSeatError(e, "JOURNAL_CORRUPT"));
+    assert.throws(
+      () => openJournal(garbage),
+      (e) => isSeatError(e, "JOURNAL_CORRUPT"),
+    );
     const foreign = join(dir, "foreign.sqlite");
     const db = new Database(foreign);
     db.exec("CREATE TABLE notes (x TEXT)");
     db.close();
-    assert.throws(() => openJournal(foreign), (e) => isSeatError(e, "JOURNAL_CORRUPT"));
+    assert.throws(
+      () => openJournal(foreign),
+      (e) => isSeatError(e, "JOURNAL_CORRUPT"),
+    );
   });
 });
 
 test("stores seats with proof fields and a JSON mux descriptor in snake_case columns", () => {
   withJournal((journal, path) => {
-    journal.updateSeat("seat-1", { leaderPid: 42, leaderBirth: "123456", leaderExe: "/opt/grok", tuiPid: 41, tuiCwd: "/p", tuiTty: "/dev/pts/3", muxDescriptor: { backend: "tmux", pane: "%3" } });
+    journal.updateSeat("seat-1", {
+      leaderPid: 42,
+      leaderBirth: "123456",
+      leaderExe: "/opt/grok",
+      tuiPid: 41,
+      tuiCwd: "/p",
+      tuiTty: "/dev/pts/3",
+      muxDescriptor: { backend: "tmux", pane: "%3" },
+    });
     const seat = journal.getSeat("seat-1")!;
     assert.equal(seat.leaderPid, 42);
     assert.deepEqual(seat.muxDescriptor, { backend: "tmux", pane: "%3" });
@@ -119,8 +143,14 @@ test("fences a delivery with its text, sha256 and UTF-8 length before anything i
 test("refuses to fence a prompt id twice or for an unknown seat", () => {
   withJournal((journal) => {
     journal.fence({ seatId: "seat-1", promptId: "ctl-1", text: "a" });
-    assert.throws(() => journal.fence({ seatId: "seat-1", promptId: "ctl-1", text: "b" }), (e) => isSeatError(e, "JOURNAL_STATE_INVALID"));
-    assert.throws(() => journal.fence({ seatId: "nope", promptId: "ctl-2", text: "b" }), (e) => isSeatError(e, "SEAT_NOT_FOUND"));
+    assert.throws(
+      () => journal.fence({ seatId: "seat-1", promptId: "ctl-1", text: "b" }),
+      (e) => isSeatError(e, "JOURNAL_STATE_INVALID"),
+    );
+    assert.throws(
+      () => journal.fence({ seatId: "nope", promptId: "ctl-2", text: "b" }),
+      (e) => isSeatError(e, "SEAT_NOT_FOUND"),
+    );
   });
 });
 
@@ -128,11 +158,19 @@ test("walks fenced → dispatched → consumed → completed with a timestamp pe
   withJournal((journal) => {
     journal.fence({ seatId: "seat-1", promptId: "ctl-1", text: "a" });
     journal.markDispatched("ctl-1");
-    journal.recordEvidence("ctl-1", { kind: "consumed", source: "_x.ai/queue/changed", promptId: "ctl-1", detail: { position: 0 } });
+    journal.recordEvidence("ctl-1", {
+      kind: "consumed",
+      source: "_x.ai/queue/changed",
+      promptId: "ctl-1",
+      detail: { position: 0 },
+    });
     const done = journal.recordEvidence("ctl-1", result("ctl-1"))!;
     assert.equal(done.state, "completed");
     assert.ok(done.dispatchedAt && done.consumedAt && done.completedAt);
-    assert.deepEqual(done.evidence.map((e) => e.kind), ["note", "consumed", "completed"]);
+    assert.deepEqual(
+      done.evidence.map((e) => e.kind),
+      ["note", "consumed", "completed"],
+    );
     assert.ok(done.evidence.every((e) => typeof e.at === "string"));
   });
 });
@@ -140,10 +178,19 @@ test("walks fenced → dispatched → consumed → completed with a timestamp pe
 test("refuses illegal moves with JOURNAL_STATE_INVALID", () => {
   withJournal((journal) => {
     journal.fence({ seatId: "seat-1", promptId: "ctl-1", text: "a" });
-    assert.throws(() => journal.markCancelled("ctl-1"), (e) => isSeatError(e, "JOURNAL_STATE_INVALID"));
+    assert.throws(
+      () => journal.markCancelled("ctl-1"),
+      (e) => isSeatError(e, "JOURNAL_STATE_INVALID"),
+    );
     journal.markDispatched("ctl-1");
-    assert.throws(() => journal.markDispatched("ctl-1"), (e) => isSeatError(e, "JOURNAL_STATE_INVALID"));
-    assert.throws(() => journal.markDispatched("never-fenced"), (e) => isSeatError(e, "JOURNAL_STATE_INVALID"));
+    assert.throws(
+      () => journal.markDispatched("ctl-1"),
+      (e) => isSeatError(e, "JOURNAL_STATE_INVALID"),
+    );
+    assert.throws(
+      () => journal.markDispatched("never-fenced"),
+      (e) => isSeatError(e, "JOURNAL_STATE_INVALID"),
+    );
   });
 });
 
@@ -151,8 +198,14 @@ test("rejects completion evidence that does not echo the original session and pr
   withJournal((journal) => {
     journal.fence({ seatId: "seat-1", promptId: "ctl-1", text: "a" });
     journal.markDispatched("ctl-1");
-    assert.throws(() => journal.recordEvidence("ctl-1", result("ctl-1", "0199ffff-0000-7000-8000-000000000000")), (e) => isSeatError(e, "JOURNAL_STATE_INVALID"));
-    assert.throws(() => journal.recordEvidence("ctl-1", { kind: "completed", source: "turn_completed", promptId: "ctl-1" }), (e) => isSeatError(e, "JOURNAL_STATE_INVALID"));
+    assert.throws(
+      () => journal.recordEvidence("ctl-1", result("ctl-1", "0199ffff-0000-7000-8000-000000000000")),
+      (e) => isSeatError(e, "JOURNAL_STATE_INVALID"),
+    );
+    assert.throws(
+      () => journal.recordEvidence("ctl-1", { kind: "completed", source: "turn_completed", promptId: "ctl-1" }),
+      (e) => isSeatError(e, "JOURNAL_STATE_INVALID"),
+    );
     const row = journal.getDelivery("ctl-1")!;
     assert.equal(row.state, "dispatched");
     assert.equal(row.evidence.length, 1, "the refused evidence was not recorded");
@@ -166,7 +219,10 @@ test("records a cancellation as submitted and never as completed", () => {
     const cancelled = journal.markCancelled("ctl-1");
     assert.equal(cancelled.state, "submitted");
     assert.equal(cancelled.completedAt, null);
-    assert.equal(journal.recordEvidence("ctl-1", { kind: "consumed", source: "_x.ai/queue/changed", promptId: "ctl-1" })!.state, "submitted");
+    assert.equal(
+      journal.recordEvidence("ctl-1", { kind: "consumed", source: "_x.ai/queue/changed", promptId: "ctl-1" })!.state,
+      "submitted",
+    );
   });
 });
 
@@ -175,9 +231,15 @@ test("reconciles an uncertain delivery from late evidence without creating a new
     journal.fence({ seatId: "seat-1", promptId: "ctl-1", text: "a" });
     journal.markDispatched("ctl-1");
     journal.markUncertain("ctl-1", "connection lost before any acknowledgement");
-    assert.equal(journal.recordEvidence("ctl-1", { kind: "consumed", source: "session/load _meta", promptId: "ctl-1" })!.state, "consumed");
+    assert.equal(
+      journal.recordEvidence("ctl-1", { kind: "consumed", source: "session/load _meta", promptId: "ctl-1" })!.state,
+      "consumed",
+    );
     assert.equal(journal.recordEvidence("ctl-1", result("ctl-1"))!.state, "completed");
-    assert.equal(journal.recordEvidence("someone-elses-prompt", { kind: "consumed", source: "_x.ai/queue/changed" }), null);
+    assert.equal(
+      journal.recordEvidence("someone-elses-prompt", { kind: "consumed", source: "_x.ai/queue/changed" }),
+      null,
+    );
     assert.equal(journal.getDelivery("someone-elses-prompt"), null);
   });
 });
@@ -187,7 +249,11 @@ test("keeps the later state when evidence arrives out of order", () => {
     journal.fence({ seatId: "seat-1", promptId: "ctl-1", text: "a" });
     journal.markDispatched("ctl-1");
     journal.recordEvidence("ctl-1", result("ctl-1"));
-    const after = journal.recordEvidence("ctl-1", { kind: "consumed", source: "_x.ai/queue/changed", promptId: "ctl-1" })!;
+    const after = journal.recordEvidence("ctl-1", {
+      kind: "consumed",
+      source: "_x.ai/queue/changed",
+      promptId: "ctl-1",
+    })!;
     assert.equal(after.state, "completed");
     assert.equal(after.evidence.at(-1)!.kind, "consumed");
   });
@@ -203,10 +269,19 @@ test("lists open deliveries per seat and recovers only those, leaving finished o
     journal.markDispatched("c");
     journal.recordEvidence("c", result("c"));
     journal.fence({ seatId: "seat-2", promptId: "d", text: "d" });
-    assert.deepEqual(journal.openDeliveries("seat-1").map((d) => d.promptId), ["a", "b"]);
+    assert.deepEqual(
+      journal.openDeliveries("seat-1").map((d) => d.promptId),
+      ["a", "b"],
+    );
     const report = journal.recoverAfterCrash("seat-1");
-    assert.deepEqual(report.neverSent.map((d) => d.promptId), ["a"]);
-    assert.deepEqual(report.uncertain.map((d) => d.promptId), ["b"]);
+    assert.deepEqual(
+      report.neverSent.map((d) => d.promptId),
+      ["a"],
+    );
+    assert.deepEqual(
+      report.uncertain.map((d) => d.promptId),
+      ["b"],
+    );
     assert.equal(journal.getDelivery("c")!.state, "completed");
     assert.equal(journal.getDelivery("d")!.state, "fenced");
   });
@@ -218,6 +293,9 @@ test("reports a row with a broken evidence list as JOURNAL_CORRUPT", () => {
     const db = new Database(path);
     db.prepare("UPDATE deliveries SET evidence = '{oops' WHERE prompt_id = 'ctl-1'").run();
     db.close();
-    assert.throws(() => journal.getDelivery("ctl-1"), (e) => isSeatError(e, "JOURNAL_CORRUPT"));
+    assert.throws(
+      () => journal.getDelivery("ctl-1"),
+      (e) => isSeatError(e, "JOURNAL_CORRUPT"),
+    );
   });
 });

@@ -26,12 +26,22 @@ test("submit: a cwd not made yet under a symlink out of the roots is MCP_CWD_OUT
   mkdirSync(root);
   mkdirSync(outside);
   symlinkSync(outside, join(root, "link"));
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: fleet.root, GROK_SEAT_HOME: join(fleet.root, "mcp-home") };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--redis", fleet.redis.url, "--root", root], env, stderr: "pipe" });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: fleet.root,
+    GROK_SEAT_HOME: join(fleet.root, "mcp-home"),
+  };
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SEAT_MAIN, "mcp", "--redis", fleet.redis.url, "--root", root],
+    env,
+    stderr: "pipe",
+  });
   const client = new Client({ name: "test-host", version: "1.0.0" });
   await client.connect(transport);
   t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 60_000 })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 60_000 })) as CallToolResult;
 
   for (const cwd of [join(root, "link", "not-made-yet"), join(root, "link", "a", "b")]) {
     const refused = await call("submit", { prompt: "work elsewhere", cwd });
@@ -39,5 +49,9 @@ test("submit: a cwd not made yet under a symlink out of the roots is MCP_CWD_OUT
   }
   const queued = await call("submit", { prompt: "work here", cwd: join(root, "not-made-yet") });
   assert.equal(queued.isError, undefined, JSON.stringify(queued));
-  assert.equal(((await call("jobs", {})).structuredContent as { jobs: unknown[] }).jobs.length, 1, "only the good job was queued");
+  assert.equal(
+    ((await call("jobs", {})).structuredContent as { jobs: unknown[] }).jobs.length,
+    1,
+    "only the good job was queued",
+  );
 });

@@ -27,13 +27,19 @@ function commandLines(): Map<string, string[]> {
   for (const name of readdirSync(DIR)) {
     if (name.endsWith(".json")) {
       const json = JSON.parse(read(name)) as Record<string, Record<string, { command?: unknown; args?: unknown }>>;
-      if (name === "opencode.json") lines.set(name, (json.mcp?.seat as { command?: string[] } | undefined)?.command ?? []);
+      if (name === "opencode.json")
+        lines.set(name, (json.mcp?.seat as { command?: string[] } | undefined)?.command ?? []);
       else if (name === "vscode-mcp.json") entry(name, json.servers?.seat);
       else if (name === "zed-settings.json") entry(name, json.context_servers?.seat);
       else entry(name, json.mcpServers?.seat);
     } else if (name.endsWith(".toml")) {
       const text = read(name);
-      for (const line of text.trim().split("\n")) assert.match(line, /^(\[mcp_servers\.seat\]|[a-z_]+ = ("[^"]*"|\[("[^"]*"(, )?)*\]|\d+))$/, `${name}: a plain TOML line`);
+      for (const line of text.trim().split("\n"))
+        assert.match(
+          line,
+          /^(\[mcp_servers\.seat\]|[a-z_]+ = ("[^"]*"|\[("[^"]*"(, )?)*\]|\d+))$/,
+          `${name}: a plain TOML line`,
+        );
       const command = /^command = "([^"]*)"$/m.exec(text)?.[1];
       const args = JSON.parse(/^args = (\[.*\])$/m.exec(text)?.[1] ?? "[]") as string[];
       lines.set(name, [String(command), ...args]);
@@ -47,7 +53,17 @@ function commandLines(): Map<string, string[]> {
 
 test("every host snippet parses and starts the same `seat mcp` command line", () => {
   const lines = commandLines();
-  assert.deepEqual([...lines.keys()].sort(), ["claude-mcp-add.sh", "claude.mcp.json", "codex-config.toml", "codex-mcp-add.sh", "cursor-mcp.json", "gemini-settings.json", "opencode.json", "vscode-mcp.json", "zed-settings.json"]);
+  assert.deepEqual([...lines.keys()].sort(), [
+    "claude-mcp-add.sh",
+    "claude.mcp.json",
+    "codex-config.toml",
+    "codex-mcp-add.sh",
+    "cursor-mcp.json",
+    "gemini-settings.json",
+    "opencode.json",
+    "vscode-mcp.json",
+    "zed-settings.json",
+  ]);
   for (const [name, argv] of lines) assert.deepEqual(argv, ["seat", "mcp", "--allow", "read"], name);
 });
 
@@ -56,9 +72,20 @@ test("that command line starts the server: the official MCP client lists its run
   const home = mkdtempSync(join(tmpdir(), "gs-mcp-snippet-"));
   const client = new Client({ name: "snippet-check", version: "0.1.0" });
   try {
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, ...argv.slice(1)], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home }, cwd: home, stderr: "ignore" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [SEAT_MAIN, ...argv.slice(1)],
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
+        cwd: home,
+        stderr: "ignore",
+      }),
+    );
     const { tools } = await client.listTools();
-    assert.ok(tools.some((t) => t.name === "run"), `tools: ${tools.map((t) => t.name).join(", ")}`);
+    assert.ok(
+      tools.some((t) => t.name === "run"),
+      `tools: ${tools.map((t) => t.name).join(", ")}`,
+    );
   } finally {
     await client.close();
     rmSync(home, { recursive: true, force: true });

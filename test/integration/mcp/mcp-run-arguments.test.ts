@@ -28,21 +28,37 @@ test("seat mcp run: worktree is a known argument, an unknown one is refused (nev
   mkdirSync(plain);
   const home = join(dir, "seat-home");
   // No GROK_BIN and no grok on this PATH's seat: a call that got past its checks would fail to start, not pass.
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(dir, "home"), GROK_SEAT_HOME: home, GROK_BIN: join(dir, "no-grok") };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: join(dir, "home"),
+    GROK_SEAT_HOME: home,
+    GROK_BIN: join(dir, "no-grok"),
+  };
   mkdirSync(env.HOME);
   const connect = async (roots: string[]) => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", ...roots.flatMap((r) => ["--root", r])], env, cwd: dir, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SEAT_MAIN, "mcp", ...roots.flatMap((r) => ["--root", r])],
+      env,
+      cwd: dir,
+      stderr: "pipe",
+    });
     const client = new Client({ name: "test-host", version: "1.0.0" });
     await client.connect(transport);
     t.after(() => client.close().catch(() => undefined));
     return client;
   };
   const client = await connect([repo, plain]);
-  const call = (args: Record<string, unknown>) => client.callTool({ name: "run", arguments: args }, CallToolResultSchema) as Promise<CallToolResult>;
+  const call = (args: Record<string, unknown>) =>
+    client.callTool({ name: "run", arguments: args }, CallToolResultSchema) as Promise<CallToolResult>;
 
   const run = (await client.listTools()).tools.find((tool) => tool.name === "run")!;
   assert.ok(run.inputSchema.properties && "worktree" in run.inputSchema.properties, JSON.stringify(run.inputSchema));
-  assert.equal((run.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, "the schema is closed");
+  assert.equal(
+    (run.inputSchema as { additionalProperties?: unknown }).additionalProperties,
+    false,
+    "the schema is closed",
+  );
 
   // An argument the tool does not know: refused by name, not dropped while the turn runs without it.
   for (const extra of [{ worktre: "fix-1" }, { worktree: "fix-1", base: "main" }]) {
@@ -53,11 +69,15 @@ test("seat mcp run: worktree is a known argument, an unknown one is refused (nev
     assert.match(textOf(refused), new RegExp(Object.keys(extra).at(-1)!), "the message names the unknown argument");
   }
   // The name rules and codes of seat run --worktree.
-  for (const bad of ["../x", "a/b", ".hidden", "n.lock"]) assert.equal(codeOf(await call({ prompt: "hi", worktree: bad })), "WORKTREE_NAME_INVALID", bad);
+  for (const bad of ["../x", "a/b", ".hidden", "n.lock"])
+    assert.equal(codeOf(await call({ prompt: "hi", worktree: bad })), "WORKTREE_NAME_INVALID", bad);
   assert.equal(codeOf(await call({ prompt: "hi", cwd: plain, worktree: "fix-1" })), "WORKTREE_NOT_A_REPO");
   // A root below the repository's top level: a worktree would check out the whole repository, outside the roots.
   const narrow = await connect([join(repo, "sub")]);
-  const outside = (await narrow.callTool({ name: "run", arguments: { prompt: "hi", worktree: "fix-1" } }, CallToolResultSchema)) as CallToolResult;
+  const outside = (await narrow.callTool(
+    { name: "run", arguments: { prompt: "hi", worktree: "fix-1" } },
+    CallToolResultSchema,
+  )) as CallToolResult;
   assert.equal(codeOf(outside), "MCP_CWD_OUTSIDE_ROOTS", textOf(outside));
 
   assert.equal(gitIn(repo, ["branch", "--list", "seat/*"]).trim(), "", "no refused call made a branch");

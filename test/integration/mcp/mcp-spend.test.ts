@@ -28,7 +28,10 @@ test("usage, diff, merge and discard over MCP: ledger totals as seat usage, a wo
   mkdirSync(env.HOME, { recursive: true });
   mkdirSync(home, { recursive: true });
   recordUsage(join(home, "seats.db"), [
-    ...ledgerEntriesOf({ promptId: "p1", usage: { inputTokens: 22, outputTokens: 5, modelCalls: 2, costUsdTicks: 20_000 } }, { source: "run", agent: "grok" }),
+    ...ledgerEntriesOf(
+      { promptId: "p1", usage: { inputTokens: 22, outputTokens: 5, modelCalls: 2, costUsdTicks: 20_000 } },
+      { source: "run", agent: "grok" },
+    ),
     ...ledgerEntriesOf({ promptId: "p2" }, { source: "run", agent: "codex" }),
   ]);
   const { record } = await createWorktree({ home, cwd: repo, name: "fix-1", owner: "run" });
@@ -37,18 +40,32 @@ test("usage, diff, merge and discard over MCP: ledger totals as seat usage, a wo
   const before = snapshotUserTree(repo);
 
   const connect = async (root: string) => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--root", root], env, cwd: repo, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SEAT_MAIN, "mcp", "--root", root],
+      env,
+      cwd: repo,
+      stderr: "pipe",
+    });
     const client = new Client({ name: "test-host", version: "1.0.0" });
     await client.connect(transport);
     t.after(() => client.close().catch(() => undefined));
-    return (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }, CallToolResultSchema) as Promise<CallToolResult>;
+    return (name: string, args: Record<string, unknown>) =>
+      client.callTool({ name, arguments: args }, CallToolResultSchema) as Promise<CallToolResult>;
   };
   const call = await connect(repo);
 
   const usage = await call("usage", { by: "agent" });
   assert.ok(!usage.isError, JSON.stringify(usage));
   const totals = (usage.structuredContent as { totals: Array<Record<string, unknown>> }).totals;
-  assert.deepEqual(totals.map((g) => [g.key, g.turns, g.inputTokens, g.outputTokens, g.modelCalls, g.costUsd, g.costSource]), [["grok", 1, 22, 5, 2, 2e-6, "reported"], ["codex", 1, null, null, null, null, "unknown"]], "unknown stays null, never 0");
+  assert.deepEqual(
+    totals.map((g) => [g.key, g.turns, g.inputTokens, g.outputTokens, g.modelCalls, g.costUsd, g.costSource]),
+    [
+      ["grok", 1, 22, 5, 2, 2e-6, "reported"],
+      ["codex", 1, null, null, null, null, "unknown"],
+    ],
+    "unknown stays null, never 0",
+  );
   assert.equal(codeOf(await call("usage", { since: "soon" })), "USAGE_DATE_INVALID");
 
   const diff = await call("diff", { name: "fix-1", stat: true });

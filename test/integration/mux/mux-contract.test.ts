@@ -6,7 +6,15 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HerdrBackend, HerdrClient, TmuxBackend, isPidAlive, isTmuxAvailable, type Backend, type LaunchSpec } from "../../../src/mux/index.js";
+import {
+  HerdrBackend,
+  HerdrClient,
+  TmuxBackend,
+  isPidAlive,
+  isTmuxAvailable,
+  type Backend,
+  type LaunchSpec,
+} from "../../../src/mux/index.js";
 import { startHerdrSim } from "../../fakes/herdr-sim.js";
 import { need, optional } from "../../support/requirements.js";
 import { isSeatError } from "../../../src/errors.js";
@@ -17,14 +25,28 @@ type Kind = "tmux" | "herdr" | "herdr-bin";
 async function startRealHerdr(dir: string): Promise<{ socketPath: string; stop(): Promise<void> }> {
   const config = join(dir, "config");
   mkdirSync(join(config, "herdr"), { recursive: true });
-  writeFileSync(join(config, "herdr", "config.toml"), "onboarding = false\n\n[update]\nversion_check = false\nmanifest_check = false\n");
+  writeFileSync(
+    join(config, "herdr", "config.toml"),
+    "onboarding = false\n\n[update]\nversion_check = false\nmanifest_check = false\n",
+  );
   const socketPath = join(dir, "herdr.sock");
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: config, XDG_RUNTIME_DIR: dir, HERDR_SOCKET_PATH: socketPath, SHELL: "/bin/sh" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: config,
+    XDG_RUNTIME_DIR: dir,
+    HERDR_SOCKET_PATH: socketPath,
+    SHELL: "/bin/sh",
+  };
   delete env.HERDR_ENV;
   delete env.HERDR_CLIENT_SOCKET_PATH;
   const child = spawn(process.env.HERDR_BIN!, ["server"], { env, stdio: "ignore" });
   const client = new HerdrClient(socketPath, { timeoutMs: 2000 });
-  await eventually("herdr server answers ping", () => client.ping().then(() => true, () => false));
+  await eventually("herdr server answers ping", () =>
+    client.ping().then(
+      () => true,
+      () => false,
+    ),
+  );
   return {
     socketPath,
     async stop() {
@@ -35,14 +57,27 @@ async function startRealHerdr(dir: string): Promise<{ socketPath: string; stop()
   };
 }
 
-async function withBackend(kind: Kind, t: TestContext, body: (backend: Backend, dir: string) => Promise<void>): Promise<void> {
+async function withBackend(
+  kind: Kind,
+  t: TestContext,
+  body: (backend: Backend, dir: string) => Promise<void>,
+): Promise<void> {
   if (kind === "tmux" && !need(t, (await isTmuxAvailable()) ? false : "tmux (not found on PATH)")) return;
   // The real-Herdr contract is the one test allowed to skip in every mode: CI installs no herdr.
-  if (kind === "herdr-bin" && !optional(t, process.env.HERDR_BIN ? false : "a real herdr server (set HERDR_BIN to run the contract against one)")) return;
+  if (
+    kind === "herdr-bin" &&
+    !optional(t, process.env.HERDR_BIN ? false : "a real herdr server (set HERDR_BIN to run the contract against one)")
+  )
+    return;
   const dir = mkdtempSync(join(tmpdir(), `gs-mux-${kind}-`));
-  const sim = kind === "herdr" ? await startHerdrSim({ socketPath: join(dir, "herdr.sock"), shell: ["/bin/sh"] })
-    : kind === "herdr-bin" ? await startRealHerdr(dir) : undefined;
-  const tmux = kind === "tmux" ? new TmuxBackend({ socketName: `gs-test-${randomBytes(5).toString("hex")}` }) : undefined;
+  const sim =
+    kind === "herdr"
+      ? await startHerdrSim({ socketPath: join(dir, "herdr.sock"), shell: ["/bin/sh"] })
+      : kind === "herdr-bin"
+        ? await startRealHerdr(dir)
+        : undefined;
+  const tmux =
+    kind === "tmux" ? new TmuxBackend({ socketName: `gs-test-${randomBytes(5).toString("hex")}` }) : undefined;
   try {
     await body(tmux ?? new HerdrBackend({ socketPath: sim!.socketPath }), dir);
   } finally {
@@ -62,8 +97,19 @@ async function eventually<T>(what: string, probe: () => T | Promise<T>): Promise
   throw new Error(`never happened: ${what}`);
 }
 
-const cmdline = (pid: number): string[] => { try { return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean); } catch { return []; } };
-const spec = (dir: string, argv: string[]): LaunchSpec => ({ argv, cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", SEAT_MARK: "m1" }, label: "contract" });
+const cmdline = (pid: number): string[] => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  } catch {
+    return [];
+  }
+};
+const spec = (dir: string, argv: string[]): LaunchSpec => ({
+  argv,
+  cwd: dir,
+  env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color", SEAT_MARK: "m1" },
+  label: "contract",
+});
 
 for (const kind of ["tmux", "herdr", "herdr-bin"] as const) {
   test(`${kind}: launches argv directly, reports the program's own pid, captures its output and kills it on close`, async (t) => {
@@ -86,7 +132,9 @@ for (const kind of ["tmux", "herdr", "herdr-bin"] as const) {
   test(`${kind}: observes a program that exits by itself`, async (t) => {
     await withBackend(kind, t, async (backend, dir) => {
       const flag = join(dir, "go");
-      const pane = await backend.launch(spec(dir, ["sh", "-c", `while [ ! -e '${flag}' ]; do sleep 0.05; done; echo bye`]));
+      const pane = await backend.launch(
+        spec(dir, ["sh", "-c", `while [ ! -e '${flag}' ]; do sleep 0.05; done; echo bye`]),
+      );
       assert.equal(await backend.waitForExit(pane, { timeoutMs: 100 }), "timeout");
       writeFileSync(flag, "");
       assert.equal(await backend.waitForExit(pane, { timeoutMs: 20_000 }), "exited");
@@ -113,7 +161,12 @@ test("tmux: the program's environment is exactly the given env", async (t) => {
     const pane = await backend.launch(launch);
     await eventually("sleep has exec'd", () => cmdline(pane.pid)[0] === "sleep");
     const environ = readFileSync(`/proc/${pane.pid}/environ`, "utf8").split("\0").filter(Boolean).sort();
-    assert.deepEqual(environ, Object.entries(launch.env).map(([k, v]) => `${k}=${v}`).sort());
+    assert.deepEqual(
+      environ,
+      Object.entries(launch.env)
+        .map(([k, v]) => `${k}=${v}`)
+        .sort(),
+    );
     assert.ok(existsSync(pane.terminal!), "pane tty exists");
   });
 });
@@ -130,13 +183,19 @@ function argvHolding(needle: string): string[] {
 }
 
 function tmuxOut(server: string, args: string[]): string {
-  return execFileSync("tmux", ["-L", server, ...args], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+  return execFileSync("tmux", ["-L", server, ...args], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  });
 }
 
 test("tmux: a secret env value reaches the program's environment only: no argv, no server or session environment, no start command", async (t) => {
   await withBackend("tmux", t, async (backend, dir) => {
     const canary = `xai-canary-mux-${randomBytes(8).toString("hex")}`;
-    const launch: LaunchSpec = { ...spec(dir, ["sleep", "30"]), env: { ...spec(dir, []).env, XAI_API_KEY: canary, ODD: "a \"b\" $HOME ; #{x} \\ ~" } };
+    const launch: LaunchSpec = {
+      ...spec(dir, ["sleep", "30"]),
+      env: { ...spec(dir, []).env, XAI_API_KEY: canary, ODD: 'a "b" $HOME ; #{x} \\ ~' },
+    };
     const sampled: string[] = [];
     let sampling = true;
     const sampler = (async () => {
@@ -150,30 +209,58 @@ test("tmux: a secret env value reaches the program's environment only: no argv, 
     sampling = false;
     await sampler;
     const environ = readFileSync(`/proc/${pane.pid}/environ`, "utf8").split("\0").filter(Boolean).sort();
-    assert.deepEqual(environ, Object.entries(launch.env).map(([k, v]) => `${k}=${v}`).sort(), "the program got exactly the env, quoting intact");
+    assert.deepEqual(
+      environ,
+      Object.entries(launch.env)
+        .map(([k, v]) => `${k}=${v}`)
+        .sort(),
+      "the program got exactly the env, quoting intact",
+    );
     assert.deepEqual(sampled, [], "no process ever carried the secret on its argv");
     const server = (backend as TmuxBackend).socketName;
     const serverPid = Number(tmuxOut(server, ["display-message", "-p", "#{pid}"]).trim());
-    assert.ok(!readFileSync(`/proc/${serverPid}/environ`, "utf8").includes(canary), "the tmux server's own environment");
+    assert.ok(
+      !readFileSync(`/proc/${serverPid}/environ`, "utf8").includes(canary),
+      "the tmux server's own environment",
+    );
     assert.ok(!tmuxOut(server, ["show-environment", "-g"]).includes(canary), "show-environment -g");
-    assert.ok(!tmuxOut(server, ["show-environment", "-t", pane.sessionName!]).includes("XAI_API_KEY"), "the session keeps no copy");
-    assert.ok(!tmuxOut(server, ["list-panes", "-a", "-F", "#{pane_start_command}"]).includes(canary), "pane_start_command");
+    assert.ok(
+      !tmuxOut(server, ["show-environment", "-t", pane.sessionName!]).includes("XAI_API_KEY"),
+      "the session keeps no copy",
+    );
+    assert.ok(
+      !tmuxOut(server, ["list-panes", "-a", "-F", "#{pane_start_command}"]).includes(canary),
+      "pane_start_command",
+    );
   });
 });
 
 test("tmux: a failing launch is MUX_COMMAND_FAILED whose message, context and JSON carry no secret value", async (t) => {
   await withBackend("tmux", t, async (backend, dir) => {
     const canary = `xai-canary-fail-${randomBytes(8).toString("hex")}`;
-    const error = await backend.launch({ ...spec(dir, ["sleep", "30"]), cols: 0, env: { PATH: "/usr/bin:/bin", XAI_API_KEY: canary } }).then(() => undefined, (e: unknown) => e);
+    const error = await backend
+      .launch({ ...spec(dir, ["sleep", "30"]), cols: 0, env: { PATH: "/usr/bin:/bin", XAI_API_KEY: canary } })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     assert.ok(isSeatError(error, "MUX_COMMAND_FAILED"), String(error));
     assert.match(error.message, /width too small/);
-    for (const text of [error.message, JSON.stringify(error.toJSON()), JSON.stringify(error.context), String(error.stack)]) assert.ok(!text.includes(canary), text);
+    for (const text of [
+      error.message,
+      JSON.stringify(error.toJSON()),
+      JSON.stringify(error.context),
+      String(error.stack),
+    ])
+      assert.ok(!text.includes(canary), text);
   });
 });
 
 test("tmux: the program's stdin, stdout and stderr are the pane's terminal", async (t) => {
   await withBackend("tmux", t, async (backend, dir) => {
-    const pane = await backend.launch(spec(dir, ["sh", "-c", "[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo all-tty; sleep 30"]));
+    const pane = await backend.launch(
+      spec(dir, ["sh", "-c", "[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo all-tty; sleep 30"]),
+    );
     await eventually("capture shows all-tty", async () => /all-tty/.test(await backend.capture(pane)));
   });
 });
@@ -191,7 +278,8 @@ test("herdr: the program gets the given env plus Herdr's pane variables", async 
   await withBackend("herdr", t, async (backend, dir) => {
     const pane = await backend.launch(spec(dir, ["sleep", "30"]));
     const environ = readFileSync(`/proc/${pane.pid}/environ`, "utf8").split("\0");
-    for (const entry of ["SEAT_MARK=m1", `HERDR_PANE_ID=${pane.paneId}`, "HERDR_ENV=1"]) assert.ok(environ.includes(entry), entry);
+    for (const entry of ["SEAT_MARK=m1", `HERDR_PANE_ID=${pane.paneId}`, "HERDR_ENV=1"])
+      assert.ok(environ.includes(entry), entry);
     assert.match(pane.terminal ?? "", /^term_/);
     assert.equal(pane.paneId, `${pane.workspaceId}:p2`);
   });

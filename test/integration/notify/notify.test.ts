@@ -7,13 +7,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../../src/errors.js";
 import { redactText, registerSecrets } from "../../../src/internal/redact.js";
-import { buildRequest, chooseTargets, createNotifier, createNotifyEvent, deliver, parseNotifyConfig, terminalSequence, type NotifyTarget } from "../../../src/notify/index.js";
+import {
+  buildRequest,
+  chooseTargets,
+  createNotifier,
+  createNotifyEvent,
+  deliver,
+  parseNotifyConfig,
+  terminalSequence,
+  type NotifyTarget,
+} from "../../../src/notify/index.js";
 import { startNotifyReceiver } from "../../support/notify-receiver.js";
 
 const SECRET = "whsec-test-0123456789abcdef";
 
 function webhook(url: string, events?: string[]): NotifyTarget {
-  const config = parseNotifyConfig({ targets: { hook: { type: "webhook", url, secret: SECRET, ...(events ? { events } : {}) } } });
+  const config = parseNotifyConfig({
+    targets: { hook: { type: "webhook", url, secret: SECRET, ...(events ? { events } : {}) } },
+  });
   return config.targets.hook as NotifyTarget;
 }
 
@@ -25,9 +36,17 @@ test("a webhook arrives signed, validates against grok-seat.notify.v1, and a ret
       event: "waiting",
       subject: { kind: "named-session", name: "fix-login" },
       text: "an approval is waiting",
-      approval: { id: "ap_1", category: "execute", command: 'token="$(touch PWNED)"; echo configured', digest: "ab".repeat(32) },
+      approval: {
+        id: "ap_1",
+        category: "execute",
+        command: 'token="$(touch PWNED)"; echo configured',
+        digest: "ab".repeat(32),
+      },
     });
-    const outcome = await deliver(webhook(`${receiver.url}/hook`), event, { signal: new AbortController().signal, delaysMs: [50] });
+    const outcome = await deliver(webhook(`${receiver.url}/hook`), event, {
+      signal: new AbortController().signal,
+      delaysMs: [50],
+    });
     assert.equal(outcome.ok, true, outcome.detail);
     assert.equal(outcome.attempts, 2);
     assert.equal(receiver.requests.length, 2);
@@ -38,7 +57,11 @@ test("a webhook arrives signed, validates against grok-seat.notify.v1, and a ret
     assert.equal(first?.body, second?.body, "a retry sends the same bytes");
     assert.equal(receiver.accepted.size, 1);
     const got = receiver.accepted.get(event.id) as { approval: { command: string } };
-    assert.equal(got.approval.command, 'token="$(touch PWNED)"; echo configured', "model-chosen text arrives byte for byte");
+    assert.equal(
+      got.approval.command,
+      'token="$(touch PWNED)"; echo configured',
+      "model-chosen text arrives byte for byte",
+    );
   } finally {
     await receiver.close();
   }
@@ -47,7 +70,11 @@ test("a webhook arrives signed, validates against grok-seat.notify.v1, and a ret
 test("a body signed with another secret is refused by the receiver (the check can fail)", async () => {
   const receiver = await startNotifyReceiver("another-secret-0123456789");
   try {
-    const outcome = await deliver(webhook(`${receiver.url}/hook`), createNotifyEvent({ event: "done", subject: { kind: "run", id: "r1" }, text: "done" }), { signal: new AbortController().signal, delaysMs: [] });
+    const outcome = await deliver(
+      webhook(`${receiver.url}/hook`),
+      createNotifyEvent({ event: "done", subject: { kind: "run", id: "r1" }, text: "done" }),
+      { signal: new AbortController().signal, delaysMs: [] },
+    );
     assert.equal(outcome.ok, false);
     assert.equal(receiver.requests[0]?.refused, "signature");
   } finally {
@@ -85,7 +112,11 @@ test("a burst is coalesced: one message at once, the rest folded into one more, 
     await new Promise((r) => setTimeout(r, 700));
     await notifier.close(1_000);
     assert.equal(receiver.requests.length, 2, "one message now, one folded message after the window");
-    const bodies = [...receiver.accepted.values()] as Array<{ id: string; text: string; more?: { count: number; ids: string[] } }>;
+    const bodies = [...receiver.accepted.values()] as Array<{
+      id: string;
+      text: string;
+      more?: { count: number; ids: string[] };
+    }>;
     assert.equal(bodies[0]?.id, ids[0]);
     assert.equal(bodies[1]?.more?.count, 2);
     assert.deepEqual(bodies[1]?.more?.ids, ids.slice(1, 3));
@@ -118,7 +149,10 @@ test("a target gets only the events it chose", async () => {
     notifier.notify(createNotifyEvent({ event: "done", subject: { kind: "run", id: "r" }, text: "done" }));
     notifier.notify(createNotifyEvent({ event: "failed", subject: { kind: "run", id: "r" }, text: "failed" }));
     await notifier.close(1_000);
-    assert.deepEqual([...receiver.accepted.values()].map((e) => (e as { event: string }).event), ["failed"]);
+    assert.deepEqual(
+      [...receiver.accepted.values()].map((e) => (e as { event: string }).event),
+      ["failed"],
+    );
   } finally {
     await receiver.close();
   }
@@ -127,14 +161,28 @@ test("a target gets only the events it chose", async () => {
 test("ntfy and slack targets get their services' shapes, with the approval's links as actions", async () => {
   const receiver = await startNotifyReceiver(SECRET);
   try {
-    const config = parseNotifyConfig({ targets: { phone: { type: "ntfy", url: `${receiver.url}/topic` }, chat: { type: "slack", url: `${receiver.url}/slack` } } });
+    const config = parseNotifyConfig({
+      targets: {
+        phone: { type: "ntfy", url: `${receiver.url}/topic` },
+        chat: { type: "slack", url: `${receiver.url}/slack` },
+      },
+    });
     const notifier = createNotifier({ targets: chooseTargets(config, ["phone", "chat"]), coalesceMs: 0 });
-    notifier.notify(createNotifyEvent({
-      event: "waiting",
-      subject: { kind: "seat", name: "w1" },
-      text: "approval waiting\r\nInjected: header",
-      approval: { id: "ap_2", category: "execute", command: "rm -rf build", digest: "cd".repeat(32), approve_url: "http://127.0.0.1:1/a/x", deny_url: "http://127.0.0.1:1/d/x" },
-    }));
+    notifier.notify(
+      createNotifyEvent({
+        event: "waiting",
+        subject: { kind: "seat", name: "w1" },
+        text: "approval waiting\r\nInjected: header",
+        approval: {
+          id: "ap_2",
+          category: "execute",
+          command: "rm -rf build",
+          digest: "cd".repeat(32),
+          approve_url: "http://127.0.0.1:1/a/x",
+          deny_url: "http://127.0.0.1:1/d/x",
+        },
+      }),
+    );
     await notifier.close(2_000);
     const ntfy = receiver.requests.find((r) => r.path === "/topic");
     assert.ok(ntfy);
@@ -143,9 +191,15 @@ test("ntfy and slack targets get their services' shapes, with the approval's lin
     assert.equal(ntfy.headers.actions, "view, Approve, http://127.0.0.1:1/a/x; view, Deny, http://127.0.0.1:1/d/x");
     assert.equal(ntfy.headers.injected, undefined, "text travels in the body, never as a header");
     assert.match(ntfy.body, /rm -rf build/);
-    const slack = JSON.parse(receiver.requests.find((r) => r.path === "/slack")?.body ?? "{}") as { text: string; blocks: Array<{ type: string; elements?: Array<{ url: string }> }> };
+    const slack = JSON.parse(receiver.requests.find((r) => r.path === "/slack")?.body ?? "{}") as {
+      text: string;
+      blocks: Array<{ type: string; elements?: Array<{ url: string }> }>;
+    };
     assert.match(slack.text, /rm -rf build/);
-    assert.deepEqual(slack.blocks.find((b) => b.type === "actions")?.elements?.map((e) => e.url), ["http://127.0.0.1:1/a/x", "http://127.0.0.1:1/d/x"]);
+    assert.deepEqual(
+      slack.blocks.find((b) => b.type === "actions")?.elements?.map((e) => e.url),
+      ["http://127.0.0.1:1/a/x", "http://127.0.0.1:1/d/x"],
+    );
   } finally {
     await receiver.close();
   }
@@ -155,9 +209,23 @@ test("a command target gets the event as JSON on stdin, with no shell", async ()
   const dir = mkdtempSync(join(tmpdir(), "gs-notify-"));
   try {
     const out = join(dir, "event.json");
-    const config = parseNotifyConfig({ targets: { local: { type: "command", command: [process.execPath, "-e", "require('fs').writeFileSync(process.argv[1], require('fs').readFileSync(0))", out] } } });
+    const config = parseNotifyConfig({
+      targets: {
+        local: {
+          type: "command",
+          command: [
+            process.execPath,
+            "-e",
+            "require('fs').writeFileSync(process.argv[1], require('fs').readFileSync(0))",
+            out,
+          ],
+        },
+      },
+    });
     const notifier = createNotifier({ targets: chooseTargets(config, ["local"]), coalesceMs: 0 });
-    notifier.notify(createNotifyEvent({ event: "done", subject: { kind: "run", id: "r3" }, text: "done; $(touch PWNED)" }));
+    notifier.notify(
+      createNotifyEvent({ event: "done", subject: { kind: "run", id: "r3" }, text: "done; $(touch PWNED)" }),
+    );
     const [outcome] = await notifier.close(5_000);
     assert.equal(outcome?.ok, true, outcome?.detail);
     const got = JSON.parse(readFileSync(out, "utf8")) as { text: string; event: string };
@@ -169,7 +237,13 @@ test("a command target gets the event as JSON on stdin, with no shell", async ()
 });
 
 test("the terminal sequence cannot be ended or extended by model-chosen text", () => {
-  const seq = terminalSequence(createNotifyEvent({ event: "waiting", subject: { kind: "seat", name: "w1" }, text: "x\x07\x1b]52;c;ZXZpbA==\x07y" }));
+  const seq = terminalSequence(
+    createNotifyEvent({
+      event: "waiting",
+      subject: { kind: "seat", name: "w1" },
+      text: "x\x07\x1b]52;c;ZXZpbA==\x07y",
+    }),
+  );
   const inner = seq.slice(1, -1);
   assert.equal((seq.match(/\x07/g) ?? []).length, 3, "BEL, and one terminator for each of OSC 9 and OSC 777");
   assert.equal((inner.match(/\x1b/g) ?? []).length, 2, "only our two OSC introducers");
@@ -179,7 +253,11 @@ test("the terminal sequence cannot be ended or extended by model-chosen text", (
 test("a known secret value in an event's text is masked before any target sees it", () => {
   const canary = "canary-secret-value-7f3a9c2e";
   registerSecrets({ XAI_API_KEY: canary });
-  const event = createNotifyEvent({ event: "failed", subject: { kind: "run", id: "r4" }, text: `stderr: key ${canary} refused` });
+  const event = createNotifyEvent({
+    event: "failed",
+    subject: { kind: "run", id: "r4" },
+    text: `stderr: key ${canary} refused`,
+  });
   assert.ok(!JSON.stringify(event).includes(canary));
   assert.equal(event.text, redactText(`stderr: key ${canary} refused`));
 });
@@ -196,17 +274,30 @@ test("a malformed notify section is NOTIFY_CONFIG_INVALID naming the target; an 
     [],
   ];
   for (const raw of cases) {
-    assert.throws(() => parseNotifyConfig(raw), (e: unknown) => isSeatError(e) && e.code === "NOTIFY_CONFIG_INVALID", JSON.stringify(raw));
+    assert.throws(
+      () => parseNotifyConfig(raw),
+      (e: unknown) => isSeatError(e) && e.code === "NOTIFY_CONFIG_INVALID",
+      JSON.stringify(raw),
+    );
   }
   const config = parseNotifyConfig({ targets: { a: { type: "ntfy", url: "http://127.0.0.1/t" } }, default: ["a"] });
-  assert.deepEqual(chooseTargets(config, undefined).map((t) => t.name), ["a"]);
+  assert.deepEqual(
+    chooseTargets(config, undefined).map((t) => t.name),
+    ["a"],
+  );
   assert.deepEqual(chooseTargets(config, ["none"]), []);
-  assert.throws(() => chooseTargets(config, ["b"]), (e: unknown) => isSeatError(e) && e.code === "NOTIFY_TARGET_UNKNOWN");
+  assert.throws(
+    () => chooseTargets(config, ["b"]),
+    (e: unknown) => isSeatError(e) && e.code === "NOTIFY_TARGET_UNKNOWN",
+  );
 });
 
 test("a webhook secret given by secretEnv is read from the environment and masked in every output", () => {
   const value = "env-secret-canary-0123456789";
-  const config = parseNotifyConfig({ targets: { h: { type: "webhook", url: "http://127.0.0.1/hook", secretEnv: "MY_HOOK_SECRET" } } }, { MY_HOOK_SECRET: value });
+  const config = parseNotifyConfig(
+    { targets: { h: { type: "webhook", url: "http://127.0.0.1/hook", secretEnv: "MY_HOOK_SECRET" } } },
+    { MY_HOOK_SECRET: value },
+  );
   assert.equal((config.targets.h as { secret: string }).secret, value);
   assert.ok(!redactText(`the secret is ${value}`).includes(value));
 });
@@ -216,9 +307,15 @@ test("a command target that is abandoned takes the programs it started with it (
   const pidFile = join(dir, "grandchild.pid");
   try {
     // The program starts a child of its own and waits: killing only the program would leave the child running.
-    const target = parseNotifyConfig({ targets: { cmd: { type: "command", command: ["/bin/sh", "-c", `sleep 60 & echo $! > ${pidFile}; wait`] } } }).targets.cmd as NotifyTarget;
+    const target = parseNotifyConfig({
+      targets: { cmd: { type: "command", command: ["/bin/sh", "-c", `sleep 60 & echo $! > ${pidFile}; wait`] } },
+    }).targets.cmd as NotifyTarget;
     const stop = new AbortController();
-    const delivery = deliver(target, createNotifyEvent({ event: "done", subject: { kind: "run", id: "r1" }, text: "done" }), { signal: stop.signal, delaysMs: [] });
+    const delivery = deliver(
+      target,
+      createNotifyEvent({ event: "done", subject: { kind: "run", id: "r1" }, text: "done" }),
+      { signal: stop.signal, delaysMs: [] },
+    );
     const deadline = Date.now() + 5_000;
     while (Date.now() < deadline) {
       try {
@@ -251,24 +348,39 @@ test("a command target that is abandoned takes the programs it started with it (
 });
 
 test("a webhook URL with a user name or password is NOTIFY_CONFIG_INVALID, and the password is never shown", () => {
-  for (const url of ["https://alice:hunter2-canary-pw@hooks.example.com/x", "https://hunter2-canary-pw@hooks.example.com/x"]) {
+  for (const url of [
+    "https://alice:hunter2-canary-pw@hooks.example.com/x",
+    "https://hunter2-canary-pw@hooks.example.com/x",
+  ]) {
     for (const type of ["webhook", "ntfy", "slack"]) {
       const raw = { targets: { hook: { type, url, ...(type === "webhook" ? { secret: SECRET } : {}) } } };
-      assert.throws(() => parseNotifyConfig(raw), (error: unknown) => {
-        assert.ok(isSeatError(error));
-        assert.equal(error.code, "NOTIFY_CONFIG_INVALID");
-        assert.doesNotMatch(JSON.stringify({ message: error.message, context: error.context }), /hunter2-canary-pw/);
-        return true;
-      });
+      assert.throws(
+        () => parseNotifyConfig(raw),
+        (error: unknown) => {
+          assert.ok(isSeatError(error));
+          assert.equal(error.code, "NOTIFY_CONFIG_INVALID");
+          assert.doesNotMatch(JSON.stringify({ message: error.message, context: error.context }), /hunter2-canary-pw/);
+          return true;
+        },
+      );
     }
   }
 });
 
 test("a slack message shows a long approval command whole, in sections Slack accepts (at most 3,000 characters each)", () => {
   const command = `echo ${"ab".repeat(3_500)} && echo end-of-command`;
-  const event = createNotifyEvent({ event: "waiting", subject: { kind: "run", id: "r1" }, text: "waits for your approval", approval: { id: "ap_1", category: "execute", command, digest: "cd".repeat(32) } });
-  const slack = parseNotifyConfig({ targets: { chat: { type: "slack", url: "http://127.0.0.1:1/slack" } } }).targets.chat as Exclude<NotifyTarget, { type: "command" }>;
-  const body = JSON.parse(buildRequest(slack, event).body) as { text: string; blocks: Array<{ type: string; text?: { text: string } }> };
+  const event = createNotifyEvent({
+    event: "waiting",
+    subject: { kind: "run", id: "r1" },
+    text: "waits for your approval",
+    approval: { id: "ap_1", category: "execute", command, digest: "cd".repeat(32) },
+  });
+  const slack = parseNotifyConfig({ targets: { chat: { type: "slack", url: "http://127.0.0.1:1/slack" } } }).targets
+    .chat as Exclude<NotifyTarget, { type: "command" }>;
+  const body = JSON.parse(buildRequest(slack, event).body) as {
+    text: string;
+    blocks: Array<{ type: string; text?: { text: string } }>;
+  };
   const sections = body.blocks.filter((b) => b.type === "section").map((b) => b.text!.text);
   assert.ok(sections.length >= 3);
   for (const text of sections) assert.ok(Array.from(text).length <= 3_000, `a section of ${text.length} characters`);
@@ -277,7 +389,9 @@ test("a slack message shows a long approval command whole, in sections Slack acc
 
   // Past what one message holds (50 blocks), the cut is said, never silent.
   const huge = createNotifyEvent({ event: "waiting", subject: { kind: "run", id: "r1" }, text: "x".repeat(200_000) });
-  const cut = JSON.parse(buildRequest(slack, huge).body) as { blocks: Array<{ type: string; text?: { text: string } }> };
+  const cut = JSON.parse(buildRequest(slack, huge).body) as {
+    blocks: Array<{ type: string; text?: { text: string } }>;
+  };
   const last = cut.blocks.filter((b) => b.type === "section").at(-1)!.text!.text;
   assert.ok(cut.blocks.length <= 50);
   assert.match(last, /\d+ more characters do not fit in one Slack message; the board shows all of it$/);
@@ -288,7 +402,10 @@ test("a project .grok-seat.json may not define notification targets: seat exits 
   const dir = mkdtempSync(join(tmpdir(), "gs-notify-project-"));
   try {
     const marker = join(dir, "ran");
-    writeFileSync(join(dir, ".grok-seat.json"), JSON.stringify({ notify: { targets: { x: { type: "command", command: ["touch", marker] } }, default: ["x"] } }));
+    writeFileSync(
+      join(dir, ".grok-seat.json"),
+      JSON.stringify({ notify: { targets: { x: { type: "command", command: ["touch", marker] } }, default: ["x"] } }),
+    );
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, XDG_CONFIG_HOME: join(dir, "xdg") };
     const listed = await runSeat(["notify", "list"], { env, cwd: dir });
     assert.equal(listed.code, 2, listed.stderr);

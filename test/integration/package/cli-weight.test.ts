@@ -19,8 +19,8 @@ const PRELOAD = [
   'import { appendFileSync } from "node:fs";',
   'import { createRequire, register } from "node:module";',
   "const log = process.env.GS_LOAD_LOG;",
-  "const hooks = `import { appendFileSync } from \"node:fs\";\\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + \"\\\\n\"); return next(url, context); }`;",
-  'register(`data:text/javascript,${encodeURIComponent(hooks)}`);',
+  'const hooks = `import { appendFileSync } from "node:fs";\\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + "\\\\n"); return next(url, context); }`;',
+  "register(`data:text/javascript,${encodeURIComponent(hooks)}`);",
   'const Module = createRequire(import.meta.url)("node:module");',
   "const load = Module._load;",
   "Module._load = function (request, parent, isMain) {",
@@ -30,13 +30,21 @@ const PRELOAD = [
 ].join("\n");
 
 /** Runs `seat ARGS` with the load recorder; returns what it printed and every module path or URL it loaded. */
-async function seatLoads(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
+async function seatLoads(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), "gs-cli-weight-"));
   try {
     const log = join(dir, "loaded.log");
     writeFileSync(log, "");
     writeFileSync(join(dir, "preload.mjs"), PRELOAD);
-    const child = spawn(process.execPath, ["--import", pathToFileURL(join(dir, "preload.mjs")).href, SEAT_MAIN, ...args], { env: { ...env, GS_LOAD_LOG: log }, cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      ["--import", pathToFileURL(join(dir, "preload.mjs")).href, SEAT_MAIN, ...args],
+      { env: { ...env, GS_LOAD_LOG: log }, cwd, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -64,11 +72,16 @@ test("`seat --help` loads no verb module, no config file reader, no notification
     const r = await seatLoads(["--help"], { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home }, home);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Commands:/);
-    assert.ok(r.loaded.some((u) => u.endsWith("/src/cli/main.js")), `the recorder saw the entry (${r.loaded.length} loaded)`);
+    assert.ok(
+      r.loaded.some((u) => u.endsWith("/src/cli/main.js")),
+      `the recorder saw the entry (${r.loaded.length} loaded)`,
+    );
     const ours = r.loaded.filter((u) => u.includes("/src/")).map((u) => u.slice(u.lastIndexOf("/src/") + 1));
     // Only the CLI's own front matter: no verb (commands/index.ts is the table, each verb loads on use), no config.
     const verbs = ours.filter((p) => p.startsWith("src/cli/commands/") && p !== "src/cli/commands/index.js");
-    const outside = ours.filter((p) => !p.startsWith("src/cli/") && p !== "src/errors.js" && !p.startsWith("src/internal/"));
+    const outside = ours.filter(
+      (p) => !p.startsWith("src/cli/") && p !== "src/errors.js" && !p.startsWith("src/internal/"),
+    );
     assert.deepEqual([...verbs, ...outside, ...ours.filter((p) => p === "src/cli/config.js")], []);
     assert.deepEqual([...packagesIn(r.loaded)], []);
   } finally {
@@ -80,17 +93,49 @@ test("a whole plain `seat run --json` loads neither the fleet, the board, the MC
   const home = mkdtempSync(join(tmpdir(), "gs-cli-weight-home-"));
   const grok = fakeGrokBinary();
   try {
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GROK_SEAT_HOME: join(home, "seat"), GROK_BIN: grok.path };
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      GROK_SEAT_HOME: join(home, "seat"),
+      GROK_BIN: grok.path,
+    };
     const r = await seatLoads(["run", "--json", "hello"], env, home);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /"type":"done"/);
     // The turn really ran through the ACP SDK, so the recorder sees packages at all.
     const packages = packagesIn(r.loaded);
     assert.ok(packages.has("@agentclientprotocol/sdk"), `the recorder saw the ACP SDK (${[...packages].join(", ")})`);
-    const heavy = ["bullmq", "ioredis", "express", "@bull-board/api", "@bull-board/express", "@modelcontextprotocol/sdk", "ajv", "ajv-formats"];
-    assert.deepEqual(heavy.filter((name) => packages.has(name)), []);
-    const lazy = ["/src/fleet/", "/src/board/", "/src/mcp/", "/src/seat/hire", "/src/leader/", "/src/mux/", "/src/notify/notifier.js", "/src/notify/deliver.js", "/src/notify/payloads.js", "/src/notify/terminal.js", "/src/notify/from-events.js"];
-    assert.deepEqual(lazy.filter((part) => r.loaded.some((u) => u.includes(part))), []);
+    const heavy = [
+      "bullmq",
+      "ioredis",
+      "express",
+      "@bull-board/api",
+      "@bull-board/express",
+      "@modelcontextprotocol/sdk",
+      "ajv",
+      "ajv-formats",
+    ];
+    assert.deepEqual(
+      heavy.filter((name) => packages.has(name)),
+      [],
+    );
+    const lazy = [
+      "/src/fleet/",
+      "/src/board/",
+      "/src/mcp/",
+      "/src/seat/hire",
+      "/src/leader/",
+      "/src/mux/",
+      "/src/notify/notifier.js",
+      "/src/notify/deliver.js",
+      "/src/notify/payloads.js",
+      "/src/notify/terminal.js",
+      "/src/notify/from-events.js",
+    ];
+    assert.deepEqual(
+      lazy.filter((part) => r.loaded.some((u) => u.includes(part))),
+      [],
+    );
   } finally {
     grok.remove();
     rmSync(home, { recursive: true, force: true });

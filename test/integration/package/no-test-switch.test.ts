@@ -25,10 +25,18 @@ test("the shipped seat ignores GROK_SEAT_TEST_HOOKS: no injected throw or reject
     const plain = await runSeat(args, { env, cwd: dir });
     const switched = await runSeat(args, { env: { ...env, GROK_SEAT_TEST_HOOKS: ALL_OLD_HOOKS }, cwd: dir });
     assert.equal(switched.code, 0, `${args.join(" ")}: ${switched.stdout}${switched.stderr}`);
-    assert.deepEqual({ code: switched.code, stdout: switched.stdout, stderr: switched.stderr }, { code: plain.code, stdout: plain.stdout, stderr: plain.stderr }, args.join(" "));
+    assert.deepEqual(
+      { code: switched.code, stdout: switched.stdout, stderr: switched.stderr },
+      { code: plain.code, stdout: plain.stdout, stderr: plain.stderr },
+      args.join(" "),
+    );
   }
   // The test-only entry is what still injects them (the last-resort test in cli-pipes uses it).
-  const hooked = await runSeat(["--version"], { env: { ...env, GROK_SEAT_TEST_HOOKS: "throw-uncaught" }, cwd: dir, main: SEAT_HOOKED_MAIN });
+  const hooked = await runSeat(["--version"], {
+    env: { ...env, GROK_SEAT_TEST_HOOKS: "throw-uncaught" },
+    cwd: dir,
+    main: SEAT_HOOKED_MAIN,
+  });
   assert.equal(hooked.code, 1);
   assert.equal(hooked.stderr.trim(), "seat: internal error: test hook throw-uncaught [INTERNAL]");
 });
@@ -37,7 +45,13 @@ test("the shipped seat ignores GROK_SEAT_TEST_AGENT_PINS: agents install knows o
   const dir = scratch(t);
   const agentsDir = join(dir, "agents");
   const pins = { tiny: { dir: "tiny", package: "gs-tiny-agent", version: `file:${join(dir, "no-such.tgz")}` } };
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_AGENTS_DIR: agentsDir, GROK_SEAT_TEST_HOOKS: "agent-pins-from-env", GROK_SEAT_TEST_AGENT_PINS: JSON.stringify(pins) };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: dir,
+    GROK_SEAT_AGENTS_DIR: agentsDir,
+    GROK_SEAT_TEST_HOOKS: "agent-pins-from-env",
+    GROK_SEAT_TEST_AGENT_PINS: JSON.stringify(pins),
+  };
   const result = await runSeat(["agents", "install", "tiny", "--json"], { env, cwd: dir });
   assert.equal(result.code, 2, result.stdout + result.stderr);
   assert.equal((JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { code: string }).code, "AGENT_NOT_FOUND");
@@ -50,7 +64,12 @@ test("no file under src/ reads a GROK_SEAT_TEST_* variable", () => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && readFileSync(path, "utf8").includes("GROK_SEAT_TEST_")) offenders.push(path);
+      else if (
+        entry.name.endsWith(".ts") &&
+        !entry.name.endsWith(".test.ts") &&
+        readFileSync(path, "utf8").includes("GROK_SEAT_TEST_")
+      )
+        offenders.push(path);
     }
   };
   walk(join(process.cwd(), "src"));

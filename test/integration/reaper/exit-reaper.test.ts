@@ -36,5 +36,9 @@ test("a host that exits without dispose takes its agent's process group with it"
   const groupAlive = () => alive(pid) || snapshotTree([], pid).length > 0;
   while (groupAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
   assert.equal(alive(pid), false, "the agent outlived its host");
-  assert.deepEqual(snapshotTree([], pid).map((p) => p.pid), [], "processes of the agent's group outlived the host");
+  assert.deepEqual(
+    snapshotTree([], pid).map((p) => p.pid),
+    [],
+    "processes of the agent's group outlived the host",
+  );
 });

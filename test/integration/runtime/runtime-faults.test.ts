@@ -20,7 +20,12 @@ after(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function session(scenario: string, extra: Parameters<typeof createSession>[0] = {}, events: SeatEvent[] = [], texts: string[] = []): Promise<HeadlessSession> {
+async function session(
+  scenario: string,
+  extra: Parameters<typeof createSession>[0] = {},
+  events: SeatEvent[] = [],
+  texts: string[] = [],
+): Promise<HeadlessSession> {
   return createSession({
     cwd: work,
     grokCliBinaryPath: bin.path,
@@ -161,7 +166,8 @@ test("dispose kills an agent that ignores SIGTERM and its SIGTERM-ignoring grand
     assert.ok(pid);
     const pidFile = join(work, `${scenario}.pid`);
     const grandchild = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").trim()) : undefined;
-    if (scenario !== "ignore-sigterm") assert.ok(grandchild && alive(grandchild), `${scenario}: grandchild running before dispose`);
+    if (scenario !== "ignore-sigterm")
+      assert.ok(grandchild && alive(grandchild), `${scenario}: grandchild running before dispose`);
     const { survivors } = await s.dispose();
     assert.deepEqual(survivors, [], scenario);
     assert.equal(alive(pid), false, `${scenario}: agent gone`);
@@ -202,13 +208,33 @@ test("callbacks see thinking, tool and plan events in arrival order, one at a ti
 
 test("a host tool with a broken schema is omitted with its own diagnostic and a schema audit reason, and the session still runs", async () => {
   const s = await session("normal", {
-    tools: [{ name: "broken", description: "bad schema", inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } }, execute: () => "never" }],
+    tools: [
+      {
+        name: "broken",
+        description: "bad schema",
+        inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } },
+        execute: () => "never",
+      },
+    ],
   });
   try {
     assert.equal(s.state, "ready");
-    assert.deepEqual(s.diagnostics.map((d) => d.code), ["TOOL_SCHEMA_INVALID"], "no bridge failure: the bridge did not fail");
+    assert.deepEqual(
+      s.diagnostics.map((d) => d.code),
+      ["TOOL_SCHEMA_INVALID"],
+      "no bridge failure: the bridge did not fail",
+    );
     assert.match(s.diagnostics[0]?.message ?? "", /"broken"/);
-    assert.deepEqual(s.audit, [{ event: "session:runtime-resolved", toolOmitted: true, reason: "tool-schema-invalid", toolIndex: 0, toolName: "broken", requestedToolCount: 1 }]);
+    assert.deepEqual(s.audit, [
+      {
+        event: "session:runtime-resolved",
+        toolOmitted: true,
+        reason: "tool-schema-invalid",
+        toolIndex: 0,
+        toolName: "broken",
+        requestedToolCount: 1,
+      },
+    ]);
     assert.equal((await s.prompt("hello")).stopReason, "end_turn");
   } finally {
     await s.dispose();

@@ -24,7 +24,11 @@ after(() => {
 let counter = 0;
 
 /** A session on the fake agent and the path of its prompt log. */
-async function session(scenario: string, extra: SessionOptions = {}, agentEnv: Record<string, string> = {}): Promise<{ s: HeadlessSession; prompts: () => string[] }> {
+async function session(
+  scenario: string,
+  extra: SessionOptions = {},
+  agentEnv: Record<string, string> = {},
+): Promise<{ s: HeadlessSession; prompts: () => string[] }> {
   const log = join(work, `prompts-${++counter}.log`);
   const s = await createSession({
     cwd: work,
@@ -72,7 +76,11 @@ test("prompt() with undefined, null, 42, {} or bad options resolves ACP_PROMPT_I
   for (const [input, options] of bad) {
     const prompt = s.prompt as (input: unknown, options?: unknown) => ReturnType<HeadlessSession["prompt"]>;
     const result = await prompt.call(s, input, options);
-    assert.equal(result.diagnostic?.code, "ACP_PROMPT_INVALID", `${JSON.stringify(input)} / ${JSON.stringify(options)}`);
+    assert.equal(
+      result.diagnostic?.code,
+      "ACP_PROMPT_INVALID",
+      `${JSON.stringify(input)} / ${JSON.stringify(options)}`,
+    );
     assert.match(result.diagnostic?.message ?? "", /nothing was sent/);
     assert.equal(typeof result.promptId, "string");
   }
@@ -102,7 +110,10 @@ test("the auth method is chosen from the environment grok receives, not from our
     await s.dispose();
   }
   // Our env has a key that the agent env removes: grok has no key, so xai.api_key is not chosen.
-  const removed = await session("key-or-token", { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, XAI_API_KEY: "ours-only" }, agentEnv: { FAKE_GROK_SCENARIO: "key-or-token", XAI_API_KEY: undefined as unknown as string } });
+  const removed = await session("key-or-token", {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, XAI_API_KEY: "ours-only" },
+    agentEnv: { FAKE_GROK_SCENARIO: "key-or-token", XAI_API_KEY: undefined as unknown as string },
+  });
   assert.equal(removed.s.state, "dead");
   assert.equal(removed.s.diagnostics[0]?.code, "ACP_NOT_AUTHENTICATED");
   assert.match(removed.s.diagnostics[0]?.message ?? "", /cached_token/);
@@ -146,9 +157,14 @@ test("a callback that never returns is abandoned at the turn deadline and report
 
 test("without a turn timeout, a turn held by a stuck callback is released by dispose", async () => {
   const seen: string[] = [];
-  const { s } = await session("normal", { callbacks: { onEvent: (e) => (e.type === "text" ? new Promise<void>(() => {}) : void seen.push(e.type)) } });
+  const { s } = await session("normal", {
+    callbacks: { onEvent: (e) => (e.type === "text" ? new Promise<void>(() => {}) : void seen.push(e.type)) },
+  });
   const turn = s.prompt("hello");
-  const early = await Promise.race([turn.then(() => "resolved"), new Promise((r) => setTimeout(() => r("pending"), 800))]);
+  const early = await Promise.race([
+    turn.then(() => "resolved"),
+    new Promise((r) => setTimeout(() => r("pending"), 800)),
+  ]);
   assert.equal(early, "pending", "with no limit the turn waits for its callbacks");
   const started = Date.now();
   await s.dispose();
@@ -159,7 +175,11 @@ test("without a turn timeout, a turn held by a stuck callback is released by dis
 });
 
 test("a permission hook that throws, and a gate whose approver throws, deny the call and report PERMISSION_APPROVER_FAILED", async () => {
-  const hook = await session("normal", { onPermissionRequest: async () => { throw new Error("approver crashed"); } });
+  const hook = await session("normal", {
+    onPermissionRequest: async () => {
+      throw new Error("approver crashed");
+    },
+  });
   try {
     await hook.s.prompt("TOOLTEST please");
     const d = hook.s.diagnostics.find((x) => x.code === "PERMISSION_APPROVER_FAILED");
@@ -169,12 +189,23 @@ test("a permission hook that throws, and a gate whose approver throws, deny the 
   } finally {
     await hook.s.dispose();
   }
-  const gate = createPermissionGate({ policy: parsePolicyFlags({ ask: ["edit"] }), approver: () => { throw new Error("approver crashed"); } });
+  const gate = createPermissionGate({
+    policy: parsePolicyFlags({ ask: ["edit"] }),
+    approver: () => {
+      throw new Error("approver crashed");
+    },
+  });
   const gated = await session("normal", { permissions: gate });
   try {
     await gated.s.prompt("TOOLTEST please");
-    assert.ok(gated.s.diagnostics.some((x) => x.code === "PERMISSION_APPROVER_FAILED"), JSON.stringify(gated.s.diagnostics));
-    assert.ok(gated.s.audit.some((a) => a.event === "permission" && a.decision === "deny"), JSON.stringify(gated.s.audit));
+    assert.ok(
+      gated.s.diagnostics.some((x) => x.code === "PERMISSION_APPROVER_FAILED"),
+      JSON.stringify(gated.s.diagnostics),
+    );
+    assert.ok(
+      gated.s.audit.some((a) => a.event === "permission" && a.decision === "deny"),
+      JSON.stringify(gated.s.audit),
+    );
   } finally {
     await gated.s.dispose();
   }

@@ -9,11 +9,15 @@ import { hireSeat } from "../../../src/seat/index.js";
 import { killEverything, options, tmuxWorld, type World } from "./seat-world.js";
 
 let tmuxOk = false;
-before(async () => { tmuxOk = await isTmuxAvailable(); });
+before(async () => {
+  tmuxOk = await isTmuxAvailable();
+});
 
 describe("visible seat delivery after a lost connection (fake TUI in real tmux)", { concurrency: false }, () => {
   let w: World;
-  afterEach(async () => { if (w) await killEverything(w); });
+  afterEach(async () => {
+    if (w) await killEverything(w);
+  });
 
   test("a leader killed after the brief was consumed leaves the delivery uncertain with the reason, and the next send refuses with LEADER_SOCKET_GONE", async (t) => {
     const made = tmuxWorld(t, tmuxOk);
@@ -25,8 +29,14 @@ describe("visible seat delivery after a lost connection (fake TUI in real tmux)"
     process.kill(seat.parts.leader.pid, "SIGKILL");
     const settled = await seat.waitFor(d.promptId, ["uncertain"], 5000);
     assert.equal(settled?.state, "uncertain");
-    assert.ok(settled!.evidence.some((e) => e.kind === "note" && /^no final result: /.test(String(e.detail))), JSON.stringify(settled!.evidence));
-    await assert.rejects(seat.deliver("another brief"), (e: unknown) => (e as { code?: string }).code === "LEADER_SOCKET_GONE");
+    assert.ok(
+      settled!.evidence.some((e) => e.kind === "note" && /^no final result: /.test(String(e.detail))),
+      JSON.stringify(settled!.evidence),
+    );
+    await assert.rejects(
+      seat.deliver("another brief"),
+      (e: unknown) => (e as { code?: string }).code === "LEADER_SOCKET_GONE",
+    );
     assert.equal(w.journal.getDelivery("it-lost-1")?.state, "uncertain");
   });
 });

@@ -13,7 +13,9 @@ import { hireSeat, reproveForDispatch, type VisibleSeat } from "../../../src/sea
 import { killEverything, options, tmuxWorld, type World } from "./seat-world.js";
 
 let tmuxOk = false;
-before(async () => { tmuxOk = await isTmuxAvailable(); });
+before(async () => {
+  tmuxOk = await isTmuxAvailable();
+});
 
 const prompts = (w: World): string[] => {
   const file = join(w.grokHome, "fake-leader-prompts.log");
@@ -27,14 +29,18 @@ async function sendOk(seat: VisibleSeat, promptId: string): Promise<void> {
 
 async function refused(w: World, seat: VisibleSeat, promptId: string, codes: string[]): Promise<void> {
   const before = prompts(w).length;
-  await assert.rejects(seat.deliver(`brief ${promptId}`, { promptId }), (e: unknown) => codes.includes((e as { code?: string }).code ?? ""));
+  await assert.rejects(seat.deliver(`brief ${promptId}`, { promptId }), (e: unknown) =>
+    codes.includes((e as { code?: string }).code ?? ""),
+  );
   assert.equal(w.journal.getDelivery(promptId)?.state, "failed");
   assert.equal(prompts(w).length, before, "nothing reached the leader");
 }
 
 describe("re-proof before dispatch from the leader's seal (fake TUI in real tmux)", { concurrency: false }, () => {
   let w: World;
-  afterEach(async () => { if (w) await killEverything(w); });
+  afterEach(async () => {
+    if (w) await killEverything(w);
+  });
 
   test("decides later dispatches from the seal, yet refuses each replaced socket, lock, directory or symlink swap before sending, and re-seals once restored", async (t) => {
     const made = tmuxWorld(t, tmuxOk);
@@ -44,7 +50,11 @@ describe("re-proof before dispatch from the leader's seal (fake TUI in real tmux
     const { socketPath, socketDir, pid } = seat.parts.leader;
     await sendOk(seat, "dp-1");
     await sendOk(seat, "dp-2");
-    assert.deepEqual(seat.dispatchProofs, { seal: 1, full: 1 }, "the first dispatch ran the full proof, the second the seal");
+    assert.deepEqual(
+      seat.dispatchProofs,
+      { seal: 1, full: 1 },
+      "the first dispatch ran the full proof, the second the seal",
+    );
 
     // Another listener at the path (the real one moved aside): a new socket file and another socket inode.
     const aside = `${socketPath}.aside`;
@@ -75,7 +85,11 @@ describe("re-proof before dispatch from the leader's seal (fake TUI in real tmux
     const full = seat.dispatchProofs.full;
     await sendOk(seat, "dp-3");
     await sendOk(seat, "dp-4");
-    assert.deepEqual(seat.dispatchProofs, { seal: 2, full: full + 1 }, "restored: one full proof re-seals, the next dispatch is quick again");
+    assert.deepEqual(
+      seat.dispatchProofs,
+      { seal: 2, full: full + 1 },
+      "restored: one full proof re-seals, the next dispatch is quick again",
+    );
     assert.deepEqual(prompts(w), ["dp-1", "dp-2", "dp-3", "dp-4"]);
 
     // A seal speaks only for the binding it was proven for: another expected exe or uid runs the full proof.
@@ -83,7 +97,10 @@ describe("re-proof before dispatch from the leader's seal (fake TUI in real tmux
     const clean = await reproveForDispatch(leader, tui.pid, null, leader.socketInode);
     assert.ok(clean.seal, "a clean full proof seals");
     assert.equal((await reproveForDispatch(leader, tui.pid, clean.seal, leader.socketInode)).path, "seal");
-    for (const other of [{ ...leader, exe: "/bin/sh" }, { ...leader, uid: leader.uid + 1 }]) {
+    for (const other of [
+      { ...leader, exe: "/bin/sh" },
+      { ...leader, uid: leader.uid + 1 },
+    ]) {
       const r = await reproveForDispatch(other, tui.pid, clean.seal, leader.socketInode);
       assert.equal(r.path, "full");
       assert.equal(r.result.verdict, "mismatch");

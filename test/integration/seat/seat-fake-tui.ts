@@ -37,7 +37,14 @@ function slowAuthenticate(m: JsonRpc, peer: FakeLeaderPeer, auth: NonNullable<Fa
   mkdirSync(logDir, { recursive: true });
   const started = Date.now();
   const ticker = auth.logEveryMs
-    ? setInterval(() => appendFileSync(join(logDir, "unified.jsonl"), `${JSON.stringify({ ts: new Date().toISOString(), src: "shell", pid: process.pid, ver: "1.0.41", lvl: "info", msg: "session.setup.phase", ctx: { phase: "mcp_merge", elapsed_ms: Date.now() - started } })}\n`), auth.logEveryMs)
+    ? setInterval(
+        () =>
+          appendFileSync(
+            join(logDir, "unified.jsonl"),
+            `${JSON.stringify({ ts: new Date().toISOString(), src: "shell", pid: process.pid, ver: "1.0.41", lvl: "info", msg: "session.setup.phase", ctx: { phase: "mcp_merge", elapsed_ms: Date.now() - started } })}\n`,
+          ),
+        auth.logEveryMs,
+      )
     : null;
   if (auth.never) return [];
   setTimeout(() => {
@@ -63,10 +70,26 @@ function scriptedTurn(m: JsonRpc, peer: FakeLeaderPeer, turn: NonNullable<FakeCo
   };
   void (async () => {
     await sleep(turn.queueDelayMs ?? 0);
-    emit("_x.ai/queue/changed", { sessionId, entries: [], runningPromptId: promptId, runningText: "brief", runningKind: "prompt" }, false);
-    emit("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "done" } }, _meta: { promptId } }, true);
+    emit(
+      "_x.ai/queue/changed",
+      { sessionId, entries: [], runningPromptId: promptId, runningText: "brief", runningKind: "prompt" },
+      false,
+    );
+    emit(
+      "session/update",
+      {
+        sessionId,
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "done" } },
+        _meta: { promptId },
+      },
+      true,
+    );
     await sleep(turn.resultDelayMs ?? 0);
-    emit("_x.ai/session_notification", { sessionId, update: { sessionUpdate: "turn_completed", prompt_id: promptId, stop_reason: "end_turn" } }, true);
+    emit(
+      "_x.ai/session_notification",
+      { sessionId, update: { sessionUpdate: "turn_completed", prompt_id: promptId, stop_reason: "end_turn" } },
+      true,
+    );
     emit("_x.ai/queue/changed", { sessionId, entries: [] }, false);
     peer.sendAcp({ jsonrpc: "2.0", id: m.id!, result: { stopReason: "end_turn", _meta: { sessionId, promptId } } });
   })();
@@ -74,7 +97,10 @@ function scriptedTurn(m: JsonRpc, peer: FakeLeaderPeer, turn: NonNullable<FakeCo
 }
 
 const argv = process.argv.slice(2);
-const value = (flag: string) => { const i = argv.indexOf(flag); return i === -1 ? undefined : argv[i + 1]; };
+const value = (flag: string) => {
+  const i = argv.indexOf(flag);
+  return i === -1 ? undefined : argv[i + 1];
+};
 // The config rides on argv (the seat passes the TUI an explicit allow-listed env) and on to the leader child via env.
 const config: FakeConfig = JSON.parse(value("--gs-config") ?? process.env.GS_FAKE_CONFIG ?? "{}");
 
@@ -83,30 +109,70 @@ if (argv.includes("--version")) {
 } else if (argv[0] === "--fake-leader") {
   const socketPath = argv[1]!;
   const listenPath = config.symlinkSocket ? `${socketPath}.real` : socketPath;
-  const options = structuredClone(config.configOptions ?? [
-    { id: "model", category: "model", type: "select", currentValue: "mock", options: [{ value: "mock" }, { value: "grok-4.5" }] },
-    { id: "reasoning_effort", category: "thought_level", type: "select", currentValue: "high", options: [{ value: "high" }, { value: "low" }] },
-  ]);
+  const options = structuredClone(
+    config.configOptions ?? [
+      {
+        id: "model",
+        category: "model",
+        type: "select",
+        currentValue: "mock",
+        options: [{ value: "mock" }, { value: "grok-4.5" }],
+      },
+      {
+        id: "reasoning_effort",
+        category: "thought_level",
+        type: "select",
+        currentValue: "high",
+        options: [{ value: "high" }, { value: "low" }],
+      },
+    ],
+  );
   const leader = await startFakeLeader({
     socketPath: listenPath,
     registered: config.registered ?? {},
     ...(config.silentPong ? { silentPong: true } : {}),
     scenario: {
-      initialize: (m) => [{ jsonrpc: "2.0", id: m.id, result: {
-        protocolVersion: 1,
-        agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
-        authMethods: [{ id: "xai.api_key", name: "xai.api_key" }],
-        _meta: { defaultAuthMethodId: "xai.api_key", agentVersion: config.agentVersion ?? "1.0.41", mcpServers: config.mcpServers ?? [] },
-      } }],
-      "session/resume": (m) => [{ jsonrpc: "2.0", id: m.id, result: { models: { currentModelId: "mock", availableModels: [{ modelId: "mock" }] }, configOptions: options, _meta: { sessionId: m.params.sessionId } } }],
-      "_x.ai/commands/list": (m) => [{ jsonrpc: "2.0", id: m.id, result: { commands: [], tools: config.tools ?? ["read_file", "write"] } }],
+      initialize: (m) => [
+        {
+          jsonrpc: "2.0",
+          id: m.id,
+          result: {
+            protocolVersion: 1,
+            agentCapabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
+            authMethods: [{ id: "xai.api_key", name: "xai.api_key" }],
+            _meta: {
+              defaultAuthMethodId: "xai.api_key",
+              agentVersion: config.agentVersion ?? "1.0.41",
+              mcpServers: config.mcpServers ?? [],
+            },
+          },
+        },
+      ],
+      "session/resume": (m) => [
+        {
+          jsonrpc: "2.0",
+          id: m.id,
+          result: {
+            models: { currentModelId: "mock", availableModels: [{ modelId: "mock" }] },
+            configOptions: options,
+            _meta: { sessionId: m.params.sessionId },
+          },
+        },
+      ],
+      "_x.ai/commands/list": (m) => [
+        { jsonrpc: "2.0", id: m.id, result: { commands: [], tools: config.tools ?? ["read_file", "write"] } },
+      ],
       "session/set_config_option": (m): JsonRpc[] => {
         const option = options.find((o) => o.id === m.params.configId);
         if (option && !config.noEcho) option.currentValue = m.params.value;
         return [{ jsonrpc: "2.0", id: m.id, result: { configOptions: options } }];
       },
-      ...(config.auth ? { authenticate: (m: JsonRpc, peer: FakeLeaderPeer) => slowAuthenticate(m, peer, config.auth!) } : {}),
-      ...(config.turn ? { "session/prompt": (m: JsonRpc, peer: FakeLeaderPeer) => scriptedTurn(m, peer, config.turn!) } : {}),
+      ...(config.auth
+        ? { authenticate: (m: JsonRpc, peer: FakeLeaderPeer) => slowAuthenticate(m, peer, config.auth!) }
+        : {}),
+      ...(config.turn
+        ? { "session/prompt": (m: JsonRpc, peer: FakeLeaderPeer) => scriptedTurn(m, peer, config.turn!) }
+        : {}),
     },
   });
   // grok's lock sits beside the socket path it was given and holds the leader pid.
@@ -121,7 +187,10 @@ if (argv.includes("--version")) {
   const exe = config.leaderExe ?? process.execPath;
   // Like grok's TUI, the leader stays in the TUI's session (its sid is the TUI's pid) and ignores SIGHUP.
   const child = spawn(exe, [fileURLToPath(import.meta.url), "--fake-leader", socketPath], {
-    cwd: config.leaderCwd ?? process.cwd(), detached: false, stdio: "ignore", env: { ...process.env, GS_FAKE_CONFIG: JSON.stringify(config) },
+    cwd: config.leaderCwd ?? process.cwd(),
+    detached: false,
+    stdio: "ignore",
+    env: { ...process.env, GS_FAKE_CONFIG: JSON.stringify(config) },
   });
   child.unref();
   const grokHome = process.env.GROK_HOME!;

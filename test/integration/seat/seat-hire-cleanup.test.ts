@@ -22,7 +22,8 @@ const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
 function wrapped(inner: TmuxBackend, before: string, execProgram?: string[]): Backend {
   return {
     name: inner.name,
-    launch: (spec: LaunchSpec) => inner.launch({ ...spec, argv: ["/bin/sh", "-c", `${before}; exec "$0" "$@"`, ...(execProgram ?? spec.argv)] }),
+    launch: (spec: LaunchSpec) =>
+      inner.launch({ ...spec, argv: ["/bin/sh", "-c", `${before}; exec "$0" "$@"`, ...(execProgram ?? spec.argv)] }),
     isAlive: (pane) => inner.isAlive(pane),
     waitForExit: (pane, o) => inner.waitForExit(pane, o),
     capture: (pane) => inner.capture(pane),
@@ -32,17 +33,22 @@ function wrapped(inner: TmuxBackend, before: string, execProgram?: string[]): Ba
 }
 
 let tmuxOk = false;
-before(async () => { tmuxOk = await isTmuxAvailable(); });
+before(async () => {
+  tmuxOk = await isTmuxAvailable();
+});
 
 describe("visible seat hire failures leave nothing behind (fake TUI in real tmux)", { concurrency: false }, () => {
   let w: World;
   let tmux: TmuxBackend;
   let socketRoot: string;
-  const world = tmuxWorldPerTest(() => tmuxOk, (made) => {
-    ({ w, tmux } = made);
-    socketRoot = join(w.root, "sr");
-    mkdirSync(socketRoot, { mode: 0o700 });
-  });
+  const world = tmuxWorldPerTest(
+    () => tmuxOk,
+    (made) => {
+      ({ w, tmux } = made);
+      socketRoot = join(w.root, "sr");
+      mkdirSync(socketRoot, { mode: 0o700 });
+    },
+  );
   const hireError = async (opts: HireSeatOptions): Promise<{ code: string; message: string }> => {
     try {
       const seat = await hireSeat(opts);
@@ -53,7 +59,8 @@ describe("visible seat hire failures leave nothing behind (fake TUI in real tmux
     }
     assert.fail("the hire was not refused");
   };
-  const sessions = () => spawnSync("tmux", ["-L", tmux.socketName, "list-panes", "-a"], { encoding: "utf8" }).stdout.trim();
+  const sessions = () =>
+    spawnSync("tmux", ["-L", tmux.socketName, "list-panes", "-a"], { encoding: "utf8" }).stdout.trim();
 
   test("a missing grok binary is a GROK_NOT_FOUND SeatError and leaves no gs-* socket directory", async (t) => {
     if (!world(t)) return;
@@ -78,7 +85,10 @@ describe("visible seat hire failures leave nothing behind (fake TUI in real tmux
   test("a leader that fails its proof (another cwd) is never signalled: the refusal keeps its socket directory and says so", async (t) => {
     if (!world(t)) return;
     const steps: Array<[string, unknown]> = [];
-    const r = await hireError({ ...options(w, { leaderCwd: "/" }, { onStep: (step, detail) => steps.push([step, detail]) }), socketRoot });
+    const r = await hireError({
+      ...options(w, { leaderCwd: "/" }, { onStep: (step, detail) => steps.push([step, detail]) }),
+      socketRoot,
+    });
     assert.equal(r.code, "IDENTITY_MISMATCH");
     const lockPid = (steps.find(([s]) => s === "ready")![1] as { lockPid: number }).lockPid;
     assert.ok(alive(lockPid), "an unproven process is never signalled");
@@ -100,7 +110,10 @@ describe("visible seat hire failures leave nothing behind (fake TUI in real tmux
 describe("TUI binding waits for the pane's wrapper to exec grok", { concurrency: false }, () => {
   let w: World;
   let tmux: TmuxBackend;
-  const world = tmuxWorldPerTest(() => tmuxOk, (made) => ({ w, tmux } = made));
+  const world = tmuxWorldPerTest(
+    () => tmuxOk,
+    (made) => ({ w, tmux } = made),
+  );
 
   test("a wrapper that sleeps before exec'ing grok is bound once the exec happened (same pid and start time)", async (t) => {
     if (!world(t)) return;
@@ -129,7 +142,10 @@ test("send to a seat that never existed says SEAT_NOT_FOUND, not SEAT_NOT_ADMITT
   const root = join(process.env.TMPDIR ?? "/tmp", `gs-nf-${randomBytes(4).toString("hex")}`);
   mkdirSync(root, { mode: 0o700 });
   try {
-    const r = spawnSync(process.execPath, [MAIN, "send", "gs-00000000", "a brief", "--json"], { env: { ...process.env, GROK_SEAT_HOME: root }, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [MAIN, "send", "gs-00000000", "a brief", "--json"], {
+      env: { ...process.env, GROK_SEAT_HOME: root },
+      encoding: "utf8",
+    });
     const json = JSON.parse(r.stdout.trim());
     assert.equal(json.code, "SEAT_NOT_FOUND", r.stdout);
     assert.equal(r.status, 1);

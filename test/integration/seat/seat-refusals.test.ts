@@ -12,8 +12,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../../src/errors.js";
 import { openJournal } from "../../../src/journal/index.js";
-import { HerdrBackend, type HerdrClient, type TmuxBackend, isTmuxAvailable, type PaneDescriptor } from "../../../src/mux/index.js";
-import { hireSeat, proveSeatLeader, reproveTui, stopLeaderAfterTuiExit, observeExit, type VisibleSeat } from "../../../src/seat/index.js";
+import {
+  HerdrBackend,
+  type HerdrClient,
+  type TmuxBackend,
+  isTmuxAvailable,
+  type PaneDescriptor,
+} from "../../../src/mux/index.js";
+import {
+  hireSeat,
+  proveSeatLeader,
+  reproveTui,
+  stopLeaderAfterTuiExit,
+  observeExit,
+  type VisibleSeat,
+} from "../../../src/seat/index.js";
 import { killEverything, makeWorld, options, tmuxWorldPerTest, refusal, type World } from "./seat-world.js";
 import { startHerdrSim, type HerdrSim } from "../../fakes/herdr-sim.js";
 import { startFakeLeader } from "../../fakes/fake-leader.js";
@@ -22,12 +35,17 @@ import { alive } from "../../support/processes.js";
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
 
 let tmuxOk = false;
-before(async () => { tmuxOk = await isTmuxAvailable(); });
+before(async () => {
+  tmuxOk = await isTmuxAvailable();
+});
 
 describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }, () => {
   let w: World;
   let tmux: TmuxBackend;
-  const world = tmuxWorldPerTest(() => tmuxOk, (made) => ({ w, tmux } = made));
+  const world = tmuxWorldPerTest(
+    () => tmuxOk,
+    (made) => ({ w, tmux } = made),
+  );
 
   test("hires a proven fake seat, delivers with consumed then completed evidence, and release stops only its own leader after the TUI exits", async (t) => {
     if (!world(t)) return;
@@ -42,7 +60,12 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
     assert.equal(before.leaderStopped, false, "the TUI still runs: the leader is left alone");
     assert.ok(alive(leaderPid));
     await tmux.close(seat.parts.tui.pane);
-    const result = await stopLeaderAfterTuiExit({ seatId: seat.seatId, tui: seat.parts.tui, leader: seat.parts.leader, exitTimeoutMs: 10_000 });
+    const result = await stopLeaderAfterTuiExit({
+      seatId: seat.seatId,
+      tui: seat.parts.tui,
+      leader: seat.parts.leader,
+      exitTimeoutMs: 10_000,
+    });
     assert.equal(result.leaderStopped, true);
     assert.equal(alive(leaderPid), false);
   });
@@ -96,7 +119,12 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
   test("refuses a leader running another executable", async (t) => {
     if (!world(t)) return;
     const other = join(w.root, "other-node");
-    try { linkSync(process.execPath, other); } catch { copyFileSync(process.execPath, other); chmodSync(other, 0o755); }
+    try {
+      linkSync(process.execPath, other);
+    } catch {
+      copyFileSync(process.execPath, other);
+      chmodSync(other, 0o755);
+    }
     const r = await refusal(w, { leaderExe: other });
     assert.equal(r.code, "IDENTITY_MISMATCH");
     assert.match(r.message, /exe/);
@@ -113,12 +141,22 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
     if (!world(t)) return;
     const seat = await hireSeat(options(w));
     const { leader, tui } = seat.parts;
-    const foreign = await proveSeatLeader({ ...leader, uid: 4242, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false });
+    const foreign = await proveSeatLeader({
+      ...leader,
+      uid: 4242,
+      tuiPid: tui.pid,
+      birth: leader.birth,
+      requireChildOfTui: false,
+    });
     assert.equal(foreign.result.verdict, "mismatch");
     assert.ok(foreign.result.checks.some((c) => c.name === "socket-file" && /uid/.test(c.reason)));
     const reused = await reproveTui({ ...tui, birth: "1" });
     assert.equal(reused.verdict, "mismatch");
-    assert.equal(await observeExit({ pid: tui.pid, birth: "1" }), "exited", "another birth on the same pid means the original is gone");
+    assert.equal(
+      await observeExit({ pid: tui.pid, birth: "1" }),
+      "exited",
+      "another birth on the same pid means the original is gone",
+    );
     await seat.release();
     await tmux.close(tui.pane);
     // Replace the socket: another listener now sits at the private path.
@@ -126,14 +164,25 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
     const impostor = createServer(() => {});
     await new Promise<void>((r) => impostor.listen(leader.socketPath, () => r()));
     w.cleanup.push(() => new Promise<void>((r) => impostor.close(() => r())));
-    const replaced = await proveSeatLeader({ ...leader, tuiPid: tui.pid, birth: leader.birth, requireChildOfTui: false });
+    const replaced = await proveSeatLeader({
+      ...leader,
+      tuiPid: tui.pid,
+      birth: leader.birth,
+      requireChildOfTui: false,
+    });
     // Two listeners now carry the path (the leader's unlinked one and the impostor): unknown, which refuses like mismatch.
     assert.notEqual(replaced.result.verdict, "match");
-    await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader, exitTimeoutMs: 10_000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"));
+    await assert.rejects(
+      stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader, exitTimeoutMs: 10_000 }),
+      (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"),
+    );
     assert.ok(alive(leader.pid), "an unproven leader is never signalled");
     // A record whose leader birth differs names a process that is gone, while its socket is still served by
     // something that cannot be named: release refuses loudly and signals nothing.
-    await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: { ...leader, birth: "1" }, exitTimeoutMs: 1000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"));
+    await assert.rejects(
+      stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: { ...leader, birth: "1" }, exitTimeoutMs: 1000 }),
+      (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED"),
+    );
     assert.ok(alive(leader.pid), "a pid with another birth is never signalled");
   });
 
@@ -146,8 +195,14 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
     const bystander = spawn("sleep", ["60"], { stdio: "ignore" });
     w.cleanup.push(() => bystander.kill("SIGKILL"));
     const later = String(BigInt(leader.birth) + 1n);
-    for (const forged of [{ ...leader, birth: later }, { ...leader, pid: bystander.pid! }]) {
-      await assert.rejects(stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: forged, exitTimeoutMs: 10_000 }), (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED") && /no respawn/.test(e.message));
+    for (const forged of [
+      { ...leader, birth: later },
+      { ...leader, pid: bystander.pid! },
+    ]) {
+      await assert.rejects(
+        stopLeaderAfterTuiExit({ seatId: seat.seatId, tui, leader: forged, exitTimeoutMs: 10_000 }),
+        (e: unknown) => isSeatError(e, "SEAT_RELEASE_REFUSED") && /no respawn/.test(e.message),
+      );
       assert.ok(alive(leader.pid), "the leader was not signalled");
       assert.ok(alive(bystander.pid!), "the bystander was not signalled");
     }
@@ -160,39 +215,72 @@ describe("visible seat refusals (fake TUI in real tmux)", { concurrency: false }
     if (!world(t)) return;
     const dir = mkdtempSync(join(tmpdir(), "gs-"));
     const fake = await startFakeLeader({ socketPath: join(dir, "s"), lockPid: process.pid });
-    w.cleanup.push(() => fake.close(), () => rmSync(dir, { recursive: true, force: true }));
+    w.cleanup.push(
+      () => fake.close(),
+      () => rmSync(dir, { recursive: true, force: true }),
+    );
     const seatHome = join(w.root, "sh");
     mkdirSync(seatHome, { mode: 0o700 });
     const journal = openJournal(join(seatHome, "seats.db"));
-    journal.createSeat({ seatId: "gs-foreign", sessionId: "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee", socketPath: fake.socketPath, state: "active", leaderPid: process.pid, leaderBirth: "1", tuiPid: process.pid, tuiBirth: "1" });
+    journal.createSeat({
+      seatId: "gs-foreign",
+      sessionId: "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee",
+      socketPath: fake.socketPath,
+      state: "active",
+      leaderPid: process.pid,
+      leaderBirth: "1",
+      tuiPid: process.pid,
+      tuiBirth: "1",
+    });
     journal.close();
-    const r = spawnSync(process.execPath, [MAIN, "send", "gs-foreign", "brief", "--json"], { env: { ...process.env, GROK_SEAT_HOME: seatHome }, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [MAIN, "send", "gs-foreign", "brief", "--json"], {
+      env: { ...process.env, GROK_SEAT_HOME: seatHome },
+      encoding: "utf8",
+    });
     assert.equal(r.status, 6, r.stderr);
     assert.equal(JSON.parse(r.stdout.trim()).code, "SEAT_NOT_ADMITTED");
     assert.equal(fake.peers.length, 0, "nothing connected to the foreign leader");
   });
 });
 
-describe("visible seat on the Herdr simulator (fake TUI: the simulator has no PTY for the real one)", { concurrency: false }, () => {
+describe("visible seat on the Herdr simulator (fake TUI: the simulator has no PTY for the real one)", {
+  concurrency: false,
+}, () => {
   let w: World;
   let sim: HerdrSim;
-  afterEach(async () => { if (w) await killEverything(w); });
+  afterEach(async () => {
+    if (w) await killEverything(w);
+  });
   const world = async (version = "0.9.0"): Promise<HerdrClient> => {
     const dir = mkdtempSync(join(tmpdir(), "gs-h-"));
     sim = await startHerdrSim({ socketPath: join(dir, "h.sock"), version });
     const backend = new HerdrBackend({ socketPath: sim.socketPath });
     w = makeWorld(backend);
-    w.cleanup.push(() => sim.stop(), () => rmSync(dir, { recursive: true, force: true }));
+    w.cleanup.push(
+      () => sim.stop(),
+      () => rmSync(dir, { recursive: true, force: true }),
+    );
     return backend.client;
   };
 
   test("hires through Herdr when the agent fields agree with the launched grok session", async () => {
     const client = await world();
-    const seat = await hireSeat(options(w, {}, {
-      onStep: (step, detail) => {
-        if (step === "launched") void client.reportAgent((detail as PaneDescriptor).paneId, { source: "herdr:grok", agent: "grok", agent_session_id: seat_sid(w) });
-      },
-    }));
+    const seat = await hireSeat(
+      options(
+        w,
+        {},
+        {
+          onStep: (step, detail) => {
+            if (step === "launched")
+              void client.reportAgent((detail as PaneDescriptor).paneId, {
+                source: "herdr:grok",
+                agent: "grok",
+                agent_session_id: seat_sid(w),
+              });
+          },
+        },
+      ),
+    );
     assert.equal(seat.parts.tui.pane.backend, "herdr");
     await seat.release({ closePane: true });
   });
@@ -200,20 +288,28 @@ describe("visible seat on the Herdr simulator (fake TUI: the simulator has no PT
   test("refuses when Herdr's agent fields name another agent than the launched grok session, and stops the not-yet-proven leader bound to that TUI", async () => {
     const client = await world();
     let lockPid = 0;
-    const r = await refusal(w, {}, {
-      onStep: (step, detail) => {
-        if (step === "launched") {
-          const paneId = (detail as PaneDescriptor).paneId;
-          void client.reportAgent(paneId, { source: "herdr:pi", agent: "pi", agent_session_id: seat_sid(w) });
-        }
-        if (step === "ready") lockPid = (detail as { lockPid: number }).lockPid;
+    const r = await refusal(
+      w,
+      {},
+      {
+        onStep: (step, detail) => {
+          if (step === "launched") {
+            const paneId = (detail as PaneDescriptor).paneId;
+            void client.reportAgent(paneId, { source: "herdr:pi", agent: "pi", agent_session_id: seat_sid(w) });
+          }
+          if (step === "ready") lockPid = (detail as { lockPid: number }).lockPid;
+        },
       },
-    });
+    );
     assert.equal(r.code, "HERDR_AGENT_REFUSED");
     const seat = w.journal.listSeats({ includeReleased: true }).at(-1)!;
     assert.equal(seat.leaderPid, null, "the refusal came before the leader proof");
     assert.ok(lockPid > 0);
-    assert.equal(alive(lockPid), false, "the leader, proven bound to our TUI (session, exe, cwd, uid, socket), was stopped");
+    assert.equal(
+      alive(lockPid),
+      false,
+      "the leader, proven bound to our TUI (session, exe, cwd, uid, socket), was stopped",
+    );
     assert.equal(existsSync(join(seat.socketPath, "..")), false, "the socket directory was removed");
   });
 });

@@ -18,7 +18,15 @@ import { need, type TestLike } from "../../support/requirements.js";
 export const FAKE_TUI = join(process.cwd(), "dist", "test", "integration", "seat", "seat-fake-tui.js");
 
 /** One test's private world. */
-export interface World { root: string; home: string; grokHome: string; project: string; journal: Journal; backend: Backend; cleanup: Array<() => unknown> }
+export interface World {
+  root: string;
+  home: string;
+  grokHome: string;
+  project: string;
+  journal: Journal;
+  backend: Backend;
+  cleanup: Array<() => unknown>;
+}
 
 /** A fresh world on `backend`. */
 export function makeWorld(backend: Backend): World {
@@ -47,7 +55,10 @@ export function tmuxWorld(t: TestLike, tmuxOk: boolean): { w: World; tmux: TmuxB
  * last test made (killEverything), and returns `world(t)`, which makes one and hands it to `use`, or returns false
  * when tmux is missing (see `tmuxWorld`). `tmuxOk` is read when a test asks, after the file's `before` hook ran.
  */
-export function tmuxWorldPerTest(tmuxOk: () => boolean, use: (made: { w: World; tmux: TmuxBackend }) => void): (t: TestLike) => boolean {
+export function tmuxWorldPerTest(
+  tmuxOk: () => boolean,
+  use: (made: { w: World; tmux: TmuxBackend }) => void,
+): (t: TestLike) => boolean {
   let current: World | undefined;
   afterEach(async () => {
     const w = current;
@@ -64,20 +75,46 @@ export function tmuxWorldPerTest(tmuxOk: () => boolean, use: (made: { w: World; 
 }
 
 /** hireSeat options for the fake TUI shaped by `config`. */
-export function options(w: World, config: Record<string, unknown> = {}, extra: Partial<HireSeatOptions> = {}): HireSeatOptions {
+export function options(
+  w: World,
+  config: Record<string, unknown> = {},
+  extra: Partial<HireSeatOptions> = {},
+): HireSeatOptions {
   return {
-    grokBinary: process.execPath, binaryArgs: [FAKE_TUI, "--gs-config", JSON.stringify(config)], cwd: w.project, mux: w.backend.name, backend: w.backend, journal: w.journal,
+    grokBinary: process.execPath,
+    binaryArgs: [FAKE_TUI, "--gs-config", JSON.stringify(config)],
+    cwd: w.project,
+    mux: w.backend.name,
+    backend: w.backend,
+    journal: w.journal,
     env: { HOME: w.home, GROK_HOME: w.grokHome, PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    versionFloor: "1.0.41", readyTimeoutMs: 8000, requestTimeoutMs: 5000, ...extra,
+    versionFloor: "1.0.41",
+    readyTimeoutMs: 8000,
+    requestTimeoutMs: 5000,
+    ...extra,
   };
 }
 
 /** Kills every TUI and leader the world's journal names, runs the cleanups and removes the world. */
 export async function killEverything(w: World): Promise<void> {
   for (const seat of w.journal.listSeats({ includeReleased: true })) {
-    for (const pid of [seat.tuiPid, seat.leaderPid]) if (pid && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    for (const pid of [seat.tuiPid, seat.leaderPid])
+      if (pid && alive(pid))
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          /* gone */
+        }
     const lock = `${seat.socketPath}.lock`;
-    if (existsSync(lock)) { const pid = Number(readFileSync(lock, "utf8")); if (pid && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ } }
+    if (existsSync(lock)) {
+      const pid = Number(readFileSync(lock, "utf8"));
+      if (pid && alive(pid))
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          /* gone */
+        }
+    }
     rmSync(join(seat.socketPath, ".."), { recursive: true, force: true });
   }
   for (const fn of w.cleanup.reverse()) await fn();
@@ -86,7 +123,11 @@ export async function killEverything(w: World): Promise<void> {
 }
 
 /** Hires expecting a refusal; returns its code and message (fails the test if the hire succeeds). */
-export async function refusal(w: World, config: Record<string, unknown>, extra: Partial<HireSeatOptions> = {}): Promise<{ code: string; message: string }> {
+export async function refusal(
+  w: World,
+  config: Record<string, unknown>,
+  extra: Partial<HireSeatOptions> = {},
+): Promise<{ code: string; message: string }> {
   try {
     const seat = await hireSeat(options(w, config, extra));
     await seat.release({ closePane: true });

@@ -23,13 +23,19 @@ function tempRoot(t: TestContext): string {
 function dyingCodex(agentsDir: string): void {
   const pkg = join(agentsDir, "codex", "node_modules", "@agentclientprotocol", "codex-acp");
   mkdirSync(join(pkg, "dist"), { recursive: true });
-  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@agentclientprotocol/codex-acp", version: "2.6.0" }));
+  writeFileSync(
+    join(pkg, "package.json"),
+    JSON.stringify({ name: "@agentclientprotocol/codex-acp", version: "2.6.0" }),
+  );
   // It answers the first ACP message (initialize) by dying, as an adapter whose key is refused does.
-  writeFileSync(join(pkg, "dist", "index.js"), [
-    "process.stdin.once('data', () => {",
-    "  process.stderr.write(`fatal: auth with OPENAI_API_KEY=${process.env.OPENAI_API_KEY} and CODEX_API_KEY=${process.env.CODEX_API_KEY} refused\\n`, () => process.exit(1));",
-    "});",
-  ].join("\n"));
+  writeFileSync(
+    join(pkg, "dist", "index.js"),
+    [
+      "process.stdin.once('data', () => {",
+      "  process.stderr.write(`fatal: auth with OPENAI_API_KEY=${process.env.OPENAI_API_KEY} and CODEX_API_KEY=${process.env.CODEX_API_KEY} refused\\n`, () => process.exit(1));",
+      "});",
+    ].join("\n"),
+  );
 }
 
 for (const mode of ["text", "json"] as const) {
@@ -37,8 +43,17 @@ for (const mode of ["text", "json"] as const) {
     const root = tempRoot(t);
     const agentsDir = join(root, "agents");
     dyingCodex(agentsDir);
-    const env = { PATH: process.env.PATH, HOME: join(root, "home"), GROK_SEAT_AGENTS_DIR: agentsDir, OPENAI_API_KEY: OPENAI, CODEX_API_KEY: CODEX };
-    const result = await runSeat(["run", "--agent", "codex", ...(mode === "json" ? ["--json"] : []), "hello"], { env, cwd: root });
+    const env = {
+      PATH: process.env.PATH,
+      HOME: join(root, "home"),
+      GROK_SEAT_AGENTS_DIR: agentsDir,
+      OPENAI_API_KEY: OPENAI,
+      CODEX_API_KEY: CODEX,
+    };
+    const result = await runSeat(["run", "--agent", "codex", ...(mode === "json" ? ["--json"] : []), "hello"], {
+      env,
+      cwd: root,
+    });
     const all = result.stdout + result.stderr;
     assert.notEqual(result.code, 0, all);
     assert.ok(!all.includes(OPENAI) && !all.includes(CODEX), `a key in clear:\n${all}`);
@@ -53,9 +68,15 @@ test("seat config shows a Redis URL from a config file with its password masked,
   const root = tempRoot(t);
   const home = join(root, "home");
   mkdirSync(join(home, ".config", "grok-seat"), { recursive: true });
-  writeFileSync(join(home, ".config", "grok-seat", "config.json"), JSON.stringify({ redis: "redis://:p%40ss-canary-42@127.0.0.1:6390" }));
+  writeFileSync(
+    join(home, ".config", "grok-seat", "config.json"),
+    JSON.stringify({ redis: "redis://:p%40ss-canary-42@127.0.0.1:6390" }),
+  );
   for (const json of [false, true]) {
-    const result = await runSeat(["config", ...(json ? ["--json"] : [])], { env: { PATH: process.env.PATH, HOME: home }, cwd: root });
+    const result = await runSeat(["config", ...(json ? ["--json"] : [])], {
+      env: { PATH: process.env.PATH, HOME: home },
+      cwd: root,
+    });
     assert.equal(result.code, 0, result.stderr);
     assert.ok(!result.stdout.includes("ss-canary-42"), result.stdout);
     assert.match(result.stdout, /redis:\/\/:\[redacted\]@127\.0\.0\.1:6390/);
@@ -64,7 +85,10 @@ test("seat config shows a Redis URL from a config file with its password masked,
 
 test("seat board prints the token it made once, in its link, though the token is a registered secret every other write masks", async (t) => {
   const root = tempRoot(t);
-  const run = startSeat(["board", "--port", "0"], { env: { PATH: process.env.PATH, HOME: join(root, "home") }, cwd: root });
+  const run = startSeat(["board", "--port", "0"], {
+    env: { PATH: process.env.PATH, HOME: join(root, "home") },
+    cwd: root,
+  });
   t.after(() => run.child.kill("SIGKILL"));
   const deadline = Date.now() + 10_000;
   while (!/board: http\S+\n/.test(run.stdout()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -37,10 +37,14 @@ const freshDir = (): string => {
   mkdirSync(dir, { mode: 0o700 });
   return dir;
 };
-const canaryFor = (label: string): string => `canary-${label.replace(/\W+/g, "-").toLowerCase()}-${randomBytes(6).toString("hex")}`;
+const canaryFor = (label: string): string =>
+  `canary-${label.replace(/\W+/g, "-").toLowerCase()}-${randomBytes(6).toString("hex")}`;
 
 /** A session whose start fails right after it read its environment (no agent is installed in an empty root). */
-async function sessionReading(env: Record<string, string>, options: { agent?: string; secretEnvNames?: string[] } = {}): Promise<void> {
+async function sessionReading(
+  env: Record<string, string>,
+  options: { agent?: string; secretEnvNames?: string[] } = {},
+): Promise<void> {
   const session = await createSession({
     env: { PATH: process.env.PATH ?? "", HOME: freshDir(), ...env },
     agentsDir: freshDir(),
@@ -53,18 +57,23 @@ async function sessionReading(env: Record<string, string>, options: { agent?: st
 }
 
 /** One secret source: what it is, and how the product comes to know its value (returns the value). */
-interface Source { label: string; register(): Promise<string> }
+interface Source {
+  label: string;
+  register(): Promise<string>;
+}
 
 const SOURCES: Source[] = [
   // Each agent profile's key variables, as createSession reads them from its environment.
-  ...AGENT_NAMES.flatMap((agent) => (agent === "grok" ? ["XAI_API_KEY"] : agentProfile(agent).keyVars ?? []).map((name) => ({
-    label: `${agent} ${name}`,
-    async register() {
-      const canary = canaryFor(`${agent} ${name}`);
-      await sessionReading({ [name]: canary }, { agent });
-      return canary;
-    },
-  }))),
+  ...AGENT_NAMES.flatMap((agent) =>
+    (agent === "grok" ? ["XAI_API_KEY"] : (agentProfile(agent).keyVars ?? [])).map((name) => ({
+      label: `${agent} ${name}`,
+      async register() {
+        const canary = canaryFor(`${agent} ${name}`);
+        await sessionReading({ [name]: canary }, { agent });
+        return canary;
+      },
+    })),
+  ),
   {
     label: "Redis password in a redis:// URL",
     async register() {
@@ -104,7 +113,9 @@ function capturingStdio(body: () => void): string {
   const written: string[] = [];
   const out = process.stdout.write;
   const err = process.stderr.write;
-  const capture = ((chunk: string | Uint8Array) => (written.push(Buffer.from(chunk).toString("utf8")), true)) as typeof process.stdout.write;
+  const capture = ((chunk: string | Uint8Array) => (
+    written.push(Buffer.from(chunk).toString("utf8")), true
+  )) as typeof process.stdout.write;
   process.stdout.write = capture;
   process.stderr.write = capture;
   try {
@@ -118,18 +129,28 @@ function capturingStdio(body: () => void): string {
 
 /** All bytes of every file in `dir` (a SQLite database and its WAL), as latin1 text. */
 function filesOf(dir: string): string {
-  return readdirSync(dir).map((name) => readFileSync(join(dir, name)).toString("latin1")).join("\n");
+  return readdirSync(dir)
+    .map((name) => readFileSync(join(dir, name)).toString("latin1"))
+    .join("\n");
 }
 
 /** One output path: it is given text holding a secret and returns what it wrote. */
-interface OutputPath { label: string; emit(text: string): Promise<string> | string }
+interface OutputPath {
+  label: string;
+  emit(text: string): Promise<string> | string;
+}
 
 const PATHS: OutputPath[] = [
   {
     label: "CLI stdout/stderr (every write, string or buffer)",
     emit(text) {
       const chunks: string[] = [];
-      const stream = new Writable({ write(chunk: Buffer, _encoding, done) { chunks.push(chunk.toString("utf8")); done(); } });
+      const stream = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          chunks.push(chunk.toString("utf8"));
+          done();
+        },
+      });
       redactWrites(stream as unknown as NodeJS.WriteStream);
       stream.write(`${text}\n`);
       stream.write(Buffer.from(`${text}\n`));
@@ -138,34 +159,80 @@ const PATHS: OutputPath[] = [
   },
   {
     label: "CLI text: answer chunks and diagnostic lines",
-    emit: (text) => capturingStdio(() => {
-      const printer = createHumanPrinter(paletteFor(process.stderr, { NO_COLOR: "1" }));
-      printer.onEvent({ type: "text", text });
-      printer.onEvent({ type: "diagnostic", diagnostic: { code: "ACP_HANDSHAKE_FAILED", message: text } });
-      printer.finish();
-    }),
+    emit: (text) =>
+      capturingStdio(() => {
+        const printer = createHumanPrinter(paletteFor(process.stderr, { NO_COLOR: "1" }));
+        printer.onEvent({ type: "text", text });
+        printer.onEvent({ type: "diagnostic", diagnostic: { code: "ACP_HANDSHAKE_FAILED", message: text } });
+        printer.finish();
+      }),
   },
-  { label: "CLI --json line", emit: (text) => capturingStdio(() => writeJson({ type: "diagnostic", diagnostic: { code: "ACP_HANDSHAKE_FAILED", message: text } })) },
-  { label: "errors: a SeatError's message, context and --json object", emit: (text) => JSON.stringify(errorJson(new SeatError("ACP_HANDSHAKE_FAILED", text, { context: { stderrTail: text, argv: ["x", text] } }))) },
-  { label: "MCP tool result (text and structured content)", emit: (text) => JSON.stringify(toolResult({ answer: text, events: [{ type: "text", text }] }, text)) },
-  { label: "MCP tool error", emit: (text) => JSON.stringify([toolError(new Error(text)), toolError(new SeatError("SESSION_BUSY", text))]) },
+  {
+    label: "CLI --json line",
+    emit: (text) =>
+      capturingStdio(() =>
+        writeJson({ type: "diagnostic", diagnostic: { code: "ACP_HANDSHAKE_FAILED", message: text } }),
+      ),
+  },
+  {
+    label: "errors: a SeatError's message, context and --json object",
+    emit: (text) =>
+      JSON.stringify(
+        errorJson(new SeatError("ACP_HANDSHAKE_FAILED", text, { context: { stderrTail: text, argv: ["x", text] } })),
+      ),
+  },
+  {
+    label: "MCP tool result (text and structured content)",
+    emit: (text) => JSON.stringify(toolResult({ answer: text, events: [{ type: "text", text }] }, text)),
+  },
+  {
+    label: "MCP tool error",
+    emit: (text) => JSON.stringify([toolError(new Error(text)), toolError(new SeatError("SESSION_BUSY", text))]),
+  },
   {
     label: "MCP progress notification",
     emit(text) {
       const sent: unknown[] = [];
-      const extra = { _meta: { progressToken: "p1" }, sendNotification: async (n: unknown) => void sent.push(n) } as unknown as ToolExtra;
+      const extra = {
+        _meta: { progressToken: "p1" },
+        sendNotification: async (n: unknown) => void sent.push(n),
+      } as unknown as ToolExtra;
       progressSender(extra)(text, { type: "text", text });
       return JSON.stringify(sent);
     },
   },
   {
     label: "board page (live items and approvals)",
-    emit: (text) => renderBoard({
-      items: [{ kind: "named-session", id: "s1", name: "s1", agent: "codex", state: "waiting", waitingOn: text, since: null, cwd: text, pendingApprovals: 1 }],
-      approvals: [{ id: "a1", category: "execute", title: text, target: { command: `deploy ${text}` }, digest: "0".repeat(64), owner: { kind: "session", id: "s1" }, askedAt: "2026-01-01T00:00:00Z", deadline: "2026-01-01T00:05:00Z" }],
-      token: "the-board-form-token-0000",
-      notice: text,
-    }),
+    emit: (text) =>
+      renderBoard({
+        items: [
+          {
+            kind: "named-session",
+            id: "s1",
+            name: "s1",
+            agent: "codex",
+            state: "waiting",
+            waitingOn: text,
+            since: null,
+            cwd: text,
+            pendingApprovals: 1,
+          },
+        ],
+        approvals: [
+          {
+            id: "a1",
+            category: "execute",
+            title: text,
+            target: { command: `deploy ${text}` },
+            digest: "0".repeat(64),
+            owner: { kind: "session", id: "s1" },
+            askedAt: "2026-01-01T00:00:00Z",
+            deadline: "2026-01-01T00:05:00Z",
+          },
+        ],
+        token: "the-board-form-token-0000",
+        notice: text,
+      }),
   },
   { label: "board error page", emit: (text) => renderError(500, text) },
   {
@@ -197,7 +264,13 @@ const PATHS: OutputPath[] = [
     label: "usage ledger (SQLite file)",
     emit(text) {
       const dir = freshDir();
-      recordUsage(join(dir, "seats.db"), ledgerEntriesOf({ promptId: "p1", responseMeta: { modelId: text } }, { source: "session", agent: "codex", session: text }));
+      recordUsage(
+        join(dir, "seats.db"),
+        ledgerEntriesOf(
+          { promptId: "p1", responseMeta: { modelId: text } },
+          { source: "session", agent: "codex", session: text },
+        ),
+      );
       return filesOf(dir);
     },
   },
@@ -209,7 +282,22 @@ const PATHS: OutputPath[] = [
       return readFileSync(join(dir, "seat.json"), "utf8");
     },
   },
-  { label: "notification (--on-waiting environment)", emit: (text) => JSON.stringify(waitingEnv({ kind: "named-session", id: "s1", agent: "codex", state: "waiting", waitingOn: text, since: null, cwd: text, pendingApprovals: 0 })) },
+  {
+    label: "notification (--on-waiting environment)",
+    emit: (text) =>
+      JSON.stringify(
+        waitingEnv({
+          kind: "named-session",
+          id: "s1",
+          agent: "codex",
+          state: "waiting",
+          waitingOn: text,
+          since: null,
+          cwd: text,
+          pendingApprovals: 0,
+        }),
+      ),
+  },
 ];
 
 // Sources first, in order: each registers through the product's own call before any cell runs.
@@ -217,9 +305,16 @@ const known: Array<{ label: string; canary: string }> = [];
 for (const source of SOURCES) known.push({ label: source.label, canary: await source.register() });
 
 test("the matrix covers every agent profile's key variables, the Redis password both ways, the board token and an embedder's name", () => {
-  for (const agent of AGENT_NAMES) if (agent !== "grok") for (const name of agentProfile(agent).keyVars ?? []) assert.ok(known.some((k) => k.label === `${agent} ${name}`), `${agent} ${name}`);
+  for (const agent of AGENT_NAMES)
+    if (agent !== "grok")
+      for (const name of agentProfile(agent).keyVars ?? [])
+        assert.ok(
+          known.some((k) => k.label === `${agent} ${name}`),
+          `${agent} ${name}`,
+        );
   assert.equal(known.length, SOURCES.length);
-  for (const { label, canary } of known) assert.ok(canary.length >= 16, `${label}: a canary too short to be told apart`);
+  for (const { label, canary } of known)
+    assert.ok(canary.length >= 16, `${label}: a canary too short to be told apart`);
 });
 
 for (const path of PATHS) {
@@ -236,6 +331,9 @@ test("what is masked is known values only: the same line with no secret in it co
   const plain = `token="$(touch PWNED)"; api_key=sk-live-4f9a8b7c6d5e4f3a2b1c; https://alice:pa55word@example.com`;
   for (const path of PATHS) {
     const written = await path.emit(plain);
-    assert.ok(!written.includes(REDACTED), `${path.label} masked text that holds no known secret:\n${written.slice(0, 2_000)}`);
+    assert.ok(
+      !written.includes(REDACTED),
+      `${path.label} masked text that holds no known secret:\n${written.slice(0, 2_000)}`,
+    );
   }
 });

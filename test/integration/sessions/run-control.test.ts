@@ -14,7 +14,10 @@ import { FAKE_GROK_JS } from "../../support/fake-agent.js";
 /** A `grok` that runs the fake agent with `scenario`. */
 function fakeGrok(dir: string, scenario: string): string {
   const path = join(dir, `grok-${scenario}`);
-  writeFileSync(path, `#!/bin/sh\nFAKE_GROK_SCENARIO=${scenario} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+  writeFileSync(
+    path,
+    `#!/bin/sh\nFAKE_GROK_SCENARIO=${scenario} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`,
+  );
   chmodSync(path, 0o755);
   return path;
 }
@@ -22,7 +25,9 @@ function fakeGrok(dir: string, scenario: string): string {
 /** Every socket file under `dir` (recursively). */
 function socketsUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isSocket()).map((e) => join(e.parentPath ?? e.path, e.name));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isSocket())
+    .map((e) => join(e.parentPath ?? e.path, e.name));
 }
 
 async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
@@ -39,8 +44,17 @@ test("a second Ctrl-C ends a plain seat run at once (exit 130) and leaves no con
     const seatHome = join(dir, "seat");
     const runtime = join(dir, "tmp");
     mkdirSync(runtime);
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_HOME: seatHome, TMPDIR: runtime, NO_COLOR: "1" };
-    const run = startSeat(["run", "--json", "--grok", fakeGrok(dir, "hang-on-prompt-deaf"), "--cwd", dir, "hang there"], { env });
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: dir,
+      GROK_SEAT_HOME: seatHome,
+      TMPDIR: runtime,
+      NO_COLOR: "1",
+    };
+    const run = startSeat(
+      ["run", "--json", "--grok", fakeGrok(dir, "hang-on-prompt-deaf"), "--cwd", dir, "hang there"],
+      { env },
+    );
     try {
       await until(() => socketsUnder(seatHome).length === 1, "the run's control socket");
       // The prompt is in flight once the run has said its state is working.
@@ -66,16 +80,30 @@ test("a plain run whose control socket fits nowhere runs on and says so as a run
     // Both places are past the socket path limit (MAX_SOCKET_PATH_BYTES).
     const deep = join(dir, "d".repeat(60), "e".repeat(60));
     mkdirSync(deep, { recursive: true });
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_HOME: join(deep, "seat"), TMPDIR: deep, NO_COLOR: "1" };
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: dir,
+      GROK_SEAT_HOME: join(deep, "seat"),
+      TMPDIR: deep,
+      NO_COLOR: "1",
+    };
     const done = await runSeat(["run", "--json", "--grok", fakeGrok(dir, "normal"), "--cwd", dir, "hello"], { env });
     assert.equal(done.code, 0, done.stdout + done.stderr);
-    const lines = done.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; diagnostic?: { code: string; message: string } });
-    const diagnostic = lines.find((l) => l.type === "diagnostic" && l.diagnostic?.code === "SESSION_SOCKET_PATH_TOO_LONG")?.diagnostic;
+    const lines = done.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; diagnostic?: { code: string; message: string } });
+    const diagnostic = lines.find(
+      (l) => l.type === "diagnostic" && l.diagnostic?.code === "SESSION_SOCKET_PATH_TOO_LONG",
+    )?.diagnostic;
     assert.ok(diagnostic, done.stdout);
     assert.match(diagnostic.message, /^This run's control socket does not fit/);
     assert.match(diagnostic.message, /The run goes on without one/);
     assert.doesNotMatch(diagnostic.message, /named session|Nothing was started/);
-    assert.ok(lines.some((l) => l.type === "done"), "the run went on");
+    assert.ok(
+      lines.some((l) => l.type === "done"),
+      "the run went on",
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -8,13 +8,34 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../../src/errors.js";
 import { linuxSource } from "../../../src/identity/index.js";
 import { ensurePrivateDir } from "../../../src/seat/index.js";
-import { SessionStore, acquireLease, judgeHolder, openSession, openStore, planControlSocket, scopeFor, startControlServer } from "../../../src/sessions/index.js";
+import {
+  SessionStore,
+  acquireLease,
+  judgeHolder,
+  openSession,
+  openStore,
+  planControlSocket,
+  scopeFor,
+  startControlServer,
+} from "../../../src/sessions/index.js";
 import { runSeat } from "../../support/cli.js";
 import { fakeGrokBinary } from "../../support/fake-agent.js";
 import { holdWriteLock } from "../../support/journal-lock.js";
@@ -28,7 +49,13 @@ function scratch(t: T, prefix = "gs-harden-"): string {
 }
 
 function newSession(store: SessionStore, name = "n") {
-  return store.ensure({ name, scope: scopeFor("/tmp/project", false), agent: "grok", cwd: "/tmp/project", model: null });
+  return store.ensure({
+    name,
+    scope: scopeFor("/tmp/project", false),
+    agent: "grok",
+    cwd: "/tmp/project",
+    model: null,
+  });
 }
 
 async function started(child: ChildProcess): Promise<number> {
@@ -63,16 +90,26 @@ test("a holder whose node binary was replaced on disk while it runs keeps its le
   assert.ok(store.takeLease(record.row, null, { pid, birth: before.birth, exe: before.exe }));
   const judged = await judgeHolder(store.lease(record.row)!);
   assert.equal(judged.verdict, "match", judged.reasons.join("; "));
-  await assert.rejects(acquireLease(store, record), (e: unknown) => isSeatError(e, "SESSION_BUSY") && /\(deleted\)/.test(e.message) && (e.context as { holderPid: number }).holderPid === pid);
+  await assert.rejects(
+    acquireLease(store, record),
+    (e: unknown) =>
+      isSeatError(e, "SESSION_BUSY") &&
+      /\(deleted\)/.test(e.message) &&
+      (e.context as { holderPid: number }).holderPid === pid,
+  );
   assert.equal(store.lease(record.row)?.holderPid, pid, "not stolen");
 });
 
 test("a zombie holder (exited, not yet reaped) is dead: its lease is reclaimed instead of wedging the name as unknown", async (t) => {
   const dir = scratch(t);
   // The background child exits at once; its parent is exec'd into a sleep that never reaps it.
-  const parent = spawn("/bin/sh", ["-c", "sleep 0.2 & echo $!; exec sleep 60"], { stdio: ["ignore", "pipe", "ignore"] });
+  const parent = spawn("/bin/sh", ["-c", "sleep 0.2 & echo $!; exec sleep 60"], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   t.after(() => void parent.kill("SIGKILL"));
-  const zombiePid = await new Promise<number>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+  const zombiePid = await new Promise<number>((resolve) =>
+    parent.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
+  );
   const living = await linuxSource.readIdentity(zombiePid);
   assert.ok(living, "the child was read while it lived");
   await until("the child to become a zombie", () => /\) Z /.test(readFileSync(`/proc/${zombiePid}/stat`, "utf8")));
@@ -86,7 +123,10 @@ test("a zombie holder (exited, not yet reaped) is dead: its lease is reclaimed i
   assert.equal(judged.verdict, "mismatch", judged.reasons.join("; "));
   const held = await acquireLease(store, record);
   assert.equal(held.reclaimedFrom?.holderPid, zombiePid);
-  assert.deepEqual(store.interruptRunning(record.row).map((x) => x.promptId), ["zombie-turn"]);
+  assert.deepEqual(
+    store.interruptRunning(record.row).map((x) => x.promptId),
+    ["zombie-turn"],
+  );
   held.release();
 });
 
@@ -101,7 +141,9 @@ test("a dead holder's control socket (home or runtime directory) is removed once
     const code = `import(${JSON.stringify(new URL("../../../src/sessions/index.js", import.meta.url).href)}).then(async (m) => { const c = await m.startControlServer(${JSON.stringify(place)}, async () => ({})); console.log(c.path); setTimeout(() => {}, 60000); })`;
     const holder = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
     t.after(() => void holder.kill("SIGKILL"));
-    const socketPath = await new Promise<string>((resolve) => holder.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim())));
+    const socketPath = await new Promise<string>((resolve) =>
+      holder.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim())),
+    );
     const identity = (await linuxSource.readIdentity(holder.pid!))!;
     assert.ok(store.takeLease(record.row, null, { pid: identity.pid, birth: identity.birth, exe: identity.exe }));
     store.setControlSocket(record.row, identity.pid, socketPath);
@@ -150,14 +192,22 @@ async function fakeNamed(t: T, scenario: string) {
   const log = join(dir, "prompts.log");
   const home = join(dir, "home");
   const opened = await openSession({
-    name: "named", cwd: dir, home, grokCliBinaryPath: bin.path,
+    name: "named",
+    cwd: dir,
+    home,
+    grokCliBinaryPath: bin.path,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
     agentEnv: { FAKE_GROK_SCENARIO: scenario, FAKE_GROK_PROMPT_LOG: log },
-    handshakeTimeoutMs: 5_000, killGraceMs: 500,
+    handshakeTimeoutMs: 5_000,
+    killGraceMs: 500,
   });
   t.after(() => opened.session.dispose().then(() => undefined));
   assert.equal(opened.session.state, "ready");
-  return { ...opened, home, prompts: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []) };
+  return {
+    ...opened,
+    home,
+    prompts: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []),
+  };
 }
 
 test("a named session's prompt resolves JOURNAL_BUSY and sends nothing while another process holds the journal's write lock", async (t) => {
@@ -175,7 +225,10 @@ test("a named session's prompt resolves JOURNAL_BUSY and sends nothing while ano
   const store = openStore(home);
   t.after(() => store.close());
   const record = store.list()[0]!;
-  assert.deepEqual(store.turns(record.row).map((x) => [x.promptId, x.state]), [["after-lock", "completed"]]);
+  assert.deepEqual(
+    store.turns(record.row).map((x) => [x.promptId, x.state]),
+    [["after-lock", "completed"]],
+  );
 });
 
 test("a turn that ends while another process holds the write lock resolves (never rejects) and is recorded once the lock is released", async (t) => {
@@ -190,7 +243,10 @@ test("a turn that ends while another process holds the write lock resolves (neve
   await lock.released;
   const store = openStore(home);
   t.after(() => store.close());
-  assert.deepEqual(store.turns(store.list()[0]!.row).map((x) => [x.promptId, x.state]), [["ends-under-lock", "interrupted"]]);
+  assert.deepEqual(
+    store.turns(store.list()[0]!.row).map((x) => [x.promptId, x.state]),
+    [["ends-under-lock", "interrupted"]],
+  );
 });
 
 test("a reused prompt id on a named session resolves SESSION_PROMPT_ID_REUSED before anything is sent", async (t) => {
@@ -212,7 +268,10 @@ test("a seat home too long for sun_path binds its control socket in a short priv
   assert.ok(Buffer.byteLength(server.path) <= 100, server.path);
   const holds = await linuxSource.checkSocketHolder(process.pid, server.path);
   assert.equal(holds.check.verdict, "match", holds.check.reason);
-  assert.throws(() => planControlSocket(home, join(dir, "t".repeat(120))), (e: unknown) => isSeatError(e, "SESSION_SOCKET_PATH_TOO_LONG"));
+  assert.throws(
+    () => planControlSocket(home, join(dir, "t".repeat(120))),
+    (e: unknown) => isSeatError(e, "SESSION_SOCKET_PATH_TOO_LONG"),
+  );
   await server.close();
   assert.equal(existsSync(join(server.path, "..")), false, "closing removes the runtime directory");
 });
@@ -224,9 +283,15 @@ test("a symlinked GROK_SEAT_HOME is refused before anything is changed: its targ
   chmodSync(target, 0o755);
   const link = join(dir, "link");
   symlinkSync(target, link);
-  assert.throws(() => ensurePrivateDir(link), (e: unknown) => isSeatError(e, "PRIVATE_DIR_REFUSED") && /symlink/.test(e.message));
+  assert.throws(
+    () => ensurePrivateDir(link),
+    (e: unknown) => isSeatError(e, "PRIVATE_DIR_REFUSED") && /symlink/.test(e.message),
+  );
   assert.equal(statSync(target).mode & 0o777, 0o755, "ensurePrivateDir left the target alone");
-  const list = await runSeat(["sessions", "list", "--json"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_HOME: link }, cwd: dir });
+  const list = await runSeat(["sessions", "list", "--json"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, GROK_SEAT_HOME: link },
+    cwd: dir,
+  });
   assert.equal(list.code, 6, list.stdout + list.stderr);
   assert.match(list.stdout, /"code":"PRIVATE_DIR_REFUSED"/);
   assert.equal(statSync(target).mode & 0o777, 0o755, "seat sessions list left the target alone");

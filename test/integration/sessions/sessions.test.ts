@@ -12,7 +12,14 @@ import Database from "better-sqlite3";
 import { openJournal } from "../../../src/journal/index.js";
 import { isSeatError } from "../../../src/errors.js";
 import { linuxSource, type IdentitySource } from "../../../src/identity/index.js";
-import { SessionStore, acquireLease, assertSessionName, openSession, openStore, scopeFor } from "../../../src/sessions/index.js";
+import {
+  SessionStore,
+  acquireLease,
+  assertSessionName,
+  openSession,
+  openStore,
+  scopeFor,
+} from "../../../src/sessions/index.js";
 
 function tempDb(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), "gs-sessions-"));
@@ -21,7 +28,13 @@ function tempDb(t: { after(fn: () => void): void }): string {
 }
 
 function newSession(store: SessionStore, name = "n") {
-  return store.ensure({ name, scope: scopeFor("/tmp/project", false), agent: "grok", cwd: "/tmp/project", model: null });
+  return store.ensure({
+    name,
+    scope: scopeFor("/tmp/project", false),
+    agent: "grok",
+    cwd: "/tmp/project",
+    model: null,
+  });
 }
 
 test("a v1 journal without the sessions tables gains them by migration, keeps its seats, and records the migration once", (t) => {
@@ -31,13 +44,19 @@ test("a v1 journal without the sessions tables gains them by migration, keeps it
   journal.close();
   // Make it a journal written before the migration existed.
   const raw = new Database(path);
-  raw.exec("DROP TABLE session_leases; DROP TABLE session_turns; DROP TABLE named_sessions; DELETE FROM meta WHERE key LIKE 'migration:%';");
+  raw.exec(
+    "DROP TABLE session_leases; DROP TABLE session_turns; DROP TABLE named_sessions; DELETE FROM meta WHERE key LIKE 'migration:%';",
+  );
   raw.close();
   const store = new SessionStore(path);
   assert.equal(newSession(store).name, "n");
   store.close();
   const check = new Database(path);
-  assert.equal(check.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get(), "grok-seat.journal.v1", "the schema key is unchanged");
+  assert.equal(
+    check.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get(),
+    "grok-seat.journal.v1",
+    "the schema key is unchanged",
+  );
   const appliedAt = check.prepare("SELECT value FROM meta WHERE key = 'migration:grok-seat.sessions.v1'").pluck().get();
   assert.match(String(appliedAt), /^\d{4}-\d\d-\d\dT/);
   assert.equal(check.prepare("SELECT count(*) FROM seats").pluck().get(), 1);
@@ -46,7 +65,10 @@ test("a v1 journal without the sessions tables gains them by migration, keeps it
   assert.equal(again.list().length, 1, "reopening keeps the rows (the migration did not run again)");
   again.close();
   const after = new Database(path);
-  assert.equal(after.prepare("SELECT value FROM meta WHERE key = 'migration:grok-seat.sessions.v1'").pluck().get(), appliedAt);
+  assert.equal(
+    after.prepare("SELECT value FROM meta WHERE key = 'migration:grok-seat.sessions.v1'").pluck().get(),
+    appliedAt,
+  );
   after.close();
 });
 
@@ -59,7 +81,10 @@ test("a lease whose holder is alive is busy, one whose holder is proven dead is 
   await new Promise((r) => child.once("spawn", r));
   const identity = (await linuxSource.readIdentity(child.pid!))!;
   assert.ok(store.takeLease(record.row, null, { pid: identity.pid, birth: identity.birth, exe: identity.exe }));
-  await assert.rejects(acquireLease(store, record), (e: unknown) => isSeatError(e, "SESSION_BUSY") && (e.context as { holderPid: number }).holderPid === child.pid);
+  await assert.rejects(
+    acquireLease(store, record),
+    (e: unknown) => isSeatError(e, "SESSION_BUSY") && (e.context as { holderPid: number }).holderPid === child.pid,
+  );
   child.kill("SIGKILL");
   await new Promise((r) => child.once("exit", r));
   const held = await acquireLease(store, record);
@@ -78,7 +103,10 @@ test("a holder that cannot be proven alive or dead keeps its lease", async (t) =
     ...linuxSource,
     readIdentity: (pid) => (pid === 999_999 ? Promise.reject(new Error("ps failed")) : linuxSource.readIdentity(pid)),
   };
-  await assert.rejects(acquireLease(store, record, { source: blind }), (e: unknown) => isSeatError(e, "SESSION_BUSY") && (e.context as { verdict: string }).verdict === "unknown");
+  await assert.rejects(
+    acquireLease(store, record, { source: blind }),
+    (e: unknown) => isSeatError(e, "SESSION_BUSY") && (e.context as { verdict: string }).verdict === "unknown",
+  );
   assert.equal(store.lease(record.row)?.holderPid, 999_999, "not stolen");
 });
 
@@ -101,16 +129,26 @@ test("turns are recorded running before they are sent; a dead holder's running t
   store.startTurn(record.row, "p1", "one");
   store.finishTurn("p1", { state: "completed", stopReason: "end_turn", text: "a1", usage: { inputTokens: 3 } });
   store.startTurn(record.row, "p2", "two");
-  assert.deepEqual(store.interruptRunning(record.row).map((x) => x.promptId), ["p2"]);
+  assert.deepEqual(
+    store.interruptRunning(record.row).map((x) => x.promptId),
+    ["p2"],
+  );
   store.finishTurn("p2", { state: "completed", text: "late" });
   assert.equal(store.turns(record.row)[1]!.state, "interrupted", "an interrupted turn is never rewritten as completed");
   store.startTurn(record.row, "p3", "three");
-  assert.deepEqual(store.turns(record.row, 2).map((x) => x.promptId), ["p2", "p3"]);
+  assert.deepEqual(
+    store.turns(record.row, 2).map((x) => x.promptId),
+    ["p2", "p3"],
+  );
   assert.deepEqual(store.turns(record.row)[0]!.usage, { inputTokens: 3 });
 });
 
 test("session names are checked: empty, too long, path-like or dotted-first names are refused", () => {
-  for (const bad of ["", "../x", "a/b", ".hidden", "-flag", "x".repeat(65), 42]) assert.throws(() => assertSessionName(bad), (e: unknown) => isSeatError(e, "SESSION_NAME_INVALID"));
+  for (const bad of ["", "../x", "a/b", ".hidden", "-flag", "x".repeat(65), 42])
+    assert.throws(
+      () => assertSessionName(bad),
+      (e: unknown) => isSeatError(e, "SESSION_NAME_INVALID"),
+    );
   for (const good of ["work", "feature-12", "a.b_c"]) assert.doesNotThrow(() => assertSessionName(good));
 });
 
@@ -124,9 +162,15 @@ test("a named session continues only on the agent it was recorded with: another 
   store.close();
   await assert.rejects(
     openSession({ name: "work", cwd, home, agent: "codex", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } }),
-    (error: unknown) => isSeatError(error, "SESSION_NOT_RESUMABLE") && (error.context as { recordedAgent?: string }).recordedAgent === "grok",
+    (error: unknown) =>
+      isSeatError(error, "SESSION_NOT_RESUMABLE") &&
+      (error.context as { recordedAgent?: string }).recordedAgent === "grok",
   );
   const after = openStore(home);
   t.after(() => after.close());
-  assert.equal(after.find(scopeFor(cwd, false), "work")?.agentSessionId, null, "no agent session was created in its place");
+  assert.equal(
+    after.find(scopeFor(cwd, false), "work")?.agentSessionId,
+    null,
+    "no agent session was created in its place",
+  );
 });

@@ -24,7 +24,11 @@ const echo: HostTool = {
   execute: (args: { text: string }) => args.text,
 };
 
-async function withBridge(tools: HostTool[], run: (url: string, token: string) => Promise<void>, maxBodyBytes?: number) {
+async function withBridge(
+  tools: HostTool[],
+  run: (url: string, token: string) => Promise<void>,
+  maxBodyBytes?: number,
+) {
   const bridge = await startBridge(createToolRegistry(tools), maxBodyBytes === undefined ? {} : { maxBodyBytes });
   try {
     assert.match(bridge.url, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -39,12 +43,18 @@ test("refuses requests without the bearer token or with a wrong one, and serves 
     assert.equal((await fetch(`${url}/tools`)).status, 401);
     const wrong = await fetch(`${url}/tools`, { headers: { authorization: `Bearer ${token.slice(0, -1)}x` } });
     assert.equal(wrong.status, 401);
-    const call = await fetch(`${url}/call`, { method: "POST", body: JSON.stringify({ name: "echo", arguments: { text: "x" } }) });
+    const call = await fetch(`${url}/call`, {
+      method: "POST",
+      body: JSON.stringify({ name: "echo", arguments: { text: "x" } }),
+    });
     assert.equal(call.status, 401);
     const right = await fetch(`${url}/tools`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(right.status, 200);
     const body = (await right.json()) as { tools: Array<{ name: string; inputSchema: { type: string } }> };
-    assert.deepEqual(body.tools.map((t) => [t.name, t.inputSchema.type]), [["echo", "object"]]);
+    assert.deepEqual(
+      body.tools.map((t) => [t.name, t.inputSchema.type]),
+      [["echo", "object"]],
+    );
   });
 });
 
@@ -53,19 +63,27 @@ test("runs a call, and answers bad JSON with 400 and an oversized body with 413"
     [echo],
     async (url, token) => {
       const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-      const ok = await fetch(`${url}/call`, { method: "POST", headers, body: JSON.stringify({ name: "echo", arguments: { text: "hi" } }) });
+      const ok = await fetch(`${url}/call`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name: "echo", arguments: { text: "hi" } }),
+      });
       assert.deepEqual(await ok.json(), { content: [{ type: "text", text: "hi" }] });
       const bad = await fetch(`${url}/call`, { method: "POST", headers, body: "{nope" });
       assert.equal(bad.status, 400);
       assert.match(((await bad.json()) as { error: string }).error, /not valid JSON/);
       const noName = await fetch(`${url}/call`, { method: "POST", headers, body: "{}" });
       assert.equal(noName.status, 400);
-      const big = await fetch(`${url}/call`, { method: "POST", headers, body: JSON.stringify({ name: "echo", arguments: { text: "x".repeat(2000) } }) });
+      const big = await fetch(`${url}/call`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name: "echo", arguments: { text: "x".repeat(2000) } }),
+      });
       assert.equal(big.status, 413);
       const chunked = await fetch(`${url}/call`, {
         method: "POST",
         headers,
-        body: new Blob(["{\"name\":\"echo\",\"arguments\":{\"text\":\"", "y".repeat(4000), "\"}}"]).stream(),
+        body: new Blob(['{"name":"echo","arguments":{"text":"', "y".repeat(4000), '"}}']).stream(),
         duplex: "half",
       } as RequestInit);
       assert.equal(chunked.status, 413, "a streamed body without content-length is capped too");
@@ -170,7 +188,12 @@ test("a call the authorize check refuses gets 403 with code PERMISSION_DENIED an
   const asked: string[] = [];
   const bridge = await startBridge(createToolRegistry([tool]), { authorize: (name) => (asked.push(name), allow) });
   try {
-    const call = () => fetch(`${bridge.url}/call`, { method: "POST", headers: { authorization: `Bearer ${bridge.token}` }, body: JSON.stringify({ name: "echo", arguments: { text: "x" } }) });
+    const call = () =>
+      fetch(`${bridge.url}/call`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${bridge.token}` },
+        body: JSON.stringify({ name: "echo", arguments: { text: "x" } }),
+      });
     const refused = await call();
     assert.equal(refused.status, 403);
     assert.equal(((await refused.json()) as { code: string }).code, "PERMISSION_DENIED");

@@ -11,7 +11,12 @@ const tools: HostTool[] = [
   {
     name: "echo",
     description: "echoes text",
-    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+    inputSchema: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
     execute: (args: { text: string }) => args.text,
   },
   {
@@ -20,7 +25,12 @@ const tools: HostTool[] = [
     inputSchema: {
       anyOf: [
         { type: "object", properties: { id: { type: "integer" } }, required: ["id"], additionalProperties: false },
-        { type: "object", properties: { slug: { $ref: "#/$defs/Slug" } }, required: ["slug"], additionalProperties: false },
+        {
+          type: "object",
+          properties: { slug: { $ref: "#/$defs/Slug" } },
+          required: ["slug"],
+          additionalProperties: false,
+        },
       ],
       $defs: { Slug: { type: "string", pattern: "^[a-z-]+$" } },
     },
@@ -63,9 +73,15 @@ function textOf(result: unknown): string {
 test("lists every tool with root type object, accepted by the SDK client's own validation", async () => {
   await withClient(async (client, bridge) => {
     const { tools: listed } = await client.listTools();
-    assert.deepEqual(listed.map((t) => t.name), ["echo", "lookup", "count"]);
+    assert.deepEqual(
+      listed.map((t) => t.name),
+      ["echo", "lookup", "count"],
+    );
     for (const tool of listed) assert.equal(tool.inputSchema.type, "object");
-    assert.ok(Array.isArray((listed[1]!.inputSchema as Record<string, unknown>).anyOf), "union kept alongside type object");
+    assert.ok(
+      Array.isArray((listed[1]!.inputSchema as Record<string, unknown>).anyOf),
+      "union kept alongside type object",
+    );
     assert.deepEqual(listed[2]!.inputSchema.required, ["input"]);
     assert.deepEqual(bridge.toolNames, ["host-tools__echo", "host-tools__lookup", "host-tools__count"]);
     assert.match(bridge.rulesText, /host-tools__<name>/);
@@ -94,7 +110,11 @@ test("calls tools, accepts each union alternative, and refuses invalid arguments
   });
 });
 
-function spawnServer(bridge: ToolBridge): { child: ChildProcess; exited: Promise<number | null>; stdout: () => string } {
+function spawnServer(bridge: ToolBridge): {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  stdout: () => string;
+} {
   const child = spawn(bridge.mcpServer.command, bridge.mcpServer.args, {
     env: { ...envOf(bridge) },
     stdio: ["pipe", "pipe", "ignore"],
@@ -133,7 +153,10 @@ test("the server exits when the bridge goes away, while its stdin stays open", a
 test("the server refuses to start without bridge settings, writing nothing on stdout", async () => {
   const bridge = await createToolBridge({ tools });
   try {
-    const child = spawn(bridge.mcpServer.command, bridge.mcpServer.args, { env: {}, stdio: ["pipe", "pipe", "ignore"] });
+    const child = spawn(bridge.mcpServer.command, bridge.mcpServer.args, {
+      env: {},
+      stdio: ["pipe", "pipe", "ignore"],
+    });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));

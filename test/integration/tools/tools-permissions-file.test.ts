@@ -11,7 +11,16 @@ test("loads a policy file and names the path when it is missing or malformed", a
   const dir = mkdtempSync(join(tmpdir(), "gs-permissions-"));
   try {
     const good = join(dir, "policy.json");
-    writeFileSync(good, JSON.stringify({ schema: "grok-seat.permissions.v1", allow: ["edit"], ask: [], block: ["network"], unrestricted: true }));
+    writeFileSync(
+      good,
+      JSON.stringify({
+        schema: "grok-seat.permissions.v1",
+        allow: ["edit"],
+        ask: [],
+        block: ["network"],
+        unrestricted: true,
+      }),
+    );
     const policy = await loadPolicyFile(good);
     assert.equal(resolveAction(policy, "edit").action, "allow");
     assert.equal(resolveAction(policy, "network").action, "block");
@@ -19,9 +28,15 @@ test("loads a policy file and names the path when it is missing or malformed", a
 
     const bad = join(dir, "bad.json");
     writeFileSync(bad, "{");
-    await assert.rejects(loadPolicyFile(bad), (e) => isSeatError(e, "PERMISSION_POLICY_INVALID") && e.message.includes(bad));
+    await assert.rejects(
+      loadPolicyFile(bad),
+      (e) => isSeatError(e, "PERMISSION_POLICY_INVALID") && e.message.includes(bad),
+    );
     const missing = join(dir, "missing.json");
-    await assert.rejects(loadPolicyFile(missing), (e) => isSeatError(e, "PERMISSION_POLICY_INVALID") && e.message.includes(missing));
+    await assert.rejects(
+      loadPolicyFile(missing),
+      (e) => isSeatError(e, "PERMISSION_POLICY_INVALID") && e.message.includes(missing),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,16 @@
 // Staging a session plugin dir from real skill directories on disk.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../../src/errors.js";
@@ -19,7 +28,10 @@ function withTemp(run: (dir: string) => void): void {
 function skill(root: string, name: string, extra: Record<string, string> = {}): string {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: The ${name} skill.\n---\nDo ${name} things.\n`);
+  writeFileSync(
+    join(dir, "SKILL.md"),
+    `---\nname: ${name}\ndescription: The ${name} skill.\n---\nDo ${name} things.\n`,
+  );
   for (const [file, text] of Object.entries(extra)) {
     mkdirSync(join(dir, file, ".."), { recursive: true });
     writeFileSync(join(dir, file), text);
@@ -38,7 +50,10 @@ test("stages the bundled skill and additional roots into a plugin dir, and clean
     try {
       assert.deepEqual(staged.skillNames, ["grok-seat", "deploy"]);
       assert.deepEqual(JSON.parse(readFileSync(join(staged.dir, "plugin.json"), "utf8")).name, "grok-seat-session");
-      assert.match(readFileSync(join(staged.dir, "skills", "grok-seat", "SKILL.md"), "utf8"), /^---\nname: grok-seat\n/);
+      assert.match(
+        readFileSync(join(staged.dir, "skills", "grok-seat", "SKILL.md"), "utf8"),
+        /^---\nname: grok-seat\n/,
+      );
       assert.equal(readFileSync(join(staged.dir, "skills", "deploy", "scripts", "run.sh"), "utf8"), "echo hi\n");
     } finally {
       staged.cleanup();
@@ -61,7 +76,11 @@ test("copies a symlink that stays inside its root and refuses one that escapes, 
     symlinkSync(join(root, "secret.txt"), join(escaping, "leak.txt"));
     const out = join(root, "out");
     mkdirSync(out);
-    expectInvalid(() => stageSkills({ additionalSkillPaths: [escaping], tempRoot: out }), "leak.txt", /escapes its skill root/);
+    expectInvalid(
+      () => stageSkills({ additionalSkillPaths: [escaping], tempRoot: out }),
+      "leak.txt",
+      /escapes its skill root/,
+    );
     assert.deepEqual(readFileSync(join(root, "secret.txt"), "utf8"), "secret\n");
     assert.equal(readdirSync(out).length === 0, true, "a failed staging leaves nothing behind");
   });
@@ -76,7 +95,11 @@ test("refuses a root without SKILL.md, bad frontmatter and duplicate names, nami
     const bad = join(root, "bad");
     mkdirSync(bad);
     writeFileSync(join(bad, "SKILL.md"), "---\nname: Bad Name\ndescription: x\n---\n");
-    expectInvalid(() => stageSkills({ additionalSkillPaths: [bad], tempRoot: root }), join(bad, "SKILL.md"), /"Bad Name"/);
+    expectInvalid(
+      () => stageSkills({ additionalSkillPaths: [bad], tempRoot: root }),
+      join(bad, "SKILL.md"),
+      /"Bad Name"/,
+    );
 
     const one = skill(join(root, "a"), "twin");
     const two = skill(join(root, "b"), "twin");

@@ -10,11 +10,13 @@ import { CRASH_STEPS, runSeatCrashCycles } from "../../../bench/seat-crash.js";
 import { ATTACK_KINDS, judgeAttack, runSeatAttacks } from "../../../bench/seat-attacks.js";
 import { need, tmuxMissing } from "../../support/requirements.js";
 
-
 test("a controller killed after each delivery step loses nothing, duplicates nothing, reports in-flight deliveries uncertain and reconciles them from late evidence", async (t) => {
   if (!need(t, tmuxMissing())) return;
   const result = await runSeatCrashCycles({ cycles: 1 });
-  assert.deepEqual(result.cases.map((c) => c.step), [...CRASH_STEPS]);
+  assert.deepEqual(
+    result.cases.map((c) => c.step),
+    [...CRASH_STEPS],
+  );
   for (const c of result.cases) assert.deepEqual(c.problems, [], `kill after ${c.step}`);
   assert.equal(result.duplicates, 0);
   assert.equal(result.lost, 0);
@@ -43,7 +45,10 @@ test("every identity and socket attack kind is refused with the code it must pro
     assert.equal(k.refused, k.tried, kind);
     assert.equal(k.codes.accepted, undefined, `${kind} was never accepted`);
     // IDENTITY_UNKNOWN only where two listeners share the socket's name (see bench/seat-attacks.ts, replaced-inode).
-    const identity = kind === "replaced-inode" ? /^IDENTITY_(MISMATCH|UNKNOWN)(\+SEAT_RELEASE_REFUSED)$/ : /^IDENTITY_MISMATCH(\+(SEAT_RELEASE_REFUSED|no-signal:leader-gone))?$/;
+    const identity =
+      kind === "replaced-inode"
+        ? /^IDENTITY_(MISMATCH|UNKNOWN)(\+SEAT_RELEASE_REFUSED)$/
+        : /^IDENTITY_MISMATCH(\+(SEAT_RELEASE_REFUSED|no-signal:leader-gone))?$/;
     const allowed = kind === "herdr-contradictory" ? /^HERDR_AGENT_REFUSED\[(mismatch|unknown)\]$/ : identity;
     for (const code of Object.keys(k.codes)) assert.match(code, allowed, `${kind} refused with ${code}`);
   }
@@ -55,14 +60,30 @@ test("every identity and socket attack kind is refused with the code it must pro
 
 test("an attack refused with another code, by a timeout, or with the right code for the wrong check does not count as refused", () => {
   const mismatch = { codes: ["HERDR_AGENT_REFUSED[mismatch]"] };
-  assert.deepEqual(judgeAttack(mismatch, { code: "HERDR_AGENT_REFUSED[mismatch]", checks: [], reason: "r" }), { refused: true });
+  assert.deepEqual(judgeAttack(mismatch, { code: "HERDR_AGENT_REFUSED[mismatch]", checks: [], reason: "r" }), {
+    refused: true,
+  });
   const timeout = judgeAttack(mismatch, { code: "HERDR_AGENT_REFUSED[unknown]", checks: [], reason: "time ran out" });
   assert.equal(timeout.refused, false);
   assert.match(timeout.refused ? "" : timeout.failure, /got HERDR_AGENT_REFUSED\[unknown\]/);
   const identity = { codes: ["IDENTITY_MISMATCH+SEAT_RELEASE_REFUSED"], checks: ["socket-dir"] };
-  assert.equal(judgeAttack(identity, { code: "IDENTITY_UNKNOWN+SEAT_RELEASE_REFUSED", checks: ["socket-dir"], reason: "" }).refused, false);
-  assert.equal(judgeAttack(identity, { code: "IDENTITY_MISMATCH+SEAT_RELEASE_REFUSED", checks: ["lock"], reason: "" }).refused, false);
+  assert.equal(
+    judgeAttack(identity, { code: "IDENTITY_UNKNOWN+SEAT_RELEASE_REFUSED", checks: ["socket-dir"], reason: "" })
+      .refused,
+    false,
+  );
+  assert.equal(
+    judgeAttack(identity, { code: "IDENTITY_MISMATCH+SEAT_RELEASE_REFUSED", checks: ["lock"], reason: "" }).refused,
+    false,
+  );
   assert.equal(judgeAttack(identity, { code: "LEADER_TIMEOUT", checks: [], reason: "" }).refused, false);
   assert.equal(judgeAttack(identity, { code: null, checks: [], reason: "hired" }).refused, false);
-  assert.equal(judgeAttack(identity, { code: "IDENTITY_MISMATCH+SEAT_RELEASE_REFUSED", checks: ["lock", "socket-dir"], reason: "" }).refused, true);
+  assert.equal(
+    judgeAttack(identity, {
+      code: "IDENTITY_MISMATCH+SEAT_RELEASE_REFUSED",
+      checks: ["lock", "socket-dir"],
+      reason: "",
+    }).refused,
+    true,
+  );
 });

@@ -23,7 +23,8 @@ test("seeded fuzzing of the version and models parsers, ACP lines and leader fra
   fc.configureGlobal({ seed: 5 });
   try {
     const result = await runFuzz({ scale: 0.02 });
-    for (const target of result.targets) assert.equal(target.failures, 0, `${target.target}: ${target.counterexample ?? ""}`);
+    for (const target of result.targets)
+      assert.equal(target.failures, 0, `${target.target}: ${target.counterexample ?? ""}`);
     assert.equal(result.uncaught, 0);
     assert.ok(result.cases > 1_000);
   } finally {
@@ -34,7 +35,10 @@ test("seeded fuzzing of the version and models parsers, ACP lines and leader fra
 test("a canary in the parent env reaches neither the agent, its descendants, the model nor any report", async () => {
   const result = await runSecretsCheck();
   for (const c of result.cases) assert.deepEqual(c.leaks, [], `${c.agent} leaked`);
-  assert.ok(result.cases.some((c) => c.agent === "fake" && c.processesChecked >= 2), "a grandchild's environ was checked");
+  assert.ok(
+    result.cases.some((c) => c.agent === "fake" && c.processesChecked >= 2),
+    "a grandchild's environ was checked",
+  );
 });
 
 test("a P5 wave holds its sessions alive at once in a fresh process, sees every agent in /proc, and leaves none after dispose", async () => {

@@ -59,7 +59,15 @@ function cliDoor(w: World): Door {
   const call = async (args: string[], cwd: string): Promise<Outcome> => {
     const result = await runSeat([...args, "--json"], { env: w.env, cwd });
     const last = JSON.parse(result.stdout.trim().split("\n").pop() || "{}") as Record<string, unknown>;
-    if (result.code !== 0) return { code: String(last.code), message: String(last.message), exit: result.code, ...(Array.isArray((last.context as { files?: unknown } | undefined)?.files) ? { files: (last.context as { files: string[] }).files } : {}) };
+    if (result.code !== 0)
+      return {
+        code: String(last.code),
+        message: String(last.message),
+        exit: result.code,
+        ...(Array.isArray((last.context as { files?: unknown } | undefined)?.files)
+          ? { files: (last.context as { files: string[] }).files }
+          : {}),
+      };
     return { ...(last as Partial<Outcome>), code: null, message: "", exit: 0 };
   };
   return {
@@ -68,20 +76,29 @@ function cliDoor(w: World): Door {
     discard: (name, cwd, force) => call(["discard", name, ...(force ? ["--force"] : [])], cwd),
     diff: async (name, cwd) => {
       const result = await runSeat(["diff", name], { env: w.env, cwd });
-      return result.code === 0 ? { code: null, text: result.stdout } : { code: `exit ${result.code}`, text: result.stdout + result.stderr };
+      return result.code === 0
+        ? { code: null, text: result.stdout }
+        : { code: `exit ${result.code}`, text: result.stdout + result.stderr };
     },
   };
 }
 
 async function mcpDoor(w: World, t: TestContext): Promise<Door> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--root", w.dir], env: w.env as Record<string, string>, cwd: w.repo, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SEAT_MAIN, "mcp", "--root", w.dir],
+    env: w.env as Record<string, string>,
+    cwd: w.repo,
+    stderr: "pipe",
+  });
   const client = new Client({ name: "test-host", version: "1.0.0" });
   await client.connect(transport);
   t.after(() => client.close().catch(() => undefined));
   const call = async (tool: string, args: Record<string, unknown>): Promise<Outcome> => {
     const result = (await client.callTool({ name: tool, arguments: args }, CallToolResultSchema)) as CallToolResult;
     const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
-    if (result.isError) return { code: (result._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code ?? "?", message: text };
+    if (result.isError)
+      return { code: (result._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code ?? "?", message: text };
     return { ...(result.structuredContent as Partial<Outcome>), code: null, message: text };
   };
   return {
@@ -90,12 +107,18 @@ async function mcpDoor(w: World, t: TestContext): Promise<Door> {
     discard: (name, cwd, force) => call("discard", { name, cwd, ...(force ? { force } : {}) }),
     diff: async (name, cwd) => {
       const result = await call("diff", { name, cwd });
-      return { code: result.code, text: result.code === null ? String((result as unknown as { diff: string }).diff) : result.message };
+      return {
+        code: result.code,
+        text: result.code === null ? String((result as unknown as { diff: string }).diff) : result.message,
+      };
     },
   };
 }
 
-const DOORS: Array<[string, (w: World, t: TestContext) => Door | Promise<Door>]> = [["cli", cliDoor], ["mcp", mcpDoor]];
+const DOORS: Array<[string, (w: World, t: TestContext) => Door | Promise<Door>]> = [
+  ["cli", cliDoor],
+  ["mcp", mcpDoor],
+];
 
 /** The agent commits files itself, ignored ones too (`git add -f`), as an agent may. */
 function agentCommits(record: WorktreeRecord, files: Record<string, string>): void {
@@ -109,13 +132,22 @@ for (const [doorName, open] of DOORS) {
     const w = world(t);
     const door = await open(w, t);
     const { record } = await createWorktree({ home: w.home, cwd: w.repo, name: "w1", owner: "run" });
-    agentCommits(record, { ".env": "PASSWORD=from-the-seat\n", "build/out.txt": "built\n", cache: "a file now\n", "b.txt": "bee\n" });
+    agentCommits(record, {
+      ".env": "PASSWORD=from-the-seat\n",
+      "build/out.txt": "built\n",
+      cache: "a file now\n",
+      "b.txt": "bee\n",
+    });
     // The user's branch moved on, so no mode is a plain fast-forward and --rebase has something to replay onto.
     writeFiles(w.repo, { "u.txt": "user\n" });
     gitIn(w.repo, ["add", "u.txt"]);
     gitIn(w.repo, ["commit", "--quiet", "-m", "user's commit"]);
     // What the user keeps out of git: a production .env, a build output file, a cache directory.
-    writeFiles(w.repo, { ".env": "PASSWORD=production-hunter2\n", build: "the user's build output\n", "cache/secret": "the user's cache\n" });
+    writeFiles(w.repo, {
+      ".env": "PASSWORD=production-hunter2\n",
+      build: "the user's build output\n",
+      "cache/secret": "the user's cache\n",
+    });
     const before = snapshotUserTree(w.repo);
     const seatHead = gitIn(w.repo, ["rev-parse", "seat/w1"]).trim();
     for (const mode of ["merge", "squash", "ff-only", "rebase"]) {
@@ -123,10 +155,15 @@ for (const [doorName, open] of DOORS) {
       assert.equal(refused.code, "WORKTREE_MERGE_WOULD_OVERWRITE", `${mode}: ${JSON.stringify(refused)}`);
       if (refused.exit !== undefined) assert.equal(refused.exit, 1, mode);
       if (refused.files) assert.deepEqual(refused.files, [".env", "build", "cache/secret"], mode);
-      for (const path of [".env", "build", "cache/secret"]) assert.ok(refused.message.includes(path), `${mode}: the message names ${path}: ${refused.message}`);
+      for (const path of [".env", "build", "cache/secret"])
+        assert.ok(refused.message.includes(path), `${mode}: the message names ${path}: ${refused.message}`);
       assert.deepEqual(snapshotUserTree(w.repo), before, `${mode}: the user's tree is byte-for-byte as it was`);
       assert.equal(readFileSync(join(w.repo, ".env"), "utf8"), "PASSWORD=production-hunter2\n");
-      assert.equal(gitIn(w.repo, ["rev-parse", "seat/w1"]).trim(), seatHead, `${mode}: the seat's branch is unchanged (no rebase ran)`);
+      assert.equal(
+        gitIn(w.repo, ["rev-parse", "seat/w1"]).trim(),
+        seatHead,
+        `${mode}: the seat's branch is unchanged (no rebase ran)`,
+      );
     }
     // An untracked file (not ignored) in the way is named too.
     rmSync(join(w.repo, "build"));
@@ -157,7 +194,11 @@ for (const [doorName, open] of DOORS) {
     const merged = await door.merge("w1", w.repo);
     assert.equal(merged.code, null, JSON.stringify(merged));
     assert.equal(merged.into, "main");
-    assert.equal(gitIn(w.repo, ["rev-parse", "main"]).trim(), gitIn(w.repo, ["rev-parse", "seat/w1"]).trim(), "main moved");
+    assert.equal(
+      gitIn(w.repo, ["rev-parse", "main"]).trim(),
+      gitIn(w.repo, ["rev-parse", "seat/w1"]).trim(),
+      "main moved",
+    );
     assert.equal(readFileSync(join(w.repo, "new.txt"), "utf8"), "from the seat\n");
     assert.deepEqual(snapshotUserTree(feature), featureBefore, "the linked worktree the seat came from is untouched");
     // Run from inside the seat's own worktree there is no other branch to land in: refused, nothing changes.
@@ -225,7 +266,11 @@ for (const [doorName, open] of DOORS) {
     assert.doesNotMatch(gitIn(w.repo, ["worktree", "list", "--porcelain"]), /\/gone\n/, "the seat's entry is gone");
     assert.ok(existsSync(join(w.repo, ".git", "worktrees", "mine")), "the user's worktree entry is kept");
     renameSync(`${drive}.unmounted`, drive);
-    assert.equal(gitIn(mine, ["status", "--porcelain"]), "A  staged.txt\n", "the user's staged index came back with the drive");
+    assert.equal(
+      gitIn(mine, ["status", "--porcelain"]),
+      "A  staged.txt\n",
+      "the user's staged index came back with the drive",
+    );
     assert.equal(gitIn(mine, ["branch", "--show-current"]).trim(), "mine");
   });
 }
@@ -286,7 +331,10 @@ test("cli: merge --into DIR lands in that worktree; a directory of another repos
   const foreign = await runSeat(["merge", "w1", "--into", other, "--json"], { env: w.env, cwd: w.repo });
   assert.equal(foreign.code, 2, foreign.stdout + foreign.stderr);
   assert.equal((JSON.parse(foreign.stdout.trim()) as { code: string }).code, "WORKTREE_MERGE_TARGET_INVALID");
-  const missing = await runSeat(["merge", "w1", "--into", join(w.dir, "nowhere"), "--json"], { env: w.env, cwd: w.repo });
+  const missing = await runSeat(["merge", "w1", "--into", join(w.dir, "nowhere"), "--json"], {
+    env: w.env,
+    cwd: w.repo,
+  });
   assert.equal((JSON.parse(missing.stdout.trim()) as { code: string }).code, "CLI_USAGE");
   const into = await runSeat(["merge", "w1", "--into", feature, "--json"], { env: w.env, cwd: w.repo });
   assert.equal(into.code, 0, into.stdout + into.stderr);

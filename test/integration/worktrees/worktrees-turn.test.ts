@@ -27,7 +27,10 @@ test("planTurnWorktree changes nothing; take() makes and locks; a second take is
   const taken = await plan.take();
   assert.equal(taken.record.path, plan.path);
   assert.equal(taken.record.branch, "seat/s1", "an empty name is the session's name");
-  await assert.rejects((await planTurnWorktree({ home, cwd: repo, session: "s1", worktree: { name: "s1" } }))!.take(), (e) => isSeatError(e, "WORKTREE_BUSY"));
+  await assert.rejects(
+    (await planTurnWorktree({ home, cwd: repo, session: "s1", worktree: { name: "s1" } }))!.take(),
+    (e) => isSeatError(e, "WORKTREE_BUSY"),
+  );
   writeFileSync(join(taken.record.path, "new.txt"), "from the turn\n");
   const committed = await finishTurnWorktree(taken, { promptId: "p1", prompt: "add new.txt" });
   assert.ok(committed.commit);
@@ -43,6 +46,10 @@ test("planTurnWorktree changes nothing; take() makes and locks; a second take is
   assert.equal(process.listenerCount("exit"), listeners, "twelve turns leave no exit listener behind");
   assert.deepEqual(snapshotUserTree(repo), before, "the user's tree is untouched");
 
-  await assert.rejects(planTurnWorktree({ home, cwd: repo, worktree: { name: "../x" } }), (e) => isSeatError(e, "WORKTREE_NAME_INVALID"));
-  await assert.rejects(planTurnWorktree({ home, cwd: dir, worktree: { name: "x" } }), (e) => isSeatError(e, "WORKTREE_NOT_A_REPO"));
+  await assert.rejects(planTurnWorktree({ home, cwd: repo, worktree: { name: "../x" } }), (e) =>
+    isSeatError(e, "WORKTREE_NAME_INVALID"),
+  );
+  await assert.rejects(planTurnWorktree({ home, cwd: dir, worktree: { name: "x" } }), (e) =>
+    isSeatError(e, "WORKTREE_NOT_A_REPO"),
+  );
 });

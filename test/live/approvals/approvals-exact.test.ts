@@ -24,7 +24,9 @@ const CANARY = `canary-${randomBytes(12).toString("hex")}`;
 const KEYED = `echo ${CANARY} > /dev/null; echo keyed > KEYED.txt`;
 const LATE = "echo late >> LATE.txt";
 
-const call = (command: string) => ({ toolCalls: [{ name: "run_terminal_command", arguments: { command, description: "a command" } }] });
+const call = (command: string) => ({
+  toolCalls: [{ name: "run_terminal_command", arguments: { command, description: "a command" } }],
+});
 const SCRIPT: MockScript = {
   rules: [
     { match: "exact case hidden", replies: [call(HIDDEN), { text: "hidden case done" }] },
@@ -35,9 +37,17 @@ const SCRIPT: MockScript = {
 };
 
 type Line = { type: string; [k: string]: unknown };
-const lines = (out: string): Line[] => out.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] =>
+  out
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Line);
 // The documented canonical serialisation, computed here by hand: grok names the tool of a shell call.
-const digestOf = (command: string) => createHash("sha256").update(JSON.stringify(["grok-seat.approval-target.v1", command, [], "run_terminal_command"]), "utf8").digest("hex");
+const digestOf = (command: string) =>
+  createHash("sha256")
+    .update(JSON.stringify(["grok-seat.approval-target.v1", command, [], "run_terminal_command"]), "utf8")
+    .digest("hex");
 
 async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> {
   const started = await startLiveRig(SCRIPT);
@@ -48,10 +58,22 @@ async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Prom
 }
 
 function envFor(r: LiveRig): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: r.sandbox.home, GROK_HOME: r.sandbox.grokHome, GROK_BIN: r.binary, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"), NO_COLOR: "1" };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: r.sandbox.home,
+    GROK_HOME: r.sandbox.grokHome,
+    GROK_BIN: r.binary,
+    GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"),
+    NO_COLOR: "1",
+  };
 }
 
-async function waitForApproval(env: NodeJS.ProcessEnv, cwd: string, pid: number, run: { done: Promise<CliResult> }): Promise<Line> {
+async function waitForApproval(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  pid: number,
+  run: { done: Promise<CliResult> },
+): Promise<Line> {
   let ended = false;
   void run.done.then(() => (ended = true));
   const deadline = Date.now() + 90_000;
@@ -62,7 +84,9 @@ async function waitForApproval(env: NodeJS.ProcessEnv, cwd: string, pid: number,
     if (found) return found;
     await new Promise((r) => setTimeout(r, 200));
   }
-  assert.fail(`no approval showed in seat approvals (run ended: ${ended}; run output ${ended ? (await run.done).stdout.slice(-1500) : ""})`);
+  assert.fail(
+    `no approval showed in seat approvals (run ended: ${ended}; run output ${ended ? (await run.done).stdout.slice(-1500) : ""})`,
+  );
 }
 
 test("a command shape masking used to hide is listed byte for byte with its digest; a wrong digest leaves it unrun and held; approved with the listed digest it runs exactly as shown", async (t) => {
@@ -84,7 +108,10 @@ test("a command shape masking used to hide is listed byte for byte with its dige
   assert.equal(full.code, 0, full.stderr);
   assert.ok(full.stdout.includes(`-----\n${HIDDEN}\n-----`), full.stdout);
 
-  const wrong = await runSeat(["approve", String(approval.id), "--digest", digestOf("echo configured"), "--json"], { env, cwd });
+  const wrong = await runSeat(["approve", String(approval.id), "--digest", digestOf("echo configured"), "--json"], {
+    env,
+    cwd,
+  });
   assert.equal(lines(wrong.stdout)[0]?.code, "APPROVAL_TARGET_CHANGED", wrong.stdout + wrong.stderr);
   assert.equal(wrong.code, 1);
   const malformed = await runSeat(["approve", String(approval.id), "--digest", "abc"], { env, cwd });
@@ -92,9 +119,15 @@ test("a command shape masking used to hide is listed byte for byte with its dige
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.equal(existsSync(join(cwd, "PWNED")), false, "a wrong digest ran nothing");
   const still = await runSeat(["approvals", "--json"], { env, cwd });
-  assert.ok(lines(still.stdout).some((l) => l.id === approval.id), "a refused answer leaves the approval held");
+  assert.ok(
+    lines(still.stdout).some((l) => l.id === approval.id),
+    "a refused answer leaves the approval held",
+  );
 
-  const approved = await runSeat(["approve", String(approval.id), "--digest", String(approval.digest), "--json"], { env, cwd });
+  const approved = await runSeat(["approve", String(approval.id), "--digest", String(approval.digest), "--json"], {
+    env,
+    cwd,
+  });
   assert.equal(approved.code, 0, approved.stdout + approved.stderr);
   const done = await run.done;
   assert.equal(done.code, 0, done.stdout.slice(-2000) + done.stderr.slice(-2000));
@@ -110,11 +143,22 @@ test("a command past 2,000 characters is never cut silently: the listing says it
   const approval = await waitForApproval(env, cwd, run.child.pid!, run);
   assert.equal((approval.target as { command?: string }).command, LONG, "--json carries the whole command");
   const text = await runSeat(["approvals"], { env, cwd });
-  assert.match(text.stdout, new RegExp(`\\[cut: 200 of ${LONG.length} characters shown; seat approvals --full ${approval.id}\\]`), text.stdout);
+  assert.match(
+    text.stdout,
+    new RegExp(`\\[cut: 200 of ${LONG.length} characters shown; seat approvals --full ${approval.id}\\]`),
+    text.stdout,
+  );
   assert.ok(!text.stdout.includes("TAIL.txt"), "the short listing is cut, and says so");
   const full = await runSeat(["approvals", "--full", String(approval.id)], { env, cwd });
-  assert.ok(full.stdout.includes(`(${LONG.length} characters, exactly as it will run, between the lines)\n-----\n${LONG}\n-----`), full.stdout.slice(-400));
-  const fullJson = lines((await runSeat(["approvals", "--full", String(approval.id), "--json"], { env, cwd })).stdout)[0];
+  assert.ok(
+    full.stdout.includes(
+      `(${LONG.length} characters, exactly as it will run, between the lines)\n-----\n${LONG}\n-----`,
+    ),
+    full.stdout.slice(-400),
+  );
+  const fullJson = lines(
+    (await runSeat(["approvals", "--full", String(approval.id), "--json"], { env, cwd })).stdout,
+  )[0];
   assert.equal((fullJson?.target as { command?: string } | undefined)?.command, LONG);
   const approved = await runSeat(["approve", String(approval.id), "--digest", digestOf(LONG)], { env, cwd });
   assert.equal(approved.code, 0, approved.stderr);
@@ -126,7 +170,10 @@ test("only a secret value the seat knows is masked, and the approval says which;
   const r = await rig(t);
   const env = envFor(r);
   const cwd = r.sandbox.project;
-  const run = startSeat(["run", "--json", "please run exact case keyed"], { env: { ...env, XAI_API_KEY: CANARY }, cwd });
+  const run = startSeat(["run", "--json", "please run exact case keyed"], {
+    env: { ...env, XAI_API_KEY: CANARY },
+    cwd,
+  });
   t.after(() => void run.child.kill("SIGKILL"));
   const approval = await waitForApproval(env, cwd, run.child.pid!, run);
   assert.equal((approval.target as { command?: string }).command, KEYED.replace(CANARY, "[redacted]"));
@@ -135,7 +182,10 @@ test("only a secret value the seat knows is masked, and the approval says which;
   const text = await runSeat(["approvals"], { env, cwd });
   assert.match(text.stdout, /masked: \[XAI_API_KEY\]/);
   assert.ok(!text.stdout.includes(CANARY));
-  assert.equal((await runSeat(["approve", String(approval.id), "--digest", String(approval.digest)], { env, cwd })).code, 0);
+  assert.equal(
+    (await runSeat(["approve", String(approval.id), "--digest", String(approval.digest)], { env, cwd })).code,
+    0,
+  );
   const done = await run.done;
   assert.equal(done.code, 0, done.stderr.slice(-2000));
   assert.ok(!done.stdout.includes(CANARY), "the run's own output never shows the value");

@@ -25,7 +25,14 @@ const SCRIPT: MockScript = {
     match: `approval case ${name}`,
     replies: [
       // grok 1.0.41 refuses run_terminal_command without `description`; `>>` lets a second run show as a second line.
-      { toolCalls: [{ name: "run_terminal_command", arguments: { command: `echo ran >> ${marker(name)}`, description: `append to ${marker(name)}` } }] },
+      {
+        toolCalls: [
+          {
+            name: "run_terminal_command",
+            arguments: { command: `echo ran >> ${marker(name)}`, description: `append to ${marker(name)}` },
+          },
+        ],
+      },
       // The approve case's answer streams slowly, so its run is still alive when the losing answer arrives.
       { text: `case ${name} went on and on`, ...(name === "approve" ? { chunkDelayMs: 400 } : {}) },
     ],
@@ -33,7 +40,12 @@ const SCRIPT: MockScript = {
 };
 
 type Line = { type: string; [k: string]: unknown };
-const lines = (out: string): Line[] => out.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] =>
+  out
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Line);
 
 async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> {
   const started = await startLiveRig(SCRIPT);
@@ -44,11 +56,23 @@ async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Prom
 }
 
 function envFor(r: LiveRig): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: r.sandbox.home, GROK_HOME: r.sandbox.grokHome, GROK_BIN: r.binary, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"), NO_COLOR: "1" };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: r.sandbox.home,
+    GROK_HOME: r.sandbox.grokHome,
+    GROK_BIN: r.binary,
+    GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"),
+    NO_COLOR: "1",
+  };
 }
 
 /** Polls `seat approvals --json` from another process until an approval matching `pick` shows. */
-async function waitForApproval(env: NodeJS.ProcessEnv, cwd: string, pick: (a: Line) => boolean, run: { done: Promise<CliResult> }): Promise<Line> {
+async function waitForApproval(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  pick: (a: Line) => boolean,
+  run: { done: Promise<CliResult> },
+): Promise<Line> {
   let ended = false;
   void run.done.then(() => (ended = true));
   const deadline = Date.now() + 90_000;
@@ -59,24 +83,35 @@ async function waitForApproval(env: NodeJS.ProcessEnv, cwd: string, pick: (a: Li
     if (found) return found;
     await new Promise((r) => setTimeout(r, 200));
   }
-  assert.fail(`no approval showed in seat approvals (run ended: ${ended}; run output ${ended ? (await run.done).stdout.slice(-1500) : ""})`);
+  assert.fail(
+    `no approval showed in seat approvals (run ended: ${ended}; run output ${ended ? (await run.done).stdout.slice(-1500) : ""})`,
+  );
 }
 
 test("a named seat run waits on its held shell command; seat approve from another process runs it exactly once and a second answer is refused naming the first", async (t) => {
   const r = await rig(t);
   const env = envFor(r);
   const cwd = r.sandbox.project;
-  const run = startSeat(["run", "-s", "held", "--json", "--idle-timeout", "2", "please run approval case approve"], { env, cwd });
+  const run = startSeat(["run", "-s", "held", "--json", "--idle-timeout", "2", "please run approval case approve"], {
+    env,
+    cwd,
+  });
   t.after(() => void run.child.kill("SIGKILL"));
   const approval = await waitForApproval(env, cwd, (a) => (a.owner as { name?: string }).name === "held", run);
   assert.equal(approval.category, "execute");
   assert.match(String((approval.target as { command?: string }).command), /echo ran >> approval-approve\.txt/);
-  assert.deepEqual({ kind: (approval.owner as { kind: string }).kind, pid: (approval.owner as { pid: number }).pid }, { kind: "named-session", pid: run.child.pid });
+  assert.deepEqual(
+    { kind: (approval.owner as { kind: string }).kind, pid: (approval.owner as { pid: number }).pid },
+    { kind: "named-session", pid: run.child.pid },
+  );
   assert.equal(existsSync(join(cwd, marker("approve"))), false, "nothing ran while the approval waited");
   // Waiting longer than the idle timeout (2 s) is fine: the idle timeout does not run while an approval is held.
   await new Promise((resolve) => setTimeout(resolve, 2_500));
   // Two answers from two processes at once: exactly one is applied, the other is told whose answer stood.
-  const answers = await Promise.all([runSeat(["approve", String(approval.id), "--always", "--json"], { env, cwd }), runSeat(["approve", String(approval.id), "--always", "--json"], { env, cwd })]);
+  const answers = await Promise.all([
+    runSeat(["approve", String(approval.id), "--always", "--json"], { env, cwd }),
+    runSeat(["approve", String(approval.id), "--always", "--json"], { env, cwd }),
+  ]);
   const won = answers.filter((a) => a.code === 0);
   const lost = answers.filter((a) => a.code !== 0);
   assert.equal(won.length, 1, answers.map((a) => a.stdout + a.stderr).join("\n"));
@@ -99,7 +134,11 @@ test("a named seat run waits on its held shell command; seat approve from anothe
   assert.equal(permission?.decision, "allow");
   assert.match(String(permission?.optionId), /always/, "grok was answered with its allow-always option");
   const listed = await runSeat(["approvals", "--json"], { env, cwd });
-  assert.equal(lines(listed.stdout).some((l) => l.id === approval.id), false, "gone once answered");
+  assert.equal(
+    lines(listed.stdout).some((l) => l.id === approval.id),
+    false,
+    "gone once answered",
+  );
 });
 
 test("a plain seat run's held command denied with seat deny never runs; unknown, malformed and missing ids are coded refusals", async (t) => {
@@ -114,7 +153,10 @@ test("a plain seat run's held command denied with seat deny never runs; unknown,
   assert.equal((approval.owner as { kind: string }).kind, "session");
   // The watcher must see it appear before it is answered (its listing may be slower than the answer on a loaded
   // machine: one socket of another run that does not answer holds a listing for its 3 s timeout).
-  const seen = () => lines(watch.stdout()).filter((l) => l.id === approval.id).map((l) => l.type);
+  const seen = () =>
+    lines(watch.stdout())
+      .filter((l) => l.id === approval.id)
+      .map((l) => l.type);
   const appeared = Date.now() + 30_000;
   while (seen().length < 1 && Date.now() < appeared) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(seen(), ["approval"], "the watcher shows the pending approval");
@@ -147,7 +189,20 @@ test("a held approval nobody answers is denied at its deadline with APPROVAL_TIM
   const env = envFor(r);
   const cwd = r.sandbox.project;
   // The idle timeout (1 s) is shorter than the deadline (3 s): only the deadline may end this wait.
-  const done = await runSeat(["run", "-s", "late", "--json", "--idle-timeout", "1", "--approval-timeout", "3", "please run approval case timeout"], { env, cwd });
+  const done = await runSeat(
+    [
+      "run",
+      "-s",
+      "late",
+      "--json",
+      "--idle-timeout",
+      "1",
+      "--approval-timeout",
+      "3",
+      "please run approval case timeout",
+    ],
+    { env, cwd },
+  );
   const events = lines(done.stdout);
   assert.equal(existsSync(join(cwd, marker("timeout"))), false, "a timeout never allows");
   assert.equal(events.find((e) => e.type === "approval_answered")?.via, "timeout");
@@ -168,8 +223,15 @@ test("library: a session with approvals holds the call, approval_asked carries i
       onEvent: async (e) => {
         events.push(e);
         if (e.type === "approval_asked") {
-          assert.ok((await listApprovals({ env: { HOME: r.sandbox.home, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home") } })).some((a) => a.id === e.approval.id));
-          assert.deepEqual(await answerApproval(e.approval.id, { decision: "allow", by: "test" }), { id: e.approval.id, decision: "allow" });
+          assert.ok(
+            (
+              await listApprovals({ env: { HOME: r.sandbox.home, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home") } })
+            ).some((a) => a.id === e.approval.id),
+          );
+          assert.deepEqual(await answerApproval(e.approval.id, { decision: "allow", by: "test" }), {
+            id: e.approval.id,
+            decision: "allow",
+          });
         }
       },
     },
@@ -182,11 +244,19 @@ test("library: a session with approvals holds the call, approval_asked carries i
     const asked = events.find((e) => e.type === "approval_asked");
     assert.equal(asked?.type === "approval_asked" && asked.approval.owner.kind, "session");
     assert.equal(asked?.type === "approval_asked" && asked.approval.owner.id, held.id);
-    assert.deepEqual(events.filter((e) => e.type === "approval_answered").map((e) => e.type === "approval_answered" && [e.decision, e.via, e.by]), [["allow", "answer", "test"]]);
+    assert.deepEqual(
+      events
+        .filter((e) => e.type === "approval_answered")
+        .map((e) => e.type === "approval_answered" && [e.decision, e.via, e.by]),
+      [["allow", "answer", "test"]],
+    );
   } finally {
     await held.dispose();
   }
-  const off = await createSession({ ...r.sessionOptions, permissions: createPermissionGate({ policy: parsePolicyFlags({ ask: ["execute"] }) }) });
+  const off = await createSession({
+    ...r.sessionOptions,
+    permissions: createPermissionGate({ policy: parsePolicyFlags({ ask: ["execute"] }) }),
+  });
   try {
     const result = await off.prompt("please run approval case library");
     assert.equal(result.diagnostic?.code, "PERMISSION_NO_APPROVER");

@@ -22,12 +22,20 @@ test("a fleet job's states reach its stream, and seat ps --redis lists it workin
     await fleet.startWorker("host-a", { env: hostEnv });
     const handle = await client.enqueue({ prompt: "hang here", cwd: live.sandbox.project });
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: fleet.root };
-    const listed = await until(async () => {
-      const ps = await runSeat(["ps", "--json", "--redis", fleet.redis.url], { env });
-      assert.equal(ps.code, 0, ps.stderr);
-      const items = ps.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-      return items.find((i) => i.id === handle.id && i.state === "working");
-    }, 60_000, "the job listed working");
+    const listed = await until(
+      async () => {
+        const ps = await runSeat(["ps", "--json", "--redis", fleet.redis.url], { env });
+        assert.equal(ps.code, 0, ps.stderr);
+        const items = ps.stdout
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
+        return items.find((i) => i.id === handle.id && i.state === "working");
+      },
+      60_000,
+      "the job listed working",
+    );
     assert.equal(listed.kind, "job");
     assert.equal(listed.host, "host-a");
     assert.ok(typeof listed.since === "string" && !Number.isNaN(Date.parse(listed.since)));

@@ -23,16 +23,32 @@ const shellRule = (match: string, marker: string) => ({
   match,
   replies: [
     // grok 1.0.41 refuses run_terminal_command without `description`.
-    { toolCalls: [{ name: "run_terminal_command", arguments: { command: `echo ran > ${marker}`, description: `write ${marker}` } }] },
+    {
+      toolCalls: [
+        {
+          name: "run_terminal_command",
+          arguments: { command: `echo ran > ${marker}`, description: `write ${marker}` },
+        },
+      ],
+    },
     { text: `${match}: went on` },
   ],
 });
 
 function envFor(rig: LiveRig): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+  };
 }
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -66,7 +82,10 @@ test("a session reports starting, idle, working, waiting on an approval, working
     }
     assert.deepEqual(seenWhileAsked, ["waiting"]);
     assert.ok(existsSync(join(rig.sandbox.project, "marker-lib.txt")), "the approved command ran");
-    assert.deepEqual(changes.map((c) => c.state), ["starting", "idle", "working", "waiting", "working", "idle", "done"]);
+    assert.deepEqual(
+      changes.map((c) => c.state),
+      ["starting", "idle", "working", "waiting", "working", "idle", "done"],
+    );
     assert.equal(changes[3]!.waitingOn, "approval");
     assert.equal(changes[3]!.previous, "working");
     for (const c of changes) assert.ok(!Number.isNaN(Date.parse(c.since)), c.since);
@@ -74,36 +93,62 @@ test("a session reports starting, idle, working, waiting on an approval, working
 });
 
 test("seat run --json prints each state change, and a turn cancelled from another shell ends cancelled", async (t) => {
-  await withLiveRig(t, { rules: [{ match: "hang now", replies: [{ hang: true }] }, { match: "hello", replies: [{ text: "hi" }] }] }, async (rig) => {
-    const env = envFor(rig);
-    const done = await runSeat(["run", "--json", "hello"], { env, cwd: rig.sandbox.project });
-    assert.equal(done.code, 0, done.stderr);
-    const states = done.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.type === "state").map((e) => e.state);
-    // `done` stays the stream's last line: the state after the turn comes before it, the session's end is the exit code.
-    assert.deepEqual(states, ["starting", "idle", "working", "idle"]);
-    const lines = done.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.equal(lines.at(-1)?.type, "done");
+  await withLiveRig(
+    t,
+    {
+      rules: [
+        { match: "hang now", replies: [{ hang: true }] },
+        { match: "hello", replies: [{ text: "hi" }] },
+      ],
+    },
+    async (rig) => {
+      const env = envFor(rig);
+      const done = await runSeat(["run", "--json", "hello"], { env, cwd: rig.sandbox.project });
+      assert.equal(done.code, 0, done.stderr);
+      const states = done.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((e) => e.type === "state")
+        .map((e) => e.state);
+      // `done` stays the stream's last line: the state after the turn comes before it, the session's end is the exit code.
+      assert.deepEqual(states, ["starting", "idle", "working", "idle"]);
+      const lines = done.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.equal(lines.at(-1)?.type, "done");
 
-    const run = startSeat(["run", "-s", "ps-hang", "--json", "hang now"], { env, cwd: rig.sandbox.project });
-    const listed = await until("seat ps to list the running named session", async () => {
-      const ps = await runSeat(["ps", "--json"], { env, cwd: rig.sandbox.project });
-      assert.equal(ps.code, 0, ps.stderr);
-      const items = ps.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-      return items.find((i) => i.id === "ps-hang" && i.state === "working");
-    });
-    assert.equal(listed.kind, "named-session");
-    assert.equal(listed.agent, "grok");
-    assert.equal(listed.cwd, rig.sandbox.project);
-    assert.equal(listed.pid, run.child.pid);
-    const cancel = await runSeat(["cancel", "-s", "ps-hang"], { env, cwd: rig.sandbox.project });
-    assert.equal(cancel.code, 0, cancel.stderr);
-    const ended = await run.done;
-    assert.equal(ended.code, 130, ended.stderr);
-    const runStates = ended.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.type === "state").map((e) => e.state);
-    assert.deepEqual(runStates, ["starting", "idle", "working", "cancelled"]);
-    const after = await runSeat(["ps", "--json"], { env, cwd: rig.sandbox.project });
-    assert.equal(after.stdout.trim(), "", "nothing is live once the run ended");
-  });
+      const run = startSeat(["run", "-s", "ps-hang", "--json", "hang now"], { env, cwd: rig.sandbox.project });
+      const listed = await until("seat ps to list the running named session", async () => {
+        const ps = await runSeat(["ps", "--json"], { env, cwd: rig.sandbox.project });
+        assert.equal(ps.code, 0, ps.stderr);
+        const items = ps.stdout
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
+        return items.find((i) => i.id === "ps-hang" && i.state === "working");
+      });
+      assert.equal(listed.kind, "named-session");
+      assert.equal(listed.agent, "grok");
+      assert.equal(listed.cwd, rig.sandbox.project);
+      assert.equal(listed.pid, run.child.pid);
+      const cancel = await runSeat(["cancel", "-s", "ps-hang"], { env, cwd: rig.sandbox.project });
+      assert.equal(cancel.code, 0, cancel.stderr);
+      const ended = await run.done;
+      assert.equal(ended.code, 130, ended.stderr);
+      const runStates = ended.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((e) => e.type === "state")
+        .map((e) => e.state);
+      assert.deepEqual(runStates, ["starting", "idle", "working", "cancelled"]);
+      const after = await runSeat(["ps", "--json"], { env, cwd: rig.sandbox.project });
+      assert.equal(after.stdout.trim(), "", "nothing is live once the run ended");
+    },
+  );
 });
 
 test("seat ps --watch shows a named session waiting on an approval and runs --on-waiting once, with its variables", async (t) => {
@@ -120,7 +165,10 @@ test("seat ps --watch shows a named session waiting on an approval and runs --on
         return { id, decision: answer.decision };
       },
     };
-    const watch = startSeat(["ps", "--watch", "--json", "--interval", "0.1", "--on-waiting", "env"], { env, cwd: rig.sandbox.project });
+    const watch = startSeat(["ps", "--watch", "--json", "--interval", "0.1", "--on-waiting", "env"], {
+      env,
+      cwd: rig.sandbox.project,
+    });
     const opened = await openSession({
       ...rig.sessionOptions,
       home,
@@ -129,7 +177,16 @@ test("seat ps --watch shows a named session waiting on an approval and runs --on
         policy: parsePolicyFlags({ ask: ["execute"] }),
         approver: () =>
           new Promise((resolve) => {
-            pending.push({ id: "ap-1", category: "execute", title: "write marker-ps.txt", target: { command: "echo ran > marker-ps.txt" }, digest: targetDigest({ command: "echo ran > marker-ps.txt" }), owner: { kind: "named-session", id: "ps-wait", name: "ps-wait", pid: process.pid }, askedAt: new Date().toISOString(), deadline: new Date(Date.now() + 60_000).toISOString() });
+            pending.push({
+              id: "ap-1",
+              category: "execute",
+              title: "write marker-ps.txt",
+              target: { command: "echo ran > marker-ps.txt" },
+              digest: targetDigest({ command: "echo ran > marker-ps.txt" }),
+              owner: { kind: "named-session", id: "ps-wait", name: "ps-wait", pid: process.pid },
+              askedAt: new Date().toISOString(),
+              deadline: new Date(Date.now() + 60_000).toISOString(),
+            });
             release = (answer) => {
               pending.length = 0;
               resolve(answer);
@@ -147,26 +204,49 @@ test("seat ps --watch shows a named session waiting on an approval and runs --on
       assert.equal(waiting.waitingOn, "approval");
       assert.equal(waiting.pendingApprovals, 1);
       assert.equal(waiting.pid, process.pid);
-      await until("the --on-waiting command to run", () => (watch.stderr().includes("SEAT_PS_STATE=waiting") ? true : undefined));
+      await until("the --on-waiting command to run", () =>
+        watch.stderr().includes("SEAT_PS_STATE=waiting") ? true : undefined,
+      );
       assert.ok(!existsSync(join(rig.sandbox.project, "marker-ps.txt")), "nothing ran while the approval was pending");
       await source.answer("ap-1", { decision: "allow" });
       const result = await turn;
       assert.equal(result.stopReason, "end_turn", JSON.stringify(result.diagnostic));
       assert.ok(existsSync(join(rig.sandbox.project, "marker-ps.txt")), "the approved command ran");
-      await until("seat ps --watch to see the session idle again", () => (watch.stdout().includes('"state":"idle"') ? true : undefined));
+      await until("seat ps --watch to see the session idle again", () =>
+        watch.stdout().includes('"state":"idle"') ? true : undefined,
+      );
     } finally {
       await opened.session.dispose();
     }
-    await until("seat ps --watch to see the session gone", () => (watch.stdout().includes('"change":"gone"') ? true : undefined));
+    await until("seat ps --watch to see the session gone", () =>
+      watch.stdout().includes('"change":"gone"') ? true : undefined,
+    );
     watch.child.kill("SIGTERM");
     const ended = await watch.done;
     assert.equal(ended.code, 0, ended.stderr);
     const stderr = ended.stderr;
-    assert.equal(stderr.split("\n").filter((l) => l === "SEAT_PS_STATE=waiting").length, 1, "--on-waiting ran exactly once");
-    for (const line of ["SEAT_PS_KIND=named-session", "SEAT_PS_ID=ps-wait", "SEAT_PS_NAME=ps-wait", "SEAT_PS_AGENT=grok", "SEAT_PS_WAITING_ON=approval", `SEAT_PS_PID=${process.pid}`, `SEAT_PS_CWD=${rig.sandbox.project}`]) {
+    assert.equal(
+      stderr.split("\n").filter((l) => l === "SEAT_PS_STATE=waiting").length,
+      1,
+      "--on-waiting ran exactly once",
+    );
+    for (const line of [
+      "SEAT_PS_KIND=named-session",
+      "SEAT_PS_ID=ps-wait",
+      "SEAT_PS_NAME=ps-wait",
+      "SEAT_PS_AGENT=grok",
+      "SEAT_PS_WAITING_ON=approval",
+      `SEAT_PS_PID=${process.pid}`,
+      `SEAT_PS_CWD=${rig.sandbox.project}`,
+    ]) {
       assert.ok(stderr.split("\n").includes(line), `${line} in the command's environment`);
     }
-    const changes = ended.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>).filter((c) => c.id === "ps-wait").map((c) => `${String(c.change)}:${String(c.state)}`);
+    const changes = ended.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((c) => c.id === "ps-wait")
+      .map((c) => `${String(c.change)}:${String(c.state)}`);
     assert.ok(changes.includes("state:waiting") || changes.includes("appeared:waiting"), changes.join(","));
     assert.match(changes.at(-1) ?? "", /^gone:/);
   });

@@ -14,16 +14,31 @@ import { withLiveRig } from "../../support/live-turns.js";
 type Item = Record<string, unknown>;
 
 function envFor(rig: LiveRig): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: join(rig.sandbox.root, "seat-home"), NO_COLOR: "1" };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    GROK_SEAT_HOME: join(rig.sandbox.root, "seat-home"),
+    NO_COLOR: "1",
+  };
 }
 
 async function ps(rig: LiveRig): Promise<Item[]> {
   const listed = await runSeat(["ps", "--json"], { env: envFor(rig), cwd: rig.sandbox.project });
   assert.equal(listed.code, 0, listed.stderr);
-  return listed.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Item);
+  return listed.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Item);
 }
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -35,14 +50,19 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 
 /** The pids of the grok processes whose environment names `dir` (the rig's GROK_HOME). */
 function grokProcessesIn(dir: string): number[] {
-  return readdirSync("/proc").filter((n) => /^\d+$/.test(n)).flatMap((name) => {
-    try {
-      if (/^State:\s+Z/m.test(readFileSync(`/proc/${name}/status`, "utf8"))) return [];
-      return readFileSync(`/proc/${name}/cmdline`, "utf8").includes("grok") && readFileSync(`/proc/${name}/environ`, "utf8").includes(dir) ? [Number(name)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync("/proc")
+    .filter((n) => /^\d+$/.test(n))
+    .flatMap((name) => {
+      try {
+        if (/^State:\s+Z/m.test(readFileSync(`/proc/${name}/status`, "utf8"))) return [];
+        return readFileSync(`/proc/${name}/cmdline`, "utf8").includes("grok") &&
+          readFileSync(`/proc/${name}/environ`, "utf8").includes(dir)
+          ? [Number(name)]
+          : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Every descendant of `pid` (read from /proc/N/stat's parent field). */
@@ -84,7 +104,20 @@ test("seat ps lists plain seat runs (working, then waiting on a held approval) a
     rules: [
       { match: "hang now", replies: [{ hang: true }] },
       // grok 1.0.41 refuses run_terminal_command without `description`.
-      { match: "held shell", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: "echo ran > marker-run.txt", description: "write marker-run.txt" } }] }, { text: "went on" }] },
+      {
+        match: "held shell",
+        replies: [
+          {
+            toolCalls: [
+              {
+                name: "run_terminal_command",
+                arguments: { command: "echo ran > marker-run.txt", description: "write marker-run.txt" },
+              },
+            ],
+          },
+          { text: "went on" },
+        ],
+      },
     ],
   };
   await withLiveRig(t, script, async (rig) => {
@@ -93,13 +126,17 @@ test("seat ps lists plain seat runs (working, then waiting on a held approval) a
     const hanging = startSeat(["run", "--json", "hang now"], { env, cwd });
     const held = startSeat(["run", "--json", "held shell"], { env, cwd });
     try {
-      const working = await until("the hanging run to be listed working", async () => (await ps(rig)).find((i) => i.pid === hanging.child.pid && i.state === "working"));
+      const working = await until("the hanging run to be listed working", async () =>
+        (await ps(rig)).find((i) => i.pid === hanging.child.pid && i.state === "working"),
+      );
       assert.equal(working.kind, "run");
       assert.equal(working.agent, "grok");
       assert.equal(working.cwd, cwd);
       assert.match(String(working.id), /\S/);
       assert.equal(working.pendingApprovals, 0);
-      const waiting = await until("the held run to be listed waiting", async () => (await ps(rig)).find((i) => i.pid === held.child.pid && i.state === "waiting"));
+      const waiting = await until("the held run to be listed waiting", async () =>
+        (await ps(rig)).find((i) => i.pid === held.child.pid && i.state === "waiting"),
+      );
       assert.equal(waiting.kind, "run");
       assert.equal(waiting.waitingOn, "approval");
       assert.equal(waiting.pendingApprovals, 1);
@@ -116,20 +153,51 @@ test("seat ps lists plain seat runs (working, then waiting on a held approval) a
       await hanging.done;
       killAll(orphans);
       const after = await ps(rig);
-      assert.equal(after.some((i) => i.pid === hanging.child.pid), false, "a dead run is never listed");
-      assert.ok(after.some((i) => i.pid === held.child.pid), "the live one still is");
-      await until("the dead run's socket to be pruned", async () => {
-        await ps(rig);
-        return sockets().length === 1 ? true : undefined;
-      }, 15_000);
+      assert.equal(
+        after.some((i) => i.pid === hanging.child.pid),
+        false,
+        "a dead run is never listed",
+      );
+      assert.ok(
+        after.some((i) => i.pid === held.child.pid),
+        "the live one still is",
+      );
+      await until(
+        "the dead run's socket to be pruned",
+        async () => {
+          await ps(rig);
+          return sockets().length === 1 ? true : undefined;
+        },
+        15_000,
+      );
 
-      const denied = await runSeat(["deny", String((await until("the approval", async () => {
-        const listed = await runSeat(["approvals", "--json"], { env, cwd });
-        return listed.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Item).find((a) => a.type === "approval");
-      })).id)], { env, cwd });
+      const denied = await runSeat(
+        [
+          "deny",
+          String(
+            (
+              await until("the approval", async () => {
+                const listed = await runSeat(["approvals", "--json"], { env, cwd });
+                return listed.stdout
+                  .trim()
+                  .split("\n")
+                  .filter(Boolean)
+                  .map((l) => JSON.parse(l) as Item)
+                  .find((a) => a.type === "approval");
+              })
+            ).id,
+          ),
+        ],
+        { env, cwd },
+      );
       assert.equal(denied.code, 0, denied.stderr);
       const ended = await held.done;
-      assert.ok(ended.stdout.split("\n").some((l) => l.includes('"type":"approval_answered"') && l.includes('"decision":"deny"')), ended.stdout.slice(-1500));
+      assert.ok(
+        ended.stdout
+          .split("\n")
+          .some((l) => l.includes('"type":"approval_answered"') && l.includes('"decision":"deny"')),
+        ended.stdout.slice(-1500),
+      );
       assert.equal(existsSync(join(cwd, "marker-run.txt")), false, "the denied command never ran");
       assert.deepEqual(await ps(rig), [], "nothing is live once the runs ended");
       assert.deepEqual(sockets(), [], "the ended run removed its own socket");

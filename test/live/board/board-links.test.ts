@@ -21,15 +21,44 @@ import { startNotifyReceiver } from "../../support/notify-receiver.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
 
 const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const SECRET = "links-live-secret-0123456789";
 const APPROVED = 'echo "$(echo ran)" >> linked.txt';
 const REFUSED = "echo ran >> refused.txt";
 
 const SCRIPT: MockScript = {
   rules: [
-    { match: "link approve case", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: APPROVED, description: "append to linked.txt" } }] }, { text: "approve case done" }] },
-    { match: "link refuse case", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: REFUSED, description: "append to refused.txt" } }] }, { text: "refuse case done" }] },
+    {
+      match: "link approve case",
+      replies: [
+        {
+          toolCalls: [
+            { name: "run_terminal_command", arguments: { command: APPROVED, description: "append to linked.txt" } },
+          ],
+        },
+        { text: "approve case done" },
+      ],
+    },
+    {
+      match: "link refuse case",
+      replies: [
+        {
+          toolCalls: [
+            { name: "run_terminal_command", arguments: { command: REFUSED, description: "append to refused.txt" } },
+          ],
+        },
+        { text: "refuse case done" },
+      ],
+    },
   ],
 };
 
@@ -58,7 +87,16 @@ async function refusal(page: Page, url: string): Promise<string> {
 
 /** A confirm POST as the link's own page would send it (same origin): refused links must refuse it too. */
 async function confirmDirect(url: string): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, { method: "POST", redirect: "manual", headers: { origin: new URL(url).origin, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" }, body: "" });
+  const res = await fetch(url, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      origin: new URL(url).origin,
+      "sec-fetch-site": "same-origin",
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: "",
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -75,9 +113,23 @@ test("approval by link in chromium: the signed webhook's Approve link shows the 
   cleanups.push(() => receiver.close());
   const config = join(live.sandbox.root, "xdg");
   mkdirSync(join(config, "grok-seat"), { recursive: true });
-  writeFileSync(join(config, "grok-seat", "config.json"), JSON.stringify({ notify: { targets: { hook: { type: "webhook", url: `${receiver.url}/hook`, secretEnv: "HOOK_SECRET" } } } }));
+  writeFileSync(
+    join(config, "grok-seat", "config.json"),
+    JSON.stringify({
+      notify: { targets: { hook: { type: "webhook", url: `${receiver.url}/hook`, secretEnv: "HOOK_SECRET" } } },
+    }),
+  );
   const seatHome = join(live.sandbox.root, "seat-home");
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary, GROK_SEAT_HOME: seatHome, XDG_CONFIG_HOME: config, HOOK_SECRET: SECRET, NO_COLOR: "1" };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: live.sandbox.home,
+    GROK_HOME: live.sandbox.grokHome,
+    GROK_BIN: live.binary,
+    GROK_SEAT_HOME: seatHome,
+    XDG_CONFIG_HOME: config,
+    HOOK_SECRET: SECRET,
+    NO_COLOR: "1",
+  };
   const cwd = live.sandbox.project;
 
   const board = startSeat(["board"], { env, cwd });
@@ -90,17 +142,31 @@ test("approval by link in chromium: the signed webhook's Approve link shows the 
   assert.ok(token, boardLine);
 
   const artefacts = mkdtempSync(join(tmpdir(), "seat-board-links-"));
-  const context = await chromium.launchPersistentContext(join(artefacts, "profile"), { executablePath: CHROMIUM, headless: true, args: FLAGS });
+  const context = await chromium.launchPersistentContext(join(artefacts, "profile"), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+  });
   cleanups.push(async () => {
     await context.close();
     rmSync(join(artefacts, "profile"), { recursive: true, force: true });
   });
   const page = await context.newPage();
 
-  const waitingFor = (command: string) => until(`the waiting notification for ${command}`, () => [...receiver.accepted.values()].find((e) => (e as Waiting).event === "waiting" && (e as Waiting).approval.command === command) as Waiting | undefined);
+  const waitingFor = (command: string) =>
+    until(
+      `the waiting notification for ${command}`,
+      () =>
+        [...receiver.accepted.values()].find(
+          (e) => (e as Waiting).event === "waiting" && (e as Waiting).approval.command === command,
+        ) as Waiting | undefined,
+    );
 
   // 1. Approve by link: opened (nothing runs), confirmed (runs once).
-  const approveRun = startSeat(["run", "-s", "linked", "--notify", "hook", "--json", "please run link approve case"], { env, cwd });
+  const approveRun = startSeat(["run", "-s", "linked", "--notify", "hook", "--json", "please run link approve case"], {
+    env,
+    cwd,
+  });
   cleanups.push(async () => void approveRun.child.kill("SIGKILL"));
   const waiting = await waitingFor(APPROVED);
   const approveUrl = waiting.approval.approve_url;
@@ -110,7 +176,10 @@ test("approval by link in chromium: the signed webhook's Approve link shows the 
     assert.ok(!url.includes(token), "a link never carries the board's token");
     assert.ok(!url.includes(new URL(boardLine).pathname.slice(1, -1)), "nor its secret path");
   }
-  assert.ok(receiver.requests.every((q) => q.refused === undefined), "every webhook verified (signature, schema)");
+  assert.ok(
+    receiver.requests.every((q) => q.refused === undefined),
+    "every webhook verified (signature, schema)",
+  );
   await page.goto(approveUrl);
   assert.equal(await page.locator("#target").innerText(), APPROVED, "the page shows the exact command");
   await page.screenshot({ path: join(artefacts, "confirm.png"), fullPage: true });
@@ -129,7 +198,10 @@ test("approval by link in chromium: the signed webhook's Approve link shows the 
   assert.match(reused.text, /APPROVAL_LINK_USED/);
 
   // 3. A held approval whose links are tampered with, expired or made for another command.
-  const refuseRun = startSeat(["run", "-s", "refused", "--notify", "hook", "--json", "please run link refuse case"], { env, cwd });
+  const refuseRun = startSeat(["run", "-s", "refused", "--notify", "hook", "--json", "please run link refuse case"], {
+    env,
+    cwd,
+  });
   cleanups.push(async () => void refuseRun.child.kill("SIGKILL"));
   const held = await waitingFor(REFUSED);
   const heldUrl = new URL(held.approval.approve_url!);
@@ -141,7 +213,11 @@ test("approval by link in chromium: the signed webhook's Approve link shows the 
   const signature = heldUrl.searchParams.get("s")!;
   const altered = new URL(heldUrl.href);
   altered.searchParams.set("s", `${signature[0] === "A" ? "B" : "A"}${signature.slice(1)}`);
-  const cases: Array<[string, string, number]> = [[expired, "APPROVAL_LINK_EXPIRED", 410], [altered.href, "APPROVAL_LINK_INVALID", 403], [stale, "APPROVAL_TARGET_CHANGED", 409]];
+  const cases: Array<[string, string, number]> = [
+    [expired, "APPROVAL_LINK_EXPIRED", 410],
+    [altered.href, "APPROVAL_LINK_INVALID", 403],
+    [stale, "APPROVAL_TARGET_CHANGED", 409],
+  ];
   for (const [url, code, status] of cases) {
     assert.match(await refusal(page, url), new RegExp(code), url);
     const posted = await confirmDirect(url);
@@ -157,7 +233,15 @@ test("approval by link in chromium: the signed webhook's Approve link shows the 
   await Promise.all([page.waitForLoadState("load"), page.locator("#confirm").click()]);
   assert.equal(await page.locator("#outcome").innerText(), "Denied");
   const denied = await refuseRun.done;
-  const answered = denied.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { type: string; decision?: string }).filter((e) => e.type === "approval_answered");
-  assert.deepEqual(answered.map((e) => e.decision), ["deny"], denied.stdout);
+  const answered = denied.stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as { type: string; decision?: string })
+    .filter((e) => e.type === "approval_answered");
+  assert.deepEqual(
+    answered.map((e) => e.decision),
+    ["deny"],
+    denied.stdout,
+  );
   assert.equal(existsSync(join(cwd, "refused.txt")), false, "the denied command never ran");
 });

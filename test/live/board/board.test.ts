@@ -22,7 +22,16 @@ import { startLiveRig } from "../../support/live-rig.js";
 import { redisMissing, startFleetRig, until } from "../../support/fleet-rig.js";
 
 const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 test("the board shows a running job and a pending approval in chromium, refuses without token or origin, and one click approves once", async (t) => {
   if (!need(t, redisMissing())) return;
@@ -30,7 +39,20 @@ test("the board shows a running job and a pending approval in chromium, refuses 
   const live = await startLiveRig({
     rules: [
       { match: "hang here", replies: [{ hang: true }] },
-      { match: "wait for me", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: "echo ran >> marker-board.txt", description: "append to marker-board.txt" } }] }, { text: "approved and ran" }] },
+      {
+        match: "wait for me",
+        replies: [
+          {
+            toolCalls: [
+              {
+                name: "run_terminal_command",
+                arguments: { command: "echo ran >> marker-board.txt", description: "append to marker-board.txt" },
+              },
+            ],
+          },
+          { text: "approved and ran" },
+        ],
+      },
     ],
   });
   if (!gotLive(t, live)) return;
@@ -42,7 +64,11 @@ test("the board shows a running job and a pending approval in chromium, refuses 
     const hostEnv = { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary };
     await fleet.startWorker("host-a", { env: hostEnv });
     const job = await client.enqueue({ prompt: "hang here", cwd: live.sandbox.project });
-    await until(async () => ((await job.state()).attentionState === "working" ? true : undefined), 60_000, "the job working");
+    await until(
+      async () => ((await job.state()).attentionState === "working" ? true : undefined),
+      60_000,
+      "the job working",
+    );
 
     // A real approval: the named session's gate waits in its approver until the source forwards an answer.
     const pending: PendingApproval[] = [];
@@ -65,8 +91,19 @@ test("the board shows a running job and a pending approval in chromium, refuses 
         policy: parsePolicyFlags({ ask: ["execute"] }),
         approver: (question) =>
           new Promise((resolve) => {
-            const command = String((question.request.toolCall.rawInput as { command?: unknown } | undefined)?.command ?? "");
-            pending.push({ id: "ap-<1>", category: question.category, title: question.request.toolCall.title ?? "tool", target: { command }, digest: targetDigest({ command }), owner: { kind: "named-session", id: "board-wait", name: "board-wait", pid: process.pid }, askedAt: new Date().toISOString(), deadline: new Date(Date.now() + 120_000).toISOString() });
+            const command = String(
+              (question.request.toolCall.rawInput as { command?: unknown } | undefined)?.command ?? "",
+            );
+            pending.push({
+              id: "ap-<1>",
+              category: question.category,
+              title: question.request.toolCall.title ?? "tool",
+              target: { command },
+              digest: targetDigest({ command }),
+              owner: { kind: "named-session", id: "board-wait", name: "board-wait", pid: process.pid },
+              askedAt: new Date().toISOString(),
+              deadline: new Date(Date.now() + 120_000).toISOString(),
+            });
             release = (decision) => {
               pending.length = 0;
               resolve(decision);
@@ -84,14 +121,30 @@ test("the board shows a running job and a pending approval in chromium, refuses 
 
     // Without the token: 401, whatever the route or method; with the token but from another origin: 403.
     for (const path of ["", "queues/", "queues/api/queues", "approvals/ap-%3C1%3E/allow"]) {
-      const res = await fetch(`${board.url}${path}`, { method: path.startsWith("approvals") ? "POST" : "GET", redirect: "manual" });
+      const res = await fetch(`${board.url}${path}`, {
+        method: path.startsWith("approvals") ? "POST" : "GET",
+        redirect: "manual",
+      });
       assert.equal(res.status, 401, path);
     }
-    const foreign = await fetch(`${board.url}approvals/ap-%3C1%3E/allow`, { method: "POST", redirect: "manual", headers: { cookie: `seat_board=${board.token}`, origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" }, body: `token=${board.token}` });
+    const foreign = await fetch(`${board.url}approvals/ap-%3C1%3E/allow`, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        cookie: `seat_board=${board.token}`,
+        origin: "http://evil.example",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: `token=${board.token}`,
+    });
     assert.equal(foreign.status, 403);
     assert.equal(answers.length, 0, "nothing was answered by a refused request");
 
-    const context = await chromium.launchPersistentContext(join(artefacts, "profile"), { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    const context = await chromium.launchPersistentContext(join(artefacts, "profile"), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+    });
     // The browser profile goes with the browser; the screenshots stay as the test's artefacts.
     cleanups.push(async () => {
       await context.close();
@@ -112,10 +165,17 @@ test("the board shows a running job and a pending approval in chromium, refuses 
     assert.ok(existsSync(join(live.sandbox.project, "marker-board.txt")) === false, "nothing ran before the click");
 
     await Promise.all([page.waitForURL(/answered=/), approvalRow.getByRole("button", { name: "Approve" }).click()]);
-    assert.deepEqual(answers.map((a) => [a.id, a.answer.decision, a.answer.by]), [["ap-<1>", "allow", "board"]]);
+    assert.deepEqual(
+      answers.map((a) => [a.id, a.answer.decision, a.answer.by]),
+      [["ap-<1>", "allow", "board"]],
+    );
     const result = await turn;
     assert.equal(result.stopReason, "end_turn", JSON.stringify(result.diagnostic));
-    assert.equal(readFileSync(join(live.sandbox.project, "marker-board.txt"), "utf8"), "ran\n", "the approved command ran exactly once");
+    assert.equal(
+      readFileSync(join(live.sandbox.project, "marker-board.txt"), "utf8"),
+      "ran\n",
+      "the approved command ran exactly once",
+    );
     await page.reload();
     assert.equal(answers.length, 1, "reloading the result page answers nothing");
     assert.match(await page.content(), /No approval is pending/);
@@ -136,6 +196,10 @@ test("the board shows a running job and a pending approval in chromium, refuses 
 /** Cancels whatever the test left running in the fleet (the hanging job), so the worker exits promptly. */
 async function cancelLeftovers(client: Awaited<ReturnType<typeof connectFleet>>): Promise<void> {
   for (const record of await client.list(10)) {
-    if (record.status === "dispatched" || record.status === "active" || record.status === "waiting") await client.job(record.id).cancel({ ackTimeoutMs: 5_000 }).catch(() => undefined);
+    if (record.status === "dispatched" || record.status === "active" || record.status === "waiting")
+      await client
+        .job(record.id)
+        .cancel({ ackTimeoutMs: 5_000 })
+        .catch(() => undefined);
   }
 }

@@ -13,7 +13,12 @@ import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
 import { gotLive } from "../../support/requirements.js";
 
 function envFor(rig: LiveRig): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+  };
 }
 
 /** Pids of live processes whose cwd is `dir` (grok and anything it started there). */
@@ -70,13 +75,26 @@ test("seat models lists grok's models as grok-cli/<id>", async (t) => {
 
 test("seat run --json prints one typed object per line, ending with done, and exits 0", async (t) => {
   const rig = await startLiveRig({
-    rules: [{ match: "list it", replies: [{ text: "looking ", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] }, { text: "all listed" }] }],
+    rules: [
+      {
+        match: "list it",
+        replies: [
+          { text: "looking ", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] },
+          { text: "all listed" },
+        ],
+      },
+    ],
   });
   if (!gotLive(t, rig)) return;
   try {
-    const result = await runSeat(["run", "--json", "--cwd", rig.sandbox.project, "please list it"], { env: envFor(rig) });
+    const result = await runSeat(["run", "--json", "--cwd", rig.sandbox.project, "please list it"], {
+      env: envFor(rig),
+    });
     assert.equal(result.code, 0, result.stderr);
-    const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
     for (const line of lines) assert.equal(typeof line.type, "string");
     const types = lines.map((l) => l.type);
     assert.ok(types.includes("text"));
@@ -95,7 +113,9 @@ test("seat run streams plain text to stdout and tool lines to stderr", async (t)
   const rig = await startLiveRig();
   if (!gotLive(t, rig)) return;
   try {
-    const result = await runSeat(["run", "--cwd", rig.sandbox.project, "say pong"], { env: { ...envFor(rig), NO_COLOR: "1" } });
+    const result = await runSeat(["run", "--cwd", rig.sandbox.project, "say pong"], {
+      env: { ...envFor(rig), NO_COLOR: "1" },
+    });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "pong from mock\n");
     assert.doesNotMatch(result.stderr, /\u001b\[/, "no colour codes with NO_COLOR and no TTY");
@@ -131,9 +151,14 @@ test("seat demo runs the whole stack offline and the model quotes the host tool'
   if (!gotLive(t, rig)) return;
   await rig.close(); // only needed to know the binary can be provisioned; the demo brings its own mock and home
   const home = mkdtempSync(join(tmpdir(), "seat-demo-home-"));
-  const result = await runSeat(["demo", "--json"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home } }).finally(() => rmSync(home, { recursive: true, force: true }));
+  const result = await runSeat(["demo", "--json"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
+  }).finally(() => rmSync(home, { recursive: true, force: true }));
   assert.equal(result.code, 0, result.stderr);
-  const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; [k: string]: any });
+  const lines = result.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { type: string; [k: string]: any });
   assert.match(lines[0]?.message ?? "", /OFFLINE DEMO MODE/);
   const end = lines.find((l) => l.type === "tool_end");
   assert.equal(end?.status, "completed");
@@ -144,7 +169,12 @@ test("seat demo runs the whole stack offline and the model quotes the host tool'
 });
 
 /** Runs seat with stdin fed `input` (then closed); `onLine` sees each stdout line and may act on the child. */
-function seatPiped(args: string[], env: NodeJS.ProcessEnv, input: string | undefined, onLine: (line: string, child: ChildProcess) => void = () => undefined): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function seatPiped(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: string | undefined,
+  onLine: (line: string, child: ChildProcess) => void = () => undefined,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [SEAT_MAIN, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -168,15 +198,26 @@ test("seat run --json -s NAME into a reader that goes away (| head -1) cancels g
   if (!gotLive(t, rig)) return;
   try {
     const env = { ...envFor(rig), GROK_SEAT_HOME: join(rig.sandbox.home, "seat") };
-    const result = await seatPiped(["run", "--json", "-s", "piped", "--cwd", rig.sandbox.project, "answer slowly"], env, undefined, (line, child) => {
-      if (line.includes('"type":"text"')) child.stdout!.destroy();
-    });
+    const result = await seatPiped(
+      ["run", "--json", "-s", "piped", "--cwd", rig.sandbox.project, "answer slowly"],
+      env,
+      undefined,
+      (line, child) => {
+        if (line.includes('"type":"text"')) child.stdout!.destroy();
+      },
+    );
     assert.equal(result.code, 141, result.stderr);
     assert.doesNotMatch(result.stderr, STACK);
     assert.deepEqual(processesIn(rig.sandbox.grokHome), []);
     const history = await runSeat(["sessions", "history", "piped", "--json", "--cwd", rig.sandbox.project], { env });
-    const turns = history.stdout.trim().split("\n").map((l) => JSON.parse(l) as { state: string; stopReason: string | null; text: string });
-    assert.deepEqual(turns.map((x) => [x.state, x.stopReason]), [["interrupted", "cancelled"]]);
+    const turns = history.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { state: string; stopReason: string | null; text: string });
+    assert.deepEqual(
+      turns.map((x) => [x.state, x.stopReason]),
+      [["interrupted", "cancelled"]],
+    );
     assert.ok(turns[0]!.text.length < long.length, "grok stopped early");
   } finally {
     await rig.close();
@@ -191,15 +232,25 @@ test("SIGHUP, SIGTERM or a closed stdin at a random point of a real grok turn: n
     const env = { ...envFor(rig), GROK_SEAT_HOME: join(rig.sandbox.home, "seat") };
     for (const [i, action] of (["SIGHUP", "stdin", "SIGTERM"] as const).entries()) {
       const delayMs = Math.floor(Math.random() * 1500);
-      const result = await seatPiped(["run", "--json", "-s", `r${i}`, "--cwd", rig.sandbox.project, "answer slowly"], env, undefined, (line, child) => {
-        if (line.includes('"type":"session"')) setTimeout(() => (action === "stdin" ? child.stdin!.destroy() : child.kill(action)), delayMs);
-      });
+      const result = await seatPiped(
+        ["run", "--json", "-s", `r${i}`, "--cwd", rig.sandbox.project, "answer slowly"],
+        env,
+        undefined,
+        (line, child) => {
+          if (line.includes('"type":"session"'))
+            setTimeout(() => (action === "stdin" ? child.stdin!.destroy() : child.kill(action)), delayMs);
+        },
+      );
       const label = `${action} after ${delayMs} ms`;
-      assert.ok(action === "stdin" ? result.code === 0 : result.code === 130 || result.code === 0, `${label}: exit ${result.code}\n${result.stderr}`);
+      assert.ok(
+        action === "stdin" ? result.code === 0 : result.code === 130 || result.code === 0,
+        `${label}: exit ${result.code}\n${result.stderr}`,
+      );
       assert.doesNotMatch(result.stderr, STACK, label);
       assert.deepEqual(processesIn(rig.sandbox.grokHome), [], label);
       const history = await runSeat(["sessions", "history", `r${i}`, "--json", "--cwd", rig.sandbox.project], { env });
-      for (const line of history.stdout.trim().split("\n").filter(Boolean)) assert.notEqual((JSON.parse(line) as { state: string }).state, "running", label);
+      for (const line of history.stdout.trim().split("\n").filter(Boolean))
+        assert.notEqual((JSON.parse(line) as { state: string }).state, "running", label);
     }
   } finally {
     await rig.close();
@@ -214,7 +265,11 @@ test("a 5 MB prompt from `seat run -f -` reaches the real grok and the model, an
     const big = `${line.repeat(Math.ceil((5 * 1024 * 1024) / line.length))}END-OF-BIG-PROMPT`;
     const result = await seatPiped(["run", "--json", "--cwd", rig.sandbox.project, "-f", "-"], envFor(rig), big);
     assert.equal(result.code, 0, result.stderr);
-    const done = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; stopReason?: string }).find((l) => l.type === "done");
+    const done = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; stopReason?: string })
+      .find((l) => l.type === "done");
     assert.equal(done?.stopReason, "end_turn");
     const reached = rig.mock.requests.some((r) => JSON.stringify(r.body ?? "").includes("END-OF-BIG-PROMPT"));
     assert.ok(reached, "the end of the 5 MB prompt reached the model");

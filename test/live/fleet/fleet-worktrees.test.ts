@@ -17,7 +17,9 @@ import { parsePolicyFlags } from "../../../src/permissions/index.js";
 import { runSeat } from "../../support/cli.js";
 import { gitIn, makeRepo } from "../../support/git-repo.js";
 
-const shell = (command: string) => ({ toolCalls: [{ name: "run_terminal_command", arguments: { command, description: "write a file" } }] });
+const shell = (command: string) => ({
+  toolCalls: [{ name: "run_terminal_command", arguments: { command, description: "write a file" } }],
+});
 
 test("fleet jobs with --repo --worktree: grok's work is pushed as seat/<job id> from two workers, with branch, commit and diffstat in the record; a failed turn pushes nothing", async (t) => {
   if (!need(t, redisMissing())) return;
@@ -42,8 +44,15 @@ test("fleet jobs with --repo --worktree: grok's work is pushed as seat/<job id> 
   await fleet.startWorker("host-a", { env: { ...hostEnv, GROK_SEAT_HOME: join(dir, "seat-a") } });
   await fleet.startWorker("host-b", { env: { ...hostEnv, GROK_SEAT_HOME: join(dir, "seat-b") } });
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-  const submit = (id: string, prompt: string, allow: string[]) => runSeat(["submit", "--redis", fleet.redis.url, "--wait", "--id", id, "--repo", remote, "--worktree", ...allow, prompt], { env });
-  const [a, b] = await Promise.all([submit("wt-a", "make file a", ["--allow", "execute"]), submit("wt-b", "make file b", ["--allow", "execute"])]);
+  const submit = (id: string, prompt: string, allow: string[]) =>
+    runSeat(
+      ["submit", "--redis", fleet.redis.url, "--wait", "--id", id, "--repo", remote, "--worktree", ...allow, prompt],
+      { env },
+    );
+  const [a, b] = await Promise.all([
+    submit("wt-a", "make file a", ["--allow", "execute"]),
+    submit("wt-b", "make file b", ["--allow", "execute"]),
+  ]);
   const logs = () => fleet.workers.map((w) => w.stderr()).join("");
   assert.equal(a.code, 0, a.stdout + a.stderr + logs());
   assert.equal(b.code, 0, b.stdout + b.stderr + logs());
@@ -65,7 +74,11 @@ test("fleet jobs with --repo --worktree: grok's work is pushed as seat/<job id> 
   const c = await submit("wt-c", "make file c", ["--approval-timeout", "2"]);
   assert.equal(c.code, 124, c.stderr);
   assert.equal(gitIn(remote, ["branch", "--list", "seat/wt-c"]), "", "a failed job pushes no branch");
-  assert.deepEqual(gitIn(remote, ["branch", "--format=%(refname:short)"]).trim().split("\n").sort(), ["main", "seat/wt-a", "seat/wt-b"]);
+  assert.deepEqual(gitIn(remote, ["branch", "--format=%(refname:short)"]).trim().split("\n").sort(), [
+    "main",
+    "seat/wt-a",
+    "seat/wt-b",
+  ]);
 });
 
 test("a worker killed mid-turn on a --repo job pushes nothing: the job is uncertain and the remote has no seat/<job id>", async (t) => {
@@ -76,7 +89,9 @@ test("a worker killed mid-turn on a --repo job pushes nothing: the job is uncert
   const remote = join(dir, "remote.git");
   gitIn(dir, ["clone", "--bare", "--quiet", join(dir, "src"), remote]);
   const long = Array.from({ length: 120 }, (_, i) => `w${i}`).join(" ");
-  const live = await startLiveRig({ rules: [{ match: "edit slowly", replies: [shell("echo half > half.txt"), { text: long, chunkDelayMs: 200 }] }] });
+  const live = await startLiveRig({
+    rules: [{ match: "edit slowly", replies: [shell("echo half > half.txt"), { text: long, chunkDelayMs: 200 }] }],
+  });
   if (!gotLive(t, live)) return;
   t.after(() => live.close());
   const fleet = await startFleetRig();
@@ -85,9 +100,19 @@ test("a worker killed mid-turn on a --repo job pushes nothing: the job is uncert
   t.after(() => client.close());
   const hostEnv = { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary };
   const worker = await fleet.startWorker("host-a", { env: { ...hostEnv, GROK_SEAT_HOME: join(dir, "seat-a") } });
-  const handle = await client.enqueue({ prompt: "edit slowly", repo: remote, policy: parsePolicyFlags({ allow: ["execute"] }), jobId: "wt-kill" });
+  const handle = await client.enqueue({
+    prompt: "edit slowly",
+    repo: remote,
+    policy: parsePolicyFlags({ allow: ["execute"] }),
+    jobId: "wt-kill",
+  });
   // The shell tool ran (its result went back to the model) and the long answer is streaming: kill the worker now.
-  await until(() => (live.mock.requests.some((r) => r.kind === "tool_followup" && r.reqId === "fleet-wt-kill") ? true : undefined), 60_000, "the tool's follow-up at the model");
+  await until(
+    () =>
+      live.mock.requests.some((r) => r.kind === "tool_followup" && r.reqId === "fleet-wt-kill") ? true : undefined,
+    60_000,
+    "the tool's follow-up at the model",
+  );
   worker.child.kill("SIGKILL");
   const result = await handle.result();
   assert.equal(result.status, "uncertain");

@@ -30,14 +30,23 @@ async function deadPort(): Promise<number> {
 /** The real binary and a sandbox whose model is unreachable; the sandbox is removed after the test. */
 async function unreachableRig(t: TestContext): Promise<{ binary: string; sandbox: Sandbox } | null> {
   const binary = await liveBinary();
-  if (!needGrok(t, binary instanceof Error ? `the real grok 1.0.41: ${binary.message}` : false) || binary instanceof Error) return null;
+  if (
+    !needGrok(t, binary instanceof Error ? `the real grok 1.0.41: ${binary.message}` : false) ||
+    binary instanceof Error
+  )
+    return null;
   const sandbox = createSandbox({ modelBaseUrl: `http://127.0.0.1:${await deadPort()}/v1` });
   t.after(() => sandbox.cleanup());
   return { binary, sandbox };
 }
 
 function seatEnv(binary: string, sandbox: Sandbox): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sandbox.home, GROK_HOME: sandbox.grokHome, GROK_BIN: binary };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: sandbox.home,
+    GROK_HOME: sandbox.grokHome,
+    GROK_BIN: binary,
+  };
 }
 
 test("with the model unreachable, onRetry reports grok's retries within seconds and fail-fast resolves MODEL_UNREACHABLE", async (t) => {
@@ -56,7 +65,8 @@ test("with the model unreachable, onRetry reports grok's retries within seconds 
     failFastAfterRetries: 3,
     callbacks: {
       onEvent: (e) => void events.push(e),
-      onRetry: (e) => void retries.push({ attempt: e.attempt, max: e.max, reason: e.reason, atMs: Date.now() - sentAt }),
+      onRetry: (e) =>
+        void retries.push({ attempt: e.attempt, max: e.max, reason: e.reason, atMs: Date.now() - sentAt }),
     },
   });
   t.after(() => session.dispose());
@@ -64,17 +74,24 @@ test("with the model unreachable, onRetry reports grok's retries within seconds 
   sentAt = Date.now();
   const result = await session.prompt("say hello");
   const elapsedMs = Date.now() - sentAt;
-  t.diagnostic(`fail-fast 3: turn ended after ${elapsedMs} ms; retries at ${retries.map((r) => `${r.attempt}:${r.atMs}ms`).join(", ")}`);
+  t.diagnostic(
+    `fail-fast 3: turn ended after ${elapsedMs} ms; retries at ${retries.map((r) => `${r.attempt}:${r.atMs}ms`).join(", ")}`,
+  );
 
   assert.equal(result.diagnostic?.code, "MODEL_UNREACHABLE", JSON.stringify(result));
   assert.match(result.diagnostic.message, /connection refused \(attempt 3\/15\)/);
   assert.match(result.diagnostic.message, /Connection refused \(os error 111\)/, "grok's own reason is named");
   assert.equal(result.stopReason, "cancelled", "grok was asked to cancel and answered");
   assert.ok(elapsedMs < FAIL_FAST_BOUND_MS, `fail-fast took ${elapsedMs} ms (idle timeout ${IDLE_TIMEOUT_MS} ms)`);
-  assert.deepEqual(retries.map((r) => [r.attempt, r.max, r.reason]), [1, 2, 3].map((n) => [n, 15, "connection refused"]));
+  assert.deepEqual(
+    retries.map((r) => [r.attempt, r.max, r.reason]),
+    [1, 2, 3].map((n) => [n, 15, "connection refused"]),
+  );
   assert.ok(retries[0]!.atMs < 30_000, `first retry surfaced after ${retries[0]!.atMs} ms`);
   // Events arrive in order: the retries, then the diagnostic, then done.
-  const types = events.map((e) => e.type).filter((type) => type === "retry" || type === "diagnostic" || type === "done");
+  const types = events
+    .map((e) => e.type)
+    .filter((type) => type === "retry" || type === "diagnostic" || type === "done");
   assert.deepEqual(types, ["retry", "retry", "retry", "diagnostic", "done"]);
   assert.equal(session.state, "ready", "grok acknowledged the cancel, so the session stays usable");
   assert.deepEqual((await session.dispose()).survivors, []);
@@ -85,15 +102,25 @@ test("seat run --json --fail-fast prints retry events and ends with MODEL_UNREAC
   if (!rig) return;
   const { binary, sandbox } = rig;
   const started = Date.now();
-  const result = await runSeat(["run", "--json", "--fail-fast", "--cwd", sandbox.project, "say hello"], { env: seatEnv(binary, sandbox) });
+  const result = await runSeat(["run", "--json", "--fail-fast", "--cwd", sandbox.project, "say hello"], {
+    env: seatEnv(binary, sandbox),
+  });
   const elapsedMs = Date.now() - started;
   t.diagnostic(`seat run --fail-fast (3): exit ${result.code} after ${elapsedMs} ms`);
   assert.equal(result.code, 124, result.stderr);
-  const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = result.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const retries = lines.filter((l) => l.type === "retry");
-  assert.deepEqual(retries.map((r) => [r.attempt, r.max, r.reason]), [1, 2, 3].map((n) => [n, 15, "connection refused"]));
+  assert.deepEqual(
+    retries.map((r) => [r.attempt, r.max, r.reason]),
+    [1, 2, 3].map((n) => [n, 15, "connection refused"]),
+  );
   assert.ok(retries.every((r) => typeof r.detail === "string" && (r.detail as string).includes("os error 111")));
-  const diagnostic = lines.find((l) => l.type === "diagnostic")?.diagnostic as { code: string; message: string } | undefined;
+  const diagnostic = lines.find((l) => l.type === "diagnostic")?.diagnostic as
+    | { code: string; message: string }
+    | undefined;
   assert.equal(diagnostic?.code, "MODEL_UNREACHABLE");
   assert.equal(lines[lines.length - 1]?.type, "done");
   assert.ok(elapsedMs < FAIL_FAST_BOUND_MS, `took ${elapsedMs} ms`);
@@ -104,7 +131,9 @@ test("seat run without --fail-fast shows each retry on stderr in human mode and 
   if (!rig) return;
   const { binary, sandbox } = rig;
   const started = Date.now();
-  const result = await runSeat(["run", "--idle-timeout", "8", "--cwd", sandbox.project, "say hello"], { env: seatEnv(binary, sandbox) });
+  const result = await runSeat(["run", "--idle-timeout", "8", "--cwd", sandbox.project, "say hello"], {
+    env: seatEnv(binary, sandbox),
+  });
   const elapsedMs = Date.now() - started;
   t.diagnostic(`seat run --idle-timeout 8: exit ${result.code} after ${elapsedMs} ms`);
   assert.equal(result.code, 124, result.stderr);
@@ -119,9 +148,14 @@ test("seat run --fail-fast 1 ends the turn at grok's first retry", async (t) => 
   const rig = await unreachableRig(t);
   if (!rig) return;
   const { binary, sandbox } = rig;
-  const result = await runSeat(["run", "--fail-fast", "1", "--cwd", sandbox.project, "say hello"], { env: seatEnv(binary, sandbox) });
+  const result = await runSeat(["run", "--fail-fast", "1", "--cwd", sandbox.project, "say hello"], {
+    env: seatEnv(binary, sandbox),
+  });
   assert.equal(result.code, 124, result.stderr);
   assert.match(result.stderr, /attempt 1\/15\)/);
   assert.doesNotMatch(result.stderr, /attempt 2\/15\)/);
-  assert.match(result.stderr, /grok could not reach its model: connection refused \(attempt 1\/15\).*\[MODEL_UNREACHABLE\]/);
+  assert.match(
+    result.stderr,
+    /grok could not reach its model: connection refused \(attempt 1\/15\).*\[MODEL_UNREACHABLE\]/,
+  );
 });

@@ -23,9 +23,25 @@ import type { MockScript } from "../../../src/mock-model/index.js";
 const shell = (match: string, marker: string) => ({
   match,
   // grok 1.0.41 refuses run_terminal_command without `description`; `>>` shows a second run as a second line.
-  replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: `echo ran >> ${marker}`, description: `append to ${marker}` } }] }, { text: `${match}: went on` }],
+  replies: [
+    {
+      toolCalls: [
+        {
+          name: "run_terminal_command",
+          arguments: { command: `echo ran >> ${marker}`, description: `append to ${marker}` },
+        },
+      ],
+    },
+    { text: `${match}: went on` },
+  ],
 });
-const SCRIPT: MockScript = { rules: [shell("host approves", "approved.txt"), shell("host denies", "denied.txt"), shell("person's own", "person.txt")] };
+const SCRIPT: MockScript = {
+  rules: [
+    shell("host approves", "approved.txt"),
+    shell("host denies", "denied.txt"),
+    shell("person's own", "person.txt"),
+  ],
+};
 
 type Approval = { id: string; category: string; owner: { kind: string; id: string; pid?: number } };
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
@@ -36,12 +52,25 @@ test("seat mcp: approvals lists the held call of the host's own run, approve run
   needGrok(t, false);
   t.after(() => live.close());
   const cwd = live.sandbox.project;
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary, GROK_SEAT_HOME: join(live.sandbox.root, "seat-home") };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--root", cwd, "--ask", "execute"], env, cwd, stderr: "pipe" });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: live.sandbox.home,
+    GROK_HOME: live.sandbox.grokHome,
+    GROK_BIN: live.binary,
+    GROK_SEAT_HOME: join(live.sandbox.root, "seat-home"),
+  };
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SEAT_MAIN, "mcp", "--root", cwd, "--ask", "execute"],
+    env,
+    cwd,
+    stderr: "pipe",
+  });
   const client = new Client({ name: "test-host", version: "1.0.0" });
   await client.connect(transport);
   t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
   const listed = async () => ((await call("approvals", {})).structuredContent as { approvals: Approval[] }).approvals;
   const waitForOne = async (what: string): Promise<Approval> => {
     for (const end = Date.now() + 90_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
@@ -60,7 +89,12 @@ test("seat mcp: approvals lists the held call of the host's own run, approve run
   let theirs: { id: string } | undefined;
   for (const end = Date.now() + 90_000; !theirs && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
     const cli = await runSeat(["approvals", "--json"], { env, cwd });
-    theirs = cli.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { id: string; owner: { pid?: number } }).find((a) => a.owner.pid === person.child.pid);
+    theirs = cli.stdout
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: string; owner: { pid?: number } })
+      .find((a) => a.owner.pid === person.child.pid);
   }
   assert.ok(theirs, "the person's run holds an approval");
   assert.deepEqual(await listed(), [], "the host sees none of it");
@@ -86,7 +120,10 @@ test("seat mcp: approvals lists the held call of the host's own run, approve run
   // Denied: never runs.
   const refused = call("run", { prompt: "the host denies this one" });
   const second = await waitForOne("the host's second run");
-  assert.deepEqual((await call("deny", { id: second.id, message: "not now" })).structuredContent, { id: second.id, decision: "deny" });
+  assert.deepEqual((await call("deny", { id: second.id, message: "not now" })).structuredContent, {
+    id: second.id,
+    decision: "deny",
+  });
   await refused;
   assert.equal(existsSync(join(cwd, "denied.txt")), false, "the denied command never ran");
 
@@ -99,7 +136,9 @@ test("seat mcp: approvals lists the held call of the host's own run, approve run
 
 test("seat mcp --redis: a job the host submitted holds its shell command; approvals lists it and approve runs it once on the worker; another submitter's job is not the host's", async (t) => {
   if (!need(t, redisMissing())) return;
-  const live = await startLiveRig({ rules: [shell("fleet host approves", "fleet-approved.txt"), shell("someone else's", "someone.txt")] });
+  const live = await startLiveRig({
+    rules: [shell("fleet host approves", "fleet-approved.txt"), shell("someone else's", "someone.txt")],
+  });
   if (!gotLive(t, live)) return;
   const fleet = await startFleetRig();
   t.after(async () => {
@@ -108,13 +147,26 @@ test("seat mcp --redis: a job the host submitted holds its shell command; approv
   });
   const cwd = live.sandbox.project;
   // Two at a time: the other submitter's held job must not keep the host's waiting in the queue.
-  await fleet.startWorker("host-a", { env: { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary }, args: ["--concurrency", "2"] });
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: live.sandbox.home, GROK_SEAT_HOME: join(live.sandbox.root, "mcp-home") };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--redis", fleet.redis.url, "--root", cwd, "--ask", "execute"], env, stderr: "pipe" });
+  await fleet.startWorker("host-a", {
+    env: { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary },
+    args: ["--concurrency", "2"],
+  });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: live.sandbox.home,
+    GROK_SEAT_HOME: join(live.sandbox.root, "mcp-home"),
+  };
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SEAT_MAIN, "mcp", "--redis", fleet.redis.url, "--root", cwd, "--ask", "execute"],
+    env,
+    stderr: "pipe",
+  });
   const client = new Client({ name: "test-host", version: "1.0.0" });
   await client.connect(transport);
   t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 60_000 })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 60_000 })) as CallToolResult;
   const listed = async () => ((await call("approvals", {})).structuredContent as { approvals: Approval[] }).approvals;
 
   // Someone else's job holds an approval first: the host never sees it.
@@ -124,19 +176,27 @@ test("seat mcp --redis: a job the host submitted holds its shell command; approv
   const submitted = await call("submit", { prompt: "the fleet host approves this", cwd });
   const id = (submitted.structuredContent as { id: string }).id;
   let mine: Approval | undefined;
-  for (const end = Date.now() + 90_000; !mine && Date.now() < end; await new Promise((r) => setTimeout(r, 250))) mine = (await listed()).find((a) => a.owner.id === id);
+  for (const end = Date.now() + 90_000; !mine && Date.now() < end; await new Promise((r) => setTimeout(r, 250)))
+    mine = (await listed()).find((a) => a.owner.id === id);
   assert.ok(mine, "the host's job's approval is listed");
   assert.equal(mine.owner.kind, "job");
   // Theirs is held too (anyone with the fleet's URL sees it), yet not the host's to see.
   let held = false;
-  for (const end = Date.now() + 90_000; !held && Date.now() < end; await new Promise((r) => setTimeout(r, 250))) held = (await listApprovals({ redis: fleet.redis.url })).some((a) => a.owner.id === theirs.id);
+  for (const end = Date.now() + 90_000; !held && Date.now() < end; await new Promise((r) => setTimeout(r, 250)))
+    held = (await listApprovals({ redis: fleet.redis.url })).some((a) => a.owner.id === theirs.id);
   assert.ok(held, "the other submitter's job holds an approval");
-  assert.ok((await listed()).every((a) => a.owner.id !== theirs.id), "another submitter's job is not listed");
+  assert.ok(
+    (await listed()).every((a) => a.owner.id !== theirs.id),
+    "another submitter's job is not listed",
+  );
   assert.equal(existsSync(join(cwd, "fleet-approved.txt")), false, "nothing ran while held");
   assert.deepEqual((await call("approve", { id: mine.id })).structuredContent, { id: mine.id, decision: "allow" });
   const result = await other.job(id).result();
   assert.equal(result.status, "completed");
   assert.equal(readFileSync(join(cwd, "fleet-approved.txt"), "utf8"), "ran\n", "the approved command ran exactly once");
   assert.equal(codeOf(await call("approve", { id: mine.id })), "APPROVAL_ALREADY_ANSWERED");
-  await other.job(theirs.id).cancel().catch(() => undefined);
+  await other
+    .job(theirs.id)
+    .cancel()
+    .catch(() => undefined);
 });

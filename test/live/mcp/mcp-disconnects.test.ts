@@ -27,16 +27,25 @@ test("five MCP hosts leaving mid-turn (killed, stdin closed, SDK close) orphan n
   assert.deepEqual(r.orphans, []);
   assert.equal(r.hung, 0);
   assert.deepEqual(r.unrecorded, []);
-  assert.ok(r.reachedModel >= 2, `at least the mid-stream disconnects came after the prompt reached the model (${r.reachedModel})`);
+  assert.ok(
+    r.reachedModel >= 2,
+    `at least the mid-stream disconnects came after the prompt reached the model (${r.reachedModel})`,
+  );
   assert.equal(r.recorded, r.reachedModel);
 });
 
 test("the orphan scan finds a live process by the HOME it inherited, and not once it is gone", async () => {
   const home = mkdtempSync(join(tmpdir(), "gs-r8-scan-"));
-  const child = spawn("sleep", ["30"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home }, stdio: "ignore" });
+  const child = spawn("sleep", ["30"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
+    stdio: "ignore",
+  });
   try {
     await new Promise((resolve) => child.once("spawn", resolve));
-    assert.deepEqual(processesWithHome(home).map((p) => p.pid), [child.pid]);
+    assert.deepEqual(
+      processesWithHome(home).map((p) => p.pid),
+      [child.pid],
+    );
     assert.deepEqual(processesWithHome(`${home}-other`), [], "an exact HOME entry, not a prefix");
   } finally {
     child.kill("SIGKILL");

@@ -18,20 +18,37 @@ const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: 
 
 test("submit answers a job id at once; a worker's real grok runs it; job, jobs and the events resource follow it; refusals are coded", async (t) => {
   if (!need(t, redisMissing())) return;
-  const live = await startLiveRig({ rules: [{ match: "fleet work", replies: [{ text: "done by the fleet" }] }, { match: "slow", replies: [{ hang: true }] }] });
+  const live = await startLiveRig({
+    rules: [
+      { match: "fleet work", replies: [{ text: "done by the fleet" }] },
+      { match: "slow", replies: [{ hang: true }] },
+    ],
+  });
   if (!gotLive(t, live)) return;
   const fleet = await startFleetRig();
   t.after(async () => {
     await fleet.close();
     await live.close();
   });
-  await fleet.startWorker("host-a", { env: { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary } });
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: live.sandbox.home, GROK_SEAT_HOME: join(live.sandbox.root, "mcp-home") };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--redis", fleet.redis.url, "--root", live.sandbox.project], env, stderr: "pipe" });
+  await fleet.startWorker("host-a", {
+    env: { HOME: live.sandbox.home, GROK_HOME: live.sandbox.grokHome, GROK_BIN: live.binary },
+  });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: live.sandbox.home,
+    GROK_SEAT_HOME: join(live.sandbox.root, "mcp-home"),
+  };
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SEAT_MAIN, "mcp", "--redis", fleet.redis.url, "--root", live.sandbox.project],
+    env,
+    stderr: "pipe",
+  });
   const client = new Client({ name: "test-host", version: "1.0.0" });
   await client.connect(transport);
   t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 60_000 })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 60_000 })) as CallToolResult;
 
   const names = (await client.listTools()).tools.map((tool) => tool.name);
   for (const name of ["run", "submit", "job", "jobs"]) assert.ok(names.includes(name), name);
@@ -39,10 +56,18 @@ test("submit answers a job id at once; a worker's real grok runs it; job, jobs a
   const submitted = await call("submit", { prompt: "fleet work please", cwd: live.sandbox.project });
   assert.equal(submitted.isError, undefined, JSON.stringify(submitted));
   const id = (submitted.structuredContent as { id: string }).id;
-  const ended = await until(async () => {
-    const job = ((await call("job", { id })).structuredContent as { job: { status: string; stopReason: string | null; host: string | null } }).job;
-    return ["completed", "failed", "cancelled", "uncertain"].includes(job.status) ? job : undefined;
-  }, 60_000, "the job to end");
+  const ended = await until(
+    async () => {
+      const job = (
+        (await call("job", { id })).structuredContent as {
+          job: { status: string; stopReason: string | null; host: string | null };
+        }
+      ).job;
+      return ["completed", "failed", "cancelled", "uncertain"].includes(job.status) ? job : undefined;
+    },
+    60_000,
+    "the job to end",
+  );
   assert.equal(ended.status, "completed");
   assert.equal(ended.stopReason, "end_turn");
   assert.equal(ended.host, "host-a");
@@ -51,26 +76,61 @@ test("submit answers a job id at once; a worker's real grok runs it; job, jobs a
   const templates = (await client.listResourceTemplates()).resourceTemplates.map((tpl) => tpl.uriTemplate);
   assert.ok(templates.includes("seat://jobs/{id}/events"), templates.join(","));
   const resource = await client.readResource({ uri: `seat://jobs/${id}/events` });
-  const events = (JSON.parse(String((resource.contents[0] as { text: string }).text)) as { events: Array<{ cursor: string; event: { type: string; text?: string; status?: string } }> }).events;
+  const events = (
+    JSON.parse(String((resource.contents[0] as { text: string }).text)) as {
+      events: Array<{ cursor: string; event: { type: string; text?: string; status?: string } }>;
+    }
+  ).events;
   assert.equal(events.find((e) => e.event.type === "done")?.event.text, "done by the fleet");
-  assert.deepEqual(events.filter((e) => e.event.type === "job").map((e) => e.event.status), ["waiting", "active", "dispatched", "completed"]);
+  assert.deepEqual(
+    events.filter((e) => e.event.type === "job").map((e) => e.event.status),
+    ["waiting", "active", "dispatched", "completed"],
+  );
 
   assert.equal(codeOf(await call("job", { id: "../etc/passwd" })), "FLEET_JOB_INVALID");
   assert.equal(codeOf(await call("submit", { prompt: "x", cwd: "/elsewhere/repo" })), "MCP_CWD_OUTSIDE_ROOTS");
-  assert.equal(codeOf(await call("submit", { prompt: "x", cwd: `${live.sandbox.project}/../x` })), "MCP_CWD_OUTSIDE_ROOTS");
+  assert.equal(
+    codeOf(await call("submit", { prompt: "x", cwd: `${live.sandbox.project}/../x` })),
+    "MCP_CWD_OUTSIDE_ROOTS",
+  );
   assert.equal(codeOf(await call("submit", { prompt: "x", agent: "claude" })), "MCP_AGENT_NOT_ALLOWED");
   assert.equal(codeOf(await call("submit", { prompt: "x", allow: ["execute"] })), "MCP_POLICY_WIDENING");
-  assert.equal(((await call("jobs", {})).structuredContent as { jobs: unknown[] }).jobs.length, 1, "no refused submit was queued");
+  assert.equal(
+    ((await call("jobs", {})).structuredContent as { jobs: unknown[] }).jobs.length,
+    1,
+    "no refused submit was queued",
+  );
 });
 
 test("without --redis the fleet tools are not served", async (t) => {
   const live = await startLiveRig();
   if (!gotLive(t, live)) return;
   t.after(() => live.close());
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--root", live.sandbox.project], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: live.sandbox.home }, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SEAT_MAIN, "mcp", "--root", live.sandbox.project],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: live.sandbox.home },
+    stderr: "pipe",
+  });
   const client = new Client({ name: "test-host", version: "1.0.0" });
   await client.connect(transport);
   t.after(() => client.close());
   const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
-  assert.deepEqual(names, ["approvals", "approve", "cancel", "deny", "diff", "discard", "hire_visible", "merge", "release", "run", "seat_status", "send", "session_history", "sessions", "usage"]);
+  assert.deepEqual(names, [
+    "approvals",
+    "approve",
+    "cancel",
+    "deny",
+    "diff",
+    "discard",
+    "hire_visible",
+    "merge",
+    "release",
+    "run",
+    "seat_status",
+    "send",
+    "session_history",
+    "sessions",
+    "usage",
+  ]);
 });

@@ -57,7 +57,8 @@ class PipeTransport implements Transport {
   async start(): Promise<void> {
     this.child.stdout!.on("data", (chunk: Buffer) => {
       this.#buffer.append(chunk);
-      for (let message = this.#buffer.readMessage(); message !== null; message = this.#buffer.readMessage()) this.onmessage?.(message);
+      for (let message = this.#buffer.readMessage(); message !== null; message = this.#buffer.readMessage())
+        this.onmessage?.(message);
     });
     this.child.once("close", () => this.onclose?.());
     this.child.stdin!.on("error", () => undefined);
@@ -98,7 +99,9 @@ async function visibleServer(t: TestContext, script: MockScript = {}): Promise<V
     const found: number[] = [];
     for (const dir of existsSync(join(seatHome, "seats")) ? readdirSync(join(seatHome, "seats")) : []) {
       try {
-        const file = JSON.parse(readFileSync(join(seatHome, "seats", dir, "seat.json"), "utf8")) as { controller_pid?: number };
+        const file = JSON.parse(readFileSync(join(seatHome, "seats", dir, "seat.json"), "utf8")) as {
+          controller_pid?: number;
+        };
         if (file.controller_pid) found.push(file.controller_pid);
       } catch {
         // no seat file yet
@@ -111,11 +114,33 @@ async function visibleServer(t: TestContext, script: MockScript = {}): Promise<V
     for (const seat of seats(seatHome)) for (const pid of [seat.tui_pid, seat.leader_pid]) if (pid) pids.add(pid);
     spawnSync("tmux", ["-L", tmux, "kill-server"]);
     for (const pid of pids) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
-    for (let i = 0; i < 100 && [...pids].some((pid) => pid && alive(pid)); i += 1) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && [...pids].some((pid) => pid && alive(pid)); i += 1)
+      await new Promise((r) => setTimeout(r, 50));
     await rig.close();
   });
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...rig.sandbox.env, GROK_SEAT_HOME: seatHome, TERM: "xterm-256color", GROK_SEAT_VERSION_FLOOR: "" };
-  const child = spawn(process.execPath, [SEAT_MAIN, "mcp", "--root", rig.sandbox.project, "--grok", rig.binary, "--version-floor", "1.0.41", "--tmux-socket", tmux], { env, stdio: ["pipe", "pipe", "ignore"] });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    ...rig.sandbox.env,
+    GROK_SEAT_HOME: seatHome,
+    TERM: "xterm-256color",
+    GROK_SEAT_VERSION_FLOOR: "",
+  };
+  const child = spawn(
+    process.execPath,
+    [
+      SEAT_MAIN,
+      "mcp",
+      "--root",
+      rig.sandbox.project,
+      "--grok",
+      rig.binary,
+      "--version-floor",
+      "1.0.41",
+      "--tmux-socket",
+      tmux,
+    ],
+    { env, stdio: ["pipe", "pipe", "ignore"] },
+  );
   pids.add(child.pid!);
   const transport = new PipeTransport(child);
   const client = new Client({ name: "impatient-host", version: "1.0.0" });
@@ -129,7 +154,9 @@ async function assertSeatGone(v: VisibleServer): Promise<void> {
   await until("the seat to be hired and then released", () => seats(v.seatHome)[0]?.state === "released", 90_000);
   const [seat] = seats(v.seatHome);
   assert.ok(seat?.tui_pid, "positive control: the hire got as far as a TUI");
-  const seatPids = [seat!.tui_pid, seat!.leader_pid, ...v.controllerPids()].filter((pid): pid is number => typeof pid === "number" && pid > 0);
+  const seatPids = [seat!.tui_pid, seat!.leader_pid, ...v.controllerPids()].filter(
+    (pid): pid is number => typeof pid === "number" && pid > 0,
+  );
   for (const pid of seatPids) v.pids.add(pid);
   await until("the TUI, leader and controller to exit", () => seatPids.every((pid) => !alive(pid)), 30_000);
   const panes = spawnSync("tmux", ["-L", v.tmux, "list-panes", "-a"], { encoding: "utf8" });
@@ -140,10 +167,12 @@ test("hire_visible cancelled mid-hire: the seat is finished, then released with 
   const v = await visibleServer(t);
   if (!v) return;
   const abort = new AbortController();
-  const pending = v.client.callTool({ name: "hire_visible", arguments: {} }, CallToolResultSchema, { timeout: 120_000, signal: abort.signal }).then(
-    () => "answered",
-    () => "cancelled",
-  );
+  const pending = v.client
+    .callTool({ name: "hire_visible", arguments: {} }, CallToolResultSchema, { timeout: 120_000, signal: abort.signal })
+    .then(
+      () => "answered",
+      () => "cancelled",
+    );
   await until("the hire to start (its seat row)", () => seats(v.seatHome).length > 0, 60_000);
   abort.abort(); // the client sends notifications/cancelled
   assert.equal(await pending, "cancelled");
@@ -155,7 +184,9 @@ test("hire_visible cancelled mid-hire: the seat is finished, then released with 
 test("a host that goes away mid-hire: the server finishes the hire, releases the seat with its pane closed, and exits; nothing is left", async (t) => {
   const v = await visibleServer(t);
   if (!v) return;
-  const pending = v.client.callTool({ name: "hire_visible", arguments: {} }, CallToolResultSchema, { timeout: 120_000 }).catch((error: unknown) => error);
+  const pending = v.client
+    .callTool({ name: "hire_visible", arguments: {} }, CallToolResultSchema, { timeout: 120_000 })
+    .catch((error: unknown) => error);
   await until("the hire to start (its seat row)", () => seats(v.seatHome).length > 0, 60_000);
   v.transport.goneHost(); // stdin closes: the host is gone
   await until("the server to exit", () => !alive(v.serverPid), 90_000);
@@ -166,9 +197,25 @@ test("a host that goes away mid-hire: the server finishes the hire, releases the
 test("a host that goes away while send follows a delivery: the server exits at once (not after the follow's timeout); the brief was delivered once", async (t) => {
   const v = await visibleServer(t, { rules: [{ match: "a long brief", replies: [{ hang: true }] }] });
   if (!v) return;
-  const hired = (await v.client.callTool({ name: "hire_visible", arguments: {} }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
+  const hired = (await v.client.callTool({ name: "hire_visible", arguments: {} }, CallToolResultSchema, {
+    timeout: 120_000,
+  })) as CallToolResult;
   assert.equal(hired.isError, undefined, JSON.stringify(hired));
-  const pending = v.client.callTool({ name: "send", arguments: { seat: (hired.structuredContent as { seatId: string }).seatId, brief: "a long brief to follow", wait: "completed", timeoutSeconds: 600 } }, CallToolResultSchema, { timeout: 700_000 }).catch((error: unknown) => error);
+  const pending = v.client
+    .callTool(
+      {
+        name: "send",
+        arguments: {
+          seat: (hired.structuredContent as { seatId: string }).seatId,
+          brief: "a long brief to follow",
+          wait: "completed",
+          timeoutSeconds: 600,
+        },
+      },
+      CallToolResultSchema,
+      { timeout: 700_000 },
+    )
+    .catch((error: unknown) => error);
   await until("the brief to reach the model", () => v.rig.mock.requests.some((q) => q.kind === "main"), 60_000);
   v.transport.goneHost();
   await until("the server to exit", () => !alive(v.serverPid), 20_000);

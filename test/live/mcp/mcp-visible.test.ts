@@ -30,7 +30,10 @@ test("hire_visible, send, seat_status and release drive a real grok TUI with the
   t.after(async () => {
     for (const dir of existsSync(join(seatHome, "seats")) ? readdirSync(join(seatHome, "seats")) : []) {
       try {
-        const file = JSON.parse(readFileSync(join(seatHome, "seats", dir, "seat.json"), "utf8")) as { controller_pid?: number; socket_dir?: string };
+        const file = JSON.parse(readFileSync(join(seatHome, "seats", dir, "seat.json"), "utf8")) as {
+          controller_pid?: number;
+          socket_dir?: string;
+        };
         if (file.controller_pid) pids.add(file.controller_pid);
         const lock = join(file.socket_dir ?? "/nonexistent", "s.lock");
         if (existsSync(lock)) pids.add(Number(readFileSync(lock, "utf8").trim()));
@@ -40,15 +43,39 @@ test("hire_visible, send, seat_status and release drive a real grok TUI with the
     }
     spawnSync("tmux", ["-L", tmux, "kill-server"]);
     for (const pid of pids) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
-    for (let i = 0; i < 100 && [...pids].some((pid) => pid && alive(pid)); i += 1) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && [...pids].some((pid) => pid && alive(pid)); i += 1)
+      await new Promise((r) => setTimeout(r, 50));
     await rig.close();
   });
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...rig.sandbox.env, GROK_SEAT_HOME: seatHome, TERM: "xterm-256color", GROK_SEAT_VERSION_FLOOR: "" };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--root", rig.sandbox.project, "--grok", rig.binary, "--version-floor", "1.0.41", "--tmux-socket", tmux], env, stderr: "pipe" });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    ...rig.sandbox.env,
+    GROK_SEAT_HOME: seatHome,
+    TERM: "xterm-256color",
+    GROK_SEAT_VERSION_FLOOR: "",
+  };
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      SEAT_MAIN,
+      "mcp",
+      "--root",
+      rig.sandbox.project,
+      "--grok",
+      rig.binary,
+      "--version-floor",
+      "1.0.41",
+      "--tmux-socket",
+      tmux,
+    ],
+    env,
+    stderr: "pipe",
+  });
   const client = new Client({ name: "test-host", version: "1.0.0" });
   await client.connect(transport);
   t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
 
   assert.equal(codeOf(await call("hire_visible", { cwd: rig.sandbox.root })), "MCP_CWD_OUTSIDE_ROOTS");
   const hired = await call("hire_visible", {});
@@ -58,16 +85,29 @@ test("hire_visible, send, seat_status and release drive a real grok TUI with the
   if (controllerPid) pids.add(controllerPid);
 
   const status = await call("seat_status", { seat: seatId });
-  const live = (status.structuredContent as { seats: Array<{ source: string; tui?: { state: string; pid?: number }; leader?: { pid?: number } }> }).seats[0]!;
+  const live = (
+    status.structuredContent as {
+      seats: Array<{ source: string; tui?: { state: string; pid?: number }; leader?: { pid?: number } }>;
+    }
+  ).seats[0]!;
   assert.equal(live.source, "controller");
   assert.equal(live.tui?.state, "running");
   for (const pid of [live.tui?.pid, live.leader?.pid]) if (pid) pids.add(pid);
 
-  const sent = await call("send", { seat: seatId, brief: "a brief from an MCP host", wait: "completed", timeoutSeconds: 90 });
+  const sent = await call("send", {
+    seat: seatId,
+    brief: "a brief from an MCP host",
+    wait: "completed",
+    timeoutSeconds: 90,
+  });
   assert.equal(sent.isError, undefined, JSON.stringify(sent));
   const delivery = (sent.structuredContent as { delivery: { promptId: string; state: string } }).delivery;
   assert.equal(delivery.state, "completed");
-  assert.equal(rig.mock.requests.filter((q) => q.kind === "main" && q.reqId === delivery.promptId).length, 1, "the brief reached the model once, with its own prompt id");
+  assert.equal(
+    rig.mock.requests.filter((q) => q.kind === "main" && q.reqId === delivery.promptId).length,
+    1,
+    "the brief reached the model once, with its own prompt id",
+  );
 
   assert.equal(codeOf(await call("send", { seat: "../x", brief: "hi" })), "MCP_ARGUMENT_INVALID");
   assert.equal(codeOf(await call("send", { seat: "gs-00000000", brief: "hi" })), "SEAT_NOT_FOUND");
@@ -77,5 +117,8 @@ test("hire_visible, send, seat_status and release drive a real grok TUI with the
   assert.equal(released.isError, undefined, JSON.stringify(released));
   assert.equal((released.structuredContent as { release: { leaderStopped?: boolean } }).release.leaderStopped, true);
   const after = await call("seat_status", { seat: seatId });
-  assert.equal((after.structuredContent as { seats: Array<{ seat?: { state: string } }> }).seats[0]?.seat?.state, "released");
+  assert.equal(
+    (after.structuredContent as { seats: Array<{ seat?: { state: string } }> }).seats[0]?.seat?.state,
+    "released",
+  );
 });

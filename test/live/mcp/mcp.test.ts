@@ -11,7 +11,12 @@ import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, ListRootsRequestSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  ListRootsRequestSchema,
+  type CallToolResult,
+  type Progress,
+} from "@modelcontextprotocol/sdk/types.js";
 import { SEAT_MAIN } from "../../support/cli.js";
 import type { TestLike } from "../../support/requirements.js";
 import type { LiveRig } from "../../support/live-rig.js";
@@ -21,8 +26,27 @@ import type { MockScript } from "../../../src/mock-model/index.js";
 
 const SCRIPT: MockScript = {
   rules: [
-    { match: "list it", replies: [{ text: "looking ", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] }, { text: "all listed" }] },
-    { match: "run a command", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: "echo ran > marker.txt", description: "write marker.txt" } }] }, { text: "command done" }] },
+    {
+      match: "list it",
+      replies: [
+        { text: "looking ", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] },
+        { text: "all listed" },
+      ],
+    },
+    {
+      match: "run a command",
+      replies: [
+        {
+          toolCalls: [
+            {
+              name: "run_terminal_command",
+              arguments: { command: "echo ran > marker.txt", description: "write marker.txt" },
+            },
+          ],
+        },
+        { text: "command done" },
+      ],
+    },
     // A turn that runs until it is cancelled or its process dies: the model never answers.
     { match: "slow", replies: [{ hang: true }] },
   ],
@@ -30,7 +54,8 @@ const SCRIPT: MockScript = {
 };
 
 /** A required live rig on SCRIPT: its grok processes are killed and it is closed after the test. */
-const rig = (t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> => startRequiredLiveRig(t, SCRIPT);
+const rig = (t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> =>
+  startRequiredLiveRig(t, SCRIPT);
 
 interface Connected {
   client: Client;
@@ -39,12 +64,29 @@ interface Connected {
 }
 
 /** Starts `seat mcp ARGS` as a host would and connects the official client to it. */
-async function connect(t: { after(fn: () => Promise<void>): void }, r: LiveRig, args: string[], options: { env?: Record<string, string>; roots?: string[] } = {}): Promise<Connected> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", ...args], env: options.env ?? envFor(r), cwd: r.sandbox.project, stderr: "pipe" });
+async function connect(
+  t: { after(fn: () => Promise<void>): void },
+  r: LiveRig,
+  args: string[],
+  options: { env?: Record<string, string>; roots?: string[] } = {},
+): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SEAT_MAIN, "mcp", ...args],
+    env: options.env ?? envFor(r),
+    cwd: r.sandbox.project,
+    stderr: "pipe",
+  });
   let stderr = "";
   transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  const client = new Client({ name: "test-host", version: "1.0.0" }, options.roots ? { capabilities: { roots: {} } } : {});
-  if (options.roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: options.roots!.map((dir) => ({ uri: pathToFileURL(dir).href })) }));
+  const client = new Client(
+    { name: "test-host", version: "1.0.0" },
+    options.roots ? { capabilities: { roots: {} } } : {},
+  );
+  if (options.roots)
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: options.roots!.map((dir) => ({ uri: pathToFileURL(dir).href })),
+    }));
   await client.connect(transport);
   t.after(async () => {
     await client.close().catch(() => undefined);
@@ -52,13 +94,24 @@ async function connect(t: { after(fn: () => Promise<void>): void }, r: LiveRig, 
   return { client, transport, stderr: () => stderr };
 }
 
-async function call(c: Connected, name: string, args: Record<string, unknown>, onprogress?: (p: Progress) => void): Promise<CallToolResult> {
-  return (await c.client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000, ...(onprogress ? { onprogress } : {}) })) as CallToolResult;
+async function call(
+  c: Connected,
+  name: string,
+  args: Record<string, unknown>,
+  onprogress?: (p: Progress) => void,
+): Promise<CallToolResult> {
+  return (await c.client.callTool({ name, arguments: args }, CallToolResultSchema, {
+    timeout: 120_000,
+    ...(onprogress ? { onprogress } : {}),
+  })) as CallToolResult;
 }
 
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 /** The seat event a progress notification carries (the SDK's Progress type omits `_meta`). */
-const eventOf = (p: Progress) => (p as { _meta?: Record<string, unknown> })._meta?.["grok-seat/event"] as { type?: string; category?: string; decision?: string } | undefined;
+const eventOf = (p: Progress) =>
+  (p as { _meta?: Record<string, unknown> })._meta?.["grok-seat/event"] as
+    | { type?: string; category?: string; decision?: string }
+    | undefined;
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 
 async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
@@ -73,7 +126,11 @@ async function until(what: string, check: () => boolean, timeoutMs = 60_000): Pr
 function ledgerRows(r: LiveRig): Array<{ source: string; stop_reason: string | null; prompt_id: string }> {
   const db = new Database(join(r.sandbox.root, "seat-home", "seats.db"), { readonly: true });
   try {
-    return db.prepare("SELECT source, stop_reason, prompt_id FROM usage_ledger").all() as Array<{ source: string; stop_reason: string | null; prompt_id: string }>;
+    return db.prepare("SELECT source, stop_reason, prompt_id FROM usage_ledger").all() as Array<{
+      source: string;
+      stop_reason: string | null;
+      prompt_id: string;
+    }>;
   } finally {
     db.close();
   }
@@ -89,15 +146,35 @@ test("run over stdio: a real grok turn's answer comes back as structured content
   const progress: Array<Progress> = [];
   const result = await call(c, "run", { prompt: "list it" }, (p) => progress.push(p));
   assert.equal(result.isError, undefined, textOf(result));
-  const out = result.structuredContent as { text: string; stopReason: string; promptId: string; agent: string; cwd: string; usage: Record<string, number>; diagnostics: unknown[] };
+  const out = result.structuredContent as {
+    text: string;
+    stopReason: string;
+    promptId: string;
+    agent: string;
+    cwd: string;
+    usage: Record<string, number>;
+    diagnostics: unknown[];
+  };
   assert.equal(out.stopReason, "end_turn");
   assert.match(out.text, /all listed/);
   assert.equal(out.agent, "grok");
   assert.ok(textOf(result).includes("all listed"));
-  assert.ok(progress.some((p) => p.message === "looking " || eventOf(p)?.type === "text"), "streamed text arrived as progress");
-  assert.ok(progress.some((p) => eventOf(p)?.type === "tool_start"), "the tool call arrived as progress");
-  assert.ok(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress), "progress increases");
-  assert.ok(ledgerRows(r).some((row) => row.prompt_id === out.promptId && row.stop_reason === "end_turn"), "the turn is in the ledger");
+  assert.ok(
+    progress.some((p) => p.message === "looking " || eventOf(p)?.type === "text"),
+    "streamed text arrived as progress",
+  );
+  assert.ok(
+    progress.some((p) => eventOf(p)?.type === "tool_start"),
+    "the tool call arrived as progress",
+  );
+  assert.ok(
+    progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress),
+    "progress increases",
+  );
+  assert.ok(
+    ledgerRows(r).some((row) => row.prompt_id === out.promptId && row.stop_reason === "end_turn"),
+    "the turn is in the ledger",
+  );
   assert.ok(!c.stderr().includes("Error:"), c.stderr());
 });
 
@@ -125,14 +202,27 @@ test("run: the client's notifications/cancelled cancels the turn and disposes it
   const r = await rig(t);
   const c = await connect(t, r, ["--root", r.sandbox.project]);
   const abort = new AbortController();
-  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, { signal: abort.signal, timeout: 120_000 });
+  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, {
+    signal: abort.signal,
+    timeout: 120_000,
+  });
   await until("the turn's model request", () => r.mock.requests.some((q) => q.kind === "main"));
   const serverPid = c.transport.pid!;
   assert.ok(grokProcesses(r, serverPid).length > 0, "positive control: grok runs the turn");
   abort.abort();
   await assert.rejects(pending);
   await until("grok to be disposed", () => grokProcesses(r, serverPid).length === 0, 30_000);
-  await until("the cancelled turn in the ledger", () => { try { return ledgerRows(r).some((row) => row.stop_reason === "cancelled"); } catch { return false; } }, 30_000);
+  await until(
+    "the cancelled turn in the ledger",
+    () => {
+      try {
+        return ledgerRows(r).some((row) => row.stop_reason === "cancelled");
+      } catch {
+        return false;
+      }
+    },
+    30_000,
+  );
   // The server is still there for the next call.
   const next = await call(c, "run", { prompt: "hello" });
   assert.match((next.structuredContent as { text: string }).text, /pong from mock/);
@@ -142,7 +232,10 @@ test("run: with --max-runs 1 a second call while a turn runs is MCP_RUNS_LIMIT a
   const r = await rig(t);
   const c = await connect(t, r, ["--root", r.sandbox.project, "--max-runs", "1"]);
   const abort = new AbortController();
-  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, { signal: abort.signal, timeout: 120_000 });
+  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, {
+    signal: abort.signal,
+    timeout: 120_000,
+  });
   await until("the turn's model request", () => r.mock.requests.some((q) => q.kind === "main"));
   const serverPid = c.transport.pid!;
   const agents = grokProcesses(r, serverPid).length;
@@ -151,7 +244,11 @@ test("run: with --max-runs 1 a second call while a turn runs is MCP_RUNS_LIMIT a
   assert.equal(refused.isError, true);
   assert.equal(codeOf(refused), "MCP_RUNS_LIMIT");
   assert.match(textOf(refused), /--max-runs 1/);
-  assert.equal(r.mock.requests.filter((q) => q.kind === "main").length, 1, "the refused call sent nothing to the model");
+  assert.equal(
+    r.mock.requests.filter((q) => q.kind === "main").length,
+    1,
+    "the refused call sent nothing to the model",
+  );
   assert.equal(grokProcesses(r, serverPid).length, agents, "the refused call started no agent");
   abort.abort();
   await assert.rejects(pending);
@@ -172,7 +269,9 @@ test("a host that disconnects mid-turn: the turn is cancelled, grok disposed, th
   const r = await rig(t);
   const c = await connect(t, r, ["--root", r.sandbox.project]);
   const serverPid = c.transport.pid!;
-  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, { timeout: 120_000 }).catch((e: unknown) => e);
+  const pending = c.client
+    .callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, { timeout: 120_000 })
+    .catch((e: unknown) => e);
   await until("the turn's model request", () => r.mock.requests.some((q) => q.kind === "main"));
   const agents = grokProcesses(r, serverPid);
   assert.ok(agents.length > 0, "positive control: grok runs the turn");
@@ -181,7 +280,10 @@ test("a host that disconnects mid-turn: the turn is cancelled, grok disposed, th
   await until("the server to exit", () => !alive(serverPid), 30_000);
   assert.deepEqual(agents.filter(alive), [], "no grok process outlived the server");
   assert.deepEqual(grokProcesses(r), []);
-  assert.ok(ledgerRows(r).some((row) => row.stop_reason === "cancelled"), "the cancelled turn is in the ledger");
+  assert.ok(
+    ledgerRows(r).some((row) => row.stop_reason === "cancelled"),
+    "the cancelled turn is in the ledger",
+  );
 });
 
 test("boundaries: a cwd outside the roots (directly, by .., or by a symlink), an agent not allowed, a bad session name or model, or a wrong type is a coded tool error; nothing starts", async (t) => {
@@ -228,29 +330,50 @@ test("named sessions: run with `session` continues it; sessions, session_history
   assert.deepEqual((first.structuredContent as { session: { resumed: boolean } }).session.resumed, false);
   const second = await call(c, "run", { prompt: "hello again", session: "work" });
   assert.equal((second.structuredContent as { session: { resumed: boolean } }).session.resumed, true);
-  const secondRequest = r.mock.requests.map((q) => JSON.stringify(q.body ?? {})).find((body) => body.includes("hello again"));
+  const secondRequest = r.mock.requests
+    .map((q) => JSON.stringify(q.body ?? {}))
+    .find((body) => body.includes("hello again"));
   assert.ok(secondRequest?.includes("NONCE-5e1f"), "the second turn's model request carries the first turn");
 
   const listed = await call(c, "sessions", {});
-  const sessions = (listed.structuredContent as { sessions: Array<{ name: string; turns: number; running: unknown }> }).sessions;
-  assert.deepEqual(sessions.map((s) => [s.name, s.turns, s.running]), [["work", 2, null]]);
+  const sessions = (listed.structuredContent as { sessions: Array<{ name: string; turns: number; running: unknown }> })
+    .sessions;
+  assert.deepEqual(
+    sessions.map((s) => [s.name, s.turns, s.running]),
+    [["work", 2, null]],
+  );
   const history = await call(c, "session_history", { name: "work" });
   const turns = (history.structuredContent as { turns: Array<{ prompt: string; text: string; state: string }> }).turns;
-  assert.deepEqual(turns.map((turn) => [turn.prompt, turn.state]), [["remember NONCE-5e1f", "completed"], ["hello again", "completed"]]);
+  assert.deepEqual(
+    turns.map((turn) => [turn.prompt, turn.state]),
+    [
+      ["remember NONCE-5e1f", "completed"],
+      ["hello again", "completed"],
+    ],
+  );
   const newest = await call(c, "session_history", { name: "work", limit: 1 });
   assert.equal((newest.structuredContent as { turns: unknown[] }).turns.length, 1);
   const templates = await c.client.listResourceTemplates();
   assert.ok(templates.resourceTemplates.some((tpl) => tpl.uriTemplate === "seat://sessions/{name}/history"));
   const resource = await c.client.readResource({ uri: "seat://sessions/work/history" });
-  assert.equal((JSON.parse(String((resource.contents[0] as { text: string }).text)) as { turns: unknown[] }).turns.length, 2);
+  assert.equal(
+    (JSON.parse(String((resource.contents[0] as { text: string }).text)) as { turns: unknown[] }).turns.length,
+    2,
+  );
 
-  for (const [args, code] of [[{ name: "nope" }, "SESSION_NOT_FOUND"], [{ name: "../x" }, "SESSION_NAME_INVALID"], [{ name: "work", cwd: r.sandbox.root }, "MCP_CWD_OUTSIDE_ROOTS"]] as const) {
+  for (const [args, code] of [
+    [{ name: "nope" }, "SESSION_NOT_FOUND"],
+    [{ name: "../x" }, "SESSION_NAME_INVALID"],
+    [{ name: "work", cwd: r.sandbox.root }, "MCP_CWD_OUTSIDE_ROOTS"],
+  ] as const) {
     assert.equal(codeOf(await call(c, "session_history", args)), code);
   }
   assert.equal(codeOf(await call(c, "cancel", { name: "work" })), "SESSION_IDLE");
 
   const slow = call(c, "run", { prompt: "slow work", session: "work" });
-  await until("the slow turn's model request", () => r.mock.requests.some((q) => JSON.stringify(q.body ?? {}).includes("slow work")));
+  await until("the slow turn's model request", () =>
+    r.mock.requests.some((q) => JSON.stringify(q.body ?? {}).includes("slow work")),
+  );
   const busy = await call(c, "run", { prompt: "meanwhile", session: "work" });
   assert.equal(codeOf(busy), "SESSION_BUSY", textOf(busy));
   assert.match(textOf(busy), /the cancel tool/, "a host is pointed at its own tools");
@@ -270,14 +393,27 @@ test("a long quiet turn outlives a 2 s client timeout that resets on progress: t
   const serverPid = c.transport.pid!;
   // Control: a client that does not reset on progress gives up at 2 s and cancels; the server cancels the turn.
   const started = Date.now();
-  await assert.rejects(c.client.callTool({ name: "run", arguments: { prompt: "slow one" } }, CallToolResultSchema, { timeout: 2_000, onprogress: () => undefined }), /timed out/i);
+  await assert.rejects(
+    c.client.callTool({ name: "run", arguments: { prompt: "slow one" } }, CallToolResultSchema, {
+      timeout: 2_000,
+      onprogress: () => undefined,
+    }),
+    /timed out/i,
+  );
   assert.ok(Date.now() - started < 10_000);
   await until("the timed-out turn's grok to be disposed", () => grokProcesses(r, serverPid).length === 0, 30_000);
 
   const beats: Progress[] = [];
   const abort = new AbortController();
   let settled = false;
-  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow two" } }, CallToolResultSchema, { timeout: 2_000, resetTimeoutOnProgress: true, onprogress: (p) => beats.push(p), signal: abort.signal }).finally(() => (settled = true));
+  const pending = c.client
+    .callTool({ name: "run", arguments: { prompt: "slow two" } }, CallToolResultSchema, {
+      timeout: 2_000,
+      resetTimeoutOnProgress: true,
+      onprogress: (p) => beats.push(p),
+      signal: abort.signal,
+    })
+    .finally(() => (settled = true));
   pending.catch(() => undefined);
   await new Promise((resolve) => setTimeout(resolve, 6_000));
   assert.equal(settled, false, "the call is still waiting after 3× its timeout");
@@ -292,8 +428,10 @@ test("SIGTERM to the server mid-turn: the turn is cancelled and recorded, grok d
   const r = await rig(t);
   const c = await connect(t, r, ["--root", r.sandbox.project]);
   const serverPid = c.transport.pid!;
-  const exited = new Promise<void>((resolve) => c.transport.onclose = () => resolve());
-  const pending = c.client.callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, { timeout: 120_000 }).catch((e: unknown) => e);
+  const exited = new Promise<void>((resolve) => (c.transport.onclose = () => resolve()));
+  const pending = c.client
+    .callTool({ name: "run", arguments: { prompt: "slow work" } }, CallToolResultSchema, { timeout: 120_000 })
+    .catch((e: unknown) => e);
   await until("the turn's model request", () => r.mock.requests.some((q) => q.kind === "main"));
   const agents = grokProcesses(r, serverPid);
   assert.ok(agents.length > 0, "positive control: grok runs the turn");
@@ -302,5 +440,8 @@ test("SIGTERM to the server mid-turn: the turn is cancelled and recorded, grok d
   await exited;
   await until("the server to exit", () => !alive(serverPid), 30_000);
   assert.deepEqual(agents.filter(alive), [], "no grok process outlived the server");
-  assert.ok(ledgerRows(r).some((row) => row.stop_reason === "cancelled"), "the cancelled turn is in the ledger");
+  assert.ok(
+    ledgerRows(r).some((row) => row.stop_reason === "cancelled"),
+    "the cancelled turn is in the ledger",
+  );
 });

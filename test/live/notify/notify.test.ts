@@ -19,13 +19,28 @@ const COMMAND = 'echo "$(echo ran)" >> notified.txt; token="$(echo x)"; echo con
 
 const SCRIPT: MockScript = {
   rules: [
-    { match: "notify held case", replies: [{ toolCalls: [{ name: "run_terminal_command", arguments: { command: COMMAND, description: "append to notified.txt" } }] }, { text: "held case done" }] },
+    {
+      match: "notify held case",
+      replies: [
+        {
+          toolCalls: [
+            { name: "run_terminal_command", arguments: { command: COMMAND, description: "append to notified.txt" } },
+          ],
+        },
+        { text: "held case done" },
+      ],
+    },
     { match: "notify plain case", replies: [{ text: "plain case done" }] },
   ],
 };
 
 type Line = { type: string; [k: string]: unknown };
-const lines = (out: string): Line[] => out.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] =>
+  out
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Line);
 
 async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> {
   const started = await startLiveRig(SCRIPT);
@@ -38,8 +53,22 @@ async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Prom
 function envWithHook(r: LiveRig, receiver: NotifyReceiver): NodeJS.ProcessEnv {
   const config = join(r.sandbox.root, "xdg");
   mkdirSync(join(config, "grok-seat"), { recursive: true });
-  writeFileSync(join(config, "grok-seat", "config.json"), JSON.stringify({ notify: { targets: { hook: { type: "webhook", url: `${receiver.url}/hook`, secretEnv: "HOOK_SECRET" } } } }));
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: r.sandbox.home, GROK_HOME: r.sandbox.grokHome, GROK_BIN: r.binary, GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"), XDG_CONFIG_HOME: config, HOOK_SECRET: SECRET, NO_COLOR: "1" };
+  writeFileSync(
+    join(config, "grok-seat", "config.json"),
+    JSON.stringify({
+      notify: { targets: { hook: { type: "webhook", url: `${receiver.url}/hook`, secretEnv: "HOOK_SECRET" } } },
+    }),
+  );
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: r.sandbox.home,
+    GROK_HOME: r.sandbox.grokHome,
+    GROK_BIN: r.binary,
+    GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"),
+    XDG_CONFIG_HOME: config,
+    HOOK_SECRET: SECRET,
+    NO_COLOR: "1",
+  };
 }
 
 test("seat run --notify: a held approval arrives signed as `waiting` with the exact command, is answered from another process, and the end arrives as `done`", async (t) => {
@@ -48,15 +77,23 @@ test("seat run --notify: a held approval arrives signed as `waiting` with the ex
   t.after(() => receiver.close());
   const env = envWithHook(r, receiver);
   const cwd = r.sandbox.project;
-  const run = startSeat(["run", "-s", "notified", "--notify", "hook", "--json", "please run notify held case"], { env, cwd });
+  const run = startSeat(["run", "-s", "notified", "--notify", "hook", "--json", "please run notify held case"], {
+    env,
+    cwd,
+  });
   t.after(() => void run.child.kill("SIGKILL"));
   const deadline = Date.now() + 90_000;
   let waiting: { approval: { id: string; command: string } } | undefined;
   while (Date.now() < deadline && waiting === undefined) {
-    waiting = [...receiver.accepted.values()].find((e) => (e as { event: string }).event === "waiting") as typeof waiting;
+    waiting = [...receiver.accepted.values()].find(
+      (e) => (e as { event: string }).event === "waiting",
+    ) as typeof waiting;
     if (waiting === undefined) await new Promise((res) => setTimeout(res, 100));
   }
-  assert.ok(waiting, `no waiting notification arrived; requests: ${JSON.stringify(receiver.requests.map((q) => q.refused ?? "ok"))}`);
+  assert.ok(
+    waiting,
+    `no waiting notification arrived; requests: ${JSON.stringify(receiver.requests.map((q) => q.refused ?? "ok"))}`,
+  );
   assert.equal(waiting.approval.command, COMMAND, "the notification shows the exact command, byte for byte");
   assert.equal(existsSync(join(cwd, "notified.txt")), false, "nothing ran before the answer");
   const answered = await runSeat(["approve", waiting.approval.id, "--json"], { env, cwd });
@@ -65,10 +102,20 @@ test("seat run --notify: a held approval arrives signed as `waiting` with the ex
   assert.equal(ended.code, 0, ended.stderr);
   assert.equal(readFileSync(join(cwd, "notified.txt"), "utf8"), "ran\n");
   const events = [...receiver.accepted.values()] as Array<{ event: string; subject: { kind: string; name?: string } }>;
-  assert.deepEqual(events.map((e) => e.event), ["waiting", "done"]);
+  assert.deepEqual(
+    events.map((e) => e.event),
+    ["waiting", "done"],
+  );
   for (const e of events) assert.deepEqual(e.subject, { kind: "named-session", name: "notified" });
-  assert.ok(receiver.requests.every((q) => q.refused === undefined), "every request verified (signature, schema)");
-  assert.ok(!lines(ended.stdout).some((l) => l.type === "diagnostic" && (l.diagnostic as { code: string }).code === "NOTIFY_DELIVERY_FAILED"));
+  assert.ok(
+    receiver.requests.every((q) => q.refused === undefined),
+    "every request verified (signature, schema)",
+  );
+  assert.ok(
+    !lines(ended.stdout).some(
+      (l) => l.type === "diagnostic" && (l.diagnostic as { code: string }).code === "NOTIFY_DELIVERY_FAILED",
+    ),
+  );
 });
 
 test("a receiver that never answers: seat run exits within 5 s of its turn's end and says the notification was not delivered", async (t) => {
@@ -77,7 +124,10 @@ test("a receiver that never answers: seat run exits within 5 s of its turn's end
   t.after(() => receiver.close());
   receiver.hang(true);
   const env = envWithHook(r, receiver);
-  const run = startSeat(["run", "--notify", "hook", "--json", "please run notify plain case"], { env, cwd: r.sandbox.project });
+  const run = startSeat(["run", "--notify", "hook", "--json", "please run notify plain case"], {
+    env,
+    cwd: r.sandbox.project,
+  });
   t.after(() => void run.child.kill("SIGKILL"));
   let doneAt: number | undefined;
   run.child.stdout?.on("data", () => {
@@ -89,7 +139,9 @@ test("a receiver that never answers: seat run exits within 5 s of its turn's end
   assert.ok(doneAt !== undefined, ended.stdout);
   assert.ok(exitAt - doneAt < 5_000, `seat run exited ${exitAt - doneAt} ms after its turn's end`);
   assert.ok(receiver.requests.length >= 1, "the receiver was asked");
-  const failed = lines(ended.stdout).find((l) => l.type === "diagnostic" && (l.diagnostic as { code: string }).code === "NOTIFY_DELIVERY_FAILED");
+  const failed = lines(ended.stdout).find(
+    (l) => l.type === "diagnostic" && (l.diagnostic as { code: string }).code === "NOTIFY_DELIVERY_FAILED",
+  );
   assert.ok(failed, ended.stdout);
 });
 

@@ -13,13 +13,20 @@ import type { HostTool } from "../../../src/tools/index.js";
 import { withLiveRig } from "../../support/live-turns.js";
 
 const script = {
-  rules: [{
-    match: "ticket 42",
-    replies: [
-      { text: "Let me look that up. ", toolCalls: [{ name: "use_tool", arguments: { tool_name: "host-tools__lookup_ticket", tool_input: { id: "42" } } }] },
-      { text: "It says: {{last_tool_result}}" },
-    ],
-  }],
+  rules: [
+    {
+      match: "ticket 42",
+      replies: [
+        {
+          text: "Let me look that up. ",
+          toolCalls: [
+            { name: "use_tool", arguments: { tool_name: "host-tools__lookup_ticket", tool_input: { id: "42" } } },
+          ],
+        },
+        { text: "It says: {{last_tool_result}}" },
+      ],
+    },
+  ],
 };
 
 function lookupTicket(calls: string[]): HostTool {
@@ -39,7 +46,11 @@ test("a host tool denied because nobody could be asked ends the turn with PERMIS
   await withLiveRig(t, script, async (rig) => {
     const calls: string[] = [];
     const events: SeatEvent[] = [];
-    const session = await createSession({ ...rig.sessionOptions, tools: [lookupTicket(calls)], callbacks: { onEvent: (e) => void events.push(e) } });
+    const session = await createSession({
+      ...rig.sessionOptions,
+      tools: [lookupTicket(calls)],
+      callbacks: { onEvent: (e) => void events.push(e) },
+    });
     try {
       assert.equal(session.state, "ready", JSON.stringify(session.diagnostics));
       const result = await session.prompt("What is ticket 42 about?");
@@ -52,7 +63,11 @@ test("a host tool denied because nobody could be asked ends the turn with PERMIS
       assert.match(result.diagnostic.message, /allow: \["mcp"\]/);
       assert.match(result.diagnostic.message, /--allow mcp/);
       const reported = events.filter((e) => e.type === "diagnostic");
-      assert.deepEqual(reported.map((e) => e.type === "diagnostic" && e.diagnostic.code), ["PERMISSION_NO_APPROVER"], "reported once, through the callbacks too");
+      assert.deepEqual(
+        reported.map((e) => e.type === "diagnostic" && e.diagnostic.code),
+        ["PERMISSION_NO_APPROVER"],
+        "reported once, through the callbacks too",
+      );
     } finally {
       await session.dispose();
     }
@@ -62,7 +77,11 @@ test("a host tool denied because nobody could be asked ends the turn with PERMIS
 test("the same turn with a gate that requires approval and has no approver names the gate's policy; allowing mcp lets the tool run with no diagnostic", async (t) => {
   await withLiveRig(t, script, async (rig) => {
     const calls: string[] = [];
-    const asked = await createSession({ ...rig.sessionOptions, tools: [lookupTicket(calls)], permissions: createPermissionGate({ policy: parsePolicyFlags({}) }) });
+    const asked = await createSession({
+      ...rig.sessionOptions,
+      tools: [lookupTicket(calls)],
+      permissions: createPermissionGate({ policy: parsePolicyFlags({}) }),
+    });
     try {
       const result = await asked.prompt("What is ticket 42 about?");
       assert.equal(result.diagnostic?.code, "PERMISSION_NO_APPROVER");
@@ -71,7 +90,11 @@ test("the same turn with a gate that requires approval and has no approver names
     } finally {
       await asked.dispose();
     }
-    const allowed = await createSession({ ...rig.sessionOptions, tools: [lookupTicket(calls)], permissions: createPermissionGate({ policy: parsePolicyFlags({ allow: ["read", "mcp"] }) }) });
+    const allowed = await createSession({
+      ...rig.sessionOptions,
+      tools: [lookupTicket(calls)],
+      permissions: createPermissionGate({ policy: parsePolicyFlags({ allow: ["read", "mcp"] }) }),
+    });
     try {
       const result = await allowed.prompt("What is ticket 42 about?");
       assert.equal(result.diagnostic, undefined);

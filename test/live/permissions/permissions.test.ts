@@ -39,8 +39,22 @@ const CASES: Case[] = [
   { name: "default-no-approver", flags: {}, ran: false, asked: 0, via: "default", reason: "no-approver" },
   { name: "block", flags: { block: ["execute"] }, approver: "allow", ran: false, asked: 0, via: "policy" },
   { name: "unrestricted", flags: { unrestricted: true }, approver: "deny", ran: true, asked: 0, via: "policy" },
-  { name: "unrestricted-ask", flags: { unrestricted: true, ask: ["execute"] }, approver: "deny", ran: false, asked: 1, via: "approver" },
-  { name: "unrestricted-block", flags: { unrestricted: true, block: ["execute"] }, approver: "allow", ran: false, asked: 0, via: "policy" },
+  {
+    name: "unrestricted-ask",
+    flags: { unrestricted: true, ask: ["execute"] },
+    approver: "deny",
+    ran: false,
+    asked: 1,
+    via: "approver",
+  },
+  {
+    name: "unrestricted-block",
+    flags: { unrestricted: true, block: ["execute"] },
+    approver: "allow",
+    ran: false,
+    asked: 0,
+    via: "policy",
+  },
 ];
 
 const marker = (name: string) => `marker-${name}.txt`;
@@ -51,7 +65,14 @@ test("a shell command is allowed, asked about or blocked per policy, and runs on
       match: `run case ${c.name} now`,
       replies: [
         // grok 1.0.41 refuses run_terminal_command without `description`.
-        { toolCalls: [{ name: "run_terminal_command", arguments: { command: `echo ran > ${marker(c.name)}`, description: `write ${marker(c.name)}` } }] },
+        {
+          toolCalls: [
+            {
+              name: "run_terminal_command",
+              arguments: { command: `echo ran > ${marker(c.name)}`, description: `write ${marker(c.name)}` },
+            },
+          ],
+        },
         { text: `case ${c.name} went on` },
       ],
     })),
@@ -82,7 +103,11 @@ test("a shell command is allowed, asked about or blocked per policy, and runs on
           const result = await session.prompt(`please run case ${c.name} now`, { promptId });
           const followUps = rig.mock.requests.filter((r) => r.kind === "tool_followup" && r.reqId === promptId).length;
 
-          assert.equal(existsSync(join(rig.sandbox.project, marker(c.name))), c.ran, "the marker file tells whether the command ran");
+          assert.equal(
+            existsSync(join(rig.sandbox.project, marker(c.name))),
+            c.ran,
+            "the marker file tells whether the command ran",
+          );
           assert.equal(asked.length - askedBefore, c.asked);
           for (const question of asked.slice(askedBefore)) assert.equal(question.category, "execute");
           const mine = decisions.slice(decidedBefore);
@@ -92,9 +117,18 @@ test("a shell command is allowed, asked about or blocked per policy, and runs on
           assert.equal(audit.decision, c.ran ? "allow" : "deny");
           assert.equal(audit.via, c.via);
           assert.equal(audit.reason, c.reason);
-          assert.equal(audit.optionId, c.ran ? "allow-once" : "reject-once", "options are chosen by kind; the once-variants");
+          assert.equal(
+            audit.optionId,
+            c.ran ? "allow-once" : "reject-once",
+            "options are chosen by kind; the once-variants",
+          );
           const recorded = session.audit[session.audit.length - 1];
-          assert.deepEqual(recorded, { event: "permission", toolCallId: audit.toolCallId, category: "execute", decision: audit.decision });
+          assert.deepEqual(recorded, {
+            event: "permission",
+            toolCallId: audit.toolCallId,
+            category: "execute",
+            decision: audit.decision,
+          });
           if (c.ran) {
             assert.equal(result.stopReason, "end_turn");
             assert.equal(result.text, `case ${c.name} went on`);

@@ -20,7 +20,11 @@ test("createSession refuses a model grok does not offer with MODEL_UNKNOWN listi
     assert.match(diagnostic.message, /"nope\/!!".*available: .*\bmock\b/);
     const result = await session.prompt("say pong");
     assert.equal(result.diagnostic?.code, "ACP_SESSION_DEAD");
-    assert.deepEqual(rig.mock.requests.filter((r) => r.kind === "main"), [], "no model request was made");
+    assert.deepEqual(
+      rig.mock.requests.filter((r) => r.kind === "main"),
+      [],
+      "no model request was made",
+    );
     assert.deepEqual((await session.dispose()).survivors, []);
   } finally {
     await rig.close();
@@ -31,12 +35,20 @@ test("seat run --model with an unknown id exits 2 with MODEL_UNKNOWN, and a list
   const rig = await startLiveRig({ rules: [{ match: "say pong", replies: [{ text: "pong" }] }] });
   if (!gotLive(t, rig)) return;
   try {
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary };
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: rig.sandbox.home,
+      GROK_HOME: rig.sandbox.grokHome,
+      GROK_BIN: rig.binary,
+    };
     const bad = await runSeat(["run", "--json", "--model", "nope/!!", "say pong"], { env, cwd: rig.sandbox.project });
     assert.equal(bad.code, 2, `exit 2 (stdout ${bad.stdout}; stderr ${bad.stderr})`);
     assert.match(bad.stdout, /MODEL_UNKNOWN/);
     assert.match(bad.stdout, /available: [^"]*\bmock\b/);
-    const good = await runSeat(["run", "--json", "--model", "grok-cli/mock", "say pong"], { env, cwd: rig.sandbox.project });
+    const good = await runSeat(["run", "--json", "--model", "grok-cli/mock", "say pong"], {
+      env,
+      cwd: rig.sandbox.project,
+    });
     assert.equal(good.code, 0, `a listed model runs (stderr ${good.stderr})`);
     assert.match(good.stdout, /pong/);
   } finally {

@@ -8,7 +8,8 @@ import { createSession, type HeadlessSession } from "../../../src/runtime/index.
 import { shellCommandScript, withLiveRig as withRig } from "../../support/live-turns.js";
 import { alive } from "../../support/processes.js";
 
-const mainTurns = (rig: { mock: { requests: Array<{ kind: string; reqId?: string }> } }) => rig.mock.requests.filter((r) => r.kind === "main").map((r) => r.reqId);
+const mainTurns = (rig: { mock: { requests: Array<{ kind: string; reqId?: string }> } }) =>
+  rig.mock.requests.filter((r) => r.kind === "main").map((r) => r.reqId);
 
 test("on real grok, an already-aborted signal and malformed prompt input send nothing, and the session stays usable", async (t) => {
   await withRig(t, {}, async (rig) => {
@@ -33,7 +34,10 @@ test("on real grok, an already-aborted signal and malformed prompt input send no
 
 test("on real grok, an onText that never returns is abandoned at the turn deadline: the turn resolves with ACP_CALLBACK_STUCK and dispose finishes", async (t) => {
   await withRig(t, {}, async (rig) => {
-    const session = await createSession({ ...rig.sessionOptions, callbacks: { onText: () => new Promise<void>(() => {}) } });
+    const session = await createSession({
+      ...rig.sessionOptions,
+      callbacks: { onText: () => new Promise<void>(() => {}) },
+    });
     assert.equal(session.state, "ready", JSON.stringify(session.diagnostics));
     const pid = session.agent?.pid;
     const started = Date.now();
@@ -72,7 +76,12 @@ test("on real grok, dispose during a turn waiting on the model resolves the turn
 test("on real grok, a permission hook that throws denies the shell command and reports PERMISSION_APPROVER_FAILED", async (t) => {
   const script = shellCommandScript("echo nope > marker.txt", "was refused");
   await withRig(t, script, async (rig) => {
-    const session = await createSession({ ...rig.sessionOptions, onPermissionRequest: async () => { throw new Error("approver crashed"); } });
+    const session = await createSession({
+      ...rig.sessionOptions,
+      onPermissionRequest: async () => {
+        throw new Error("approver crashed");
+      },
+    });
     try {
       await session.prompt("please run echo");
       const reported = session.diagnostics.find((d) => d.code === "PERMISSION_APPROVER_FAILED");

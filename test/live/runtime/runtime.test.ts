@@ -13,7 +13,10 @@ import { alive } from "../../support/processes.js";
 test("streams a multi-turn conversation over one grok process and echoes each prompt ID", async (t) => {
   await withRig(t, { rules: [{ match: "second", replies: [{ text: "second answer" }] }] }, async (rig) => {
     const texts: string[] = [];
-    const session = await createSession({ ...rig.sessionOptions, callbacks: { onText: (text) => void texts.push(text) } });
+    const session = await createSession({
+      ...rig.sessionOptions,
+      callbacks: { onText: (text) => void texts.push(text) },
+    });
     try {
       assert.equal(session.state, "ready", JSON.stringify(session.diagnostics));
       const pid = session.agent?.pid;
@@ -137,7 +140,10 @@ test("without credentials create does not throw: a dead session carries the not-
   await withRig(t, {}, async (rig) => {
     writeFileSync(join(rig.sandbox.grokHome, "config.toml"), "[cli]\nauto_update = false\n");
     const seen: string[] = [];
-    const session = await createSession({ ...rig.sessionOptions, callbacks: { onText: (text) => void seen.push(text) } });
+    const session = await createSession({
+      ...rig.sessionOptions,
+      callbacks: { onText: (text) => void seen.push(text) },
+    });
     assert.equal(session.state, "dead");
     assert.equal(session.diagnostics[0]?.code, "ACP_NOT_AUTHENTICATED");
     assert.match(session.diagnostics[0]?.message ?? "", /grok login|XAI_API_KEY/);
@@ -157,7 +163,10 @@ test("a model selection grok-cli/<id> is passed as -m <id> and the lane marker i
       const cmdline = readFileSync(`/proc/${session.agent?.pid}/cmdline`, "utf8").split("\0");
       assert.deepEqual(cmdline.slice(cmdline.indexOf("-m"), cmdline.indexOf("-m") + 2), ["-m", "mock"]);
       await session.prompt("say pong");
-      assert.equal(rig.mock.requests.find((r) => r.kind === "main")?.headers["x-grok-model-override"] ?? "mock-model", "mock-model");
+      assert.equal(
+        rig.mock.requests.find((r) => r.kind === "main")?.headers["x-grok-model-override"] ?? "mock-model",
+        "mock-model",
+      );
     } finally {
       await session.dispose();
     }
@@ -184,7 +193,10 @@ test("an image block is refused with its own code when grok does not advertise i
   await withRig(t, {}, async (rig) => {
     const session = await createSession(rig.sessionOptions);
     try {
-      const result = await session.prompt([{ type: "text", text: "what is this?" }, { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }]);
+      const result = await session.prompt([
+        { type: "text", text: "what is this?" },
+        { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+      ]);
       assert.equal(result.diagnostic?.code, "ACP_CONTENT_UNSUPPORTED");
       assert.equal(rig.mock.requests.filter((r) => r.kind === "main").length, 0, "no turn reached the model");
       const text = await session.prompt([{ type: "text", text: "say pong" }]);

@@ -41,8 +41,13 @@ describe("visible seat hire under load on the real grok TUI", { concurrency: fal
     const pids = new Set<number>();
     try {
       seat = await hireSeat({
-        grokBinary: rig.binary, cwd: rig.sandbox.project, env: { ...rig.sandbox.env, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" },
-        mux: "tmux", backend, journal, versionFloor: "1.0.41",
+        grokBinary: rig.binary,
+        cwd: rig.sandbox.project,
+        env: { ...rig.sandbox.env, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" },
+        mux: "tmux",
+        backend,
+        journal,
+        versionFloor: "1.0.41",
       });
       for (const b of busy) b.kill("SIGKILL");
       const { leader, tui, plan, client } = seat.parts;
@@ -58,7 +63,10 @@ describe("visible seat hire under load on the real grok TUI", { concurrency: fal
       assert.equal(error.code, "ACP_HANDSHAKE_FAILED");
       assert.ok(error.context.waitedMs >= 5_000, String(error.context.waitedMs));
       assert.ok(error.context.readiness.pongs > 0, JSON.stringify(error.context.readiness));
-      assert.ok(error.context.readiness.logLines > 0, `the real leader's own lines in unified.jsonl: ${JSON.stringify(error.context.readiness)}`);
+      assert.ok(
+        error.context.readiness.logLines > 0,
+        `the real leader's own lines in unified.jsonl: ${JSON.stringify(error.context.readiness)}`,
+      );
       assert.match(error.message, /grok kept showing progress/);
       assert.equal((await seat.waitFor(d.promptId, ["completed"], 30_000))?.state, "completed");
 
@@ -74,16 +82,31 @@ describe("visible seat hire under load on the real grok TUI", { concurrency: fal
       // A read the leader dropped (here: one never sent) is sent again once the real leader's log has been quiet
       // for quietMs, and the real answer to the re-send ends the step (hire does this for _x.ai/commands/list).
       let resent = 0;
-      const info = (await awaitHandshake(never, "probe", watch, { idleMs: 20_000, capMs: 30_000 }, {}, { send: () => (resent++, client.control({ type: "get_leader_info" })), quietMs: 1_000 })) as { pid?: number };
+      const info = (await awaitHandshake(
+        never,
+        "probe",
+        watch,
+        { idleMs: 20_000, capMs: 30_000 },
+        {},
+        { send: () => (resent++, client.control({ type: "get_leader_info" })), quietMs: 1_000 },
+      )) as { pid?: number };
       assert.equal(info.pid, leader.pid);
       assert.equal(resent, 1);
       await seat.release({ closePane: true });
     } finally {
       for (const b of busy) b.kill("SIGKILL");
       spawnSync("tmux", ["-L", socketName, "kill-server"]);
-      for (const s of journal.listSeats({ includeReleased: true })) for (const pid of [s.tuiPid, s.leaderPid]) if (pid) pids.add(pid);
-      for (const pid of pids) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
-      for (let i = 0; i < 100 && [...pids].some((pid) => alive(pid)); i += 1) await new Promise((r) => setTimeout(r, 50));
+      for (const s of journal.listSeats({ includeReleased: true }))
+        for (const pid of [s.tuiPid, s.leaderPid]) if (pid) pids.add(pid);
+      for (const pid of pids)
+        if (alive(pid))
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            /* gone */
+          }
+      for (let i = 0; i < 100 && [...pids].some((pid) => alive(pid)); i += 1)
+        await new Promise((r) => setTimeout(r, 50));
       journal.close();
       await rig.close();
     }

@@ -19,11 +19,21 @@ import { gotLive } from "../../support/requirements.js";
 const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Ctx { rig: LiveRig; tmux: string; seatHome: string; env: NodeJS.ProcessEnv; pids: Set<number> }
+interface Ctx {
+  rig: LiveRig;
+  tmux: string;
+  seatHome: string;
+  env: NodeJS.ProcessEnv;
+  pids: Set<number>;
+}
 
 function seatCli(ctx: Ctx, args: string[]): { code: number; stdout: string; stderr: string; json: any; lines: any[] } {
   const r = spawnSync(process.execPath, [MAIN, ...args], { env: ctx.env, encoding: "utf8", timeout: 150_000 });
-  const lines = r.stdout.trim().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+  const lines = r.stdout
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json: lines.at(-1) ?? null, lines };
 }
 
@@ -48,7 +58,13 @@ async function setup(): Promise<Ctx | string> {
   if (typeof rig === "string") return rig;
   const seatHome = join(rig.sandbox.root, "sh");
   const tmux = `gs-${randomBytes(4).toString("hex")}`;
-  return { rig, tmux, seatHome, env: { ...rig.sandbox.env, GROK_SEAT_HOME: seatHome, TERM: "xterm-256color", GROK_SEAT_VERSION_FLOOR: "" }, pids: new Set() };
+  return {
+    rig,
+    tmux,
+    seatHome,
+    env: { ...rig.sandbox.env, GROK_SEAT_HOME: seatHome, TERM: "xterm-256color", GROK_SEAT_VERSION_FLOOR: "" },
+    pids: new Set(),
+  };
 }
 
 /** Every process of the seat now: controller, TUI, leader (from status and the lock file). */
@@ -56,7 +72,13 @@ function seatPids(ctx: Ctx, seatId: string): number[] {
   const status = seatCli(ctx, ["status", seatId, "--json"]).json;
   const file = JSON.parse(readFileSync(join(ctx.seatHome, "seats", seatId, "seat.json"), "utf8"));
   const lock = join(file.socket_dir ?? "/nonexistent", "s.lock");
-  const pids = [status?.tui?.pid, status?.leader?.pid, status?.controller?.pid, file.controller_pid, existsSync(lock) ? Number(readFileSync(lock, "utf8").trim()) : undefined];
+  const pids = [
+    status?.tui?.pid,
+    status?.leader?.pid,
+    status?.controller?.pid,
+    file.controller_pid,
+    existsSync(lock) ? Number(readFileSync(lock, "utf8").trim()) : undefined,
+  ];
   return pids.filter((p): p is number => typeof p === "number" && p > 0);
 }
 
@@ -64,10 +86,18 @@ async function teardown(ctx: Ctx): Promise<void> {
   for (const dir of existsSync(join(ctx.seatHome, "seats")) ? readdirSync(join(ctx.seatHome, "seats")) : []) {
     try {
       for (const pid of seatPids(ctx, dir)) ctx.pids.add(pid);
-    } catch { /* no seat file */ }
+    } catch {
+      /* no seat file */
+    }
   }
   spawnSync("tmux", ["-L", ctx.tmux, "kill-server"]);
-  for (const pid of ctx.pids) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+  for (const pid of ctx.pids)
+    if (alive(pid))
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
   for (let i = 0; i < 100 && [...ctx.pids].some((pid) => alive(pid)); i += 1) await sleep(50);
   await ctx.rig.close();
 }
@@ -84,7 +114,9 @@ function savedHistory(ctx: Ctx, id: string): string {
 }
 
 function mainQueries(ctx: Ctx, text: string): Array<{ body: unknown }> {
-  return ctx.rig.mock.requests.filter((r) => r.kind === "main" && typeof r.query === "string" && r.query.includes(text)) as Array<{ body: unknown }>;
+  return ctx.rig.mock.requests.filter(
+    (r) => r.kind === "main" && typeof r.query === "string" && r.query.includes(text),
+  ) as Array<{ body: unknown }>;
 }
 
 describe("seat restore on the real grok TUI in tmux", { concurrency: false }, () => {
@@ -92,21 +124,56 @@ describe("seat restore on the real grok TUI in tmux", { concurrency: false }, ()
     const ctx = await setup();
     if (!gotLive(t, ctx)) return;
     try {
-      const hired = seatCli(ctx, ["hire", "--visible", "--grok", ctx.rig.binary, "--cwd", ctx.rig.sandbox.project, "--version-floor", "1.0.41", "--tmux-socket", ctx.tmux, "--json"]);
+      const hired = seatCli(ctx, [
+        "hire",
+        "--visible",
+        "--grok",
+        ctx.rig.binary,
+        "--cwd",
+        ctx.rig.sandbox.project,
+        "--version-floor",
+        "1.0.41",
+        "--tmux-socket",
+        ctx.tmux,
+        "--json",
+      ]);
       assert.equal(hired.code, 0, `hire failed: ${hired.stdout} ${hired.stderr}`);
       const seatId: string = hired.json.seatId;
       const sessionId: string = hired.json.sessionId;
-      const first = seatCli(ctx, ["send", seatId, "please remember the code word", "--prompt-id", `${seatId}-A`, "--wait", "consumed", "--json"]);
+      const first = seatCli(ctx, [
+        "send",
+        seatId,
+        "please remember the code word",
+        "--prompt-id",
+        `${seatId}-A`,
+        "--wait",
+        "consumed",
+        "--json",
+      ]);
       assert.equal(first.code, 0, first.stderr);
-      await waitUntil("the first turn to complete", () => seatCli(ctx, ["status", seatId, "--json"]).json?.deliveries?.find((d: any) => d.promptId === `${seatId}-A` && d.state === "completed"));
+      await waitUntil("the first turn to complete", () =>
+        seatCli(ctx, ["status", seatId, "--json"]).json?.deliveries?.find(
+          (d: any) => d.promptId === `${seatId}-A` && d.state === "completed",
+        ),
+      );
       // grok writes its conversation to disk after the turn: a reboot before that write would resume without the
       // answer, so the simulated one comes once grok's own history has it (a loaded machine delays the write).
-      await waitUntil("grok to save the first turn's answer", () => savedHistory(ctx, sessionId).includes("PLUM-7731"), 30_000);
+      await waitUntil(
+        "grok to save the first turn's answer",
+        () => savedHistory(ctx, sessionId).includes("PLUM-7731"),
+        30_000,
+      );
       // The reboot: tmux dies with everything in it, and every process of the seat is SIGKILLed.
       const before = seatPids(ctx, seatId);
       for (const pid of before) ctx.pids.add(pid);
       spawnSync("tmux", ["-L", ctx.tmux, "kill-server"]);
-      for (const pid of before) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+      for (const pid of before)
+        if (alive(pid))
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            /* gone */
+          }
       await waitUntil("every process of the seat to be gone", () => before.every((pid) => !alive(pid)), 10_000);
 
       const ps = seatCli(ctx, ["ps", "--json"]);
@@ -116,20 +183,44 @@ describe("seat restore on the real grok TUI in tmux", { concurrency: false }, ()
 
       const restored = seatCli(ctx, ["restore", seatId, "--json"]);
       assert.equal(restored.code, 0, `restore failed: ${restored.stdout} ${restored.stderr}`);
-      assert.deepEqual({ type: restored.json.type, id: restored.json.id, sessionId: restored.json.sessionId }, { type: "restored", id: seatId, sessionId });
+      assert.deepEqual(
+        { type: restored.json.type, id: restored.json.id, sessionId: restored.json.sessionId },
+        { type: "restored", id: seatId, sessionId },
+      );
       for (const pid of seatPids(ctx, seatId)) ctx.pids.add(pid);
       const again = seatCli(ctx, ["restore", seatId, "--json"]);
       assert.equal(again.code, 1, "a live seat is not restored twice");
       assert.equal(again.json.code, "SEAT_NOT_LOST");
 
-      const second = seatCli(ctx, ["send", seatId, "which code word did I give you", "--prompt-id", `${seatId}-B`, "--wait", "consumed", "--json"]);
+      const second = seatCli(ctx, [
+        "send",
+        seatId,
+        "which code word did I give you",
+        "--prompt-id",
+        `${seatId}-B`,
+        "--wait",
+        "consumed",
+        "--json",
+      ]);
       assert.equal(second.code, 0, second.stderr);
-      await waitUntil("the second turn to complete", () => seatCli(ctx, ["status", seatId, "--json"]).json?.deliveries?.find((d: any) => d.promptId === `${seatId}-B` && d.state === "completed"));
+      await waitUntil("the second turn to complete", () =>
+        seatCli(ctx, ["status", seatId, "--json"]).json?.deliveries?.find(
+          (d: any) => d.promptId === `${seatId}-B` && d.state === "completed",
+        ),
+      );
       const asked = mainQueries(ctx, "which code word");
       assert.ok(asked.length >= 1, "the second brief reached the model");
-      assert.match(JSON.stringify(asked[0]!.body), /noted: the code word is PLUM-7731/, "the model saw the earlier conversation");
+      assert.match(
+        JSON.stringify(asked[0]!.body),
+        /noted: the code word is PLUM-7731/,
+        "the model saw the earlier conversation",
+      );
       // Nothing re-sent: the first brief reached the model as a query once (its own turn), the second once.
-      assert.equal(ctx.rig.mock.requests.filter((r) => r.kind === "main" && r.query?.includes("please remember the code word")).length, 1);
+      assert.equal(
+        ctx.rig.mock.requests.filter((r) => r.kind === "main" && r.query?.includes("please remember the code word"))
+          .length,
+        1,
+      );
       const deliveries = seatCli(ctx, ["status", seatId, "--json"]).json.deliveries.map((d: any) => d.promptId);
       assert.deepEqual(deliveries, [`${seatId}-A`, `${seatId}-B`], "the journal shows both turns once");
     } finally {

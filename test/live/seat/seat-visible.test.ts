@@ -22,14 +22,34 @@ const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
 const HOOKED_MAIN = join(process.cwd(), "dist", "test", "support", "seat-hooked.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Ctx { rig: LiveRig; tmux: string; seatHome: string; env: NodeJS.ProcessEnv; pids: Set<number> }
+interface Ctx {
+  rig: LiveRig;
+  tmux: string;
+  seatHome: string;
+  env: NodeJS.ProcessEnv;
+  pids: Set<number>;
+}
 
-function seatCli(ctx: Ctx, args: string[], extraEnv: NodeJS.ProcessEnv = {}, input?: string): { code: number; stdout: string; stderr: string; json: any } {
+function seatCli(
+  ctx: Ctx,
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+  input?: string,
+): { code: number; stdout: string; stderr: string; json: any } {
   const main = extraEnv.GROK_SEAT_TEST_HOOKS === undefined ? MAIN : HOOKED_MAIN;
-  const r = spawnSync(process.execPath, [main, ...args], { env: { ...ctx.env, ...extraEnv }, encoding: "utf8", timeout: 120_000, ...(input !== undefined ? { input } : {}) });
+  const r = spawnSync(process.execPath, [main, ...args], {
+    env: { ...ctx.env, ...extraEnv },
+    encoding: "utf8",
+    timeout: 120_000,
+    ...(input !== undefined ? { input } : {}),
+  });
   const line = r.stdout.trim().split("\n").filter(Boolean).pop() ?? "";
   let json: any = null;
-  try { json = JSON.parse(line); } catch { /* text output */ }
+  try {
+    json = JSON.parse(line);
+  } catch {
+    /* text output */
+  }
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
 }
 
@@ -64,11 +84,28 @@ async function setup(chunkDelayMs: number, script: MockScript = {}): Promise<Ctx
 }
 
 function hire(ctx: Ctx, extraEnv: NodeJS.ProcessEnv = {}): any {
-  const r = seatCli(ctx, ["hire", "--visible", "--grok", ctx.rig.binary, "--cwd", ctx.rig.sandbox.project, "--version-floor", "1.0.41", "--tmux-socket", ctx.tmux, "--json"], extraEnv);
+  const r = seatCli(
+    ctx,
+    [
+      "hire",
+      "--visible",
+      "--grok",
+      ctx.rig.binary,
+      "--cwd",
+      ctx.rig.sandbox.project,
+      "--version-floor",
+      "1.0.41",
+      "--tmux-socket",
+      ctx.tmux,
+      "--json",
+    ],
+    extraEnv,
+  );
   assert.equal(r.code, 0, `hire failed: ${r.stdout} ${r.stderr}`);
   assert.equal(r.json.type, "hired");
   const seat = statusOf(ctx, r.json.seatId);
-  for (const pid of [seat.tui?.pid, seat.leader?.pid, seat.controller?.pid, r.json.controllerPid]) if (pid) ctx.pids.add(pid);
+  for (const pid of [seat.tui?.pid, seat.leader?.pid, seat.controller?.pid, r.json.controllerPid])
+    if (pid) ctx.pids.add(pid);
   return r.json;
 }
 
@@ -80,13 +117,22 @@ async function teardown(ctx: Ctx): Promise<void> {
       ctx.pids.add(file.controller_pid);
       const lock = join(file.socket_dir ?? "/nonexistent", "s.lock");
       if (existsSync(lock)) ctx.pids.add(Number(readFileSync(lock, "utf8").trim()));
-    } catch { /* no seat file */ }
+    } catch {
+      /* no seat file */
+    }
   }
   spawnSync("tmux", ["-L", ctx.tmux, "kill-server"]);
-  for (const pid of ctx.pids) if (pid && alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+  for (const pid of ctx.pids)
+    if (pid && alive(pid))
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
   // The TUI exits on tmux's SIGHUP and still writes into GROK_HOME while it goes: wait for every process
   // before the sandbox is removed, or the removal races those writes.
-  for (let i = 0; i < 100 && [...ctx.pids].some((pid) => pid && alive(pid)); i += 1) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && [...ctx.pids].some((pid) => pid && alive(pid)); i += 1)
+    await new Promise((r) => setTimeout(r, 50));
   await ctx.rig.close();
 }
 
@@ -109,10 +155,28 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       assert.equal(live.tui.state, "running");
       assert.equal(live.tui.birthResolution, "clock-ticks");
 
-      const a = seatCli(ctx, ["send", seatId, "first brief from the seat", "--prompt-id", `${seatId}-A`, "--wait", "consumed", "--json"]);
+      const a = seatCli(ctx, [
+        "send",
+        seatId,
+        "first brief from the seat",
+        "--prompt-id",
+        `${seatId}-A`,
+        "--wait",
+        "consumed",
+        "--json",
+      ]);
       assert.equal(a.code, 0, a.stderr);
       assert.equal(a.json.state, "consumed");
-      const b = seatCli(ctx, ["send", seatId, "second brief from the seat", "--prompt-id", `${seatId}-B`, "--wait", "consumed", "--json"]);
+      const b = seatCli(ctx, [
+        "send",
+        seatId,
+        "second brief from the seat",
+        "--prompt-id",
+        `${seatId}-B`,
+        "--wait",
+        "consumed",
+        "--json",
+      ]);
       assert.equal(b.code, 0, b.stderr);
       assert.equal(b.json.state, "consumed");
       // B was acknowledged as a queue entry while A was the running prompt.
@@ -121,7 +185,9 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
 
       const pane = statusOf(ctx, seatId).tui.pane;
       const screen = await waitUntil("the TUI to show the brief", () => {
-        const cap = spawnSync("tmux", ["-L", ctx.tmux, "capture-pane", "-p", "-t", pane.paneId], { encoding: "utf8" }).stdout;
+        const cap = spawnSync("tmux", ["-L", ctx.tmux, "capture-pane", "-p", "-t", pane.paneId], {
+          encoding: "utf8",
+        }).stdout;
         return /first brief from the seat|second brief from the seat/.test(cap) ? cap : null;
       });
       assert.match(screen, /brief from the seat/);
@@ -166,9 +232,14 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       const hired = hire(ctx, { GROK_SEAT_TEST_HOOKS: "hold-before-dispatch" });
       const seatId: string = hired.seatId;
       const promptId = `${seatId}-held`;
-      const sender = spawn(process.execPath, [MAIN, "send", seatId, "held brief", "--prompt-id", promptId, "--json"], { env: ctx.env, stdio: "ignore" });
+      const sender = spawn(process.execPath, [MAIN, "send", seatId, "held brief", "--prompt-id", promptId, "--json"], {
+        env: ctx.env,
+        stdio: "ignore",
+      });
       const exited = new Promise<number | null>((r) => sender.on("exit", (code) => r(code)));
-      await waitUntil("the fence to be held", () => existsSync(join(ctx.seatHome, "seats", seatId, `held-${promptId}`)));
+      await waitUntil("the fence to be held", () =>
+        existsSync(join(ctx.seatHome, "seats", seatId, `held-${promptId}`)),
+      );
       process.kill(hired.controllerPid, "SIGKILL");
       assert.notEqual(await exited, 0, "the interrupted send does not claim success");
       await waitUntil("the controller to die", () => !alive(hired.controllerPid));
@@ -197,20 +268,36 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       const hired = hire(ctx);
       const seatId: string = hired.seatId;
       const promptId = `${seatId}-inflight`;
-      const sent = seatCli(ctx, ["send", seatId, "slow brief", "--prompt-id", promptId, "--wait", "consumed", "--json"]);
+      const sent = seatCli(ctx, [
+        "send",
+        seatId,
+        "slow brief",
+        "--prompt-id",
+        promptId,
+        "--wait",
+        "consumed",
+        "--json",
+      ]);
       assert.equal(sent.json.state, "consumed");
       process.kill(hired.controllerPid, "SIGKILL");
       await waitUntil("the controller to die", () => !alive(hired.controllerPid));
       const first = statusOf(ctx, seatId);
       assert.deepEqual(first.recovered.uncertain, [promptId]);
-      const late = await waitUntil("late evidence to complete the delivery", () => {
-        const d = statusOf(ctx, seatId).deliveries.find((x: any) => x.promptId === promptId);
-        return d.state === "completed" ? d : null;
-      }, 60_000);
+      const late = await waitUntil(
+        "late evidence to complete the delivery",
+        () => {
+          const d = statusOf(ctx, seatId).deliveries.find((x: any) => x.promptId === promptId);
+          return d.state === "completed" ? d : null;
+        },
+        60_000,
+      );
       const completed = late.evidence.find((e: any) => e.kind === "completed");
       assert.match(completed.source, /grok session file/);
       assert.equal(completed.sessionId, hired.sessionId);
-      assert.ok(late.evidence.some((e: any) => e.kind === "note" && e.source === "recovery"), "the recovery note stays on the original receipt");
+      assert.ok(
+        late.evidence.some((e: any) => e.kind === "note" && e.source === "recovery"),
+        "the recovery note stays on the original receipt",
+      );
       assert.equal(mainRequestsFor(ctx, promptId), 1, "the brief reached the model once and was never re-sent");
       assert.equal(statusOf(ctx, seatId).deliveries.length, 1, "evidence created no new delivery");
       const rel = seatCli(ctx, ["release", seatId, "--close-pane", "--json"]);
@@ -245,8 +332,17 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       assert.equal(changed.leader.pid, leaderPid, "status still says which leader was bound");
       assert.equal(changed.leader.state, "exited");
       assert.equal(changed.leader.identity, "changed");
-      assert.match(changed.condition, new RegExp(`^leader-changed: the bound leader pid ${leaderPid} is exited; the socket is now named by pid ${respawned}`));
-      assert.notEqual(changed.leader.current.socketInode, before.leader.socketInode, "the respawned leader listens on a new socket");
+      assert.match(
+        changed.condition,
+        new RegExp(
+          `^leader-changed: the bound leader pid ${leaderPid} is exited; the socket is now named by pid ${respawned}`,
+        ),
+      );
+      assert.notEqual(
+        changed.leader.current.socketInode,
+        before.leader.socketInode,
+        "the respawned leader listens on a new socket",
+      );
       const text = seatCli(ctx, ["status", seatId]);
       assert.match(text.stdout, /leader-changed/);
 
@@ -277,7 +373,12 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       const seatId: string = hired.seatId;
       const badFile = join(ctx.rig.sandbox.root, "bad-brief.txt");
       writeFileSync(badFile, "a NUL \u0000 inside");
-      for (const args of [["send", seatId, ""], ["send", seatId, "  \n\t "], ["send", seatId, "bell \u0007"], ["send", seatId, "-f", badFile]]) {
+      for (const args of [
+        ["send", seatId, ""],
+        ["send", seatId, "  \n\t "],
+        ["send", seatId, "bell \u0007"],
+        ["send", seatId, "-f", badFile],
+      ]) {
         const r = seatCli(ctx, [...args, "--json"]);
         assert.equal(r.code, 2, `${JSON.stringify(args)}: ${r.stdout}`);
         assert.equal(r.json.code, "CLI_USAGE");
@@ -295,14 +396,26 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       const fromFile = seatCli(ctx, ["send", seatId, "-f", goodFile, "--prompt-id", `${seatId}-file`, "--json"]);
       assert.equal(fromFile.code, 0, fromFile.stdout + fromFile.stderr);
       assert.equal(fromFile.json.state, "consumed");
-      const fromStdin = seatCli(ctx, ["send", seatId, "-f", "-", "--prompt-id", `${seatId}-stdin`, "--json"], {}, "a brief from stdin\n");
+      const fromStdin = seatCli(
+        ctx,
+        ["send", seatId, "-f", "-", "--prompt-id", `${seatId}-stdin`, "--json"],
+        {},
+        "a brief from stdin\n",
+      );
       assert.equal(fromStdin.code, 0, fromStdin.stdout + fromStdin.stderr);
       assert.equal(fromStdin.json.state, "consumed");
-      const done = await waitUntil("both briefs to complete", () => {
-        const ds = statusOf(ctx, seatId).deliveries;
-        return ds.length === 2 && ds.every((d: any) => d.state === "completed") ? ds : null;
-      }, 90_000);
-      assert.deepEqual(done.map((d: any) => d.text).sort(), ["a brief from a file\nwith\ttabs and a second line\n", "a brief from stdin\n"]);
+      const done = await waitUntil(
+        "both briefs to complete",
+        () => {
+          const ds = statusOf(ctx, seatId).deliveries;
+          return ds.length === 2 && ds.every((d: any) => d.state === "completed") ? ds : null;
+        },
+        90_000,
+      );
+      assert.deepEqual(done.map((d: any) => d.text).sort(), [
+        "a brief from a file\nwith\ttabs and a second line\n",
+        "a brief from stdin\n",
+      ]);
       assert.equal(mainRequestsFor(ctx, `${seatId}-file`), 1);
       assert.equal(mainRequestsFor(ctx, `${seatId}-stdin`), 1);
 
@@ -310,7 +423,14 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       const { socketPath } = statusOf(ctx, seatId).leader;
       rmSync(socketPath);
       const promptId = `${seatId}-unproven`;
-      const refused = seatCli(ctx, ["send", seatId, "a brief to an unproven socket", "--prompt-id", promptId, "--json"]);
+      const refused = seatCli(ctx, [
+        "send",
+        seatId,
+        "a brief to an unproven socket",
+        "--prompt-id",
+        promptId,
+        "--json",
+      ]);
       assert.equal(refused.code, 6, refused.stdout);
       assert.equal(refused.json.code, "IDENTITY_MISMATCH");
       assert.match(refused.json.message, /socket-file/);
@@ -338,12 +458,20 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       assert.ok(!alive(sa.tui.pid));
       // The attack: A's row now names B's leader (pid, birth, socket).
       const db = new Database(join(ctx.seatHome, "seats.db"));
-      db.prepare("UPDATE seats SET leader_pid = ?, leader_birth = ?, socket_path = ? WHERE seat_id = ?").run(sb.leader.pid, sb.leader.birth, sb.leader.socketPath, a.seatId);
+      db.prepare("UPDATE seats SET leader_pid = ?, leader_birth = ?, socket_path = ? WHERE seat_id = ?").run(
+        sb.leader.pid,
+        sb.leader.birth,
+        sb.leader.socketPath,
+        a.seatId,
+      );
       db.close();
       const forged = seatCli(ctx, ["release", a.seatId, "--json"]);
       assert.equal(forged.code, 6, forged.stdout + forged.stderr);
       assert.equal(forged.json.code, "SEAT_RELEASE_REFUSED");
-      assert.match(forged.json.message, new RegExp(`session: pid ${sb.leader.pid} is in session ${sb.tui.pid}, the original TUI is ${sa.tui.pid}`));
+      assert.match(
+        forged.json.message,
+        new RegExp(`session: pid ${sb.leader.pid} is in session ${sb.tui.pid}, the original TUI is ${sa.tui.pid}`),
+      );
       assert.match(forged.json.message, /socket-inode/);
       assert.ok(alive(sb.leader.pid), "B's leader was not signalled");
       assert.ok(existsSync(sb.leader.socketPath), "B's socket directory is untouched");
@@ -361,14 +489,29 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
     const ctx = await setup(0);
     if (!gotLive(t, ctx)) return;
     try {
-      const r = seatCli(ctx, ["hire", "--visible", "--grok", ctx.rig.binary, "--cwd", ctx.rig.sandbox.project, "--version-floor", "1.0.46", "--tmux-socket", ctx.tmux, "--json"]);
+      const r = seatCli(ctx, [
+        "hire",
+        "--visible",
+        "--grok",
+        ctx.rig.binary,
+        "--cwd",
+        ctx.rig.sandbox.project,
+        "--version-floor",
+        "1.0.46",
+        "--tmux-socket",
+        ctx.tmux,
+        "--json",
+      ]);
       assert.equal(r.code, 6, r.stdout + r.stderr);
       assert.equal(r.json.code, "LEADER_VERSION_REFUSED");
       const [seatId] = readdirSync(join(ctx.seatHome, "seats"));
       const file = seatFile(ctx, seatId!);
       assert.equal(file.state, "refused");
       const db = new Database(join(ctx.seatHome, "seats.db"), { readonly: true });
-      const row = db.prepare("SELECT leader_pid, tui_pid FROM seats WHERE seat_id = ?").get(seatId) as { leader_pid: number; tui_pid: number };
+      const row = db.prepare("SELECT leader_pid, tui_pid FROM seats WHERE seat_id = ?").get(seatId) as {
+        leader_pid: number;
+        tui_pid: number;
+      };
       db.close();
       assert.ok(row.leader_pid > 0, "the leader had been proven before the refusal");
       for (const pid of [row.leader_pid, row.tui_pid, file.controller_pid]) ctx.pids.add(pid);
@@ -384,19 +527,31 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
   });
   test("a seat whose TUI asks its owner for permission is waiting in seat ps and seat status, never answered by the seat; the owner's key in the TUI runs the command once and the seat goes on working, then idle", async (t) => {
     const ctx = await setup(0, {
-      rules: [{
-        match: "needs a shell",
-        replies: [
-          // grok 1.0.41 refuses run_terminal_command without `description`.
-          { toolCalls: [{ name: "run_terminal_command", arguments: { command: "echo ran >> marker-seat.txt", description: "append to marker-seat.txt" } }] },
-          // Slow, so the seat is seen working again after the owner's answer.
-          { text: "the owner allowed it and the turn went on for a while longer", chunkDelayMs: 300 },
-        ],
-      }],
+      rules: [
+        {
+          match: "needs a shell",
+          replies: [
+            // grok 1.0.41 refuses run_terminal_command without `description`.
+            {
+              toolCalls: [
+                {
+                  name: "run_terminal_command",
+                  arguments: { command: "echo ran >> marker-seat.txt", description: "append to marker-seat.txt" },
+                },
+              ],
+            },
+            // Slow, so the seat is seen working again after the owner's answer.
+            { text: "the owner allowed it and the turn went on for a while longer", chunkDelayMs: 300 },
+          ],
+        },
+      ],
     });
     if (!gotLive(t, ctx)) return;
     const marker = join(ctx.rig.sandbox.project, "marker-seat.txt");
-    const watch = spawn(process.execPath, [MAIN, "ps", "--watch", "--json", "--interval", "0.2"], { env: ctx.env, stdio: ["ignore", "pipe", "ignore"] });
+    const watch = spawn(process.execPath, [MAIN, "ps", "--watch", "--json", "--interval", "0.2"], {
+      env: ctx.env,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     let watched = "";
     watch.stdout!.on("data", (d: Buffer) => (watched += d.toString()));
     try {
@@ -405,17 +560,36 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       const psItem = () => {
         const r = seatCli(ctx, ["ps", "--json"]);
         assert.equal(r.code, 0, r.stderr);
-        return r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((i: any) => i.kind === "seat" && i.id === seatId);
+        return r.stdout
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+          .find((i: any) => i.kind === "seat" && i.id === seatId);
       };
       const promptId = `${seatId}-ask`;
-      const sent = seatCli(ctx, ["send", seatId, "please do what needs a shell", "--prompt-id", promptId, "--wait", "consumed", "--json"]);
+      const sent = seatCli(ctx, [
+        "send",
+        seatId,
+        "please do what needs a shell",
+        "--prompt-id",
+        promptId,
+        "--wait",
+        "consumed",
+        "--json",
+      ]);
       assert.equal(sent.code, 0, sent.stderr);
       const pane = statusOf(ctx, seatId).tui.pane;
-      const capture = () => spawnSync("tmux", ["-L", ctx.tmux, "capture-pane", "-p", "-t", pane.paneId], { encoding: "utf8" }).stdout;
-      const waiting = await waitUntil("seat ps to show the seat waiting on an approval", () => {
-        const item = psItem();
-        return item?.state === "waiting" ? item : null;
-      }, 60_000).catch((error: Error) => assert.fail(`${error.message}; the pane shows:\n${capture()}`));
+      const capture = () =>
+        spawnSync("tmux", ["-L", ctx.tmux, "capture-pane", "-p", "-t", pane.paneId], { encoding: "utf8" }).stdout;
+      const waiting = await waitUntil(
+        "seat ps to show the seat waiting on an approval",
+        () => {
+          const item = psItem();
+          return item?.state === "waiting" ? item : null;
+        },
+        60_000,
+      ).catch((error: Error) => assert.fail(`${error.message}; the pane shows:\n${capture()}`));
       assert.equal(waiting.waitingOn, "approval");
       const status = statusOf(ctx, seatId);
       assert.deepEqual([status.attention.state, status.attention.waitingOn], ["waiting", "approval"]);
@@ -428,19 +602,35 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       assert.equal(existsSync(marker), false, "nothing ran while the owner was asked");
       // The owner answers in the TUI: the highlighted first option is the allow.
       spawnSync("tmux", ["-L", ctx.tmux, "send-keys", "-t", pane.paneId, "Enter"]);
-      const ran = await waitUntil("the allowed command to run", () => existsSync(marker), 30_000).catch((error: Error) => assert.fail(`${error.message}; the pane shows:\n${capture()}`));
+      const ran = await waitUntil("the allowed command to run", () => existsSync(marker), 30_000).catch(
+        (error: Error) => assert.fail(`${error.message}; the pane shows:\n${capture()}`),
+      );
       assert.ok(ran);
-      const done = await waitUntil("the delivery to complete", () => {
-        const s = statusOf(ctx, seatId);
-        return s.deliveries.find((d: any) => d.promptId === promptId)?.state === "completed" ? s : null;
-      }, 60_000);
+      const done = await waitUntil(
+        "the delivery to complete",
+        () => {
+          const s = statusOf(ctx, seatId);
+          return s.deliveries.find((d: any) => d.promptId === promptId)?.state === "completed" ? s : null;
+        },
+        60_000,
+      );
       assert.equal(done.attention.state, "idle");
       assert.equal(readFileSync(marker, "utf8"), "ran\n", "the command ran exactly once");
-      await waitUntil("seat ps --watch to see the seat idle after working", () => {
-        const states = watched.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((c: any) => c.id === seatId).map((c: any) => c.state);
-        const at = states.indexOf("waiting");
-        return at >= 0 && states.slice(at + 1).includes("working") && states.at(-1) === "idle" ? states : null;
-      }, 30_000).catch((error: Error) => assert.fail(`${error.message}: ${watched}`));
+      await waitUntil(
+        "seat ps --watch to see the seat idle after working",
+        () => {
+          const states = watched
+            .trim()
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+            .filter((c: any) => c.id === seatId)
+            .map((c: any) => c.state);
+          const at = states.indexOf("waiting");
+          return at >= 0 && states.slice(at + 1).includes("working") && states.at(-1) === "idle" ? states : null;
+        },
+        30_000,
+      ).catch((error: Error) => assert.fail(`${error.message}: ${watched}`));
       const rel = seatCli(ctx, ["release", seatId, "--close-pane", "--json"]);
       assert.equal(rel.code, 0, rel.stderr);
     } finally {

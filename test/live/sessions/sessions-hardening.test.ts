@@ -10,7 +10,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { needGrok, type TestLike } from "../../support/requirements.js";
 import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
-import { AUDIT_SCRIPT, errorCode, exeReplacedScenario, journalLockedScenario, longHomeScenario } from "../../support/session-audit.js";
+import {
+  AUDIT_SCRIPT,
+  errorCode,
+  exeReplacedScenario,
+  journalLockedScenario,
+  longHomeScenario,
+} from "../../support/session-audit.js";
 
 async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> {
   const started = await startLiveRig(AUDIT_SCRIPT);
@@ -24,7 +30,11 @@ const show = (r: { code: number | null; stdout: string; stderr: string }) => `ex
 
 test("a holder whose node binary is replaced on disk mid-turn keeps its lease: a second run exits 75 SESSION_BUSY and seat cancel ends the turn", async (t) => {
   const r = await rig(t);
-  const seen = await exeReplacedScenario(r, { seatHome: join(r.sandbox.root, "seat-home"), name: "upgraded", scratch: join(r.sandbox.root, "bin") });
+  const seen = await exeReplacedScenario(r, {
+    seatHome: join(r.sandbox.root, "seat-home"),
+    name: "upgraded",
+    scratch: join(r.sandbox.root, "bin"),
+  });
   assert.ok(seen.reachedModel, "the holder's turn reached the model");
   assert.ok(seen.exeDeleted, "the holder's /proc/<pid>/exe read (deleted)");
   assert.equal(seen.second.code, 75, show(seen.second));
@@ -32,7 +42,11 @@ test("a holder whose node binary is replaced on disk mid-turn keeps its lease: a
   assert.equal(seen.secondSent, 0, "the second run sent nothing");
   assert.equal(seen.cancel.code, 0, show(seen.cancel));
   assert.equal(seen.holder.code, 130, show(seen.holder));
-  assert.deepEqual(seen.turns.map((x) => x.state), ["interrupted"], "one turn, cancelled; no second turn ran");
+  assert.deepEqual(
+    seen.turns.map((x) => x.state),
+    ["interrupted"],
+    "one turn, cancelled; no second turn ran",
+  );
 });
 
 test("with the journal write-locked by another process for 12 s mid-turn: list and cancel answer, another run exits 75 JOURNAL_BUSY, and the cancelled holder records its turn", async (t) => {
@@ -46,14 +60,22 @@ test("with the journal write-locked by another process for 12 s mid-turn: list a
   assert.equal(seen.other.code, 75, show(seen.other));
   assert.equal(errorCode(seen.other), "JOURNAL_BUSY");
   assert.equal(seen.holder.code, 130, show(seen.holder));
-  for (const out of [seen.list, seen.cancel, seen.other, seen.holder]) assert.doesNotMatch(out.stdout + out.stderr, /JOURNAL_CORRUPT|INTERNAL|database is locked/);
-  assert.deepEqual(seen.turns.map((x) => x.state), ["interrupted"], "the cancelled turn was recorded once the lock was released");
+  for (const out of [seen.list, seen.cancel, seen.other, seen.holder])
+    assert.doesNotMatch(out.stdout + out.stderr, /JOURNAL_CORRUPT|INTERNAL|database is locked/);
+  assert.deepEqual(
+    seen.turns.map((x) => x.state),
+    ["interrupted"],
+    "the cancelled turn was recorded once the lock was released",
+  );
 });
 
 test("a seat home too long for sun_path still lets seat cancel -s reach the holder (never IDENTITY_MISMATCH) and leaves no socket files behind", async (t) => {
   const r = await rig(t);
   const seen = await longHomeScenario(r, { root: r.sandbox.root, name: "long" });
-  assert.ok(seen.seatHomeBytes + "/sessions/ctl-000000000000.sock".length > 107, `the seat home (${seen.seatHomeBytes} bytes) is past sun_path`);
+  assert.ok(
+    seen.seatHomeBytes + "/sessions/ctl-000000000000.sock".length > 107,
+    `the seat home (${seen.seatHomeBytes} bytes) is past sun_path`,
+  );
   assert.ok(seen.reachedModel, "the holder's turn reached the model");
   assert.equal(seen.cancel.code, 0, show(seen.cancel));
   assert.equal(seen.holder.code, 130, show(seen.holder));

@@ -23,17 +23,27 @@ const SCRIPT: MockScript = {
 };
 
 /** A required live rig on SCRIPT: its grok processes are killed and it is closed after the test. */
-const rig = (t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> => startRequiredLiveRig(t, SCRIPT);
+const rig = (t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> =>
+  startRequiredLiveRig(t, SCRIPT);
 
 type Line = { type: string; [k: string]: unknown };
-const lines = (out: string): Line[] => out.trim().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] =>
+  out
+    .trim()
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Line);
 const event = (r: CliResult, type: string) => lines(r.stdout).find((l) => l.type === type);
 
 /** Main-turn requests the model received, with the user query each carried. */
 function mainRequests(r: LiveRig): Array<{ reqId: string | undefined; query: string; body: string }> {
   return r.mock.requests
     .filter((q) => q.kind === "main")
-    .map((q) => ({ reqId: q.reqId, query: lastUserQuery(((q.body ?? {}) as ChatRequest).messages ?? []), body: JSON.stringify(q.body) }));
+    .map((q) => ({
+      reqId: q.reqId,
+      query: lastUserQuery(((q.body ?? {}) as ChatRequest).messages ?? []),
+      body: JSON.stringify(q.body),
+    }));
 }
 
 async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
@@ -59,15 +69,21 @@ test("a second seat run -s NAME in a new process continues the session: its mode
   assert.equal(opened2.agentSessionId, opened1.agentSessionId, "the exact agent session was resumed");
   const secondRequest = mainRequests(r).find((q) => q.query.includes("what was the nonce?"));
   assert.ok(secondRequest, "the second turn reached the model");
-  assert.ok(secondRequest.body.includes("NONCE-7f3a91"), "the second turn's model request carries the first turn's nonce");
+  assert.ok(
+    secondRequest.body.includes("NONCE-7f3a91"),
+    "the second turn's model request carries the first turn's nonce",
+  );
 
   const history = await runSeat(["sessions", "history", "work", "--json"], { env, cwd });
   assert.equal(history.code, 0, history.stderr);
   const turns = lines(history.stdout);
-  assert.deepEqual(turns.map((x) => [x.prompt, x.state, x.stopReason]), [
-    ["remember the nonce NONCE-7f3a91", "completed", "end_turn"],
-    ["what was the nonce?", "completed", "end_turn"],
-  ]);
+  assert.deepEqual(
+    turns.map((x) => [x.prompt, x.state, x.stopReason]),
+    [
+      ["remember the nonce NONCE-7f3a91", "completed", "end_turn"],
+      ["what was the nonce?", "completed", "end_turn"],
+    ],
+  );
   assert.equal(turns[0]!.text, "noted");
   const show = event(await runSeat(["sessions", "show", "work", "--json"], { env, cwd }), "session")!;
   assert.equal(show.turns, 2);
@@ -97,11 +113,18 @@ test("after kill -9 mid-turn the next run continues the session, the journal mar
   const opened = event(next, "session")!;
   assert.equal(opened.resumed, true);
   assert.deepEqual(opened.interrupted, [killedPromptId]);
-  assert.equal(mainRequests(r).filter((q) => q.reqId === killedPromptId).length, sentBefore, "the interrupted prompt was not sent again");
+  assert.equal(
+    mainRequests(r).filter((q) => q.reqId === killedPromptId).length,
+    sentBefore,
+    "the interrupted prompt was not sent again",
+  );
   const after = mainRequests(r).find((q) => q.query.includes("are you there?"))!;
   assert.ok(after.body.includes("KILLNONCE-55"), "the continued turn still carries the session's earlier history");
   const turns = lines((await runSeat(["sessions", "history", "crash", "--json"], { env, cwd })).stdout);
-  assert.deepEqual(turns.map((x) => x.state), ["completed", "interrupted", "completed"]);
+  assert.deepEqual(
+    turns.map((x) => x.state),
+    ["completed", "interrupted", "completed"],
+  );
   assert.equal(turns[1]!.promptId, killedPromptId);
   // The killed seat's grok sees its stdin close and exits: no orphan outlives the run.
   await until("no grok of this rig to be left running", () => grokProcesses(r).length === 0, 15_000);
@@ -113,7 +136,9 @@ test("two concurrent runs on one name: one runs, the other exits 75 naming the h
   const cwd = r.sandbox.project;
   const holder = startSeat(["run", "-s", "busy", "--json", "slow turn to hold the lease"], { env, cwd });
   t.after(() => void holder.child.kill("SIGKILL"));
-  await until("the holder's turn to reach the model", () => mainRequests(r).some((q) => q.query.includes("hold the lease")));
+  await until("the holder's turn to reach the model", () =>
+    mainRequests(r).some((q) => q.query.includes("hold the lease")),
+  );
 
   const refused = await runSeat(["run", "-s", "busy", "--json", "am I second?"], { env, cwd });
   assert.equal(refused.code, 75, refused.stdout + refused.stderr);
@@ -125,7 +150,10 @@ test("two concurrent runs on one name: one runs, the other exits 75 naming the h
   const waiter = startSeat(["run", "-s", "busy", "--json", "--wait", "60", "queued behind"], { env, cwd });
   t.after(() => void waiter.child.kill("SIGKILL"));
   await new Promise((res) => setTimeout(res, 1_000));
-  assert.ok(!mainRequests(r).some((q) => q.query.includes("queued behind")), "the waiter does not run while the turn runs");
+  assert.ok(
+    !mainRequests(r).some((q) => q.query.includes("queued behind")),
+    "the waiter does not run while the turn runs",
+  );
 
   const cancel = await runSeat(["cancel", "-s", "busy", "--json"], { env, cwd });
   assert.equal(cancel.code, 0, cancel.stdout + cancel.stderr);
@@ -136,7 +164,13 @@ test("two concurrent runs on one name: one runs, the other exits 75 naming the h
   assert.equal(queued.code, 0, queued.stderr);
   assert.equal(event(queued, "session")?.resumed, true);
   const turns = lines((await runSeat(["sessions", "history", "busy", "--json"], { env, cwd })).stdout);
-  assert.deepEqual(turns.map((x) => [x.prompt, x.state]), [["slow turn to hold the lease", "interrupted"], ["queued behind", "completed"]]);
+  assert.deepEqual(
+    turns.map((x) => [x.prompt, x.state]),
+    [
+      ["slow turn to hold the lease", "interrupted"],
+      ["queued behind", "completed"],
+    ],
+  );
 });
 
 test("a holder killed with kill -9 keeps its lease while it is alive (stopped) and loses it only once proven dead", async (t) => {
@@ -148,7 +182,9 @@ test("a holder killed with kill -9 keeps its lease while it is alive (stopped) a
     holder.child.kill("SIGCONT");
     holder.child.kill("SIGKILL");
   });
-  await until("the holder's turn to reach the model", () => mainRequests(r).some((q) => q.query.includes("then stopped")));
+  await until("the holder's turn to reach the model", () =>
+    mainRequests(r).some((q) => q.query.includes("then stopped")),
+  );
   holder.child.kill("SIGSTOP");
   const whileStopped = await runSeat(["run", "-s", "lease", "--json", "while stopped"], { env, cwd });
   assert.equal(whileStopped.code, 75, "a live (stopped) holder is not robbed of its lease");
@@ -182,10 +218,17 @@ test("a session whose agent files are gone fails SESSION_NOT_RESUMABLE and start
   assert.match(String(event(again, "error")?.message), /seat sessions rm/);
   assert.equal(mainRequests(r).length, before, "no prompt was sent to a fresh session");
   const show = event(await runSeat(["sessions", "show", "gone", "--json"], { env, cwd }), "session")!;
-  assert.equal(show.agentSessionId, event(first, "session")!.agentSessionId, "the record still names the original agent session");
+  assert.equal(
+    show.agentSessionId,
+    event(first, "session")!.agentSessionId,
+    "the record still names the original agent session",
+  );
 
   const removed = await runSeat(["sessions", "rm", "gone", "--json"], { env, cwd });
   assert.equal(removed.code, 0, removed.stderr);
   const list = lines((await runSeat(["sessions", "list", "--json"], { env, cwd })).stdout);
-  assert.deepEqual(list.map((s) => [s.name, s.state]), [["kept", "closed"]]);
+  assert.deepEqual(
+    list.map((s) => [s.name, s.state]),
+    [["kept", "closed"]],
+  );
 });

@@ -34,37 +34,59 @@ export interface Door {
 
 export const PROPERTIES: Record<PropertyId, string> = {
   ps: "listed by `seat ps --json` with its kind and state, while working and while waiting on an approval",
-  "approval-owner": "its held approval names the same owner (kind + name) in `seat approvals --json`, and is answered from another process",
-  worktree: "a worktree asked for is honoured: the agent works in it, the turn is committed on seat/<name>, the user's tree is untouched",
+  "approval-owner":
+    "its held approval names the same owner (kind + name) in `seat approvals --json`, and is answered from another process",
+  worktree:
+    "a worktree asked for is honoured: the agent works in it, the turn is committed on seat/<name>, the user's tree is untouched",
 };
 
 export const DOORS: readonly Door[] = [
   {
     id: "cli-plain",
     label: "seat run --worktree=NAME",
-    cells: { ps: { ps: { kind: "run" } }, "approval-owner": { owner: { kind: "session" } }, worktree: { worktree: { name: "parity-cli-plain" } } },
+    cells: {
+      ps: { ps: { kind: "run" } },
+      "approval-owner": { owner: { kind: "session" } },
+      worktree: { worktree: { name: "parity-cli-plain" } },
+    },
   },
   {
     id: "cli-named",
     label: "seat run -s NAME --worktree=NAME",
     session: "parity-cli",
-    cells: { ps: { ps: { kind: "named-session", name: "parity-cli" } }, "approval-owner": { owner: { kind: "named-session", name: "parity-cli" } }, worktree: { worktree: { name: "parity-cli-named" } } },
+    cells: {
+      ps: { ps: { kind: "named-session", name: "parity-cli" } },
+      "approval-owner": { owner: { kind: "named-session", name: "parity-cli" } },
+      worktree: { worktree: { name: "parity-cli-named" } },
+    },
   },
   {
     id: "mcp-run",
     label: "seat mcp, tool run { worktree: NAME }",
-    cells: { ps: { ps: { kind: "run" } }, "approval-owner": { owner: { kind: "session" } }, worktree: { worktree: { name: "parity-mcp-run" } } },
+    cells: {
+      ps: { ps: { kind: "run" } },
+      "approval-owner": { owner: { kind: "session" } },
+      worktree: { worktree: { name: "parity-mcp-run" } },
+    },
   },
   {
     id: "mcp-named",
     label: "seat mcp, tool run { session: NAME, worktree: NAME }",
     session: "parity-mcp",
-    cells: { ps: { ps: { kind: "named-session", name: "parity-mcp" } }, "approval-owner": { owner: { kind: "named-session", name: "parity-mcp" } }, worktree: { worktree: { name: "parity-mcp-named" } } },
+    cells: {
+      ps: { ps: { kind: "named-session", name: "parity-mcp" } },
+      "approval-owner": { owner: { kind: "named-session", name: "parity-mcp" } },
+      worktree: { worktree: { name: "parity-mcp-named" } },
+    },
   },
   {
     id: "library-named",
     label: "openSession({ name, approvals }) with planTurnWorktree/finishTurnWorktree",
     session: "parity-lib",
-    cells: { ps: { ps: { kind: "named-session", name: "parity-lib" } }, "approval-owner": { owner: { kind: "named-session", name: "parity-lib" } }, worktree: { worktree: { name: "parity-library-named" } } },
+    cells: {
+      ps: { ps: { kind: "named-session", name: "parity-lib" } },
+      "approval-owner": { owner: { kind: "named-session", name: "parity-lib" } },
+      worktree: { worktree: { name: "parity-library-named" } },
+    },
   },
 ];

@@ -37,7 +37,16 @@ const SCRIPT: MockScript = {
   rules: DOORS.map((door) => ({
     match: promptOf(door),
     replies: [
-      { text: "thinking it over for a little while before writing the marker file in the tree it works in now", chunkDelayMs: 400, toolCalls: [{ name: "run_terminal_command", arguments: { command: `echo ${door.id} > ${MARKER}`, description: `write ${MARKER}` } }] },
+      {
+        text: "thinking it over for a little while before writing the marker file in the tree it works in now",
+        chunkDelayMs: 400,
+        toolCalls: [
+          {
+            name: "run_terminal_command",
+            arguments: { command: `echo ${door.id} > ${MARKER}`, description: `write ${MARKER}` },
+          },
+        ],
+      },
       { text: "marker written" },
     ],
   })),
@@ -55,7 +64,15 @@ before(async () => {
   makeRepo(repo, { "README.md": "# project\n" });
   home = join(dir, "seat-home");
   rig = await startLiveRig(SCRIPT);
-  if (typeof rig !== "string") env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: home, NO_COLOR: "1" };
+  if (typeof rig !== "string")
+    env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: rig.sandbox.home,
+      GROK_HOME: rig.sandbox.grokHome,
+      GROK_BIN: rig.binary,
+      GROK_SEAT_HOME: home,
+      NO_COLOR: "1",
+    };
 });
 
 after(async () => {
@@ -64,7 +81,11 @@ after(async () => {
 });
 
 function jsonLines(text: string): Item[] {
-  return text.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Item);
+  return text
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Item);
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
@@ -88,7 +109,18 @@ interface Started {
 async function startDoor(door: Door, live: LiveRig): Promise<Started> {
   const worktree = worktreeOf(door);
   if (door.id === "cli-plain" || door.id === "cli-named") {
-    const run = startSeat(["run", "--json", "--ask", "execute", ...(door.session ? ["-s", door.session] : []), ...(worktree ? [`--worktree=${worktree}`] : []), promptOf(door)], { env, cwd: repo });
+    const run = startSeat(
+      [
+        "run",
+        "--json",
+        "--ask",
+        "execute",
+        ...(door.session ? ["-s", door.session] : []),
+        ...(worktree ? [`--worktree=${worktree}`] : []),
+        promptOf(door),
+      ],
+      { env, cwd: repo },
+    );
     return {
       pid: run.child.pid!,
       done: run.done.then((r) => assert.equal(r.code, 0, r.stdout.slice(-2000) + r.stderr)),
@@ -96,18 +128,39 @@ async function startDoor(door: Door, live: LiveRig): Promise<Started> {
     };
   }
   if (door.id === "mcp-run" || door.id === "mcp-named") {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SEAT_MAIN, "mcp", "--root", repo, "--ask", "execute"], env: env as Record<string, string>, cwd: repo, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SEAT_MAIN, "mcp", "--root", repo, "--ask", "execute"],
+      env: env as Record<string, string>,
+      cwd: repo,
+      stderr: "pipe",
+    });
     const client = new Client({ name: "parity-host", version: "1.0.0" });
     await client.connect(transport);
-    const call = client.callTool({ name: "run", arguments: { prompt: promptOf(door), ...(door.session ? { session: door.session } : {}), ...(worktree ? { worktree } : {}) } }, CallToolResultSchema, { timeout: 120_000 }) as Promise<CallToolResult>;
+    const call = client.callTool(
+      {
+        name: "run",
+        arguments: {
+          prompt: promptOf(door),
+          ...(door.session ? { session: door.session } : {}),
+          ...(worktree ? { worktree } : {}),
+        },
+      },
+      CallToolResultSchema,
+      { timeout: 120_000 },
+    ) as Promise<CallToolResult>;
     return {
       pid: transport.pid!,
-      done: call.then((result) => assert.equal(result.isError, undefined, JSON.stringify(result))).finally(() => client.close()),
+      done: call
+        .then((result) => assert.equal(result.isError, undefined, JSON.stringify(result)))
+        .finally(() => client.close()),
       kill: () => void client.close(),
     };
   }
   // The library: a named session with held approvals, in this process; the worktree through the same lifecycle.
-  const plan = worktree ? await planTurnWorktree({ home, cwd: repo, session: door.session!, worktree: { name: worktree } }) : undefined;
+  const plan = worktree
+    ? await planTurnWorktree({ home, cwd: repo, session: door.session!, worktree: { name: worktree } })
+    : undefined;
   let taken: Awaited<ReturnType<NonNullable<typeof plan>["take"]>> | undefined;
   const opened = await openSession({
     ...live.sessionOptions,
@@ -146,7 +199,8 @@ for (const door of DOORS) {
   test(`parity: ${door.id} (${door.label}) — ${Object.keys(PROPERTIES).join(", ")}`, async (t) => {
     if (!gotLive(t, rig)) return;
     const live = rig;
-    for (const property of Object.keys(PROPERTIES) as PropertyId[]) assert.ok(door.cells[property], `${door.id} has a cell for ${property}`);
+    for (const property of Object.keys(PROPERTIES) as PropertyId[])
+      assert.ok(door.cells[property], `${door.id} has a cell for ${property}`);
     const failures: string[] = [];
     const checked = new Set<PropertyId>();
     const check = async (property: PropertyId, body: CellCheck) => {
@@ -168,19 +222,29 @@ for (const door of DOORS) {
       const mine = (i: Item) => i.pid === started.pid && (door.session === undefined || i.name === door.session);
       await check("ps", async (cell) => {
         if (!("ps" in cell)) throw new Error("not a ps cell");
-        const working = await until(`${door.id} listed working`, async () => (await ps()).find((i) => mine(i) && i.state === "working"));
+        const working = await until(`${door.id} listed working`, async () =>
+          (await ps()).find((i) => mine(i) && i.state === "working"),
+        );
         assert.equal(working.kind, cell.ps.kind);
         assert.equal(working.name, cell.ps.name);
-        const waiting = await until(`${door.id} listed waiting`, async () => (await ps()).find((i) => mine(i) && i.state === "waiting"));
+        const waiting = await until(`${door.id} listed waiting`, async () =>
+          (await ps()).find((i) => mine(i) && i.state === "waiting"),
+        );
         assert.equal(waiting.kind, cell.ps.kind);
         assert.equal(waiting.name, cell.ps.name);
         assert.equal(waiting.waitingOn, "approval");
       });
       // The held approval is there whatever the ps cell found; it is listed and answered from other processes.
-      const approval = await until(`${door.id}'s held approval`, async () => {
-        const listed = await runSeat(["approvals", "--json"], { env, cwd: repo });
-        return jsonLines(listed.stdout).find((a) => a.type === "approval" && (a.owner as Item | undefined)?.pid === started.pid);
-      }, 60_000);
+      const approval = await until(
+        `${door.id}'s held approval`,
+        async () => {
+          const listed = await runSeat(["approvals", "--json"], { env, cwd: repo });
+          return jsonLines(listed.stdout).find(
+            (a) => a.type === "approval" && (a.owner as Item | undefined)?.pid === started.pid,
+          );
+        },
+        60_000,
+      );
       await check("approval-owner", async (cell) => {
         if (!("owner" in cell)) throw new Error("not an owner cell");
         const owner = approval.owner as Item;
@@ -192,7 +256,11 @@ for (const door of DOORS) {
       await started.done;
       await check("worktree", async (cell) => {
         if (!("worktree" in cell)) throw new Error("not a worktree cell");
-        assert.equal(gitIn(repo, ["show", `seat/${cell.worktree.name}:${MARKER}`]), `${door.id}\n`, "the turn's file is committed on its branch");
+        assert.equal(
+          gitIn(repo, ["show", `seat/${cell.worktree.name}:${MARKER}`]),
+          `${door.id}\n`,
+          "the turn's file is committed on its branch",
+        );
         assert.equal(existsSync(join(repo, MARKER)), false, "the user's tree has no marker");
       });
     } finally {

@@ -26,7 +26,10 @@ function writeSkillRoot(): { parent: string; root: string } {
   const parent = mkdtempSync(join(tmpdir(), "gs-live-skill-"));
   const root = join(parent, SKILL_NAME);
   mkdirSync(root);
-  writeFileSync(join(root, "SKILL.md"), `---\nname: ${SKILL_NAME}\ndescription: ${SKILL_DESCRIPTION}\n---\nLook up the tide before answering.\n`);
+  writeFileSync(
+    join(root, "SKILL.md"),
+    `---\nname: ${SKILL_NAME}\ndescription: ${SKILL_DESCRIPTION}\n---\nLook up the tide before answering.\n`,
+  );
   return { parent, root };
 }
 
@@ -37,8 +40,13 @@ function pluginDirsOf(pid: number): string[] {
 
 /** The skills grok listed to the model, as `name: description` lines with their absolute paths. */
 function skillsToldToModel(told: string): { name: string; description: string; path: string }[] {
-  const block = /The following skills are available for use:\n([\s\S]*?)(?:\n\n[A-Z]|<\/system-reminder>)/.exec(told)?.[1] ?? "";
-  return [...block.matchAll(/^- ([^:\n]+): (.*)\n\s+Absolute path: (.*)$/gm)].map((m) => ({ name: m[1]!, description: m[2]!, path: m[3]! }));
+  const block =
+    /The following skills are available for use:\n([\s\S]*?)(?:\n\n[A-Z]|<\/system-reminder>)/.exec(told)?.[1] ?? "";
+  return [...block.matchAll(/^- ([^:\n]+): (.*)\n\s+Absolute path: (.*)$/gm)].map((m) => ({
+    name: m[1]!,
+    description: m[2]!,
+    path: m[3]!,
+  }));
 }
 
 test("a staged skill and the bundled grok-seat skill are offered to the model, and the staged dir is removed on dispose", async (t) => {
@@ -79,11 +87,18 @@ test("a staged skill and the bundled grok-seat skill are offered to the model, a
 test("with includeBundledSkill false only the operator's skill is offered", async (t) => {
   await withLiveRig(t, {}, async (rig) => {
     const skill = writeSkillRoot();
-    const session = await createSession({ ...rig.sessionOptions, additionalSkillPaths: [skill.root], includeBundledSkill: false });
+    const session = await createSession({
+      ...rig.sessionOptions,
+      additionalSkillPaths: [skill.root],
+      includeBundledSkill: false,
+    });
     try {
       assert.equal(session.state, "ready", JSON.stringify(session.diagnostics));
       await session.prompt("say pong");
-      assert.deepEqual(skillsToldToModel(mainRequestText(rig)).map((s) => s.name), [SKILL_NAME]);
+      assert.deepEqual(
+        skillsToldToModel(mainRequestText(rig)).map((s) => s.name),
+        [SKILL_NAME],
+      );
     } finally {
       await session.dispose();
       rmSync(skill.parent, { recursive: true, force: true });
@@ -97,8 +112,15 @@ for (const via of ["--plugin-dir and _meta.pluginDirs", "_meta.pluginDirs alone"
       const skill = writeSkillRoot();
       const staged = stageSkills({ additionalSkillPaths: [skill.root] });
       const updates: SessionNotification[] = [];
-      const argv = buildAgentArgv({ binary: rig.binary, pluginDirs: via === "_meta.pluginDirs alone" ? [] : [staged.dir] });
-      const agent = await spawnAgent({ argv, env: buildAgentEnv(rig.sessionOptions.env, rig.sessionOptions.agentEnv), cwd: rig.sandbox.project });
+      const argv = buildAgentArgv({
+        binary: rig.binary,
+        pluginDirs: via === "_meta.pluginDirs alone" ? [] : [staged.dir],
+      });
+      const agent = await spawnAgent({
+        argv,
+        env: buildAgentEnv(rig.sessionOptions.env, rig.sessionOptions.agentEnv),
+        cwd: rig.sandbox.project,
+      });
       const peer = await connectAcp(agent.stream, {
         onSessionUpdate: (n) => void updates.push(n),
         onExtNotification: () => undefined,
@@ -112,7 +134,9 @@ for (const via of ["--plugin-dir and _meta.pluginDirs", "_meta.pluginDirs alone"
           env: rig.sessionOptions.env,
           clientVersion: "0.0.0-test",
         });
-        const list = await peer.request<{ commands: Array<{ name: string; description?: string; _meta?: Record<string, unknown> }> }>(X_AI.commandsList, { sessionId: session.sessionId });
+        const list = await peer.request<{
+          commands: Array<{ name: string; description?: string; _meta?: Record<string, unknown> }>;
+        }>(X_AI.commandsList, { sessionId: session.sessionId });
         const fromPlugin = list.commands.filter((c) => c._meta?.pluginName === "grok-seat-session");
         assert.deepEqual(fromPlugin.map((c) => c.name).sort(), ["grok-seat", SKILL_NAME].sort());
         const mine = fromPlugin.find((c) => c.name === SKILL_NAME)!;
@@ -128,8 +152,12 @@ for (const via of ["--plugin-dir and _meta.pluginDirs", "_meta.pluginDirs alone"
             .flatMap((n) => (n.update.sessionUpdate === "available_commands_update" ? n.update.availableCommands : []))
             .filter((c) => (c._meta as Record<string, unknown> | undefined)?.pluginName === "grok-seat-session")
             .map((c) => c.name);
-        for (let waitedMs = 0; !pushed().includes(SKILL_NAME) && waitedMs < 10_000; waitedMs += 100) await new Promise((r) => setTimeout(r, 100));
-        assert.ok(pushed().includes(SKILL_NAME) && pushed().includes("grok-seat"), `pushed: ${JSON.stringify(pushed())}`);
+        for (let waitedMs = 0; !pushed().includes(SKILL_NAME) && waitedMs < 10_000; waitedMs += 100)
+          await new Promise((r) => setTimeout(r, 100));
+        assert.ok(
+          pushed().includes(SKILL_NAME) && pushed().includes("grok-seat"),
+          `pushed: ${JSON.stringify(pushed())}`,
+        );
       } finally {
         peer.close();
         await agent.terminate({ graceMs: 1_000 });

@@ -16,7 +16,11 @@ import { gitIn, makeRepo, snapshotUserTree, writeFiles } from "../../support/git
 import { resolveRepository, worktreePath } from "../../../src/worktrees/index.js";
 
 function lines(result: CliResult): Array<Record<string, any>> {
-  return result.stdout.trim().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, any>);
+  return result.stdout
+    .trim()
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, any>);
 }
 
 test("real grok writes files in its seat worktree: commits on seat/<name>, the user's tree untouched, a clean merge, a conflicting merge that changes nothing", async (t) => {
@@ -27,31 +31,71 @@ test("real grok writes files in its seat worktree: commits on seat/<name>, the u
   const home = join(dir, "seat-home");
   const { key } = await resolveRepository(repo);
   const tree = (name: string) => worktreePath(home, key, name);
-  const write = (name: string, file: string, content: string) => ({ toolCalls: [{ name: "write", arguments: { file_path: join(tree(name), file), content } }] });
+  const write = (name: string, file: string, content: string) => ({
+    toolCalls: [{ name: "write", arguments: { file_path: join(tree(name), file), content } }],
+  });
   const rig = await startLiveRig({
     rules: [
-      { match: "write the greeting", replies: [write("s1", "hello.txt", "hello from grok\n"), { toolCalls: [{ name: "run_terminal_command", arguments: { command: "pwd > where.txt", description: "note the cwd" } }] }, { text: "greeting written" }] },
-      { match: "write the farewell", replies: [write("s1", "bye.txt", "bye from grok\n"), { text: "farewell written" }] },
-      { match: "shout line two", replies: [write("clash", "a.txt", "one\nTWO FROM GROK\nthree\n"), { text: "shouted" }] },
+      {
+        match: "write the greeting",
+        replies: [
+          write("s1", "hello.txt", "hello from grok\n"),
+          {
+            toolCalls: [
+              { name: "run_terminal_command", arguments: { command: "pwd > where.txt", description: "note the cwd" } },
+            ],
+          },
+          { text: "greeting written" },
+        ],
+      },
+      {
+        match: "write the farewell",
+        replies: [write("s1", "bye.txt", "bye from grok\n"), { text: "farewell written" }],
+      },
+      {
+        match: "shout line two",
+        replies: [write("clash", "a.txt", "one\nTWO FROM GROK\nthree\n"), { text: "shouted" }],
+      },
     ],
   });
   if (!gotLive(t, rig)) return;
   t.after(() => rig.close());
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: home };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    GROK_SEAT_HOME: home,
+  };
   const seat = (args: string[]) => runSeat(args, { env, cwd: repo });
   const before = snapshotUserTree(repo);
 
-  const first = await seat(["run", "--json", "-s", "s1", "--worktree", "--allow", "edit,execute", "please write the greeting"]);
+  const first = await seat([
+    "run",
+    "--json",
+    "-s",
+    "s1",
+    "--worktree",
+    "--allow",
+    "edit,execute",
+    "please write the greeting",
+  ]);
   assert.equal(first.code, 0, first.stdout + first.stderr);
   const firstLines = lines(first);
   const made = firstLines.find((l) => l.type === "worktree")!;
   assert.equal(made.branch, "seat/s1");
   assert.equal(made.path, tree("s1"));
-  assert.ok(firstLines.some((l) => l.type === "tool_end"), "grok ran its write tool");
+  assert.ok(
+    firstLines.some((l) => l.type === "tool_end"),
+    "grok ran its write tool",
+  );
   const committed = firstLines.find((l) => l.type === "worktree_commit")!;
   assert.ok(committed.commit, "the turn's change was committed");
   const done = firstLines.find((l) => l.type === "done")!;
-  assert.equal(gitIn(repo, ["log", "-1", "--format=%s", "seat/s1"]).trim(), `seat: ${done.promptId} please write the greeting`);
+  assert.equal(
+    gitIn(repo, ["log", "-1", "--format=%s", "seat/s1"]).trim(),
+    `seat: ${done.promptId} please write the greeting`,
+  );
   assert.equal(gitIn(repo, ["show", "seat/s1:hello.txt"]), "hello from grok\n");
   assert.equal(gitIn(repo, ["show", "seat/s1:where.txt"]), `${tree("s1")}\n`, "grok's cwd is the seat worktree");
   assert.deepEqual(snapshotUserTree(repo), before, "grok's write landed in the seat's tree, not the user's");
@@ -61,8 +105,18 @@ test("real grok writes files in its seat worktree: commits on seat/<name>, the u
   assert.equal(second.code, 0, second.stdout + second.stderr);
   assert.equal(lines(second).find((l) => l.type === "session")?.resumed, true, "the same named session continued");
   assert.equal(lines(second).find((l) => l.type === "worktree")?.path, tree("s1"));
-  assert.deepEqual(gitIn(repo, ["log", "--format=%s", "main..seat/s1"]).trim().split("\n").map((s) => s.replace(/^seat: \S+ /, "")), ["now write the farewell", "please write the greeting"]);
-  assert.deepEqual(gitIn(repo, ["ls-tree", "--name-only", "seat/s1"]).trim().split("\n").sort(), ["README.md", "a.txt", "bye.txt", "hello.txt", "where.txt"], "only the agent's files were committed");
+  assert.deepEqual(
+    gitIn(repo, ["log", "--format=%s", "main..seat/s1"])
+      .trim()
+      .split("\n")
+      .map((s) => s.replace(/^seat: \S+ /, "")),
+    ["now write the farewell", "please write the greeting"],
+  );
+  assert.deepEqual(
+    gitIn(repo, ["ls-tree", "--name-only", "seat/s1"]).trim().split("\n").sort(),
+    ["README.md", "a.txt", "bye.txt", "hello.txt", "where.txt"],
+    "only the agent's files were committed",
+  );
   assert.deepEqual(snapshotUserTree(repo), before);
 
   const merged = await seat(["merge", "s1", "--json"]);
@@ -83,9 +137,19 @@ test("real grok writes files in its seat worktree: commits on seat/<name>, the u
   const error = lines(refused).pop()!;
   assert.equal(error.code, "WORKTREE_CONFLICT");
   assert.deepEqual(error.context.files, ["a.txt"]);
-  assert.deepEqual(snapshotUserTree(repo), beforeMerge, "the conflicting merge left the user's tree byte-for-byte as it was");
+  assert.deepEqual(
+    snapshotUserTree(repo),
+    beforeMerge,
+    "the conflicting merge left the user's tree byte-for-byte as it was",
+  );
   const listed = lines(await seat(["worktrees", "--json"]));
-  assert.deepEqual(listed.map((w) => [w.name, w.owner, w.dirty.length]), [["clash", "run", 0], ["s1", "session:s1", 0]]);
+  assert.deepEqual(
+    listed.map((w) => [w.name, w.owner, w.dirty.length]),
+    [
+      ["clash", "run", 0],
+      ["s1", "session:s1", 0],
+    ],
+  );
 });
 
 test("seat run -s NAME --wait --worktree queues behind the session's holder (the lease comes before the worktree), and its first line is still the session", async (t) => {
@@ -97,28 +161,45 @@ test("seat run -s NAME --wait --worktree queues behind the session's holder (the
   const rig = await startLiveRig({
     rules: [
       // Word by word, 400 ms apart: the holder keeps the lease (and the worktree) for a few seconds.
-      { match: "the slow turn", replies: [{ text: "one two three four five six seven eight nine ten", chunkDelayMs: 400 }] },
+      {
+        match: "the slow turn",
+        replies: [{ text: "one two three four five six seven eight nine ten", chunkDelayMs: 400 }],
+      },
       { match: "the queued turn", replies: [{ text: "queued and done" }] },
     ],
   });
   if (!gotLive(t, rig)) return;
   t.after(() => rig.close());
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, GROK_SEAT_HOME: home };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: rig.sandbox.home,
+    GROK_HOME: rig.sandbox.grokHome,
+    GROK_BIN: rig.binary,
+    GROK_SEAT_HOME: home,
+  };
   const holder = startSeat(["run", "--json", "-s", "q1", "--worktree", "the slow turn"], { env, cwd: repo });
   t.after(() => void holder.child.kill("SIGKILL"));
   // Once the holder streams its answer it holds the session's lease and the worktree's lock.
   const deadline = Date.now() + 120_000;
   while (!holder.stdout().includes('"type":"text"')) {
-    if (holder.child.exitCode !== null || Date.now() > deadline) assert.fail(`the holder never streamed: ${holder.stdout()}${holder.stderr()}`);
+    if (holder.child.exitCode !== null || Date.now() > deadline)
+      assert.fail(`the holder never streamed: ${holder.stdout()}${holder.stderr()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   let holderEndedAt = 0;
   const held = holder.done.then((result) => ((holderEndedAt = Date.now()), result));
-  const waiter = await runSeat(["run", "--json", "-s", "q1", "--wait", "120", "--worktree", "the queued turn"], { env, cwd: repo });
+  const waiter = await runSeat(["run", "--json", "-s", "q1", "--wait", "120", "--worktree", "the queued turn"], {
+    env,
+    cwd: repo,
+  });
   const waiterEndedAt = Date.now();
   const first = await held;
   assert.equal(first.code, 0, first.stdout + first.stderr);
-  assert.equal(waiter.code, 0, `the queued run waited for the lease instead of failing on the holder's worktree: ${waiter.stdout}${waiter.stderr}`);
+  assert.equal(
+    waiter.code,
+    0,
+    `the queued run waited for the lease instead of failing on the holder's worktree: ${waiter.stdout}${waiter.stderr}`,
+  );
   assert.ok(holderEndedAt > 0 && holderEndedAt <= waiterEndedAt);
   for (const result of [first, waiter]) {
     const [session, worktree] = lines(result);
