@@ -27,6 +27,8 @@ export type CrashStep = (typeof CRASH_STEPS)[number];
 
 const DIST = join(fileURLToPath(import.meta.url), "..", "..");
 const MAIN = join(DIST, "src", "cli", "main.js");
+/** The test-only entry that installs the hooks GROK_SEAT_TEST_HOOKS names, then runs the real CLI (the shipped one ignores them). */
+const HOOKED_MAIN = join(DIST, "test", "support", "seat-hooked.js");
 const FAKE_TUI = join(DIST, "test", "integration", "seat", "seat-fake-tui.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -77,7 +79,8 @@ function cli(
   extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; json: any; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
+    const main = extraEnv.GROK_SEAT_TEST_HOOKS === undefined ? MAIN : HOOKED_MAIN;
+    const child = spawn(process.execPath, [main, ...args], {
       env: { ...rig.env, ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],
     });
