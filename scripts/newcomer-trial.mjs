@@ -190,7 +190,15 @@ await step("the published .d.ts files import only dependencies", () => {
   };
   const bad = [];
   for (const file of filesUnder(join(pkgDir, "dist")).filter((p) => p.endsWith(".d.ts"))) {
-    for (const [, spec] of readFileSync(file, "utf8").matchAll(/(?:from|import\()\s*["']([^"']+)["']/g)) {
+    // Module specifiers only: an import or export statement's `from "…"` (a line of its own in emitted .d.ts) and
+    // `import("…")` types — never a word "from" that ends a string literal, such as an error code's description.
+    const text = readFileSync(file, "utf8");
+    const specs = [
+      ...[...text.matchAll(/^\s*(?:import|export)\b[^\n]*?\sfrom\s*["']([^"']+)["']/gm)].map((m) => m[1]),
+      ...[...text.matchAll(/^\s*import\s*["']([^"']+)["']/gm)].map((m) => m[1]),
+      ...[...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]),
+    ];
+    for (const spec of specs) {
       if (spec.startsWith(".") || spec.startsWith("node:") || builtinModules.includes(spec)) continue;
       const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0];
       if (!allowed.has(name)) bad.push(`${relative(pkgDir, file)} imports ${spec}, not a dependency`);
