@@ -34,6 +34,12 @@ export interface FleetThroughput {
   directFailed: number;
   /** Each worker's durability rule as its own log line states it at the end of the level ("replicated, WAIT 1"). */
   rules?: string[];
+  /**
+   * The worker's real path from its dispatch mark to the agent's first chunk, per job (ms): the record's
+   * `dispatched_at` (taken just before the mark is written) to the fake agent's chunk log. Includes the mark, its
+   * `WAIT` when replicated, the prompt's trip over ACP and the agent starting the turn.
+   */
+  markToChunkMs?: number[];
 }
 
 /** P8's result. */
@@ -69,6 +75,7 @@ async function levels(
   rig: Awaited<ReturnType<typeof startFleetRig>>,
   url: string,
   agent: string,
+  chunkLog: string,
   jobs: number,
   tag: string,
   serial: { n: number },
@@ -89,6 +96,7 @@ async function levels(
       const results = await Promise.all(handles.map((h) => h.result()));
       const fleetS = (now() - f0) / 1000;
       const fleetFailed = results.filter((r) => r.status !== "completed" || r.text !== "pong from fake").length;
+      const markToChunkMs = await marksToFirstChunk(handles, chunkLog);
       out.push({
         workers: k,
         jobs,
@@ -98,10 +106,30 @@ async function levels(
         fleetFailed,
         directFailed: direct.failed,
         rules: workers.map((w) => ruleOf(w.stderr())),
+        markToChunkMs,
       });
     }
   } finally {
     await client.close();
+  }
+  return out;
+}
+
+/** Per job: its record's `dispatched_at` to the agent's first logged chunk of its prompt (jobs without both are left out). */
+async function marksToFirstChunk(
+  handles: Array<{ id: string; state(): Promise<{ dispatchedAt?: number }> }>,
+  chunkLog: string,
+): Promise<number[]> {
+  const first = new Map<string, number>();
+  for (const line of (existsSync(chunkLog) ? readFileSync(chunkLog, "utf8") : "").split("\n")) {
+    const [promptId, at] = line.split("\t");
+    if (promptId && at && !first.has(promptId)) first.set(promptId, Number(at));
+  }
+  const out: number[] = [];
+  for (const h of handles) {
+    const { dispatchedAt } = await h.state();
+    const chunk = first.get(`fleet-${h.id}`);
+    if (dispatchedAt !== undefined && chunk !== undefined) out.push(chunk - dispatchedAt);
   }
   return out;
 }
@@ -121,11 +149,15 @@ async function benchReplicated(jobs: number, samples: number): Promise<NonNullab
   const set = await startSentinelSet({ replicas: 1 });
   const rig = await startFleetRig();
   // Its own agent script: the plain run's rig (and its script) is gone by now.
-  const agent = join(rig.root, "grok-fake");
-  writeFileSync(agent, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+  const chunkLog = join(rig.root, "chunks.log");
+  const agent = join(rig.root, "grok-chunks");
+  writeFileSync(
+    agent,
+    `#!/bin/sh\nFAKE_GROK_CHUNK_LOG=${JSON.stringify(chunkLog)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`,
+  );
   chmodSync(agent, 0o755);
   try {
-    const throughput = await levels(rig, set.url, agent, jobs, "p8r", { n: 0 });
+    const throughput = await levels(rig, set.url, agent, chunkLog, jobs, "p8r", { n: 0 });
     const primary = await set.primary();
     const redis = connect(parseRedisUrl(`redis://127.0.0.1:${primary.port}`), { name: "p8-mark" });
     const mark: number[] = [];
@@ -178,7 +210,7 @@ export async function benchFleet({
   let throughput: FleetThroughput[] = [];
   const samples: number[] = [];
   try {
-    throughput = await levels(rig, rig.redis.url, agent, jobs, "p7", { n: 0 });
+    throughput = await levels(rig, rig.redis.url, agent, chunkLog, jobs, "p7", { n: 0 });
     // Event latency with one job at a time on a quiet fleet: the watcher is already blocked in XREAD.
     for (let i = 0; i < latencyJobs; i++) {
       const handle = await client.enqueue({ prompt: `p7 latency ${i} scenario:slow-stream` });
@@ -278,7 +310,7 @@ export function fleetBenchSection(r: FleetBenchResult): {
       "Each job spawns its agent, starts a session, runs one turn and disposes it, on both paths; the fleet adds the",
       `enqueue, BullMQ's hand-off, the guarded state transitions and one Redis stream write per event. Workers run one job at a time. Whole section: ${(r.durationMs / 1000).toFixed(0)} s.`,
       `Percentiles are nearest-rank over n samples${lat.n < 100 ? `; with n = ${lat.n} the p99 is the maximum` : ""}.`,
-      ...(r.replicated ? replicatedRows(r.replicated) : []),
+      ...(r.replicated ? replicatedRows(r.replicated, r.throughput) : []),
     ].join("\n"),
     goals: [
       {
@@ -335,7 +367,36 @@ function replicatedGoals(
 }
 
 /** The replicated run's rows (P8 behind Sentinel, WAIT 1). */
-function replicatedRows(r: NonNullable<FleetBenchResult["replicated"]>): string[] {
+function replicatedRows(r: NonNullable<FleetBenchResult["replicated"]>, plain: FleetThroughput[]): string[] {
+  const path = (levels: FleetThroughput[]) => latency(levels.flatMap((t) => t.markToChunkMs ?? []));
+  const [withReplica, without] = [path(r.throughput), path(plain)];
+  const pathRows =
+    withReplica.n > 0 && without.n > 0
+      ? [
+          "",
+          table(
+            [
+              "the worker's dispatch mark → the agent's first chunk (every job, all levels)",
+              "n",
+              "p50 (ms)",
+              "p99 (ms)",
+              "max (ms)",
+            ],
+            [
+              ["without a replica", String(without.n), fmt(without.p50), fmt(without.p99), fmt(without.max)],
+              [
+                "with a replica (`WAIT 1` after the mark)",
+                String(withReplica.n),
+                fmt(withReplica.p50),
+                fmt(withReplica.p99),
+                fmt(withReplica.max),
+              ],
+            ],
+          ),
+          "",
+          `The worker's own path, from the record's \`dispatched_at\` (taken just before the mark is written) to the fake agent's first chunk: the mark, its \`WAIT\` when replicated, the prompt over ACP and the agent starting the turn. The difference of the two rows (p50 ${fmt(withReplica.p50 - without.p50)} ms) is what the replica added on the real path, within the noise of two runs minutes apart; the rows above time the two commands alone.`,
+        ]
+      : [];
   return [
     "",
     "**With a replica and `WAIT 1`** (issue 26 §6): the same jobs behind `redis+sentinel://` — a primary, one replica and",
@@ -380,5 +441,6 @@ function replicatedRows(r: NonNullable<FleetBenchResult["replicated"]>): string[
         ],
       ],
     ),
+    ...pathRows,
   ];
 }
