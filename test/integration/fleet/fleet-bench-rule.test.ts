@@ -55,3 +55,16 @@ test("P8's replicated goal is met only when every worker of every level logged t
     /replicated, WAIT 1; single-primary/,
   );
 });
+
+test("P8 reports the worker's mark → first chunk path with and without the replica only when both were measured", () => {
+  const r = result([["replicated, WAIT 1"], ["replicated, WAIT 1"], ["replicated, WAIT 1"]]);
+  assert.doesNotMatch(fleetBenchSection(r).body, /dispatch mark → the agent's first chunk/);
+  r.throughput[0]!.markToChunkMs = [10, 12, 14];
+  r.replicated!.throughput[0]!.markToChunkMs = [11, 13];
+  r.replicated!.throughput[2]!.markToChunkMs = [15];
+  const body = fleetBenchSection(r).body;
+  // Pooled over the levels: 3 jobs without, 3 with (nearest-rank p50: 12 and 13), and their difference.
+  assert.match(body, /\| without a replica \| 3 \| 12\.0 \|/);
+  assert.match(body, /\| with a replica \(`WAIT 1` after the mark\) \| 3 \| 13\.0 \|/);
+  assert.match(body, /p50 1\.00 ms\) is what the replica added/);
+});
