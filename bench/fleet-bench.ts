@@ -32,6 +32,14 @@ export interface FleetThroughput {
   ratio: number;
   fleetFailed: number;
   directFailed: number;
+  /** Each worker's durability rule as its own log line states it at the end of the level ("replicated, WAIT 1"). */
+  rules?: string[];
+  /**
+   * The worker's real path from its dispatch mark to the agent's first chunk, per job (ms): the record's
+   * `dispatched_at` (taken just before the mark is written) to the fake agent's chunk log. Includes the mark, its
+   * `WAIT` when replicated, the prompt's trip over ACP and the agent starting the turn.
+   */
+  markToChunkMs?: number[];
 }
 
 /** P8's result. */
@@ -67,15 +75,19 @@ async function levels(
   rig: Awaited<ReturnType<typeof startFleetRig>>,
   url: string,
   agent: string,
+  chunkLog: string,
   jobs: number,
   tag: string,
   serial: { n: number },
 ): Promise<FleetThroughput[]> {
   const client = await connectFleet(url);
   const out: FleetThroughput[] = [];
+  const workers: Array<{ stderr(): string }> = [];
   try {
     for (let k = 1; k <= 3; k++) {
-      await rig.startWorker(`${tag}-${k}`, { env: { GROK_BIN: agent }, args: ["--concurrency", "1"], redisUrl: url });
+      workers.push(
+        await rig.startWorker(`${tag}-${k}`, { env: { GROK_BIN: agent }, args: ["--concurrency", "1"], redisUrl: url }),
+      );
       const direct = await timeDirect(agent, rig.root, jobs, k);
       const f0 = now();
       const handles = await Promise.all(
@@ -84,6 +96,7 @@ async function levels(
       const results = await Promise.all(handles.map((h) => h.result()));
       const fleetS = (now() - f0) / 1000;
       const fleetFailed = results.filter((r) => r.status !== "completed" || r.text !== "pong from fake").length;
+      const markToChunkMs = await marksToFirstChunk(handles, chunkLog);
       out.push({
         workers: k,
         jobs,
@@ -92,6 +105,8 @@ async function levels(
         ratio: jobs / fleetS / (jobs / direct.seconds),
         fleetFailed,
         directFailed: direct.failed,
+        rules: workers.map((w) => ruleOf(w.stderr())),
+        markToChunkMs,
       });
     }
   } finally {
@@ -100,16 +115,49 @@ async function levels(
   return out;
 }
 
+/** Per job: its record's `dispatched_at` to the agent's first logged chunk of its prompt (jobs without both are left out). */
+async function marksToFirstChunk(
+  handles: Array<{ id: string; state(): Promise<{ dispatchedAt?: number }> }>,
+  chunkLog: string,
+): Promise<number[]> {
+  const first = new Map<string, number>();
+  for (const line of (existsSync(chunkLog) ? readFileSync(chunkLog, "utf8") : "").split("\n")) {
+    const [promptId, at] = line.split("\t");
+    if (promptId && at && !first.has(promptId)) first.set(promptId, Number(at));
+  }
+  const out: number[] = [];
+  for (const h of handles) {
+    const { dispatchedAt } = await h.state();
+    const chunk = first.get(`fleet-${h.id}`);
+    if (dispatchedAt !== undefined && chunk !== undefined) out.push(chunk - dispatchedAt);
+  }
+  return out;
+}
+
+/** A worker's durability rule now, from the last line it logged about it: "replicated, WAIT n" or "single-primary". */
+export function ruleOf(stderr: string): string {
+  const lines = stderr.split("\n").filter((l) => l.includes("durability rule: "));
+  const last = lines[lines.length - 1];
+  if (!last) return "not stated";
+  if (last.includes("durability rule: single-primary")) return "single-primary";
+  const wait = /durability rule: replicated — each dispatch mark waits for WAIT (\d+)/.exec(last);
+  return wait ? `replicated, WAIT ${wait[1]}` : "not stated";
+}
+
 /** P8 behind Sentinel with one replica: throughput, and the added latency of WAIT 1 after a mark-sized write. */
 async function benchReplicated(jobs: number, samples: number): Promise<NonNullable<FleetBenchResult["replicated"]>> {
   const set = await startSentinelSet({ replicas: 1 });
   const rig = await startFleetRig();
   // Its own agent script: the plain run's rig (and its script) is gone by now.
-  const agent = join(rig.root, "grok-fake");
-  writeFileSync(agent, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`);
+  const chunkLog = join(rig.root, "chunks.log");
+  const agent = join(rig.root, "grok-chunks");
+  writeFileSync(
+    agent,
+    `#!/bin/sh\nFAKE_GROK_CHUNK_LOG=${JSON.stringify(chunkLog)} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_GROK_JS)} "$@"\n`,
+  );
   chmodSync(agent, 0o755);
   try {
-    const throughput = await levels(rig, set.url, agent, jobs, "p8r", { n: 0 });
+    const throughput = await levels(rig, set.url, agent, chunkLog, jobs, "p8r", { n: 0 });
     const primary = await set.primary();
     const redis = connect(parseRedisUrl(`redis://127.0.0.1:${primary.port}`), { name: "p8-mark" });
     const mark: number[] = [];
@@ -162,7 +210,7 @@ export async function benchFleet({
   let throughput: FleetThroughput[] = [];
   const samples: number[] = [];
   try {
-    throughput = await levels(rig, rig.redis.url, agent, jobs, "p7", { n: 0 });
+    throughput = await levels(rig, rig.redis.url, agent, chunkLog, jobs, "p7", { n: 0 });
     // Event latency with one job at a time on a quiet fleet: the watcher is already blocked in XREAD.
     for (let i = 0; i < latencyJobs; i++) {
       const handle = await client.enqueue({ prompt: `p7 latency ${i} scenario:slow-stream` });
@@ -262,7 +310,7 @@ export function fleetBenchSection(r: FleetBenchResult): {
       "Each job spawns its agent, starts a session, runs one turn and disposes it, on both paths; the fleet adds the",
       `enqueue, BullMQ's hand-off, the guarded state transitions and one Redis stream write per event. Workers run one job at a time. Whole section: ${(r.durationMs / 1000).toFixed(0)} s.`,
       `Percentiles are nearest-rank over n samples${lat.n < 100 ? `; with n = ${lat.n} the p99 is the maximum` : ""}.`,
-      ...(r.replicated ? replicatedRows(r.replicated) : []),
+      ...(r.replicated ? replicatedRows(r.replicated, r.throughput) : []),
     ].join("\n"),
     goals: [
       {
@@ -280,12 +328,75 @@ export function fleetBenchSection(r: FleetBenchResult): {
         met: undefined,
         measured: `p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms`,
       },
+      ...(r.replicated ? replicatedGoals(r.replicated) : []),
     ],
   };
 }
 
+/** "replicated, WAIT 1 ×3" when all agree, else each worker's rule. */
+function rulesCell(rules: string[] | undefined): string {
+  if (!rules?.length) return "not recorded";
+  return new Set(rules).size === 1 ? `${rules[0]} ×${rules.length}` : rules.join("; ");
+}
+
+/** The replicated run's goals: every job completed under the replicated rule; the ratio and WAIT's cost reported. */
+function replicatedGoals(
+  r: NonNullable<FleetBenchResult["replicated"]>,
+): Array<{ goal: string; met: boolean | undefined; measured: string }> {
+  // The last level runs every worker started (3): each one's rule as it logged it at the end.
+  const rules = r.throughput[r.throughput.length - 1]?.rules ?? [];
+  const all = r.throughput.flatMap((t) => t.rules ?? []);
+  const replicated = all.length > 0 && all.every((x) => x.startsWith("replicated"));
+  return [
+    {
+      goal: "with a replica: every fleet job completed, every worker under the replicated rule (WAIT n)",
+      met: r.throughput.every((t) => t.fleetFailed === 0) && replicated,
+      measured: `${r.throughput.reduce((n, t) => n + t.fleetFailed, 0)} failed; rules: ${rulesCell(rules)}`,
+    },
+    {
+      goal: "with a replica: fleet throughput against direct runs reported (no numeric goal set)",
+      met: undefined,
+      measured: r.throughput.map((t) => `${t.workers}: ${ratio(t.ratio)}`).join(", "),
+    },
+    {
+      goal: "with a replica: what `WAIT 1` adds to the dispatch mark reported (no numeric goal set)",
+      met: undefined,
+      measured: `p50 ${fmt(r.waitMs.p50)} ms, p99 ${fmt(r.waitMs.p99)} ms (the write itself: p50 ${fmt(r.markMs.p50)} ms)`,
+    },
+  ];
+}
+
 /** The replicated run's rows (P8 behind Sentinel, WAIT 1). */
-function replicatedRows(r: NonNullable<FleetBenchResult["replicated"]>): string[] {
+function replicatedRows(r: NonNullable<FleetBenchResult["replicated"]>, plain: FleetThroughput[]): string[] {
+  const path = (levels: FleetThroughput[]) => latency(levels.flatMap((t) => t.markToChunkMs ?? []));
+  const [withReplica, without] = [path(r.throughput), path(plain)];
+  const pathRows =
+    withReplica.n > 0 && without.n > 0
+      ? [
+          "",
+          table(
+            [
+              "the worker's dispatch mark → the agent's first chunk (every job, all levels)",
+              "n",
+              "p50 (ms)",
+              "p99 (ms)",
+              "max (ms)",
+            ],
+            [
+              ["without a replica", String(without.n), fmt(without.p50), fmt(without.p99), fmt(without.max)],
+              [
+                "with a replica (`WAIT 1` after the mark)",
+                String(withReplica.n),
+                fmt(withReplica.p50),
+                fmt(withReplica.p99),
+                fmt(withReplica.max),
+              ],
+            ],
+          ),
+          "",
+          `The worker's own path, from the record's \`dispatched_at\` (taken just before the mark is written) to the fake agent's first chunk: the mark, its \`WAIT\` when replicated, the prompt over ACP and the agent starting the turn. The difference of the two rows (p50 ${fmt(withReplica.p50 - without.p50)} ms) is what the replica added on the real path, within the noise of two runs minutes apart; the rows above time the two commands alone.`,
+        ]
+      : [];
   return [
     "",
     "**With a replica and `WAIT 1`** (issue 26 §6): the same jobs behind `redis+sentinel://` — a primary, one replica and",
@@ -299,6 +410,7 @@ function replicatedRows(r: NonNullable<FleetBenchResult["replicated"]>): string[
         "direct jobs/s",
         "fleet ÷ direct",
         "failed (fleet / direct)",
+        "workers' rule (their log)",
       ],
       r.throughput.map((t) => [
         String(t.workers),
@@ -306,6 +418,7 @@ function replicatedRows(r: NonNullable<FleetBenchResult["replicated"]>): string[
         fmt(t.directJobsPerS),
         ratio(t.ratio),
         `${t.fleetFailed} / ${t.directFailed}`,
+        rulesCell(t.rules),
       ]),
     ),
     "",
@@ -328,5 +441,6 @@ function replicatedRows(r: NonNullable<FleetBenchResult["replicated"]>): string[
         ],
       ],
     ),
+    ...pathRows,
   ];
 }
