@@ -7,6 +7,7 @@ import { loadToolModules, parseFleetBudget, startWorker } from "../../fleet/inde
 import { countFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT } from "../output.js";
 import { REDIS_HELP, REDIS_TLS_FLAGS, redisUrl } from "./fleet-common.js";
+import { loadNotifyConfig } from "../config.js";
 import type { Command } from "./command.js";
 
 export const workerCommand: Command = {
@@ -65,8 +66,11 @@ Examples:
         "CLI_USAGE",
         "seat worker: --lock-duration and --stalled-interval must be more than 0 seconds.",
       );
+    // This worker's own notification targets (its user config): jobs name them, this says where they go.
+    const notify = loadNotifyConfig();
     const worker = await startWorker({
       redis: url,
+      ...(notify ? { notify } : {}),
       ...(args.values["allow-volatile-redis"] === true ? { allowVolatileRedis: true } : {}),
       ...(lockDurationMs ? { lockDurationMs } : {}),
       ...(stalledIntervalMs ? { stalledIntervalMs } : {}),
