@@ -66,6 +66,7 @@ export function jobEventId(jobId: string, event: NotifyEventName, seq: string): 
 /** Creates a worker's fleet notifier. */
 export function createFleetNotifier(options: FleetNotifierOptions): FleetNotifier {
   const notifiers = new Map<string, Notifier>();
+  const pending = new Set<Promise<void>>();
   const notifierFor = (target: NotifyTarget): Notifier => {
     let n = notifiers.get(target.name);
     if (n === undefined) {
@@ -101,39 +102,55 @@ export function createFleetNotifier(options: FleetNotifierOptions): FleetNotifie
       }
       return out;
     },
-    async tell(targets, n) {
-      try {
-        const event = createNotifyEvent({
-          id: jobEventId(n.jobId, n.event, n.seq),
-          event: n.event,
-          subject: { kind: "job", id: n.jobId },
-          text: n.text,
-          ...(n.approval ? { approval: n.approval } : {}),
-        });
-        for (const target of targets) {
-          if (!target.events.includes(event.event)) continue;
-          let claimed: string | null;
-          try {
-            claimed = await options.redis.set(
-              notifyClaimKey(n.jobId, event.id, target.name),
-              "1",
-              "PX",
-              options.claimMs,
-              "NX",
-            );
-          } catch {
-            // Without the claim this worker cannot know another did not send it: nothing is sent twice.
-            options.log(`job ${n.jobId}: ${event.event} not told to ${target.name}: Redis did not take the claim`);
-            continue;
-          }
-          if (claimed === "OK") notifierFor(target).notify(event);
-        }
-      } catch (error) {
-        options.log(`job ${n.jobId}: ${n.event} not told: ${error instanceof Error ? error.message : String(error)}`);
-      }
+    tell(targets, n) {
+      const told = tellNow(targets, n).finally(() => pending.delete(told));
+      pending.add(told);
+      return told;
     },
     async close(graceMs = 3_000) {
+      // A tell whose claim is still on its way reaches its notifier before the notifiers close.
+      // Bounded: a claim Redis never answers does not hold the worker's stop.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...pending]),
+        new Promise((r) => {
+          timer = setTimeout(r, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
       await Promise.all([...notifiers.values()].map((n) => n.close(graceMs)));
     },
   };
+
+  async function tellNow(targets: readonly NotifyTarget[], n: JobNotification): Promise<void> {
+    try {
+      const event = createNotifyEvent({
+        id: jobEventId(n.jobId, n.event, n.seq),
+        event: n.event,
+        subject: { kind: "job", id: n.jobId },
+        text: n.text,
+        ...(n.approval ? { approval: n.approval } : {}),
+      });
+      for (const target of targets) {
+        if (!target.events.includes(event.event)) continue;
+        let claimed: string | null;
+        try {
+          claimed = await options.redis.set(
+            notifyClaimKey(n.jobId, event.id, target.name),
+            "1",
+            "PX",
+            options.claimMs,
+            "NX",
+          );
+        } catch {
+          // Without the claim this worker cannot know another did not send it: nothing is sent twice.
+          options.log(`job ${n.jobId}: ${event.event} not told to ${target.name}: Redis did not take the claim`);
+          continue;
+        }
+        if (claimed === "OK") notifierFor(target).notify(event);
+      }
+    } catch (error) {
+      options.log(`job ${n.jobId}: ${n.event} not told: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 }

@@ -8,6 +8,7 @@ import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
 import { createFleetNotifier, jobEventId } from "../../../src/fleet/notify.js";
 import { parseNotifyConfig } from "../../../src/notify/index.js";
 import { FAST_STALL, until as untilValue, waitForEvent, withFleet, type FleetRig } from "../../support/fleet-rig.js";
+import { runSeat } from "../../support/cli.js";
 import { startNotifyReceiver, type NotifyReceiver } from "../../support/notify-receiver.js";
 
 const SECRET = "whsec-fleet-0123456789abcdef";
@@ -46,10 +47,20 @@ test("a fleet job's done reaches the target it names once, signed; a name the wo
           subject: { kind: "job", id: job.id },
         },
       ]);
-      const unknown = await client.enqueue({ prompt: "hello", notify: ["pager"] });
-      assert.equal((await unknown.result()).status, "completed", "an unknown target never fails the job");
+      // From the CLI: a name the worker lacks is its log line; the job completes (exit 0).
+      const unknown = await runSeat(["submit", "--redis", rig.redis.url, "--notify", "pager", "--wait", "hello"], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      });
+      assert.equal(unknown.code, 0, unknown.stderr);
+      const unknownId = (JSON.parse(unknown.stdout.split("\n")[0]!) as { id: string }).id;
       await until(() => a.stderr().includes("NOTIFY_TARGET_UNKNOWN"), 5_000);
-      assert.match(a.stderr(), new RegExp(`job ${unknown.id}: notification target "pager" is not configured`));
+      assert.match(a.stderr(), new RegExp(`job ${unknownId}: notification target "pager" is not configured`));
+      // A job cannot carry a target itself: a URL where a name goes is refused before anything is queued.
+      const url = await runSeat(["submit", "--redis", rig.redis.url, "--notify", `${receiver.url}/hook`, "hello"], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      });
+      assert.notEqual(url.code, 0);
+      assert.match(url.stderr, /FLEET_JOB_INVALID|notify must list/);
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(hookRequests(receiver).length, 1, "one request in all: the first job's done, sent once");
     });
