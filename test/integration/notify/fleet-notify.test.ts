@@ -8,6 +8,7 @@ import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
 import { createFleetNotifier, jobEventId } from "../../../src/fleet/notify.js";
 import { parseNotifyConfig } from "../../../src/notify/index.js";
 import { FAST_STALL, until as untilValue, waitForEvent, withFleet, type FleetRig } from "../../support/fleet-rig.js";
+import { registerSecrets } from "../../../src/internal/redact.js";
 import { runSeat } from "../../support/cli.js";
 import { startNotifyReceiver, type NotifyReceiver } from "../../support/notify-receiver.js";
 
@@ -83,7 +84,10 @@ test("two workers that see the same event of a job deliver it once (the claim in
         createFleetNotifier({ redis, config, claimMs: 60_000, log: (l) => logs.push(l), notifier: { coalesceMs: 0 } });
       const [na, nb] = [make(redisA), make(redisB)];
       try {
-        const event = { jobId: "job-twice", event: "uncertain" as const, seq: "end", text: "uncertain" };
+        // A known secret value in the text is masked before the receiver sees it (the one redaction).
+        const canary = "canary-fleet-secret-4e1d77b0";
+        registerSecrets({ XAI_API_KEY: canary });
+        const event = { jobId: "job-twice", event: "uncertain" as const, seq: "end", text: `uncertain: key ${canary}` };
         await Promise.all([
           na.tell(na.targetsFor("job-twice", ["hook"]), event),
           nb.tell(nb.targetsFor("job-twice", ["hook"]), event),
@@ -92,6 +96,7 @@ test("two workers that see the same event of a job deliver it once (the claim in
         assert.deepEqual(logs, []);
         assert.equal(hookRequests(receiver).length, 1);
         assert.equal(accepted(receiver)[0]?.id, jobEventId("job-twice", "uncertain", "end"));
+        assert.ok(!hookRequests(receiver)[0]!.body.includes(canary), "the canary never leaves");
       } finally {
         redisA.disconnect();
         redisB.disconnect();
