@@ -32,6 +32,8 @@ ${REDIS_HELP}
   --stalled-interval SECS   about lock + 2 × stalled interval (default 5)
 
 The agent gets this process's allow-listed environment (HOME, GROK_HOME, GROK_BIN, XAI_API_KEY…).
+Notifications: a job names targets (seat submit --notify NAME); this worker sends to the target of that name in
+its own config's "notify" section (docs/notifications.md#fleet-jobs); a name it lacks is logged, never a failure.
 SIGTERM: turns already dispatched finish; jobs not yet dispatched go back to the queue; then exit 0.
 
 Examples:
