@@ -169,6 +169,8 @@ export function aclRules(role: AclRole): string[] {
         job("alive"),
         job("cancel"),
         job("approvals"),
+        // The claim that this worker tells a target of a job's event (fleet/notify.ts).
+        job("notified:*"),
         "~grok-seat:approval-jobs",
         "~grok-seat:approval-index",
         "~grok-seat:session:*",

@@ -147,6 +147,7 @@ function createClient(
           idleTimeoutMs: request.idleTimeoutMs,
           budget: request.budget,
           allowUnmetered: request.allowUnmetered,
+          notify: request.notify,
         }),
       );
       try {

@@ -21,3 +21,24 @@ test("a job with a repo carries repo and base, and takes neither cwd nor session
     );
   }
 });
+
+test("a job names notification targets and nothing more: a URL, a command or a secret is refused", () => {
+  assert.deepEqual(validateJobSpec({ schema: JOB_SCHEMA, prompt: "p", notify: ["phone", "ops"] }).notify, [
+    "phone",
+    "ops",
+  ]);
+  assert.deepEqual(validateJobSpec({ schema: JOB_SCHEMA, prompt: "p", notify: ["none"] }).notify, ["none"]);
+  for (const notify of [
+    ["https://attacker.example/hook"],
+    [{ type: "webhook", url: "http://127.0.0.1/", secret: "s" }],
+    ["rm -rf /"],
+    "phone",
+    ["none", "phone"],
+  ]) {
+    assert.throws(
+      () => validateJobSpec({ schema: JOB_SCHEMA, prompt: "p", notify }),
+      (e) => isSeatError(e, "FLEET_JOB_INVALID"),
+      JSON.stringify(notify),
+    );
+  }
+});

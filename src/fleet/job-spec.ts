@@ -41,6 +41,11 @@ export interface JobSpec {
   budget?: TurnBudget;
   /** Run the budget even on an agent that does not report what it limits. */
   allowUnmetered?: boolean;
+  /**
+   * Notification targets by NAME only (`["none"]` for none; absent = the worker's `default`): the targets themselves
+   * — URLs, commands, secrets — come from the worker's own config, never from the job (docs/notifications.md#fleet).
+   */
+  notify?: string[];
 }
 
 const ACTIONS = new Set(["allow", "require-approval", "block"]);
@@ -77,7 +82,17 @@ export function validateJobSpec(data: unknown): JobSpec {
   }
   if (spec.allowUnmetered !== undefined && typeof spec.allowUnmetered !== "boolean")
     fail("A fleet job's allowUnmetered must be a boolean.");
+  if (spec.notify !== undefined) checkNotify(spec.notify);
   return spec as unknown as JobSpec;
+}
+
+const TARGET_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** A job names targets, nothing more: a URL, a command or a secret has no place to go. */
+function checkNotify(notify: unknown): void {
+  if (!Array.isArray(notify) || notify.length > 16 || notify.some((n) => typeof n !== "string" || !TARGET_NAME.test(n)))
+    fail("A fleet job's notify must list up to 16 target names ([A-Za-z0-9._-], up to 64 characters).");
+  if (notify.includes("none") && notify.length > 1) fail("A fleet job's notify cannot combine none with targets.");
 }
 
 function checkPolicy(policy: unknown): void {

@@ -41,3 +41,8 @@ export function sessionHostKey(scope: string, name: string): string {
 export function isJobId(id: string): boolean {
   return /^[A-Za-z0-9._-]{1,128}$/.test(id);
 }
+
+/** The claim that one worker tells `target` of a job's event (docs/fleet.md#notifications): SET NX PX. */
+export function notifyClaimKey(id: string, eventId: string, target: string): string {
+  return `grok-seat:job:{${id}}:notified:${eventId}:${target}`;
+}

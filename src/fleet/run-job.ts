@@ -39,7 +39,9 @@ import {
   beat,
   dropHeartbeat,
   HEARTBEAT_EVERY_MS,
+  HEARTBEAT_TTL_MS,
   setIfRun,
+  settleDerivedUncertain,
   touchMark,
   transition,
   type JobStatus,
@@ -48,6 +50,8 @@ import {
 import { awaitReplicasOnline, confirmReplicated, type ReplicaRule } from "./replication.js";
 import { claimSessionHost, confirmSessionHost, releaseSessionHost } from "./session-host.js";
 import { finishJobWorktree, prepareJobWorktree, type JobWorktree } from "../worktrees/index.js";
+import { approvalCommand, type NotifyEventName } from "../notify/index.js";
+import type { FleetNotifier } from "./notify.js";
 
 /** A job this worker is running, as the cancel listener sees it. */
 export interface RunningJob {
@@ -77,6 +81,8 @@ export interface RunContext {
   persistMs?: number;
   /** The queue's shared budget (fleet/budget.ts): each job reserves its turn budget before dispatch. */
   budget?: FleetBudget;
+  /** Tells the targets a job names of its events, once across the fleet (fleet/notify.ts). */
+  notifier?: FleetNotifier;
   /** The fleet key (GROK_SEAT_FLEET_KEY): only jobs whose signature verifies with it run. */
   fleetKey?: string;
   /** With replicas: the dispatch mark waits for them (replication.ts) before the prompt is sent. */
@@ -144,13 +150,25 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   let heldDone: SeatEvent | undefined;
   /** Appends so far: each event's mark is this run's token and its number, so a re-sent append lands once. */
   let appended = 0;
-  const end = (
+  // The targets this job names, from this worker's own config (the job carries names only); told in the background.
+  const notifyTargets = ctx.notifier?.targetsFor(id, notifyNamesOf(job.data)) ?? [];
+  const tell = (
+    event: NotifyEventName,
+    seq: string,
+    text: string,
+    approval?: Parameters<FleetNotifier["tell"]>[1]["approval"],
+  ) => {
+    if (ctx.notifier && notifyTargets.length > 0)
+      void ctx.notifier.tell(notifyTargets, { jobId: id, event, seq, text, ...(approval ? { approval } : {}) });
+  };
+  let asked = 0;
+  const end = async (
     to: JobStatus,
     fields: Record<string, string | number>,
     event: Record<string, unknown>,
     afterDispatch: boolean,
-  ) =>
-    transition(redis, id, {
+  ) => {
+    const r = await transition(redis, id, {
       from: afterDispatch ? ["dispatched", "uncertain"] : ["active"],
       to,
       fields,
@@ -159,6 +177,10 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       run,
       ...(afterDispatch && heldDone ? { before: [heldDone] } : {}),
     });
+    // Told only once the end is recorded, by the run that recorded it (a compare-and-set: one run per end).
+    if (r.moved) tell(...endNotification(to, fields));
+    return r;
+  };
 
   // Held approvals: published to Redis before their event, answered from any host, read back here
   // as soon as the answer is announced on APPROVAL_ANSWERED_CHANNEL (worker.ts), and every ANSWER_POLL_MS in case
@@ -196,6 +218,19 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
   };
   const trackApprovals = (event: SeatEvent): Promise<unknown> => {
     if (event.type === "approval_asked") {
+      const a = event.approval;
+      // The n-th approval of this job: a job is never prompted twice, so no other worker asks its n-th again.
+      tell(
+        "waiting",
+        `approval-${++asked}`,
+        `waits for your approval: ${a.category} ${a.title} — answer with \`seat approve ${a.id} --digest ${a.digest}\` or \`seat deny ${a.id}\` (--redis)`,
+        {
+          id: a.id,
+          category: a.category,
+          command: approvalCommand(a),
+          digest: a.digest,
+        },
+      );
       pendingApprovals.add(event.approval.id);
       answerPoll ??= setInterval(() => void pollAnswers(), ANSWER_POLL_MS);
       return publishApproval(redis, id, run, event.approval, retainSeconds);
@@ -299,6 +334,14 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
         },
         event: { code: "FLEET_JOB_UNCERTAIN", reason: "stalled-after-dispatch", noticedBy: ctx.workerId },
       }).catch(() => ({ moved: false }));
+      if (doubt.moved)
+        tell("uncertain", "end", "uncertain (its worker died after dispatch; the prompt was not re-sent)");
+      // Still beating: BullMQ will not offer the job again, so this worker watches until the beat lapses (then
+      // the job is uncertain, told once) or the job ends (told by the run that ends it). In the background.
+      else if (ctx.notifier && notifyTargets.length > 0)
+        void watchForUncertain(ctx, id, () =>
+          tell("uncertain", "end", "uncertain (its worker stopped after dispatch; the prompt was not re-sent)"),
+        );
       ctx.log(
         doubt.moved
           ? `job ${id}: uncertain (its worker died after dispatch; not re-sent)`
@@ -306,6 +349,10 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       );
       return doubt.moved ? "uncertain" : "skipped";
     }
+    // Recorded uncertain by a reader (`seat jobs show`, a watcher) that noticed the heartbeat gone: the worker that
+    // recovers the job tells it, as it would have had it recorded it (the claim keeps it to once across the fleet).
+    if (took.current === "uncertain")
+      tell("uncertain", "end", "uncertain (its worker stopped after dispatch; the prompt was not re-sent)");
     ctx.log(`job ${id}: already ${took.current || "gone"}; nothing to do`);
     return "skipped";
   }
@@ -681,6 +728,45 @@ function recordJobUsage(ctx: RunContext, id: string, spec: JobSpec, result: Turn
  * Records how this run ended after dispatch, retried through a Redis outage. A record that vanished (Redis restarted without
  * its AOF) is written again with what this run knows, so watchers still see the end.
  */
+/**
+ * After a stalled-job recovery that found the old run still beating: re-checks until the beat lapses (recording
+ * the job uncertain, as any reader may) or the job is no longer dispatched; calls `uncertain` when it is uncertain.
+ * Bounded by three heartbeat lifetimes; a Redis error ends the watch (a reader then records it, untold).
+ */
+async function watchForUncertain(ctx: RunContext, id: string, uncertain: () => void): Promise<void> {
+  const until = Date.now() + 3 * HEARTBEAT_TTL_MS;
+  try {
+    while (Date.now() < until && !ctx.isClosing()) {
+      await new Promise((r) => setTimeout(r, HEARTBEAT_EVERY_MS));
+      await settleDerivedUncertain(ctx.redis, id, ctx.workerId, ctx.retainSeconds);
+      const [status, alive, run] = await Promise.all([
+        ctx.redis.hget(jobKeys(id).state, "status"),
+        ctx.redis.get(jobKeys(id).alive),
+        ctx.redis.hget(jobKeys(id).state, "run"),
+      ]);
+      if (status === "uncertain" && alive !== run) return uncertain();
+      if (status !== "dispatched" && status !== "uncertain") return;
+    }
+  } catch {
+    // the watch is a courtesy: the job's record is right without it
+  }
+}
+
+/** The target names a job's data carries (validated with the spec; anything else names none). */
+function notifyNamesOf(data: unknown): string[] | undefined {
+  const names = (data as { notify?: unknown } | null)?.notify;
+  return Array.isArray(names) && names.every((n) => typeof n === "string") ? names : undefined;
+}
+
+/** The notification a recorded end calls for: its event, its sequence (one end per job and event) and its text. */
+function endNotification(to: JobStatus, fields: Record<string, string | number>): [NotifyEventName, string, string] {
+  const code = typeof fields.code === "string" ? fields.code : undefined;
+  if (code === "BUDGET_EXCEEDED") return ["budget", "end", `stopped by its budget (${code})`];
+  if (to === "completed") return ["done", "end", "finished its turn"];
+  if (to === "failed" || to === "cancelled" || to === "uncertain") return [to, "end", code ? `${to} (${code})` : to];
+  return ["failed", `unexpected-${to}`, to];
+}
+
 async function recordEnd(
   ctx: RunContext,
   id: string,

@@ -23,6 +23,8 @@ import { acknowledgeCancel, runJob, type RunContext, type RunningJob } from "./r
 import type { FleetBudget } from "./budget.js";
 import { checkDurability } from "./durability.js";
 import { fleetKey } from "./job-seal.js";
+import { createFleetNotifier } from "./notify.js";
+import type { NotifyConfig } from "../notify/index.js";
 import { followSwitches } from "./sentinel.js";
 import {
   connectionEpoch,
@@ -74,6 +76,11 @@ export interface WorkerOptions {
    * Default 1000. Not acknowledged in time: the prompt is not sent and the job ends uncertain (replication-unconfirmed).
    */
   replicaAckTimeoutMs?: number;
+  /**
+   * This worker's notification targets (its user config's `notify` section): a job names targets, this config says
+   * where each goes. A job's events are told once across the fleet (fleet/notify.ts). Absent: nothing is told.
+   */
+  notify?: NotifyConfig;
 }
 
 /** A running worker. */
@@ -126,6 +133,10 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   }
   const running = new Map<string, RunningJob>();
   let closing = false;
+  const retainSeconds = options.retainSeconds ?? 86_400;
+  const notifier = options.notify
+    ? createFleetNotifier({ redis, config: options.notify, claimMs: retainSeconds * 1000, log })
+    : undefined;
   const ctx: RunContext = {
     redis,
     host: name,
@@ -134,8 +145,9 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
     env: options.env ?? process.env,
     agentEnv: options.agentEnv ?? {},
     ...(options.grokCliBinaryPath ? { grokCliBinaryPath: options.grokCliBinaryPath } : {}),
-    retainSeconds: options.retainSeconds ?? 86_400,
+    retainSeconds,
     running,
+    ...(notifier ? { notifier } : {}),
     isClosing: () => closing,
     log,
     ...(options.budget ? { budget: options.budget } : {}),
@@ -220,6 +232,8 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
         closing = true;
         clearInterval(refresh);
         await Promise.all(workers.map((w) => w.close().catch(() => undefined)));
+        // What is held for a target goes now; a receiver that never answers is abandoned after the grace.
+        await notifier?.close().catch(() => undefined);
         subscriber.disconnect();
         redis.disconnect();
         follower?.close();

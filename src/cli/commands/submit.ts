@@ -8,7 +8,7 @@ import { SeatError } from "../../errors.js";
 import { connectFleet, type JobEvent } from "../../fleet/index.js";
 import { agentProfile } from "../../agents/index.js";
 import { policyFromArgs } from "../policy.js";
-import { parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { promptFrom } from "../prompt-input.js";
 import { onStdoutClosed } from "../pipes.js";
 import { EXIT, writeJson } from "../output.js";
@@ -37,6 +37,9 @@ ${REDIS_HELP}
   --approval-timeout SECS  deny a held approval nobody answered after SECS (APPROVAL_TIMEOUT; default 900)
   --turn-timeout SECS   --idle-timeout SECS    as for seat run
 ${BUDGET_HELP}
+  --notify NAME         tell notification target NAME of the job's events (repeatable; --notify none for none;
+                        default: the worker's "default"). A job only names targets: each worker sends to the
+                        target of that name in its own config; a name it lacks is a diagnostic, never a failure
   --id ID               your own job id (default a UUID)
   --wait                stream the job's events (NDJSON as seat run --json, plus {"type":"job"} lines)
                         and exit like seat run (0, 1, 124, 130…; 76 = uncertain)
@@ -67,6 +70,7 @@ Examples:
       "idle-timeout": { type: "string" },
       "approval-timeout": { type: "string" },
       id: { type: "string" },
+      notify: { type: "string", multiple: true },
       wait: { type: "boolean" },
       json: { type: "boolean" },
       ...BUDGET_FLAG_SPEC,
@@ -129,6 +133,7 @@ Examples:
         ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
         ...(budget ? { budget } : {}),
         ...(allowUnmetered ? { allowUnmetered } : {}),
+        ...(listFlag(args, "notify").length > 0 ? { notify: listFlag(args, "notify") } : {}),
       });
       if (args.values.wait !== true) {
         if (args.values.json === true) writeJson({ type: "submitted", id: handle.id });

@@ -7,6 +7,7 @@ import { loadToolModules, parseFleetBudget, startWorker } from "../../fleet/inde
 import { countFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT } from "../output.js";
 import { REDIS_HELP, REDIS_TLS_FLAGS, redisUrl } from "./fleet-common.js";
+import { loadNotifyConfig } from "../config.js";
 import type { Command } from "./command.js";
 
 export const workerCommand: Command = {
@@ -31,6 +32,8 @@ ${REDIS_HELP}
   --stalled-interval SECS   about lock + 2 × stalled interval (default 5)
 
 The agent gets this process's allow-listed environment (HOME, GROK_HOME, GROK_BIN, XAI_API_KEY…).
+Notifications: a job names targets (seat submit --notify NAME); this worker sends to the target of that name in
+its own config's "notify" section (docs/notifications.md#fleet-jobs); a name it lacks is logged, never a failure.
 SIGTERM: turns already dispatched finish; jobs not yet dispatched go back to the queue; then exit 0.
 
 Examples:
@@ -65,8 +68,11 @@ Examples:
         "CLI_USAGE",
         "seat worker: --lock-duration and --stalled-interval must be more than 0 seconds.",
       );
+    // This worker's own notification targets (its user config): jobs name them, this says where they go.
+    const notify = loadNotifyConfig();
     const worker = await startWorker({
       redis: url,
+      ...(notify ? { notify } : {}),
       ...(args.values["allow-volatile-redis"] === true ? { allowVolatileRedis: true } : {}),
       ...(lockDurationMs ? { lockDurationMs } : {}),
       ...(stalledIntervalMs ? { stalledIntervalMs } : {}),
