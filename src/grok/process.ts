@@ -46,6 +46,11 @@ export interface AgentProcess {
   stream: Stream;
   /** The last `maxBytes` (default 8 KiB) of stderr, decoded as UTF-8. */
   stderrTail(maxBytes?: number): string;
+  /**
+   * Resolves once stderr has closed (everything the agent wrote is in the tail), or after `waitMs` (default 500)
+   * if it has not: an agent that dies writing its last words is heard before anyone reads the tail.
+   */
+  stderrSettled(waitMs?: number): Promise<void>;
   exited: Promise<AgentExit>;
   /** Stops the group and every descendant (TERM, `graceMs` default 2000, KILL); idempotent. */
   terminate(options?: { graceMs?: number }): Promise<{ survivors: number[] }>;
@@ -91,6 +96,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
   });
   const ring = new ByteRing(options.stderrCapacityBytes ?? 256 * 1024);
   child.stderr.on("data", (c: Buffer) => ring.push(c));
+  const stderrClosed = new Promise<void>((resolve) => child.stderr.once("close", () => resolve()));
   // EPIPE on a dead child's stdin surfaces through the web stream; keep it from becoming an uncaught error.
   child.stdin.on("error", () => {});
   child.stdout.on("error", () => {});
@@ -151,6 +157,11 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
     ...(reaper ? { reaperPid: reaper.pid } : {}),
     stream,
     stderrTail: (maxBytes = 8192) => ring.tail(maxBytes),
+    stderrSettled: async (waitMs = 500) => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([stderrClosed, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+    },
     exited,
     terminate: ({ graceMs = 2000 } = {}) => {
       terminating ??= killProcessTree(pid, { graceMs, pgid: pid, rootStartTime: startTime }).then(async (r) => {

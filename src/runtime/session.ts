@@ -494,6 +494,9 @@ export async function createSession(options: SessionOptions = {}): Promise<Headl
   } catch (error) {
     const seatError =
       error instanceof SeatError ? error : new SeatError("ACP_HANDSHAKE_FAILED", messageOf(error), { cause: error });
+    // An agent that died during the handshake wrote why on stderr: read the tail once that pipe has closed (its
+    // exit can be seen first), waiting a moment at most for one still running.
+    await session.process?.stderrSettled(500);
     const tail = session.process?.stderrTail(2_000).trim();
     session.tracker.set("failed", { reason: seatError.code });
     await session.dispose();

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { SEAT_HOOKED_MAIN, runSeat } from "../../support/cli.js";
 
 const ALL_OLD_HOOKS = "throw-uncaught,reject-unhandled,hold-before-dispatch,agent-pins-from-env,mcp-stray-console";
@@ -58,20 +59,23 @@ test("the shipped seat ignores GROK_SEAT_TEST_AGENT_PINS: agents install knows o
   assert.equal(existsSync(join(agentsDir, "tiny")), false, "nothing was installed");
 });
 
-test("no file under src/ reads a GROK_SEAT_TEST_* variable", () => {
+test("no shipped module (dist/src) reads a GROK_SEAT_TEST_* variable", () => {
   const offenders: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (
-        entry.name.endsWith(".ts") &&
-        !entry.name.endsWith(".test.ts") &&
+        entry.name.endsWith(".js") &&
+        !entry.name.endsWith(".test.js") &&
         readFileSync(path, "utf8").includes("GROK_SEAT_TEST_")
       )
         offenders.push(path);
     }
   };
-  walk(join(process.cwd(), "src"));
-  assert.deepEqual(offenders, []);
+  // What ships is the compiled tree beside this test's own (dist/src; the Node 24 stage copies dist without src).
+  const shipped = fileURLToPath(new URL("../../../src/", import.meta.url));
+  walk(shipped);
+  assert.ok(offenders.length === 0, `read by: ${offenders.join(", ")}`);
+  assert.ok(existsSync(join(shipped, "cli", "main.js")), `scanned the compiled tree ${shipped}`);
 });

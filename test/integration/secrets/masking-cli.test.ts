@@ -20,19 +20,24 @@ function tempRoot(t: TestContext): string {
 }
 
 /** An "installed" codex-acp whose process prints both of its keys on stderr and exits 1. */
-function dyingCodex(agentsDir: string): void {
+function dyingCodex(agentsDir: string, lateStderrMs?: number): void {
   const pkg = join(agentsDir, "codex", "node_modules", "@agentclientprotocol", "codex-acp");
   mkdirSync(join(pkg, "dist"), { recursive: true });
   writeFileSync(
     join(pkg, "package.json"),
     JSON.stringify({ name: "@agentclientprotocol/codex-acp", version: "2.6.0" }),
   );
-  // It answers the first ACP message (initialize) by dying, as an adapter whose key is refused does.
+  // It answers the first ACP message (initialize) by dying, as an adapter whose key is refused does. With
+  // `lateStderrMs` it first closes stdout (the ACP connection ends at once) and writes its last words that much later.
+  const say =
+    "process.stderr.write(`fatal: auth with OPENAI_API_KEY=${process.env.OPENAI_API_KEY} and CODEX_API_KEY=${process.env.CODEX_API_KEY} refused\\n`, () => process.exit(1));";
   writeFileSync(
     join(pkg, "dist", "index.js"),
     [
       "process.stdin.once('data', () => {",
-      "  process.stderr.write(`fatal: auth with OPENAI_API_KEY=${process.env.OPENAI_API_KEY} and CODEX_API_KEY=${process.env.CODEX_API_KEY} refused\\n`, () => process.exit(1));",
+      lateStderrMs === undefined
+        ? `  ${say}`
+        : `  require('node:fs').closeSync(1); setTimeout(() => { ${say} }, ${lateStderrMs});`,
       "});",
     ].join("\n"),
   );
@@ -63,6 +68,24 @@ for (const mode of ["text", "json"] as const) {
     assert.ok(!/grok stderr/.test(all), `codex's stderr called grok's:\n${all}`);
   });
 }
+
+test("an agent that ends the ACP connection first and writes why on stderr 300 ms later is still heard, masked", async (t) => {
+  const root = tempRoot(t);
+  const agentsDir = join(root, "agents");
+  dyingCodex(agentsDir, 300);
+  const env = {
+    PATH: process.env.PATH,
+    HOME: join(root, "home"),
+    GROK_SEAT_AGENTS_DIR: agentsDir,
+    OPENAI_API_KEY: OPENAI,
+    CODEX_API_KEY: CODEX,
+  };
+  const result = await runSeat(["run", "--agent", "codex", "hello"], { env, cwd: root });
+  const all = result.stdout + result.stderr;
+  assert.notEqual(result.code, 0, all);
+  assert.ok(!all.includes(OPENAI) && !all.includes(CODEX), `a key in clear:\n${all}`);
+  assert.match(all, /fatal: auth with OPENAI_API_KEY=\[redacted\] and CODEX_API_KEY=\[redacted\] refused/, all);
+});
 
 test("seat config shows a Redis URL from a config file with its password masked, as written or %-encoded", async (t) => {
   const root = tempRoot(t);
