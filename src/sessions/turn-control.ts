@@ -10,6 +10,7 @@
  */
 import { join } from "node:path";
 import type { Diagnostic } from "../acp/index.js";
+import { messageOf } from "../errors.js";
 // Single files, not approvals/' front door: a plain run does not load the remote side (identity/).
 import { processApprovals } from "../approvals/local.js";
 import { recordApprovalsIn } from "../approvals/record.js";
@@ -38,7 +39,7 @@ export function planRunControl(home: string): RunControlPlan {
     return {
       problem: {
         code: "SESSION_SOCKET_PATH_TOO_LONG",
-        message: error instanceof Error ? error.message : String(error),
+        message: messageOf(error),
       },
     };
   }
@@ -80,7 +81,7 @@ export async function startRunControl(
   } catch (error) {
     report({
       code: "CONTROL_SOCKET_FAILED",
-      message: `This run's control socket could not start (${error instanceof Error ? error.message : String(error)}); seat approve/deny/cancel cannot reach it.`,
+      message: `This run's control socket could not start (${messageOf(error)}); seat approve/deny/cancel cannot reach it.`,
     });
     return undefined;
   }

@@ -202,6 +202,16 @@ export async function until<T>(
 /** Worker flags that find a stopped or dead worker's job within ~4 s (BullMQ lock 2 s, stalled check 1 s). */
 export const FAST_STALL = ["--lock-duration", "2", "--stalled-interval", "1"];
 
+/** A host-tools module with one tool that does nothing, written under `root`: MCP readiness then waits for it. */
+function noopTools(root: string): string {
+  const tools = join(root, "noop-tools.mjs");
+  writeFileSync(
+    tools,
+    `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`,
+  );
+  return tools;
+}
+
 /**
  * A fake-agent scenario whose sessions become ready `delayMs` after session/new (MCP readiness waits for the
  * worker's one host tool), and that tools module: a window in which a taken job is active but not dispatched.
@@ -217,12 +227,7 @@ export function slowStart(root: string, delayMs: number, prompt?: unknown): { sc
       ...(prompt ? { prompt } : {}),
     }),
   );
-  const tools = join(root, "noop-tools.mjs");
-  writeFileSync(
-    tools,
-    `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`,
-  );
-  return { scenario, args: ["--tools", tools] };
+  return { scenario, args: ["--tools", noopTools(root)] };
 }
 
 /**
@@ -236,12 +241,7 @@ export function gatedStart(root: string): { scenario: string; args: string[]; op
     scenario,
     JSON.stringify({ name: "gated-start", newSession: { mcpInitializedAfterFile: gate, mcpToolCount: 1 } }),
   );
-  const tools = join(root, "noop-tools.mjs");
-  writeFileSync(
-    tools,
-    `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object", properties: {} }, execute: () => "ok" }];\n`,
-  );
-  return { scenario, args: ["--tools", tools], open: () => writeFileSync(gate, "open\n") };
+  return { scenario, args: ["--tools", noopTools(root)], open: () => writeFileSync(gate, "open\n") };
 }
 
 /**
