@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SEAT_HOOKED_MAIN } from "../test/support/cli.js";
 import { startLiveRig } from "../test/support/live-rig.js";
 
 /** The delivery steps a controller is killed after, in delivery order. */
@@ -27,8 +28,6 @@ export type CrashStep = (typeof CRASH_STEPS)[number];
 
 const DIST = join(fileURLToPath(import.meta.url), "..", "..");
 const MAIN = join(DIST, "src", "cli", "main.js");
-/** The test-only entry that installs the hooks GROK_SEAT_TEST_HOOKS names, then runs the real CLI (the shipped one ignores them). */
-const HOOKED_MAIN = join(DIST, "test", "support", "seat-hooked.js");
 const FAKE_TUI = join(DIST, "test", "integration", "seat", "seat-fake-tui.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -79,7 +78,8 @@ function cli(
   extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; json: any; stderr: string }> {
   return new Promise((resolve) => {
-    const main = extraEnv.GROK_SEAT_TEST_HOOKS === undefined ? MAIN : HOOKED_MAIN;
+    // A hook is installed only by the test-only entry; the shipped CLI ignores GROK_SEAT_TEST_HOOKS.
+    const main = extraEnv.GROK_SEAT_TEST_HOOKS === undefined ? MAIN : SEAT_HOOKED_MAIN;
     const child = spawn(process.execPath, [main, ...args], {
       env: { ...rig.env, ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],
