@@ -2,8 +2,8 @@
  * A fleet job's turn: open the agent session, let the run fence it, send the prompt.
  * Owns: opening the session (fresh, or the named session the job continues), the hand-over of the session to the
  *   cancel listener, the one call of `prompt()`, and the cancel that arrived before the turn started.
- * Does not own: what must hold before the prompt is sent (the caller's `beforeSend`: job-fence.ts), disposing the
- *   session (the run: job-settle.ts, run-job.ts), what the result means for the job (job-settle.ts).
+ * Does not own: what must hold before the prompt is sent (the caller's `beforeSend`: `checkOpened` in job-prepare.ts,
+ *   then job-fence.ts), disposing the session (job-settle.ts, run-job.ts), what the result means (job-settle.ts).
  * Invariant: `prompt()` is called at most once, and only after `beforeSend` said nothing stops it.
  */
 import type { TurnResult } from "../acp/index.js";
