@@ -9,18 +9,13 @@
  *   denies it (APPROVAL_TIMEOUT). Every run, named or not, serves a control socket in a 0700 directory.
  */
 import { createInterface } from "node:readline/promises";
-import { resolve } from "node:path";
-import type { SeatEvent, TurnResult, Usage } from "../../acp/index.js";
-import { SeatError, messageOf } from "../../errors.js";
+import type { SeatEvent, Usage } from "../../acp/index.js";
+import { SeatError } from "../../errors.js";
 // Single files: the ledger (and its SQLite journal) loads only when the turn's usage is recorded.
 import type { TurnBudget } from "../../usage/budget.js";
 import { computeCost, loadPrices } from "../../usage/prices.js";
-import { createSession, type HeadlessSession } from "../../runtime/index.js";
-import type { OpenedSession } from "../../sessions/index.js";
-// Single files, not the front doors: a plain run loads neither the journal nor the visible seat.
-import type { ControlServer } from "../../sessions/control.js";
-import { planRunControl, startRunControl, type RunControlPlan } from "../../sessions/turn-control.js";
-import { ensurePrivateDir, journalPath, seatHome } from "../../seat/seat-home.js";
+// Types only: the supervised turn (turn/) is imported once the flags are checked.
+import type { ClosedTurn, SupervisedTurn } from "../../turn/index.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/queue.js";
 import { describeRequest } from "../../approvals/target.js";
 import { visibleText } from "../../approvals/display.js";
@@ -46,14 +41,7 @@ import { onStdoutClosed } from "../pipes.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { EXIT, createHumanPrinter, exitCodeFor, humanLine, paletteFor, startSpinner, writeJson } from "../output.js";
 import type { Command } from "./command.js";
-import {
-  WORKTREE_FLAGS,
-  finishRunWorktree,
-  planRunWorktree,
-  reportRunWorktree,
-  worktreeArgv,
-  type RunWorktree,
-} from "../worktree-run.js";
+import { WORKTREE_FLAGS, reportRunWorktree, runWorktreeOption, worktreeArgv } from "../worktree-run.js";
 import {
   BUDGET_FLAG_SPEC,
   BUDGET_HELP,
@@ -112,62 +100,25 @@ function sessionBudgetFromArgs(args: ParsedArgs): TurnBudget | undefined {
   };
 }
 
-type Ledger = typeof import("../../usage/ledger.js");
-
-/** Starts loading the ledger (and its journal) while the turn runs, so recording the usage does not wait for it. */
-function loadLedger(): Promise<Ledger> {
-  const loading = import("../../usage/ledger.js");
-  loading.catch(() => undefined); // a failed load is reported where it is awaited (recordRunUsage)
-  return loading;
-}
-
-/**
- * Adds a plain run's turn to the ledger in the seat home's journal; a failure is said, never fatal. The caller
- * starts it as the agent is being disposed, so loading the ledger and the durable write overlap grok's exit.
- */
-async function recordRunUsage(
-  ledger: Promise<Ledger>,
-  result: TurnResult,
-  agent: string,
-  model: string | undefined,
-  json: boolean,
-): Promise<void> {
-  try {
-    const { ledgerEntriesOf, recordUsage } = await ledger;
-    const home = seatHome();
-    ensurePrivateDir(home);
-    recordUsage(journalPath(home), ledgerEntriesOf(result, { source: "run", agent, ...(model ? { model } : {}) }));
-  } catch (error) {
-    const diagnostic = {
-      code: "JOURNAL_WRITE_FAILED",
-      message: `The turn's usage could not be added to the ledger: ${messageOf(error)}`,
-    };
-    if (json) writeJson({ type: "diagnostic", diagnostic });
-    else process.stderr.write(`! ${diagnostic.message}\n`);
-  }
-}
-
 /** Says which session a named run continued, and any turn a dead holder left interrupted (never re-sent). */
 function reportOpened(
-  opened: OpenedSession,
-  name: string,
+  named: NonNullable<SupervisedTurn["named"]>,
   json: boolean,
   palette: ReturnType<typeof paletteFor>,
 ): void {
-  const interrupted = opened.interrupted.map((t) => t.promptId);
   if (json) {
     writeJson({
       type: "session",
-      name,
-      resumed: opened.resumed,
-      agentSessionId: opened.session.id ?? null,
-      interrupted,
+      name: named.name,
+      resumed: named.resumed,
+      agentSessionId: named.agentSessionId,
+      interrupted: named.interrupted,
     });
     return;
   }
-  for (const promptId of interrupted)
+  for (const promptId of named.interrupted)
     process.stderr.write(
-      `${palette.yellow(`▸ session ${name}: the previous turn ${promptId} was interrupted (its process died); it was not re-sent`)}\n`,
+      `${palette.yellow(`▸ session ${named.name}: the previous turn ${promptId} was interrupted (its process died); it was not re-sent`)}\n`,
     );
 }
 
@@ -301,49 +252,19 @@ Examples:
         "CLI_USAGE",
         "seat run: --approval-timeout takes a number of seconds above 0 (a held approval always has a deadline).",
       );
-    // Where a plain run's control socket goes (a named run's is openSession's). When no place fits, the run
-    // still runs; its held approvals are then answerable only on its terminal or by their deadline.
-    // Its held approvals leave a record, so an answer after this run ends hears APPROVAL_EXPIRED.
-    const controlPlan: RunControlPlan | undefined = name === undefined ? planRunControl(seatHome()) : undefined;
-    // The worktree's usage errors too (before stdin is read); it is made only later, and the agent's cwd is it.
-    const worktreePlan = await planRunWorktree(args, name, cwd ?? process.cwd());
-    const prompt = await promptFrom("run", stringFlag(args, "file"), args.positionals, 'seat run "explain this repo"');
+    // Everything a user can get wrong about the turn — the session name, the worktree's name and repository — is
+    // refused (exit 2) before stdin is read; nothing starts until open().
+    const worktreeAsk = runWorktreeOption(args);
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const palette = paletteFor(process.stderr);
-    // A plain run makes (or is refused) its worktree now, before any agent starts; a named run once it holds the
-    // session's lease (openSession's beforeStart), so --wait queues behind the holder, and the session line stays
-    // its first line.
-    let worktree: RunWorktree | undefined = name === undefined ? await worktreePlan?.take() : undefined;
-    if (worktree) reportRunWorktree(worktree.record, json, palette);
-    const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
-    const printer = createHumanPrinter(palette, () => spinner.stop());
     // Diagnostics and state changes before the turn are held: a start failure is one {"type":"error"} (README),
     // not a diagnostic; once the session is up they are replayed in order.
     let starting = true;
     const held: SeatEvent[] = [];
     let turnDone = false;
-    // A person away from the terminal hears of a held approval and of the turn's end; on an interactive terminal
-    // the terminal itself rings (BEL + OSC 9/777) unless --notify none. Delivery never holds up the turn.
-    const ringTerminal = !json && process.stderr.isTTY === true && !notifyRequested.includes("none");
-    let sessionId: string | undefined;
-    const notify = notifyTargets.length > 0 || ringTerminal ? await import("../../notify/index.js") : undefined;
-    const links = notify === undefined ? undefined : await import("../../board/links.js");
-    const notifier = notify?.createNotifier({
-      targets: notifyTargets,
-      ...(ringTerminal ? { terminal: process.stderr } : {}),
-    });
-    const notifyHook =
-      notify === undefined || notifier === undefined
-        ? undefined
-        : notify.notifyFromEvents(notifier, {
-            subject: () =>
-              name !== undefined
-                ? { kind: "named-session", name }
-                : { kind: "run", id: sessionId ?? `pid-${process.pid}` },
-            linkFor: (approval) => links?.approvalLinks(seatHome(), approval),
-          });
+    let stopSpinner = () => {};
+    const printer = createHumanPrinter(palette, () => stopSpinner());
     const onEvent = (event: SeatEvent) => {
-      notifyHook?.(event);
       if (starting && (event.type === "diagnostic" || event.type === "state")) return void held.push(event);
       if (!json) return printer.onEvent(event);
       // `done` ends the stream: the session's own end at dispose (done/interrupted) is what the exit code says.
@@ -357,9 +278,13 @@ Examples:
       )
         writeJson(event);
     };
-    const options = {
-      ...(stringFlag(args, "model") ? { model: stringFlag(args, "model") } : {}),
-      ...(worktreePlan ? { cwd: worktreePlan.path } : cwd ? { cwd } : {}),
+    // A person away from the terminal hears of a held approval and of the turn's end; on an interactive terminal
+    // the terminal itself rings (BEL + OSC 9/777) unless --notify none. Delivery never holds up the turn.
+    const ringTerminal = !json && process.stderr.isTTY === true && !notifyRequested.includes("none");
+    const { prepareSupervisedTurn } = await import("../../turn/index.js");
+    const prepared = await prepareSupervisedTurn({
+      ...(model ? { model } : {}),
+      ...(cwd ? { cwd } : {}),
       ...(stringFlag(args, "grok") ? { grokCliBinaryPath: stringFlag(args, "grok") } : {}),
       ...(stringFlag(args, "agent") ? { agent: stringFlag(args, "agent") } : {}),
       ...(stringFlag(args, "agent-command") !== undefined ? { agentCommand: stringFlag(args, "agent-command") } : {}),
@@ -380,11 +305,31 @@ Examples:
       ...(allowUnmetered ? { allowUnmetered } : {}),
       // With a price file, a cost budget is kept from the tokens grok reports per call (priced as the turn's model).
       ...(prices ? { costOf: (usage: Usage) => computeCost(prices, model, usage) } : {}),
-    };
+      ...(name !== undefined
+        ? {
+            named: {
+              name,
+              ...(args.values.global === true ? { global: true } : {}),
+              ...(waitMs ? { waitMs } : {}),
+              ...(sessionBudget ? { sessionBudget } : {}),
+            },
+          }
+        : {}),
+      ...(worktreeAsk ? { worktree: worktreeAsk } : {}),
+      ...(notifyTargets.length > 0 || ringTerminal
+        ? { notify: { targets: notifyTargets, ...(ringTerminal ? { terminal: process.stderr } : {}) } }
+        : {}),
+      // A plain run says its worktree as soon as it is made, before the agent starts; a named run after its session
+      // line (the session's worktree is taken once its lease is held, so --wait queues behind the holder).
+      ...(name === undefined ? { onWorktree: (record) => reportRunWorktree(record, json, palette) } : {}),
+    });
+    const prompt = await promptFrom("run", stringFlag(args, "file"), args.positionals, 'seat run "explain this repo"');
+    const spinner = json ? { stop() {} } : startSpinner(process.stderr, "grok is thinking…");
+    stopSpinner = () => spinner.stop();
     // Ctrl-C, SIGTERM, SIGHUP and a closed stdout all end the turn as a cancel, from the first moment: before
     // the session exists the turn is never sent; during it, grok is asked to cancel and the turn is recorded so.
     const stop = new AbortController();
-    let session: HeadlessSession | undefined;
+    let turn: SupervisedTurn | undefined;
     let signals = 0;
     let pipeClosed = false;
     let finished = false;
@@ -396,7 +341,7 @@ Examples:
         if (!json) process.stderr.write(palette.yellow("\n^C cancelling the turn… (Ctrl-C again to stop now)\n"));
         stop.abort();
       } else {
-        void (session ? session.dispose() : Promise.resolve()).then(() => process.exit(EXIT.interrupted));
+        void (turn ? turn.session.dispose() : Promise.resolve()).then(() => process.exit(EXIT.interrupted));
       }
     };
     const releasePipe = onStdoutClosed(() => {
@@ -407,62 +352,23 @@ Examples:
     const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     const stoppedCode = () => (pipeClosed ? EXIT.brokenPipe : EXIT.interrupted);
-    let turn: { promptId: string; prompt: string } | undefined;
-    let control: ControlServer | undefined;
-    let usageWrite: Promise<void> | undefined;
     try {
-      let opened: OpenedSession | undefined;
       try {
-        opened =
-          sessions === undefined || name === undefined
-            ? undefined
-            : await sessions.openSession({
-                ...options,
-                name,
-                global: args.values.global === true,
-                waitMs,
-                ...(sessionBudget ? { sessionBudget } : {}),
-                ...(worktreePlan ? { beforeStart: async () => void (worktree = await worktreePlan.take()) } : {}),
-              });
+        turn = await prepared.open();
       } finally {
-        if (name !== undefined && !opened) spinner.stop();
+        if (!turn) spinner.stop();
       }
-      session = opened?.session ?? (await createSession(options));
-      sessionId = session.id;
       starting = false;
-      if (opened) reportOpened(opened, name!, json, palette);
-      if (opened && worktree) reportRunWorktree(worktree.record, json, palette);
-      if (session.state !== "ready") {
+      if (turn.named) reportOpened(turn.named, json, palette);
+      if (turn.named && turn.worktree) reportRunWorktree(turn.worktree, json, palette);
+      if (!turn.ready) {
         spinner.stop();
         return reportStartFailure(held, json, palette);
       }
       for (const event of held) onEvent(event);
-      if (controlPlan) {
-        // The typed state answer says what this is, so `seat ps` lists the run (kind run) apart from named sessions.
-        // Without a socket the turn still runs; its held approvals are then answerable only here (a TTY) or by their deadline.
-        const agent =
-          stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok");
-        control = await startRunControl(
-          controlPlan,
-          session,
-          { kind: "run", agent, cwd: resolve(worktree?.record.path ?? cwd ?? process.cwd()) },
-          (diagnostic) => onEvent({ type: "diagnostic", diagnostic }),
-        );
-      }
       if (stop.signal.aborted) return stoppedCode();
-      const ledger = opened ? undefined : loadLedger();
-      const result = await session.prompt(prompt, { signal: stop.signal });
-      turn = { promptId: result.promptId, prompt };
+      const result = await turn.send(prompt, { signal: stop.signal });
       spinner.stop();
-      // A named session's turn is in the ledger already (sessions/); a plain run's goes in here.
-      if (ledger)
-        usageWrite = recordRunUsage(
-          ledger,
-          result,
-          stringFlag(args, "agent-command") !== undefined ? "custom" : (stringFlag(args, "agent") ?? "grok"),
-          stringFlag(args, "model"),
-          json,
-        );
       if (!json) printer.finish();
       if (stop.signal.aborted) return stoppedCode();
       // A cancel from outside (seat cancel -s NAME) is an interruption; a cancel the seat made itself carries
@@ -474,41 +380,45 @@ Examples:
       return EXIT.ok;
     } finally {
       spinner.stop();
-      // The handlers stay until the agent is gone: a signal or a closed pipe during dispose must not end the
+      // The handlers stay until the agent is gone: a signal or a closed pipe during close must not end the
       // process before its agent (that would orphan it). After that a signal just ends the process (130).
-      const survivors = session ? (await session.dispose()).survivors : [];
+      const closed = await turn?.close();
       finished = true;
       releasePipe();
-      await usageWrite;
-      await control?.close();
-      // Bounded: a receiver that never answers costs at most NOTIFY_CLOSE_GRACE_MS after the turn.
-      for (const outcome of (await notifier?.close(NOTIFY_CLOSE_GRACE_MS)) ?? []) {
-        if (outcome.ok) continue;
-        const diagnostic = {
-          code: "NOTIFY_DELIVERY_FAILED" as const,
-          message: `The notification to ${outcome.target} was not delivered (${outcome.detail ?? "no answer"}); the turn was not affected.`,
-        };
-        if (json && !pipeClosed) writeJson({ type: "diagnostic", diagnostic });
-        else if (!json) process.stderr.write(`${humanLine({ type: "diagnostic", diagnostic }, palette)}\n`);
-      }
-      if (survivors.length > 0 && json)
-        writeJson({
-          type: "diagnostic",
-          diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${survivors.join(",")}` },
-        });
-      // After dispose: no agent process writes while the turn is committed. A turn that threw leaves its
-      // changes uncommitted in the worktree (seat worktrees shows them dirty).
-      try {
-        if (worktree && turn) await finishRunWorktree(worktree, turn, json && !pipeClosed, palette);
-      } finally {
-        worktree?.lock.release();
-      }
+      if (closed) reportClosed(closed, json && !pipeClosed, json, palette);
     }
   },
 };
 
-/** How long a run waits, after its turn, for notifications still being delivered (it exits within 5 s). */
-const NOTIFY_CLOSE_GRACE_MS = 3_000;
+/** What closing the turn said: the worktree's commit, anything that went wrong, agents that survived dispose. */
+function reportClosed(
+  closed: ClosedTurn,
+  jsonOut: boolean,
+  json: boolean,
+  palette: ReturnType<typeof paletteFor>,
+): void {
+  for (const diagnostic of closed.diagnostics) {
+    if (diagnostic === closed.worktree?.failure) continue;
+    if (jsonOut) writeJson({ type: "diagnostic", diagnostic });
+    else if (!json) process.stderr.write(`${humanLine({ type: "diagnostic", diagnostic }, palette)}\n`);
+  }
+  if (closed.survivors.length > 0 && jsonOut)
+    writeJson({
+      type: "diagnostic",
+      diagnostic: { code: "GROK_DISPOSE_SURVIVORS", message: `survivors: ${closed.survivors.join(",")}` },
+    });
+  const tree = closed.worktree;
+  if (!tree) return;
+  // A turn that failed to commit leaves its changes uncommitted in the worktree (seat worktrees shows them dirty).
+  if (tree.failure) throw new SeatError(tree.failure.code, tree.failure.message);
+  if (tree.head === undefined) return; // never sent: nothing to commit
+  if (jsonOut)
+    writeJson({ type: "worktree_commit", name: tree.name, branch: tree.branch, commit: tree.commit, head: tree.head });
+  else if (!json)
+    process.stderr.write(
+      `${palette.dim(tree.commit ? `▸ worktree ${tree.name}: committed ${tree.commit.slice(0, 12)} on ${tree.branch} (review: seat diff ${tree.name})` : `▸ worktree ${tree.name}: no changes this turn`)}\n`,
+    );
+}
 
 /** A session that could not start: its earlier diagnostics as such, then the failure as an error; its exit code. */
 function reportStartFailure(held: SeatEvent[], json: boolean, palette: ReturnType<typeof paletteFor>): number {
