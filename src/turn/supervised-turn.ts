@@ -26,7 +26,7 @@ import type { OpenedSession } from "../sessions/index.js";
 import type { TurnBudget } from "../usage/budget.js";
 import type { TurnWorktree, TurnWorktreePlan, WorktreeRecord } from "../worktrees/index.js";
 import type { DeliveryOutcome, NotifySubject, NotifyTarget } from "../notify/index.js";
-import { startUsageRecord, type TurnLedger } from "./turn-ledger.js";
+import { loadLedger, recordTurnUsage, type TurnLedger } from "./turn-ledger.js";
 import { startTurnNotifier, type TurnNotifier } from "./turn-notifier.js";
 
 /** Options of a supervised turn: everything createSession takes, plus the parts a person supervises it through. */
@@ -98,7 +98,10 @@ export interface SupervisedTurn {
   readonly named?: { name: string; resumed: boolean; agentSessionId: string | null; interrupted: string[] };
   /** The worktree the turn works in. */
   readonly worktree?: WorktreeRecord;
-  /** Sends the turn (once) and resolves its result, never rejects; a fresh session's turn goes into the ledger. */
+  /**
+   * Sends the turn and resolves its result, never rejects; a fresh session's turn is in the ledger when it resolves.
+   * One supervised turn sends one prompt: a second call sends nothing and resolves TURN_ALREADY_SENT.
+   */
   send(input: PromptInput, options?: PromptOptions & { signal?: AbortSignal }): Promise<TurnResult>;
   /** Ends everything in one order (see the file's invariant); resolves what happened, never rejects. */
   close(): Promise<ClosedTurn>;
@@ -233,7 +236,8 @@ async function openTurn(
     );
   }
   let sent: { promptId: string; prompt: string } | undefined;
-  let usage: Promise<Diagnostic | undefined> | undefined;
+  let ledgerProblem: Diagnostic | undefined;
+  let sending = false;
   let closing: Promise<ClosedTurn> | undefined;
   const failure = ready ? undefined : (diagnostics.at(-1) ?? session.diagnostics.at(-1));
   return {
@@ -252,19 +256,28 @@ async function openTurn(
       : {}),
     ...(worktree ? { worktree: worktree.record } : {}),
     async send(input, promptOptions = {}) {
+      // A named session's turn is in the ledger already (sessions/); a fresh session's goes in here before send
+      // resolves (the ledger loads while the turn runs), so whoever reads the result can read its rows.
+      if (sending) return alreadySent(promptOptions.promptId);
+      sending = true;
+      const ledgerModule = !opened && ready ? loadLedger() : undefined;
       const result = await session.prompt(input, promptOptions);
-      sent ??= { promptId: result.promptId, prompt: promptText(input) };
-      // A named session's turn is in the ledger already (sessions/); a fresh session's goes in here, its write
-      // overlapping the agent's dispose.
-      if (!opened && ready)
-        usage = startUsageRecord(home, result, options.ledger ?? { source: "run" }, agent, options.model);
+      sent = { promptId: result.promptId, prompt: promptText(input) };
+      if (ledgerModule)
+        ledgerProblem = await recordTurnUsage(
+          ledgerModule,
+          home,
+          result,
+          options.ledger ?? { source: "run" },
+          agent,
+          options.model,
+        );
       return result;
     },
     close() {
       closing ??= (async (): Promise<ClosedTurn> => {
         const closeDiagnostics: Diagnostic[] = [];
         const { survivors } = await session.dispose();
-        const ledgerProblem = await usage;
         if (ledgerProblem) closeDiagnostics.push(ledgerProblem);
         await control?.close();
         const closed: ClosedTurn = { survivors, notifications: [], diagnostics: closeDiagnostics };
@@ -315,6 +328,20 @@ async function commitWorktree(
       },
     };
   }
+}
+
+/** The result of a second send(): nothing was sent. */
+function alreadySent(promptId: string | undefined): TurnResult {
+  return {
+    promptId: promptId ?? "",
+    text: "",
+    echoed: false,
+    diagnostic: {
+      code: "TURN_ALREADY_SENT",
+      message:
+        "This supervised turn already sent its prompt; open another turn for the next one. Nothing was sent. [TURN_ALREADY_SENT]",
+    },
+  };
 }
 
 /** Plain text of a prompt, for the worktree's commit message (content blocks: their text parts). */
