@@ -135,6 +135,10 @@ export const ERROR_CODES = {
   SESSION_SOCKET_PATH_TOO_LONG:
     "no control socket path for the named session fits sun_path (seat home and TMPDIR both too long)",
   SESSION_CANCEL_TIMEOUT: "the named session's holder did not answer a cancel request within the limit",
+  // turn/ — the supervised turn
+  TURN_CANCELLED_UNSENT: "a supervised turn's signal was aborted before its prompt was sent; nothing ran",
+  TURN_ALREADY_SENT:
+    "a supervised turn's send() was called a second time; one turn sends one prompt (nothing was sent)",
   // fleet/ — BullMQ on Redis
   FLEET_REDIS_UNAVAILABLE:
     "Redis could not be reached at the given URL (a login it refused is FLEET_REDIS_AUTH_FAILED)",

@@ -23,6 +23,17 @@ export type {
 export { openSession } from "./sessions/index.js";
 export type { OpenSessionOptions, OpenedSession, SessionRecord, TurnRecord } from "./sessions/index.js";
 
+// The supervised turn: every door's recipe (session, control socket, approvals, ledger, worktree, notifications)
+export { prepareSupervisedTurn, runSupervisedTurn } from "./turn/index.js";
+export type {
+  ClosedTurn,
+  PreparedTurn,
+  SupervisedTurn,
+  SupervisedTurnOptions,
+  SupervisedTurnOutcome,
+  TurnLedger,
+} from "./turn/index.js";
+
 // Visible seat
 export { hireSeat, VisibleSeat, VERIFIED_VERSION_FLOOR } from "./seat/index.js";
 export type { HireSeatOptions, DeliverOptions, ReleaseResult } from "./seat/index.js";

@@ -265,7 +265,7 @@ test("human output masks known secret values in every line it prints: diagnostic
 });
 
 test("a withdrawn approval prompt says why by its code: answered elsewhere, timed out, or expired with the turn", async () => {
-  const { withdrawnNotice } = await import("./commands/run.js");
+  const { withdrawnNotice } = await import("./run-output.js");
   assert.match(
     withdrawnNotice({ code: "APPROVAL_ALREADY_ANSWERED" }),
     /answered elsewhere first \(APPROVAL_ALREADY_ANSWERED\)/,

@@ -1,10 +1,10 @@
 /*
- * `seat run --worktree [NAME]`: the run's flags for seat worktrees — the optional flag value, mapping the flags
- *   onto the library's turn worktree (worktrees/ planTurnWorktree, which makes, locks and commits), and the lines
- *   that say so; and the same flags' plan for `seat hire --visible --worktree` (planSeatWorktree).
- * Owns: worktreeArgv, planRunWorktree, reportRunWorktree, finishRunWorktree's output line.
- * Does not own: the worktree lifecycle (worktrees/turn.ts), git or the records (worktrees/), the named session's
- *   lease (sessions/).
+ * `seat run --worktree [NAME]`: the run's flags for seat worktrees — the optional flag value, what the flags ask of
+ *   the supervised turn (turn/, which plans, makes, locks and commits), and the line that says which worktree; and
+ *   the same flags' plan for `seat hire --visible --worktree` (planSeatWorktree).
+ * Owns: worktreeArgv, runWorktreeOption, reportRunWorktree.
+ * Does not own: the worktree lifecycle (worktrees/turn.ts, turn/), git or the records (worktrees/), the named
+ *   session's lease (sessions/).
  * Invariant: every usage error is thrown before stdin is read; a named run touches its worktree only once it
  *   holds the session's lease; the worktree exists (or a coded error was thrown) before any agent starts; its
  *   commit happens after the session is disposed, so no agent process writes while it is taken.
@@ -13,7 +13,7 @@ import { SeatError } from "../errors.js";
 // names.ts alone at load; the rest of worktrees/ (git, records, locks) loads only when a run involves a worktree,
 // so a plain `seat run` does not pay for it.
 import { assertWorktreeName, worktreeNameProblem } from "../worktrees/names.js";
-import type { TurnWorktree, TurnWorktreePlan, WorktreeRecord } from "../worktrees/index.js";
+import type { WorktreeRecord } from "../worktrees/index.js";
 import { rewriteFlag, stringFlag, type ParsedArgs } from "./args.js";
 import { writeJson, type Palette } from "./output.js";
 
@@ -44,42 +44,21 @@ export const WORKTREE_FLAGS = {
   reuse: { type: "boolean" },
 } as const;
 
-/** The worktree a run works in, locked for this process until release() (worktrees/ planTurnWorktree). */
-export type RunWorktree = TurnWorktree;
-
 /**
- * Maps `seat run`'s worktree flags onto the library's turn worktree (worktrees/ planTurnWorktree), changing
- * nothing: with --worktree, the named (or default) worktree of the repository containing `cwd`; for a named
- * session without the flag, the worktree it made on an earlier turn; else none. The usage errors come from here,
- * before stdin is read: CLI_USAGE (--base or --reuse without --worktree), WORKTREE_NAME_INVALID,
- * WORKTREE_NOT_A_REPO, WORKTREE_GIT_MISSING.
+ * What `seat run --worktree` asks of the supervised turn: the flags' worktree (CLI_USAGE for
+ * --base or --reuse without it; the name's own error before anything loads), or none.
  */
-export async function planRunWorktree(
-  args: ParsedArgs,
-  session: string | undefined,
-  cwd: string,
-): Promise<TurnWorktreePlan | undefined> {
+export function runWorktreeOption(args: ParsedArgs): { name: string; base?: string; reuse?: boolean } | undefined {
   const asked = stringFlag(args, "worktree");
   const base = stringFlag(args, "base");
   const reuse = args.values.reuse === true;
   if (asked === undefined) {
     if (base !== undefined || reuse)
       throw new SeatError("CLI_USAGE", "seat run: --base and --reuse only apply with --worktree.");
-    // A plain run without the flag loads nothing of worktrees/ (git, records, locks).
-    if (session === undefined) return undefined;
-  } else {
-    // The name's error before anything loads (and before stdin is read).
-    if (asked !== "") assertWorktreeName(asked);
+    return undefined;
   }
-  const { planTurnWorktree } = await worktrees();
-  return planTurnWorktree({
-    home: await home(),
-    cwd,
-    ...(session !== undefined ? { session } : {}),
-    ...(asked !== undefined
-      ? { worktree: { name: asked, ...(base !== undefined ? { base } : {}), ...(reuse ? { reuse } : {}) } }
-      : {}),
-  });
+  if (asked !== "") assertWorktreeName(asked);
+  return { name: asked, ...(base !== undefined ? { base } : {}), ...(reuse ? { reuse } : {}) };
 }
 
 /**
@@ -140,28 +119,4 @@ export function reportRunWorktree(record: WorktreeRecord, json: boolean, palette
       base_commit: record.base_commit,
     });
   else process.stderr.write(`${palette.dim(`▸ worktree ${record.name}: ${record.branch} at ${record.path}`)}\n`);
-}
-
-/** Commits the turn on the worktree's branch (worktrees/ finishTurnWorktree) and says so. */
-export async function finishRunWorktree(
-  worktree: RunWorktree,
-  turn: { promptId: string; prompt: string },
-  json: boolean,
-  palette: Palette,
-): Promise<void> {
-  const { finishTurnWorktree } = await worktrees();
-  const result = await finishTurnWorktree(worktree, turn);
-  const { record } = worktree;
-  if (json)
-    writeJson({
-      type: "worktree_commit",
-      name: record.name,
-      branch: result.branch,
-      commit: result.commit,
-      head: result.head,
-    });
-  else
-    process.stderr.write(
-      `${palette.dim(result.commit ? `▸ worktree ${record.name}: committed ${result.commit.slice(0, 12)} on ${result.branch} (review: seat diff ${record.name})` : `▸ worktree ${record.name}: no changes this turn`)}\n`,
-    );
 }

@@ -5,6 +5,7 @@
  *   `track` (a tool's in-flight work, awaited on shutdown so no agent outlives the server).
  * Does not own: the checks themselves (boundaries.ts) or any tool (tools/).
  */
+import type { NotifyTarget } from "../notify/index.js";
 import { fileURLToPath } from "node:url";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { PermissionPolicy } from "../permissions/index.js";
@@ -38,6 +39,8 @@ export interface McpServerOptions {
   maxRuns?: number;
   /** The fleet's Redis URL (`--redis`): the fleet tools are served only with it. */
   redisUrl?: string;
+  /** Notification targets every `run` turn tells (`seat mcp --notify`, else the config's default targets). */
+  notify?: readonly NotifyTarget[];
   /** Visible seats: a private tmux server name (`--tmux-socket`) and grok's version floor (`--version-floor`). */
   visible?: { tmuxSocket?: string; versionFloor?: string };
 }

@@ -1,28 +1,19 @@
 /*
- * One MCP turn: what the `run` tool does between checked arguments and its result — the same steps as `seat run`,
- *   through the same shared parts (a fresh session, or a named one through sessions/; held approvals; the control
- *   socket with the typed state every door answers, so `seat ps`, `seat approve/deny/cancel` reach it; the
- *   worktree lifecycle of worktrees/; the turn in the ledger), without a terminal.
- * Owns: runMcpTurn — plan the worktree, start, prompt with the call's AbortSignal, dispose in every case, commit the
- *   worktree after dispose, record the usage of a plain turn (a named session's turn is recorded by sessions/).
- * Does not own: argument checks (boundaries.ts), the tool's schema and result (tools/run.ts), the control socket
- *   (sessions/turn-control.ts), the worktree's steps (worktrees/turn.ts).
+ * One MCP turn: what the `run` tool does between checked arguments and its result — the supervised turn every door
+ *   runs (turn/), without a terminal: a fresh session or a named one, held approvals, the control socket with the
+ *   typed state (so `seat ps`, `seat approve/deny/cancel` reach it), the worktree, the ledger and notifications.
+ * Owns: mapping a checked call onto runSupervisedTurn, and a host's words for what the CLI says differently
+ *   (SESSION_BUSY, a call cancelled before its turn was sent).
+ * Does not own: argument checks (boundaries.ts), the tool's schema and result (tools/run.ts), the turn's parts and
+ *   their order (turn/).
  * Invariant: the session is disposed before runMcpTurn settles, whatever happened (cancel, host gone, failure),
- *   so no agent process outlives the call; a turn that was sent is recorded, cancelled or not; its worktree is
- *   committed only after the agent is gone, and its lock is released on every way out.
+ *   so no agent process outlives the call (runSupervisedTurn closes it on every way out).
  */
 import type { Diagnostic, SeatEvent, TurnResult } from "../acp/index.js";
-import { SeatError, isSeatError, messageOf } from "../errors.js";
-import { createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
+import { SeatError, isSeatError } from "../errors.js";
+import type { NotifyTarget } from "../notify/index.js";
 import { createPermissionGate, type PermissionPolicy } from "../permissions/index.js";
-import type { ControlServer } from "../sessions/control.js";
-import { planRunControl, startRunControl } from "../sessions/turn-control.js";
-import { ensurePrivateDir, journalPath, seatHome } from "../seat/seat-home.js";
-// Type only: the worktree lifecycle (git, records, locks) loads only for a call that asks for a worktree.
-import type { TurnWorktree, TurnWorktreePlan } from "../worktrees/index.js";
-import { ledgerEntriesOf, recordUsage } from "../usage/index.js";
-// Type only: a plain turn loads neither the sessions' front door nor what it pulls in (it is imported on use).
-import type { OpenedSession } from "../sessions/index.js";
+import { runSupervisedTurn } from "../turn/index.js";
 
 /** What one MCP turn is asked to do (arguments already checked). */
 export interface McpTurnRequest {
@@ -39,6 +30,8 @@ export interface McpTurnRequest {
    * or a fresh `run-…` name), committed after the turn. A named session without it keeps the worktree it made.
    */
   worktree?: { name: string };
+  /** Tell these targets (the server's user config) when an approval waits and when the turn ends. */
+  notify?: readonly NotifyTarget[];
   grokCliBinaryPath?: string;
   turnTimeoutMs?: number;
   idleTimeoutMs?: number;
@@ -61,159 +54,53 @@ export interface McpTurnOutcome {
 
 /** Runs one turn to its end and disposes the agent; a session that cannot start throws its own code. */
 export async function runMcpTurn(request: McpTurnRequest): Promise<McpTurnOutcome> {
-  const diagnostics: Diagnostic[] = [];
-  const onEvent = (event: SeatEvent) => {
-    if (event.type === "diagnostic") diagnostics.push(event.diagnostic);
-    request.onEvent(event);
-  };
   const named = request.session;
-  if (request.signal.aborted) throw cancelledBeforeStart();
-  // The worktree is planned (changing nothing) before anything starts: its repository and name errors come first.
-  const plan = named === undefined && request.worktree === undefined ? undefined : await planWorktree(request);
-  const options: SessionOptions = {
+  const outcome = await runSupervisedTurn({
+    prompt: request.prompt,
+    signal: request.signal,
     agent: request.agent,
-    cwd: plan?.path ?? request.cwd,
+    cwd: request.cwd,
     ...(request.model ? { model: request.model } : {}),
     ...(request.grokCliBinaryPath ? { grokCliBinaryPath: request.grokCliBinaryPath } : {}),
     permissions: createPermissionGate({ policy: request.policy }),
     // A named session's approvals are named by openSession (named-session + its name), whoever opens it.
     approvals: { timeoutMs: request.approvalTimeoutMs, owner: { kind: "session" } },
-    callbacks: { onEvent },
+    callbacks: { onEvent: request.onEvent },
     diagnosticsAsText: false,
     ...(request.turnTimeoutMs ? { turnTimeoutMs: request.turnTimeoutMs } : {}),
     ...(request.idleTimeoutMs ? { idleTimeoutMs: request.idleTimeoutMs } : {}),
-  };
-  let session: HeadlessSession | undefined;
-  let control: ControlServer | undefined;
-  let worktree: TurnWorktree | undefined;
-  let turn: { promptId: string; prompt: string } | undefined;
-  let outcome: McpTurnOutcome | undefined;
-  try {
-    let opened: OpenedSession | undefined;
-    if (named !== undefined) {
-      const { openSession } = await import("../sessions/index.js");
-      // The session's worktree is taken once its lease is held, as `seat run -s` does.
-      opened = await openSession({
-        ...options,
-        name: named,
-        ...(plan ? { beforeStart: async () => void (worktree = await plan.take()) } : {}),
-      }).catch((error: unknown) => {
-        throw isSeatError(error, "SESSION_BUSY") ? busyForHost(named, error) : error;
-      });
-      session = opened.session;
-    } else {
-      worktree = await plan?.take();
-      session = await createSession(options);
-    }
-    if (session.state !== "ready") {
-      const fatal = diagnostics.at(-1);
-      throw new SeatError(
-        fatal?.code ?? "ACP_SESSION_DEAD",
-        fatal ? stripCode(fatal) : "The agent session did not come up.",
-        { context: { agent: request.agent } },
-      );
-    }
-    if (named === undefined) {
-      // The same socket and typed state `seat run` serves, so `seat ps`, approve/deny and cancel reach this turn.
-      control = await startRunControl(
-        planRunControl(seatHome()),
-        session,
-        { kind: "run", agent: request.agent, cwd: worktree?.record.path ?? request.cwd },
-        (diagnostic) => onEvent({ type: "diagnostic", diagnostic }),
-      );
-    }
-    if (request.signal.aborted) throw cancelledBeforeStart();
-    const result = await session.prompt(request.prompt, { signal: request.signal });
-    turn = { promptId: result.promptId, prompt: request.prompt };
-    if (opened === undefined) recordPlainTurn(result, request, onEvent);
-    if (
-      result.diagnostic &&
-      !diagnostics.some((d) => d.code === result.diagnostic!.code && d.message === result.diagnostic!.message)
-    )
-      diagnostics.push(result.diagnostic);
-    outcome = {
-      result,
-      diagnostics,
-      ...(opened && named
-        ? {
-            session: {
-              name: named,
-              resumed: opened.resumed,
-              agentSessionId: opened.session.id ?? null,
-              interrupted: opened.interrupted.map((t) => t.promptId),
-            },
-          }
-        : {}),
-    };
-  } finally {
-    if (session) await session.dispose();
-    await control?.close();
-    // After dispose, so no agent process writes while the turn is committed; a turn that threw stays uncommitted.
-    try {
-      if (worktree && turn && outcome) outcome.worktree = await commitWorktree(worktree, turn, onEvent);
-    } finally {
-      worktree?.lock.release();
-    }
-  }
-  return outcome!;
-}
-
-/** The worktree a call asked for (or a named session's earlier one), planned in the seat home; nothing changes. */
-async function planWorktree(request: McpTurnRequest): Promise<TurnWorktreePlan | undefined> {
-  const { planTurnWorktree } = await import("../worktrees/index.js");
-  return planTurnWorktree({
-    home: seatHome(),
-    cwd: request.cwd,
-    ...(request.session !== undefined ? { session: request.session } : {}),
+    ...(named !== undefined ? { named: { name: named } } : {}),
     ...(request.worktree ? { worktree: request.worktree } : {}),
+    ...(request.notify && request.notify.length > 0 ? { notify: { targets: request.notify } } : {}),
+  }).catch((error: unknown) => {
+    throw named !== undefined && isSeatError(error, "SESSION_BUSY") ? busyForHost(named, error) : error;
   });
-}
-
-/** Commits the turn in its worktree; a failure is a diagnostic (the turn's answer stands, its changes stay uncommitted). */
-async function commitWorktree(
-  worktree: TurnWorktree,
-  turn: { promptId: string; prompt: string },
-  onEvent: (event: SeatEvent) => void,
-): Promise<McpTurnOutcome["worktree"]> {
-  const { record } = worktree;
-  try {
-    const { finishTurnWorktree } = await import("../worktrees/index.js");
-    const committed = await finishTurnWorktree(worktree, turn);
-    return { name: record.name, branch: committed.branch, path: record.path, commit: committed.commit };
-  } catch (error) {
-    onEvent({
-      type: "diagnostic",
-      diagnostic: {
-        code: isSeatError(error) ? error.code : "WORKTREE_GIT_FAILED",
-        message: `The turn's changes in worktree ${record.name} could not be committed: ${messageOf(error)}`,
-      },
-    });
-    return { name: record.name, branch: record.branch, path: record.path, commit: null };
-  }
-}
-
-/** Adds a plain turn to the ledger, as `seat run` does; a failure is a diagnostic, never fatal. */
-function recordPlainTurn(result: TurnResult, request: McpTurnRequest, onEvent: (event: SeatEvent) => void): void {
-  try {
-    const home = seatHome();
-    ensurePrivateDir(home);
-    recordUsage(
-      journalPath(home),
-      ledgerEntriesOf(result, {
-        source: "run",
-        agent: request.agent,
-        ...(request.model ? { model: request.model } : {}),
-      }),
+  const { result } = outcome;
+  if (!outcome.sent) {
+    const fatal = result.diagnostic;
+    if (fatal?.code === "TURN_CANCELLED_UNSENT")
+      throw new SeatError("MCP_CALL_CANCELLED", "The call was cancelled before its turn was sent; nothing ran.");
+    throw new SeatError(
+      fatal?.code ?? "ACP_SESSION_DEAD",
+      fatal ? stripCode(fatal) : "The agent session did not come up.",
+      { context: { agent: request.agent } },
     );
-  } catch (error) {
-    onEvent({
-      type: "diagnostic",
-      diagnostic: {
-        code: "JOURNAL_WRITE_FAILED",
-        message: `The turn's usage could not be added to the ledger: ${messageOf(error)}`,
-      },
-    });
   }
+  return {
+    result,
+    diagnostics: outcome.diagnostics,
+    ...(outcome.named ? { session: outcome.named } : {}),
+    ...(outcome.worktree
+      ? {
+          worktree: {
+            name: outcome.worktree.name,
+            branch: outcome.worktree.branch,
+            path: outcome.worktree.path,
+            commit: outcome.worktree.commit,
+          },
+        }
+      : {}),
+  };
 }
 
 /** SESSION_BUSY in a host's words: the CLI's message points at `--wait` and `seat cancel`, which a host has not. */
@@ -228,10 +115,6 @@ function busyForHost(name: string, error: SeatError): SeatError {
       cause: error,
     },
   );
-}
-
-function cancelledBeforeStart(): SeatError {
-  return new SeatError("MCP_CALL_CANCELLED", "The call was cancelled before its turn was sent; nothing ran.");
 }
 
 /** A diagnostic's message without its trailing `[CODE]` (SeatError adds it again). */

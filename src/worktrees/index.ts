@@ -25,5 +25,5 @@ export type { WorktreeHolder, WorktreeLock } from "./lock.js";
 export type { DiscardResult } from "./discard.js";
 export { cacheDir, finishJobWorktree, prepareJobWorktree } from "./remote.js";
 export type { JobWorktree, JobWorktreeResult } from "./remote.js";
-export { finishTurnWorktree, planTurnWorktree } from "./turn.js";
+export { existingTurnWorktree, finishTurnWorktree, planTurnWorktree } from "./turn.js";
 export type { TurnWorktree, TurnWorktreeOptions, TurnWorktreePlan } from "./turn.js";

@@ -2,7 +2,7 @@
  * A turn's worktree: the lifecycle every door that runs a supervised turn shares — `seat run --worktree`, `seat
  *   run -s`, the MCP `run` tool's `worktree` argument and a library caller: plan it (changing nothing), take it
  *   (make or reuse, then lock) before the agent starts, commit the turn after the agent is gone, release the lock.
- * Owns: planTurnWorktree (its take()), finishTurnWorktree.
+ * Owns: planTurnWorktree (its take()), existingTurnWorktree, finishTurnWorktree.
  * Does not own: git (git.ts), creating (create.ts), locking (lock.ts), printing any of it (each door says it in
  *   its own words: cli/worktree-run.ts, mcp/tools/run.ts).
  * Invariant: planning changes nothing and raises the name and repository errors (WORKTREE_NAME_INVALID,
@@ -71,6 +71,11 @@ export async function planTurnWorktree(options: TurnWorktreeOptions): Promise<Tu
         owner,
       ),
   };
+}
+
+/** A worktree the caller already made (`seat compare` makes every agent's first), to be locked by take(). */
+export function existingTurnWorktree(home: string, record: WorktreeRecord, owner: string): TurnWorktreePlan {
+  return { path: record.path, take: async () => locked(home, record, owner) };
 }
 
 /**

@@ -2,17 +2,19 @@
  * `seat compare "<prompt>" --agents grok,codex,claude [--base REF]`: the same task on several agents at once, each
  *   in its own seat worktree; one table of results (stop reason, time, tokens, diffstat), then `seat diff` per agent.
  * Owns: the verb's flags, running the turns side by side and the table (text or one JSON object per agent).
- * Does not own: the worktrees (worktrees/) or the sessions (runtime/).
+ * Does not own: the worktrees (worktrees/) or the turns: each agent runs the supervised turn (turn/) — a control
+ *   socket (`seat ps`, `seat cancel`), held approvals, the ledger — in the worktree made for it.
  * Invariant: every worktree exists (or a coded error was thrown) before any agent starts; each agent's work is
  *   committed on its own branch seat/<compare id>-<agent>; the user's tree is never touched.
  */
 import { randomBytes } from "node:crypto";
 import { SeatError, isSeatError, messageOf } from "../../errors.js";
 import { agentProfile } from "../../agents/index.js";
-import { createSession } from "../../runtime/index.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/index.js";
 import { createPermissionGate } from "../../permissions/index.js";
 import { seatHome } from "../../seat/index.js";
-import { commitTurn, createWorktree, lockWorktree, shortStat, type WorktreeRecord } from "../../worktrees/index.js";
+import { runSupervisedTurn } from "../../turn/index.js";
+import { createWorktree, existingTurnWorktree, shortStat, type WorktreeRecord } from "../../worktrees/index.js";
 import { directoryFlag, listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { policyFromArgs } from "../policy.js";
 import { promptFrom } from "../prompt-input.js";
@@ -99,6 +101,7 @@ Examples:
   },
 };
 
+/** One agent's turn: the supervised turn every door runs, in the worktree made for it; its row of the table. */
 async function runOne(
   home: string,
   agent: string,
@@ -107,7 +110,6 @@ async function runOne(
   policy: Awaited<ReturnType<typeof policyFromArgs>>,
   turnTimeoutMs: number | undefined,
 ): Promise<CompareRow> {
-  const lock = lockWorktree(home, record, `compare:${agent}`);
   const started = Date.now();
   const row: CompareRow = {
     agent,
@@ -120,37 +122,34 @@ async function runOne(
     diffstat: "",
     commit: null,
   };
-  const session = await createSession({
-    agent,
-    cwd: record.path,
-    permissions: createPermissionGate({ policy }),
-    diagnosticsAsText: false,
-    ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
-  });
-  let promptId: string | undefined;
   try {
-    if (session.state !== "ready") {
-      row.code = session.diagnostics[0]?.code ?? "ACP_SESSION_DEAD";
-    } else {
-      const result = await session.prompt(prompt);
-      promptId = result.promptId;
-      row.stopReason = result.stopReason ?? null;
-      row.code = result.diagnostic?.code ?? null;
-      row.totalTokens = result.usage?.totalTokens ?? null;
-    }
+    const outcome = await runSupervisedTurn({
+      prompt,
+      home,
+      agent,
+      cwd: record.path,
+      worktree: existingTurnWorktree(home, record, `compare:${agent}`),
+      permissions: createPermissionGate({ policy }),
+      // A call the policy holds waits for a person (seat approvals / approve / deny), as with seat run.
+      approvals: {
+        timeoutMs: policy.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+        owner: { kind: "session" },
+      },
+      diagnosticsAsText: false,
+      ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
+    });
+    const { result } = outcome;
+    row.stopReason = outcome.sent ? (result.stopReason ?? null) : null;
+    row.code = result.diagnostic?.code ?? outcome.worktree?.failure?.code ?? null;
+    row.totalTokens = result.usage?.totalTokens ?? null;
+    row.commit = outcome.worktree?.commit ?? null;
   } catch (error) {
     row.code = isSeatError(error) ? error.code : "ACP_PROMPT_FAILED";
     if (!isSeatError(error)) process.stderr.write(`seat compare: ${agent}: ${messageOf(error)}\n`);
   } finally {
-    await session.dispose();
     row.ms = Date.now() - started;
   }
-  try {
-    if (promptId) row.commit = (await commitTurn(record, { promptId, prompt })).commit;
-    row.diffstat = await shortStat(record);
-  } finally {
-    lock.release();
-  }
+  row.diffstat = await shortStat(record);
   return row;
 }
 

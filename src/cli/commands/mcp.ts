@@ -15,6 +15,8 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/index.js";
 import { createSeatMcpServer } from "../../mcp/server.js";
 import { realDirectory } from "../../mcp/boundaries.js";
 import { policyFromArgs } from "../policy.js";
+import { chooseTargets } from "../../notify/config.js";
+import { loadNotifyConfig } from "../config.js";
 import { countFlag, listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { onStdoutClosed } from "../pipes.js";
 import { EXIT } from "../output.js";
@@ -54,6 +56,9 @@ export const mcpCommand: Command = {
                         one (default 15, 0 = off): clients that reset their timeout on progress keep waiting
   --max-runs N          how many run calls may run at once (default 4); one more is refused with
                         MCP_RUNS_LIMIT before anything starts
+  --notify NAME         tell notification target NAME (the config's "notify" section; repeatable) when a run
+                        turn's approval waits and when it ends; default: the config's "default" targets;
+                        --notify none for none
 
 Examples:
   seat mcp --root ~/src/service --allow read
@@ -76,6 +81,7 @@ Examples:
       "idle-timeout": { type: "string" },
       heartbeat: { type: "string" },
       "max-runs": { type: "string" },
+      notify: { type: "string", multiple: true },
     });
     if (args.positionals.length > 0)
       throw new SeatError(
@@ -108,6 +114,8 @@ Examples:
     const idleTimeoutMs = secondsFlag("mcp", args, "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS) || undefined;
     const heartbeatMs = secondsFlag("mcp", args, "heartbeat", DEFAULT_HEARTBEAT_MS) || undefined;
     const maxRuns = countFlag("mcp", args, "max-runs");
+    // Targets come from the user's config only (never from a caller); an unknown --notify name is a usage error.
+    const notify = chooseTargets(loadNotifyConfig(), listFlag(args, "notify"));
     const grok = stringFlag(args, "grok");
     const visible = {
       ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}),
@@ -137,6 +145,7 @@ Examples:
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
       ...(heartbeatMs ? { heartbeatMs } : {}),
       ...(maxRuns !== undefined ? { maxRuns } : {}),
+      ...(notify.length > 0 ? { notify } : {}),
     });
     let code: number = EXIT.ok;
     const ended = new Promise<void>((resolve) => {

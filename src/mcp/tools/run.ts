@@ -110,6 +110,7 @@ export function registerRunTool(context: ToolContext): void {
               ...(args.session !== undefined ? { session: args.session } : {}),
               ...(args.worktree !== undefined ? { worktree: { name: args.worktree } } : {}),
               ...(options.grokCliBinaryPath ? { grokCliBinaryPath: options.grokCliBinaryPath } : {}),
+              ...(options.notify ? { notify: options.notify } : {}),
               ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
               ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
               signal: signal.signal,

@@ -37,6 +37,8 @@ test("the library front door exports exactly the listed names", () => {
       "loadPolicyFile",
       "normalizeModelSelection",
       "openSession",
+      "prepareSupervisedTurn",
+      "runSupervisedTurn",
       "parseGrokModels",
       "parseGrokVersion",
       "parsePolicyFlags",

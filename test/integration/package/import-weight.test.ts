@@ -95,8 +95,11 @@ test("loading `seat run` loads neither worktrees' git side, the journal, the led
   // P9 (issue 15 §8): what a plain run imports before its turn starts. Each of these loads on use instead: a
   // worktree with --worktree or a named session, the ledger (and its journal) while the turn runs, the bridge and
   // the skills for a session with host tools or skills.
+  // The verb loads the supervised turn (turn/) once its flags are checked: both are what a plain run loads before
+  // its turn starts.
   const RUN = new URL("../../../src/cli/commands/run.js", import.meta.url).href;
-  const { urls } = packagesLoadedBy(`await import(${JSON.stringify(RUN)});`);
+  const TURN = new URL("../../../src/turn/index.js", import.meta.url).href;
+  const { urls } = packagesLoadedBy(`await import(${JSON.stringify(RUN)});\nawait import(${JSON.stringify(TURN)});`);
   assert.ok(
     urls.some((u) => u.endsWith("/src/runtime/session.js")),
     `the hook saw run's own imports (${urls.length} resolved)`,

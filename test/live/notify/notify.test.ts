@@ -8,7 +8,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runSeat, startSeat } from "../../support/cli.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { SEAT_MAIN, runSeat, startSeat } from "../../support/cli.js";
 import { needGrok, type TestLike } from "../../support/requirements.js";
 import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
 import { startNotifyReceiver, type NotifyReceiver } from "../../support/notify-receiver.js";
@@ -115,6 +118,60 @@ test("seat run --notify: a held approval arrives signed as `waiting` with the ex
     !lines(ended.stdout).some(
       (l) => l.type === "diagnostic" && (l.diagnostic as { code: string }).code === "NOTIFY_DELIVERY_FAILED",
     ),
+  );
+});
+
+test("seat mcp --notify: a run turn's held approval arrives signed as `waiting` (subject: the run), is answered from another process, and its end arrives as `done`", async (t) => {
+  const r = await rig(t);
+  const receiver = await startNotifyReceiver(SECRET);
+  t.after(() => receiver.close());
+  const env = envWithHook(r, receiver) as Record<string, string>;
+  const cwd = r.sandbox.project;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SEAT_MAIN, "mcp", "--root", cwd, "--ask", "execute", "--notify", "hook"],
+    env,
+    cwd,
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "test-host", version: "1.0.0" });
+  await client.connect(transport);
+  t.after(() => client.close());
+  const running = client.callTool(
+    { name: "run", arguments: { prompt: "please run notify held case" } },
+    CallToolResultSchema,
+    { timeout: 120_000 },
+  ) as Promise<CallToolResult>;
+  let waiting: { approval: { id: string; command: string; digest: string }; subject: { kind: string } } | undefined;
+  for (const end = Date.now() + 90_000; waiting === undefined && Date.now() < end; ) {
+    waiting = [...receiver.accepted.values()].find(
+      (e) => (e as { event: string }).event === "waiting",
+    ) as typeof waiting;
+    if (waiting === undefined) await new Promise((res) => setTimeout(res, 100));
+  }
+  assert.ok(waiting, `no waiting notification arrived; requests: ${receiver.requests.length}`);
+  assert.equal(waiting.approval.command, COMMAND, "the notification shows the exact command, byte for byte");
+  assert.equal(waiting.subject.kind, "run");
+  assert.equal(existsSync(join(cwd, "notified.txt")), false, "nothing ran before the answer");
+  const answered = await runSeat(["approve", waiting.approval.id, "--digest", waiting.approval.digest, "--json"], {
+    env,
+    cwd,
+  });
+  assert.equal(answered.code, 0, answered.stderr);
+  const result = await running;
+  assert.equal(result.isError, undefined, JSON.stringify(result.content));
+  assert.equal(readFileSync(join(cwd, "notified.txt"), "utf8"), "ran\n");
+  for (const end = Date.now() + 10_000; receiver.accepted.size < 2 && Date.now() < end; )
+    await new Promise((res) => setTimeout(res, 100));
+  const events = [...receiver.accepted.values()] as Array<{ event: string; subject: { kind: string; id?: string } }>;
+  assert.deepEqual(
+    events.map((e) => e.event),
+    ["waiting", "done"],
+  );
+  assert.equal(events[0]!.subject.id, events[1]!.subject.id, "one subject: the run's session");
+  assert.ok(
+    receiver.requests.every((q) => q.refused === undefined),
+    "every request verified (signature, schema)",
   );
 });
 

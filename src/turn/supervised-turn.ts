@@ -1,0 +1,351 @@
+/*
+ * The supervised turn: the one recipe every door runs — `seat run`, `seat run -s`, the MCP `run` tool, fleet jobs,
+ *   `seat compare` and a library caller. A person can follow and steer it from another shell: the agent session
+ *   (fresh, or a named one through sessions/ with its lease, journal and session budget), the control socket with the
+ *   typed state (`seat ps`, `seat cancel`, `seat approvals/approve/deny`), held approvals, the usage ledger and the
+ *   turn budget, the worktree (take, commit after the agent is gone, release) and notifications.
+ * Owns: the order of those parts, in three steps — prepareSupervisedTurn (checks everything a caller can get wrong,
+ *   changes nothing), open (takes the worktree, starts the session and its socket), send (the turn) — and close,
+ *   which tears them down in one order on every way a turn ends.
+ * Does not own: any part itself (sessions/, worktrees/, usage/, notify/, the control socket), nor how a door prints
+ *   or reports (cli/, mcp/, fleet/ say it in their own words).
+ * Invariant: close() disposes the agent before the turn's worktree is committed, closes the control socket after
+ *   the agent, releases the worktree lock on every way out, and delivers (or gives up on) notifications within its
+ *   grace; a turn that was sent is recorded in the ledger, cancelled or not; nothing is sent by open() or close().
+ * Spec: docs/supervision.md.
+ */
+import { resolve } from "node:path";
+import type { Diagnostic, PromptOptions, SeatEvent, TurnResult } from "../acp/index.js";
+import { isSeatError, messageOf } from "../errors.js";
+import { createSession, type HeadlessSession, type PromptInput, type SessionOptions } from "../runtime/index.js";
+import { seatHome } from "../seat/seat-home.js";
+import type { ControlServer } from "../sessions/control.js";
+import { planRunControl, startRunControl, type RunControlPlan } from "../sessions/turn-control.js";
+// Types only: a named session, a worktree and notifications load only for a turn that uses them.
+import type { OpenedSession } from "../sessions/index.js";
+import type { TurnBudget } from "../usage/budget.js";
+import type { TurnWorktree, TurnWorktreePlan, WorktreeRecord } from "../worktrees/index.js";
+import type { DeliveryOutcome, NotifySubject, NotifyTarget } from "../notify/index.js";
+import { loadLedger, recordTurnUsage, type TurnLedger } from "./turn-ledger.js";
+import { startTurnNotifier, type TurnNotifier } from "./turn-notifier.js";
+
+/** Options of a supervised turn: everything createSession takes, plus the parts a person supervises it through. */
+export interface SupervisedTurnOptions extends SessionOptions {
+  /**
+   * Continue (or create on first use) the named session: its lease (one turn at a time), its journal, its session
+   * budget and its earlier worktree. Without it the turn runs in a fresh session.
+   */
+  named?: {
+    name: string;
+    /** A name shared by every directory instead of one per cwd. */
+    global?: boolean;
+    /** Queue behind a running turn for up to this long (ms) instead of failing SESSION_BUSY at once. */
+    waitMs?: number;
+    /** The budget of the whole session, recorded with it (docs/spend.md). */
+    sessionBudget?: TurnBudget;
+  };
+  /**
+   * Work in a seat worktree of the repository containing `cwd`: `name` (absent or "" = the session's name, else a
+   * fresh `run-…` name), from `base`, or an existing `seat/<name>` branch with `reuse`; or a plan the caller made
+   * (planTurnWorktree, or a record it made itself). Committed after each turn, never in the caller's tree.
+   */
+  worktree?: { name?: string; base?: string; reuse?: boolean } | TurnWorktreePlan;
+  /** Serve the control socket (default true). A fleet job is steered through Redis instead. */
+  control?: boolean;
+  /**
+   * What a fresh session's ledger rows name (default `{ source: "run" }`); a named session records its own turns
+   * (source `session`).
+   */
+  ledger?: TurnLedger;
+  /** Tell these notification targets when an approval waits and when the turn ends (notify/). */
+  notify?: {
+    targets: readonly NotifyTarget[];
+    /** An interactive terminal to ring (BEL, OSC 9/777). */
+    terminal?: { write(text: string): unknown };
+    /** What the notifications are about. Default: the named session, else `{ kind: "run", id: <session id> }`. */
+    subject?: NotifySubject;
+    /** Approve/Deny links from a `seat board` serving this seat home (default true). */
+    links?: boolean;
+    /** How long close() waits for deliveries still in flight (ms, default 3000). */
+    closeGraceMs?: number;
+  };
+  /** The seat home (journal, sockets, worktrees). Default: $GROK_SEAT_HOME or ~/.grok-seat. */
+  home?: string;
+  /** Called once the worktree is taken (made or reused, and locked), before the agent starts. */
+  onWorktree?(record: WorktreeRecord): void;
+}
+
+/** A supervised turn checked and planned; nothing has started. */
+export interface PreparedTurn {
+  /** Where the agent will work: the worktree's directory, else `cwd`. */
+  readonly cwd: string;
+  /**
+   * Takes the worktree, starts (or resumes) the session and its control socket. Rejects — leaving nothing running —
+   * with SESSION_BUSY, SESSION_NOT_RESUMABLE, SESSION_BUDGET_INVALID or a worktree's code (WORKTREE_BUSY, …); any
+   * other start failure resolves a turn that is not ready (its `failure`). Call close() either way once it resolved.
+   */
+  open(): Promise<SupervisedTurn>;
+}
+
+/** An open supervised turn. */
+export interface SupervisedTurn {
+  /** The session (a named one records its turns); prompt it through send() so the ledger and worktree follow. */
+  readonly session: HeadlessSession;
+  /** Whether the session came up; when not, `failure` says why (its last diagnostic). */
+  readonly ready: boolean;
+  readonly failure?: Diagnostic;
+  /** The named session: whether it was resumed, and turns a dead holder left interrupted (never re-sent). */
+  readonly named?: { name: string; resumed: boolean; agentSessionId: string | null; interrupted: string[] };
+  /** The worktree the turn works in. */
+  readonly worktree?: WorktreeRecord;
+  /**
+   * Sends the turn and resolves its result, never rejects; a fresh session's turn is in the ledger when it resolves.
+   * One supervised turn sends one prompt: a second call sends nothing and resolves TURN_ALREADY_SENT.
+   */
+  send(input: PromptInput, options?: PromptOptions & { signal?: AbortSignal }): Promise<TurnResult>;
+  /** Ends everything in one order (see the file's invariant); resolves what happened, never rejects. */
+  close(): Promise<ClosedTurn>;
+}
+
+/** What close() did. */
+export interface ClosedTurn {
+  /** Agent processes still alive after dispose (none, normally). */
+  survivors: number[];
+  /** The worktree, and the commit of the turn's changes (null: nothing changed, or the commit failed: `failure`). */
+  worktree?: { name: string; branch: string; path: string; commit: string | null; head?: string; failure?: Diagnostic };
+  /** Notifications that were not delivered. */
+  notifications: DeliveryOutcome[];
+  /** What went wrong while closing, as diagnostics (a ledger or notification failure); the turn's answer stands. */
+  diagnostics: Diagnostic[];
+}
+
+/** The agent a control state and a ledger row name: `custom` for an agent command. */
+export function agentLabel(options: Pick<SessionOptions, "agent" | "agentCommand">): string {
+  return options.agentCommand !== undefined ? "custom" : (options.agent ?? "grok");
+}
+
+/** The worktree option is a plan the caller made. */
+function isPlan(worktree: SupervisedTurnOptions["worktree"]): worktree is TurnWorktreePlan {
+  return typeof (worktree as TurnWorktreePlan | undefined)?.take === "function";
+}
+
+/**
+ * Checks and plans a supervised turn, changing nothing: the session name (SESSION_NAME_INVALID), the worktree's
+ * name and repository (WORKTREE_NAME_INVALID, WORKTREE_NOT_A_REPO, WORKTREE_GIT_MISSING), where the control socket
+ * goes. Nothing starts until open().
+ */
+export async function prepareSupervisedTurn(options: SupervisedTurnOptions): Promise<PreparedTurn> {
+  const home = options.home ?? seatHome(options.env ?? process.env);
+  const named = options.named;
+  const sessions = named === undefined ? undefined : await import("../sessions/index.js");
+  if (sessions && named) {
+    const assertSessionName: (value: unknown) => asserts value is string = sessions.assertSessionName;
+    assertSessionName(named.name);
+  }
+  const cwd = resolve(options.cwd ?? process.cwd());
+  let plan: TurnWorktreePlan | undefined;
+  if (isPlan(options.worktree)) plan = options.worktree;
+  else if (options.worktree !== undefined || named !== undefined) {
+    const { planTurnWorktree } = await import("../worktrees/index.js");
+    plan = await planTurnWorktree({
+      home,
+      cwd,
+      ...(named ? { session: named.name } : {}),
+      ...(options.worktree ? { worktree: options.worktree } : {}),
+    });
+  }
+  // A named session's socket is openSession's; a plain turn's is planned here (or has none, said once it is up).
+  const controlPlan: RunControlPlan | undefined =
+    named === undefined && options.control !== false ? planRunControl(home) : undefined;
+  return {
+    cwd: plan?.path ?? cwd,
+    open: () => openTurn(options, { home, plan, controlPlan, sessions }),
+  };
+}
+
+async function openTurn(
+  options: SupervisedTurnOptions,
+  planned: {
+    home: string;
+    plan: TurnWorktreePlan | undefined;
+    controlPlan: RunControlPlan | undefined;
+    sessions: typeof import("../sessions/index.js") | undefined;
+  },
+): Promise<SupervisedTurn> {
+  const { home, plan, controlPlan, sessions } = planned;
+  const { named, worktree: _w, control: _c, ledger: _l, notify, home: _h, onWorktree, ...sessionOptions } = options;
+  const agent = agentLabel(options);
+  const diagnostics: Diagnostic[] = [];
+  let sessionId: string | undefined;
+  const notifier: TurnNotifier | undefined = notify
+    ? await startTurnNotifier(notify, home, () =>
+        named ? { kind: "named-session", name: named.name } : { kind: "run", id: sessionId ?? `pid-${process.pid}` },
+      )
+    : undefined;
+  const onEvent = (event: SeatEvent) => {
+    if (event.type === "diagnostic") diagnostics.push(event.diagnostic);
+    notifier?.hook(event);
+    return options.callbacks?.onEvent?.(event);
+  };
+  const base: SessionOptions = {
+    ...sessionOptions,
+    cwd: plan?.path ?? resolve(options.cwd ?? process.cwd()),
+    callbacks: { ...options.callbacks, onEvent },
+  };
+  let worktree: TurnWorktree | undefined;
+  const take = async () => {
+    if (!plan) return;
+    worktree = await plan.take();
+    onWorktree?.(worktree.record);
+  };
+  let session: HeadlessSession;
+  let opened: OpenedSession | undefined;
+  try {
+    if (sessions && named) {
+      // The session's worktree is taken once its lease is held, so a turn queued with waitMs touches it only after
+      // the holder is done.
+      opened = await sessions.openSession({
+        ...base,
+        name: named.name,
+        ...(named.global ? { global: true } : {}),
+        ...(named.waitMs ? { waitMs: named.waitMs } : {}),
+        ...(named.sessionBudget ? { sessionBudget: named.sessionBudget } : {}),
+        home,
+        ...(plan ? { beforeStart: take } : {}),
+      });
+      session = opened.session;
+    } else {
+      await take();
+      session = await createSession(base);
+    }
+  } catch (error) {
+    worktree?.lock.release();
+    await notifier?.close(0);
+    throw error;
+  }
+  sessionId = session.id;
+  const ready = session.state === "ready";
+  let control: ControlServer | undefined;
+  if (ready && controlPlan) {
+    // The typed state says what this is, so `seat ps` lists the turn (kind run) apart from named sessions.
+    control = await startRunControl(
+      controlPlan,
+      session,
+      { kind: "run", agent, cwd: worktree?.record.path ?? base.cwd! },
+      (diagnostic) => void onEvent({ type: "diagnostic", diagnostic }),
+    );
+  }
+  let sent: { promptId: string; prompt: string } | undefined;
+  let ledgerProblem: Diagnostic | undefined;
+  let sending = false;
+  let closing: Promise<ClosedTurn> | undefined;
+  const failure = ready ? undefined : (diagnostics.at(-1) ?? session.diagnostics.at(-1));
+  return {
+    session,
+    ready,
+    ...(failure ? { failure } : {}),
+    ...(opened && named
+      ? {
+          named: {
+            name: named.name,
+            resumed: opened.resumed,
+            agentSessionId: opened.session.id ?? null,
+            interrupted: opened.interrupted.map((t) => t.promptId),
+          },
+        }
+      : {}),
+    ...(worktree ? { worktree: worktree.record } : {}),
+    async send(input, promptOptions = {}) {
+      // A named session's turn is in the ledger already (sessions/); a fresh session's goes in here before send
+      // resolves (the ledger loads while the turn runs), so whoever reads the result can read its rows.
+      if (sending) return alreadySent(promptOptions.promptId);
+      sending = true;
+      const ledgerModule = !opened && ready ? loadLedger() : undefined;
+      const result = await session.prompt(input, promptOptions);
+      sent = { promptId: result.promptId, prompt: promptText(input) };
+      if (ledgerModule)
+        ledgerProblem = await recordTurnUsage(
+          ledgerModule,
+          home,
+          result,
+          options.ledger ?? { source: "run" },
+          agent,
+          options.model,
+        );
+      return result;
+    },
+    close() {
+      closing ??= (async (): Promise<ClosedTurn> => {
+        const closeDiagnostics: Diagnostic[] = [];
+        const { survivors } = await session.dispose();
+        if (ledgerProblem) closeDiagnostics.push(ledgerProblem);
+        await control?.close();
+        const closed: ClosedTurn = { survivors, notifications: [], diagnostics: closeDiagnostics };
+        try {
+          // After dispose: no agent process writes while the turn is committed. A turn never sent commits nothing.
+          if (worktree) closed.worktree = await commitWorktree(worktree, sent);
+        } finally {
+          worktree?.lock.release();
+        }
+        if (closed.worktree?.failure) closeDiagnostics.push(closed.worktree.failure);
+        if (notifier) {
+          closed.notifications = await notifier.close(notify?.closeGraceMs ?? NOTIFY_CLOSE_GRACE_MS);
+          for (const outcome of closed.notifications)
+            closeDiagnostics.push({
+              code: "NOTIFY_DELIVERY_FAILED",
+              message: `The notification to ${outcome.target} was not delivered (${outcome.detail ?? "no answer"}); the turn was not affected.`,
+            });
+        }
+        return closed;
+      })();
+      return closing;
+    },
+  };
+}
+
+/** How long close() waits, by default, for notifications still being delivered (a run exits within 5 s). */
+export const NOTIFY_CLOSE_GRACE_MS = 3_000;
+
+/** Commits the sent turn in its worktree; a failure is the worktree's `failure` (the turn's answer stands). */
+async function commitWorktree(
+  worktree: TurnWorktree,
+  sent: { promptId: string; prompt: string } | undefined,
+): Promise<NonNullable<ClosedTurn["worktree"]>> {
+  const { record } = worktree;
+  const where = { name: record.name, branch: record.branch, path: record.path };
+  if (!sent) return { ...where, commit: null };
+  try {
+    const { finishTurnWorktree } = await import("../worktrees/index.js");
+    const committed = await finishTurnWorktree(worktree, sent);
+    return { ...where, branch: committed.branch, commit: committed.commit, head: committed.head };
+  } catch (error) {
+    return {
+      ...where,
+      commit: null,
+      failure: {
+        code: isSeatError(error) ? error.code : "WORKTREE_GIT_FAILED",
+        message: `The turn's changes in worktree ${record.name} could not be committed: ${messageOf(error)}`,
+      },
+    };
+  }
+}
+
+/** The result of a second send(): nothing was sent. */
+function alreadySent(promptId: string | undefined): TurnResult {
+  return {
+    promptId: promptId ?? "",
+    text: "",
+    echoed: false,
+    diagnostic: {
+      code: "TURN_ALREADY_SENT",
+      message:
+        "This supervised turn already sent its prompt; open another turn for the next one. Nothing was sent. [TURN_ALREADY_SENT]",
+    },
+  };
+}
+
+/** Plain text of a prompt, for the worktree's commit message (content blocks: their text parts). */
+function promptText(input: PromptInput): string {
+  if (typeof input === "string") return input;
+  return input.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
+}
