@@ -6,6 +6,7 @@
  * Does not own: hearing the cancel (worker.ts subscribes, the run's heartbeat re-reads the key: job-run.ts), ending
  *   a job cancelled before dispatch (job-end.ts).
  */
+import type { SupervisedTurn } from "../turn/index.js";
 import type { Redis } from "ioredis";
 import type { HeadlessSession } from "../runtime/index.js";
 import { setIfRun } from "./state.js";
@@ -16,6 +17,8 @@ export interface RunningJob {
   run: string;
   cancelled: boolean;
   session?: HeadlessSession;
+  /** The job's supervised turn, once opened: the run's clean-up closes it (the session disposed first). */
+  turn?: SupervisedTurn;
   turnRunning: boolean;
   /** Reads this job's answered approvals now (the worker calls it when an answer is announced). */
   readAnswers?: () => void;

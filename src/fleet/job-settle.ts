@@ -1,18 +1,17 @@
 /*
  * Settling a fleet job's turn once it returned: what it spent, how it ended, and its work.
  * Owns: settling the budget reservation to what the turn spent, the job's status from the turn's result (a held
- *   approval nobody answered is a failure, not a cancel), the turn in this host's ledger, the fields and event of
- *   the job's end, and the job worktree's commit (pushed only for a completed turn, after the agent is gone).
+ *   approval nobody answered is a failure, not a cancel), the fields and event of the job's end, and the job
+ *   worktree's commit (pushed only for a completed turn, after the turn closed and its agent is gone).
  * Does not own: recording the end (job-end.ts), the ledger and the worktree themselves (usage/, worktrees/).
  */
 import type { TurnResult } from "../acp/index.js";
 import { isSeatError, messageOf } from "../errors.js";
-import type { HeadlessSession } from "../runtime/index.js";
-import { ensurePrivateDir, journalPath, seatHome } from "../seat/index.js";
-import { ledgerEntriesOf, recordUsage, sideCallTokens } from "../usage/index.js";
+import type { SupervisedTurn } from "../turn/index.js";
+import { sideCallTokens } from "../usage/index.js";
 import { finishJobWorktree } from "../worktrees/index.js";
 import { settleBudget, type FleetBudget } from "./budget.js";
-import type { JobRun, RunContext } from "./job-run.js";
+import type { JobRun } from "./job-run.js";
 import type { JobSpec } from "./job-spec.js";
 import type { JobStatus } from "./state.js";
 
@@ -23,12 +22,12 @@ export interface SettledTurn {
   event: Record<string, unknown>;
 }
 
-/** Settles job `jr`'s turn (sent with `promptId`, its session still open unless the job has a worktree). */
+/** Settles job `jr`'s turn (sent with `promptId`; still open unless the job has a worktree, which closes it first). */
 export async function settleTurn(
   jr: JobRun,
   spec: JobSpec,
   promptId: string,
-  session: HeadlessSession,
+  turn: SupervisedTurn,
   result: TurnResult,
 ): Promise<SettledTurn> {
   const { ctx, id, reservation } = jr;
@@ -47,8 +46,7 @@ export async function settleTurn(
       : result.diagnostic
         ? "failed"
         : "completed";
-  // A named session's turn is in the ledger already (sessions/), under its name.
-  if (!spec.session) recordJobUsage(ctx, id, spec, result);
+  // The turn is in this host's ledger already: a fresh session's under the job (turn/), a named one's under its name.
   // The turn's usage as the agent reported it (absent = unknown, never zero): the job's ledger entry.
   const usage: Record<string, string> = {
     ...(result.usage ? { usage: JSON.stringify(result.usage) } : {}),
@@ -61,7 +59,7 @@ export async function settleTurn(
   };
   if (jr.tree) {
     // The agent is gone before its work is committed; only a completed turn is pushed (one atomic push).
-    await session.dispose().catch(() => undefined);
+    await turn.close();
     const finishing = jr.tree;
     jr.tree = undefined;
     try {
@@ -98,24 +96,4 @@ function spentOf(budget: FleetBudget, result: TurnResult): number | undefined {
   if (u?.totalTokens !== undefined) return u.totalTokens + (sides ?? 0);
   if (u?.inputTokens === undefined && u?.outputTokens === undefined) return sides;
   return (u.inputTokens ?? 0) + (u.outputTokens ?? 0) + (sides ?? 0);
-}
-
-/** Adds a job's turn to this host's ledger (seat usage --by job); a failure is logged, never the job's. */
-function recordJobUsage(ctx: RunContext, id: string, spec: JobSpec, result: TurnResult): void {
-  try {
-    const home = seatHome();
-    ensurePrivateDir(home);
-    recordUsage(
-      journalPath(home),
-      ledgerEntriesOf(result, {
-        source: "job",
-        agent: spec.agent ?? "grok",
-        jobId: id,
-        ...(spec.session ? { session: spec.session } : {}),
-        ...(spec.model ? { model: spec.model } : {}),
-      }),
-    );
-  } catch (error) {
-    ctx.log(`job ${id}: its usage could not be added to this host's ledger: ${messageOf(error)}`);
-  }
 }

@@ -51,6 +51,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     const beforeSend = async () => (await checkOpened(jr, spec)) ?? (await fenceDispatch(jr, promptId));
     const turn = await jobTurn(
       {
+        jobId: jr.id,
         options,
         ...(spec.session ? { named: { name: spec.session, waitMs: SESSION_WAIT_MS } } : {}),
         prompt: spec.prompt,
@@ -63,7 +64,7 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     if ("busy" in turn) return await handBack(jr, "session-busy", SESSION_RETRY_MS);
     if ("notStarted" in turn) return await endBefore(jr, "failed", turn.notStarted, { code: turn.notStarted.code });
     if ("stopped" in turn) return turn.stopped;
-    const { status, fields, event } = await settleTurn(jr, spec, promptId, turn.session, turn.result);
+    const { status, fields, event } = await settleTurn(jr, spec, promptId, turn.turn, turn.result);
     await recordEnd(jr, status, fields, event);
     ctx.log(`job ${jr.id}: ${status}`);
     return status;
@@ -81,7 +82,11 @@ async function cleanUp(jr: JobRun): Promise<void> {
   jr.stopHeartbeat();
   jr.stream.stop();
   jr.ctx.running.delete(jr.id);
-  await jr.session?.dispose().catch(() => undefined);
+  // The turn's close disposes the agent first; a session opened without one (none today) is disposed alone.
+  if (jr.entry.turn) {
+    const closed = await jr.entry.turn.close();
+    for (const d of closed.diagnostics) jr.ctx.log(`job ${jr.id}: ${d.message}`);
+  } else await jr.session?.dispose().catch(() => undefined);
   // A job that ended before its turn did (an error, no dispatch) leaves nothing: its worktree goes, unpushed.
   if (jr.tree)
     await finishJobWorktree(jr.tree, { promptId: `fleet-${jr.id}`, prompt: "" }, { push: false }).catch(
