@@ -157,9 +157,17 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
     seq: string,
     text: string,
     approval?: Parameters<FleetNotifier["tell"]>[1]["approval"],
+    deadline?: string,
   ) => {
     if (ctx.notifier && notifyTargets.length > 0)
-      void ctx.notifier.tell(notifyTargets, { jobId: id, event, seq, text, ...(approval ? { approval } : {}) });
+      void ctx.notifier.tell(notifyTargets, {
+        jobId: id,
+        event,
+        seq,
+        text,
+        ...(approval ? { approval } : {}),
+        ...(deadline ? { deadline } : {}),
+      });
   };
   let asked = 0;
   const end = async (
@@ -223,13 +231,15 @@ export async function runJob(ctx: RunContext, job: Job, token: string | undefine
       tell(
         "waiting",
         `approval-${++asked}`,
-        `waits for your approval: ${a.category} ${a.title} — answer with \`seat approve ${a.id} --digest ${a.digest}\` or \`seat deny ${a.id}\` (--redis)`,
+        // The notifier adds the Approve / Deny links, or how to answer from a shell when there are none.
+        `waits for your approval: ${a.category} ${a.title}`,
         {
           id: a.id,
           category: a.category,
           command: approvalCommand(a),
           digest: a.digest,
         },
+        a.deadline,
       );
       pendingApprovals.add(event.approval.id);
       answerPoll ??= setInterval(() => void pollAnswers(), ANSWER_POLL_MS);
