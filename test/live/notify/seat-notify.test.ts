@@ -186,6 +186,16 @@ describe("a visible seat notifies", { concurrency: false }, () => {
       assert.equal(sent.code, 0, sent.stderr);
       const status = seatCli(ctx, ["status", seatId, "--json"]).json;
       const pane = status.tui.pane;
+      // The notify secret is the controller's alone: neither the TUI nor its leader has it in its environment.
+      for (const pid of [status.tui.pid, status.leader.pid]) {
+        const environ = readFileSync(`/proc/${pid}/environ`, "utf8");
+        assert.ok(
+          !environ.includes(SECRET) && !environ.includes("SEAT_HOOK_SECRET"),
+          `pid ${pid} has no notify secret`,
+        );
+      }
+      const controllerEnviron = readFileSync(`/proc/${hired.json.controllerPid}/environ`, "utf8");
+      assert.ok(controllerEnviron.includes(`SEAT_HOOK_SECRET=${SECRET}`), "the controller has it, by its variable");
       const capture = () =>
         spawnSync("tmux", ["-L", ctx.tmux, "capture-pane", "-p", "-t", pane.paneId], { encoding: "utf8" }).stdout;
       const waiting = await waitUntil(
