@@ -26,49 +26,69 @@ export function fleetLinkKey(fleetKey: string): Buffer {
   return createHmac("sha256", fleetKey).update(LINK_KEY_LABEL).digest();
 }
 
-function addressMac(key: Buffer, linksUrl: string): string {
-  return createHmac("sha256", key).update(`${ADDRESS_SCHEMA}\n${linksUrl}`).digest("base64url");
+function addressMac(key: Buffer, linksUrl: string, expires: number): string {
+  return createHmac("sha256", key).update(`${ADDRESS_SCHEMA}\n${linksUrl}\n${expires}`).digest("base64url");
 }
 
-/** The record a board leaves in Redis: its links URL and a MAC over it. */
-export function boardLinksRecord(key: Buffer, linksUrl: string): string {
-  return JSON.stringify({ schema: ADDRESS_SCHEMA, links_url: linksUrl, mac: addressMac(key, linksUrl) });
+/**
+ * The record a board leaves in Redis: its links URL, until when it holds (ms since the epoch), and a MAC over both —
+ * so an old record written back by someone who can write Redis is refused once its time is past.
+ */
+export function boardLinksRecord(key: Buffer, linksUrl: string, expires: number): string {
+  return JSON.stringify({
+    schema: ADDRESS_SCHEMA,
+    links_url: linksUrl,
+    expires,
+    mac: addressMac(key, linksUrl, expires),
+  });
 }
 
-/** Publishes (or refreshes) this board's address for the fleet's links, for BOARD_LINKS_TTL_MS. */
-export async function publishBoardLinks(redis: Redis, key: Buffer, linksUrl: string): Promise<void> {
-  await redis.set(BOARD_LINKS_KEY, boardLinksRecord(key, linksUrl), "PX", BOARD_LINKS_TTL_MS);
-}
-
-/** Removes the address record if it is still this board's (a newer board's stays). */
-export async function withdrawBoardLinks(redis: Redis, key: Buffer, linksUrl: string): Promise<void> {
-  const mine = boardLinksRecord(key, linksUrl);
-  // Compare and delete in one step: a board that started since keeps its record.
-  await redis.eval(
-    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-    1,
-    BOARD_LINKS_KEY,
-    mine,
-  );
-}
-
-/** The links URL a board serving this fleet published, when its record verifies with `key`. */
-export async function readBoardLinks(redis: Redis, key: Buffer): Promise<string | undefined> {
-  const text = await redis.get(BOARD_LINKS_KEY);
-  if (text === null) return undefined;
+/** The links URL in a record `text`, when it verifies with `key` and has not expired at `now`; undefined otherwise. */
+export function verifyBoardLinksRecord(key: Buffer, text: string, now = Date.now()): string | undefined {
   try {
-    const record = JSON.parse(text) as { schema?: unknown; links_url?: unknown; mac?: unknown };
-    if (record.schema !== ADDRESS_SCHEMA || typeof record.links_url !== "string" || typeof record.mac !== "string")
+    const record = JSON.parse(text) as { schema?: unknown; links_url?: unknown; expires?: unknown; mac?: unknown };
+    if (
+      record.schema !== ADDRESS_SCHEMA ||
+      typeof record.links_url !== "string" ||
+      typeof record.expires !== "number" ||
+      !Number.isSafeInteger(record.expires) ||
+      typeof record.mac !== "string"
+    )
       return undefined;
-    const expected = Buffer.from(addressMac(key, record.links_url));
+    const expected = Buffer.from(addressMac(key, record.links_url, record.expires));
     const got = Buffer.from(record.mac);
     if (expected.length !== got.length || !timingSafeEqual(expected, got)) return undefined;
+    if (record.expires <= now) return undefined;
     const url = new URL(record.links_url);
     if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;
     return record.links_url;
   } catch {
     return undefined;
   }
+}
+
+/** Publishes (or refreshes) this board's address for the fleet's links, for BOARD_LINKS_TTL_MS; returns the record. */
+export async function publishBoardLinks(redis: Redis, key: Buffer, linksUrl: string): Promise<string> {
+  const record = boardLinksRecord(key, linksUrl, Date.now() + BOARD_LINKS_TTL_MS);
+  await redis.set(BOARD_LINKS_KEY, record, "PX", BOARD_LINKS_TTL_MS);
+  return record;
+}
+
+/** Removes the address record if it is still `record`, the one this board last published (a newer board's stays). */
+export async function withdrawBoardLinks(redis: Redis, record: string): Promise<void> {
+  // Compare and delete in one step: a board that started since keeps its record.
+  await redis.eval(
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+    1,
+    BOARD_LINKS_KEY,
+    record,
+  );
+}
+
+/** The links URL a board serving this fleet published, when its record verifies with `key` and holds now. */
+export async function readBoardLinks(redis: Redis, key: Buffer): Promise<string | undefined> {
+  const text = await redis.get(BOARD_LINKS_KEY);
+  return text === null ? undefined : verifyBoardLinksRecord(key, text);
 }
 
 /**

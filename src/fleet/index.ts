@@ -31,6 +31,7 @@ export {
   fleetLinkKey,
   publishBoardLinks,
   readBoardLinks,
+  verifyBoardLinksRecord,
   withdrawBoardLinks,
 } from "./approval-links.js";
 export { fleetKey } from "./job-seal.js";

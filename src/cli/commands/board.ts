@@ -34,15 +34,19 @@ async function publishFleetLinks(
   linksUrl: string,
 ): Promise<{ close(): Promise<void> }> {
   const redis = fleet.connectRedis(fleet.parseRedisUrl(redisUrl), { name: "grok-seat-board" });
-  await fleet.publishBoardLinks(redis, key, linksUrl);
+  let last = await fleet.publishBoardLinks(redis, key, linksUrl);
   const refresh = setInterval(
-    () => void fleet.publishBoardLinks(redis, key, linksUrl).catch(() => undefined),
+    () =>
+      void fleet.publishBoardLinks(redis, key, linksUrl).then(
+        (record) => void (last = record),
+        () => undefined,
+      ),
     fleet.BOARD_LINKS_TTL_MS / 3,
   );
   return {
     async close() {
       clearInterval(refresh);
-      await fleet.withdrawBoardLinks(redis, key, linksUrl).catch(() => undefined);
+      await fleet.withdrawBoardLinks(redis, last).catch(() => undefined);
       redis.disconnect();
     },
   };

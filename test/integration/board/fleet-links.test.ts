@@ -169,7 +169,12 @@ test("a fleet job's waiting carries Approve/Deny links to the seat board serving
     // Someone who can write Redis but lacks the fleet key points the record elsewhere: no links are made from it.
     await redis.set(
       BOARD_LINKS_KEY,
-      JSON.stringify({ schema: "grok-seat.fleet-board-address.v1", links_url: "https://evil.example", mac: "x" }),
+      JSON.stringify({
+        schema: "grok-seat.fleet-board-address.v1",
+        links_url: "https://evil.example",
+        expires: Date.now() + 60_000,
+        mac: "x",
+      }),
     );
     assert.equal(await readBoardLinks(redis, key), undefined);
     assert.equal(
