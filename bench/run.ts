@@ -41,6 +41,7 @@ import { benchMcp, mcpSection } from "./mcp.js";
 import { approvalsSection, benchApprovals } from "./approvals.js";
 import { benchSpend, spendSection } from "./spend.js";
 import { benchNotify, notifySection } from "./notify.js";
+import { benchFleetNotify } from "./notify-fleet.js";
 import { benchLinks, linksSection } from "./links.js";
 import { benchRestore, restoreSection } from "./restore.js";
 
@@ -448,7 +449,9 @@ function renderBenchmarks(sections: Section[], machine: MachineInfo): string {
     "  a local approver (allows after 20 ms), so each turn gives `waiting` and `done`; the clock starts when grok-seat emits the",
     "  SeatEvent (`approval_asked`, the `state` idle after the turn) to onEvent and stops when the receiver has the whole body;",
     "  coalescing is off (it is a deliberate hold). CLI: one `seat run --notify hook --json` per round, from the `since` of the",
-    "  printed `state` idle event to the receiver. One uncounted warm-up turn or round each.",
+    "  printed `state` idle event to the receiver. One uncounted warm-up turn or round each. Fleet (`bench/notify-fleet.ts`):",
+    "  one `seat worker` on a real redis-server (agent fake-grok), 100 jobs one after another, each naming its own webhook",
+    "  target (so coalescing holds nothing), from the job record's `ended_at` to the receiver; one uncounted warm-up job.",
     "- P15: `bench/restore.ts` (`benchRestore`): 8 `seat hire --visible` at once on the real grok TUI in a private tmux server, each",
     "  seat's first turn (a controller `send` with wait `completed`) as soon as its hire is back; then the tmux server is killed and",
     "  every seat process SIGKILLed, `seat ps` must show 8 lost, one `seat restore --all`, and each seat's first turn as soon as",
@@ -581,9 +584,10 @@ async function main(): Promise<void> {
     show("P13", withStamp(spendSection(r), r));
   }
   if (wanted("P14")) {
-    const r = await stamped(commit, () =>
-      benchNotify(quick ? { turns: 10, cliRounds: 2 } : { turns: 100, cliRounds: 20 }),
-    );
+    const r = await stamped(commit, async () => ({
+      ...(await benchNotify(quick ? { turns: 10, cliRounds: 2 } : { turns: 100, cliRounds: 20 })),
+      fleet: await benchFleetNotify(quick ? { events: 5 } : { events: 100 }),
+    }));
     save("p14-notify", r);
     show("P14", withStamp(notifySection(r), r));
   }

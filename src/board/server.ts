@@ -69,7 +69,15 @@ export interface BoardOptions {
    * key once (0600), records its address there so runs can build links, and answers a signed link without the
    * token. `publicUrl` is the https address a TLS reverse proxy serves this board's root at (links use it).
    */
-  links?: { home: string; publicUrl?: string };
+  links?: {
+    home: string;
+    publicUrl?: string;
+    /**
+     * The fleet's link key (derived from GROK_SEAT_FLEET_KEY, fleet/approval-links.ts): links a fleet worker signed
+     * with it are served too, under their own path, and answered through the approvals source (Redis).
+     */
+    fleetKey?: Buffer;
+  };
 }
 
 /** A running board. */
@@ -257,6 +265,8 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
   const linkKey = options.links ? ensureLinkKey(options.links.home) : undefined;
   if (options.links) pruneUsedLinks(options.links.home);
   const linksPath = linkKey ? `/${linksBase(linkKey)}` : undefined;
+  const fleetKey = options.links?.fleetKey;
+  const fleetLinksPath = fleetKey ? `/${linksBase(fleetKey)}` : undefined;
 
   const page = async (res: ServerResponse, notice?: string) => {
     const [items, approvals] = await Promise.all([
@@ -282,7 +292,9 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
     if (hosts && !hosts.has(req.headers.host ?? ""))
       return send(res, 421, renderError(421, "This board answers only to its own address."));
     const url = new URL(req.url ?? "/", "http://board.invalid");
-    if (linksPath && url.pathname.startsWith(`${linksPath}/`)) return answerLink(req, res, url);
+    if (linksPath && url.pathname.startsWith(`${linksPath}/`)) return answerLink(req, res, url, linkKey!, linksPath);
+    if (fleetLinksPath && url.pathname.startsWith(`${fleetLinksPath}/`))
+      return answerLink(req, res, url, fleetKey!, fleetLinksPath);
     // Outside the secret base path there is nothing, not even a hint that a board is here.
     if (url.pathname !== base && !url.pathname.startsWith(`${base}/`))
       return send(res, 404, renderError(404, "Not here."));
@@ -362,7 +374,13 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
   };
 
   /** A signed link from a notification: GET shows the exact call and a confirm button; the confirm's POST answers. */
-  const answerLink = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+  const answerLink = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    key: Buffer,
+    path: string,
+  ): Promise<void> => {
     const home = options.links!.home;
     const refuse = (status: number, heading: string, error: unknown) =>
       send(
@@ -374,7 +392,7 @@ export async function startBoard(options: BoardOptions = {}): Promise<Board> {
       return send(res, 405, renderError(405, "Not here."), { allow: "GET, HEAD, POST" });
     let link;
     try {
-      link = verifyLink(linkKey!, url.pathname.slice(linksPath!.length), url.searchParams);
+      link = verifyLink(key, url.pathname.slice(path.length), url.searchParams);
     } catch (error) {
       return refuse(
         error instanceof SeatError && error.code === "APPROVAL_LINK_EXPIRED" ? 410 : 403,

@@ -8,11 +8,11 @@
  *   relative paths in a file are relative to that file's directory.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join, parse, resolve } from "node:path";
+import { dirname, join, parse, resolve } from "node:path";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 // The single file, not the front door: reading the config does not load the notification delivery.
 import { parseNotifyConfig, type NotifyConfig } from "../notify/config.js";
+import { userConfigPath } from "../internal/user-config-path.js";
 
 /** Every key a config file may set. */
 export const CONFIG_KEYS = [
@@ -53,14 +53,7 @@ const ENV_OF: Partial<Record<ConfigKey, string>> = {
 /** Keys whose value is a path: resolved against the directory of the file that names it. */
 const PATH_KEYS: readonly ConfigKey[] = ["policy", "agentsDir", "prices", "redisCa", "redisCert", "redisKey"];
 
-/** The user config file: $XDG_CONFIG_HOME/grok-seat/config.json, default ~/.config/grok-seat/config.json. */
-export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME)
-      ? env.XDG_CONFIG_HOME
-      : join(env.HOME || homedir(), ".config");
-  return join(base, "grok-seat", "config.json");
-}
+export { userConfigPath };
 
 /** The nearest .grok-seat.json in `cwd` or a parent directory, if any. */
 export function projectConfigPath(cwd: string = process.cwd()): string | undefined {

@@ -12,6 +12,8 @@ import type { InstallTable } from "../agents/index.js";
 export interface CliHooks {
   /** `seat hire --visible`: the controller parks each delivery after its fence until it is killed. */
   holdBeforeDispatch?: boolean;
+  /** `seat hire --visible`: the coalescing window (ms) of the seat's notifier instead of the default. */
+  notifyCoalesceMs?: number;
   /** `seat agents install`: the install table to use instead of the built-in pins (a tiny local package). */
   agentInstallTable?: () => InstallTable;
   /** `seat mcp`: called once the server serves (a stray console write must still not reach stdout). */

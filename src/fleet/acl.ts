@@ -154,6 +154,8 @@ export function aclRules(role: AclRole): string[] {
         job("alive"),
         job("cancel"),
         job("approvals"),
+        // A `seat board --redis` run as a submitter publishes its address for the fleet's approval links.
+        "~grok-seat:board-links",
         "&grok-seat:cancel",
         "&grok-seat:approval-answered",
       ];

@@ -25,3 +25,13 @@ export { parseFleetBudget, reserveBudget, settleBudget, budgetKey } from "./budg
 export type { FleetBudget, Reservation } from "./budget.js";
 export { ACL_ROLES, aclRules, aclSetuserLine, aclUser } from "./acl.js";
 export type { AclRole } from "./acl.js";
+export {
+  BOARD_LINKS_TTL_MS,
+  fleetApprovalLinks,
+  fleetLinkKey,
+  publishBoardLinks,
+  readBoardLinks,
+  verifyBoardLinksRecord,
+  withdrawBoardLinks,
+} from "./approval-links.js";
+export { fleetKey } from "./job-seal.js";

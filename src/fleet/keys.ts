@@ -29,6 +29,9 @@ export const JOBS_INDEX = "grok-seat:jobs";
 
 /** Pub/sub channel on which cancels are announced (the message is the job id). */
 export const CANCEL_CHANNEL = "grok-seat:cancel";
+/** Where a `seat board --redis` serving the fleet's approval links leaves its address (fleet/approval-links.ts). */
+export const BOARD_LINKS_KEY = "grok-seat:board-links";
+
 /** Pub/sub channel announcing that one of a job's approvals was answered (message: the job id). */
 export const APPROVAL_ANSWERED_CHANNEL = "grok-seat:approval-answered";
 

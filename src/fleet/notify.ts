@@ -23,6 +23,7 @@ import {
   type NotifierOptions,
 } from "../notify/index.js";
 import { notifyClaimKey } from "./keys.js";
+import { fleetApprovalLinks } from "./approval-links.js";
 
 /** What a worker's fleet notifier needs. */
 export interface FleetNotifierOptions {
@@ -32,6 +33,13 @@ export interface FleetNotifierOptions {
   /** How long a claim is kept (ms): as long as the job's record. */
   claimMs: number;
   log(line: string): void;
+  /**
+   * The fleet's link key (fleet/approval-links.ts, from GROK_SEAT_FLEET_KEY): a `waiting` then carries Approve /
+   * Deny links to the `seat board --redis` that serves the fleet. Absent: no links, and the text says why.
+   */
+  linkKey?: Buffer;
+  /** The Redis URL as shown to a person (password masked), for the `seat approve … --redis` hint. */
+  displayUrl?: string;
   /** Passed to each target's notifier (tests shorten the coalescing window and retries). */
   notifier?: Omit<NotifierOptions, "targets">;
 }
@@ -44,6 +52,8 @@ export interface JobNotification {
   seq: string;
   text: string;
   approval?: NotifyApproval;
+  /** A `waiting`'s approval deadline (ISO 8601): its links expire with it. */
+  deadline?: string;
 }
 
 /** A worker's notifier for the jobs it runs. */
@@ -122,14 +132,41 @@ export function createFleetNotifier(options: FleetNotifierOptions): FleetNotifie
     },
   };
 
+  /** An approval's links, or (none to be had) how to answer from a shell and why there are no links. */
+  async function answerWith(
+    approval: NotifyApproval,
+    deadline: string | undefined,
+  ): Promise<{ links?: { approve_url: string; deny_url: string }; how: string }> {
+    const redisFlag = `--redis ${options.displayUrl ?? "URL"}`;
+    const how = (why: string) =>
+      ` — answer with \`seat approve ${approval.id} --digest ${approval.digest} ${redisFlag}\` or \`seat deny ${approval.id} ${redisFlag}\` (${why})`;
+    if (options.linkKey === undefined)
+      return { how: how("no links: this worker has no fleet key, GROK_SEAT_FLEET_KEY") };
+    let links: { approve_url: string; deny_url: string } | undefined;
+    try {
+      links =
+        deadline === undefined
+          ? undefined
+          : await fleetApprovalLinks(options.redis, options.linkKey, {
+              id: approval.id,
+              digest: approval.digest,
+              deadline,
+            });
+    } catch {
+      links = undefined;
+    }
+    return links ? { links, how: "" } : { how: how("no links: no seat board serves this fleet's links now") };
+  }
+
   async function tellNow(targets: readonly NotifyTarget[], n: JobNotification): Promise<void> {
     try {
+      const answered = n.approval ? await answerWith(n.approval, n.deadline) : undefined;
       const event = createNotifyEvent({
         id: jobEventId(n.jobId, n.event, n.seq),
         event: n.event,
         subject: { kind: "job", id: n.jobId },
-        text: n.text,
-        ...(n.approval ? { approval: n.approval } : {}),
+        text: `${n.text}${answered?.how ?? ""}`,
+        ...(n.approval ? { approval: { ...n.approval, ...(answered?.links ?? {}) } } : {}),
       });
       for (const target of targets) {
         if (!target.events.includes(event.event)) continue;

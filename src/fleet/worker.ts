@@ -24,6 +24,7 @@ import type { FleetBudget } from "./budget.js";
 import { checkDurability } from "./durability.js";
 import { fleetKey } from "./job-seal.js";
 import { createFleetNotifier } from "./notify.js";
+import { fleetLinkKey } from "./approval-links.js";
 import type { NotifyConfig } from "../notify/index.js";
 import { followSwitches } from "./sentinel.js";
 import {
@@ -135,7 +136,15 @@ export async function startWorker(options: WorkerOptions): Promise<FleetWorker> 
   let closing = false;
   const retainSeconds = options.retainSeconds ?? 86_400;
   const notifier = options.notify
-    ? createFleetNotifier({ redis, config: options.notify, claimMs: retainSeconds * 1000, log })
+    ? createFleetNotifier({
+        redis,
+        config: options.notify,
+        claimMs: retainSeconds * 1000,
+        log,
+        displayUrl: target.displayUrl,
+        // With a fleet key, a held approval's notification links to the board serving the fleet (approval-links.ts).
+        ...(key ? { linkKey: fleetLinkKey(key) } : {}),
+      })
     : undefined;
   const ctx: RunContext = {
     redis,

@@ -20,7 +20,10 @@ export type NotifyTarget =
       type: "webhook";
       url: string;
       secret: string;
-      events: readonly NotifyEventName[] /** Set when `secretEnv` named a variable this environment lacks: the target cannot be chosen. */;
+      events: readonly NotifyEventName[];
+      /** The environment variable `secretEnv` names (its name only), when the secret comes from there. */
+      secretEnv?: string;
+      /** Set when `secretEnv` named a variable this environment lacks: the target cannot be chosen. */
       unsetSecretEnv?: string;
     }
   | { name: string; type: "ntfy" | "slack"; url: string; events: readonly NotifyEventName[] }
@@ -129,10 +132,12 @@ function parseTarget(name: string, raw: unknown, env: NodeJS.ProcessEnv): Notify
   const url = httpUrl(raw.url, where);
   if (kind === "webhook") {
     const found = webhookSecret(raw, where, env);
-    if ("unset" in found) return { name, type: kind, url, secret: "", events: chosen, unsetSecretEnv: found.unset };
+    const from = typeof raw.secretEnv === "string" ? { secretEnv: raw.secretEnv } : {};
+    if ("unset" in found)
+      return { name, type: kind, url, secret: "", events: chosen, ...from, unsetSecretEnv: found.unset };
     const secretName = `GROK_SEAT_NOTIFY_SECRET_${name.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}`;
     registerSecrets({ [secretName]: found.secret }, [secretName]);
-    return { name, type: kind, url, secret: found.secret, events: chosen };
+    return { name, type: kind, url, secret: found.secret, events: chosen, ...from };
   }
   return { name, type: kind, url, events: chosen };
 }

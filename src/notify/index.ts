@@ -24,3 +24,4 @@ export { DEFAULT_COALESCE_MS, createNotifier, foldEvents, type Notifier, type No
 export { terminalSequence } from "./terminal.js";
 export { approvalCommand, notifyFromEvents, type EventNotificationOptions } from "./from-events.js";
 export { NOTIFY_EVENT_SCHEMA } from "./schema.js";
+export { loadUserNotifyConfig, resolveTargetNames, secretEnvNamesOf } from "./user-config.js";

@@ -24,6 +24,7 @@ import { MAX_SOCKET_PATH_BYTES } from "./plan.js";
 import { ensurePrivateDir, journalPath, seatDir, writeSeatFile, type SeatFile } from "./seat-home.js";
 import type { VisibleSeat } from "./visible-seat.js";
 import { commitSeatWorktree, lockSeatWorktree } from "./seat-worktree.js";
+import { startSeatNotifier } from "./seat-notify.js";
 import type { WorktreeLock, WorktreeRecord } from "../worktrees/index.js";
 
 /** The controller's configuration, written by `seat hire` to <seat dir>/hire.json. */
@@ -49,6 +50,15 @@ export interface ControllerConfig {
   worktree?: WorktreeRecord;
   /** Restore (seat restore): continue grok session `sessionId` in a new TUI; the journal row is reopened by CAS. */
   restore?: { sessionId: string; expectSocketPath: string };
+  /**
+   * The notification targets this seat tells (`seat hire --notify`), by name only: resolved against the user
+   * config's `notify` section when the controller starts, their secrets from its own environment.
+   */
+  notify?: string[];
+  /** Names of the variables the notify targets take their secrets from (values only in the controller's env). */
+  notifySecretEnvNames?: string[];
+  /** Test hook: the coalescing window of the seat's notifier (default notify/notifier.ts's). */
+  notifyCoalesceMs?: number;
   /** Test hook: hold every delivery after its fence (writes <seat dir>/held-<promptId>) so a test can kill -9 here. */
   holdBeforeDispatch?: boolean;
 }
@@ -71,6 +81,8 @@ export const CONTROLLER_ENV_ALLOW_LIST = [
   "LC_CTYPE",
   "TZ",
   "GROK_SEAT_HOME",
+  // Where the user config lives: a seat's controller reads the notify targets it names there.
+  "XDG_CONFIG_HOME",
 ] as const;
 
 /** The explicit environment of a seat's controller: the allow-list from `source` plus the given secret values. */
@@ -79,6 +91,13 @@ export function controllerEnv(source: NodeJS.ProcessEnv, secrets: Record<string,
   for (const name of CONTROLLER_ENV_ALLOW_LIST)
     if (typeof source[name] === "string" && source[name] !== "") out[name] = source[name]!;
   return { ...out, ...secrets };
+}
+
+/** The values `names` have in `source` (unset or empty ones left out): the notify targets' secrets for a controller's env. */
+export function envValuesOf(source: NodeJS.ProcessEnv, names: readonly string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) if (typeof source[name] === "string" && source[name] !== "") out[name] = source[name]!;
+  return out;
 }
 
 /** The TUI env of a config: its plain part plus the named secrets read from `source` (the controller's env). */
@@ -194,6 +213,7 @@ export async function runController(
   }
   Object.assign(file, { state: "active", admission: seat.parts.admission, selected: seat.parts.selected });
   writeSeatFile(dir, file);
+  const notifier = startSeatNotifier(config, seat, (line) => log({ type: "notify", detail: line }));
 
   return new Promise<number>((resolveRun) => {
     let releasing = false;
@@ -202,8 +222,11 @@ export async function runController(
       worktreeLock?.release();
       server.close();
       rmSync(socketPath, { force: true });
-      journal.close();
-      resolveRun(code);
+      // What the release told (or what was held by coalescing) goes out first, for at most 3 s.
+      void notifier.close().finally(() => {
+        journal.close();
+        resolveRun(code);
+      });
     };
     const handle = (socket: Socket) => {
       let buffer = "";

@@ -286,7 +286,7 @@ export async function hireSeat(options: HireSeatOptions): Promise<VisibleSeat> {
     const liveClient = client;
     let core: SessionCore | null = null;
     // Follows what the TUI asks its owner from the first notification on (a question may already be open).
-    const interactions = new InteractionWatch();
+    const interactions = new InteractionWatch(() => seat?.interactionsChanged());
     const peer = await connectAcp(
       liveClient.stream,
       {

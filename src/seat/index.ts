@@ -64,7 +64,7 @@ export {
   SEAT_FILE_SCHEMA,
 } from "./seat-home.js";
 export type { SeatFile } from "./seat-home.js";
-export { runController, controlSocketPath, backendFor, controllerEnv } from "./controller.js";
+export { runController, controlSocketPath, backendFor, controllerEnv, envValuesOf } from "./controller.js";
 export type { ControllerConfig, ControlRequest } from "./controller.js";
 export { callController, unwrapReply, isControllerGone } from "./control-client.js";
 export { offlineStatus, offlineRelease, controllerState } from "./offline.js";
@@ -75,3 +75,4 @@ export { isSeatLost, restoreSeat } from "./restore.js";
 export { claimSocketPath, restoreClaimOf, unclaimedSocketPath, type RestoreClaim } from "./restore-claim.js";
 export type { RestoreResult } from "./restore.js";
 export { launchController } from "./launch-controller.js";
+export { notifySeatChanges, seatEventId, startSeatNotifier, type SeatNotifier } from "./seat-notify.js";

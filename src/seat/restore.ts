@@ -17,7 +17,7 @@ import { SeatError } from "../errors.js";
 import { splitSecretEnv } from "../internal/redact.js";
 import { platformIdentitySource } from "../identity/index.js";
 import type { Journal, SeatRecord } from "../journal/index.js";
-import { controllerEnv, type ControllerConfig } from "./controller.js";
+import { controllerEnv, envValuesOf, type ControllerConfig } from "./controller.js";
 import { launchController } from "./launch-controller.js";
 import { buildTuiEnv } from "./plan.js";
 import { observeExit } from "./proof.js";
@@ -138,7 +138,12 @@ export async function restoreSeat(
   const configPath = join(dir, "restore.json");
   writeFileSync(configPath, JSON.stringify(restored), { mode: 0o600 });
   const { secret } = splitSecretEnv(buildTuiEnv(env, config.secretEnvNames ?? []));
-  const outcome = await launchController(dir, configPath, controllerEnv(env, secret));
+  // The notify targets' secrets, by the names hire.json recorded; one unset here only drops that target (logged).
+  const outcome = await launchController(
+    dir,
+    configPath,
+    controllerEnv(env, { ...envValuesOf(env, config.notifySecretEnvNames), ...secret }),
+  );
   if (outcome.type !== "hired") {
     // Still claimed by us when the controller refused before its own compare-and-set: hand the seat back, lost.
     journal.reopenSeat(seatId, { socketPath: claimed }, { socketPath: unclaimedSocketPath(seat.socketPath) });

@@ -217,6 +217,38 @@ export class VisibleSeat {
     );
   }
 
+  /**
+   * Calls `listener` after every change of this seat: a delivery's state (with the record when this seat wrote
+   * it), an owner interaction opened or resolved, the leader connection closing. Synchronous, in the writer's
+   * turn: a listener must not block and its throw is not the seat's (it is swallowed). Returns the unsubscribe.
+   */
+  watch(listener: (written?: DeliveryRecord) => void): () => void {
+    const guarded = (written?: DeliveryRecord) => {
+      try {
+        listener(written);
+      } catch {
+        // a watcher's failure is never the delivery's
+      }
+    };
+    this.#listeners.add(guarded);
+    return () => this.#listeners.delete(guarded);
+  }
+
+  /** Tells the watchers that what the TUI asks its owner changed (the InteractionWatch calls this). */
+  interactionsChanged(): void {
+    this.#notify();
+  }
+
+  /** True once release began. */
+  get isReleased(): boolean {
+    return this.#closed;
+  }
+
+  /** Why the leader connection closed without a release, or null while it is open (or the seat was released). */
+  get connectionLost(): SeatError | null {
+    return this.#closed ? null : this.#leaderGone;
+  }
+
   /** How the dispatch re-proofs so far were decided: from the seal (quick) or by a full proof. */
   get dispatchProofs(): { seal: number; full: number } {
     return { ...this.#proofs };

@@ -2,7 +2,7 @@
  * The test-only `seat` entry: installs the hooks a test names, then runs the real CLI (src/cli/main.ts) in this
  * process. The shipped bin never reads these variables; only tests spawn this file (SEAT_HOOKED_MAIN).
  *   GROK_SEAT_TEST_HOOKS      comma list: hold-before-dispatch, throw-uncaught, reject-unhandled,
- *                             agent-pins-from-env, mcp-stray-console
+ *                             agent-pins-from-env, mcp-stray-console, notify-no-coalesce
  *   GROK_SEAT_TEST_AGENT_PINS with agent-pins-from-env: JSON {name: {dir, package, version}}, the install table
  */
 import { installCliHooks, type CliHooks } from "../../src/cli/hooks.js";
@@ -15,6 +15,7 @@ const names = new Set(
 );
 const hooks: CliHooks = {};
 if (names.has("hold-before-dispatch")) hooks.holdBeforeDispatch = true;
+if (names.has("notify-no-coalesce")) hooks.notifyCoalesceMs = 0;
 if (names.has("agent-pins-from-env")) {
   const pins = JSON.parse(process.env.GROK_SEAT_TEST_AGENT_PINS ?? "{}") as Record<
     string,

@@ -23,6 +23,35 @@ function approvalsSource(redis: string | undefined): ApprovalsSource {
   return { list: () => listApprovals(where), answer: (id, answer) => answerApproval(id, answer, where) };
 }
 
+/**
+ * Publishes this board's links address for the fleet in Redis (MAC'd with the fleet's link key) and keeps it alive
+ * while the board runs; close() withdraws it if it is still this board's.
+ */
+async function publishFleetLinks(
+  fleet: typeof import("../../fleet/index.js"),
+  redisUrl: string,
+  key: Buffer,
+  linksUrl: string,
+): Promise<{ close(): Promise<void> }> {
+  const redis = fleet.connectRedis(fleet.parseRedisUrl(redisUrl), { name: "grok-seat-board" });
+  let last = await fleet.publishBoardLinks(redis, key, linksUrl);
+  const refresh = setInterval(
+    () =>
+      void fleet.publishBoardLinks(redis, key, linksUrl).then(
+        (record) => void (last = record),
+        () => undefined,
+      ),
+    fleet.BOARD_LINKS_TTL_MS / 3,
+  );
+  return {
+    async close() {
+      clearInterval(refresh);
+      await fleet.withdrawBoardLinks(redis, last).catch(() => undefined);
+      redis.disconnect();
+    },
+  };
+}
+
 export const boardCommand: Command = {
   name: "board",
   help: `Usage: seat board [--redis URL] [--port N] [--host H] [--public-url URL] [--queue-actions]
@@ -62,7 +91,11 @@ Examples:
       throw new SeatError("CLI_USAGE", `seat board: --port takes a port number (0–65535), not "${rawPort}".`);
     const redis = stringFlag(args, "redis");
     const envToken = process.env.GROK_SEAT_BOARD_TOKEN || undefined;
-    const fleet = redis === undefined ? undefined : await (await import("../../fleet/index.js")).connectFleet(redis);
+    const fleetModule = redis === undefined ? undefined : await import("../../fleet/index.js");
+    const fleet = redis === undefined ? undefined : await fleetModule!.connectFleet(redis);
+    // With --redis and a fleet key, links a fleet's workers sign (with a key derived from it) are served here too.
+    const fleetSecret = fleetModule?.fleetKey();
+    const fleetLinkKey = fleetSecret === undefined ? undefined : fleetModule!.fleetLinkKey(fleetSecret);
     const approvals = approvalsSource(redis);
     const { startBoard } = await import("../../board/server.js");
     let board;
@@ -77,6 +110,7 @@ Examples:
         links: {
           home: seatHome(),
           ...(stringFlag(args, "public-url") !== undefined ? { publicUrl: stringFlag(args, "public-url")! } : {}),
+          ...(fleetLinkKey ? { fleetKey: fleetLinkKey } : {}),
         },
         ...(approvals ? { approvals } : {}),
       });
@@ -90,12 +124,21 @@ Examples:
       process.stderr.write(
         "board: approval links are off on a shared address without --public-url (they would travel as plain http); notifications say `seat approve ID` instead\n",
       );
+    const published =
+      fleetModule && redis !== undefined && fleetLinkKey && board.linksUrl !== undefined
+        ? await publishFleetLinks(fleetModule, redis, fleetLinkKey, board.linksUrl)
+        : undefined;
+    if (redis !== undefined && fleetLinkKey === undefined)
+      process.stderr.write(
+        "board: fleet approval links are off: no fleet key (GROK_SEAT_FLEET_KEY); fleet notifications say `seat approve ID --redis URL` instead\n",
+      );
     if (envToken) process.stdout.write(`board: ${board.url}\n`);
     else writeUnmasked(process.stdout, `board: ${board.url}?token=${board.token}\n`);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
     });
+    await published?.close();
     await board.close();
     await fleet?.close();
     return EXIT.ok;

@@ -18,12 +18,16 @@ import {
   buildTuiEnv,
   controllerEnv,
   ensurePrivateDir,
+  envValuesOf,
   newSeatId,
   seatDir,
   seatHome,
   type ControllerConfig,
 } from "../../seat/index.js";
-import { parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
+import { chooseTargets } from "../../notify/config.js";
+import { secretEnvNamesOf } from "../../notify/user-config.js";
+import { loadNotifyConfig } from "../config.js";
 import { WORKTREE_FLAGS, planSeatWorktree, worktreeArgv } from "../worktree-run.js";
 import { EXIT, writeJson } from "../output.js";
 import { cliHooks } from "../hooks.js";
@@ -51,6 +55,9 @@ export const hireCommand: Command = {
   --tmux-socket NAME   private tmux server name (default grok-seat)
   --herdr-socket PATH  Herdr server socket
   --ready-timeout S    seconds for the TUI to become ready (default 30)
+  --notify NAME        tell notification target NAME (the user config's "notify" section; repeatable) when the
+                       seat waits for you in its TUI, a delivered turn ends, or the seat loses its TUI; default: the
+                       config's "default" targets; --notify none for none. Only the names are recorded
   --json               one JSON object on stdout
 
 State lives in $GROK_SEAT_HOME (default ~/.grok-seat): journal seats.db and seats/<seat>/.
@@ -75,6 +82,7 @@ Examples:
       "tmux-socket": { type: "string" },
       "herdr-socket": { type: "string" },
       "ready-timeout": { type: "string" },
+      notify: { type: "string", multiple: true },
       json: { type: "boolean" },
     });
     if (!args.values.visible)
@@ -85,6 +93,9 @@ Examples:
     const mux = stringFlag(args, "mux") ?? "tmux";
     if (mux !== "tmux" && mux !== "herdr")
       throw new SeatError("CLI_USAGE", `seat hire: --mux takes tmux or herdr, got "${mux}".`);
+    // Targets are checked with the other flags (an unknown name is a usage error) and recorded by name only.
+    const notifyConfig = loadNotifyConfig();
+    const notifyNames = chooseTargets(notifyConfig, listFlag(args, "notify")).map((target) => target.name);
     const asked = resolve(stringFlag(args, "cwd") ?? process.cwd());
     const explicit = stringFlag(args, "grok");
     const binary = await resolveGrokBinary(explicit ? { explicitPath: explicit } : {});
@@ -141,6 +152,8 @@ Examples:
     const readyMs = secondsFlag("hire", args, "ready-timeout", 30_000)!;
     // hire.json names the secrets but holds no value: the controller gets them in its own environment.
     const { plain, secret } = splitSecretEnv(buildTuiEnv(process.env));
+    // The notify targets' secrets reach the controller in its environment only, never the TUI's.
+    const notifySecretEnvNames = secretEnvNamesOf(notifyConfig, notifyNames);
     const config: ControllerConfig = {
       seatHome: home,
       seatId,
@@ -157,11 +170,18 @@ Examples:
       ...(stringFlag(args, "tmux-socket") ? { tmuxSocket: stringFlag(args, "tmux-socket")! } : {}),
       ...(mux === "herdr" ? { herdrSocket: stringFlag(args, "herdr-socket") ?? resolveHerdrSocketPath() } : {}),
       ...(cliHooks().holdBeforeDispatch === true ? { holdBeforeDispatch: true } : {}),
+      ...(notifyNames.length > 0 ? { notify: notifyNames } : {}),
+      ...(notifySecretEnvNames.length > 0 ? { notifySecretEnvNames } : {}),
+      ...(cliHooks().notifyCoalesceMs !== undefined ? { notifyCoalesceMs: cliHooks().notifyCoalesceMs } : {}),
       ...(worktree ? { worktree } : {}),
     };
     const configPath = join(dir, "hire.json");
     writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
-    const outcome = await launchController(dir, configPath, controllerEnv(process.env, secret));
+    const outcome = await launchController(
+      dir,
+      configPath,
+      controllerEnv(process.env, { ...envValuesOf(process.env, notifySecretEnvNames), ...secret }),
+    );
     if (outcome.type !== "hired") {
       const error = (outcome.error ?? {}) as { code?: string; message?: string; context?: Record<string, unknown> };
       throw new SeatError(
