@@ -1,8 +1,8 @@
 /*
  * Door parity cases: every door a supervised turn starts from × every property it must have alike, as data.
  * Owns: the doors, the properties and, per cell, what the door must show — or why the cell does not apply.
- * Does not own: running them (parity.test.ts drives each door once on the real grok against the mock and checks
- *   every cell of that door).
+ * Does not own: running them (parity.test.ts drives each door's turns on the real grok against the mock and
+ *   checks every cell of that door).
  * Invariant: every door has a cell for every property; a cell is either an expectation or `na` with its reason,
  *   never left out (the runner fails on a missing cell, and on a cell it did not check).
  */
@@ -11,7 +11,7 @@
 export type DoorId = "cli-plain" | "cli-named" | "mcp-run" | "mcp-named" | "library-named";
 
 /** What every door must have alike. */
-export type PropertyId = "ps" | "approval-owner" | "worktree";
+export type PropertyId = "ps" | "approval-owner" | "worktree" | "ledger" | "budget" | "cancel" | "journal" | "masking";
 
 /** One cell: what the door must show, or why it does not apply. */
 export type Cell =
@@ -21,6 +21,30 @@ export type Cell =
   | { owner: { kind: "session" | "named-session"; name?: string } }
   /** The turn worked in seat worktree `name`: its shell command's file is committed on seat/<name>, the user's tree has none. */
   | { worktree: { name: string } }
+  /**
+   * The journal's ledger rows written during the door's turns count every model call the mock served then, once:
+   * their model calls and tokens add up to exactly what the mock served, and each row is the door's (`source`, the
+   * session's name or none) and one of the turns it reported.
+   */
+  | { ledger: { source: "run" | "session"; session?: string } }
+  /** A turn given a token budget of `maxTokens` that its model call passes is reported with `code`. */
+  | { budget: { maxTokens: number; code: "BUDGET_EXCEEDED" } }
+  /**
+   * The door's running turn is cancelled from another process — `seat cancel -s NAME` (`by: "name"`) or `seat
+   * cancel ID` with the id `seat ps --json` lists it under (`by: "ps-id"`) — and ends with stop reason `cancelled`,
+   * its agent disposed.
+   */
+  | { cancel: { by: "name" | "ps-id" } }
+  /**
+   * `seat sessions history NAME --json` holds one row per turn the door ran, by its prompt id, in order: `completed`
+   * for a turn that ended `end_turn`, `interrupted` for one that ended `cancelled`.
+   */
+  | { journal: { name: string } }
+  /**
+   * The canary key in the door's environment, echoed by the model, is masked (`[redacted]` where it was) in what
+   * the door `prints`, and in the journal's bytes; none of its outputs holds the value.
+   */
+  | { masking: { prints: "stdout and stderr" | "the tool result" | "nothing" } }
   | { na: string };
 
 export interface Door {
@@ -38,7 +62,15 @@ export const PROPERTIES: Record<PropertyId, string> = {
     "its held approval names the same owner (kind + name) in `seat approvals --json`, and is answered from another process",
   worktree:
     "a worktree asked for is honoured: the agent works in it, the turn is committed on seat/<name>, the user's tree is untouched",
+  ledger: "every model call the mock served during the door's turns is in the ledger exactly once, as the door's",
+  budget: "a turn's token budget is kept at this door: a turn that passes it ends cancelled with BUDGET_EXCEEDED",
+  cancel: "the running turn is cancelled from another shell and ends cancelled, its agent disposed",
+  journal: "the door's record of each turn it ran: its prompt id and how it ended",
+  masking: "a secret the model echoes is masked in everything the door prints and writes",
 };
+
+const PLAIN_JOURNAL =
+  "a plain run has no session, so the journal keeps no turn history for it (`seat sessions history` needs a name); its record is its ledger rows, checked by the ledger cell";
 
 export const DOORS: readonly Door[] = [
   {
@@ -48,6 +80,11 @@ export const DOORS: readonly Door[] = [
       ps: { ps: { kind: "run" } },
       "approval-owner": { owner: { kind: "session" } },
       worktree: { worktree: { name: "parity-cli-plain" } },
+      ledger: { ledger: { source: "run" } },
+      budget: { budget: { maxTokens: 5, code: "BUDGET_EXCEEDED" } },
+      cancel: { cancel: { by: "ps-id" } },
+      journal: { na: PLAIN_JOURNAL },
+      masking: { masking: { prints: "stdout and stderr" } },
     },
   },
   {
@@ -58,6 +95,11 @@ export const DOORS: readonly Door[] = [
       ps: { ps: { kind: "named-session", name: "parity-cli" } },
       "approval-owner": { owner: { kind: "named-session", name: "parity-cli" } },
       worktree: { worktree: { name: "parity-cli-named" } },
+      ledger: { ledger: { source: "session", session: "parity-cli" } },
+      budget: { budget: { maxTokens: 5, code: "BUDGET_EXCEEDED" } },
+      cancel: { cancel: { by: "name" } },
+      journal: { journal: { name: "parity-cli" } },
+      masking: { masking: { prints: "stdout and stderr" } },
     },
   },
   {
@@ -67,6 +109,11 @@ export const DOORS: readonly Door[] = [
       ps: { ps: { kind: "run" } },
       "approval-owner": { owner: { kind: "session" } },
       worktree: { worktree: { name: "parity-mcp-run" } },
+      ledger: { ledger: { source: "run" } },
+      budget: { budget: { maxTokens: 5, code: "BUDGET_EXCEEDED" } },
+      cancel: { cancel: { by: "ps-id" } },
+      journal: { na: PLAIN_JOURNAL },
+      masking: { masking: { prints: "the tool result" } },
     },
   },
   {
@@ -77,6 +124,11 @@ export const DOORS: readonly Door[] = [
       ps: { ps: { kind: "named-session", name: "parity-mcp" } },
       "approval-owner": { owner: { kind: "named-session", name: "parity-mcp" } },
       worktree: { worktree: { name: "parity-mcp-named" } },
+      ledger: { ledger: { source: "session", session: "parity-mcp" } },
+      budget: { budget: { maxTokens: 5, code: "BUDGET_EXCEEDED" } },
+      cancel: { cancel: { by: "name" } },
+      journal: { journal: { name: "parity-mcp" } },
+      masking: { masking: { prints: "the tool result" } },
     },
   },
   {
@@ -87,6 +139,13 @@ export const DOORS: readonly Door[] = [
       ps: { ps: { kind: "named-session", name: "parity-lib" } },
       "approval-owner": { owner: { kind: "named-session", name: "parity-lib" } },
       worktree: { worktree: { name: "parity-library-named" } },
+      ledger: { ledger: { source: "session", session: "parity-lib" } },
+      budget: { budget: { maxTokens: 5, code: "BUDGET_EXCEEDED" } },
+      cancel: { cancel: { by: "name" } },
+      journal: { journal: { name: "parity-lib" } },
+      // The library prints nothing of its own: the caller gets the agent's text as the agent sent it. What it
+      // writes for other processes (the journal, read by `seat sessions history`) is checked.
+      masking: { masking: { prints: "nothing" } },
     },
   },
 ];
