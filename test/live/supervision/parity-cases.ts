@@ -63,7 +63,7 @@ export const PROPERTIES: Record<PropertyId, string> = {
   worktree:
     "a worktree asked for is honoured: the agent works in it, the turn is committed on seat/<name>, the user's tree is untouched",
   ledger: "every model call the mock served during the door's turns is in the ledger exactly once, as the door's",
-  budget: "a turn's token budget is kept at this door: a turn that passes it ends cancelled with BUDGET_EXCEEDED",
+  budget: "a turn's token budget is kept at this door: a turn that passes it is reported BUDGET_EXCEEDED",
   cancel: "the running turn is cancelled from another shell and ends cancelled, its agent disposed",
   journal: "the door's record of each turn it ran: its prompt id and how it ended",
   masking: "a secret the model echoes is masked in everything the door prints and writes",

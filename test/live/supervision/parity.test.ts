@@ -1,11 +1,11 @@
 /*
  * Door parity on the real grok 1.0.41 against the scripted mock: each door of parity-cases.ts runs three turns —
  *   a turn in a worktree whose shell command is held for approval and whose answer echoes a canary key, a turn with
- *   a token budget its first model call passes, and a slow turn cancelled from another shell — and every cell of
+ *   a token budget its one model call passes, and a slow turn cancelled from another shell — and every cell of
  *   that door is checked: `seat ps --json` lists it with its kind (and name) while working and while waiting; `seat
  *   approvals --json` in another process names its owner, and `seat approve` there answers it; the command's file is
  *   committed on seat/<name> and the user's tree is untouched; the ledger counts every model call the mock served,
- *   once; the budget ends its turn BUDGET_EXCEEDED; `seat cancel` ends the slow turn cancelled with no agent left;
+ *   once; the budget turn is reported BUDGET_EXCEEDED; `seat cancel` ends the slow turn cancelled with no agent left;
  *   the journal records each turn; the canary is masked in what the door prints and writes. A door's failing cells
  *   are reported together, by cell.
  */
