@@ -8,17 +8,20 @@
  */
 
 /** Where a supervised turn starts. */
-export type DoorId = "cli-plain" | "cli-named" | "mcp-run" | "mcp-named" | "library-named";
+export type DoorId = "cli-plain" | "cli-named" | "mcp-run" | "mcp-named" | "library-named" | "fleet-job";
 
 /** What every door must have alike. */
 export type PropertyId = "ps" | "approval-owner" | "worktree" | "ledger" | "budget" | "cancel" | "journal" | "masking";
 
 /** One cell: what the door must show, or why it does not apply. */
 export type Cell =
-  /** Listed by `seat ps --json` while working and while waiting on an approval (waitingOn approval), as `kind`, with `name` when set. */
-  | { ps: { kind: "run" | "named-session"; name?: string } }
+  /**
+   * Listed by `seat ps --json` (with `--redis URL` for a fleet job) while working and while waiting on an approval
+   * (waitingOn approval), as `kind`, with `name` when set.
+   */
+  | { ps: { kind: "run" | "named-session" | "job"; name?: string } }
   /** The held approval, listed by `seat approvals --json` from another process, names this owner (no name when absent). */
-  | { owner: { kind: "session" | "named-session"; name?: string } }
+  | { owner: { kind: "session" | "named-session" | "job"; name?: string } }
   /** The turn worked in seat worktree `name`: its shell command's file is committed on seat/<name>, the user's tree has none. */
   | { worktree: { name: string } }
   /**
@@ -26,20 +29,25 @@ export type Cell =
    * their model calls and tokens add up to exactly what the mock served, and each row is the door's (`source`, the
    * session's name or none) and one of the turns it reported.
    */
-  | { ledger: { source: "run" | "session"; session?: string } }
+  | { ledger: { source: "run" | "session" | "job"; session?: string } }
   /** A turn given a token budget of `maxTokens` that its model call passes is reported with `code`. */
   | { budget: { maxTokens: number; code: "BUDGET_EXCEEDED" } }
   /**
-   * The door's running turn is cancelled from another process — `seat cancel -s NAME` (`by: "name"`) or `seat
-   * cancel ID` with the id `seat ps --json` lists it under (`by: "ps-id"`) — and ends with stop reason `cancelled`,
-   * its agent disposed.
+   * The door's running turn is cancelled from another process — `seat cancel -s NAME` (`by: "name"`), `seat
+   * cancel ID` with the id `seat ps --json` lists it under (`by: "ps-id"`) or `seat jobs cancel ID --redis URL`
+   * (`by: "job-id"`) — and ends with stop reason `cancelled`, its agent disposed.
    */
-  | { cancel: { by: "name" | "ps-id" } }
+  | { cancel: { by: "name" | "ps-id" | "job-id" } }
   /**
    * `seat sessions history NAME --json` holds one row per turn the door ran, by its prompt id, in order: `completed`
    * for a turn that ended `end_turn`, `interrupted` for one that ended `cancelled`.
    */
   | { journal: { name: string } }
+  /**
+   * `seat jobs show ID --redis URL --json` holds each job the door ran with its prompt id and the status its
+   * stream ended with (`completed` for a turn that ended `end_turn`, `cancelled` for one that ended `cancelled`).
+   */
+  | { jobRecord: { status: "completed or cancelled" } }
   /**
    * The canary key in the door's environment, echoed by the model, is masked (`[redacted]` where it was) in what
    * the door `prints`, and in the journal's bytes; none of its outputs holds the value.
@@ -146,6 +154,23 @@ export const DOORS: readonly Door[] = [
       // The library prints nothing of its own: the caller gets the agent's text as the agent sent it. What it
       // writes for other processes (the journal, read by `seat sessions history`) is checked.
       masking: { masking: { prints: "nothing" } },
+    },
+  },
+  {
+    id: "fleet-job",
+    label: "seat submit --redis URL --wait, run by a seat worker (real redis-server)",
+    cells: {
+      ps: { ps: { kind: "job" } },
+      "approval-owner": { owner: { kind: "job" } },
+      worktree: {
+        na: "a fleet job works in a worktree of the worker's cache clone of --repo, pushed back to that repository (not a seat worktree of the user's tree): test/live/fleet/fleet-worktrees.test.ts",
+      },
+      ledger: { ledger: { source: "job" } },
+      budget: { budget: { maxTokens: 5, code: "BUDGET_EXCEEDED" } },
+      cancel: { cancel: { by: "job-id" } },
+      journal: { jobRecord: { status: "completed or cancelled" } },
+      // The submitter's shell holds no key: what the worker publishes must already be masked.
+      masking: { masking: { prints: "stdout and stderr" } },
     },
   },
 ];

@@ -23,6 +23,8 @@ import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
 import { gotLive } from "../../support/requirements.js";
 import { gitIn, makeRepo } from "../../support/git-repo.js";
 import { filesHolding } from "../../support/secret-canary.js";
+import { redisMissing, startFleetRig, type FleetRig } from "../../support/fleet-rig.js";
+import { need } from "../../support/requirements.js";
 import { openSession } from "../../../src/sessions/index.js";
 import { finishTurnWorktree, planTurnWorktree } from "../../../src/index.js";
 import { DEFAULT_POLICY, createPermissionGate } from "../../../src/permissions/index.js";
@@ -77,6 +79,10 @@ let dir: string;
 let repo: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
+/** The fleet door's redis-server and its one worker (a host with its own seat home), or why there is none. */
+let fleet: { rig: FleetRig; url: string; workerHome: string } | string;
+/** A shell on another host: no HOME of the worker, no key. */
+const elsewhere = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, NO_COLOR: "1" });
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "gs-live-parity-"));
@@ -94,9 +100,19 @@ before(async () => {
       NO_COLOR: "1",
       XAI_API_KEY: CANARY,
     };
+  const missing = redisMissing();
+  if (missing || typeof rig === "string") fleet = missing || "no live rig";
+  else {
+    const fleetRig = await startFleetRig();
+    const worker = await fleetRig.startWorker("host-a", {
+      env: { HOME: rig.sandbox.home, GROK_HOME: rig.sandbox.grokHome, GROK_BIN: rig.binary, XAI_API_KEY: CANARY },
+    });
+    fleet = { rig: fleetRig, url: fleetRig.redis.url, workerHome: join(worker.home, ".grok-seat") };
+  }
 });
 
 after(async () => {
+  if (fleet && typeof fleet !== "string") await fleet.rig.close();
   if (typeof rig !== "string") await rig.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -141,11 +157,14 @@ interface Outcome {
   codes: string[];
   /** What the door printed or returned for the turn (stdout + stderr, the tool result); "" when it prints nothing. */
   printed: string;
+  /** The fleet job that ran the turn. */
+  jobId?: string;
 }
 
-/** One turn, started: the pid that holds it, and its end. */
+/** One turn, started: the pid that holds it (or the fleet job that runs it), and its end. */
 interface Running {
-  pid: number;
+  pid?: number;
+  jobId?: string;
   done: Promise<Outcome>;
 }
 
@@ -156,6 +175,10 @@ interface Driver {
   abort(): void;
   /** Ends the door: the MCP client goes, the library disposes its session and commits its worktree. */
   close(): Promise<void>;
+  /** The seat home whose journal holds the door's ledger (the worker's, for a fleet job). */
+  seatHome: string;
+  /** Flags and environment of the `seat` verbs that look at the door from another shell (`--redis URL`). */
+  look: { args: string[]; env: NodeJS.ProcessEnv };
 }
 
 function cliDriver(door: Door): Driver {
@@ -178,27 +201,65 @@ function cliDriver(door: Door): Driver {
       const run = current;
       return {
         pid: run.child.pid!,
-        done: run.done.then((r) => {
-          const lines = jsonLines(r.stdout);
-          const done = lines.find((l) => l.type === "done");
-          const codes = lines.flatMap((l) =>
-            l.type === "diagnostic"
-              ? [String((l.diagnostic as Item).code)]
-              : l.type === "error"
-                ? [String(l.code ?? (l.error as Item | undefined)?.code)]
-                : [],
-          );
-          return {
-            ...(typeof done?.promptId === "string" ? { promptId: done.promptId } : {}),
-            stopReason: (done?.stopReason as string | undefined) ?? null,
-            codes,
-            printed: `exit ${r.code}\n${r.stdout}${r.stderr}`,
-          };
-        }),
+        done: run.done.then(runOutcome),
       };
     },
     abort: () => void current?.child.kill("SIGINT"),
     close: async () => void current?.child.kill("SIGKILL"),
+    seatHome: home,
+    look: { args: [], env },
+  };
+}
+
+/** Parses the NDJSON `seat run --json` / `seat submit --wait` print. */
+function runOutcome(r: { code: number | null; stdout: string; stderr: string }): Outcome {
+  const lines = jsonLines(r.stdout);
+  const done = lines.find((l) => l.type === "done");
+  const codes = lines.flatMap((l) =>
+    l.type === "diagnostic"
+      ? [String((l.diagnostic as Item).code)]
+      : l.type === "error"
+        ? [String(l.code ?? (l.error as Item | undefined)?.code)]
+        : [],
+  );
+  return {
+    ...(typeof done?.promptId === "string" ? { promptId: done.promptId } : {}),
+    stopReason: (done?.stopReason as string | undefined) ?? null,
+    codes,
+    printed: `exit ${r.code}\n${r.stdout}${r.stderr}`,
+  };
+}
+
+/** A fleet job per turn: `seat submit --wait` from another host's shell, run by the rig's worker. */
+function fleetDriver(door: Door, where: { url: string; workerHome: string }): Driver {
+  let current: ReturnType<typeof startSeat> | undefined;
+  let jobs = 0;
+  return {
+    async turn(prompt, options) {
+      const jobId = `${door.id}-${(jobs += 1)}`;
+      current = startSeat(
+        [
+          "submit",
+          "--redis",
+          where.url,
+          "--wait",
+          "--id",
+          jobId,
+          "--ask",
+          "execute",
+          "--cwd",
+          repo,
+          ...(options.maxTokens !== undefined ? ["--max-tokens", String(options.maxTokens)] : []),
+          prompt,
+        ],
+        { env: elsewhere(), cwd: dir },
+      );
+      return { jobId, done: current.done.then((r) => ({ ...runOutcome(r), jobId })) };
+    },
+    abort: () => void current?.child.kill("SIGINT"),
+    close: async () => void current?.child.kill("SIGKILL"),
+    seatHome: where.workerHome,
+    look: { args: ["--redis", where.url], env: elsewhere() },
   };
 }
 
@@ -258,6 +319,8 @@ async function mcpDriver(door: Door): Promise<Driver> {
     },
     abort: () => aborter.abort(),
     close: () => client.close(),
+    seatHome: home,
+    look: { args: [], env },
   };
 }
 
@@ -300,6 +363,8 @@ async function libraryDriver(door: Door, live: LiveRig): Promise<Driver> {
       return { pid: process.pid, done };
     },
     abort: () => aborter.abort(),
+    seatHome: home,
+    look: { args: [], env },
     async close() {
       try {
         await session.dispose();
@@ -311,8 +376,8 @@ async function libraryDriver(door: Door, live: LiveRig): Promise<Driver> {
   };
 }
 
-async function ps(): Promise<Item[]> {
-  const listed = await runSeat(["ps", "--json"], { env, cwd: repo });
+async function ps(look: Driver["look"]): Promise<Item[]> {
+  const listed = await runSeat(["ps", "--json", ...look.args], { env: look.env, cwd: repo });
   assert.equal(listed.code, 0, listed.stderr);
   return jsonLines(listed.stdout);
 }
@@ -335,14 +400,20 @@ function agentsAlive(live: LiveRig): number[] {
 }
 
 /** The journal's ledger rows after row `afterId` (the real SQLite file the seat writes, read only). */
-function ledgerRowsAfter(afterId: number): Item[] {
-  if (!existsSync(join(home, "seats.db"))) return [];
-  const db = new Database(join(home, "seats.db"), { readonly: true, fileMustExist: true });
+function ledgerRowsAfter(seatHome: string, afterId: number): Item[] {
+  if (!existsSync(join(seatHome, "seats.db"))) return [];
+  const db = new Database(join(seatHome, "seats.db"), { readonly: true, fileMustExist: true });
   try {
     return db.prepare("SELECT * FROM usage_ledger WHERE id > ? ORDER BY id").all(afterId) as Item[];
   } finally {
     db.close();
   }
+}
+
+/** The fleet door's rig; redis-server missing fails the door (required mode) through `need` first. */
+function fleetOrFail(): { url: string; workerHome: string } {
+  if (typeof fleet === "string") throw new Error(`the fleet door needs ${fleet}`);
+  return fleet;
 }
 
 /** Checks one cell; throws what failed. */
@@ -351,6 +422,7 @@ type CellCheck = (cell: Cell) => Promise<void>;
 for (const door of DOORS) {
   test(`parity: ${door.id} (${door.label}) — ${Object.keys(PROPERTIES).join(", ")}`, async (t) => {
     if (!gotLive(t, rig)) return;
+    if (door.id === "fleet-job" && !need(t, typeof fleet === "string" ? fleet : false)) return;
     const live = rig;
     for (const property of Object.keys(PROPERTIES) as PropertyId[])
       assert.ok(door.cells[property], `${door.id} has a cell for ${property}`);
@@ -372,7 +444,6 @@ for (const door of DOORS) {
     };
     const named = door.session !== undefined;
     const worktree = worktreeOf(door);
-    const ledgerFrom = Math.max(0, ...ledgerRowsAfter(0).map((r) => Number(r.id)));
     const servedFrom = live.mock.requests.length;
     // The ledger is compared with what the mock served up to the cancel turn: a call cancelled mid-stream was sent
     // but never answered in full, so the mock reports no usage for it (the cancelled turn's own row is checked).
@@ -384,21 +455,27 @@ for (const door of DOORS) {
         ? cliDriver(door)
         : door.id === "mcp-run" || door.id === "mcp-named"
           ? await mcpDriver(door)
-          : await libraryDriver(door, live);
+          : door.id === "fleet-job"
+            ? fleetDriver(door, fleetOrFail())
+            : await libraryDriver(door, live);
+    const ledgerFrom = Math.max(0, ...ledgerRowsAfter(driver.seatHome, 0).map((r) => Number(r.id)));
     let closed = false;
     try {
       // Turn 1: held for approval, answered from another process, committed in its worktree, the key echoed.
       const started = await driver.turn(promptOf(door), worktree ? { worktree } : {});
-      const mine = (i: Item) => i.pid === started.pid && (door.session === undefined || i.name === door.session);
+      const mine = (i: Item) =>
+        started.jobId !== undefined
+          ? i.id === started.jobId
+          : i.pid === started.pid && (door.session === undefined || i.name === door.session);
       await check("ps", async (cell) => {
         if (!("ps" in cell)) throw new Error("not a ps cell");
         const working = await until(`${door.id} listed working`, async () =>
-          (await ps()).find((i) => mine(i) && i.state === "working"),
+          (await ps(driver.look)).find((i) => mine(i) && i.state === "working"),
         );
         assert.equal(working.kind, cell.ps.kind);
         assert.equal(working.name, cell.ps.name);
         const waiting = await until(`${door.id} listed waiting`, async () =>
-          (await ps()).find((i) => mine(i) && i.state === "waiting"),
+          (await ps(driver.look)).find((i) => mine(i) && i.state === "waiting"),
         );
         assert.equal(waiting.kind, cell.ps.kind);
         assert.equal(waiting.name, cell.ps.name);
@@ -408,10 +485,14 @@ for (const door of DOORS) {
       const approval = await until(
         `${door.id}'s held approval`,
         async () => {
-          const listed = await runSeat(["approvals", "--json"], { env, cwd: repo });
-          return jsonLines(listed.stdout).find(
-            (a) => a.type === "approval" && (a.owner as Item | undefined)?.pid === started.pid,
-          );
+          const listed = await runSeat(["approvals", "--json", ...driver.look.args], {
+            env: driver.look.env,
+            cwd: repo,
+          });
+          return jsonLines(listed.stdout).find((a) => {
+            const owner = a.owner as Item | undefined;
+            return a.type === "approval" && (started.jobId ? owner?.id === started.jobId : owner?.pid === started.pid);
+          });
         },
         60_000,
       );
@@ -421,7 +502,10 @@ for (const door of DOORS) {
         assert.equal(owner.kind, cell.owner.kind, JSON.stringify(owner));
         assert.equal(owner.name, cell.owner.name, JSON.stringify(owner));
       });
-      const approved = await runSeat(["approve", String(approval.id)], { env, cwd: repo });
+      const approved = await runSeat(["approve", String(approval.id), ...driver.look.args], {
+        env: driver.look.env,
+        cwd: repo,
+      });
       assert.equal(approved.code, 0, approved.stderr);
       const first = await started.done;
       outcomes.push(first);
@@ -441,17 +525,23 @@ for (const door of DOORS) {
       // Turn 3: a slow turn, cancelled from another shell.
       await check("cancel", async (cell) => {
         if (!("cancel" in cell)) throw new Error("not a cancel cell");
-        ledgerUntil = Math.max(ledgerFrom, ...ledgerRowsAfter(ledgerFrom).map((r) => Number(r.id)));
+        ledgerUntil = Math.max(ledgerFrom, ...ledgerRowsAfter(driver.seatHome, ledgerFrom).map((r) => Number(r.id)));
         servedUntil = live.mock.requests.length;
         const slow = await driver.turn(cancelPromptOf(door), later);
         let ended: Outcome | undefined;
         try {
           const working = await until(`${door.id}'s slow turn listed working`, async () =>
-            (await ps()).find((i) => i.pid === slow.pid && i.state === "working"),
+            (await ps(driver.look)).find(
+              (i) => (slow.jobId ? i.id === slow.jobId : i.pid === slow.pid) && i.state === "working",
+            ),
           );
           const cancel = await runSeat(
-            cell.cancel.by === "name" ? ["cancel", "-s", door.session!] : ["cancel", String(working.id)],
-            { env, cwd: sessionCwd(door) },
+            cell.cancel.by === "name"
+              ? ["cancel", "-s", door.session!]
+              : cell.cancel.by === "job-id"
+                ? ["jobs", "cancel", slow.jobId!, ...driver.look.args]
+                : ["cancel", String(working.id)],
+            { env: driver.look.env, cwd: sessionCwd(door) },
           );
           assert.equal(cancel.code, 0, `seat cancel: exit ${cancel.code}\n${cancel.stdout}${cancel.stderr}`);
           ended = await Promise.race([
@@ -493,7 +583,7 @@ for (const door of DOORS) {
       await check("ledger", async (cell) => {
         if (!("ledger" in cell)) throw new Error("not a ledger cell");
         const served = live.mock.requests.slice(servedFrom, servedUntil).filter((r) => r.served);
-        const all = ledgerRowsAfter(ledgerFrom);
+        const all = ledgerRowsAfter(driver.seatHome, ledgerFrom);
         const rows = all.filter((r) => Number(r.id) <= ledgerUntil);
         const sum = (key: string) => rows.reduce((n, r) => n + (Number(r[key]) || 0), 0);
         const summary = JSON.stringify({
@@ -531,6 +621,22 @@ for (const door of DOORS) {
       });
 
       await check("journal", async (cell) => {
+        if ("jobRecord" in cell) {
+          const shown = await Promise.all(
+            outcomes.map(async (o) => {
+              const record = await runSeat(["jobs", "show", String(o.jobId), "--json", ...driver.look.args], {
+                env: driver.look.env,
+              });
+              const job = jsonLines(record.stdout).find((l) => l.type === "job");
+              return [o.jobId, job?.promptId, job?.status];
+            }),
+          );
+          assert.deepEqual(
+            shown,
+            outcomes.map((o) => [o.jobId, o.promptId, o.stopReason === "cancelled" ? "cancelled" : "completed"]),
+          );
+          return;
+        }
         if (!("journal" in cell)) throw new Error("not a journal cell");
         const history = await runSeat(["sessions", "history", cell.journal.name, "--json"], {
           env,
@@ -550,7 +656,7 @@ for (const door of DOORS) {
           assert.ok(!outcome.printed.includes(CANARY), `turn ${i + 1} printed the key: ${outcome.printed}`);
         if (cell.masking.prints !== "nothing")
           assert.ok(first.printed.includes(REDACTED), `the echoed key shows as ${REDACTED}: ${first.printed}`);
-        const held = filesHolding([home], CANARY);
+        const held = filesHolding([driver.seatHome], CANARY);
         assert.ok(held.checked > 0, "the seat home was read");
         assert.deepEqual(held.hits, [], "no file of the seat home holds the key");
         if (named) {
