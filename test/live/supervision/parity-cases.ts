@@ -30,7 +30,10 @@ export type Cell =
    * session's name or none) and one of the turns it reported.
    */
   | { ledger: { source: "run" | "session" | "job"; session?: string } }
-  /** A turn given a token budget of `maxTokens` that its model call passes is reported with `code`. */
+  /**
+   * A turn given a token budget of `maxTokens` that its first model call passes ends `cancelled` with `code`, its
+   * next model call never sent (the call asks for a command held for approval that nobody answers).
+   */
   | { budget: { maxTokens: number; code: "BUDGET_EXCEEDED" } }
   /**
    * The door's running turn is cancelled from another process — `seat cancel -s NAME` (`by: "name"`), `seat
@@ -71,7 +74,7 @@ export const PROPERTIES: Record<PropertyId, string> = {
   worktree:
     "a worktree asked for is honoured: the agent works in it, the turn is committed on seat/<name>, the user's tree is untouched",
   ledger: "every model call the mock served during the door's turns is in the ledger exactly once, as the door's",
-  budget: "a turn's token budget is kept at this door: a turn that passes it is reported BUDGET_EXCEEDED",
+  budget: "a turn's token budget is kept at this door: a turn that passes it ends cancelled with BUDGET_EXCEEDED",
   cancel: "the running turn is cancelled from another shell and ends cancelled, its agent disposed",
   journal: "the door's record of each turn it ran: its prompt id and how it ended",
   masking: "a secret the model echoes is masked in everything the door prints and writes",

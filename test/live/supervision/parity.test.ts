@@ -1,11 +1,11 @@
 /*
  * Door parity on the real grok 1.0.41 against the scripted mock: each door of parity-cases.ts runs three turns —
  *   a turn in a worktree whose shell command is held for approval and whose answer echoes a canary key, a turn with
- *   a token budget its one model call passes, and a slow turn cancelled from another shell — and every cell of
+ *   a token budget its first model call passes, and a slow turn cancelled from another shell — and every cell of
  *   that door is checked: `seat ps --json` lists it with its kind (and name) while working and while waiting; `seat
  *   approvals --json` in another process names its owner, and `seat approve` there answers it; the command's file is
  *   committed on seat/<name> and the user's tree is untouched; the ledger counts every model call the mock served,
- *   once; the budget turn is reported BUDGET_EXCEEDED; `seat cancel` ends the slow turn cancelled with no agent left;
+ *   once; the budget ends its turn BUDGET_EXCEEDED before its next call; `seat cancel` ends the slow turn cancelled with no agent left;
  *   the journal records each turn; the canary is masked in what the door prints and writes. A door's failing cells
  *   are reported together, by cell.
  */
@@ -46,8 +46,8 @@ const worktreeOf = (door: Door) => {
 };
 
 // Each door's first turn streams text slowly (so `seat ps` sees it working), asks to run a shell command (held),
-// then answers with the key; its budget turn is one call (11 + 3 tokens) over its budget of 5; its cancel turn
-// streams for a minute unless cancelled.
+// then answers with the key; its budget turn's first call (11 + 3 tokens, over its budget of 5) asks to run a command
+// held for approval that nobody answers; its cancel turn streams for a minute unless cancelled.
 const SCRIPT: MockScript = {
   rules: DOORS.flatMap((door) => [
     {
@@ -66,7 +66,16 @@ const SCRIPT: MockScript = {
         { text: `marker written; the key is ${CANARY} here` },
       ],
     },
-    { match: budgetPromptOf(door), replies: [{ text: "over budget answer" }] },
+    {
+      match: budgetPromptOf(door),
+      replies: [
+        {
+          text: "over budget",
+          toolCalls: [{ name: "run_terminal_command", arguments: { command: "echo never", description: "never" } }],
+        },
+        { text: "never sent" },
+      ],
+    },
     {
       match: cancelPromptOf(door),
       replies: [{ text: "a long answer that takes a minute to stream ".repeat(15), chunkDelayMs: 500 }],
@@ -518,8 +527,19 @@ for (const door of DOORS) {
         const over = await (await driver.turn(budgetPromptOf(door), { ...later, maxTokens: cell.budget.maxTokens }))
           .done;
         if (over.promptId) outcomes.push(over);
-        // Its one call is its last: the answer is whole when the budget is passed, so the code is what says so.
         assert.ok(over.codes.includes(cell.budget.code), `codes ${JSON.stringify(over.codes)}: ${over.printed}`);
+        assert.equal(over.stopReason, "cancelled", over.printed);
+        // Its command, held for approval, is never answered: only the budget can end the turn, and its next model
+        // call (the command's result) must never reach the model.
+        await new Promise((r) => setTimeout(r, 1_000));
+        const calls = live.mock.requests.filter(
+          (r) => r.reqId === over.promptId && (r.kind === "main" || r.kind === "tool_followup"),
+        );
+        assert.deepEqual(
+          calls.map((r) => r.kind),
+          ["main"],
+          "the turn made one model call",
+        );
       });
 
       // Turn 3: a slow turn, cancelled from another shell.
