@@ -5,9 +5,9 @@
  *   that door is checked: `seat ps --json` lists it with its kind (and name) while working and while waiting; `seat
  *   approvals --json` in another process names its owner, and `seat approve` there answers it; the command's file is
  *   committed on seat/<name> and the user's tree is untouched; the ledger counts every model call the mock served,
- *   once; the budget ends its turn BUDGET_EXCEEDED before its next call; `seat cancel` ends the slow turn cancelled with no agent left;
- *   the journal records each turn; the canary is masked in what the door prints and writes. A door's failing cells
- *   are reported together, by cell.
+ *   once; the budget ends its turn BUDGET_EXCEEDED before its next call; `seat cancel` ends the slow turn cancelled
+ *   with no agent left; the journal records each turn; the canary is masked in what the door prints and writes. A
+ *   door's failing cells are reported together, by cell.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
