@@ -20,9 +20,15 @@ export type Cell =
    * (waitingOn approval), as `kind`, with `name` when set.
    */
   | { ps: { kind: "run" | "named-session" | "job"; name?: string } }
-  /** The held approval, listed by `seat approvals --json` from another process, names this owner (no name when absent). */
+  /**
+   * The held approval, listed by `seat approvals --json` (with `--redis URL` for a fleet job) from another process,
+   * names this owner (no name when absent).
+   */
   | { owner: { kind: "session" | "named-session" | "job"; name?: string } }
-  /** The turn worked in seat worktree `name`: its shell command's file is committed on seat/<name>, the user's tree has none. */
+  /**
+   * The turn worked in seat worktree `name`: its shell command's file is committed on seat/<name>, the user's tree
+   * has none.
+   */
   | { worktree: { name: string } }
   /**
    * The journal's ledger rows written during the door's turns count every model call the mock served then, once:
@@ -81,7 +87,8 @@ export const PROPERTIES: Record<PropertyId, string> = {
 };
 
 const PLAIN_JOURNAL =
-  "a plain run has no session, so the journal keeps no turn history for it (`seat sessions history` needs a name); its record is its ledger rows, checked by the ledger cell";
+  "a plain run has no session, so the journal keeps no turn history for it (`seat sessions history` needs a name); " +
+  "its record is its ledger rows, checked by the ledger cell";
 
 export const DOORS: readonly Door[] = [
   {
@@ -166,7 +173,9 @@ export const DOORS: readonly Door[] = [
       ps: { ps: { kind: "job" } },
       "approval-owner": { owner: { kind: "job" } },
       worktree: {
-        na: "a fleet job works in a worktree of the worker's cache clone of --repo, pushed back to that repository (not a seat worktree of the user's tree): test/live/fleet/fleet-worktrees.test.ts",
+        na:
+          "a fleet job works in a worktree of the worker's cache clone of --repo, pushed back to that repository " +
+          "(not a seat worktree of the user's tree): test/live/fleet/fleet-worktrees.test.ts",
       },
       ledger: { ledger: { source: "job" } },
       budget: { budget: { maxTokens: 5, code: "BUDGET_EXCEEDED" } },
