@@ -122,6 +122,14 @@ before(async () => {
 
 after(async () => {
   if (fleet && typeof fleet !== "string") await fleet.rig.close();
+  // A door that failed half-way may leave its grok behind (its seat killed): end those, by pid, before the rig goes.
+  if (typeof rig !== "string")
+    for (const pid of agentsAlive(rig))
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone already */
+      }
   if (typeof rig !== "string") await rig.close();
   rmSync(dir, { recursive: true, force: true });
 });
