@@ -16,20 +16,23 @@ export type JobNotice = [
   seq: string,
   text: string,
   approval?: Parameters<FleetNotifier["tell"]>[1]["approval"],
+  /** The approval's deadline: its links expire with it. */
+  deadline?: string,
 ];
 
-/** The notice of the job's `n`-th held approval: how to answer it from any host. */
+/** The notice of the job's `n`-th held approval (the notifier adds the Approve / Deny links, or how to answer from a shell). */
 export function approvalNotice(a: PendingApproval, n: number): JobNotice {
   return [
     "waiting",
     `approval-${n}`,
-    `waits for your approval: ${a.category} ${a.title} — answer with \`seat approve ${a.id} --digest ${a.digest}\` or \`seat deny ${a.id}\` (--redis)`,
+    `waits for your approval: ${a.category} ${a.title}`,
     {
       id: a.id,
       category: a.category,
       command: approvalCommand(a),
       digest: a.digest,
     },
+    a.deadline,
   ];
 }
 

@@ -149,7 +149,7 @@ export class JobRun {
   }
 
   /** Tells the job's targets of an event, in the background: every notice of a run goes through here. */
-  tell(...[event, seq, text, approval]: JobNotice): void {
+  tell(...[event, seq, text, approval, deadline]: JobNotice): void {
     if (this.ctx.notifier && this.notifyTargets.length > 0)
       void this.ctx.notifier.tell(this.notifyTargets, {
         jobId: this.id,
@@ -157,6 +157,7 @@ export class JobRun {
         seq,
         text,
         ...(approval ? { approval } : {}),
+        ...(deadline ? { deadline } : {}),
       });
   }
 
