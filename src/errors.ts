@@ -135,6 +135,8 @@ export const ERROR_CODES = {
   SESSION_SOCKET_PATH_TOO_LONG:
     "no control socket path for the named session fits sun_path (seat home and TMPDIR both too long)",
   SESSION_CANCEL_TIMEOUT: "the named session's holder did not answer a cancel request within the limit",
+  RUN_NOT_FOUND: "no live plain run of this user has the id given (seat ps lists the runs and their ids)",
+  RUN_CANCEL_REFUSED: "a plain run's control socket refused the cancel request",
   // turn/ — the supervised turn
   TURN_CANCELLED_UNSENT: "a supervised turn's signal was aborted before its prompt was sent; nothing ran",
   TURN_ALREADY_SENT:

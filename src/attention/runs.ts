@@ -3,7 +3,8 @@
  *   (the ones `seat approvals` reaches: <seat home>/sessions/ctl-*.sock, or s in a private gs-ctl-* directory
  *   under TMPDIR), each asked for its state — rows of kind `run` for `seat ps` and the board.
  * Owns: telling a plain run's socket from a named session's (the typed state answer's `kind`, control-state.ts),
- *   proving the pid that answers holds the socket, and pruning the socket file a dead run left behind.
+ *   proving the pid that answers holds the socket, pruning the socket file a dead run left behind, and cancelling
+ *   a plain run's turn by the id `seat ps` lists (cancelRun).
  * Does not own: where sockets live or the server behind them (sessions/control.ts), finding candidates
  *   (approvals/remote.ts), named sessions (listing.ts reads their leases).
  * Invariant: a run is listed only when its holder answers and is not proven someone else (mismatch); a socket
@@ -14,7 +15,8 @@
 import { lstatSync } from "node:fs";
 // Single files, not the front doors (`seat ps` must not load the runtime or the seat stack).
 import { candidateSockets } from "../approvals/remote.js";
-import { removeDeadControlSocket, requestControl } from "../sessions/control.js";
+import { SeatError } from "../errors.js";
+import { removeDeadControlSocket, requestCancel, requestControl } from "../sessions/control.js";
 import { parseControlState } from "../sessions/control-state.js";
 import { socketListenerInodes, type IdentitySource } from "../identity/index.js";
 import type { LiveItem } from "./listing.js";
@@ -49,6 +51,45 @@ export async function listRuns(options: ListRunsOptions): Promise<LiveItem[]> {
   const sockets = candidateSockets(options.env).filter((s) => !options.skip?.has(s));
   const items = await Promise.all(sockets.map((socket) => askRun(socket, options)));
   return items.filter((i): i is LiveItem => i !== null);
+}
+
+/**
+ * Cancels the turn of the plain run `id` lists as (`seat cancel ID`), through its control socket, once the pid that
+ * answers is proven to hold that socket. RUN_NOT_FOUND when no live plain run has that id; IDENTITY_MISMATCH /
+ * IDENTITY_UNKNOWN (nothing sent) when its holder is not proven.
+ */
+export async function cancelRun(
+  id: string,
+  options: Omit<ListRunsOptions, "skip">,
+): Promise<{ pid: number; socket: string }> {
+  for (const socket of candidateSockets(options.env)) {
+    let answer: Record<string, unknown> | undefined;
+    try {
+      answer = await requestControl(socket, { op: "state" }, options.stateTimeoutMs);
+    } catch {
+      continue;
+    }
+    const told = answer?.ok === true ? parseControlState(answer) : null;
+    if (told === null || told.kind !== "run" || told.id !== id) continue;
+    const holds = await options.source.checkSocketHolder(told.pid, socket);
+    if (holds.check.verdict !== "match")
+      throw new SeatError(
+        holds.check.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN",
+        `The control socket of run ${id} is not proven to belong to pid ${told.pid} (${holds.check.reason}); nothing was sent.`,
+        { context: { id, pid: told.pid } },
+      );
+    const cancelled = await requestCancel(socket);
+    if (!cancelled.ok)
+      throw new SeatError("RUN_CANCEL_REFUSED", `Run ${id} refused the cancel: ${cancelled.error ?? "no reason"}.`, {
+        context: { id, pid: told.pid },
+      });
+    return { pid: told.pid, socket };
+  }
+  throw new SeatError(
+    "RUN_NOT_FOUND",
+    `No live plain run of yours has id ${id}; \`seat ps\` lists them (a named session is cancelled with -s NAME).`,
+    { context: { id } },
+  );
 }
 
 async function askRun(socket: string, options: ListRunsOptions): Promise<LiveItem | null> {

@@ -14,6 +14,7 @@ import { SeatError, isSeatError } from "../errors.js";
 import type { NotifyTarget } from "../notify/index.js";
 import { createPermissionGate, type PermissionPolicy } from "../permissions/index.js";
 import { runSupervisedTurn } from "../turn/index.js";
+import type { TurnBudget } from "../usage/budget.js";
 
 /** What one MCP turn is asked to do (arguments already checked). */
 export interface McpTurnRequest {
@@ -30,6 +31,8 @@ export interface McpTurnRequest {
    * or a fresh `run-…` name), committed after the turn. A named session without it keeps the worktree it made.
    */
   worktree?: { name: string };
+  /** The turn's budget (tokens, cost): BUDGET_EXCEEDED ends it once spent. */
+  budget?: TurnBudget;
   /** Tell these targets (the server's user config) when an approval waits and when the turn ends. */
   notify?: readonly NotifyTarget[];
   grokCliBinaryPath?: string;
@@ -71,6 +74,7 @@ export async function runMcpTurn(request: McpTurnRequest): Promise<McpTurnOutcom
     ...(request.idleTimeoutMs ? { idleTimeoutMs: request.idleTimeoutMs } : {}),
     ...(named !== undefined ? { named: { name: named } } : {}),
     ...(request.worktree ? { worktree: request.worktree } : {}),
+    ...(request.budget ? { budget: request.budget } : {}),
     ...(request.notify && request.notify.length > 0 ? { notify: { targets: request.notify } } : {}),
   }).catch((error: unknown) => {
     throw named !== undefined && isSeatError(error, "SESSION_BUSY") ? busyForHost(named, error) : error;

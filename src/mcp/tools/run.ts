@@ -43,6 +43,17 @@ export const RUN_ARGUMENTS = {
     .describe(
       "Work in a seat worktree of cwd's repository (branch seat/<name>, under the seat home), one commit per turn; \"\" for the session's name or a fresh run-… name. The repository's top level must lie under a root.",
     ),
+  maxTokens: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("The turn's token budget: it is cancelled (BUDGET_EXCEEDED) once its model calls have used more."),
+  maxCostUsd: z
+    .number()
+    .positive()
+    .optional()
+    .describe("The turn's cost budget in US dollars (the agent's reported cost): BUDGET_EXCEEDED once it is spent."),
 };
 
 /** The run tool's structured result. */
@@ -109,6 +120,14 @@ export function registerRunTool(context: ToolContext): void {
               ...(model ? { model } : {}),
               ...(args.session !== undefined ? { session: args.session } : {}),
               ...(args.worktree !== undefined ? { worktree: { name: args.worktree } } : {}),
+              ...(args.maxTokens !== undefined || args.maxCostUsd !== undefined
+                ? {
+                    budget: {
+                      ...(args.maxTokens !== undefined ? { maxTokens: args.maxTokens } : {}),
+                      ...(args.maxCostUsd !== undefined ? { maxCostUsd: args.maxCostUsd } : {}),
+                    },
+                  }
+                : {}),
               ...(options.grokCliBinaryPath ? { grokCliBinaryPath: options.grokCliBinaryPath } : {}),
               ...(options.notify ? { notify: options.notify } : {}),
               ...(options.turnTimeoutMs ? { turnTimeoutMs: options.turnTimeoutMs } : {}),
