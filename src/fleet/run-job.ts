@@ -22,7 +22,7 @@ import { DelayedError, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
 import type { SeatEvent, TurnResult } from "../acp/index.js";
 import { ledgerEntriesOf, recordUsage, sideCallTokens } from "../usage/index.js";
-import { ensurePrivateDir, journalPath, seatHome } from "../seat/index.js";
+import { ensurePrivateDir, journalPath, seatHome } from "../home/index.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { budgetRefusal, createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
 import { openSession } from "../sessions/index.js";

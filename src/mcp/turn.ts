@@ -15,9 +15,9 @@ import type { Diagnostic, SeatEvent, TurnResult } from "../acp/index.js";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { createSession, type HeadlessSession, type SessionOptions } from "../runtime/index.js";
 import { createPermissionGate, type PermissionPolicy } from "../permissions/index.js";
-import type { ControlServer } from "../sessions/control.js";
+import type { ControlServer } from "../control/index.js";
 import { planRunControl, startRunControl } from "../sessions/turn-control.js";
-import { ensurePrivateDir, journalPath, seatHome } from "../seat/seat-home.js";
+import { ensurePrivateDir, journalPath, seatHome } from "../home/index.js";
 // Type only: the worktree lifecycle (git, records, locks) loads only for a call that asks for a worktree.
 import type { TurnWorktree, TurnWorktreePlan } from "../worktrees/index.js";
 import { ledgerEntriesOf, recordUsage } from "../usage/index.js";

@@ -4,7 +4,7 @@
  */
 import { SeatError } from "../../errors.js";
 import { cancelNamed, lookup, openStore } from "../../sessions/index.js";
-import { seatHome } from "../../seat/index.js";
+import { seatHome } from "../../home/index.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";

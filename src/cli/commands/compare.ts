@@ -11,7 +11,7 @@ import { SeatError, isSeatError, messageOf } from "../../errors.js";
 import { agentProfile } from "../../agents/index.js";
 import { createSession } from "../../runtime/index.js";
 import { createPermissionGate } from "../../permissions/index.js";
-import { seatHome } from "../../seat/index.js";
+import { seatHome } from "../../home/index.js";
 import { commitTurn, createWorktree, lockWorktree, shortStat, type WorktreeRecord } from "../../worktrees/index.js";
 import { directoryFlag, listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { policyFromArgs } from "../policy.js";

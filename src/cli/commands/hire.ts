@@ -17,19 +17,17 @@ import {
   buildHirePlan,
   buildTuiEnv,
   controllerEnv,
-  ensurePrivateDir,
   newSeatId,
-  seatDir,
-  seatHome,
   type ControllerConfig,
 } from "../../seat/index.js";
+import { ensurePrivateDir, seatDir, seatHome } from "../../home/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { WORKTREE_FLAGS, planSeatWorktree, worktreeArgv } from "../worktree-run.js";
 import { EXIT, writeJson } from "../output.js";
 import { cliHooks } from "../hooks.js";
 import { redact, splitSecretEnv } from "../../internal/redact.js";
 import type { Command } from "./command.js";
-import { launchController } from "../../seat/launch-controller.js";
+import { launchController } from "../../seat/index.js";
 
 export const hireCommand: Command = {
   name: "hire",

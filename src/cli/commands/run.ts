@@ -13,17 +13,17 @@ import { resolve } from "node:path";
 import type { SeatEvent, TurnResult, Usage } from "../../acp/index.js";
 import { SeatError, messageOf } from "../../errors.js";
 // Single files: the ledger (and its SQLite journal) loads only when the turn's usage is recorded.
-import type { TurnBudget } from "../../usage/budget.js";
+import type { TurnBudget } from "../../usage/index.js";
 import { computeCost, loadPrices } from "../../usage/prices.js";
 import { createSession, type HeadlessSession } from "../../runtime/index.js";
 import type { OpenedSession } from "../../sessions/index.js";
 // Single files, not the front doors: a plain run loads neither the journal nor the visible seat.
-import type { ControlServer } from "../../sessions/control.js";
+import type { ControlServer } from "../../control/index.js";
 import { planRunControl, startRunControl, type RunControlPlan } from "../../sessions/turn-control.js";
-import { ensurePrivateDir, journalPath, seatHome } from "../../seat/seat-home.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/queue.js";
-import { describeRequest } from "../../approvals/target.js";
-import { visibleText } from "../../approvals/display.js";
+import { ensurePrivateDir, journalPath, seatHome } from "../../home/index.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/index.js";
+import { describeRequest } from "../../approvals/index.js";
+import { visibleText } from "../../approvals/index.js";
 import { agentProfile, splitCommandLine } from "../../agents/index.js";
 import { createPermissionGate, type Approver } from "../../permissions/index.js";
 import { policyFromArgs } from "../policy.js";
@@ -327,7 +327,7 @@ Examples:
     const ringTerminal = !json && process.stderr.isTTY === true && !notifyRequested.includes("none");
     let sessionId: string | undefined;
     const notify = notifyTargets.length > 0 || ringTerminal ? await import("../../notify/index.js") : undefined;
-    const links = notify === undefined ? undefined : await import("../../board/links.js");
+    const links = notify === undefined ? undefined : await import("../../approvals/links.js");
     const notifier = notify?.createNotifier({
       targets: notifyTargets,
       ...(ringTerminal ? { terminal: process.stderr } : {}),

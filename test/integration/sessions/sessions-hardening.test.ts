@@ -25,17 +25,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../../src/errors.js";
 import { linuxSource } from "../../../src/identity/index.js";
-import { ensurePrivateDir } from "../../../src/seat/index.js";
+import { ensurePrivateDir } from "../../../src/home/index.js";
 import {
   SessionStore,
   acquireLease,
   judgeHolder,
   openSession,
   openStore,
-  planControlSocket,
   scopeFor,
-  startControlServer,
 } from "../../../src/sessions/index.js";
+import { planControlSocket, startControlServer } from "../../../src/control/index.js";
 import { runSeat } from "../../support/cli.js";
 import { fakeGrokBinary } from "../../support/fake-agent.js";
 import { holdWriteLock } from "../../support/journal-lock.js";

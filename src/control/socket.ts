@@ -10,7 +10,7 @@
  *   when the lease is released or the process exits by any path but SIGKILL, or by the next holder once this
  *   one is proven dead; its path is never longer
  *   than MAX_SOCKET_PATH_BYTES (the kernel would bind a silently truncated name); the operations are cancel
- *   (never sends a prompt), state (only reads: the typed answer of control-state.ts, checked before it is sent,
+ *   (never sends a prompt), state (only reads: the typed answer of state.ts, checked before it is sent,
  *   for `seat ps`) and, when the
  *   holder has held approvals (approvals/), `approvals` (list them, with the holder's pid) and `answer` (one
  *   answer to one approval; a refusal carries its stable code).
@@ -24,8 +24,8 @@ import { SeatError, messageOf } from "../errors.js";
 import { isPrivateDir, ownUid, privateDirProblem } from "../internal/private-dir.js";
 // The two light modules, not seat/'s front door: `seat ps` reaches this file and must not load the seat stack.
 import { MAX_SOCKET_PATH_BYTES } from "../internal/socket-path.js";
-import { ensurePrivateDir } from "../seat/seat-home.js";
-import { controlStateProblem, type ControlState } from "./control-state.js";
+import { ensurePrivateDir } from "../home/index.js";
+import { controlStateProblem, type ControlState } from "./state.js";
 
 /** Where a control socket is bound: in `dir` itself (the seat home's sessions/), or a fresh directory under it. */
 export interface ControlPlace {
@@ -302,7 +302,7 @@ export async function requestCancel(
 /**
  * Asks the control socket at `path` what holds it and its attention state (`seat ps`); resolves null when the
  * holder does not answer within `timeoutMs`, does not know the operation, or answers outside the schema
- * (control-state.ts). Never rejects.
+ * (state.ts). Never rejects.
  */
 export function requestState(path: string, timeoutMs = 1_000): Promise<ControlState | null> {
   return requestControl(path, { op: "state" }, timeoutMs).then(
