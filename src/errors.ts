@@ -135,6 +135,10 @@ export const ERROR_CODES = {
   SESSION_SOCKET_PATH_TOO_LONG:
     "no control socket path for the named session fits sun_path (seat home and TMPDIR both too long)",
   SESSION_CANCEL_TIMEOUT: "the named session's holder did not answer a cancel request within the limit",
+  // control/ — the control socket a turn serves
+  CONTROL_REQUEST_INVALID: "a control socket request does not fit the control schema; it did nothing",
+  CONTROL_OP_UNSERVED:
+    "a control socket was asked an operation its holder does not serve (a run without a state answer)",
   // fleet/ — BullMQ on Redis
   FLEET_REDIS_UNAVAILABLE:
     "Redis could not be reached at the given URL (a login it refused is FLEET_REDIS_AUTH_FAILED)",

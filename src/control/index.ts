@@ -16,3 +16,5 @@ export { controlStateProblem, describeControlState, parseControlState } from "./
 export type { ControlState, ControlStateKind, ControlSubject } from "./state.js";
 export type { DescribedSession } from "./state.js";
 export { requestControl } from "./socket.js";
+export { CONTROL_OPS, controlRequestProblem, parseControlRequest } from "./messages.js";
+export type { ControlRequest } from "./messages.js";

@@ -19,7 +19,7 @@ import { seatHome } from "../home/index.js";
 import type { PendingApproval } from "../acp/index.js";
 import type { ApprovalAnswer } from "../approvals/index.js";
 // The one file, not the front door: sessions/ opens sessions that hold approvals (a cycle through index.js).
-import { requestControl } from "../control/index.js";
+import { requestControl, type ControlRequest } from "../control/index.js";
 
 /** A live run's control socket and the approvals it holds. */
 export interface RemoteRun {
@@ -65,7 +65,7 @@ function safeList(dir: string): string[] {
 /** Sends one JSON line to a control socket and resolves its one-line JSON answer (rejects when there is none). */
 export async function controlRequest(
   path: string,
-  request: Record<string, unknown>,
+  request: ControlRequest,
   timeoutMs = 3_000,
 ): Promise<Record<string, unknown>> {
   const answer = await requestControl(path, request, timeoutMs);
