@@ -34,6 +34,8 @@ while (args.length > 0) {
 
 const ts = createRequire(import.meta.url)("typescript");
 const srcDir = join(root, "src");
+if (!existsSync(srcDir) || !existsSync(join(root, "docs", "architecture.md")))
+  usage(`${root} has no src/ or no docs/architecture.md`);
 const posix = (p) => p.split(sep).join("/");
 
 /** Every non-test .ts file under src/, as a path relative to src/ with forward slashes. */
