@@ -12,3 +12,5 @@ export { recordApprovalsIn, approvalRecordsDir } from "./record.js";
 export type { PendingApproval } from "../acp/index.js";
 export { maskView, visibleText, targetText, shortTarget, SHORT_TARGET_CHARS } from "./display.js";
 export type { LinkDecision } from "./links.js";
+export { isLocalApproval } from "./local.js";
+export { readApprovalRecord } from "./record.js";

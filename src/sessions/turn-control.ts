@@ -11,11 +11,16 @@
 import { join } from "node:path";
 import type { Diagnostic } from "../acp/index.js";
 import { messageOf } from "../errors.js";
-// Single files, not approvals/' front door: a plain run does not load the remote side (identity/).
-import { processApprovals } from "../approvals/local.js";
-import { recordApprovalsIn } from "../approvals/record.js";
-import { planControlSocket, startControlServer, type ControlPlace, type ControlServer } from "../control/index.js";
-import { describeControlState, type ControlSubject, type DescribedSession } from "../control/index.js";
+import { processApprovals, recordApprovalsIn } from "../approvals/index.js";
+import {
+  planControlSocket,
+  startControlServer,
+  type ControlPlace,
+  type ControlServer,
+  describeControlState,
+  type ControlSubject,
+  type DescribedSession,
+} from "../control/index.js";
 
 /** The part of a session its control socket drives. */
 export interface ControlledSession extends DescribedSession {

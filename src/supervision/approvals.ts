@@ -9,11 +9,15 @@
 import { SeatError, isSeatError } from "../errors.js";
 import type { PendingApproval } from "../acp/index.js";
 import { snapshotIdentitySource } from "../identity/index.js";
-import { assertApprovalId, parseAnswer } from "../approvals/answer.js";
-import { isLocalApproval, processApprovals } from "../approvals/local.js";
+import {
+  assertApprovalId,
+  parseAnswer,
+  isLocalApproval,
+  processApprovals,
+  readApprovalRecord,
+} from "../approvals/index.js";
 import type { ApprovalAnswer } from "../approvals/index.js";
 import { answerRemote, lastListedRun, remoteRuns } from "./remote.js";
-import { readApprovalRecord } from "../approvals/record.js";
 
 /** Where to look: this machine's runs, plus the fleet's jobs when `redis` is given. */
 export interface ApprovalsOptions {

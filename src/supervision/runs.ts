@@ -12,10 +12,8 @@
  *   run is pruned, never shown as live.
  */
 import { lstatSync } from "node:fs";
-// Single files, not the front doors (`seat ps` must not load the runtime or the seat stack).
 import { candidateSockets } from "./remote.js";
-import { removeDeadControlSocket, requestControl } from "../control/index.js";
-import { parseControlState } from "../control/index.js";
+import { removeDeadControlSocket, requestControl, parseControlState } from "../control/index.js";
 import { socketListenerInodes, type IdentitySource } from "../identity/index.js";
 import type { LiveItem } from "./listing.js";
 

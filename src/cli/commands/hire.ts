@@ -19,6 +19,7 @@ import {
   controllerEnv,
   newSeatId,
   type ControllerConfig,
+  launchController,
 } from "../../seat/index.js";
 import { ensurePrivateDir, seatDir, seatHome } from "../../home/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
@@ -27,7 +28,6 @@ import { EXIT, writeJson } from "../output.js";
 import { cliHooks } from "../hooks.js";
 import { redact, splitSecretEnv } from "../../internal/redact.js";
 import type { Command } from "./command.js";
-import { launchController } from "../../seat/index.js";
 
 export const hireCommand: Command = {
   name: "hire",
