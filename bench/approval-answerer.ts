@@ -8,7 +8,7 @@
  *   answered with answerApproval(id, allow) at once — the same calls `seat approvals` and `seat approve` make.
  */
 import { performance } from "node:perf_hooks";
-import { answerApproval, listApprovals } from "../src/approvals/index.js";
+import { answerApproval, listApprovals } from "../src/supervision/index.js";
 
 const now = () => performance.timeOrigin + performance.now();
 

@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { createSandbox } from "../src/sandbox/index.js";
-import { journalPath } from "../src/seat/seat-home.js";
+import { journalPath } from "../src/home/seat-home.js";
 import { startLiveRig } from "../test/support/live-rig.js";
 import { alive } from "../test/support/processes.js";
 import { table } from "./report.js";

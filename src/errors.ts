@@ -141,6 +141,10 @@ export const ERROR_CODES = {
   TURN_CANCELLED_UNSENT: "a supervised turn's signal was aborted before its prompt was sent; nothing ran",
   TURN_ALREADY_SENT:
     "a supervised turn's send() was called a second time; one turn sends one prompt (nothing was sent)",
+  // control/ — the control socket a turn serves
+  CONTROL_REQUEST_INVALID: "a control socket request does not fit the control schema; it did nothing",
+  CONTROL_OP_UNSERVED:
+    "a control socket was asked an operation its holder does not serve (a run without a state answer)",
   // fleet/ — BullMQ on Redis
   FLEET_REDIS_UNAVAILABLE:
     "Redis could not be reached at the given URL (a login it refused is FLEET_REDIS_AUTH_FAILED)",

@@ -7,7 +7,8 @@ export { SeatError, isSeatError, ERROR_CODES } from "./errors.js";
 export type { ErrorCode, ErrorContext } from "./errors.js";
 
 // Headless seat
-export { createSession, probeAcp, chooseAuthMethod } from "./runtime/index.js";
+export { createSession, probeAcp } from "./runtime/index.js";
+export { chooseAuthMethod } from "./agents/index.js";
 export type {
   HeadlessSession,
   SessionState,
@@ -104,9 +105,9 @@ export type {
 export type { AttentionState, StateEvent, WaitingOn, AttentionSnapshot } from "./attention/index.js";
 
 // After a reboot: what was lost, and bringing it back (docs/restore.md); loaded on first call
-export { listLost, restoreLost } from "./attention/on-use.js";
-export type { LiveItem } from "./attention/listing.js";
-export type { Restored } from "./attention/restore.js";
+export { listLost, restoreLost } from "./supervision/on-use.js";
+export type { LiveItem } from "./supervision/index.js";
+export type { Restored } from "./supervision/index.js";
 
 // Notifications a person away from the terminal receives (docs/notifications.md)
 export {
@@ -155,8 +156,9 @@ export { planTurnWorktree, finishTurnWorktree } from "./worktrees/index.js";
 export type { TurnWorktree, TurnWorktreeOptions, TurnWorktreePlan } from "./worktrees/index.js";
 
 // Approvals held for a person (docs/supervision.md)
-export { listApprovals, answerApproval } from "./approvals/index.js";
-export type { PendingApproval, ApprovalAnswer, ApprovalsOptions } from "./approvals/index.js";
+export { listApprovals, answerApproval } from "./supervision/index.js";
+export type { PendingApproval, ApprovalAnswer } from "./approvals/index.js";
+export type { ApprovalsOptions } from "./supervision/index.js";
 
 // Spend: the usage ledger, budgets and the operator's prices (docs/spend.md)
 export { queryUsage, loadPrices, computeCost } from "./usage/index.js";

@@ -5,7 +5,7 @@
  * Invariant: the same ACP update maps to the same event whichever seat received it.
  */
 import type { ErrorCode } from "../errors.js";
-import type { StateEvent } from "../attention/states.js";
+import type { StateEvent } from "../attention/index.js";
 
 /** One entry of an ACP plan. */
 export interface PlanEntry {

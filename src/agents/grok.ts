@@ -5,7 +5,7 @@
  * Invariant: this profile only describes; it never changes grok's behaviour.
  */
 import { AGENT_ENV_ALLOW_LIST, AGENT_ENV_ALLOW_PREFIXES, AGENT_ENV_FORCED } from "../grok/launch.js";
-import { chooseAuthMethod } from "../runtime/auth.js";
+import { chooseAuthMethod } from "./auth.js";
 import type { AgentProfile } from "./profile.js";
 
 /** The grok profile (launch handled by grok/ and runtime/). */

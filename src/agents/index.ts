@@ -61,3 +61,5 @@ export function agentProfile(name: string): AgentProfile {
     },
   );
 }
+export { chooseAuthMethod } from "./auth.js";
+export type { AuthChoice, AdvertisedAuthMethod } from "./auth.js";

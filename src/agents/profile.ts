@@ -5,7 +5,7 @@
  * Does not own: acting on a profile (runtime/) or the profiles themselves (one file per agent beside this).
  * Invariant: a profile is data plus pure functions; nothing here spawns, reads the network or writes files.
  */
-import type { AuthChoice, AdvertisedAuthMethod } from "../runtime/auth.js";
+import type { AuthChoice, AdvertisedAuthMethod } from "./auth.js";
 
 /** The names of the built-in agents; `grok` is the default and the reference. */
 export const AGENT_NAMES = ["grok", "codex", "claude", "opencode", "gemini"] as const;

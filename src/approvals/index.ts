@@ -5,15 +5,13 @@
  */
 export { ApprovalQueue, DEFAULT_APPROVAL_TIMEOUT_MS, localQueues, queueFor } from "./queue.js";
 export type { ApprovalAnswer, ApprovalOwner, ApprovalQueueOptions } from "./queue.js";
-export { listApprovals, answerApproval } from "./api.js";
-export type { ApprovalsOptions } from "./api.js";
 export { parseAnswer, assertApprovalId, assertDigest } from "./answer.js";
 export { processApprovals } from "./local.js";
-export { remoteRuns, candidateSockets } from "./remote.js";
-export type { RemoteRun } from "./remote.js";
 export { describeRequest, targetDigest, canonicalTarget, TARGET_DIGEST_SCHEMA } from "./target.js";
 export { recordApprovalsIn, approvalRecordsDir } from "./record.js";
 export type { PendingApproval } from "../acp/index.js";
 export { maskView, visibleText, targetText, shortTarget, SHORT_TARGET_CHARS } from "./display.js";
 export { linkPath, linksBase, signLink, verifyLink } from "./link-sign.js";
 export type { ApprovalLink, LinkDecision } from "./link-sign.js";
+export { isLocalApproval } from "./local.js";
+export { readApprovalRecord } from "./record.js";

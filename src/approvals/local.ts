@@ -1,7 +1,7 @@
 /*
  * This process's approvals: every live queue (each session holding approvals) seen as one.
  * Owns: processApprovals — what the run's control socket serves to `seat approvals` / `seat approve`.
- * Does not own: the queues (queue.ts) or the socket (sessions/control.ts).
+ * Does not own: the queues (queue.ts) or the socket (control/socket.ts).
  */
 import { SeatError } from "../errors.js";
 import type { PendingApproval } from "../acp/index.js";

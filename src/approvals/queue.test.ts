@@ -8,7 +8,7 @@ import { registerSecrets } from "../internal/redact.js";
 import { ApprovalQueue } from "./queue.js";
 import { processApprovals } from "./local.js";
 import { parseAnswer } from "./answer.js";
-import { answerApproval, listApprovals } from "./api.js";
+import { answerApproval, listApprovals } from "../supervision/approvals.js";
 import { createHash } from "node:crypto";
 import { canonicalTarget, describeRequest, targetDigest } from "./target.js";
 import { shortTarget, SHORT_TARGET_CHARS, visibleText } from "./display.js";

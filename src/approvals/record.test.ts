@@ -8,7 +8,7 @@ import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { isSeatError } from "../errors.js";
 import { createPermissionGate, parsePolicyFlags } from "../permissions/index.js";
 import { ApprovalQueue } from "./queue.js";
-import { answerApproval } from "./api.js";
+import { answerApproval } from "../supervision/approvals.js";
 import { approvalRecordsDir, recordApprovalsIn } from "./record.js";
 
 const request = {

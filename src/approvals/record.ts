@@ -12,7 +12,7 @@
  */
 import { lstatSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensurePrivateDir, seatHome } from "../seat/seat-home.js";
+import { ensurePrivateDir, seatHome } from "../home/index.js";
 import { isPrivateDir } from "../internal/private-dir.js";
 
 export const APPROVAL_RECORD_SCHEMA = "grok-seat.approval-record.v1";

@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createStateTracker, jobAttentionState, seatAttentionState, stateAfterTurn, type StateEvent } from "./index.js";
-import { diffListings, startsWaiting, waitingEnv } from "./watch.js";
-import { approvalBelongsTo, type PendingApproval } from "./approvals-source.js";
-import type { LiveItem } from "./listing.js";
+import { diffListings, startsWaiting, waitingEnv } from "../supervision/watch.js";
+import { approvalBelongsTo, type PendingApproval } from "../supervision/approvals-source.js";
+import type { LiveItem } from "../supervision/listing.js";
 
 const item = (id: string, state: LiveItem["state"], extra: Partial<LiveItem> = {}): LiveItem => ({
   kind: "named-session",

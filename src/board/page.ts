@@ -11,8 +11,7 @@
  *   detail page, which shows it whole.
  */
 import { redact, redactText } from "../internal/redact.js";
-import type { LiveItem } from "../attention/listing.js";
-import type { PendingApproval } from "../attention/approvals-source.js";
+import type { LiveItem, PendingApproval } from "../supervision/index.js";
 import { maskView, shortTarget, targetText, visibleText } from "../approvals/index.js";
 
 /** Escapes `value` for HTML text and double-quoted attribute values. */

@@ -13,7 +13,7 @@ import type { NotifyTarget } from "../notify/index.js";
 import { createPermissionGate } from "../permissions/index.js";
 import type { SupervisedTurnOptions } from "../turn/index.js";
 // Single files: the ledger (and its SQLite journal) loads only when the turn's usage is recorded.
-import type { TurnBudget } from "../usage/budget.js";
+import type { TurnBudget } from "../usage/index.js";
 import { computeCost, loadPrices } from "../usage/prices.js";
 import {
   countFlag,

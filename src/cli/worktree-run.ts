@@ -105,7 +105,7 @@ function worktrees(): Promise<typeof import("../worktrees/index.js")> {
 
 // The seat home comes from seat/ only when a worktree is involved: a plain run never loads the visible seat.
 async function home(): Promise<string> {
-  return (await import("../seat/index.js")).seatHome();
+  return (await import("../home/index.js")).seatHome();
 }
 
 /** Says where the run works (before the turn). */

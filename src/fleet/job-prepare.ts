@@ -13,7 +13,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../approvals/index.js";
 import { isSeatError, messageOf } from "../errors.js";
 import { createPermissionGate, DEFAULT_POLICY } from "../permissions/index.js";
 import { budgetRefusal, type SessionOptions } from "../runtime/index.js";
-import { seatHome } from "../seat/index.js";
+import { seatHome } from "../home/index.js";
 import { prepareJobWorktree } from "../worktrees/index.js";
 import { reservationOf, reserveBudget } from "./budget.js";
 import { cancelBeforeDispatch, endBefore, handBack } from "./job-end.js";

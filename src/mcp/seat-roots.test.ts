@@ -14,7 +14,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { openJournal } from "../journal/index.js";
 import { createPolicy } from "../permissions/index.js";
-import { journalPath } from "../seat/seat-home.js";
+import { journalPath } from "../home/seat-home.js";
 import { createSeatMcpServer } from "./server.js";
 
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;

@@ -3,8 +3,6 @@
  */
 export { createSession } from "./session.js";
 export type { HeadlessSession, SessionState, AuditEvent } from "./session.js";
-export { chooseAuthMethod } from "./auth.js";
-export type { AuthChoice, AdvertisedAuthMethod } from "./auth.js";
 export type { SessionOptions, PermissionHook, PermissionDecider, PromptInput } from "./options.js";
 export { probeAcp } from "./probe.js";
 export type { AcpProbe, ProbeOptions } from "./probe.js";

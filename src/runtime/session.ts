@@ -40,7 +40,7 @@ import {
 // The host-tools bridge and skill staging load only for a session that uses them: a plain
 // `seat run` needs neither, and they are most of what the session would otherwise load before grok starts.
 import { toAcpMcpServers } from "../tools/mcp-servers.js";
-import type { ToolBridge } from "../tools/tool-bridge.js";
+import type { ToolBridge } from "../tools/index.js";
 import { categorize, chooseResponse, type ApprovalRequest } from "../permissions/index.js";
 import type { StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";

@@ -21,7 +21,7 @@ import { HerdrBackend, TmuxBackend, type Backend } from "../mux/index.js";
 import { assertBrief } from "./brief.js";
 import { hireSeat, type HireSeatOptions } from "./hire.js";
 import { MAX_SOCKET_PATH_BYTES } from "./plan.js";
-import { ensurePrivateDir, journalPath, seatDir, writeSeatFile, type SeatFile } from "./seat-home.js";
+import { ensurePrivateDir, journalPath, seatDir, writeSeatFile, type SeatFile } from "../home/index.js";
 import type { VisibleSeat } from "./visible-seat.js";
 import { commitSeatWorktree, lockSeatWorktree } from "./seat-worktree.js";
 import { startSeatNotifier } from "./seat-notify.js";

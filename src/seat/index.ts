@@ -54,16 +54,6 @@ export type { HireSeatOptions } from "./hire.js";
 export { VisibleSeat, stopLeaderAfterTuiExit } from "./visible-seat.js";
 export type { AttachedParts, DeliverOptions, ReleaseResult, StopLeaderInput } from "./visible-seat.js";
 export { findSessionFileEvidence, reconcileFromSessionFiles } from "./evidence.js";
-export {
-  seatHome,
-  journalPath,
-  seatDir,
-  ensurePrivateDir,
-  readSeatFile,
-  writeSeatFile,
-  SEAT_FILE_SCHEMA,
-} from "./seat-home.js";
-export type { SeatFile } from "./seat-home.js";
 export { runController, controlSocketPath, backendFor, controllerEnv, envValuesOf } from "./controller.js";
 export type { ControllerConfig, ControlRequest } from "./controller.js";
 export { callController, unwrapReply, isControllerGone } from "./control-client.js";

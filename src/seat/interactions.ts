@@ -10,7 +10,7 @@
  * Spec: grok-wire.md §9 (pending_interaction / interaction_resolved), §12.3 (broadcast to subscribers).
  */
 import { X_AI } from "../acp/index.js";
-import type { WaitingOn } from "../attention/states.js";
+import type { WaitingOn } from "../attention/index.js";
 
 /** One open question of the TUI to its owner. */
 export interface OpenInteraction {

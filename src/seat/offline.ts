@@ -18,7 +18,7 @@ import type { PaneDescriptor } from "../mux/index.js";
 import { backendFor } from "./controller.js";
 import { reconcileFromSessionFiles } from "./evidence.js";
 import { observeExit } from "./proof.js";
-import { readSeatFile, seatDir, type SeatFile } from "./seat-home.js";
+import { readSeatFile, seatDir, type SeatFile } from "../home/index.js";
 import { stopLeaderAfterTuiExit, type ReleaseResult } from "./visible-seat.js";
 
 /** What offline status reports for one seat. */

@@ -11,16 +11,6 @@ export type { SessionRecord, TurnRecord, TurnState, LeaseRecord } from "./store.
 export { acquireLease, judgeHolder, selfHolder } from "./lease.js";
 export type { HeldLease, Holder } from "./lease.js";
 export { assertSessionName, scopeFor, GLOBAL_SCOPE } from "./names.js";
-export {
-  startControlServer,
-  requestCancel,
-  requestState,
-  planControlSocket,
-  removeDeadControlSocket,
-} from "./control.js";
-export type { ControlServer, ControlPlace, ControlHandlers } from "./control.js";
-export { controlStateProblem, describeControlState, parseControlState } from "./control-state.js";
-export type { ControlState, ControlStateKind, ControlSubject } from "./control-state.js";
 export { planRunControl, startRunControl, startTurnControl } from "./turn-control.js";
 export type { RunControlPlan } from "./turn-control.js";
 export { lookup, summarize, closeNamed, removeNamed, cancelNamed } from "./manage.js";

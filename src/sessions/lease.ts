@@ -11,7 +11,7 @@
  */
 import { SeatError } from "../errors.js";
 import { platformIdentitySource, type IdentitySource, type Verdict } from "../identity/index.js";
-import { removeDeadControlSocket } from "./control.js";
+import { removeDeadControlSocket } from "../control/index.js";
 import type { LeaseRecord, SessionStore } from "./store.js";
 
 /** The identity a lease is bound to. */

@@ -9,7 +9,7 @@
 import { SeatError } from "../errors.js";
 import { platformIdentitySource, type IdentitySource } from "../identity/index.js";
 import { closeAgentSession, type CloseOutcome } from "./close.js";
-import { requestCancel } from "./control.js";
+import { requestCancel } from "../control/index.js";
 import { acquireLease, judgeHolder } from "./lease.js";
 import { scopeFor } from "./names.js";
 import type { LeaseRecord, SessionRecord, SessionStore, TurnRecord } from "./store.js";

@@ -5,17 +5,22 @@
  * Owns: planRunControl (where a plain run's socket goes, with held-approval records turned on, or the coded
  *   reason it has none) and startTurnControl (the socket with cancel, the typed `state` and this process's held
  *   approvals).
- * Does not own: the socket itself (control.ts), the state schema (control-state.ts), the approvals (approvals/).
+ * Does not own: the socket itself (control/socket.ts), the state schema (control/state.ts), the approvals (approvals/).
  * Invariant: every door's socket answers `state` through describeControlState, so none can leave out its kind.
  */
 import { join } from "node:path";
 import type { Diagnostic } from "../acp/index.js";
 import { messageOf } from "../errors.js";
-// Single files, not approvals/' front door: a plain run does not load the remote side (identity/).
-import { processApprovals } from "../approvals/local.js";
-import { recordApprovalsIn } from "../approvals/record.js";
-import { planControlSocket, startControlServer, type ControlPlace, type ControlServer } from "./control.js";
-import { describeControlState, type ControlSubject, type DescribedSession } from "./control-state.js";
+import { processApprovals, recordApprovalsIn } from "../approvals/index.js";
+import {
+  planControlSocket,
+  startControlServer,
+  type ControlPlace,
+  type ControlServer,
+  describeControlState,
+  type ControlSubject,
+  type DescribedSession,
+} from "../control/index.js";
 
 /** The part of a session its control socket drives. */
 export interface ControlledSession extends DescribedSession {

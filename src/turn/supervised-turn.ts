@@ -18,12 +18,12 @@ import { resolve } from "node:path";
 import type { Diagnostic, PromptOptions, SeatEvent, TurnResult } from "../acp/index.js";
 import { isSeatError, messageOf } from "../errors.js";
 import { createSession, type HeadlessSession, type PromptInput, type SessionOptions } from "../runtime/index.js";
-import { seatHome } from "../seat/seat-home.js";
-import type { ControlServer } from "../sessions/control.js";
+import { seatHome } from "../home/index.js";
+import type { ControlServer } from "../control/index.js";
 import { planRunControl, startRunControl, type RunControlPlan } from "../sessions/turn-control.js";
 // Types only: a named session, a worktree and notifications load only for a turn that uses them.
 import type { OpenedSession } from "../sessions/index.js";
-import type { TurnBudget } from "../usage/budget.js";
+import type { TurnBudget } from "../usage/index.js";
 import type { TurnWorktree, TurnWorktreePlan, WorktreeRecord } from "../worktrees/index.js";
 import type { DeliveryOutcome, NotifySubject, NotifyTarget } from "../notify/index.js";
 import { loadLedger, recordTurnUsage, type TurnLedger } from "./turn-ledger.js";

@@ -6,7 +6,7 @@
  */
 import type { Diagnostic, TurnResult } from "../acp/index.js";
 import { messageOf } from "../errors.js";
-import { ensurePrivateDir, journalPath } from "../seat/seat-home.js";
+import { ensurePrivateDir, journalPath } from "../home/index.js";
 
 /** What a fresh session's ledger rows name: a plain run, or a fleet job (its id). */
 export type TurnLedger = { source: "run" } | { source: "job"; jobId: string; session?: string };

@@ -12,7 +12,7 @@ import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { redact } from "../internal/redact.js";
 import { openDatabase, withBusyRetry } from "../journal/index.js";
-import { journalPath, seatHome } from "../seat/seat-home.js";
+import { journalPath, seatHome } from "../home/index.js";
 import { TICKS_PER_USD } from "./budget.js";
 import { computeCost, type PriceTable } from "./prices.js";
 import type { SideCallUsage } from "./side-calls.js";

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { openSession } from "../../src/sessions/index.js";
-import { journalPath } from "../../src/seat/index.js";
+import { journalPath } from "../../src/home/index.js";
 import { queryUsage } from "../../src/usage/index.js";
 import { startAgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest } from "./results.js";

@@ -8,11 +8,10 @@
  */
 import { hostname, userInfo } from "node:os";
 import { SeatError } from "../../errors.js";
+import { answerApproval, listApprovals } from "../../supervision/index.js";
 import {
-  answerApproval,
   assertApprovalId,
   assertDigest,
-  listApprovals,
   maskView,
   shortTarget,
   visibleText,

@@ -4,12 +4,12 @@
  *   (read-only unless --queue-actions), until Ctrl-C. The access token comes from GROK_SEAT_BOARD_TOKEN, or is
  *   made fresh and printed once; everything is served under a secret path derived from it.
  */
-import { answerApproval, listApprovals } from "../../approvals/index.js";
+import { answerApproval, listApprovals } from "../../supervision/index.js";
 import { SeatError } from "../../errors.js";
-import type { ApprovalsSource } from "../../attention/approvals-source.js";
+import type { ApprovalsSource } from "../../supervision/index.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeUnmasked } from "../output.js";
-import { seatHome } from "../../seat/index.js";
+import { seatHome } from "../../home/index.js";
 import { REDIS_HELP } from "./fleet-common.js";
 import type { Command } from "./command.js";
 

@@ -12,7 +12,7 @@ import { SeatError, isSeatError, messageOf } from "../../errors.js";
 import { agentProfile } from "../../agents/index.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/index.js";
 import { createPermissionGate } from "../../permissions/index.js";
-import { seatHome } from "../../seat/index.js";
+import { seatHome } from "../../home/index.js";
 import { runSupervisedTurn } from "../../turn/index.js";
 import { createWorktree, existingTurnWorktree, shortStat, type WorktreeRecord } from "../../worktrees/index.js";
 import { directoryFlag, listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";

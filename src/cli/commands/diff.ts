@@ -2,7 +2,7 @@
  * `seat diff NAME [--stat]`: what a seat's worktree changed since it forked from your HEAD.
  */
 import { SeatError } from "../../errors.js";
-import { seatHome } from "../../seat/index.js";
+import { seatHome } from "../../home/index.js";
 import { diffWorktree, findWorktree } from "../../worktrees/index.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT } from "../output.js";

@@ -2,7 +2,7 @@
  * `seat discard NAME [--force]`: removes a seat's worktree, its branch seat/NAME and its record.
  */
 import { SeatError } from "../../errors.js";
-import { seatHome } from "../../seat/index.js";
+import { seatHome } from "../../home/index.js";
 import { discardWorktree, findWorktree } from "../../worktrees/index.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";

@@ -17,23 +17,20 @@ import {
   buildHirePlan,
   buildTuiEnv,
   controllerEnv,
-  ensurePrivateDir,
   envValuesOf,
   newSeatId,
-  seatDir,
-  seatHome,
   type ControllerConfig,
+  launchController,
 } from "../../seat/index.js";
+import { ensurePrivateDir, seatDir, seatHome } from "../../home/index.js";
 import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
-import { chooseTargets } from "../../notify/config.js";
-import { secretEnvNamesOf } from "../../notify/user-config.js";
+import { chooseTargets, secretEnvNamesOf } from "../../notify/index.js";
 import { loadNotifyConfig } from "../config.js";
 import { WORKTREE_FLAGS, planSeatWorktree, worktreeArgv } from "../worktree-run.js";
 import { EXIT, writeJson } from "../output.js";
 import { cliHooks } from "../hooks.js";
 import { redact, splitSecretEnv } from "../../internal/redact.js";
 import type { Command } from "./command.js";
-import { launchController } from "../../seat/launch-controller.js";
 
 export const hireCommand: Command = {
   name: "hire",

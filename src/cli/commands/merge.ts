@@ -4,7 +4,7 @@
  *   (a conflict, or a path git does not track in the way, changes nothing).
  */
 import { SeatError } from "../../errors.js";
-import { seatHome } from "../../seat/index.js";
+import { seatHome } from "../../home/index.js";
 import { findWorktree, mergeWorktree, type MergeMode } from "../../worktrees/index.js";
 import { directoryFlag, parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";

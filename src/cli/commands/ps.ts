@@ -5,13 +5,13 @@
  * --watch lists again every --interval and prints each change; --on-waiting runs CMD (split like a shell
  *   would, never run by one) once for each item that starts waiting, with SEAT_PS_* variables describing it.
  */
-import { answerApproval, listApprovals } from "../../approvals/index.js";
+import { answerApproval, listApprovals } from "../../supervision/index.js";
 import { spawn } from "node:child_process";
 import { SeatError } from "../../errors.js";
 import { splitCommandLine } from "../../agents/index.js";
-import { listLive, type ListLiveOptions, type LiveItem } from "../../attention/listing.js";
-import { diffListings, startsWaiting, waitingEnv } from "../../attention/watch.js";
-import type { ApprovalsSource } from "../../attention/approvals-source.js";
+import { listLive, type ListLiveOptions, type LiveItem } from "../../supervision/listing.js";
+import { diffListings, startsWaiting, waitingEnv } from "../../supervision/watch.js";
+import type { ApprovalsSource } from "../../supervision/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import { REDIS_HELP } from "./fleet-common.js";

@@ -8,13 +8,11 @@ import { openJournal } from "../../journal/index.js";
 import {
   callController,
   isControllerGone,
-  journalPath,
   offlineRelease,
-  seatDir,
-  seatHome,
   unwrapReply,
   type SeatWorktreeRelease,
 } from "../../seat/index.js";
+import { journalPath, seatDir, seatHome } from "../../home/index.js";
 import { parseFlags } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";

@@ -6,8 +6,8 @@
  * Does not own: judging or restoring a seat (seat/restore.ts).
  */
 import { SeatError, isSeatError, messageOf } from "../../errors.js";
-import { listLost, restoreLost } from "../../attention/restore.js";
-import { seatHome } from "../../seat/seat-home.js";
+import { listLost, restoreLost } from "../../supervision/restore.js";
+import { seatHome } from "../../home/index.js";
 import { parseFlags } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";

@@ -6,15 +6,8 @@
  */
 import { SeatError } from "../../errors.js";
 import { openJournal } from "../../journal/index.js";
-import {
-  assertBrief,
-  callController,
-  isControllerGone,
-  journalPath,
-  seatDir,
-  seatHome,
-  unwrapReply,
-} from "../../seat/index.js";
+import { assertBrief, callController, isControllerGone, unwrapReply } from "../../seat/index.js";
+import { journalPath, seatDir, seatHome } from "../../home/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { readTextInput } from "../prompt-input.js";
 import { EXIT, writeJson } from "../output.js";

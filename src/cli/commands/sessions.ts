@@ -13,7 +13,7 @@ import {
   type SessionStore,
   type SessionSummary,
 } from "../../sessions/index.js";
-import { seatHome } from "../../seat/index.js";
+import { seatHome } from "../../home/index.js";
 import { emptyTotals, loadPrices, queryUsage } from "../../usage/index.js";
 import { usageLine } from "../usage-line.js";
 import { parseFlags, stringFlag } from "../args.js";

@@ -3,15 +3,8 @@
  * controller is gone (after crash recovery and late-evidence reconciliation; nothing is re-sent).
  */
 import { openJournal } from "../../journal/index.js";
-import {
-  callController,
-  isControllerGone,
-  journalPath,
-  offlineStatus,
-  seatDir,
-  seatHome,
-  unwrapReply,
-} from "../../seat/index.js";
+import { callController, isControllerGone, offlineStatus, unwrapReply } from "../../seat/index.js";
+import { journalPath, seatDir, seatHome } from "../../home/index.js";
 import { parseFlags } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";

@@ -4,7 +4,7 @@
  *   prints "?" (null in JSON, empty in CSV), and every cost names its source.
  */
 import { SeatError } from "../../errors.js";
-import { journalPath, seatHome, ensurePrivateDir } from "../../seat/index.js";
+import { journalPath, seatHome, ensurePrivateDir } from "../../home/index.js";
 import { loadPrices, queryUsage, USAGE_GROUPINGS, type UsageGrouping, type UsageTotals } from "../../usage/index.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";

@@ -2,7 +2,7 @@
  * `seat worktrees [--json]`: this repository's seat worktrees — branch, ahead/behind your HEAD, dirty or
  *   missing, and who uses them.
  */
-import { seatHome } from "../../seat/index.js";
+import { seatHome } from "../../home/index.js";
 import { listWorktrees, type WorktreeStatus } from "../../worktrees/index.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";

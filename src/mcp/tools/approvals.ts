@@ -14,11 +14,10 @@
 import { z } from "zod";
 import { SeatError } from "../../errors.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { answerApproval, listApprovals } from "../../supervision/index.js";
 import {
-  answerApproval,
   assertApprovalId,
   assertDigest,
-  listApprovals,
   maskView,
   processApprovals,
   queueFor,

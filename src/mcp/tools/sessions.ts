@@ -20,7 +20,7 @@ import {
   type SessionSummary,
   type TurnRecord,
 } from "../../sessions/index.js";
-import { seatHome } from "../../seat/seat-home.js";
+import { seatHome } from "../../home/index.js";
 import { isUnder, realDirectory, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
 import { guarded, toolResult } from "../results.js";

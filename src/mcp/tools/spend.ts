@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { SeatError } from "../../errors.js";
-import { journalPath, seatHome } from "../../seat/seat-home.js";
+import { journalPath, seatHome } from "../../home/index.js";
 import { queryUsage, USAGE_GROUPINGS, type UsageGrouping } from "../../usage/index.js";
 import {
   assertWorktreeName,

@@ -18,13 +18,11 @@ import {
   assertBrief,
   callController,
   isControllerGone,
-  journalPath,
   offlineRelease,
   offlineStatus,
-  seatDir,
-  seatHome,
   unwrapReply,
 } from "../../seat/index.js";
+import { journalPath, seatDir, seatHome } from "../../home/index.js";
 import type { SeatRecord } from "../../journal/index.js";
 import { checkModel, isUnder, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";

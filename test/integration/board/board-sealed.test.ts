@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { startBoard } from "../../../src/board/server.js";
-import type { ApprovalAnswer, ApprovalsSource, PendingApproval } from "../../../src/attention/approvals-source.js";
+import type { ApprovalAnswer, ApprovalsSource, PendingApproval } from "../../../src/supervision/approvals-source.js";
 import { need } from "../../support/requirements.js";
 
 const CHROMIUM = "/usr/bin/chromium";

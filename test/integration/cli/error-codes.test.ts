@@ -11,10 +11,10 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../../src/errors.js";
-import { requestCancel } from "../../../src/sessions/index.js";
+import { requestCancel } from "../../../src/control/index.js";
 import { callController, unwrapReply } from "../../../src/seat/control-client.js";
 import { controlSocketPath } from "../../../src/seat/controller.js";
-import { seatDir } from "../../../src/seat/seat-home.js";
+import { seatDir } from "../../../src/home/seat-home.js";
 import { buildHirePlan, buildTuiEnv, createSocketDir } from "../../../src/seat/plan.js";
 import { createWorktree } from "../../../src/worktrees/index.js";
 import { queryUsage } from "../../../src/usage/index.js";

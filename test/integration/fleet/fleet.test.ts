@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CursorEvent, JobEvent } from "../../../src/fleet/index.js";
-import { answerApproval } from "../../../src/approvals/index.js";
+import { answerApproval } from "../../../src/supervision/index.js";
 import { APPROVAL_ANSWERED_CHANNEL } from "../../../src/fleet/keys.js";
 import { Redis } from "ioredis";
 import { need } from "../../support/requirements.js";

@@ -110,7 +110,7 @@ test("loading `seat run` loads neither worktrees' git side, the journal, the led
     "/src/journal/",
     "/src/usage/ledger.js",
     "/src/identity/",
-    "/src/approvals/remote.js",
+    "/src/supervision/remote.js",
     "/src/tools/tool-bridge.js",
     "/src/tools/bridge.js",
     "/src/skills/",

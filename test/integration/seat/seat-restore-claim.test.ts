@@ -10,17 +10,10 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listLive } from "../../../src/attention/listing.js";
+import { listLive } from "../../../src/supervision/listing.js";
 import { openJournal } from "../../../src/journal/index.js";
-import {
-  claimSocketPath,
-  ensurePrivateDir,
-  isSeatLost,
-  journalPath,
-  restoreSeat,
-  seatDir,
-  writeSeatFile,
-} from "../../../src/seat/index.js";
+import { claimSocketPath, isSeatLost, restoreSeat } from "../../../src/seat/index.js";
+import { ensurePrivateDir, journalPath, seatDir, writeSeatFile } from "../../../src/home/index.js";
 import type { ControllerConfig } from "../../../src/seat/controller.js";
 import { platformIdentitySource } from "../../../src/identity/index.js";
 

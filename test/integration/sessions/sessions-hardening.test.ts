@@ -25,17 +25,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../../src/errors.js";
 import { linuxSource } from "../../../src/identity/index.js";
-import { ensurePrivateDir } from "../../../src/seat/index.js";
+import { ensurePrivateDir } from "../../../src/home/index.js";
 import {
   SessionStore,
   acquireLease,
   judgeHolder,
   openSession,
   openStore,
-  planControlSocket,
   scopeFor,
-  startControlServer,
 } from "../../../src/sessions/index.js";
+import { planControlSocket, startControlServer } from "../../../src/control/index.js";
 import { runSeat } from "../../support/cli.js";
 import { fakeGrokBinary } from "../../support/fake-agent.js";
 import { holdWriteLock } from "../../support/journal-lock.js";
@@ -138,7 +137,7 @@ test("a dead holder's control socket (home or runtime directory) is removed once
     const record = newSession(store, `dead-${runtime}`);
     const place = runtime ? { dir, runtime: true } : { dir: join(dir, "sessions"), runtime: false };
     // The holder is a real process listening on the socket, killed -9 so it cannot clean up.
-    const code = `import(${JSON.stringify(new URL("../../../src/sessions/index.js", import.meta.url).href)}).then(async (m) => { const c = await m.startControlServer(${JSON.stringify(place)}, async () => ({})); console.log(c.path); setTimeout(() => {}, 60000); })`;
+    const code = `import(${JSON.stringify(new URL("../../../src/control/index.js", import.meta.url).href)}).then(async (m) => { const c = await m.startControlServer(${JSON.stringify(place)}, async () => ({})); console.log(c.path); setTimeout(() => {}, 60000); })`;
     const holder = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
     t.after(() => void holder.kill("SIGKILL"));
     const socketPath = await new Promise<string>((resolve) =>

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { FAKE_GROK_JS } from "../../support/fake-agent.js";
 import { makeRepo } from "../../support/git-repo.js";
 import { prepareSupervisedTurn, runSupervisedTurn } from "../../../src/turn/index.js";
-import { journalPath } from "../../../src/seat/seat-home.js";
+import { journalPath } from "../../../src/home/seat-home.js";
 import { queryUsage } from "../../../src/usage/index.js";
 
 /** A `grok` that runs the fake agent with `scenario`, touching `started` first (so a test sees whether it ran). */

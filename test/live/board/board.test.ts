@@ -16,7 +16,7 @@ import { connectFleet } from "../../../src/fleet/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../../../src/permissions/index.js";
 import { openSession } from "../../../src/sessions/index.js";
 import { startBoard } from "../../../src/board/server.js";
-import type { ApprovalAnswer, ApprovalsSource, PendingApproval } from "../../../src/attention/approvals-source.js";
+import type { ApprovalAnswer, ApprovalsSource, PendingApproval } from "../../../src/supervision/approvals-source.js";
 import { gotLive, need } from "../../support/requirements.js";
 import { startLiveRig } from "../../support/live-rig.js";
 import { redisMissing, startFleetRig, until } from "../../support/fleet-rig.js";

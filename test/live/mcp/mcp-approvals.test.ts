@@ -17,7 +17,7 @@ import { gotLive, need, needGrok } from "../../support/requirements.js";
 import { startLiveRig } from "../../support/live-rig.js";
 import { redisMissing, startFleetRig } from "../../support/fleet-rig.js";
 import { connectFleet } from "../../../src/fleet/index.js";
-import { listApprovals } from "../../../src/approvals/index.js";
+import { listApprovals } from "../../../src/supervision/index.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
 
 const shell = (match: string, marker: string) => ({

@@ -9,7 +9,7 @@
 import { SeatError } from "../errors.js";
 import { openJournal } from "../journal/index.js";
 import { restoreSeat } from "../seat/restore.js";
-import { journalPath, seatHome } from "../seat/seat-home.js";
+import { journalPath, seatHome } from "../home/index.js";
 import { listLive, type LiveItem } from "./listing.js";
 
 /** What one restore did. */

@@ -10,7 +10,7 @@
  *   when the lease is released or the process exits by any path but SIGKILL, or by the next holder once this
  *   one is proven dead; its path is never longer
  *   than MAX_SOCKET_PATH_BYTES (the kernel would bind a silently truncated name); the operations are cancel
- *   (never sends a prompt), state (only reads: the typed answer of control-state.ts, checked before it is sent,
+ *   (never sends a prompt), state (only reads: the typed answer of state.ts, checked before it is sent,
  *   for `seat ps`) and, when the
  *   holder has held approvals (approvals/), `approvals` (list them, with the holder's pid) and `answer` (one
  *   answer to one approval; a refusal carries its stable code).
@@ -22,10 +22,10 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { SeatError, messageOf } from "../errors.js";
 import { isPrivateDir, ownUid, privateDirProblem } from "../internal/private-dir.js";
-// The two light modules, not seat/'s front door: `seat ps` reaches this file and must not load the seat stack.
 import { MAX_SOCKET_PATH_BYTES } from "../internal/socket-path.js";
-import { ensurePrivateDir } from "../seat/seat-home.js";
-import { controlStateProblem, type ControlState } from "./control-state.js";
+import { ensurePrivateDir } from "../home/index.js";
+import { controlStateProblem, type ControlState } from "./state.js";
+import { controlRequestProblem, type ControlRequest } from "./messages.js";
 
 /** Where a control socket is bound: in `dir` itself (the seat home's sessions/), or a fresh directory under it. */
 export interface ControlPlace {
@@ -147,8 +147,16 @@ export interface ControlHandlers {
   };
 }
 
-/** One control request's answer line (JSON), never throwing. */
-async function serve(op: Record<string, unknown>, handlers: ControlHandlers): Promise<Record<string, unknown>> {
+/** One control request's answer line (JSON), never throwing; a line outside the schema does nothing. */
+async function serve(line: unknown, handlers: ControlHandlers): Promise<Record<string, unknown>> {
+  const problem = controlRequestProblem(line);
+  if (problem !== null)
+    return {
+      ok: false,
+      code: "CONTROL_REQUEST_INVALID",
+      error: `the request does not fit the control schema: ${problem}`,
+    };
+  const op = line as ControlRequest;
   try {
     if (op.op === "cancel") return { ok: true, ...(await handlers.cancel()) };
     if (op.op === "state" && handlers.state) {
@@ -160,10 +168,9 @@ async function serve(op: Record<string, unknown>, handlers: ControlHandlers): Pr
         : { ok: false, error: `state answer does not fit the control schema: ${problem}` };
     }
     if (op.op === "approvals") return { ok: true, pid: process.pid, approvals: handlers.approvals?.list() ?? [] };
-    if (op.op === "answer" && handlers.approvals && typeof op.id === "string")
-      return { ok: true, ...handlers.approvals.answer(op.id, op.answer) };
+    if (op.op === "answer" && handlers.approvals) return { ok: true, ...handlers.approvals.answer(op.id, op.answer) };
     if (op.op === "answer") return { ok: false, code: "APPROVAL_NOT_FOUND", error: "this run holds no approvals" };
-    return { ok: false, error: "unknown operation" };
+    return { ok: false, code: "CONTROL_OP_UNSERVED", error: `this holder does not serve ${op.op}` };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     return {
@@ -213,15 +220,14 @@ export async function startControlServer(
         return;
       }
       if (!buffer.includes("\n")) return;
-      let op: Record<string, unknown> = {};
+      let line: unknown;
       try {
-        const parsed: unknown = JSON.parse(buffer.slice(0, buffer.indexOf("\n")));
-        if (typeof parsed === "object" && parsed !== null) op = parsed as Record<string, unknown>;
+        line = JSON.parse(buffer.slice(0, buffer.indexOf("\n")));
       } catch {
-        // not JSON: an unknown operation
+        // not JSON: refused by the schema check
       }
       buffer = "";
-      void serve(op, handlers).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
+      void serve(line, handlers).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
     });
   });
   cleanUpAtExit(cleanup);
@@ -252,7 +258,7 @@ export async function startControlServer(
  */
 export function requestControl(
   path: string,
-  request: Record<string, unknown>,
+  request: ControlRequest,
   timeoutMs: number,
   onTimeout: () => Error = () => new Error(`no answer from ${path} within ${timeoutMs} ms`),
 ): Promise<Record<string, unknown> | undefined> {
@@ -302,7 +308,7 @@ export async function requestCancel(
 /**
  * Asks the control socket at `path` what holds it and its attention state (`seat ps`); resolves null when the
  * holder does not answer within `timeoutMs`, does not know the operation, or answers outside the schema
- * (control-state.ts). Never rejects.
+ * (state.ts). Never rejects.
  */
 export function requestState(path: string, timeoutMs = 1_000): Promise<ControlState | null> {
   return requestControl(path, { op: "state" }, timeoutMs).then(

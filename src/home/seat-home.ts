@@ -2,7 +2,7 @@
  * Seat home: where seats keep their state — $GROK_SEAT_HOME (default ~/.grok-seat), its journal
  *   seats.db and one private directory per seat (seat.json, the controller's control socket and log).
  * Owns: those paths, creating private (0700) directories and reading/writing seat.json.
- * Does not own: the journal's contents (journal/) or the controller (controller.ts).
+ * Does not own: the journal's contents (journal/) or the controller (seat/controller.ts).
  * Invariant: seat.json is a description for status and offline release, never authority to adopt a
  *   leader: admission happens only in the controller that launched the pane.
  * Spec: docs/seat-protocol.md#controller

@@ -1,11 +1,11 @@
 /*
  * Remote approvals: the held approvals of this user's other `seat run` processes, reached over their control
- * sockets (sessions/control.ts serves them).
+ * sockets (control/socket.ts serves them).
  * Owns: finding live control sockets (ctl-HEX.sock in the seat home's sessions dir, or s in a gs-ctl- directory
  *   under TMPDIR; each a socket we own in a private directory), proving the process that answers holds the
  *   socket, the two requests (`approvals`, `answer`), and remembering which proven run listed each approval
  *   lately, so an answer goes straight there.
- * Does not own: the socket server (sessions/) or the queues behind it (queue.ts).
+ * Does not own: the socket server (control/) or the queues behind it (queue.ts).
  * Invariant: a socket is asked only when it sits in a 0700 directory we own; its approvals are listed only
  *   when the pid it reports is proven (identity/) to hold it — unknown never counts as proven.
  */
@@ -15,11 +15,11 @@ import { join } from "node:path";
 import { SeatError, ERROR_CODES, type ErrorCode } from "../errors.js";
 import { isPrivateDir, ownUid } from "../internal/private-dir.js";
 import { platformIdentitySource, type IdentitySource } from "../identity/index.js";
-import { seatHome } from "../seat/seat-home.js";
+import { seatHome } from "../home/index.js";
 import type { PendingApproval } from "../acp/index.js";
-import type { ApprovalAnswer } from "./queue.js";
+import type { ApprovalAnswer } from "../approvals/index.js";
 // The one file, not the front door: sessions/ opens sessions that hold approvals (a cycle through index.js).
-import { requestControl } from "../sessions/control.js";
+import { requestControl, type ControlRequest } from "../control/index.js";
 
 /** A live run's control socket and the approvals it holds. */
 export interface RemoteRun {
@@ -65,7 +65,7 @@ function safeList(dir: string): string[] {
 /** Sends one JSON line to a control socket and resolves its one-line JSON answer (rejects when there is none). */
 export async function controlRequest(
   path: string,
-  request: Record<string, unknown>,
+  request: ControlRequest,
   timeoutMs = 3_000,
 ): Promise<Record<string, unknown>> {
   const answer = await requestControl(path, request, timeoutMs);

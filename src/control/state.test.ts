@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { controlStateProblem, describeControlState, parseControlState, type ControlState } from "./control-state.js";
-import { requestControl, requestState, startControlServer } from "./control.js";
+import { controlStateProblem, describeControlState, parseControlState, type ControlState } from "./state.js";
+import { requestControl, requestState, startControlServer } from "./socket.js";
 
 const waiting = {
   id: "sess-1",

@@ -2,22 +2,20 @@
  * Plain runs: this user's live `seat run` processes without a session name, found by their control sockets
  *   (the ones `seat approvals` reaches: <seat home>/sessions/ctl-*.sock, or s in a private gs-ctl-* directory
  *   under TMPDIR), each asked for its state — rows of kind `run` for `seat ps` and the board.
- * Owns: telling a plain run's socket from a named session's (the typed state answer's `kind`, control-state.ts),
+ * Owns: telling a plain run's socket from a named session's (the typed state answer's `kind`, control/state.ts),
  *   proving the pid that answers holds the socket, pruning the socket file a dead run left behind, and cancelling
  *   a plain run's turn by the id `seat ps` lists (cancelRun).
- * Does not own: where sockets live or the server behind them (sessions/control.ts), finding candidates
- *   (approvals/remote.ts), named sessions (listing.ts reads their leases).
+ * Does not own: where sockets live or the server behind them (control/socket.ts), finding candidates
+ *   (supervision/remote.ts), named sessions (listing.ts reads their leases).
  * Invariant: a run is listed only when its holder answers and is not proven someone else (mismatch); a socket
  *   file is removed only when connecting to it is refused, nothing listens at its path, and it is older than
  *   STALE_AFTER_MS (a run binds and listens in one step, so a live socket never looks like that) — a dead
  *   run is pruned, never shown as live.
  */
 import { lstatSync } from "node:fs";
-// Single files, not the front doors (`seat ps` must not load the runtime or the seat stack).
-import { candidateSockets } from "../approvals/remote.js";
+import { candidateSockets } from "./remote.js";
 import { SeatError } from "../errors.js";
-import { removeDeadControlSocket, requestCancel, requestControl } from "../sessions/control.js";
-import { parseControlState } from "../sessions/control-state.js";
+import { removeDeadControlSocket, requestCancel, requestControl, parseControlState } from "../control/index.js";
 import { socketListenerInodes, type IdentitySource } from "../identity/index.js";
 import type { LiveItem } from "./listing.js";
 

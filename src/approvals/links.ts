@@ -5,7 +5,7 @@
  *   never the board token), the address record a running board leaves (`address.json`), the used-link records;
  *   signing a link (HMAC-SHA256 over approval id, decision, digest and expiry), checking one, and claiming one
  *   (a create-if-absent of its used-link record: the compare-and-set that makes a link single-use).
- * Does not own: serving the links (server.ts), their pages (link-page.ts), answering (the approvals source).
+ * Does not own: serving the links (board/server.ts), their pages (board/link-page.ts), answering (the approvals source).
  * Invariant: a link names nothing but the approval id, the decision, the digest, the expiry and its signature; a
  *   link whose signature fails is refused before anything else is read from it; a used-link record is never
  *   removed before its link expired, so a link answers at most once.
@@ -27,17 +27,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { SeatError } from "../errors.js";
-import { ensurePrivateDir } from "../seat/index.js";
-import { type ApprovalLink, type LinkDecision, linkPath, signLink } from "../approvals/index.js";
+import { ensurePrivateDir } from "../home/index.js";
+import { type ApprovalLink, type LinkDecision, linkPath, signLink } from "./link-sign.js";
 
-export {
-  type ApprovalLink,
-  type LinkDecision,
-  linkPath,
-  linksBase,
-  signLink,
-  verifyLink,
-} from "../approvals/index.js";
+export { type ApprovalLink, type LinkDecision, linkPath, linksBase, signLink, verifyLink } from "./link-sign.js";
 
 const ADDRESS_SCHEMA = "grok-seat.board-address.v1";
 const KEY_BYTES = 32;

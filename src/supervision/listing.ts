@@ -6,10 +6,10 @@
  *   released, judged from its journal and, while its controller lives, `waiting` when the TUI asks its owner;
  *   a fleet job that has not ended, from its Redis record) and counting each one's pending approvals through
  *   an ApprovalsSource.
- * Does not own: the vocabulary (states.ts), proving a holder (sessions/), the journal (journal/), Redis (fleet/).
+ * Does not own: the vocabulary (attention/), proving a holder (sessions/), the journal (journal/), Redis (fleet/).
  * Invariant: it only reads (but for pruning a dead run's socket file, runs.ts) — it opens no journal that does
  *   not exist, asks a holder or a seat's controller only the read-only `state` operation, and never answers an
- *   approval or an owner's question. Sits above sessions/ and fleet/, so it is reached as attention/listing.js
+ *   approval or an owner's question. Sits above sessions/ and fleet/, so it is reached as supervision/listing.js
  *   by cli/ and board/ (the front door stays importable from runtime/ without a cycle).
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -17,15 +17,15 @@ import { join } from "node:path";
 import { openJournal } from "../journal/index.js";
 // Single files rather than the front doors of seat/ and sessions/: those load the runtime and the seat stack
 // (≈170 ms of imports), which `seat ps` never uses.
-import { journalPath, seatDir, seatHome } from "../seat/seat-home.js";
+import { journalPath, seatDir, seatHome } from "../home/index.js";
 import { restoreClaimOf } from "../seat/restore-claim.js";
 import { judgeHolder } from "../sessions/lease.js";
-import { requestControl, requestState } from "../sessions/control.js";
+import { requestControl, requestState } from "../control/index.js";
 import { isPrivateDir } from "../internal/private-dir.js";
 import { SessionStore } from "../sessions/store.js";
 import { snapshotIdentitySource, type IdentitySource } from "../identity/index.js";
 import type { FleetClient } from "../fleet/index.js";
-import { jobAttentionState, seatAttentionState, type AttentionState } from "./states.js";
+import { jobAttentionState, seatAttentionState, type AttentionState } from "../attention/index.js";
 import { listRuns } from "./runs.js";
 import { approvalBelongsTo, type ApprovalsSource, type PendingApproval } from "./approvals-source.js";
 

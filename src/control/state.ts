@@ -4,7 +4,7 @@
  * Owns: the ControlState shape, the one builder every door uses (describeControlState: `seat run`, `seat run -s`,
  *   the MCP `run` tool, a library openSession), and the check both ends apply (controlStateProblem: the server
  *   before it answers, the listing before it believes an answer).
- * Does not own: the socket (control.ts), the listing (attention/), the snapshot itself (the session's tracker).
+ * Does not own: the socket (socket.ts), the listing (supervision/), the snapshot itself (the session's tracker).
  * Invariant: every `state` answer carries a kind; an answer that does not fit the schema is never sent and
  *   never listed as what it claims.
  */

@@ -1,7 +1,7 @@
 /*
  * Auth choice: which ACP auth method a headless session uses, decided from what grok advertised.
  * Owns: the preference order and the "not authenticated" diagnostic text.
- * Does not own: sending `authenticate` (handshake.ts). Grok owns the credentials themselves.
+ * Does not own: sending `authenticate` (runtime/handshake.ts). Grok owns the credentials themselves.
  * Invariant: only a method grok advertised is ever chosen; interactive methods (grok.com, oidc) never are.
  * Decision: `xai.api_key` when XAI_API_KEY/GROK_API_KEY is set and advertised; else `cached_token` when
  *   advertised; else grok's own `defaultAuthMethodId` when it is one of those two (a BYOK `api_key` in

@@ -1,19 +1,23 @@
 /*
  * Approvals API: listApprovals() and answerApproval() — every held approval this user can answer.
- * Owns: combining this process's queues (local.ts) with the other live runs of this user (remote.ts).
- * Does not own: holding (queue.ts), the socket (sessions/), Redis (fleet/approvals.ts, loaded only when `redis`
- *   is given: fleet/ sits above this folder, so it is imported lazily and never at load time).
+ * Owns: combining this process's queues (approvals/local.ts) with the other live runs of this user (remote.ts).
+ * Does not own: holding (approvals/queue.ts), the socket (control/), Redis (fleet/approvals.ts, loaded only when `redis`
+ *   is given: imported on use, so listing local approvals never loads BullMQ).
  * Invariant: an answer reaches at most the one run that holds the id; that run's queue decides first-wins, so
  *   a second answer from anywhere is told APPROVAL_ALREADY_ANSWERED naming the first.
  */
 import { SeatError, isSeatError } from "../errors.js";
 import type { PendingApproval } from "../acp/index.js";
 import { snapshotIdentitySource } from "../identity/index.js";
-import { assertApprovalId, parseAnswer } from "./answer.js";
-import { isLocalApproval, processApprovals } from "./local.js";
-import type { ApprovalAnswer } from "./queue.js";
+import {
+  assertApprovalId,
+  parseAnswer,
+  isLocalApproval,
+  processApprovals,
+  readApprovalRecord,
+} from "../approvals/index.js";
+import type { ApprovalAnswer } from "../approvals/index.js";
 import { answerRemote, lastListedRun, remoteRuns } from "./remote.js";
-import { readApprovalRecord } from "./record.js";
 
 /** Where to look: this machine's runs, plus the fleet's jobs when `redis` is given. */
 export interface ApprovalsOptions {

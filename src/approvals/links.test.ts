@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { isSeatError } from "../errors.js";
-import { ApprovalQueue, parseAnswer } from "../approvals/index.js";
+import { ApprovalQueue, parseAnswer } from "./index.js";
 import { createPermissionGate, parsePolicyFlags } from "../permissions/index.js";
 import {
   approvalLinks,
@@ -16,7 +16,7 @@ import {
   signLink,
   verifyLink,
 } from "./links.js";
-import { startBoard } from "./server.js";
+import { startBoard } from "../board/server.js";
 
 function tempHome(t: { after(fn: () => void): void }): string {
   const home = mkdtempSync(join(tmpdir(), "seat-links-"));
