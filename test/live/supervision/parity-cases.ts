@@ -161,7 +161,7 @@ export const DOORS: readonly Door[] = [
   },
   {
     id: "library-named",
-    label: "openSession({ name, approvals }) with planTurnWorktree/finishTurnWorktree",
+    label: "openSession({ name, approvals, scopeDir }) with planTurnWorktree/finishTurnWorktree",
     session: "parity-lib",
     cells: {
       ps: { ps: { kind: "named-session", name: "parity-lib" } },

@@ -7,7 +7,8 @@
  *   committed on seat/<name> and the user's tree is untouched; the ledger counts every model call the mock served,
  *   once; the budget ends its turn BUDGET_EXCEEDED before its next call; `seat cancel` ends the slow turn cancelled
  *   with no agent left; the journal records each turn; the canary is masked in what the door prints and writes. A
- *   door's failing cells are reported together, by cell.
+ *   door's failing cells are reported together, by cell. Every door is looked at from the repository, as a person
+ *   in it would (named doors too, though they work in a worktree).
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -346,6 +347,8 @@ async function libraryDriver(door: Door, live: LiveRig): Promise<Driver> {
     ...live.sessionOptions,
     env: { ...live.sessionOptions.env, XAI_API_KEY: CANARY },
     cwd: plan?.path ?? repo,
+    // Named from the repository the caller is in, while the agent works in the worktree.
+    scopeDir: repo,
     home,
     name: door.session!,
     permissions: createPermissionGate({ policy: DEFAULT_POLICY }),
