@@ -40,6 +40,12 @@ export interface OpenSessionOptions extends SessionOptions {
   agent?: string;
   /** A name shared by every directory instead of one per cwd. */
   global?: boolean;
+  /**
+   * The directory the name belongs to (its per-directory scope) when the agent works elsewhere — in a seat worktree
+   * of it. Default: `cwd`. A session recorded before this option existed, under its worktree's path, is found under
+   * `cwd` too (and keeps working there).
+   */
+  scopeDir?: string;
   /** Queue behind a running turn for up to this long (ms) instead of failing SESSION_BUSY at once. */
   waitMs?: number;
   /** The seat home holding the journal. Default: $GROK_SEAT_HOME or ~/.grok-seat. */
@@ -270,8 +276,22 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
   let control: ControlServer | undefined;
   let inner: HeadlessSession | undefined;
   try {
-    const scope = scopeFor(cwd, options.global === true);
-    let record = store.ensure({ name: options.name, scope, agent, cwd, model: options.model ?? null });
+    const scopeDir = resolve(options.scopeDir ?? cwd);
+    const scope = scopeFor(scopeDir, options.global === true);
+    // Named from the caller's directory; one recorded under its worktree's path (before scopeDir) is found there.
+    const legacyScope = options.global !== true && scopeDir !== cwd ? scopeFor(cwd, false) : undefined;
+    let record =
+      store.find(scope, options.name) ??
+      (legacyScope ? store.find(legacyScope, options.name) : null) ??
+      store.ensure({ name: options.name, scope, agent, cwd, model: options.model ?? null });
+    if (scopeDir !== cwd && record.cwd !== cwd) {
+      // The agent keeps its session where it made it (grok stores sessions per directory): it cannot move.
+      throw new SeatError(
+        "SESSION_NOT_RESUMABLE",
+        `Named session "${options.name}" works in ${record.cwd}, not ${cwd}; run it there (seat run -s ${options.name} without --worktree, or with the worktree it made), or use another name. Nothing was started.`,
+        { context: { name: options.name, recordedCwd: record.cwd, cwd } },
+      );
+    }
     if (record.agent !== agent) {
       throw new SeatError(
         "SESSION_NOT_RESUMABLE",
@@ -286,12 +306,13 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     await options.beforeStart?.();
     const interrupted = store.interruptRunning(record.row);
     if (options.sessionBudget) setSessionBudget(store.path, record.row, options.sessionBudget);
-    record = store.find(scope, options.name)!;
+    record = store.find(record.scope, options.name)!;
     const resumeId = record.agentSessionId;
     const model = options.model ?? record.model ?? undefined;
     const {
       name: _n,
       global: _g,
+      scopeDir: _d,
       waitMs: _w,
       home: _h,
       identitySource: _i,
@@ -327,7 +348,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       });
       store.setControlSocket(record.row, lease.holder.pid, control.path);
     }
-    record = store.find(scope, options.name)!;
+    record = store.find(record.scope, options.name)!;
     const report = (diagnostic: Diagnostic) =>
       void Promise.resolve(options.callbacks?.onEvent?.({ type: "diagnostic", diagnostic })).catch(() => undefined);
     return {

@@ -21,6 +21,7 @@ export interface SessionRecord {
   /** `cwd:<abs path>` or `global`. */
   scope: string;
   agent: string;
+  /** Where the agent works (its sessions live there): the scope's directory, or a seat worktree of it. */
   cwd: string;
   /** The agent's own session id; null until the first run created it. */
   agentSessionId: string | null;

@@ -207,6 +207,8 @@ async function openTurn(
       opened = await sessions.openSession({
         ...base,
         name: named.name,
+        // Named from the caller's directory, while its agent works in the worktree (plan.path).
+        scopeDir: resolve(options.cwd ?? process.cwd()),
         ...(named.global ? { global: true } : {}),
         ...(named.waitMs ? { waitMs: named.waitMs } : {}),
         ...(named.sessionBudget ? { sessionBudget: named.sessionBudget } : {}),

@@ -39,7 +39,7 @@ export interface TurnWorktree {
 
 /** Where a turn will work, decided before anything starts; take() makes (or reuses) the worktree and locks it. */
 export interface TurnWorktreePlan {
-  /** The worktree's directory: the agent's cwd (and a named session's scope). */
+  /** The worktree's directory: the agent's cwd (a named session is still named from the caller's directory). */
   path: string;
   /** Makes or reuses the worktree and locks it for this process (WORKTREE_BUSY while another seat works in it). */
   take(): Promise<TurnWorktree>;

@@ -26,6 +26,8 @@ interface CompareRow {
   agent: string;
   name: string;
   branch: string;
+  /** The turn's prompt id (its rows in `seat usage`); null when it was never sent. */
+  promptId: string | null;
   stopReason: string | null;
   code: string | null;
   ms: number;
@@ -45,9 +47,11 @@ export const compareCommand: Command = {
   --base REF            branch every worktree from REF instead of HEAD
   -f, --file FILE       the prompt from FILE, or stdin with "-"
   --cwd DIR             a directory of the repository (default: current)
-  --allow/--ask/--block LIST, --policy FILE, --unrestricted   as for seat run (no one is asked: ask = deny)
+  --allow/--ask/--block LIST, --policy FILE, --unrestricted   as for seat run: a call the policy holds waits for
+                        seat approve / seat deny from another shell (seat approvals lists it)
   --turn-timeout SECS   per agent (default 900, 0 = off)
-  --json                one {"type":"compare",…} object per agent
+  --json                one {"type":"compare",…} object per agent (its promptId names its seat usage rows)
+  Each agent's turn is listed by seat ps (kind run) and cancelled with seat cancel ID.
 
 Examples:
   seat compare --agents grok,codex,claude --allow edit "add a --verbose flag"
@@ -115,6 +119,7 @@ async function runOne(
     agent,
     name: record.name,
     branch: record.branch,
+    promptId: null,
     stopReason: null,
     code: null,
     ms: 0,
@@ -139,6 +144,7 @@ async function runOne(
       ...(turnTimeoutMs ? { turnTimeoutMs } : {}),
     });
     const { result } = outcome;
+    row.promptId = outcome.sent ? result.promptId : null;
     row.stopReason = outcome.sent ? (result.stopReason ?? null) : null;
     row.code = result.diagnostic?.code ?? outcome.worktree?.failure?.code ?? null;
     row.totalTokens = result.usage?.totalTokens ?? null;

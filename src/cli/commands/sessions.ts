@@ -23,7 +23,9 @@ import type { Command } from "./command.js";
 const SUBS = ["list", "show", "history", "close", "rm"] as const;
 
 function line(s: SessionSummary): string {
-  const where = s.scope === "global" ? "global" : s.cwd;
+  const named = s.scope === "global" ? "global" : s.scope.replace(/^cwd:/, "");
+  // A session that works in a seat worktree is named from the directory it was started in.
+  const where = s.cwd === named ? named : `${named} (works in ${s.cwd})`;
   const running = s.running ? `running (pid ${s.running.pid} since ${s.running.since})` : s.state;
   return `${s.name.padEnd(16)} ${running.padEnd(10)} ${String(s.turns).padStart(3)} turns  last used ${s.lastUsedAt}  ${where}`;
 }

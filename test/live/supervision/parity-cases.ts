@@ -8,7 +8,16 @@
  */
 
 /** Where a supervised turn starts. */
-export type DoorId = "cli-plain" | "cli-named" | "mcp-run" | "mcp-named" | "library-named" | "fleet-job";
+export type DoorId =
+  | "cli-plain"
+  | "cli-named"
+  | "mcp-run"
+  | "mcp-named"
+  | "library-named"
+  | "library-turn"
+  | "library-turn-named"
+  | "fleet-job"
+  | "compare";
 
 /** What every door must have alike. */
 export type PropertyId = "ps" | "approval-owner" | "worktree" | "ledger" | "budget" | "cancel" | "journal" | "masking";
@@ -26,10 +35,11 @@ export type Cell =
    */
   | { owner: { kind: "session" | "named-session" | "job"; name?: string } }
   /**
-   * The turn worked in seat worktree `name`: its shell command's file is committed on seat/<name>, the user's tree
-   * has none.
+   * The turn worked in seat worktree `name` — or, for a door that makes its own, in the one it reported, named like
+   * `made` — its shell command's file is committed on seat/<name>, the user's tree has none.
    */
   | { worktree: { name: string } }
+  | { worktree: { made: RegExp } }
   /**
    * The journal's ledger rows written during the door's turns count every model call the mock served then, once:
    * their model calls and tokens add up to exactly what the mock served, and each row is the door's (`source`, the
@@ -61,7 +71,7 @@ export type Cell =
    * The canary key in the door's environment, echoed by the model, is masked (`[redacted]` where it was) in what
    * the door `prints`, and in the journal's bytes; none of its outputs holds the value.
    */
-  | { masking: { prints: "stdout and stderr" | "the tool result" | "nothing" } }
+  | { masking: { prints: "stdout and stderr" | "the tool result" | "nothing" | "a table, none of the model's text" } }
   | { na: string };
 
 export interface Door {
@@ -151,7 +161,7 @@ export const DOORS: readonly Door[] = [
   },
   {
     id: "library-named",
-    label: "openSession({ name, approvals }) with planTurnWorktree/finishTurnWorktree",
+    label: "openSession({ name, approvals, scopeDir }) with planTurnWorktree/finishTurnWorktree",
     session: "parity-lib",
     cells: {
       ps: { ps: { kind: "named-session", name: "parity-lib" } },
@@ -163,6 +173,35 @@ export const DOORS: readonly Door[] = [
       journal: { journal: { name: "parity-lib" } },
       // The library prints nothing of its own: the caller gets the agent's text as the agent sent it. What it
       // writes for other processes (the journal, read by `seat sessions history`) is checked.
+      masking: { masking: { prints: "nothing" } },
+    },
+  },
+  {
+    id: "library-turn",
+    label: "runSupervisedTurn({ prompt, approvals, worktree }) in a caller's own process, a fresh session per turn",
+    cells: {
+      ps: { ps: { kind: "run" } },
+      "approval-owner": { owner: { kind: "session" } },
+      worktree: { worktree: { name: "parity-library-turn" } },
+      ledger: { ledger: { source: "run" } },
+      budget: { budget: { maxTokens: 5, code: "BUDGET_EXCEEDED" } },
+      cancel: { cancel: { by: "ps-id" } },
+      journal: { na: PLAIN_JOURNAL },
+      masking: { masking: { prints: "nothing" } },
+    },
+  },
+  {
+    id: "library-turn-named",
+    label: "runSupervisedTurn({ named: { name }, worktree, approvals }) in a caller's own process",
+    session: "parity-lib-turn",
+    cells: {
+      ps: { ps: { kind: "named-session", name: "parity-lib-turn" } },
+      "approval-owner": { owner: { kind: "named-session", name: "parity-lib-turn" } },
+      worktree: { worktree: { name: "parity-library-turn-named" } },
+      ledger: { ledger: { source: "session", session: "parity-lib-turn" } },
+      budget: { budget: { maxTokens: 5, code: "BUDGET_EXCEEDED" } },
+      cancel: { cancel: { by: "name" } },
+      journal: { journal: { name: "parity-lib-turn" } },
       masking: { masking: { prints: "nothing" } },
     },
   },
@@ -183,6 +222,24 @@ export const DOORS: readonly Door[] = [
       journal: { jobRecord: { status: "completed or cancelled" } },
       // The submitter's shell holds no key: what the worker publishes must already be masked.
       masking: { masking: { prints: "stdout and stderr" } },
+    },
+  },
+  {
+    id: "compare",
+    label: "seat compare --agents grok --json, one agent in the worktree compare makes for it",
+    cells: {
+      ps: { ps: { kind: "run" } },
+      "approval-owner": { owner: { kind: "session" } },
+      // Every compare makes its own worktree, cmp-<UTC time>-<4 hex>-<agent>, and says its name.
+      worktree: { worktree: { made: /^cmp-\d{8}-\d{6}-[0-9a-f]{4}-grok$/ } },
+      ledger: { ledger: { source: "run" } },
+      budget: {
+        na: "seat compare has no budget flag (--max-tokens / --max-cost): it compares agents on the same task as each runs it",
+      },
+      cancel: { cancel: { by: "ps-id" } },
+      journal: { na: PLAIN_JOURNAL },
+      // It prints a table (stop reason, time, tokens, diffstat), none of the agent's text: the key must not be there.
+      masking: { masking: { prints: "a table, none of the model's text" } },
     },
   },
 ];

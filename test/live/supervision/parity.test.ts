@@ -7,13 +7,17 @@
  *   committed on seat/<name> and the user's tree is untouched; the ledger counts every model call the mock served,
  *   once; the budget ends its turn BUDGET_EXCEEDED before its next call; `seat cancel` ends the slow turn cancelled
  *   with no agent left; the journal records each turn; the canary is masked in what the door prints and writes. A
- *   door's failing cells are reported together, by cell.
+ *   door's failing cells are reported together, by cell. Every door is looked at from the repository, as a person
+ *   in it would (named doors too, though they work in a worktree).
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -37,13 +41,17 @@ const MARKER = "parity-marker.txt";
 /** The model's key as every door's environment carries it; the model echoes it in the first turn's answer. */
 const CANARY = "xai-canary-parity-4e7d1a90c2b3";
 const REDACTED = "[redacted]";
-const promptOf = (door: Door) => `parity turn for ${door.id}`;
-const budgetPromptOf = (door: Door) => `parity budget for ${door.id}`;
-const cancelPromptOf = (door: Door) => `parity cancel for ${door.id}`;
+// The mock matches a rule by substring: the id is bracketed, so library-turn's rules never answer library-turn-named.
+const promptOf = (door: Door) => `parity turn for [${door.id}]`;
+const budgetPromptOf = (door: Door) => `parity budget for [${door.id}]`;
+const cancelPromptOf = (door: Door) => `parity cancel for [${door.id}]`;
+/** The worktree a door is asked to work in (a door that makes its own, such as compare, is asked for none). */
 const worktreeOf = (door: Door) => {
   const cell = door.cells.worktree;
-  return "worktree" in cell ? cell.worktree.name : undefined;
+  return "worktree" in cell && "name" in cell.worktree ? cell.worktree.name : undefined;
 };
+/** The child process a library caller runs in (test/support/library-turn-door.ts). */
+const LIBRARY_TURN_DOOR = fileURLToPath(new URL("../../support/library-turn-door.js", import.meta.url));
 
 // Each door's first turn streams text slowly (so `seat ps` sees it working), asks to run a shell command (held),
 // then answers with the key; its budget turn's first call (11 + 3 tokens, over its budget of 5) asks to run a command
@@ -152,20 +160,6 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-/**
- * The directory a named session is named from: a named session that works in a worktree is recorded under the
- * worktree's path (where its agent works), so `seat cancel -s` and `seat sessions history` are run there.
- */
-function sessionCwd(door: Door): string {
-  const worktree = worktreeOf(door);
-  if (!door.session || !worktree) return repo;
-  const listing = gitIn(repo, ["worktree", "list", "--porcelain"]).split("\n\n");
-  const entry = listing.find((e) => e.includes(`branch refs/heads/seat/${worktree}`));
-  const path = entry?.split("\n")[0]?.replace(/^worktree /, "");
-  assert.ok(path, `the worktree of seat/${worktree} is listed: ${listing.join(" | ")}`);
-  return path;
-}
-
 /** How one turn ended, as the door said it. */
 interface Outcome {
   promptId?: string;
@@ -176,6 +170,8 @@ interface Outcome {
   printed: string;
   /** The fleet job that ran the turn. */
   jobId?: string;
+  /** The worktree the door said the turn worked in (a door that makes its own: compare). */
+  worktree?: string;
 }
 
 /** One turn, started: the pid that holds it (or the fleet job that runs it), and its end. */
@@ -351,6 +347,8 @@ async function libraryDriver(door: Door, live: LiveRig): Promise<Driver> {
     ...live.sessionOptions,
     env: { ...live.sessionOptions.env, XAI_API_KEY: CANARY },
     cwd: plan?.path ?? repo,
+    // Named from the repository the caller is in, while the agent works in the worktree.
+    scopeDir: repo,
     home,
     name: door.session!,
     permissions: createPermissionGate({ policy: DEFAULT_POLICY }),
@@ -390,6 +388,88 @@ async function libraryDriver(door: Door, live: LiveRig): Promise<Driver> {
         taken?.lock.release();
       }
     },
+  };
+}
+
+/**
+ * A library caller in its own process (test/support/library-turn-door.ts): one runSupervisedTurn per turn, a fresh
+ * session or the door's named session, with held approvals. What it prints is its stderr (nothing, normally).
+ */
+function libraryTurnDriver(door: Door): Driver {
+  const child = spawn(
+    process.execPath,
+    [LIBRARY_TURN_DOOR, JSON.stringify({ cwd: repo, ...(door.session ? { named: door.session } : {}) })],
+    { env, cwd: repo, stdio: ["pipe", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((r) => child.on("close", () => r()));
+  const waiting: ((line: Item) => void)[] = [];
+  createInterface({ input: child.stdout }).on("line", (line) => waiting.shift()?.(JSON.parse(line) as Item));
+  return {
+    async turn(prompt, options) {
+      const from = stderr.length;
+      const done = new Promise<Outcome>((resolve) => {
+        waiting.push((line) =>
+          resolve({
+            ...(typeof line.promptId === "string" ? { promptId: line.promptId } : {}),
+            stopReason: (line.stopReason as string | null) ?? null,
+            codes: (line.codes as string[]) ?? [],
+            printed: stderr.slice(from),
+            ...(typeof line.worktree === "string" ? { worktree: line.worktree } : {}),
+          }),
+        );
+        void exited.then(() =>
+          resolve({ stopReason: null, codes: ["LIBRARY_CALLER_EXITED"], printed: stderr.slice(from) }),
+        );
+      });
+      child.stdin.write(`${JSON.stringify({ op: "turn", prompt, ...options })}\n`);
+      return { pid: child.pid!, done };
+    },
+    abort: () => void child.stdin.write(`${JSON.stringify({ op: "abort" })}\n`),
+    async close() {
+      child.stdin.end();
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+      child.kill("SIGKILL");
+    },
+    seatHome: home,
+    look: { args: [], env },
+  };
+}
+
+/** `seat compare --agents grok --json` per turn: the agent works in the worktree compare makes for it. */
+function compareDriver(): Driver {
+  let current: ReturnType<typeof startSeat> | undefined;
+  return {
+    async turn(prompt) {
+      current = startSeat(["compare", "--agents", "grok", "--json", "--ask", "execute", prompt], { env, cwd: repo });
+      return { pid: current.child.pid!, done: current.done.then(compareOutcome) };
+    },
+    abort: () => void current?.child.kill("SIGINT"),
+    close: async () => void current?.child.kill("SIGKILL"),
+    seatHome: home,
+    look: { args: [], env },
+  };
+}
+
+/** Parses `seat compare --json`'s row of the one agent. */
+function compareOutcome(r: { code: number | null; stdout: string; stderr: string }): Outcome {
+  const row = r.stdout
+    .split("\n")
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Item];
+      } catch {
+        return [];
+      }
+    })
+    .find((l) => l.type === "compare" || l.type === "error");
+  return {
+    ...(typeof row?.promptId === "string" ? { promptId: row.promptId } : {}),
+    stopReason: (row?.stopReason as string | null | undefined) ?? null,
+    codes: typeof row?.code === "string" ? [row.code] : [],
+    printed: `exit ${r.code}\n${r.stdout}${r.stderr}`,
+    ...(typeof row?.name === "string" ? { worktree: row.name } : {}),
   };
 }
 
@@ -474,7 +554,11 @@ for (const door of DOORS) {
           ? await mcpDriver(door)
           : door.id === "fleet-job"
             ? fleetDriver(door, fleetOrFail())
-            : await libraryDriver(door, live);
+            : door.id === "compare"
+              ? compareDriver()
+              : door.id === "library-turn" || door.id === "library-turn-named"
+                ? libraryTurnDriver(door)
+                : await libraryDriver(door, live);
     const ledgerFrom = Math.max(0, ...ledgerRowsAfter(driver.seatHome, 0).map((r) => Number(r.id)));
     let closed = false;
     try {
@@ -569,7 +653,7 @@ for (const door of DOORS) {
               : cell.cancel.by === "job-id"
                 ? ["jobs", "cancel", slow.jobId!, ...driver.look.args]
                 : ["cancel", String(working.id)],
-            { env: driver.look.env, cwd: sessionCwd(door) },
+            { env: driver.look.env, cwd: repo },
           );
           assert.equal(cancel.code, 0, `seat cancel: exit ${cancel.code}\n${cancel.stdout}${cancel.stderr}`);
           ended = await Promise.race([
@@ -600,8 +684,13 @@ for (const door of DOORS) {
 
       await check("worktree", async (cell) => {
         if (!("worktree" in cell)) throw new Error("not a worktree cell");
+        let name: string;
+        if ("made" in cell.worktree) {
+          assert.match(String(first.worktree), cell.worktree.made, `the worktree the door made: ${first.printed}`);
+          name = first.worktree!;
+        } else name = cell.worktree.name;
         assert.equal(
-          gitIn(repo, ["show", `seat/${cell.worktree.name}:${MARKER}`]),
+          gitIn(repo, ["show", `seat/${name}:${MARKER}`]),
           `${door.id}\n`,
           "the turn's file is committed on its branch",
         );
@@ -668,7 +757,7 @@ for (const door of DOORS) {
         if (!("journal" in cell)) throw new Error("not a journal cell");
         const history = await runSeat(["sessions", "history", cell.journal.name, "--json"], {
           env,
-          cwd: sessionCwd(door),
+          cwd: repo,
         });
         assert.equal(history.code, 0, history.stdout + history.stderr);
         const turns = jsonLines(history.stdout).map((row) => [row.promptId, row.state, row.stopReason]);
@@ -682,7 +771,7 @@ for (const door of DOORS) {
         if (!("masking" in cell)) throw new Error("not a masking cell");
         for (const [i, outcome] of outcomes.entries())
           assert.ok(!outcome.printed.includes(CANARY), `turn ${i + 1} printed the key: ${outcome.printed}`);
-        if (cell.masking.prints !== "nothing")
+        if (cell.masking.prints === "stdout and stderr" || cell.masking.prints === "the tool result")
           assert.ok(first.printed.includes(REDACTED), `the echoed key shows as ${REDACTED}: ${first.printed}`);
         const held = filesHolding([driver.seatHome], CANARY);
         assert.ok(held.checked > 0, "the seat home was read");
@@ -690,7 +779,7 @@ for (const door of DOORS) {
         if (named) {
           const history = await runSeat(["sessions", "history", door.session!, "--json"], {
             env: { ...env, XAI_API_KEY: "" },
-            cwd: sessionCwd(door),
+            cwd: repo,
           });
           const answer = jsonLines(history.stdout).find((row) => row.promptId === first.promptId);
           assert.ok(String(answer?.text).includes(REDACTED), `the journal's answer: ${JSON.stringify(answer)}`);
