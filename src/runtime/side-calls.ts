@@ -31,6 +31,9 @@ interface TurnBudgetState {
   overBudget?: (diagnostic: Diagnostic) => void;
 }
 
+/** How many turns that ended over budget a session remembers, to refuse a call grok sends late for one. */
+const ENDED_OVER_BUDGET_KEPT = 16;
+
 /** How long the check that the model's host accepts connections may take before the route is left alone. */
 export const ROUTE_PROBE_TIMEOUT_MS = 1_500;
 
@@ -92,6 +95,8 @@ export function withoutProxyInShells(given: string | undefined): string | undefi
 /** The side-call metering of one grok session. */
 export class SideCallMeter {
   private turn: TurnBudgetState | undefined;
+  /** Turns that ended over their budget, most recent last: a call grok still sends for one is refused. */
+  private readonly endedOverBudget: string[] = [];
 
   private constructor(
     readonly route: ModelRoute,
@@ -179,6 +184,9 @@ export class SideCallMeter {
    * refused once the budget is spent ends the turn over budget before the refusal is answered.
    */
   private admit(call: PendingCall): string | undefined {
+    // grok may send a cancelled turn's next call late; once a new turn began it arrives filed under that turn.
+    if (call.reqId !== undefined && this.endedOverBudget.includes(call.reqId))
+      return "the turn this call belongs to ended over its budget";
     const turn = this.turn;
     if (!turn || call.promptId !== turn.promptId || !this.point) return undefined;
     const verdict = admitCall(call, this.point.startedOf(turn.promptId), turn.budget, turn.costOf);
@@ -214,6 +222,10 @@ export class SideCallMeter {
       sideCalls = estimateGrokSideCalls(result);
     }
     if (this.turn?.promptId === result.promptId) this.turn = undefined;
+    if (result.diagnostic?.code === "BUDGET_EXCEEDED") {
+      this.endedOverBudget.push(result.promptId);
+      if (this.endedOverBudget.length > ENDED_OVER_BUDGET_KEPT) this.endedOverBudget.shift();
+    }
     if (sideCalls.length === 0) return result;
     const withSides: TurnResult = { ...result, sideCalls };
     const reported = result.usage?.totalTokens ?? (result.usage?.inputTokens ?? 0) + (result.usage?.outputTokens ?? 0);

@@ -46,6 +46,8 @@ export interface MeteredCall {
 /** A model call about to be forwarded, for the admission check. */
 export interface PendingCall {
   kind: MeteredCall["kind"];
+  /** The agent's request id (`x-grok-req-id`), when it sent one: a main call's names its turn. */
+  reqId?: string;
   promptId?: string;
   requestBytes: number;
 }
@@ -281,6 +283,7 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
         const reason = options.admit?.({
           kind: call.kind,
           requestBytes: call.requestBytes,
+          ...(reqId ? { reqId } : {}),
           ...(promptId !== undefined ? { promptId } : {}),
         });
         if (reason !== undefined) {
