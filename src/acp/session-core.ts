@@ -263,7 +263,21 @@ export class SessionCore {
     const reported = usage.costUsdTicks === undefined ? undefined : usage.costUsdTicks / TICKS_PER_USD;
     const costUsd = reported ?? turn.costOf?.(usage);
     const crossed = turn.meter.add({ ...usage, ...(costUsd === undefined ? {} : { costUsd }) });
-    if (!crossed) return;
+    if (crossed) this.cancelOverBudget(turn, crossed);
+  }
+
+  /**
+   * Ends the running turn `promptId` over its budget, as a usage report over it does (`BUDGET_EXCEEDED`, stop
+   * reason `cancelled`, the text kept): used when the seat's metering point refused the turn's next model call.
+   * No such running turn: ignored; the first crossing is the one the turn reports.
+   */
+  endOverBudget(promptId: string, diagnostic: Diagnostic): void {
+    const turn = this.turns.get(promptId);
+    if (turn) this.cancelOverBudget(turn, diagnostic);
+  }
+
+  private cancelOverBudget(turn: Turn, crossed: Diagnostic): void {
+    if (turn.hostDiagnostic?.code === "BUDGET_EXCEEDED") return;
     // The budget's diagnostic wins over a bare stop reason even when text streamed (the text is kept).
     turn.hostDiagnostic = crossed;
     this.running.get(turn.promptId)?.end(crossed, CANCEL_GRACE_MS);

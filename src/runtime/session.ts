@@ -277,7 +277,8 @@ class Session implements HeadlessSession {
             signal: options.signal,
           })
         : undefined;
-    this.sideCalls?.beginTurn(promptId, budget, costOf);
+    // A call the metering point refuses once the budget is spent ends the turn over budget, not as grok's failed call.
+    this.sideCalls?.beginTurn(promptId, budget, costOf, (crossed) => core.endOverBudget(promptId, crossed));
     const turn = await core.prompt(input, {
       promptId,
       turnTimeoutMs: options.turnTimeoutMs ?? this.options.turnTimeoutMs,

@@ -1,7 +1,8 @@
 /*
  * A grok session's side calls: starts the metering point on grok's model route (when the seat can redirect it),
- *   keeps each turn's budget at that point (a side call the budget cannot cover is refused before it reaches the
- *   model), and adds the calls grok does not report to the turn's result (measured, or estimated).
+ *   keeps each turn's budget at that point (a side call the budget cannot cover, and any call once the budget is
+ *   spent, is refused before it reaches the model), and adds the calls grok does not report to the turn's result
+ *   (measured, or estimated).
  * Owns: the per-session wiring between usage/'s metering point and a turn (begin, admit, collect).
  * Does not own: the proxy (usage/metering-point.ts), the route (grok/model-route.ts), the ledger.
  * Invariant: the agent's `_meta.usage` stays the authority for the calls it reports; a turn's result carries every
@@ -9,18 +10,12 @@
  * Spec: docs/spend.md#the-metering-point.
  */
 import { connect } from "node:net";
-import type { TurnResult } from "../acp/index.js";
-import type { Usage } from "../acp/index.js";
+import type { Diagnostic, TurnResult, Usage } from "../acp/index.js";
 import { grokModelRoute, type ModelRoute } from "../grok/index.js";
-import { createTurnMeter, type TurnBudget } from "../usage/budget.js";
+import type { TurnBudget } from "../usage/budget.js";
+import { admitCall } from "../usage/call-admission.js";
 import { startMeteringPoint, type MeteringPoint, type PendingCall } from "../usage/metering-point.js";
-import {
-  BYTES_PER_TOKEN,
-  estimateGrokSideCalls,
-  meterMissedTurn,
-  sideCallsFromMeter,
-  sideCallTokens,
-} from "../usage/side-calls.js";
+import { estimateGrokSideCalls, meterMissedTurn, sideCallsFromMeter, sideCallTokens } from "../usage/side-calls.js";
 
 /** How long a turn's result waits for its side calls to finish (the model's own time for one short call). */
 export const SIDE_CALL_WAIT_MS = 30_000;
@@ -33,7 +28,11 @@ interface TurnBudgetState {
   promptId: string;
   budget: TurnBudget;
   costOf?: (usage: Usage) => number | undefined;
+  overBudget?: (diagnostic: Diagnostic) => void;
 }
+
+/** How many turns that ended over budget a session remembers, to refuse a call grok sends late for one. */
+const ENDED_OVER_BUDGET_KEPT = 16;
 
 /** How long the check that the model's host accepts connections may take before the route is left alone. */
 export const ROUTE_PROBE_TIMEOUT_MS = 1_500;
@@ -96,6 +95,8 @@ export function withoutProxyInShells(given: string | undefined): string | undefi
 /** The side-call metering of one grok session. */
 export class SideCallMeter {
   private turn: TurnBudgetState | undefined;
+  /** Turns that ended over their budget, most recent last: a call grok still sends for one is refused. */
+  private readonly endedOverBudget: string[] = [];
 
   private constructor(
     readonly route: ModelRoute,
@@ -161,31 +162,42 @@ export class SideCallMeter {
     return this.point !== undefined;
   }
 
-  /** A turn begins: later calls without its request id are its side calls; its budget is kept for them. */
-  beginTurn(promptId: string, budget: TurnBudget | undefined, costOf?: (usage: Usage) => number | undefined): void {
+  /**
+   * A turn begins: later calls without its request id are its side calls; its budget is kept for every call.
+   * `overBudget` ends the turn (BUDGET_EXCEEDED) when the metering point refuses one of its own calls; it is called
+   * before the refusal is answered, so the turn's end is the budget's, not grok's failed call.
+   */
+  beginTurn(
+    promptId: string,
+    budget: TurnBudget | undefined,
+    costOf?: (usage: Usage) => number | undefined,
+    overBudget?: (diagnostic: Diagnostic) => void,
+  ): void {
     this.point?.beginTurn(promptId);
-    this.turn = budget ? { promptId, budget, ...(costOf ? { costOf } : {}) } : undefined;
+    this.turn = budget
+      ? { promptId, budget, ...(costOf ? { costOf } : {}), ...(overBudget ? { overBudget } : {}) }
+      : undefined;
   }
 
-  /** Refuses a side call when what the turn spent at the metering point plus the call's input would pass its budget. */
+  /**
+   * The metering point's question before it forwards a call of the turn (usage/call-admission.ts): a main call
+   * refused once the budget is spent ends the turn over budget before the refusal is answered.
+   */
   private admit(call: PendingCall): string | undefined {
+    // grok may send a cancelled turn's next call late; once a new turn began it arrives filed under that turn.
+    if (call.reqId !== undefined && this.endedOverBudget.includes(call.reqId))
+      return "the turn this call belongs to ended over its budget";
     const turn = this.turn;
     if (!turn || call.promptId !== turn.promptId || !this.point) return undefined;
-    const meter = createTurnMeter(turn.budget);
-    let bytesPerToken = BYTES_PER_TOKEN;
-    for (const done of this.point.callsOf(turn.promptId)) {
-      if (done.refused) continue;
-      const usage = { inputTokens: done.inputTokens ?? 0, outputTokens: done.outputTokens ?? 0 };
-      const cost = turn.costOf?.(usage);
-      meter.add({ ...usage, ...(cost === undefined ? {} : { costUsd: cost }) });
-      if (done.kind === "main" && done.inputTokens && done.requestBytes > 0)
-        bytesPerToken = done.requestBytes / done.inputTokens;
+    const verdict = admitCall(call, this.point.startedOf(turn.promptId), turn.budget, turn.costOf);
+    if (verdict.crossed) {
+      try {
+        turn.overBudget?.(verdict.crossed);
+      } catch {
+        // Ending the turn is the session's; a failure there must not let the call through.
+      }
     }
-    const estimate = { inputTokens: Math.ceil(call.requestBytes / bytesPerToken), outputTokens: 0 };
-    const cost = turn.costOf?.(estimate);
-    const crossed = meter.add({ ...estimate, ...(cost === undefined ? {} : { costUsd: cost }) });
-    if (!crossed) return undefined;
-    return `the turn has spent ${meter.spent.tokens - estimate.inputTokens} tokens and this ${call.kind} call would send about ${estimate.inputTokens} more, past its budget`;
+    return verdict.refused;
   }
 
   /**
@@ -210,6 +222,10 @@ export class SideCallMeter {
       sideCalls = estimateGrokSideCalls(result);
     }
     if (this.turn?.promptId === result.promptId) this.turn = undefined;
+    if (result.diagnostic?.code === "BUDGET_EXCEEDED") {
+      this.endedOverBudget.push(result.promptId);
+      if (this.endedOverBudget.length > ENDED_OVER_BUDGET_KEPT) this.endedOverBudget.shift();
+    }
     if (sideCalls.length === 0) return result;
     const withSides: TurnResult = { ...result, sideCalls };
     const reported = result.usage?.totalTokens ?? (result.usage?.inputTokens ?? 0) + (result.usage?.outputTokens ?? 0);

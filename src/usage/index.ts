@@ -14,6 +14,8 @@ export type { FinishedTurn, LedgerEntry, UsageGrouping, UsageQuery, UsageTotals 
 export { nextTurnBudget, readSessionBudget, setSessionBudget } from "./session-budget.js";
 export type { SessionSpend } from "./session-budget.js";
 export { startMeteringPoint, readUsageInto } from "./metering-point.js";
+export { admitCall } from "./call-admission.js";
+export type { Admission, CallCostOf } from "./call-admission.js";
 export type { MeteredCall, MeteringPoint, MeteringPointOptions, PendingCall } from "./metering-point.js";
 export {
   BYTES_PER_TOKEN,

@@ -4,7 +4,7 @@
  *   agent never reports (grok's turn summary and title calls) is still counted.
  * Owns: the listener on 127.0.0.1, forwarding (streams piped chunk by chunk, never buffered), reading usage out of
  *   Chat Completions, Responses and Messages answers (SSE or JSON), which turn each call belongs to, and refusing a
- *   side call the turn's budget cannot cover before it reaches the model.
+ *   call the turn's budget cannot cover (asked of `admit`) before it reaches the model.
  * Does not own: pointing the agent at it (runtime/, grok/model-route.ts), the ledger rows (side-calls.ts, ledger.ts).
  * Invariant: request headers (Authorization included) pass to the upstream in memory only; nothing here logs,
  *   records or reports a header value. An upstream that cannot be reached closes the agent's connection without a
@@ -43,9 +43,11 @@ export interface MeteredCall {
   refused?: boolean;
 }
 
-/** A side call about to be forwarded, for the admission check. */
+/** A model call about to be forwarded, for the admission check. */
 export interface PendingCall {
   kind: MeteredCall["kind"];
+  /** The agent's request id (`x-grok-req-id`), when it sent one: a main call's names its turn. */
+  reqId?: string;
   promptId?: string;
   requestBytes: number;
 }
@@ -61,8 +63,8 @@ export interface MeteringPointOptions {
   /** Called once per model call (a POST) when its answer ended (or never came). */
   onCall?: (call: MeteredCall) => void;
   /**
-   * Asked before a side call is forwarded: a reason refuses it (status 402, nothing reaches the model). Main
-   * calls are never refused here; the turn's own budget check cancels the turn instead.
+   * Asked before a model call (a main call or a side call) is forwarded, once its request body is in: a reason
+   * refuses it with status 402 and nothing reaches the model (grok does not retry a 402).
    */
   admit?: (call: PendingCall) => string | undefined;
 }
@@ -75,8 +77,13 @@ export interface MeteringPoint {
   readonly origin: string;
   /** Marks the start of a turn: later calls without this request id are its side calls. */
   beginTurn(promptId: string): void;
-  /** Every finished call of `promptId` so far. */
+  /** Every finished call of `promptId` so far, in the order they finished. */
   callsOf(promptId: string): MeteredCall[];
+  /**
+   * Every call of `promptId` that has started so far, in the order they started; one still in flight carries the
+   * usage read from its answer so far (the agent may act on a stream's last event before its connection ends).
+   */
+  startedOf(promptId: string): MeteredCall[];
   /** Drops what is kept of `promptId`'s calls (its turn was accounted for). */
   forget(promptId: string): void;
   /**
@@ -203,6 +210,7 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
   const basePath = upstream ? upstream.pathname.replace(/\/+$/, "") : "";
   let currentTurn: string | undefined;
   const finished = new Map<string, MeteredCall[]>();
+  const started = new Map<string, MeteredCall[]>();
   const inFlight = new Map<string, number>();
   const sideStarted = new Set<string>();
   const waiters = new Set<() => void>();
@@ -256,6 +264,9 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
     const promptId = call.kind === "main" ? reqId : currentTurn;
     if (promptId !== undefined) call.promptId = promptId;
     if (metered && promptId !== undefined) {
+      const list = started.get(promptId) ?? [];
+      list.push(call);
+      started.set(promptId, list);
       inFlight.set(promptId, (inFlight.get(promptId) ?? 0) + 1);
       if (call.kind !== "main") sideStarted.add(promptId);
       for (const wake of [...waiters]) wake();
@@ -268,10 +279,11 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
     req.on("error", () => res.destroy());
     req.on("end", () => {
       const payload = Buffer.concat(body);
-      if (metered && call.kind !== "main") {
+      if (metered) {
         const reason = options.admit?.({
           kind: call.kind,
           requestBytes: call.requestBytes,
+          ...(reqId ? { reqId } : {}),
           ...(promptId !== undefined ? { promptId } : {}),
         });
         if (reason !== undefined) {
@@ -281,7 +293,7 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
           res.end(
             JSON.stringify({
               error: {
-                message: `grok-seat refused this side call: ${reason}`,
+                message: `grok-seat refused this ${call.kind === "main" ? "model" : "side"} call: ${reason}`,
                 type: "budget_exceeded",
                 code: "BUDGET_EXCEEDED",
               },
@@ -384,8 +396,12 @@ export async function startMeteringPoint(options: MeteringPointOptions): Promise
     callsOf(promptId) {
       return [...(finished.get(promptId) ?? [])];
     },
+    startedOf(promptId) {
+      return [...(started.get(promptId) ?? [])];
+    },
     forget(promptId) {
       finished.delete(promptId);
+      started.delete(promptId);
       sideStarted.delete(promptId);
       if ((inFlight.get(promptId) ?? 0) <= 0) inFlight.delete(promptId);
     },

@@ -5,14 +5,18 @@
  *   twice), the estimate, and the tokens a turn spent in all.
  * Does not own: the proxy (metering-point.ts), the ledger rows (ledger.ts), the budget check (budget.ts).
  * Invariant: the agent's own report stays the authority for the calls it reports; the metering point adds only
- *   the calls the agent left out; every number that was not measured says `estimated`.
+ *   the calls the agent left out (its side calls, and a turn's main calls past the count the agent reported: the
+ *   ones the model answered after the turn was cancelled); every number that was not measured says `estimated`.
  * Spec: docs/spend.md#what-each-agent-reports, docs/spend.md#the-metering-point.
  */
 import type { MeteredCall } from "./metering-point.js";
 
 /** Usage of the calls of one turn its agent did not report, grouped by model and how it was known. */
 export interface SideCallUsage {
-  /** The call kinds in the group (`turn_summary`, `title_refresh`, `title`, `other`, or `main` when the agent reported none). */
+  /**
+   * The call kinds in the group (`turn_summary`, `title_refresh`, `title`, `other`), and `main` for a call of the
+   * turn's own the agent did not report (all of them when it reported no usage at all).
+   */
   kinds: string[];
   model: string | null;
   inputTokens: number;
@@ -92,13 +96,35 @@ function group(
   return [...groups.values()];
 }
 
+/** True when the metering point read the call's usage from the model's answer. */
+function hasUsage(call: MeteredCall): boolean {
+  return call.inputTokens !== undefined && call.outputTokens !== undefined;
+}
+
 /**
- * The calls of a turn its agent did not report, from the metering point's record of the turn. The agent's
- * `_meta.usage` counts its main calls, so they are added only when the agent reported no usage at all.
+ * The main calls of a turn its agent left out of its report. The agent's `_meta.usage` counts its main calls, so
+ * with no usage at all every one is left out; with a count of `modelCalls` the calls past that count (in the order
+ * they finished, of those whose usage was read in their answer) are: grok 1.0.41 sends a turn's next call (a
+ * tool's follow-up) even after the turn was cancelled, the model answers it, and grok counts it nowhere.
+ */
+function unreportedMainCalls(mains: readonly MeteredCall[], reported: ReportedTurn): MeteredCall[] {
+  if (reported.usage === undefined) return [...mains];
+  const count = reported.usage.modelCalls;
+  if (count === undefined) return [];
+  // A call cut before its usage (a dropped stream) is one the agent did not count either.
+  return mains.filter(hasUsage).slice(count);
+}
+
+/**
+ * The calls of a turn its agent did not report, from the metering point's record of the turn (`calls` in the
+ * order they finished): its side calls, and the main calls past what the agent counted (unreportedMainCalls).
  */
 export function sideCallsFromMeter(calls: readonly MeteredCall[], reported: ReportedTurn): SideCallUsage[] {
-  const agentReported = reported.usage !== undefined;
-  const extra = calls.filter((c) => served(c) && (c.kind !== "main" || !agentReported));
+  const mains = unreportedMainCalls(
+    calls.filter((c) => served(c) && c.kind === "main"),
+    reported,
+  );
+  const extra = calls.filter((c) => served(c) && (c.kind !== "main" || mains.includes(c)));
   return group(
     extra.map((c) => {
       const t = tokensOfCall(c);

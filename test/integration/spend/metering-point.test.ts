@@ -7,6 +7,8 @@ import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startMockModel } from "../../../src/mock-model/index.js";
 import { readUsageInto, startMeteringPoint, type MeteredCall } from "../../../src/usage/index.js";
+import { SideCallMeter } from "../../../src/runtime/side-calls.js";
+import type { Diagnostic } from "../../../src/acp/index.js";
 
 const CANARY = "sk-canary-metering-7f3a9e";
 
@@ -195,4 +197,51 @@ test("usage is read from each dialect's answer: Chat Completions, Responses (res
   const none: MeteredCall = { kind: "main", requestBytes: 0, status: 200 };
   readUsageInto(none, { choices: [{ delta: { content: "usage" } }] });
   assert.equal(none.inputTokens, undefined, "a word in the text is not usage");
+});
+
+test("once a turn's budget is spent at the metering point its next model call is refused (402) after ending the turn over budget, and a call grok sends late for that turn is refused too", async (t) => {
+  const mock = await startMockModel({});
+  t.after(() => mock.close());
+  // The xAI route: grok would be given the metering point as GROK_XAI_API_BASE_URL (no config.toml names a model).
+  const { meter, env } = await SideCallMeter.start(
+    { GROK_XAI_API_BASE_URL: mock.baseUrl, GROK_HOME: "/nonexistent/grok-home" },
+    undefined,
+  );
+  t.after(() => meter.close());
+  assert.equal(meter.metered, true);
+  const url = `${env.GROK_XAI_API_BASE_URL}/chat/completions`;
+  const ended: Diagnostic[] = [];
+  meter.beginTurn("p-5", { maxTokens: 5 }, undefined, (d) => void ended.push(d));
+  const first = await post(url, CHAT, { "x-grok-req-id": "p-5" });
+  assert.equal(first.status, 200, "the first call is never refused");
+  assert.equal(ended.length, 0);
+  const next = await post(url, CHAT, { "x-grok-req-id": "p-5" });
+  assert.equal(next.status, 402, next.text);
+  assert.match(next.text, /refused this model call: the turn has already spent more than its budget \(14 tokens/);
+  assert.deepEqual(
+    ended.map((d) => d.code),
+    ["BUDGET_EXCEEDED"],
+    "the turn was ended over budget before the refusal",
+  );
+  assert.match(ended[0]!.message, /14 tokens over 1 model call\(s\), more than its budget of 5/);
+  assert.equal(mock.requests.filter((r) => r.method === "POST").length, 1, "one call reached the model");
+
+  const result = await meter.finishTurn(
+    {
+      promptId: "p-5",
+      stopReason: "cancelled",
+      text: "pong",
+      diagnostic: ended[0]!,
+      usage: { inputTokens: 11, outputTokens: 3, modelCalls: 1 },
+      echoed: true,
+    },
+    { maxTokens: 5 },
+  );
+  assert.equal(result.sideCalls, undefined, "the refused call served nothing");
+  meter.beginTurn("p-6", undefined);
+  const late = await post(url, CHAT, { "x-grok-req-id": "p-5" });
+  assert.equal(late.status, 402, "a call for the turn that ended over budget never reaches the model");
+  const fresh = await post(url, CHAT, { "x-grok-req-id": "p-6" });
+  assert.equal(fresh.status, 200, "the next turn runs");
+  assert.equal(mock.requests.filter((r) => r.method === "POST").length, 2);
 });
