@@ -12,7 +12,7 @@
 import { connect } from "node:net";
 import type { Diagnostic, TurnResult, Usage } from "../acp/index.js";
 import { grokModelRoute, type ModelRoute } from "../grok/index.js";
-import type { TurnBudget } from "../usage/budget.js";
+import type { TurnBudget } from "../usage/index.js";
 import { admitCall } from "../usage/call-admission.js";
 import { startMeteringPoint, type MeteringPoint, type PendingCall } from "../usage/metering-point.js";
 import { estimateGrokSideCalls, meterMissedTurn, sideCallsFromMeter, sideCallTokens } from "../usage/side-calls.js";
