@@ -137,8 +137,11 @@ export const ERROR_CODES = {
   SESSION_CANCEL_TIMEOUT: "the named session's holder did not answer a cancel request within the limit",
   RUN_NOT_FOUND: "no live plain run of this user has the id given (seat ps lists the runs and their ids)",
   RUN_CANCEL_REFUSED: "a plain run's control socket refused the cancel request",
+  RUN_IDLE: "the plain run has no running turn (neither working nor waiting) to cancel; nothing was sent",
+  RUN_ID_AMBIGUOUS: "more than one live plain run answers with the id given; nothing was sent",
   // turn/ — the supervised turn
   TURN_CANCELLED_UNSENT: "a supervised turn's signal was aborted before its prompt was sent; nothing ran",
+  TURN_CLOSED: "a supervised turn's send() was called after close() started; nothing was sent",
   TURN_ALREADY_SENT:
     "a supervised turn's send() was called a second time; one turn sends one prompt (nothing was sent)",
   // control/ — the control socket a turn serves

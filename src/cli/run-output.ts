@@ -149,7 +149,13 @@ export function reportClosed(
   const tree = closed.worktree;
   if (!tree) return;
   // A turn that failed to commit leaves its changes uncommitted in the worktree (seat worktrees shows them dirty).
-  if (tree.failure) throw new SeatError(tree.failure.code, tree.failure.message);
+  if (tree.failure) {
+    const suffix = ` [${tree.failure.code}]`;
+    const message = tree.failure.message.endsWith(suffix)
+      ? tree.failure.message.slice(0, -suffix.length)
+      : tree.failure.message;
+    throw new SeatError(tree.failure.code, message);
+  }
   if (tree.head === undefined) return; // never sent: nothing to commit
   if (jsonOut)
     writeJson({ type: "worktree_commit", name: tree.name, branch: tree.branch, commit: tree.commit, head: tree.head });

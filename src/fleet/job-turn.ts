@@ -49,6 +49,8 @@ export async function jobTurn<Stop>(
   const prepared = await prepareSupervisedTurn({
     ...options,
     control: false,
+    // A job works where its spec says (or in its repo clone): never in a named session's earlier seat worktree.
+    worktree: false,
     ledger: { source: "job", jobId: input.jobId },
     ...(named ? { named: { name: named.name, waitMs: named.waitMs } } : {}),
   });

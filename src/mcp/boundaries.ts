@@ -134,6 +134,21 @@ export function checkModel(model: string): string {
  * out, so its top level must lie under one of `roots` too (else MCP_CWD_OUTSIDE_ROOTS); WORKTREE_NOT_A_REPO or
  * WORKTREE_GIT_MISSING when `cwd` is not in a git checkout.
  */
+/**
+ * A named session without `worktree` continues in the worktree it made on an earlier turn (by any door): that
+ * worktree checks out the whole repository too, so it is held to the same rule as checkWorktreeRepository.
+ */
+export async function checkSessionWorktree(
+  home: string,
+  cwd: string,
+  session: string,
+  roots: readonly string[],
+): Promise<void> {
+  const { planTurnWorktree } = await import("../worktrees/index.js");
+  const earlier = await planTurnWorktree({ home, cwd, session });
+  if (earlier !== undefined) await checkWorktreeRepository(cwd, roots);
+}
+
 export async function checkWorktreeRepository(cwd: string, roots: readonly string[]): Promise<void> {
   const { resolveRepository } = await import("../worktrees/index.js");
   const repo = await resolveRepository(cwd);

@@ -53,37 +53,69 @@ export async function listRuns(options: ListRunsOptions): Promise<LiveItem[]> {
 
 /**
  * Cancels the turn of the plain run `id` lists as (`seat cancel ID`), through its control socket, once the pid that
- * answers is proven to hold that socket. RUN_NOT_FOUND when no live plain run has that id; IDENTITY_MISMATCH /
- * IDENTITY_UNKNOWN (nothing sent) when its holder is not proven.
+ * answers is proven to hold that socket. RUN_NOT_FOUND when no live plain run has that id (or it ended meanwhile);
+ * RUN_ID_AMBIGUOUS when two runs answer with it (nothing sent); RUN_IDLE when its turn is not running (working or
+ * waiting); IDENTITY_MISMATCH / IDENTITY_UNKNOWN (nothing sent) when its holder is not proven.
  */
 export async function cancelRun(
   id: string,
   options: Omit<ListRunsOptions, "skip">,
 ): Promise<{ pid: number; socket: string }> {
-  for (const socket of candidateSockets(options.env)) {
-    let answer: Record<string, unknown> | undefined;
-    try {
-      answer = await requestControl(socket, { op: "state" }, options.stateTimeoutMs);
-    } catch {
-      continue;
-    }
-    const told = answer?.ok === true ? parseControlState(answer) : null;
-    if (told === null || told.kind !== "run" || told.id !== id) continue;
-    const holds = await options.source.checkSocketHolder(told.pid, socket);
-    if (holds.check.verdict !== "match")
-      throw new SeatError(
-        holds.check.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN",
-        `The control socket of run ${id} is not proven to belong to pid ${told.pid} (${holds.check.reason}); nothing was sent.`,
-        { context: { id, pid: told.pid } },
-      );
-    const cancelled = await requestCancel(socket);
-    if (!cancelled.ok)
-      throw new SeatError("RUN_CANCEL_REFUSED", `Run ${id} refused the cancel: ${cancelled.error ?? "no reason"}.`, {
-        context: { id, pid: told.pid },
-      });
-    return { pid: told.pid, socket };
+  const answers = await Promise.all(
+    candidateSockets(options.env).map(async (socket) => {
+      try {
+        const answer = await requestControl(socket, { op: "state" }, options.stateTimeoutMs);
+        const told = answer?.ok === true ? parseControlState(answer) : null;
+        return told !== null && told.kind === "run" && told.id === id ? { socket, told } : null;
+      } catch {
+        return null;
+      }
+    }),
+  );
+  const matches = answers.filter((m): m is NonNullable<typeof m> => m !== null);
+  if (matches.length > 1)
+    throw new SeatError(
+      "RUN_ID_AMBIGUOUS",
+      `${matches.length} live runs answer with id ${id} (pids ${matches.map((m) => m.told.pid).join(", ")}); nothing was sent. Cancel one by ending its process.`,
+      { context: { id, pids: matches.map((m) => m.told.pid) } },
+    );
+  const match = matches[0];
+  if (match === undefined) throw runNotFound(id);
+  const { socket, told } = match;
+  if (told.state !== "working" && told.state !== "waiting")
+    throw new SeatError(
+      "RUN_IDLE",
+      `Run ${id} (pid ${told.pid}) has no running turn (it is ${told.state}); nothing was sent.`,
+      {
+        context: { id, pid: told.pid, state: told.state },
+      },
+    );
+  const holds = await options.source.checkSocketHolder(told.pid, socket);
+  if (holds.check.verdict !== "match")
+    throw new SeatError(
+      holds.check.verdict === "mismatch" ? "IDENTITY_MISMATCH" : "IDENTITY_UNKNOWN",
+      `The control socket of run ${id} is not proven to belong to pid ${told.pid} (${holds.check.reason}); nothing was sent.`,
+      { context: { id, pid: told.pid } },
+    );
+  let cancelled: { ok: boolean; error?: string };
+  try {
+    cancelled = await requestCancel(socket);
+  } catch (error) {
+    // The run ended between its state answer and the cancel: it is gone, nothing to cancel.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ECONNREFUSED" || code === "ECONNRESET" || code === "EPIPE")
+      throw runNotFound(id);
+    throw error;
   }
-  throw new SeatError(
+  if (!cancelled.ok)
+    throw new SeatError("RUN_CANCEL_REFUSED", `Run ${id} refused the cancel: ${cancelled.error ?? "no reason"}.`, {
+      context: { id, pid: told.pid },
+    });
+  return { pid: told.pid, socket };
+}
+
+function runNotFound(id: string): SeatError {
+  return new SeatError(
     "RUN_NOT_FOUND",
     `No live plain run of yours has id ${id}; \`seat ps\` lists them (a named session is cancelled with -s NAME).`,
     { context: { id } },

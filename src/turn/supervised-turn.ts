@@ -48,8 +48,9 @@ export interface SupervisedTurnOptions extends SessionOptions {
    * Work in a seat worktree of the repository containing `cwd`: `name` (absent or "" = the session's name, else a
    * fresh `run-…` name), from `base`, or an existing `seat/<name>` branch with `reuse`; or a plan the caller made
    * (planTurnWorktree, or a record it made itself). Committed after each turn, never in the caller's tree.
+   * `false`: no worktree, not even a named session's earlier one (a fleet job works where its spec says).
    */
-  worktree?: { name?: string; base?: string; reuse?: boolean } | TurnWorktreePlan;
+  worktree?: { name?: string; base?: string; reuse?: boolean } | TurnWorktreePlan | false;
   /** Serve the control socket (default true). A fleet job is steered through Redis instead. */
   control?: boolean;
   /**
@@ -100,7 +101,8 @@ export interface SupervisedTurn {
   readonly worktree?: WorktreeRecord;
   /**
    * Sends the turn and resolves its result, never rejects; a fresh session's turn is in the ledger when it resolves.
-   * One supervised turn sends one prompt: a second call sends nothing and resolves TURN_ALREADY_SENT.
+   * One supervised turn sends one prompt: a second call sends nothing and resolves TURN_ALREADY_SENT; a call once
+   * close() started resolves TURN_CLOSED.
    */
   send(input: PromptInput, options?: PromptOptions & { signal?: AbortSignal }): Promise<TurnResult>;
   /** Ends everything in one order (see the file's invariant); resolves what happened, never rejects. */
@@ -145,7 +147,7 @@ export async function prepareSupervisedTurn(options: SupervisedTurnOptions): Pro
   const cwd = resolve(options.cwd ?? process.cwd());
   let plan: TurnWorktreePlan | undefined;
   if (isPlan(options.worktree)) plan = options.worktree;
-  else if (options.worktree !== undefined || named !== undefined) {
+  else if (options.worktree !== false && (options.worktree !== undefined || named !== undefined)) {
     const { planTurnWorktree } = await import("../worktrees/index.js");
     plan = await planTurnWorktree({
       home,
@@ -234,12 +236,17 @@ async function openTurn(
       controlPlan,
       session,
       { kind: "run", agent, cwd: worktree?.record.path ?? base.cwd! },
-      (diagnostic) => void onEvent({ type: "diagnostic", diagnostic }),
+      (diagnostic) => {
+        // A caller's callback that throws must not leave the started agent behind an open() that rejected.
+        try {
+          void Promise.resolve(onEvent({ type: "diagnostic", diagnostic })).catch(() => undefined);
+        } catch {}
+      },
     );
   }
   let sent: { promptId: string; prompt: string } | undefined;
   let ledgerProblem: Diagnostic | undefined;
-  let sending = false;
+  let sending: Promise<TurnResult> | undefined;
   let closing: Promise<ClosedTurn> | undefined;
   const failure = ready ? undefined : (diagnostics.at(-1) ?? session.diagnostics.at(-1));
   return {
@@ -257,29 +264,34 @@ async function openTurn(
         }
       : {}),
     ...(worktree ? { worktree: worktree.record } : {}),
-    async send(input, promptOptions = {}) {
-      // A named session's turn is in the ledger already (sessions/); a fresh session's goes in here before send
-      // resolves (the ledger loads while the turn runs), so whoever reads the result can read its rows.
-      if (sending) return alreadySent(promptOptions.promptId);
-      sending = true;
-      const ledgerModule = !opened && ready ? loadLedger() : undefined;
-      const result = await session.prompt(input, promptOptions);
-      sent = { promptId: result.promptId, prompt: promptText(input) };
-      if (ledgerModule)
-        ledgerProblem = await recordTurnUsage(
-          ledgerModule,
-          home,
-          result,
-          options.ledger ?? { source: "run" },
-          agent,
-          options.model,
-        );
-      return result;
+    send(input, promptOptions = {}) {
+      if (closing) return Promise.resolve(notSent(promptOptions.promptId, TURN_CLOSED));
+      if (sending) return Promise.resolve(notSent(promptOptions.promptId, TURN_ALREADY_SENT));
+      sending = (async () => {
+        // A named session's turn is in the ledger already (sessions/); a fresh session's goes in here before send
+        // resolves (the ledger loads while the turn runs), so whoever reads the result can read its rows.
+        const ledgerModule = !opened && ready ? loadLedger() : undefined;
+        const result = await session.prompt(input, promptOptions);
+        sent = { promptId: result.promptId, prompt: promptText(input) };
+        if (ledgerModule)
+          ledgerProblem = await recordTurnUsage(
+            ledgerModule,
+            home,
+            result,
+            options.ledger ?? { source: "run" },
+            agent,
+            options.model,
+          );
+        return result;
+      })();
+      return sending;
     },
     close() {
       closing ??= (async (): Promise<ClosedTurn> => {
         const closeDiagnostics: Diagnostic[] = [];
         const { survivors } = await session.dispose();
+        // A send still in flight ends with the dispose (its turn cancelled): its record and ledger row come first.
+        await sending?.catch(() => undefined);
         if (ledgerProblem) closeDiagnostics.push(ledgerProblem);
         await control?.close();
         const closed: ClosedTurn = { survivors, notifications: [], diagnostics: closeDiagnostics };
@@ -332,18 +344,20 @@ async function commitWorktree(
   }
 }
 
-/** The result of a second send(): nothing was sent. */
-function alreadySent(promptId: string | undefined): TurnResult {
-  return {
-    promptId: promptId ?? "",
-    text: "",
-    echoed: false,
-    diagnostic: {
-      code: "TURN_ALREADY_SENT",
-      message:
-        "This supervised turn already sent its prompt; open another turn for the next one. Nothing was sent. [TURN_ALREADY_SENT]",
-    },
-  };
+const TURN_ALREADY_SENT: Diagnostic = {
+  code: "TURN_ALREADY_SENT",
+  message:
+    "This supervised turn already sent its prompt; open another turn for the next one. Nothing was sent. [TURN_ALREADY_SENT]",
+};
+
+const TURN_CLOSED: Diagnostic = {
+  code: "TURN_CLOSED",
+  message: "This supervised turn is closed (its agent disposed); open another turn. Nothing was sent. [TURN_CLOSED]",
+};
+
+/** The result of a send() that sent nothing. */
+function notSent(promptId: string | undefined, diagnostic: Diagnostic): TurnResult {
+  return { promptId: promptId ?? "", text: "", echoed: false, diagnostic };
 }
 
 /** Plain text of a prompt, for the worktree's commit message (content blocks: their text parts). */

@@ -22,7 +22,8 @@ export const cancelCommand: Command = {
   it answers while another process writes to it.
   Exit 0 when the cancel was delivered; SESSION_IDLE (exit 1) when no turn runs.
   With ID (a plain run's id, as \`seat ps\` lists it): the same, to that run's control socket, after proving
-  the pid that answers holds it; RUN_NOT_FOUND (exit 1) when no live run of yours has that id.
+  the pid that answers holds it; RUN_NOT_FOUND (exit 1) when no live run of yours has that id, RUN_IDLE
+  when its turn is not running.
 
 Examples:
   seat cancel -s review
@@ -36,7 +37,13 @@ Examples:
       json: { type: "boolean" },
     });
     const name = stringFlag(args, "session");
-    if (name === undefined && args.positionals.length === 1 && args.values.global !== true && !args.values.cwd)
+    if (
+      name === undefined &&
+      args.positionals.length === 1 &&
+      args.positionals[0]!.trim() !== "" &&
+      args.values.global !== true &&
+      !args.values.cwd
+    )
       return cancelPlainRun(args.positionals[0]!, args.values.json === true);
     if (name === undefined || args.positionals.length > 0)
       throw new SeatError(

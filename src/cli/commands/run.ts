@@ -109,7 +109,16 @@ Examples:
         : {}),
       // A plain run says its worktree as soon as it is made, before the agent starts; a named run after its session
       // line (the session's worktree is taken once its lease is held, so --wait queues behind the holder).
-      ...(name === undefined ? { onWorktree: (record) => reportRunWorktree(record, json, palette) } : {}),
+      ...(name === undefined
+        ? {
+            onWorktree: (record) => {
+              // The spinner's line is cleared first, so the worktree's line is never written into it.
+              output.stopSpinner();
+              reportRunWorktree(record, json, palette);
+              output.startSpinner();
+            },
+          }
+        : {}),
     });
     const prompt = await promptFrom("run", request.file, request.positionals, 'seat run "explain this repo"');
     output.startSpinner();

@@ -12,7 +12,15 @@ import type { SeatEvent } from "../../acp/index.js";
 import { assertSessionName } from "../../sessions/names.js";
 import { PERMISSION_CATEGORIES } from "../../permissions/index.js";
 import { assertWorktreeName } from "../../worktrees/names.js";
-import { checkAgent, checkModel, checkWorktreeRepository, narrowPolicy, resolveCwd } from "../boundaries.js";
+import {
+  checkAgent,
+  checkModel,
+  checkSessionWorktree,
+  checkWorktreeRepository,
+  narrowPolicy,
+  resolveCwd,
+} from "../boundaries.js";
+import { seatHome } from "../../home/index.js";
 import type { ToolContext } from "../context.js";
 import { guarded, progressSender, toolResult, type ProgressSender } from "../results.js";
 import { runMcpTurn } from "../turn.js";
@@ -105,6 +113,8 @@ export function registerRunTool(context: ToolContext): void {
         // The worktree's name and repository are checked with the other arguments, before a slot is taken.
         if (args.worktree !== undefined && args.worktree !== "") assertWorktreeName(args.worktree);
         if (args.worktree !== undefined) await checkWorktreeRepository(cwd, roots);
+        // A named session's earlier worktree is held to the same rule: it checks out the whole repository.
+        else if (args.session !== undefined) await checkSessionWorktree(seatHome(), cwd, args.session, roots);
         // Taken after every check of the call and given back when its turn ended: a refused call holds none.
         const releaseSlot = context.runSlots.take();
         const progress = heartbeat(progressSender(extra), options.heartbeatMs);

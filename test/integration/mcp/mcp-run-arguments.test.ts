@@ -83,3 +83,42 @@ test("seat mcp run: worktree is a known argument, an unknown one is refused (nev
   assert.equal(gitIn(repo, ["branch", "--list", "seat/*"]).trim(), "", "no refused call made a branch");
   assert.equal(existsSync(join(home, "worktrees")), false, "no refused call made a worktree");
 });
+
+test("seat mcp run: a named session whose earlier worktree checks out a repository above the roots is refused (MCP_CWD_OUTSIDE_ROOTS) before anything starts", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "gs-mcp-run-session-wt-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const repo = join(dir, "project");
+  makeRepo(repo, { "a.txt": "one\n", "sub/b.txt": "bee\n" });
+  const home = join(dir, "seat-home");
+  // The session "review" made a worktree of the whole repository on an earlier turn (a person's seat run -s).
+  const { createWorktree } = await import("../../../src/worktrees/index.js");
+  await createWorktree({ home, cwd: repo, owner: "session:review", name: "review" });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: join(dir, "home"),
+    GROK_SEAT_HOME: home,
+    GROK_BIN: join(dir, "no-grok"),
+  };
+  mkdirSync(env.HOME);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SEAT_MAIN, "mcp", "--root", join(repo, "sub")],
+    env,
+    cwd: dir,
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "test-host", version: "1.0.0" });
+  await client.connect(transport);
+  t.after(() => client.close().catch(() => undefined));
+  const refused = (await client.callTool(
+    { name: "run", arguments: { prompt: "hi", session: "review", cwd: join(repo, "sub") } },
+    CallToolResultSchema,
+  )) as CallToolResult;
+  assert.equal(codeOf(refused), "MCP_CWD_OUTSIDE_ROOTS", textOf(refused));
+  // A session with no worktree under the same narrow root is not refused for it (it fails later: no grok here).
+  const other = (await client.callTool(
+    { name: "run", arguments: { prompt: "hi", session: "plain-one", cwd: join(repo, "sub") } },
+    CallToolResultSchema,
+  )) as CallToolResult;
+  assert.notEqual(codeOf(other), "MCP_CWD_OUTSIDE_ROOTS", textOf(other));
+});

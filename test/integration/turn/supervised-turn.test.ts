@@ -65,7 +65,7 @@ test("runSupervisedTurn: the turn's ledger row is there when it resolves, its co
   assert.equal(totals?.turns, 1, "one ledger row, written before the turn resolved");
 });
 
-test("one supervised turn sends one prompt: a second send() sends nothing and resolves TURN_ALREADY_SENT", async (t) => {
+test("one supervised turn sends one prompt: a second send() sends nothing (TURN_ALREADY_SENT), nor one after close() (TURN_CLOSED)", async (t) => {
   const { dir, home, env } = sandbox(t);
   const grok = fakeGrok(dir, "normal");
   const prepared = await prepareSupervisedTurn({ home, env, cwd: dir, grokCliBinaryPath: grok.path });
@@ -80,6 +80,8 @@ test("one supervised turn sends one prompt: a second send() sends nothing and re
   } finally {
     await turn.close();
   }
+  const late = await turn.send("after close");
+  assert.equal(late.diagnostic?.code, "TURN_CLOSED", "a send once close() started sends nothing");
   const [totals] = queryUsage({ journalFile: journalPath(home) });
   assert.equal(totals?.turns, 1, "only the first prompt was sent and recorded");
 });
