@@ -66,3 +66,17 @@ test("the server checks every line against the schema: a request that does not f
   assert.deepEqual(good, { ok: true, id: "a1", decision: "allow" });
   assert.deepEqual(calls, ["answer a1"]);
 });
+
+test("close() ends a peer that connected and never sent its line: a turn's close does not wait on it", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "gs-ctl-idle-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const server = await startControlServer(dir, { cancel: async () => ({}) });
+  const idle = createConnection(server.path);
+  const peerClosed = new Promise<void>((resolve) => idle.on("close", () => resolve()));
+  idle.on("error", () => undefined);
+  await new Promise<void>((resolve) => idle.on("connect", () => resolve()));
+  const closed = server.close().then(() => "closed" as const);
+  const waited = new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), 2_000).unref());
+  assert.equal(await Promise.race([closed, waited]), "closed", "close() resolved although the peer never wrote");
+  await peerClosed;
+});

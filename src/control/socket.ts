@@ -16,7 +16,7 @@
  *   answer to one approval; a refusal carries its stable code).
  */
 import { randomBytes } from "node:crypto";
-import { createConnection, createServer, type Server } from "node:net";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { chmodSync, lstatSync, mkdtempSync, rmSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -209,7 +209,12 @@ export async function startControlServer(
     );
   }
   const { path, cleanup } = prepare(planned);
+  // Every open connection, so close() ends a peer that connected and never sent its line (server.close() alone
+  // waits for each connection to end, and a turn's close would wait for it).
+  const connections = new Set<Socket>();
   const server: Server = createServer((socket) => {
+    connections.add(socket);
+    socket.on("close", () => connections.delete(socket));
     let buffer = "";
     socket.setEncoding("utf8");
     socket.on("error", () => undefined);
@@ -247,6 +252,7 @@ export async function startControlServer(
       new Promise<void>((done) => {
         atExit.delete(cleanup);
         server.close(() => done());
+        for (const connection of connections) connection.destroy();
         cleanup();
       }),
   };
