@@ -15,7 +15,13 @@
 import { lstatSync } from "node:fs";
 import { candidateSockets } from "./remote.js";
 import { SeatError } from "../errors.js";
-import { removeDeadControlSocket, requestCancel, requestControl, parseControlState } from "../control/index.js";
+import {
+  removeDeadControlSocket,
+  requestCancel,
+  requestControl,
+  parseControlState,
+  type ControlState,
+} from "../control/index.js";
 import { socketListenerInodes, type IdentitySource } from "../identity/index.js";
 import type { LiveItem } from "./listing.js";
 
@@ -63,13 +69,8 @@ export async function cancelRun(
 ): Promise<{ pid: number; socket: string }> {
   const answers = await Promise.all(
     candidateSockets(options.env).map(async (socket) => {
-      try {
-        const answer = await requestControl(socket, { op: "state" }, options.stateTimeoutMs);
-        const told = answer?.ok === true ? parseControlState(answer) : null;
-        return told !== null && told.kind === "run" && told.id === id ? { socket, told } : null;
-      } catch {
-        return null;
-      }
+      const told = await runStateAt(socket, options.stateTimeoutMs).catch(() => null);
+      return told !== null && told.id === id ? { socket, told } : null;
     }),
   );
   const matches = answers.filter((m): m is NonNullable<typeof m> => m !== null);
@@ -122,17 +123,26 @@ function runNotFound(id: string): SeatError {
   );
 }
 
+/**
+ * The typed state a plain run's socket answers (checked against the one control-state schema every door's socket
+ * answers with), or null when its holder answers none or is not a plain run; rejects with the socket's error.
+ */
+async function runStateAt(socket: string, timeoutMs: number): Promise<ControlState | null> {
+  const answer = await requestControl(socket, { op: "state" }, timeoutMs);
+  const told = answer?.ok === true ? parseControlState(answer) : null;
+  return told !== null && told.kind === "run" ? told : null;
+}
+
 async function askRun(socket: string, options: ListRunsOptions): Promise<LiveItem | null> {
-  let answer: Record<string, unknown> | undefined;
+  let told: ControlState | null;
   try {
-    answer = await requestControl(socket, { op: "state" }, options.stateTimeoutMs);
+    told = await runStateAt(socket, options.stateTimeoutMs);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ECONNREFUSED") await pruneIfDead(socket);
     return null;
   }
   // The answer is checked against the one control-state schema every door's socket answers with.
-  const told = answer?.ok === true ? parseControlState(answer) : null;
-  if (told === null || told.kind !== "run" || told.pid === process.pid) return null;
+  if (told === null || told.pid === process.pid) return null;
   const pid = told.pid;
   const holds = await options.source.checkSocketHolder(pid, socket);
   if (holds.check.verdict === "mismatch") return null;
