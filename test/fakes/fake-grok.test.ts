@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { startAgent, type AgentUnderTest, type RecordedMessage } from "../conformance/agent-process.js";
 import { createAcpValidator } from "../support/acp-schema.js";
 import { TRANSCRIPTS } from "../support/replay-agent.js";
+import { alive } from "../support/processes.js";
 import { need } from "../support/requirements.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -437,14 +438,6 @@ function pgidOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
 }
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const noProc = existsSync("/proc/self/stat") ? false : "needs /proc";
 
 async function grandchildPid(f: RawFake, pidFile: string): Promise<number> {

@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     );
   }
   if (scenario.ignoreSigterm) process.on("SIGTERM", () => process.stderr.write("fake-grok: ignoring SIGTERM\n"));
-  if (scenario.grandchild) startGrandchild(scenario.grandchild);
+  if (scenario.grandchild) await startGrandchild(scenario.grandchild);
 
   const models = ["grok-4.6", "grok-4.5", "mock"];
   const state = { model: modelFlag && models.includes(modelFlag) ? modelFlag : "mock", authenticated: false };
@@ -600,17 +600,23 @@ function toolOf(step: ToolStep): Required<Omit<ToolStep, "status">> {
   };
 }
 
-function startGrandchild(spec: NonNullable<Scenario["grandchild"]>): void {
+/** Starts the grandchild and waits until it says its signal handlers are set, so a test's signal finds them. */
+async function startGrandchild(spec: NonNullable<Scenario["grandchild"]>): Promise<void> {
   const args = [fileURLToPath(import.meta.url), "--fake-grandchild"];
   if (spec.ignoreSigterm) args.push("--ignore-sigterm");
   if (spec.exitOnStdinEof) args.push("--exit-on-eof");
   const env = { ...process.env, FAKE_GROK_GRANDCHILD_MAX_MS: String(spec.maxLifetimeMs ?? 600_000) };
   const child = spawn(process.execPath, args, {
-    stdio: [spec.exitOnStdinEof ? "pipe" : "ignore", "ignore", "inherit"],
+    stdio: [spec.exitOnStdinEof ? "pipe" : "ignore", "pipe", "inherit"],
     detached: spec.detached === true,
     env,
   });
   child.unref();
+  await new Promise<void>((resolve) => {
+    child.stdout?.once("data", () => resolve());
+    child.once("exit", () => resolve());
+  });
+  child.stdout?.destroy();
   process.stderr.write(`fake-grok: grandchild pid=${child.pid} detached=${spec.detached === true}\n`);
   if (process.env.FAKE_GROK_PID_FILE && child.pid !== undefined)
     writeFileSync(process.env.FAKE_GROK_PID_FILE, String(child.pid));
@@ -817,6 +823,7 @@ if (process.argv[2] === "--fake-grandchild") {
   setTimeout(() => process.exit(0), Number(process.env.FAKE_GROK_GRANDCHILD_MAX_MS ?? 600_000)).unref();
   setInterval(() => {}, 60_000);
   if (process.argv.includes("--exit-on-eof")) process.stdin.on("end", () => process.exit(0)).resume();
+  process.stdout.write("ready\n"); // its handlers are set: the parent names it only now
 } else {
   await main();
 }

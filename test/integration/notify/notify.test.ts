@@ -18,6 +18,7 @@ import {
   type NotifyTarget,
 } from "../../../src/notify/index.js";
 import { startNotifyReceiver } from "../../support/notify-receiver.js";
+import { alive } from "../../support/processes.js";
 
 const SECRET = "whsec-test-0123456789abcdef";
 
@@ -330,18 +331,18 @@ test("a command target that is abandoned takes the programs it started with it (
     stop.abort();
     const outcome = await delivery;
     assert.equal(outcome.ok, false);
+    // A killed child whose new parent has not reaped it yet is a zombie: gone, though kill(pid, 0) still finds it.
     const gone = Date.now() + 2_000;
-    let alive = true;
-    while (alive && Date.now() < gone) {
+    while (alive(grandchild) && Date.now() < gone) await new Promise((r) => setTimeout(r, 20));
+    const outlived = alive(grandchild);
+    if (outlived) {
       try {
-        process.kill(grandchild, 0);
-        await new Promise((r) => setTimeout(r, 20));
+        process.kill(grandchild, "SIGKILL");
       } catch {
-        alive = false;
+        // it ended between the check and the kill
       }
     }
-    if (alive) process.kill(grandchild, "SIGKILL");
-    assert.equal(alive, false, `the program's child ${grandchild} outlived the abandoned delivery`);
+    assert.equal(outlived, false, `the program's child ${grandchild} outlived the abandoned delivery`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
