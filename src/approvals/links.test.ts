@@ -17,6 +17,7 @@ import {
   verifyLink,
 } from "./links.js";
 import { startBoard } from "../board/server.js";
+import { makeZombie } from "../../test/support/zombie.js";
 
 function tempHome(t: { after(fn: () => void): void }): string {
   const home = mkdtempSync(join(tmpdir(), "seat-links-"));
@@ -140,6 +141,19 @@ test("no links without a running board of this home; a board records its address
     }),
   );
   assert.equal(approvalLinks(home, approval), undefined);
+  // So does one whose board died and was never reaped (a zombie under a pid 1 that does not reap).
+  const zombie = await makeZombie();
+  t.after(() => zombie.end());
+  writeFileSync(
+    join(home, "board", "address.json"),
+    JSON.stringify({
+      schema: "grok-seat.board-address.v1",
+      links_url: "http://127.0.0.1:9",
+      pid: zombie.pid,
+      started_at: "",
+    }),
+  );
+  assert.equal(approvalLinks(home, approval), undefined, "a zombie board sends no links");
 });
 
 test("a board on a shared address without a public URL records no address, so runs send no plain-http links", async (t) => {

@@ -29,6 +29,7 @@ import { join } from "node:path";
 import { SeatError } from "../errors.js";
 import { ensurePrivateDir } from "../home/index.js";
 import { type ApprovalLink, type LinkDecision, linkPath, signLink } from "./link-sign.js";
+import { processAlive } from "../internal/process-alive.js";
 
 export { type ApprovalLink, type LinkDecision, linkPath, linksBase, signLink, verifyLink } from "./link-sign.js";
 
@@ -182,15 +183,6 @@ export function clearBoardAddress(home: string, linksUrl: string): void {
   if (found?.pid === process.pid && found.links_url === linksUrl) rmSync(addressPath(home), { force: true });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The address record, when there is a well-formed one. */
 export function readBoardAddress(home: string): BoardAddress | undefined {
   try {
@@ -213,7 +205,7 @@ export function approvalLinks(
 ): { approve_url: string; deny_url: string } | undefined {
   try {
     const address = readBoardAddress(home);
-    if (!address || !alive(address.pid)) return undefined;
+    if (!address || !processAlive(address.pid)) return undefined;
     const key = findLinkKey(home);
     const deadline = new Date(approval.deadline);
     if (!key || Number.isNaN(deadline.getTime())) return undefined;

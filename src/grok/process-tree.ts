@@ -6,6 +6,7 @@
  *   so a recycled pid is never killed. Off Linux (no /proc) only the root and its group are signalled.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { processAlive } from "../internal/process-alive.js";
 import { parseProcStat, type ProcStat } from "../internal/proc-stat.js";
 
 /** A process we intend to stop: pid plus its start time (undefined where /proc is unavailable). */
@@ -114,14 +115,7 @@ export function processesWithEnv(entry: string): ProcessRef[] {
 
 /** True when `ref` is still the same running process (zombies and recycled pids count as gone). */
 export function isAlive(ref: ProcessRef): boolean {
-  if (ref.startTime === undefined) {
-    try {
-      process.kill(ref.pid, 0);
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "EPERM";
-    }
-  }
+  if (ref.startTime === undefined) return processAlive(ref.pid);
   const st = readProcStat(ref.pid);
   return st !== undefined && st.startTicks === ref.startTime && st.state !== "Z" && st.state !== "X";
 }

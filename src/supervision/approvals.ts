@@ -18,6 +18,7 @@ import {
 } from "../approvals/index.js";
 import type { ApprovalAnswer } from "../approvals/index.js";
 import { answerRemote, lastListedRun, remoteRuns } from "./remote.js";
+import { processAlive } from "../internal/process-alive.js";
 
 /** Where to look: this machine's runs, plus the fleet's jobs when `redis` is given. */
 export interface ApprovalsOptions {
@@ -104,15 +105,6 @@ export async function answerApproval(
   );
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The refusal a record of a run that no longer answers for `id` calls for, if any. */
 function lateRefusal(id: string, env: NodeJS.ProcessEnv | undefined): SeatError | undefined {
   const record = readApprovalRecord(id, env ?? process.env);
@@ -134,7 +126,7 @@ function lateRefusal(id: string, env: NodeJS.ProcessEnv | undefined): SeatError 
     });
   }
   // Pending when its run last wrote: the run is gone (killed before it could settle it), so the call was never run.
-  if (record.pid !== process.pid && !isAlive(record.pid)) {
+  if (record.pid !== process.pid && !processAlive(record.pid)) {
     return new SeatError(
       "APPROVAL_EXPIRED",
       `Approval ${id} is no longer pending: the run that held it (pid ${record.pid}) ended before an answer.`,

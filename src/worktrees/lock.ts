@@ -3,12 +3,13 @@
  * Owns: <home>/worktrees/<repo key>/locks/<name>.lock (created exclusively, holding pid, process start time and
  *   holder), taking over a lock only from a holder proven dead, and releasing it.
  * Does not own: the named session's lease (sessions/), which already keeps one turn per session.
- * Invariant: a lock is taken over only when its holder is proven gone (no /proc entry, or a different start time
- *   for that pid, or ESRCH); when that cannot be told, the lock stands (unknown never authorizes).
+ * Invariant: a lock is taken over only when its holder is proven gone (no /proc entry, a zombie, a different
+ *   start time for that pid, or ESRCH); when that cannot be told, the lock stands (unknown never authorizes).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SeatError } from "../errors.js";
+import { processAlive } from "../internal/process-alive.js";
 import { parseProcStat } from "../internal/proc-stat.js";
 import { repoDir, type WorktreeRecord } from "./records.js";
 
@@ -31,31 +32,18 @@ function lockPath(home: string, record: WorktreeRecord): string {
   return join(repoDir(home, record.repo_key), "locks", `${record.name}.lock`);
 }
 
-function startTicksOf(pid: number): string | null | "gone" {
+/** This process's start time (clock ticks since boot), or null where /proc does not tell. */
+function ownStartTicks(): string | null {
   try {
-    return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8"))?.startTicks ?? null;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ESRCH") return null;
-    try {
-      readFileSync("/proc/self/stat");
-      return "gone"; // /proc works and has no entry for the pid: the process is gone
-    } catch {
-      return null; // no /proc here
-    }
+    return parseProcStat(readFileSync("/proc/self/stat", "utf8"))?.startTicks ?? null;
+  } catch {
+    return null;
   }
 }
 
+/** A holder is gone once its pid is not running (a zombie included) or now names a process with another start. */
 function isGone(holder: WorktreeHolder): boolean {
-  const ticks = startTicksOf(holder.pid);
-  if (ticks === "gone") return true;
-  if (ticks !== null && holder.start_ticks !== null) return ticks !== holder.start_ticks;
-  try {
-    process.kill(holder.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
+  return !processAlive(holder.pid, holder.start_ticks);
 }
 
 /** The live holder of a worktree's lock, or undefined when it is free (or its holder is proven gone). */
@@ -99,10 +87,9 @@ export function worktreeBusy(record: Pick<WorktreeRecord, "name">, current: Work
 export function lockWorktree(home: string, record: WorktreeRecord, holder: string): WorktreeLock {
   const path = lockPath(home, record);
   mkdirSync(join(repoDir(home, record.repo_key), "locks"), { recursive: true, mode: 0o700 });
-  const ticks = startTicksOf(process.pid);
   const mine: WorktreeHolder = {
     pid: process.pid,
-    start_ticks: ticks === "gone" ? null : ticks,
+    start_ticks: ownStartTicks(),
     holder,
     since: new Date().toISOString(),
   };

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { SEAT_MAIN, runSeat, type CliResult } from "../../support/cli.js";
 import { gitIn, makeRepo, snapshotUserTree, writeFiles } from "../../support/git-repo.js";
 import { commitTurn, createWorktree, type WorktreeRecord } from "../../../src/worktrees/index.js";
+import { makeZombie } from "../../support/zombie.js";
 
 interface World {
   dir: string;
@@ -396,5 +397,16 @@ test("two seats never share a worktree: a live holder's lock refuses runs and di
     JSON.stringify({ pid: process.pid, start_ticks: "1", holder: "run", since: new Date().toISOString() }),
   );
   assert.equal((await run()).code, 3);
+  assert.equal(existsSync(lockFile), false);
+
+  // A holder that died and that its parent never reaps (a zombie, as under a pid 1 that does not reap) is gone too.
+  const zombie = await makeZombie();
+  t.after(() => zombie.end());
+  writeFileSync(
+    lockFile,
+    JSON.stringify({ pid: zombie.pid, start_ticks: zombie.startTicks, holder: "run", since: new Date().toISOString() }),
+  );
+  const overZombie = await run();
+  assert.equal(overZombie.code, 3, `past a zombie's lock: ${overZombie.stdout}`);
   assert.equal(existsSync(lockFile), false);
 });
