@@ -161,13 +161,7 @@ export type { PendingApproval, ApprovalAnswer } from "./approvals/index.js";
 export type { ApprovalsOptions } from "./supervision/index.js";
 
 // Spend: the usage ledger, budgets and the operator's prices (docs/spend.md)
-export { queryUsage, loadPrices, computeCost } from "./usage/index.js";
-export type {
-  TurnBudget,
-  UsageQuery,
-  UsageTotals,
-  UsageGrouping,
-  PriceTable,
-  ModelPrice,
-  SideCallUsage,
-} from "./usage/index.js";
+export { queryUsage } from "./usage/index.js";
+export { loadPrices, computeCost } from "./metering/index.js";
+export type { UsageQuery, UsageTotals, UsageGrouping } from "./usage/index.js";
+export type { TurnBudget, PriceTable, ModelPrice, SideCallUsage } from "./metering/index.js";

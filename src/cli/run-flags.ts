@@ -13,8 +13,8 @@ import type { NotifyTarget } from "../notify/index.js";
 import { createPermissionGate } from "../permissions/index.js";
 import type { SupervisedTurnOptions } from "../turn/index.js";
 // Single files: the ledger (and its SQLite journal) loads only when the turn's usage is recorded.
-import type { TurnBudget } from "../usage/index.js";
-import { computeCost, loadPrices } from "../usage/prices.js";
+import type { TurnBudget } from "../metering/index.js";
+import { computeCost, loadPrices } from "../metering/index.js";
 import {
   countFlag,
   directoryFlag,

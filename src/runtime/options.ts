@@ -3,7 +3,7 @@
  * Owns: the option names and their defaults.
  * Does not own: acting on them (session.ts).
  */
-import type { TurnBudget } from "../usage/index.js";
+import type { TurnBudget } from "../metering/index.js";
 import type { Usage } from "../acp/index.js";
 import type { ContentBlock, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import type { SeatCallbacks } from "../acp/index.js";

@@ -35,7 +35,8 @@ import {
   type TuiProof,
 } from "./proof.js";
 import type { SeatWorktreeRelease } from "./seat-worktree.js";
-import { estimateGrokSideCalls, ledgerEntriesOf, recordUsage } from "../usage/index.js";
+import { ledgerEntriesOf, recordUsage } from "../usage/index.js";
+import { estimateGrokSideCalls } from "../metering/index.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
 const SETTLED: DeliveryState[] = ["completed", "failed", "submitted", "uncertain"];

@@ -22,15 +22,8 @@ import { planControlSocket, type ControlServer } from "../control/index.js";
 import { startTurnControl } from "./turn-control.js";
 import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
 import { recordApprovalsIn } from "../approvals/index.js";
-import {
-  budgetProblem,
-  ledgerEntriesOf,
-  nextTurnBudget,
-  readSessionBudget,
-  recordUsage,
-  setSessionBudget,
-  type TurnBudget,
-} from "../usage/index.js";
+import { ledgerEntriesOf, nextTurnBudget, readSessionBudget, recordUsage, setSessionBudget } from "../usage/index.js";
+import { budgetProblem, type TurnBudget } from "../metering/index.js";
 
 /** Options of openSession: a name plus everything createSession takes. */
 export interface OpenSessionOptions extends SessionOptions {

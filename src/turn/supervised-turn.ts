@@ -23,7 +23,7 @@ import type { ControlServer } from "../control/index.js";
 import { planRunControl, startRunControl, type RunControlPlan } from "../sessions/turn-control.js";
 // Types only: a named session, a worktree and notifications load only for a turn that uses them.
 import type { OpenedSession } from "../sessions/index.js";
-import type { TurnBudget } from "../usage/index.js";
+import type { TurnBudget } from "../metering/index.js";
 import type { TurnWorktree, TurnWorktreePlan, WorktreeRecord } from "../worktrees/index.js";
 import type { DeliveryOutcome, NotifySubject, NotifyTarget } from "../notify/index.js";
 import { loadLedger, recordTurnUsage, type TurnLedger } from "./turn-ledger.js";

@@ -13,9 +13,9 @@ import { SeatError } from "../errors.js";
 import { redact } from "../internal/redact.js";
 import { openDatabase, withBusyRetry } from "../journal/index.js";
 import { journalPath, seatHome } from "../home/index.js";
-import { TICKS_PER_USD } from "./budget.js";
-import { computeCost, type PriceTable } from "./prices.js";
-import type { SideCallUsage } from "./side-calls.js";
+import { TICKS_PER_USD } from "../metering/index.js";
+import { computeCost, type PriceTable } from "../metering/index.js";
+import type { SideCallUsage } from "../metering/index.js";
 
 /** One ledger row: one turn's usage on one model. Null = not reported. */
 export interface LedgerEntry {

@@ -8,7 +8,7 @@
  *   an unreported cost leaves the session's cost unknown, and a cost limit then cannot fire.
  */
 import { openDatabase, withBusyRetry } from "../journal/index.js";
-import { TICKS_PER_USD, type TurnBudget } from "./budget.js";
+import { TICKS_PER_USD, type TurnBudget } from "../metering/index.js";
 
 /** What a named session has spent over its recorded turns. */
 export interface SessionSpend {

@@ -14,7 +14,8 @@ import {
   type SessionSummary,
 } from "../../sessions/index.js";
 import { seatHome } from "../../home/index.js";
-import { emptyTotals, loadPrices, queryUsage } from "../../usage/index.js";
+import { emptyTotals, queryUsage } from "../../usage/index.js";
+import { loadPrices } from "../../metering/index.js";
 import { usageLine } from "../usage-line.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";

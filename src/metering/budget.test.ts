@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { budgetProblem, createTurnMeter, meteringOf, unmeteredProblem } from "./index.js";
+import { budgetProblem, createTurnMeter, meteringOf, unmeteredProblem } from "../metering/index.js";
 import { isSeatError } from "../errors.js";
 import {
   budgetFromArgs,
@@ -108,7 +108,7 @@ test("grok is metered per call for tokens; other agents are unmetered; a cost bu
 });
 
 test("a session budget refuses the next turn once spent, and otherwise bounds it by what is left or its own budget", async () => {
-  const { nextTurnBudget } = await import("./index.js");
+  const { nextTurnBudget } = await import("../usage/index.js");
   assert.deepEqual(nextTurnBudget({ maxTokens: 20 }, { tokens: 14, costUsd: null, turns: 1 }, undefined), {
     budget: { maxTokens: 6 },
   });
