@@ -68,9 +68,11 @@ export {
 export type { GrokBinary, GrokProbe, GrokModels } from "./grok/index.js";
 
 // Host tools, permissions, skills
-export { createToolBridge, projectSchema, toAcpMcpServers } from "./tools/index.js";
+export { createToolBridge, projectSchema } from "./tools/index.js";
+export { toAcpMcpServers } from "./runtime/index.js";
 export { HostToolError } from "./tools/index.js";
-export type { HostTool, ToolBridge, OperatorMcpServer } from "./tools/index.js";
+export type { HostTool, ToolBridge } from "./tools/index.js";
+export type { OperatorMcpServer } from "./runtime/index.js";
 export {
   createPermissionGate,
   parsePolicyFlags,

@@ -5,7 +5,7 @@
  */
 import type { Usage } from "../acp/index.js";
 import { SeatError } from "../errors.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../approvals/queue.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../approvals/index.js";
 import { agentProfile, splitCommandLine } from "../agents/index.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../health/index.js";
 import { chooseTargets } from "../notify/config.js";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { budgetProblem, createTurnMeter, meteringOf, unmeteredProblem } from "../metering/index.js";
+import { budgetProblem, createTurnMeter, meteringOf, unmeteredProblem } from "./index.js";
 import { isSeatError } from "../errors.js";
 import {
   budgetFromArgs,

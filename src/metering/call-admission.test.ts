@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { admitCall, type MeteredCall } from "../metering/index.js";
+import { admitCall, type MeteredCall } from "./index.js";
 
 const main = (input: number, output: number, extra: Partial<MeteredCall> = {}): MeteredCall => ({
   kind: "main",

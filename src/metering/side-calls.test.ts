@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sideCallsFromMeter, type MeteredCall, type ReportedTurn } from "../metering/index.js";
+import { sideCallsFromMeter, type MeteredCall, type ReportedTurn } from "./index.js";
 
 const call = (kind: MeteredCall["kind"], input?: number, output?: number): MeteredCall => ({
   kind,

@@ -22,7 +22,7 @@ import type { Backend } from "../mux/index.js";
 import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
 import type { InteractionWatch } from "./interactions.js";
-import { seatAttentionState, type AttentionState, type WaitingOn } from "../attention/states.js";
+import { seatAttentionState, type AttentionState, type WaitingOn } from "../attention/index.js";
 import {
   nothingServes,
   observeExit,

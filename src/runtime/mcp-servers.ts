@@ -1,7 +1,7 @@
 /*
  * Operator MCP servers: reshapes the embedder's MCP server list into the ACP session/new wire format.
  * Owns: toAcpMcpServers() and its input checks (stdio: command/args/env record; http|sse: url/headers record).
- * Does not own: the host-tools server entry (tool-bridge.ts builds that one already in wire format).
+ * Does not own: the host-tools server entry (tools/tool-bridge.ts builds that one already in wire format).
  * Invariant: wire env/headers are `[{name, value}]` arrays; http/sse carry `type`; a bad entry is refused
  *   with TOOL_MCP_SERVER_INVALID naming its index, name and field — nothing is silently dropped.
  */
