@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listLive } from "../src/supervision/listing.js";
-import { acquireLease, openStore, type HeldLease } from "../src/sessions/index.js";
+import { openStore } from "../src/sessions/index.js";
+import { acquireLease, type HeldLease } from "../src/session-store/index.js";
 import {
   describeControlState,
   planControlSocket,

@@ -22,7 +22,8 @@ export type {
 
 // Named sessions (outlive one process; no daemon)
 export { openSession } from "./sessions/index.js";
-export type { OpenSessionOptions, OpenedSession, SessionRecord, TurnRecord } from "./sessions/index.js";
+export type { OpenSessionOptions, OpenedSession } from "./sessions/index.js";
+export type { SessionRecord, TurnRecord } from "./session-store/index.js";
 
 // The supervised turn: every door's recipe (session, control socket, approvals, ledger, worktree, notifications)
 export { prepareSupervisedTurn, runSupervisedTurn } from "./turn/index.js";

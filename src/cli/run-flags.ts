@@ -103,10 +103,10 @@ export async function runRequestFrom(argv: string[]): Promise<RunRequest> {
     throw new SeatError("CLI_USAGE", "seat run: --global and --wait only apply to a named session (-s NAME).");
   }
   // Everything a user can get wrong is refused (exit 2) before any agent starts or any prompt is read.
-  // Named sessions (and the journal, leases, seat paths behind them) load only with -s.
-  const sessions = name === undefined ? undefined : await import("../sessions/index.js");
-  if (sessions !== undefined && name !== undefined) {
-    const assertSessionName: (value: unknown) => asserts value is string = sessions.assertSessionName;
+  // Named sessions (and the journal, leases, seat paths behind them) load only with -s; the name rule is names/.
+  if (name !== undefined) {
+    const names = await import("../names/index.js");
+    const assertSessionName: (value: unknown) => asserts value is string = names.assertSessionName;
     assertSessionName(name);
   }
   const cwd = directoryFlag("run", args, "cwd");

@@ -10,9 +10,9 @@ import { SeatError } from "../errors.js";
 import { platformIdentitySource, type IdentitySource } from "../identity/index.js";
 import { closeAgentSession, type CloseOutcome } from "./close.js";
 import { requestCancel } from "../control/index.js";
-import { acquireLease, judgeHolder } from "./lease.js";
-import { scopeFor } from "./names.js";
-import type { LeaseRecord, SessionRecord, SessionStore, TurnRecord } from "./store.js";
+import { acquireLease, judgeHolder } from "../session-store/index.js";
+import { scopeFor } from "../names/index.js";
+import type { LeaseRecord, SessionRecord, SessionStore, TurnRecord } from "../session-store/index.js";
 
 /** A session with what is known about it now. */
 export interface SessionSummary extends SessionRecord {

@@ -16,11 +16,11 @@ import { createSession, type HeadlessSession, type PromptInput, type SessionOpti
 import { ensurePrivateDir, journalPath, seatHome } from "../home/index.js";
 import type { IdentitySource } from "../identity/index.js";
 import type { Diagnostic, PromptOptions, TurnResult } from "../acp/index.js";
-import { acquireLease, type HeldLease } from "./lease.js";
-import { assertSessionName, scopeFor } from "./names.js";
+import { acquireLease, type HeldLease } from "../session-store/index.js";
+import { assertSessionName, scopeFor } from "../names/index.js";
 import { planControlSocket, type ControlServer } from "../control/index.js";
-import { startTurnControl } from "./turn-control.js";
-import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
+import { startTurnControl } from "../turn-control/index.js";
+import { SessionStore, type SessionRecord, type TurnRecord } from "../session-store/index.js";
 import { recordApprovalsIn } from "../approvals/index.js";
 import { ledgerEntriesOf, nextTurnBudget, readSessionBudget, recordUsage, setSessionBudget } from "../usage/index.js";
 import { budgetProblem, type TurnBudget } from "../metering/index.js";

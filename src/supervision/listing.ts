@@ -14,15 +14,13 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { openJournal } from "../journal/index.js";
-// Single files rather than the front doors of seat/ and sessions/: those load the runtime and the seat stack
+import { openJournal, restoreClaimOf } from "../journal/index.js";
+// The session store and the restore claim, not sessions/ or seat/: those load the runtime and the seat stack
 // (≈170 ms of imports), which `seat ps` never uses.
 import { journalPath, seatDir, seatHome } from "../home/index.js";
-import { restoreClaimOf } from "../seat/restore-claim.js";
-import { judgeHolder } from "../sessions/lease.js";
 import { requestControl, requestState } from "../control/index.js";
 import { isPrivateDir } from "../internal/private-dir.js";
-import { SessionStore } from "../sessions/store.js";
+import { judgeHolder, SessionStore } from "../session-store/index.js";
 import { snapshotIdentitySource, type IdentitySource } from "../identity/index.js";
 import type { FleetClient } from "../fleet/index.js";
 import { jobAttentionState, seatAttentionState, type AttentionState } from "../attention/index.js";
@@ -230,7 +228,7 @@ async function judgeSeatLost(
     // A zombie is gone too: nothing may reap it where init does not (a container's pid 1).
     return identity === null || identity.state === "Z" || (typeof birth === "string" && identity.birth !== birth);
   };
-  // A seat that a `seat restore` still running has claimed is being hired again, not lost (seat/restore-claim.ts).
+  // A seat that a `seat restore` still running has claimed is being hired again, not lost (journal/restore-claim.ts).
   const claim = restoreClaimOf(record.socketPath);
   if (claim !== null && !(await gone(claim.pid, claim.birth))) return;
   let controller: { controller_pid?: unknown; controller_birth?: unknown };

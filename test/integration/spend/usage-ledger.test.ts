@@ -11,7 +11,8 @@ import { ledgerEntriesOf, queryUsage, recordUsage } from "../../../src/usage/ind
 import { loadPrices } from "../../../src/metering/index.js";
 import Database from "better-sqlite3";
 import { openJournal } from "../../../src/journal/index.js";
-import { openStore, scopeFor } from "../../../src/sessions/index.js";
+import { openStore } from "../../../src/sessions/index.js";
+import { scopeFor } from "../../../src/names/index.js";
 import { isSeatError } from "../../../src/errors.js";
 import { runSeat } from "../../support/cli.js";
 import { fakeGrokBinary } from "../../support/fake-agent.js";

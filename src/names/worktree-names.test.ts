@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isSeatError } from "../errors.js";
-import { assertWorktreeName, defaultWorktreeName, worktreeNameProblem } from "./names.js";
-import { gitEnv, isGitRecentEnough, parseGitVersion } from "./git.js";
-import { turnCommitMessage } from "./commit.js";
+import { assertWorktreeName, defaultWorktreeName, worktreeNameProblem } from "./worktree-names.js";
+import { gitEnv, isGitRecentEnough, parseGitVersion } from "../worktrees/git.js";
+import { turnCommitMessage } from "../worktrees/commit.js";
 
 test("worktree names are one safe path segment and ref component", () => {
   for (const good of ["fix-bug", "a", "v1.2_x", "Run42"]) assert.equal(worktreeNameProblem(good), null, good);

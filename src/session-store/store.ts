@@ -12,7 +12,7 @@ import type Database from "better-sqlite3";
 import { SeatError } from "../errors.js";
 import { JOURNAL_BUSY_WAIT_MS, openDatabase, withBusyRetry } from "../journal/index.js";
 import { redactText } from "../internal/redact.js";
-import { GLOBAL_SCOPE } from "./names.js";
+import { GLOBAL_SCOPE } from "../names/index.js";
 
 /** A named session as recorded. */
 export interface SessionRecord {

@@ -2,7 +2,7 @@
  * Restore claim: the mark a `seat restore` puts on a lost seat's journal row before it launches anything, so two
  *   restores of one seat launch exactly one controller and `seat ps` does not call a seat being restored lost.
  * Owns: the claimed socket path (`<old socket path>#restore:<pid>:<birth>`) and reading it back.
- * Does not own: the compare-and-set (Journal.reopenSeat) or judging the restorer alive (proof.ts observeExit).
+ * Does not own: the compare-and-set (Journal.reopenSeat) or judging the restorer alive (seat/proof.ts observeExit).
  * Invariant: the claim keeps the old socket path as its prefix, so its directory is still the seat's old socket
  *   directory; a claim whose restorer is observed gone (kill -9 mid-restore) is no claim at all.
  */
