@@ -113,25 +113,17 @@ export type { LiveItem } from "./supervision/index.js";
 export type { Restored } from "./supervision/index.js";
 
 // Notifications a person away from the terminal receives (docs/notifications.md)
-export {
-  createNotifier,
-  createNotifyEvent,
-  notifyFromEvents,
-  parseNotifyConfig,
-  chooseTargets,
-  NOTIFY_EVENT_SCHEMA,
-} from "./notify/index.js";
+export { createNotifier, notifyFromEvents, NOTIFY_EVENT_SCHEMA } from "./notify/index.js";
+export { createNotifyEvent, parseNotifyConfig, chooseTargets } from "./notify-config/index.js";
+export type { Notifier, NotifierOptions, DeliveryOutcome } from "./notify/index.js";
 export type {
-  Notifier,
-  NotifierOptions,
   NotifyConfig,
   NotifyTarget,
   NotifyEvent,
   NotifyEventName,
   NotifySubject,
   NotifyApproval,
-  DeliveryOutcome,
-} from "./notify/index.js";
+} from "./notify-config/index.js";
 
 // Worktrees: one git worktree per seat, a commit per turn, then review, merge or discard (docs/worktrees.md)
 export {

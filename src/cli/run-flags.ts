@@ -8,13 +8,11 @@ import { SeatError } from "../errors.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../approvals/index.js";
 import { agentProfile, splitCommandLine } from "../agents/index.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../health/index.js";
-import { chooseTargets } from "../notify/config.js";
-import type { NotifyTarget } from "../notify/index.js";
+import { chooseTargets, type NotifyTarget } from "../notify-config/index.js";
 import { createPermissionGate } from "../permissions/index.js";
 import type { SupervisedTurnOptions } from "../turn/index.js";
 // Single files: the ledger (and its SQLite journal) loads only when the turn's usage is recorded.
-import type { TurnBudget } from "../metering/index.js";
-import { computeCost, loadPrices } from "../metering/index.js";
+import { type TurnBudget, computeCost, loadPrices } from "../metering/index.js";
 import {
   countFlag,
   directoryFlag,

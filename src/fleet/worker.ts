@@ -25,7 +25,7 @@ import { checkDurability } from "./durability.js";
 import { fleetKey } from "./job-seal.js";
 import { createFleetNotifier } from "./notify.js";
 import { fleetLinkKey } from "./approval-links.js";
-import type { NotifyConfig } from "../notify/index.js";
+import type { NotifyConfig } from "../notify-config/index.js";
 import { followSwitches } from "./sentinel.js";
 import {
   connectionEpoch,

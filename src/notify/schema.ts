@@ -4,7 +4,7 @@
  * Invariant: it matches events.ts field for field; additional properties are refused, so a field added
  *   without updating the schema fails the receiver test.
  */
-import { NOTIFY_EVENTS } from "./events.js";
+import { NOTIFY_EVENTS } from "../notify-config/index.js";
 
 const text = { type: "string" } as const;
 

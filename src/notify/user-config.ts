@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { SeatError, messageOf } from "../errors.js";
 import { userConfigPath } from "../internal/user-config-path.js";
-import { parseNotifyConfig, type NotifyConfig, type NotifyTarget } from "./config.js";
+import { parseNotifyConfig, type NotifyConfig, type NotifyTarget } from "../notify-config/index.js";
 
 /** The user config file's `notify` section (undefined when the file or the section is absent); NOTIFY_CONFIG_INVALID when malformed. */
 export function loadUserNotifyConfig(env: NodeJS.ProcessEnv = process.env): NotifyConfig | undefined {

@@ -25,7 +25,8 @@ import { planRunControl, startRunControl, type RunControlPlan } from "../turn-co
 import type { OpenedSession } from "../sessions/index.js";
 import type { TurnBudget } from "../metering/index.js";
 import type { TurnWorktree, TurnWorktreePlan, WorktreeRecord } from "../worktrees/index.js";
-import type { DeliveryOutcome, NotifySubject, NotifyTarget } from "../notify/index.js";
+import type { DeliveryOutcome } from "../notify/index.js";
+import type { NotifySubject, NotifyTarget } from "../notify-config/index.js";
 import { loadLedger, recordTurnUsage, type TurnLedger } from "./turn-ledger.js";
 import { startTurnNotifier, type TurnNotifier } from "./turn-notifier.js";
 

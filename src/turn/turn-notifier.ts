@@ -7,7 +7,8 @@
  * Invariant: loads notify/ (and the links) only for a turn that notifies; delivery never holds up the turn.
  */
 import type { SeatEvent } from "../acp/index.js";
-import type { DeliveryOutcome, NotifySubject, NotifyTarget } from "../notify/index.js";
+import type { DeliveryOutcome } from "../notify/index.js";
+import type { NotifySubject, NotifyTarget } from "../notify-config/index.js";
 
 /** The notifier of one turn: a hook for its events, and close() (outcomes of deliveries that failed). */
 export interface TurnNotifier {

@@ -14,7 +14,7 @@ import { redactText, registerSecrets } from "../../internal/redact.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/index.js";
 import { createSeatMcpServer, realDirectory } from "../../mcp/index.js";
 import { policyFromArgs } from "../policy.js";
-import { chooseTargets } from "../../notify/config.js";
+import { chooseTargets } from "../../notify-config/index.js";
 import { loadNotifyConfig } from "../config.js";
 import { countFlag, listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { onStdoutClosed } from "../pipes.js";

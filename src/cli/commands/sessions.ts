@@ -5,7 +5,7 @@
  */
 import { SeatError } from "../../errors.js";
 import { closeNamed, lookup, openStore, removeNamed, summarize, type SessionSummary } from "../../sessions/index.js";
-import { type SessionStore } from "../../session-store/index.js";
+import type { SessionStore } from "../../session-store/index.js";
 import { seatHome } from "../../home/index.js";
 import { emptyTotals, queryUsage } from "../../usage/index.js";
 import { loadPrices } from "../../metering/index.js";

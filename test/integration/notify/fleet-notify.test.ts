@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
 import { createFleetNotifier, jobEventId } from "../../../src/fleet/notify.js";
-import { parseNotifyConfig } from "../../../src/notify/index.js";
+import { parseNotifyConfig } from "../../../src/notify-config/index.js";
 import { FAST_STALL, until as untilValue, waitForEvent, withFleet, type FleetRig } from "../../support/fleet-rig.js";
 import { registerSecrets } from "../../../src/internal/redact.js";
 import { runSeat } from "../../support/cli.js";
