@@ -108,9 +108,9 @@ export type {
 export type { AttentionState, StateEvent, WaitingOn, AttentionSnapshot } from "./attention/index.js";
 
 // After a reboot: what was lost, and bringing it back (docs/restore.md); loaded on first call
-export { listLost, restoreLost } from "./supervision/on-use.js";
-export type { LiveItem } from "./supervision/index.js";
-export type { Restored } from "./supervision/index.js";
+export { listLost, restoreLost } from "./restore/index.js";
+export type { LiveItem } from "./listing/index.js";
+export type { Restored } from "./restore/index.js";
 
 // Notifications a person away from the terminal receives (docs/notifications.md)
 export { createNotifier, notifyFromEvents, NOTIFY_EVENT_SCHEMA } from "./notify/index.js";

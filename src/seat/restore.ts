@@ -5,7 +5,7 @@
  * Owns: judging that a seat is lost (its controller and its proven leader are both observed gone), crash recovery
  *   of its in-flight deliveries (dispatched → uncertain, fenced → failed: never sent), and launching its
  *   controller on the original hire.json plus the session to resume.
- * Does not own: the hire (hire.ts, in the controller), listing (supervision/listing.ts).
+ * Does not own: the hire (hire.ts, in the controller), listing (listing/listing.ts).
  * Invariant: nothing is ever re-sent — an in-flight prompt stays `uncertain` until a person sends again; the
  *   journal row is claimed by a compare-and-set on the socket path seen lost, before any controller is launched,
  *   so two restores launch one controller (journal/restore-claim.ts); a seat claimed by a restorer that still runs is not

@@ -14,7 +14,7 @@ import { connectFleet } from "../../../src/fleet/index.js";
 import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
 import { fleetApprovalLinks, fleetLinkKey, readBoardLinks } from "../../../src/fleet/approval-links.js";
 import { BOARD_LINKS_KEY } from "../../../src/fleet/keys.js";
-import { linkPath, signLink } from "../../../src/approvals/index.js";
+import { linkPath, signLink } from "../../../src/approval-links/index.js";
 import type { CursorEvent } from "../../../src/fleet/index.js";
 import { startSeat } from "../../support/cli.js";
 import { need } from "../../support/requirements.js";

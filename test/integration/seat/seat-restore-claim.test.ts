@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listLive } from "../../../src/supervision/listing.js";
+import { listLive } from "../../../src/listing/listing.js";
 import { openJournal } from "../../../src/journal/index.js";
 import { isSeatLost, restoreSeat } from "../../../src/seat/index.js";
 import { claimSocketPath } from "../../../src/journal/index.js";

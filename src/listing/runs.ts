@@ -13,7 +13,7 @@
  *   run is pruned, never shown as live.
  */
 import { lstatSync } from "node:fs";
-import { candidateSockets } from "./remote.js";
+import { candidateSockets } from "../supervision/index.js";
 import { SeatError } from "../errors.js";
 import {
   removeDeadControlSocket,

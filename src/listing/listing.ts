@@ -6,11 +6,11 @@
  *   released, judged from its journal and, while its controller lives, `waiting` when the TUI asks its owner;
  *   a fleet job that has not ended, from its Redis record) and counting each one's pending approvals through
  *   an ApprovalsSource.
- * Does not own: the vocabulary (attention/), proving a holder (sessions/), the journal (journal/), Redis (fleet/).
+ * Does not own: the vocabulary (attention/), proving a holder (session-store/), the journal (journal/), Redis (fleet/).
  * Invariant: it only reads (but for pruning a dead run's socket file, runs.ts) — it opens no journal that does
  *   not exist, asks a holder or a seat's controller only the read-only `state` operation, and never answers an
- *   approval or an owner's question. Sits above sessions/ and fleet/, so it is reached as supervision/listing.js
- *   by cli/ and board/ (the front door stays importable from runtime/ without a cycle).
+ *   approval or an owner's question. A room of its own above supervision/ and fleet/: `seat approvals` and
+ *   `import "grok-seat"` do not load it.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +25,7 @@ import { snapshotIdentitySource, type IdentitySource } from "../identity/index.j
 import type { FleetClient } from "../fleet/index.js";
 import { jobAttentionState, seatAttentionState, type AttentionState } from "../attention/index.js";
 import { listRuns } from "./runs.js";
-import { approvalBelongsTo, type ApprovalsSource, type PendingApproval } from "./approvals-source.js";
+import { approvalBelongsTo, type ApprovalsSource, type PendingApproval } from "../supervision/index.js";
 
 /** What kind of thing a live item is. */
 export type LiveKind = "named-session" | "seat" | "job" | "run";

@@ -30,8 +30,6 @@ import { SeatError } from "../errors.js";
 import { ensurePrivateDir } from "../home/index.js";
 import { type ApprovalLink, type LinkDecision, linkPath, signLink } from "./link-sign.js";
 
-export { type ApprovalLink, type LinkDecision, linkPath, linksBase, signLink, verifyLink } from "./link-sign.js";
-
 const ADDRESS_SCHEMA = "grok-seat.board-address.v1";
 const KEY_BYTES = 32;
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { isSeatError } from "../errors.js";
-import { ApprovalQueue, parseAnswer } from "./index.js";
+import { ApprovalQueue, parseAnswer } from "../approvals/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../permissions/index.js";
 import {
   approvalLinks,
@@ -15,7 +15,7 @@ import {
   readBoardAddress,
   signLink,
   verifyLink,
-} from "./links.js";
+} from "./index.js";
 import { startBoard } from "../board/server.js";
 
 function tempHome(t: { after(fn: () => void): void }): string {

@@ -8,9 +8,9 @@
  */
 import { SeatError } from "../errors.js";
 import { openJournal } from "../journal/index.js";
-import { restoreSeat } from "../seat/restore.js";
+import { restoreSeat } from "../seat/index.js";
 import { journalPath, seatHome } from "../home/index.js";
-import { listLive, type LiveItem } from "./listing.js";
+import { listLive, type LiveItem } from "../listing/index.js";
 
 /** What one restore did. */
 export type Restored =

@@ -2,7 +2,7 @@
  * Approval link signing: the Approve and Deny links an approval's notification carries, as signed text — no I/O.
  * Owns: the link's fields and signature (HMAC-SHA256 over approval id, decision, digest and expiry with a link key),
  *   the secret path segment links are served under (derived from the key), and checking a link.
- * Does not own: where a key comes from (a seat home's `board/link.key`, approvals/links.ts; a fleet's key derived from
+ * Does not own: where a key comes from (a seat home's `board/link.key`, approval-links/links.ts; a fleet's key derived from
  *   GROK_SEAT_FLEET_KEY, fleet/approval-links.ts), used-link records, serving (board/server.ts).
  * Invariant: a link names nothing but the approval id, the decision, the digest, the expiry and its signature; a
  *   link whose signature fails is refused before anything else is read from it.
