@@ -6,7 +6,8 @@
 import type { Usage } from "../acp/index.js";
 import { SeatError } from "../errors.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../approvals/index.js";
-import { agentProfile, splitCommandLine } from "../agents/index.js";
+import { agentProfile } from "../agents/index.js";
+import { splitCommandLine } from "../command-line/index.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../health/index.js";
 import { chooseTargets, type NotifyTarget } from "../notify-config/index.js";
 import { createPermissionGate } from "../permissions/index.js";
