@@ -13,7 +13,7 @@
  *   disk. Losing the primary and every counted replica at once (one power cut) can still lose an acknowledged mark.
  */
 import type { Redis } from "ioredis";
-import { sentinelReplicas, type SentinelSet } from "./sentinel.js";
+import { sentinelReplicas, type SentinelSet } from "../redis/index.js";
 
 /** How long a dispatch mark may wait for its replicas (ms) before the job ends uncertain, unsent. */
 export const REPLICA_ACK_TIMEOUT_MS = 1_000;

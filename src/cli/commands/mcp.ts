@@ -123,7 +123,7 @@ Examples:
     const redisUrl = stringFlag(args, "redis");
     // A malformed URL is refused now (its text is never echoed: it may hold a password); Redis itself is reached
     // on the first fleet call, so a server whose Redis is down still serves run and sessions.
-    if (redisUrl !== undefined) (await import("../../fleet/connection.js")).parseRedisUrl(redisUrl);
+    if (redisUrl !== undefined) (await import("../../redis/index.js")).parseRedisUrl(redisUrl);
 
     // stdout is the protocol's: a stray console.log from anywhere would corrupt it, so every console level goes
     // to stderr, redacted like everything else that leaves the server (a library's warning may quote a secret).

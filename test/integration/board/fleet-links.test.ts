@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { connectFleet } from "../../../src/fleet/index.js";
-import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { fleetApprovalLinks, fleetLinkKey, readBoardLinks } from "../../../src/fleet/approval-links.js";
 import { BOARD_LINKS_KEY } from "../../../src/fleet/keys.js";
 import { linkPath, signLink } from "../../../src/approval-links/index.js";

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { createFleetNotifier, jobEventId } from "../../../src/fleet/notify.js";
 import { parseNotifyConfig } from "../../../src/notify-config/index.js";
 import { FAST_STALL, until as untilValue, waitForEvent, withFleet, type FleetRig } from "../../support/fleet-rig.js";

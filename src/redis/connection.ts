@@ -10,7 +10,7 @@ import { Redis, type RedisOptions } from "ioredis";
 import { SeatError } from "../errors.js";
 import { markSecretNames, redactText, registerSecretValue, registerUrlPassword } from "../internal/redact.js";
 import { afterHandshake, clearFailure, describeFailure, fatalCause, noteFailure } from "./redis-failure.js";
-import { tlsOptions } from "./redis-tls.js";
+import { tlsOptions } from "../redis-tls/index.js";
 import { checkSentinels, isSentinelUrl, parseSentinelUrl, type SentinelSet } from "./sentinel.js";
 
 /** The environment variable a password may come from instead of the URL (argv is visible to `ps`). */

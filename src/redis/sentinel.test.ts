@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { isSeatError } from "../errors.js";
 import { redactText } from "../internal/redact.js";
 import { parseRedisUrl } from "./connection.js";
-import { connectedReplicasOf } from "./replication.js";
+import { connectedReplicasOf } from "../fleet/replication.js";
 
 test("a redis+sentinel:// URL lists its sentinels and master name; the password is masked and registered secret", () => {
   const canary = "s3ntinel-canary-pw";
