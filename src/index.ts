@@ -86,8 +86,8 @@ export { stageSkills } from "./skills/index.js";
 export type { StagedSkills } from "./skills/index.js";
 
 // Fleets: jobs on BullMQ and Redis, workers on many hosts (docs/fleet.md)
-// Loaded on first call (fleet/on-use.ts): importing grok-seat loads neither BullMQ nor ioredis.
-export { connectFleet, enqueue, startWorker } from "./fleet/on-use.js";
+// Loaded on first call (fleet-on-use/index.ts): importing grok-seat loads neither BullMQ nor ioredis.
+export { connectFleet, enqueue, startWorker } from "./fleet-on-use/index.js";
 export type {
   FleetClient,
   FleetClientOptions,
