@@ -98,7 +98,7 @@ function createClient(
   retainSeconds: number,
   signer: { submitter: string; key: string | undefined },
 ): FleetClient {
-  // Behind Sentinel: the client's connection follows the primary's moves at once (sentinel.ts).
+  // Behind Sentinel: the client's connection follows the primary's moves at once (redis/sentinel.ts).
   const follower = target.sentinel ? followSwitches(target.sentinel) : undefined;
   follower?.add(redis);
   // A submit is acknowledged once the replicas that could be promoted have it (replication.ts), so a failover

@@ -5,7 +5,8 @@
  * Owns: the listener on 127.0.0.1, forwarding (streams piped chunk by chunk, never buffered), reading usage out of
  *   Chat Completions, Responses and Messages answers (SSE or JSON), which turn each call belongs to, and refusing a
  *   call the turn's budget cannot cover (asked of `admit`) before it reaches the model.
- * Does not own: pointing the agent at it (runtime/, grok/model-route.ts), the ledger rows (side-calls.ts, ledger.ts).
+ * Does not own: pointing the agent at it (runtime/, grok/model-route.ts), the ledger rows (side-calls.ts,
+ *   usage/ledger.ts).
  * Invariant: request headers (Authorization included) pass to the upstream in memory only; nothing here logs,
  *   records or reports a header value. An upstream that cannot be reached closes the agent's connection without a
  *   response, as an unreachable model would, so the agent's own retries and the turn's diagnostics stay the same.

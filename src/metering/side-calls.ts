@@ -3,7 +3,7 @@
  *   title and title refresh), measured at the metering point or, where none is on the model route, estimated.
  * Owns: reconciling the metering point's calls of a turn with what the agent reported (no main call is counted
  *   twice), the estimate, and the tokens a turn spent in all.
- * Does not own: the proxy (metering-point.ts), the ledger rows (ledger.ts), the budget check (budget.ts).
+ * Does not own: the proxy (metering-point.ts), the ledger rows (usage/ledger.ts), the budget check (budget.ts).
  * Invariant: the agent's own report stays the authority for the calls it reports; the metering point adds only
  *   the calls the agent left out (its side calls, and a turn's main calls past the count the agent reported: the
  *   ones the model answered after the turn was cancelled); every number that was not measured says `estimated`.

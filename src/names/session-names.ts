@@ -1,7 +1,7 @@
 /*
  * Session names and scopes: what a name may look like and which namespace it lives in.
  * Owns: name validation and the scope string (the absolute cwd by default, "global" with --global).
- * Does not own: storing names (store.ts).
+ * Does not own: storing names (session-store/store.ts).
  * Invariant: a name is 1–64 of [A-Za-z0-9._-] not starting with "." or "-"; a cwd scope is an absolute path.
  */
 import { resolve } from "node:path";

@@ -1,7 +1,7 @@
 /*
  * Worktree names: what a seat worktree may be called, and the branch it lives on (`seat/<name>`).
  * Owns: the name rule and the default names of unnamed runs.
- * Does not own: asking git whether the ref is well formed (create.ts runs `git check-ref-format` too).
+ * Does not own: asking git whether the ref is well formed (worktrees/create.ts runs `git check-ref-format` too).
  * Invariant: a valid name is one path segment and one ref component: no `/`, no `..`, no leading dot or
  *   dash, no `.lock` ending, so it can never point outside the seat home or outside `refs/heads/seat/`.
  */

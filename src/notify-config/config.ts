@@ -2,7 +2,7 @@
  * Notification config: the `notify` section of a grok-seat config file, checked before anything runs.
  * Owns: parsing `{"targets": {NAME: {type, url, secret | secretEnv, command, events}}, "default": [NAME…]}` into
  *   NotifyTarget values, and choosing the targets of one run (`--notify NAME…`, `--notify none`, or the default).
- * Does not own: reading the file (cli/config.ts) or sending (deliver.ts).
+ * Does not own: reading the file (cli/config.ts) or sending (notify/deliver.ts).
  * Invariant: a malformed section is NOTIFY_CONFIG_INVALID naming the target and the key; a target's secret is
  *   registered as a secret value the moment it is read, so no output can show it.
  */

@@ -1,7 +1,7 @@
 /*
  * Notification events: what a person away from the terminal is told, as one JSON shape every target carries.
  * Owns: the event names, the NotifyEvent shape (the webhook body's schema), and building one with a stable id.
- * Does not own: which state changes produce an event (the turn's owner), nor delivery (deliver.ts).
+ * Does not own: which state changes produce an event (the turn's owner), nor delivery (notify/deliver.ts).
  * Invariant: an event's `id` is fixed when it is made and every retry of every target carries the same id, so a
  *   receiver dedupes by it; the text is redacted before it leaves (the one redaction point, internal/redact.ts).
  */

@@ -4,7 +4,7 @@
  * Owns: reading that one file's section (never a project file: a cloned repository must not choose a program to
  *   run or a URL that receives approval text) and resolving recorded target names against it.
  * Does not own: the CLI's own config layering and its CLI_CONFIG_INVALID wording (cli/config.ts), choosing names
- *   from `--notify` (config.ts chooseTargets).
+ *   from `--notify` (notify-config/config.ts chooseTargets).
  * Invariant: only names are recorded anywhere; a URL, command or secret comes from this file (and the secret from
  *   this process's environment) at the time of sending. A name the file no longer has is a problem line, never a throw.
  */

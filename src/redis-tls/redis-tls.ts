@@ -3,7 +3,7 @@
  * Owns: the documented names (GROK_SEAT_REDIS_CA / _CERT / _KEY; the CLI's --redis-ca / --redis-cert /
  *   --redis-key and the config keys redisCa / redisCert / redisKey set the same variables), reading the files,
  *   and checking that they are PEM a TLS context accepts, before any connection is tried.
- * Does not own: the URL (connection.ts) or what a failed handshake is called (redis-failure.ts).
+ * Does not own: the URL (redis/connection.ts) or what a failed handshake is called (redis/redis-failure.ts).
  * Invariant: a file that is missing, unreadable or not PEM is FLEET_REDIS_TLS_FILE_UNREADABLE naming the
  *   variable and the path, at once (never a retry loop); settings that do not fit the URL (a CA for redis://, a
  *   certificate without its key) are FLEET_REDIS_TLS_CONFIG_INVALID. A key's contents never appear in an error.

@@ -6,7 +6,7 @@
  *   sentinels themselves — none reachable and a master name none of them knows each end with their own code
  *   within a few seconds, before any connection that could take a job is made.
  * Does not own: plain redis:// URLs or how connections are made (connection.ts); which replicas a mark must
- *   reach (replication.ts).
+ *   reach (fleet/replication.ts).
  *   Following Sentinel's word: followSwitches() subscribes to `+switch-master` on every sentinel and reconnects the
  *   connections it was given at once (only those connected or connecting to an address: one that is resolving
  *   the master now will find the new one anyway).

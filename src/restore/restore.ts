@@ -3,7 +3,7 @@
  *   library's listLost()/restoreLost() share.
  * Owns: picking the lost items out of the listing and restoring one by id (a visible seat through
  *   seat/restore.ts; a named session is ready to resume as it is, its next turn continues it).
- * Does not own: judging lost (listing.ts), the hire (seat/).
+ * Does not own: judging lost (listing/listing.ts), the hire (seat/).
  * Invariant: nothing is re-sent; an in-flight prompt is reported uncertain and left for a person to decide.
  */
 import { SeatError } from "../errors.js";

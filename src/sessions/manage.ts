@@ -2,7 +2,8 @@
  * Manage: what `seat sessions list|show|history|close|rm` and `seat cancel -s` do with a named session.
  * Owns: looking a name up in its scope, summaries (turns, usage totals, last stop reason, who runs it),
  *   and the guarded close / rm / cancel operations.
- * Does not own: printing (cli/), rows (store.ts), proving a holder (lease.ts), the control socket (control.ts).
+ * Does not own: printing (cli/), rows (session-store/store.ts), proving a holder (session-store/lease.ts), the
+ *   control socket (control/).
  * Invariant: close and rm take the lease first, so they never act under a running turn; cancel reaches only a
  *   holder proven alive whose control socket it proved to hold.
  */

@@ -2,7 +2,8 @@
  * openSession: a named headless session — created on first use, resumed (the exact agent session) after.
  * Owns: the order lease → beforeStart (e.g. the worktree) → interrupted-turn marking → create or resume →
  *   control socket, recording each turn around prompt(), and giving the lease back on dispose.
- * Does not own: the agent process and ACP (runtime/), the rows (store.ts), the lease rules (lease.ts).
+ * Does not own: the agent process and ACP (runtime/), the rows (session-store/store.ts), the lease rules
+ *   (session-store/lease.ts).
  * Invariant: a recorded agent session is only ever resumed, never silently replaced by a fresh one
  *   (SESSION_NOT_RESUMABLE instead); a turn is recorded "running" before its prompt is sent and is never
  *   re-sent by anyone (a turn that cannot be recorded is not sent); at most one process holds a name's lease;
