@@ -19,7 +19,7 @@ import { connectFleet } from "../src/fleet/index.js";
 import { FAKE_GROK_JS } from "../test/support/fake-agent.js";
 import { startFleetRig } from "../test/support/fleet-rig.js";
 import { startSentinelSet } from "../src/fleet/sentinel-rig.js";
-import { connect, parseRedisUrl } from "../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../src/redis/connection.js";
 import { fmt, percentile, ratio, table } from "./report.js";
 
 /** One parallelism level: the fleet's and the direct path's jobs/s. */

@@ -19,7 +19,7 @@ import { readEvents, START } from "../src/fleet/events.js";
 import { FAKE_GROK_JS } from "../test/support/fake-agent.js";
 import { startFleetRig, type FleetRig, type WorkerProc } from "../test/support/fleet-rig.js";
 import { startLiveRig, type LiveRig } from "../test/support/live-rig.js";
-import { connect, parseRedisUrl } from "../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../src/redis/connection.js";
 import { percentile } from "./report.js";
 import { mulberry32 } from "./prng.js";
 

@@ -2,7 +2,7 @@
  * P16 approval by link (issue 25 §4): from the confirm POST of a notification's Approve link to the approved tool
  *   starting, on the real grok 1.0.41 against the mock model, the person's own time excluded.
  * Owns: benchLinks() and its BENCHMARKS.md section. Does not own: the board (src/board/), the links
- *   (src/approvals/links.ts), the receiver (test/support/notify-receiver.ts, which verifies signature and schema).
+ *   (src/approval-links/links.ts), the receiver (test/support/notify-receiver.ts, which verifies signature and schema).
  * Method: the approved command is `date +%s%N >> p16.log`, so the tool's start is the shell's own wall clock when
  *   it runs; the sample starts (Date.now(), same machine clock) just before the confirm POST is sent. Opening the
  *   link (the GET that shows the command) is the person's time and is not counted.
@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PendingApproval, SeatEvent } from "../src/acp/index.js";
 import { answerApproval, listApprovals } from "../src/supervision/index.js";
-import { approvalLinks } from "../src/approvals/links.js";
+import { approvalLinks } from "../src/approval-links/links.js";
 import { startBoard } from "../src/board/server.js";
 import { createPermissionGate, parsePolicyFlags } from "../src/permissions/index.js";
 import { createSession } from "../src/runtime/index.js";

@@ -17,13 +17,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SeatEvent } from "../src/acp/index.js";
-import {
-  createNotifier,
-  notifyFromEvents,
-  NOTIFY_EVENTS,
-  type Notifier,
-  type NotifyTarget,
-} from "../src/notify/index.js";
+import { createNotifier, notifyFromEvents, type Notifier } from "../src/notify/index.js";
+import { NOTIFY_EVENTS, type NotifyTarget } from "../src/notify-config/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../src/permissions/index.js";
 import { createSession } from "../src/runtime/index.js";
 import { runSeat } from "../test/support/cli.js";

@@ -4,7 +4,7 @@
  *   so its holder proves alive) with its own control socket answering `state` — and timing `seat ps --json`
  *   as a user runs it (a fresh process) against the same command on an empty home (the baseline: node start
  *   and module loading), plus the in-process listing alone.
- * Does not own: the listing (src/supervision/listing.ts).
+ * Does not own: the listing (src/listing/listing.ts).
  * Usage: node dist/bench/ps.js [--items=50] [--rounds=15]; prints a table and writes bench/results/ps.json.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -12,8 +12,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { listLive } from "../src/supervision/listing.js";
-import { acquireLease, openStore, type HeldLease } from "../src/sessions/index.js";
+import { listLive } from "../src/listing/listing.js";
+import { openStore } from "../src/sessions/index.js";
+import { acquireLease, type HeldLease } from "../src/session-store/index.js";
 import {
   describeControlState,
   planControlSocket,

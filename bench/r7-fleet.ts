@@ -11,7 +11,7 @@
  * Method: sends are counted at the fake agent's prompt log (by promptId), never from the fleet's records.
  */
 import { connectFleet, type FleetClient, type JobHandle, type JobResult } from "../src/fleet/index.js";
-import { connect, parseRedisUrl } from "../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../src/redis/connection.js";
 import { CANCEL_CHANNEL, jobKeys } from "../src/fleet/keys.js";
 import { isSeatError, messageOf } from "../src/errors.js";
 import {

@@ -17,7 +17,7 @@ import { connectFleet, type FleetClient, type JobHandle, type JobRecord } from "
 import { isSeatError } from "../src/errors.js";
 import { readEvents, START } from "../src/fleet/events.js";
 import { Queue } from "bullmq";
-import { bullConnection, connect, parseRedisUrl } from "../src/fleet/connection.js";
+import { bullConnection, connect, parseRedisUrl } from "../src/redis/connection.js";
 import { BULL_PREFIX, SHARED_QUEUE } from "../src/fleet/keys.js";
 import { startSentinelSet, type SentinelSetRig } from "../src/fleet/sentinel-rig.js";
 import type { RedisServer } from "../src/fleet/redis-server.js";

@@ -22,7 +22,8 @@ export type {
 
 // Named sessions (outlive one process; no daemon)
 export { openSession } from "./sessions/index.js";
-export type { OpenSessionOptions, OpenedSession, SessionRecord, TurnRecord } from "./sessions/index.js";
+export type { OpenSessionOptions, OpenedSession } from "./sessions/index.js";
+export type { SessionRecord, TurnRecord } from "./session-store/index.js";
 
 // The supervised turn: every door's recipe (session, control socket, approvals, ledger, worktree, notifications)
 export { prepareSupervisedTurn, runSupervisedTurn } from "./turn/index.js";
@@ -68,9 +69,11 @@ export {
 export type { GrokBinary, GrokProbe, GrokModels } from "./grok/index.js";
 
 // Host tools, permissions, skills
-export { createToolBridge, projectSchema, toAcpMcpServers } from "./tools/index.js";
+export { createToolBridge, projectSchema } from "./tools/index.js";
+export { toAcpMcpServers } from "./runtime/index.js";
 export { HostToolError } from "./tools/index.js";
-export type { HostTool, ToolBridge, OperatorMcpServer } from "./tools/index.js";
+export type { HostTool, ToolBridge } from "./tools/index.js";
+export type { OperatorMcpServer } from "./runtime/index.js";
 export {
   createPermissionGate,
   parsePolicyFlags,
@@ -83,8 +86,8 @@ export { stageSkills } from "./skills/index.js";
 export type { StagedSkills } from "./skills/index.js";
 
 // Fleets: jobs on BullMQ and Redis, workers on many hosts (docs/fleet.md)
-// Loaded on first call (fleet/on-use.ts): importing grok-seat loads neither BullMQ nor ioredis.
-export { connectFleet, enqueue, startWorker } from "./fleet/on-use.js";
+// Loaded on first call (fleet-on-use/index.ts): importing grok-seat loads neither BullMQ nor ioredis.
+export { connectFleet, enqueue, startWorker } from "./fleet-on-use/index.js";
 export type {
   FleetClient,
   FleetClientOptions,
@@ -105,30 +108,22 @@ export type {
 export type { AttentionState, StateEvent, WaitingOn, AttentionSnapshot } from "./attention/index.js";
 
 // After a reboot: what was lost, and bringing it back (docs/restore.md); loaded on first call
-export { listLost, restoreLost } from "./supervision/on-use.js";
-export type { LiveItem } from "./supervision/index.js";
-export type { Restored } from "./supervision/index.js";
+export { listLost, restoreLost } from "./restore/index.js";
+export type { LiveItem } from "./listing/index.js";
+export type { Restored } from "./restore/index.js";
 
 // Notifications a person away from the terminal receives (docs/notifications.md)
-export {
-  createNotifier,
-  createNotifyEvent,
-  notifyFromEvents,
-  parseNotifyConfig,
-  chooseTargets,
-  NOTIFY_EVENT_SCHEMA,
-} from "./notify/index.js";
+export { createNotifier, notifyFromEvents, NOTIFY_EVENT_SCHEMA } from "./notify/index.js";
+export { createNotifyEvent, parseNotifyConfig, chooseTargets } from "./notify-config/index.js";
+export type { Notifier, NotifierOptions, DeliveryOutcome } from "./notify/index.js";
 export type {
-  Notifier,
-  NotifierOptions,
   NotifyConfig,
   NotifyTarget,
   NotifyEvent,
   NotifyEventName,
   NotifySubject,
   NotifyApproval,
-  DeliveryOutcome,
-} from "./notify/index.js";
+} from "./notify-config/index.js";
 
 // Worktrees: one git worktree per seat, a commit per turn, then review, merge or discard (docs/worktrees.md)
 export {
@@ -161,13 +156,7 @@ export type { PendingApproval, ApprovalAnswer } from "./approvals/index.js";
 export type { ApprovalsOptions } from "./supervision/index.js";
 
 // Spend: the usage ledger, budgets and the operator's prices (docs/spend.md)
-export { queryUsage, loadPrices, computeCost } from "./usage/index.js";
-export type {
-  TurnBudget,
-  UsageQuery,
-  UsageTotals,
-  UsageGrouping,
-  PriceTable,
-  ModelPrice,
-  SideCallUsage,
-} from "./usage/index.js";
+export { queryUsage } from "./usage/index.js";
+export { loadPrices, computeCost } from "./metering/index.js";
+export type { UsageQuery, UsageTotals, UsageGrouping } from "./usage/index.js";
+export type { TurnBudget, PriceTable, ModelPrice, SideCallUsage } from "./metering/index.js";

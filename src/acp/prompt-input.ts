@@ -5,7 +5,7 @@
  * Invariant: pure; never throws, whatever it is given (getters that throw included). A refused input means
  *   nothing is sent and prompt() resolves with this diagnostic instead of rejecting with a TypeError.
  */
-import { budgetProblem } from "../usage/budget.js"; // budget.ts alone: no SQLite in the turn engine
+import { budgetProblem } from "../metering/index.js"; // budget.ts alone: no SQLite in the turn engine
 import type { Diagnostic } from "./events.js";
 
 function kindOf(value: unknown): string {

@@ -19,8 +19,8 @@ import type { Diagnostic, SeatCallbacks, SeatEvent, Usage } from "./events.js";
 import { ACP } from "./methods.js";
 import { mapExtNotification, mapSessionUpdate, mapTextChunk, readUsage, sessionIdOf } from "./updates.js";
 // budget.ts alone, not the usage front door: the turn engine must not load the ledger's SQLite.
-import { createTurnMeter, TICKS_PER_USD, type TurnBudget, type TurnMeter } from "../usage/budget.js";
-import type { SideCallUsage } from "../usage/index.js";
+import { createTurnMeter, TICKS_PER_USD, type TurnBudget, type TurnMeter } from "../metering/index.js";
+import type { SideCallUsage } from "../metering/index.js";
 
 /** Per-turn options. */
 export interface PromptOptions {

@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isSeatError } from "../errors.js";
-import { AGENT_NAMES, agentProfile, buildProfileEnv, customProfile, splitCommandLine } from "./index.js";
+import { AGENT_NAMES, agentProfile, buildProfileEnv, customProfile } from "./index.js";
+import { splitCommandLine } from "../command-line/index.js";
 
 test("splits an agent command line like a shell would quote it, without expanding anything", () => {
   assert.deepEqual(splitCommandLine(`node "my agent.js" --flag='a b' \\$HOME *.ts "say \\"hi\\""`), [

@@ -5,7 +5,7 @@
  *   no authenticate call is invented; no MCP readiness wait; root unions wrapped (the strictest consumers' rule).
  */
 import { BASE_ENV_ALLOW, BASE_ENV_PREFIXES } from "./common.js";
-import { splitCommandLine } from "./command-line.js";
+import { splitCommandLine } from "../command-line/index.js";
 import { noAuthenticate, type AgentProfile } from "./profile.js";
 
 /** A profile for the agent started by `commandLine` (a string parsed without a shell, or an argv array). */

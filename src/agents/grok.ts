@@ -4,7 +4,7 @@
  *   env allow-list, plugin dirs) and runtime/session.ts keeps today's path for it unchanged.
  * Invariant: this profile only describes; it never changes grok's behaviour.
  */
-import { AGENT_ENV_ALLOW_LIST, AGENT_ENV_ALLOW_PREFIXES, AGENT_ENV_FORCED } from "../grok/launch.js";
+import { AGENT_ENV_ALLOW_LIST, AGENT_ENV_ALLOW_PREFIXES, AGENT_ENV_FORCED } from "../grok/index.js";
 import { chooseAuthMethod } from "./auth.js";
 import type { AgentProfile } from "./profile.js";
 

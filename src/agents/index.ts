@@ -34,7 +34,6 @@ export {
 export type { AgentPackage, AgentPackageLookup, PathPackage } from "./install.js";
 export { builtInInstallTable, installAgents, planInstall } from "./installer.js";
 export type { InstallOptions, InstallOutcome, InstallTable, InstallUnit } from "./installer.js";
-export { splitCommandLine } from "./command-line.js";
 export { customProfile } from "./custom.js";
 
 const PROFILES: Readonly<Record<AgentName, AgentProfile>> = Object.freeze({

@@ -11,7 +11,5 @@ export { describeRequest, targetDigest, canonicalTarget, TARGET_DIGEST_SCHEMA } 
 export { recordApprovalsIn, approvalRecordsDir } from "./record.js";
 export type { PendingApproval } from "../acp/index.js";
 export { maskView, visibleText, targetText, shortTarget, SHORT_TARGET_CHARS } from "./display.js";
-export { linkPath, linksBase, signLink, verifyLink } from "./link-sign.js";
-export type { ApprovalLink, LinkDecision } from "./link-sign.js";
 export { isLocalApproval } from "./local.js";
 export { readApprovalRecord } from "./record.js";

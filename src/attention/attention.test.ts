@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createStateTracker, jobAttentionState, seatAttentionState, stateAfterTurn, type StateEvent } from "./index.js";
-import { diffListings, startsWaiting, waitingEnv } from "../supervision/watch.js";
+import { diffListings, startsWaiting, waitingEnv } from "../listing/index.js";
 import { approvalBelongsTo, type PendingApproval } from "../supervision/approvals-source.js";
-import type { LiveItem } from "../supervision/listing.js";
+import type { LiveItem } from "../listing/index.js";
 
 const item = (id: string, state: LiveItem["state"], extra: Partial<LiveItem> = {}): LiveItem => ({
   kind: "named-session",

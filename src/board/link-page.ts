@@ -10,7 +10,7 @@ import { redactText } from "../internal/redact.js";
 import type { PendingApproval } from "../supervision/index.js";
 import { maskView, targetText, visibleText } from "../approvals/index.js";
 import { escapeHtml } from "./page.js";
-import type { LinkDecision } from "../approvals/index.js";
+import type { LinkDecision } from "../approval-links/index.js";
 
 const STYLE = `body{font:16px system-ui,sans-serif;margin:1rem;color:#222;max-width:48rem}pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:.6rem}
 th,td{text-align:left;padding:.2rem .5rem;vertical-align:top}button{font-size:1.2rem;padding:.7rem 1.4rem}.allow{background:#1a7f37;color:#fff}.deny{background:#b42318;color:#fff}`;

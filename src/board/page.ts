@@ -11,7 +11,8 @@
  *   detail page, which shows it whole.
  */
 import { redact, redactText } from "../internal/redact.js";
-import type { LiveItem, PendingApproval } from "../supervision/index.js";
+import type { PendingApproval } from "../supervision/index.js";
+import type { LiveItem } from "../listing/index.js";
 import { maskView, shortTarget, targetText, visibleText } from "../approvals/index.js";
 
 /** Escapes `value` for HTML text and double-quoted attribute values. */

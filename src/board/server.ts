@@ -21,8 +21,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { SeatError, messageOf } from "../errors.js";
 import { registerSecretValue } from "../internal/redact.js";
-import { listLive, type ListLiveOptions } from "../supervision/listing.js";
-import type { ApprovalsSource } from "../supervision/index.js";
+import { type ApprovalsSource } from "../supervision/index.js";
+import { listLive, type ListLiveOptions } from "../listing/index.js";
 import { renderApproval, renderBoard, renderError } from "./page.js";
 import { renderLinkConfirm, renderLinkOutcome } from "./link-page.js";
 import {
@@ -34,7 +34,7 @@ import {
   pruneUsedLinks,
   verifyLink,
   writeBoardAddress,
-} from "../approvals/links.js";
+} from "../approval-links/index.js";
 
 /** The environment variable a board token may come from (required for a non-loopback address). */
 export const BOARD_TOKEN_ENV = "GROK_SEAT_BOARD_TOKEN";

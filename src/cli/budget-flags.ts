@@ -4,7 +4,7 @@
  * Does not own: what a budget does (usage/, acp/session-core.ts).
  */
 // budget.ts alone: a run parses budgets without loading the ledger (and its SQLite).
-import type { TurnBudget } from "../usage/index.js";
+import type { TurnBudget } from "../metering/index.js";
 import { SeatError } from "../errors.js";
 import { rewriteFlag, stringFlag, type FlagSpec, type ParsedArgs } from "./args.js";
 

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, parse, resolve } from "node:path";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 // The single file, not the front door: reading the config does not load the notification delivery.
-import { parseNotifyConfig, type NotifyConfig } from "../notify/config.js";
+import { parseNotifyConfig, type NotifyConfig } from "../notify-config/index.js";
 import { userConfigPath } from "../internal/user-config-path.js";
 
 /** Every key a config file may set. */

@@ -5,16 +5,15 @@
  */
 import type { Usage } from "../acp/index.js";
 import { SeatError } from "../errors.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../approvals/queue.js";
-import { agentProfile, splitCommandLine } from "../agents/index.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../approvals/index.js";
+import { agentProfile } from "../agents/index.js";
+import { splitCommandLine } from "../command-line/index.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../health/index.js";
-import { chooseTargets } from "../notify/config.js";
-import type { NotifyTarget } from "../notify/index.js";
+import { chooseTargets, type NotifyTarget } from "../notify-config/index.js";
 import { createPermissionGate } from "../permissions/index.js";
 import type { SupervisedTurnOptions } from "../turn/index.js";
 // Single files: the ledger (and its SQLite journal) loads only when the turn's usage is recorded.
-import type { TurnBudget } from "../usage/index.js";
-import { computeCost, loadPrices } from "../usage/prices.js";
+import { type TurnBudget, computeCost, loadPrices } from "../metering/index.js";
 import {
   countFlag,
   directoryFlag,
@@ -103,10 +102,10 @@ export async function runRequestFrom(argv: string[]): Promise<RunRequest> {
     throw new SeatError("CLI_USAGE", "seat run: --global and --wait only apply to a named session (-s NAME).");
   }
   // Everything a user can get wrong is refused (exit 2) before any agent starts or any prompt is read.
-  // Named sessions (and the journal, leases, seat paths behind them) load only with -s.
-  const sessions = name === undefined ? undefined : await import("../sessions/index.js");
-  if (sessions !== undefined && name !== undefined) {
-    const assertSessionName: (value: unknown) => asserts value is string = sessions.assertSessionName;
+  // Named sessions (and the journal, leases, seat paths behind them) load only with -s; the name rule is names/.
+  if (name !== undefined) {
+    const names = await import("../names/index.js");
+    const assertSessionName: (value: unknown) => asserts value is string = names.assertSessionName;
     assertSessionName(name);
   }
   const cwd = directoryFlag("run", args, "cwd");

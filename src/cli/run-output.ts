@@ -7,8 +7,7 @@
 import { createInterface } from "node:readline/promises";
 import type { SeatEvent } from "../acp/index.js";
 import { SeatError } from "../errors.js";
-import { describeRequest } from "../approvals/target.js";
-import { visibleText } from "../approvals/display.js";
+import { describeRequest, visibleText } from "../approvals/index.js";
 import type { Approver } from "../permissions/index.js";
 import type { ClosedTurn, SupervisedTurn } from "../turn/index.js";
 import {

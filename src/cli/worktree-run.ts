@@ -12,7 +12,7 @@
 import { SeatError } from "../errors.js";
 // names.ts alone at load; the rest of worktrees/ (git, records, locks) loads only when a run involves a worktree,
 // so a plain `seat run` does not pay for it.
-import { assertWorktreeName, worktreeNameProblem } from "../worktrees/names.js";
+import { assertWorktreeName, worktreeNameProblem } from "../names/index.js";
 import type { WorktreeRecord } from "../worktrees/index.js";
 import { rewriteFlag, stringFlag, type ParsedArgs } from "./args.js";
 import { writeJson, type Palette } from "./output.js";

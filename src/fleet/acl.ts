@@ -5,7 +5,7 @@
  *   them), and their `ACL SETUSER` lines (`seat fleet acl`). The command sets were read off MONITOR while real
  *   jobs ran (submit, take, approval held and answered, cancel, watch, board counts) and checked against every
  *   command BullMQ's Lua scripts call (commands a script calls are checked against the caller's ACL too).
- * Does not own: the key names (keys.ts), connecting as a user (connection.ts: URL userinfo or
+ * Does not own: the key names (keys.ts), connecting as a user (redis/connection.ts: URL userinfo or
  *   GROK_SEAT_REDIS_USERNAME / GROK_SEAT_REDIS_PASSWORD).
  * Invariant: a watcher writes no key and publishes nothing; a submitter cannot take a job (BullMQ's move to
  *   active needs RPOPLPUSH/LMOVE/ZPOPMIN/BZPOPMIN, denied to it even inside a script) nor subscribe as a worker

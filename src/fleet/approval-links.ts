@@ -5,7 +5,7 @@
  *   leaves a process environment, and the derived key is never stored anywhere), the board's address record in
  *   Redis (`grok-seat:board-links`: the links URL, MAC'd with the link key so a Redis writer without the fleet key
  *   cannot point links at another host, kept alive by the board with a TTL), and signing one approval's links.
- * Does not own: the link format (approvals/link-sign.ts), serving and answering a link (board/server.ts), telling
+ * Does not own: the link format (approval-links/link-sign.ts), serving and answering a link (board/server.ts), telling
  *   (fleet/notify.ts).
  * Invariant: without a fleet key there are no links (and the text says so); an address record whose MAC does not
  *   verify is ignored; a link expires with its approval's deadline.
@@ -13,7 +13,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Redis } from "ioredis";
-import { linkPath, signLink, type LinkDecision } from "../approvals/index.js";
+import { linkPath, signLink, type LinkDecision } from "../approval-links/index.js";
 import { BOARD_LINKS_KEY } from "./keys.js";
 
 const LINK_KEY_LABEL = "grok-seat.fleet-approval-links.v1";

@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { SeatError } from "../errors.js";
-import type { TurnBudget } from "../usage/index.js";
+import type { TurnBudget } from "../metering/index.js";
 
 /** A fleet budget: at most `limit` tokens or USD per hour or day (UTC windows). */
 export interface FleetBudget {

@@ -13,7 +13,15 @@ import { resolve } from "node:path";
 import { Job, Queue } from "bullmq";
 import type { ChainableCommander, Redis } from "ioredis";
 import { SeatError } from "../errors.js";
-import { followSwitches } from "./sentinel.js";
+import {
+  followSwitches,
+  checkTarget,
+  connect,
+  parseRedisUrl,
+  redisError,
+  type RedisTarget,
+  fatalCause,
+} from "../redis/index.js";
 import {
   confirmReplicated,
   connectionEpoch,
@@ -22,8 +30,6 @@ import {
   REPLICA_REFRESH_MS,
   type ReplicaRule,
 } from "./replication.js";
-import { checkTarget, connect, parseRedisUrl, redisError, type RedisTarget } from "./connection.js";
-import { fatalCause } from "./redis-failure.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, hostQueue, isJobId, jobKeys, sessionHostKey } from "./keys.js";
 import { JOB_SCHEMA, validateJobSpec, type JobSpec } from "./job-spec.js";
 import { fleetKey, sealJob } from "./job-seal.js";
@@ -92,7 +98,7 @@ function createClient(
   retainSeconds: number,
   signer: { submitter: string; key: string | undefined },
 ): FleetClient {
-  // Behind Sentinel: the client's connection follows the primary's moves at once (sentinel.ts).
+  // Behind Sentinel: the client's connection follows the primary's moves at once (redis/sentinel.ts).
   const follower = target.sentinel ? followSwitches(target.sentinel) : undefined;
   follower?.add(redis);
   // A submit is acknowledged once the replicas that could be promoted have it (replication.ts), so a failover

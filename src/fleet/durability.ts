@@ -2,7 +2,7 @@
  * Redis durability check: does the fleet's Redis keep every acknowledged write across a crash?
  * Owns: reading `appendonly` and `appendfsync` (CONFIG GET; INFO persistence where CONFIG is renamed or not
  *   permitted), the verdict, and the FLEET_REDIS_VOLATILE refusal naming the setting.
- * Does not own: connecting (connection.ts) or what a worker does with the verdict (worker.ts).
+ * Does not own: connecting (redis/connection.ts) or what a worker does with the verdict (worker.ts).
  * Invariant: only `appendonly yes` + `appendfsync always` is durable: `everysec` may lose the last second of
  *   writes — a lost `dispatched` would let the next worker send the prompt again. A setting that cannot be read
  *   is not assumed durable (unknown never authorizes).

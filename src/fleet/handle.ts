@@ -26,8 +26,7 @@ import {
   type JobStatus,
   type Transition,
 } from "./state.js";
-import type { RedisTarget } from "./connection.js";
-import { fatalCause } from "./redis-failure.js";
+import { type RedisTarget, fatalCause } from "../redis/index.js";
 
 /** How a job ended, as result() reports it. */
 export interface JobResult {

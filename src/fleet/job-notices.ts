@@ -6,7 +6,8 @@
  *   steps: job-stream.ts, job-end.ts, job-take.ts send every one through `JobRun.tell`).
  */
 import type { PendingApproval } from "../acp/index.js";
-import { approvalCommand, type NotifyEventName } from "../notify/index.js";
+import { approvalCommand } from "../notify/index.js";
+import type { NotifyEventName } from "../notify-config/index.js";
 import type { FleetNotifier } from "./notify.js";
 import type { JobStatus } from "./state.js";
 

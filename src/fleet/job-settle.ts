@@ -8,7 +8,7 @@
 import type { TurnResult } from "../acp/index.js";
 import { isSeatError, messageOf } from "../errors.js";
 import type { SupervisedTurn } from "../turn/index.js";
-import { sideCallTokens } from "../usage/index.js";
+import { sideCallTokens } from "../metering/index.js";
 import { finishJobWorktree } from "../worktrees/index.js";
 import { settleBudget, type FleetBudget } from "./budget.js";
 import type { JobRun } from "./job-run.js";

@@ -8,7 +8,7 @@
  *   (fleet/approvals.ts) until an answer or its deadline (`policy.approvalTimeoutMs`, default 15 min).
  */
 import { SeatError } from "../errors.js";
-import { budgetProblem, type TurnBudget } from "../usage/index.js";
+import { budgetProblem, type TurnBudget } from "../metering/index.js";
 import { PERMISSION_CATEGORIES, type PermissionPolicy } from "../permissions/index.js";
 
 /** The persisted schema name of a job's data. */

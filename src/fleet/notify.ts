@@ -12,16 +12,14 @@
  */
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
+import { createNotifier, type Notifier, type NotifierOptions } from "../notify/index.js";
 import {
-  createNotifier,
   createNotifyEvent,
   type NotifyApproval,
   type NotifyConfig,
   type NotifyEventName,
   type NotifyTarget,
-  type Notifier,
-  type NotifierOptions,
-} from "../notify/index.js";
+} from "../notify-config/index.js";
 import { notifyClaimKey } from "./keys.js";
 import { fleetApprovalLinks } from "./approval-links.js";
 

@@ -12,7 +12,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SeatError } from "../errors.js";
-import { isAlive } from "../grok/process-tree.js";
+import { isAlive } from "../grok/index.js";
 
 /** A reserved port; release() frees it for other rigs (idempotent). */
 export interface PortReservation {

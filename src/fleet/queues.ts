@@ -6,7 +6,7 @@
  * Invariant: opening queues writes nothing to Redis; the Redis password never appears in what this throws.
  */
 import { Queue } from "bullmq";
-import { checkTarget, connect, parseRedisUrl, redisError } from "./connection.js";
+import { checkTarget, connect, parseRedisUrl, redisError } from "../redis/index.js";
 import { BULL_PREFIX, SHARED_QUEUE } from "./keys.js";
 
 /** The fleet's queues, open on one connection. */

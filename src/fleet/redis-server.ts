@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { reserveFreePort, reservePort, type PortReservation } from "./port-reservation.js";
-import { REDIS_CA_ENV, REDIS_CERT_ENV, REDIS_KEY_ENV } from "./redis-tls.js";
+import { REDIS_CA_ENV, REDIS_CERT_ENV, REDIS_KEY_ENV } from "../redis-tls/index.js";
 
 /** Options of startRedisServer. */
 export interface RedisServerOptions {

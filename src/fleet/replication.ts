@@ -4,7 +4,7 @@
  *   else the most the primary has reported in this worker's lifetime), the rule a worker runs under
  *   ("replicated": WAIT n; "single-primary": AOF + appendfsync always, no replica configured), and confirming a
  *   write with `WAIT n <ms>` on the very connection that wrote it.
- * Does not own: the mark itself (state.ts, run-job.ts) or connecting (connection.ts, sentinel.ts).
+ * Does not own: the mark itself (state.ts, run-job.ts) or connecting (redis/connection.ts, redis/sentinel.ts).
  * Invariant: a confirmation is only ever given for the connection that carried the write: WAIT counts the
  *   writes of its own connection, so a reconnect between the write and WAIT (ioredis re-sends WAIT on the new
  *   primary, which may never have had the write) voids it; the fence then re-checks the mark on the current
@@ -13,7 +13,7 @@
  *   disk. Losing the primary and every counted replica at once (one power cut) can still lose an acknowledged mark.
  */
 import type { Redis } from "ioredis";
-import { sentinelReplicas, type SentinelSet } from "./sentinel.js";
+import { sentinelReplicas, type SentinelSet } from "../redis/index.js";
 
 /** How long a dispatch mark may wait for its replicas (ms) before the job ends uncertain, unsent. */
 export const REPLICA_ACK_TIMEOUT_MS = 1_000;

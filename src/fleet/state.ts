@@ -15,7 +15,7 @@ import type { Redis } from "ioredis";
 import { redact } from "../internal/redact.js";
 import { jobKeys } from "./keys.js";
 import { readUsage, type Usage } from "../acp/index.js";
-import type { SideCallUsage } from "../usage/index.js";
+import type { SideCallUsage } from "../metering/index.js";
 
 /** Where a fleet job is. */
 export type JobStatus = "waiting" | "active" | "dispatched" | "completed" | "failed" | "cancelled" | "uncertain";

@@ -17,7 +17,7 @@ import { randomUUID } from "node:crypto";
 import { Worker } from "bullmq";
 import { redactText } from "../internal/redact.js";
 import type { HostTool } from "../tools/index.js";
-import { bullConnection, checkTarget, connect, parseRedisUrl, redisError } from "./connection.js";
+import { bullConnection, checkTarget, connect, parseRedisUrl, redisError, followSwitches } from "../redis/index.js";
 import { APPROVAL_ANSWERED_CHANNEL, BULL_PREFIX, CANCEL_CHANNEL, SHARED_QUEUE, hostQueue } from "./keys.js";
 import { acknowledgeCancel, runJob, type RunContext, type RunningJob } from "./run-job.js";
 import type { FleetBudget } from "./budget.js";
@@ -25,8 +25,7 @@ import { checkDurability } from "./durability.js";
 import { fleetKey } from "./job-seal.js";
 import { createFleetNotifier } from "./notify.js";
 import { fleetLinkKey } from "./approval-links.js";
-import type { NotifyConfig } from "../notify/index.js";
-import { followSwitches } from "./sentinel.js";
+import type { NotifyConfig } from "../notify-config/index.js";
 import {
   connectionEpoch,
   describeRule,

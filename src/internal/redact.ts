@@ -5,7 +5,7 @@
  *   far (each with the names it came from), and masking those values in text, env maps, argv and nested records.
  * Does not own: where secrets travel (grok/, mux/, seat/ pass them only through a process environment), or
  *   where they are first read: each place that reads or makes a secret registers it here (session and plan
- *   envs, fleet/connection.ts for the Redis password and a redis URL's userinfo, board/server.ts for its token).
+ *   envs, redis/connection.ts for the Redis password and a redis URL's userinfo, board/server.ts for its token).
  * Invariant: every serialiser of output (CLI text and --json, MCP results and progress, the board, the journal,
  *   the session store, the ledger, fleet records, controller logs, errors, diagnostics; notifications to come)
  *   goes through redactText() / redact() — that is the one function a new output path calls.
@@ -34,7 +34,7 @@ export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
   "ANTHROPIC_AUTH_TOKEN",
   "GEMINI_API_KEY",
   "GOOGLE_API_KEY",
-  // The fleet's Redis password (fleet/connection.ts).
+  // The fleet's Redis password (redis/connection.ts).
   "GROK_SEAT_REDIS_PASSWORD",
   // The board's access token (board/server.ts), given or made fresh.
   "GROK_SEAT_BOARD_TOKEN",

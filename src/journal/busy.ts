@@ -2,7 +2,7 @@
  * Journal busy: what happens when another process holds the sqlite write lock.
  * Owns: recognising SQLITE_BUSY / SQLITE_LOCKED, the bounded retry around one journal operation, and the
  *   JOURNAL_BUSY error that ends it.
- * Does not own: the operations themselves (journal.ts, schema.ts, sessions/store.ts).
+ * Does not own: the operations themselves (journal.ts, schema.ts, session-store/store.ts).
  * Invariant: a busy journal is never reported as corrupt (busy is not broken, and "move it aside" would
  *   discard good records); the wait is bounded, so no command hangs on a lock it cannot get.
  */

@@ -24,3 +24,4 @@ export {
 } from "./states.js";
 export type { DeliveryState, DeliveryEvidence, EvidenceKind } from "./states.js";
 export type { DeliveryRecord, NewSeat, SeatPatch, SeatProof, SeatRecord, SeatState } from "./records.js";
+export { claimSocketPath, restoreClaimOf, unclaimedSocketPath, type RestoreClaim } from "./restore-claim.js";

@@ -119,7 +119,7 @@ CREATE INDEX IF NOT EXISTS usage_ledger_by_session ON usage_ledger (session_row)
 `,
   },
   {
-    // How each row was known (usage/side-calls.ts): 'agent' (its report), 'proxy' (the seat's metering point read
+    // How each row was known (metering/side-calls.ts): 'agent' (its report), 'proxy' (the seat's metering point read
     // the model's answer: a call the agent did not report) or 'estimated'. Older rows stay NULL (the agent's).
     name: "grok-seat.usage.v3",
     ddl: `

@@ -5,7 +5,7 @@
  *   `track` (a tool's in-flight work, awaited on shutdown so no agent outlives the server).
  * Does not own: the checks themselves (boundaries.ts) or any tool (tools/).
  */
-import type { NotifyTarget } from "../notify/index.js";
+import type { NotifyTarget } from "../notify-config/index.js";
 import { fileURLToPath } from "node:url";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { PermissionPolicy } from "../permissions/index.js";

@@ -11,10 +11,10 @@
  */
 import type { Diagnostic, SeatEvent, TurnResult } from "../acp/index.js";
 import { SeatError, isSeatError } from "../errors.js";
-import type { NotifyTarget } from "../notify/index.js";
+import type { NotifyTarget } from "../notify-config/index.js";
 import { createPermissionGate, type PermissionPolicy } from "../permissions/index.js";
 import { runSupervisedTurn } from "../turn/index.js";
-import type { TurnBudget } from "../usage/index.js";
+import type { TurnBudget } from "../metering/index.js";
 
 /** What one MCP turn is asked to do (arguments already checked). */
 export interface McpTurnRequest {

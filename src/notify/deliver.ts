@@ -8,8 +8,7 @@
  *   with a bounded time (at the end of which its whole process group is killed), and its output is discarded.
  */
 import { spawn } from "node:child_process";
-import type { NotifyTarget } from "./config.js";
-import type { NotifyEvent } from "./events.js";
+import type { NotifyTarget, NotifyEvent } from "../notify-config/index.js";
 import { buildRequest } from "./payloads.js";
 
 /** How long one attempt may take. */

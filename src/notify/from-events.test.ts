@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { PendingApproval } from "../acp/index.js";
-import type { NotifyEvent } from "./events.js";
+import type { NotifyEvent } from "../notify-config/index.js";
 import { notifyFromEvents } from "./from-events.js";
 import type { Notifier } from "./notifier.js";
 

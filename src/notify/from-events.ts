@@ -9,7 +9,12 @@
  *   second `done`.
  */
 import type { PendingApproval, SeatEvent } from "../acp/index.js";
-import { createNotifyEvent, type NotifyApproval, type NotifyEventName, type NotifySubject } from "./events.js";
+import {
+  createNotifyEvent,
+  type NotifyApproval,
+  type NotifyEventName,
+  type NotifySubject,
+} from "../notify-config/index.js";
 import type { Notifier } from "./notifier.js";
 
 /** What a held approval's notification says the call would touch: its command, else its paths, else its tool. */

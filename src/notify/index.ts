@@ -2,22 +2,6 @@
  * notify/ front door: notifications a person away from the terminal receives, and can answer.
  * Spec: docs/notifications.md.
  */
-export {
-  NOTIFY_EVENTS,
-  createNotifyEvent,
-  isNotifyEventName,
-  type NotifyApproval,
-  type NotifyEvent,
-  type NotifyEventName,
-  type NotifySubject,
-} from "./events.js";
-export {
-  NOTIFY_TARGET_TYPES,
-  chooseTargets,
-  parseNotifyConfig,
-  type NotifyConfig,
-  type NotifyTarget,
-} from "./config.js";
 export { buildRequest, signBody, type NotifyRequest } from "./payloads.js";
 export { ATTEMPT_TIMEOUT_MS, RETRY_DELAYS_MS, attemptDelivery, deliver, type DeliveryOutcome } from "./deliver.js";
 export { DEFAULT_COALESCE_MS, createNotifier, foldEvents, type Notifier, type NotifierOptions } from "./notifier.js";

@@ -9,9 +9,8 @@
  *   to the turn; a folded message carries a deterministic id (from the ids it folds), so its retries dedupe too.
  */
 import { createHash } from "node:crypto";
-import type { NotifyTarget } from "./config.js";
+import type { NotifyTarget, NotifyEvent, NotifyEventName } from "../notify-config/index.js";
 import { deliver, type DeliveryOutcome, RETRY_DELAYS_MS } from "./deliver.js";
-import type { NotifyEvent, NotifyEventName } from "./events.js";
 import { terminalSequence } from "./terminal.js";
 
 /** The default coalescing window per target. */

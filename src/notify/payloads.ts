@@ -8,8 +8,7 @@
  *   so model-chosen text can never inject a header or a line break (it travels in the body).
  */
 import { createHmac } from "node:crypto";
-import type { NotifyEvent } from "./events.js";
-import type { NotifyTarget } from "./config.js";
+import type { NotifyEvent, NotifyTarget } from "../notify-config/index.js";
 
 /** One request, ready for fetch. */
 export interface NotifyRequest {

@@ -1,10 +1,10 @@
 /*
  * Notification schema: the JSON Schema of a webhook body (`NotifyEvent`), for receivers and for our own tests.
- * Owns: NOTIFY_EVENT_SCHEMA. Does not own: producing events (events.ts).
- * Invariant: it matches events.ts field for field; additional properties are refused, so a field added
+ * Owns: NOTIFY_EVENT_SCHEMA. Does not own: producing events (notify-config/events.ts).
+ * Invariant: it matches notify-config/events.ts field for field; additional properties are refused, so a field added
  *   without updating the schema fails the receiver test.
  */
-import { NOTIFY_EVENTS } from "./events.js";
+import { NOTIFY_EVENTS } from "../notify-config/index.js";
 
 const text = { type: "string" } as const;
 

@@ -7,7 +7,7 @@
  *   character (C0, DEL, C1) and `;` in the title is replaced before it is framed.
  */
 import { eventTitle } from "./payloads.js";
-import type { NotifyEvent } from "./events.js";
+import type { NotifyEvent } from "../notify-config/index.js";
 
 function plain(text: string, max: number): string {
   const clean = text

@@ -4,14 +4,14 @@
  * Owns: reading that one file's section (never a project file: a cloned repository must not choose a program to
  *   run or a URL that receives approval text) and resolving recorded target names against it.
  * Does not own: the CLI's own config layering and its CLI_CONFIG_INVALID wording (cli/config.ts), choosing names
- *   from `--notify` (config.ts chooseTargets).
+ *   from `--notify` (notify-config/config.ts chooseTargets).
  * Invariant: only names are recorded anywhere; a URL, command or secret comes from this file (and the secret from
  *   this process's environment) at the time of sending. A name the file no longer has is a problem line, never a throw.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { SeatError, messageOf } from "../errors.js";
 import { userConfigPath } from "../internal/user-config-path.js";
-import { parseNotifyConfig, type NotifyConfig, type NotifyTarget } from "./config.js";
+import { parseNotifyConfig, type NotifyConfig, type NotifyTarget } from "../notify-config/index.js";
 
 /** The user config file's `notify` section (undefined when the file or the section is absent); NOTIFY_CONFIG_INVALID when malformed. */
 export function loadUserNotifyConfig(env: NodeJS.ProcessEnv = process.env): NotifyConfig | undefined {

@@ -11,9 +11,8 @@
 import type { InitializeResponse, McpServer, NewSessionResponse } from "@agentclientprotocol/sdk";
 import { SeatError, messageOf } from "../errors.js";
 import { ACP, isAuthRequired, type AcpPeer } from "../acp/index.js";
-import { chooseAuthMethod, type AuthChoice, type AdvertisedAuthMethod } from "../agents/auth.js";
+import { chooseAuthMethod, type AuthChoice, type AdvertisedAuthMethod, type RulesDelivery } from "../agents/index.js";
 import { attachSession, type AttachRequest, type AttachResult } from "./attach.js";
-import type { RulesDelivery } from "../agents/index.js";
 
 /** What the handshake learned. */
 export interface HandshakeResult {

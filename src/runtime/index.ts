@@ -12,3 +12,5 @@ export { attachMethodFor } from "./attach.js";
 export type { AttachRequest, AttachResult } from "./attach.js";
 export { agentLaunch, resolveAgentProfile } from "./agent-launch.js";
 export { budgetRefusal } from "./budget-gate.js";
+export { toAcpMcpServers } from "./mcp-servers.js";
+export type { OperatorMcpServer, OperatorRemoteServer, OperatorStdioServer } from "./mcp-servers.js";

@@ -3,11 +3,12 @@
  * Owns: the option names and their defaults.
  * Does not own: acting on them (session.ts).
  */
-import type { TurnBudget } from "../usage/index.js";
+import type { TurnBudget } from "../metering/index.js";
 import type { Usage } from "../acp/index.js";
 import type { ContentBlock, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import type { SeatCallbacks } from "../acp/index.js";
-import type { HostTool, OperatorMcpServer } from "../tools/index.js";
+import type { HostTool } from "../tools/index.js";
+import type { OperatorMcpServer } from "./mcp-servers.js";
 import type { Approver, DecideContext } from "../permissions/index.js";
 
 /** A permission hook: answers one `session/request_permission` with one of the offered options. */

@@ -11,7 +11,7 @@ import { messageOf } from "../errors.js";
 import { ACP, connectAcp } from "../acp/index.js";
 import { buildAgentArgv, buildAgentEnv, spawnAgent } from "../grok/index.js";
 import { withTimeout } from "../internal/timeout.js";
-import { chooseAuthMethod, type AuthChoice, type AdvertisedAuthMethod } from "../agents/auth.js";
+import { chooseAuthMethod, type AuthChoice, type AdvertisedAuthMethod } from "../agents/index.js";
 
 /** What the agent advertised. */
 export interface AcpProbe {

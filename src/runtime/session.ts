@@ -39,13 +39,13 @@ import {
 } from "../grok/index.js";
 // The host-tools bridge and skill staging load only for a session that uses them: a plain
 // `seat run` needs neither, and they are most of what the session would otherwise load before grok starts.
-import { toAcpMcpServers } from "../tools/mcp-servers.js";
+import { toAcpMcpServers } from "./mcp-servers.js";
 import type { ToolBridge } from "../tools/index.js";
 import { categorize, chooseResponse, type ApprovalRequest } from "../permissions/index.js";
 import type { StagedSkills } from "../skills/index.js";
 import { withTimeout } from "../internal/timeout.js";
 // queue.ts alone: the approvals front door also carries the remote side (identity/), which a session never uses.
-import { ApprovalQueue } from "../approvals/queue.js";
+import { ApprovalQueue } from "../approvals/index.js";
 import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
 import { unknownModelError } from "./model-check.js";
@@ -529,7 +529,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   const rules: string[] = options.rules ? [options.rules] : [];
   if (tools.length > 0) {
     const { bridgeFailureAudit, bridgeFailureReason, createToolBridge, toolOmittedAudit } = await import(
-      "../tools/tool-bridge.js"
+      "../tools/index.js"
     );
     try {
       const bridge = await createToolBridge({

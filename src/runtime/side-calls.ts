@@ -4,7 +4,7 @@
  *   spent, is refused before it reaches the model), and adds the calls grok does not report to the turn's result
  *   (measured, or estimated).
  * Owns: the per-session wiring between usage/'s metering point and a turn (begin, admit, collect).
- * Does not own: the proxy (usage/metering-point.ts), the route (grok/model-route.ts), the ledger.
+ * Does not own: the proxy (metering/metering-point.ts), the route (grok/model-route.ts), the ledger.
  * Invariant: the agent's `_meta.usage` stays the authority for the calls it reports; a turn's result carries every
  *   other call it caused once; the metering point never changes what the agent is told about an unreachable model.
  * Spec: docs/spend.md#the-metering-point.
@@ -12,10 +12,10 @@
 import { connect } from "node:net";
 import type { Diagnostic, TurnResult, Usage } from "../acp/index.js";
 import { grokModelRoute, type ModelRoute } from "../grok/index.js";
-import type { TurnBudget } from "../usage/index.js";
-import { admitCall } from "../usage/call-admission.js";
-import { startMeteringPoint, type MeteringPoint, type PendingCall } from "../usage/metering-point.js";
-import { estimateGrokSideCalls, meterMissedTurn, sideCallsFromMeter, sideCallTokens } from "../usage/side-calls.js";
+import type { TurnBudget } from "../metering/index.js";
+import { admitCall } from "../metering/index.js";
+import { startMeteringPoint, type MeteringPoint, type PendingCall } from "../metering/index.js";
+import { estimateGrokSideCalls, meterMissedTurn, sideCallsFromMeter, sideCallTokens } from "../metering/index.js";
 
 /** How long a turn's result waits for its side calls to finish (the model's own time for one short call). */
 export const SIDE_CALL_WAIT_MS = 30_000;
@@ -180,7 +180,7 @@ export class SideCallMeter {
   }
 
   /**
-   * The metering point's question before it forwards a call of the turn (usage/call-admission.ts): a main call
+   * The metering point's question before it forwards a call of the turn (metering/call-admission.ts): a main call
    * refused once the budget is spent ends the turn over budget before the refusal is answered.
    */
   private admit(call: PendingCall): string | undefined {

@@ -62,7 +62,6 @@ export type { OfflineStatus } from "./offline.js";
 export { commitSeatWorktree, lockSeatWorktree } from "./seat-worktree.js";
 export type { SeatWorktreeRelease } from "./seat-worktree.js";
 export { isSeatLost, restoreSeat } from "./restore.js";
-export { claimSocketPath, restoreClaimOf, unclaimedSocketPath, type RestoreClaim } from "./restore-claim.js";
 export type { RestoreResult } from "./restore.js";
 export { launchController } from "./launch-controller.js";
 export { notifySeatChanges, seatEventId, startSeatNotifier, type SeatNotifier } from "./seat-notify.js";

@@ -5,10 +5,10 @@
  * Owns: judging that a seat is lost (its controller and its proven leader are both observed gone), crash recovery
  *   of its in-flight deliveries (dispatched → uncertain, fenced → failed: never sent), and launching its
  *   controller on the original hire.json plus the session to resume.
- * Does not own: the hire (hire.ts, in the controller), listing (supervision/listing.ts).
+ * Does not own: the hire (hire.ts, in the controller), listing (listing/listing.ts).
  * Invariant: nothing is ever re-sent — an in-flight prompt stays `uncertain` until a person sends again; the
  *   journal row is claimed by a compare-and-set on the socket path seen lost, before any controller is launched,
- *   so two restores launch one controller (restore-claim.ts); a seat claimed by a restorer that still runs is not
+ *   so two restores launch one controller (journal/restore-claim.ts); a seat claimed by a restorer that still runs is not
  *   lost; secret values come only from the caller's environment, by the names hire.json recorded.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -16,12 +16,17 @@ import { join } from "node:path";
 import { SeatError } from "../errors.js";
 import { splitSecretEnv } from "../internal/redact.js";
 import { platformIdentitySource } from "../identity/index.js";
-import type { Journal, SeatRecord } from "../journal/index.js";
+import {
+  type Journal,
+  type SeatRecord,
+  claimSocketPath,
+  restoreClaimOf,
+  unclaimedSocketPath,
+} from "../journal/index.js";
 import { controllerEnv, envValuesOf, type ControllerConfig } from "./controller.js";
 import { launchController } from "./launch-controller.js";
 import { buildTuiEnv } from "./plan.js";
 import { observeExit } from "./proof.js";
-import { claimSocketPath, restoreClaimOf, unclaimedSocketPath } from "./restore-claim.js";
 import { readSeatFile, seatDir } from "../home/index.js";
 
 /** What a restore did. */

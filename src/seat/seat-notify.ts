@@ -12,14 +12,8 @@
 import { createHash } from "node:crypto";
 import type { DeliveryRecord, DeliveryState } from "../journal/index.js";
 import { messageOf } from "../errors.js";
-import {
-  createNotifier,
-  createNotifyEvent,
-  loadUserNotifyConfig,
-  resolveTargetNames,
-  type NotifyEventName,
-  type Notifier,
-} from "../notify/index.js";
+import { createNotifier, loadUserNotifyConfig, resolveTargetNames, type Notifier } from "../notify/index.js";
+import { createNotifyEvent, type NotifyEventName } from "../notify-config/index.js";
 import type { ControllerConfig } from "./controller.js";
 import { observeExit } from "./proof.js";
 import type { VisibleSeat } from "./visible-seat.js";

@@ -22,7 +22,7 @@ import type { Backend } from "../mux/index.js";
 import type { Admission } from "./admission.js";
 import type { HirePlan } from "./plan.js";
 import type { InteractionWatch } from "./interactions.js";
-import { seatAttentionState, type AttentionState, type WaitingOn } from "../attention/states.js";
+import { seatAttentionState, type AttentionState, type WaitingOn } from "../attention/index.js";
 import {
   nothingServes,
   observeExit,
@@ -35,7 +35,8 @@ import {
   type TuiProof,
 } from "./proof.js";
 import type { SeatWorktreeRelease } from "./seat-worktree.js";
-import { estimateGrokSideCalls, ledgerEntriesOf, recordUsage } from "../usage/index.js";
+import { ledgerEntriesOf, recordUsage } from "../usage/index.js";
+import { estimateGrokSideCalls } from "../metering/index.js";
 
 /** Final delivery states: nothing moves them further except late completion evidence for submitted. */
 const SETTLED: DeliveryState[] = ["completed", "failed", "submitted", "uncertain"];

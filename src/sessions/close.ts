@@ -1,7 +1,8 @@
 /*
  * Close: end the agent's side of a named session with ACP `session/close`, where the agent advertises it.
  * Owns: the short-lived agent process that attaches to the recorded session and closes it.
- * Does not own: the record (store.ts: it stays, marked closed, for history) or the lease (open.ts/lease.ts).
+ * Does not own: the record (session-store/store.ts: it stays, marked closed, for history) or the lease (open.ts,
+ *   session-store/lease.ts).
  * Invariant: the agent process is always terminated before returning; nothing is prompted.
  */
 import { resolve } from "node:path";

@@ -2,7 +2,8 @@
  * Manage: what `seat sessions list|show|history|close|rm` and `seat cancel -s` do with a named session.
  * Owns: looking a name up in its scope, summaries (turns, usage totals, last stop reason, who runs it),
  *   and the guarded close / rm / cancel operations.
- * Does not own: printing (cli/), rows (store.ts), proving a holder (lease.ts), the control socket (control.ts).
+ * Does not own: printing (cli/), rows (session-store/store.ts), proving a holder (session-store/lease.ts), the
+ *   control socket (control/).
  * Invariant: close and rm take the lease first, so they never act under a running turn; cancel reaches only a
  *   holder proven alive whose control socket it proved to hold.
  */
@@ -10,9 +11,9 @@ import { SeatError } from "../errors.js";
 import { platformIdentitySource, type IdentitySource } from "../identity/index.js";
 import { closeAgentSession, type CloseOutcome } from "./close.js";
 import { requestCancel } from "../control/index.js";
-import { acquireLease, judgeHolder } from "./lease.js";
-import { scopeFor } from "./names.js";
-import type { LeaseRecord, SessionRecord, SessionStore, TurnRecord } from "./store.js";
+import { acquireLease, judgeHolder } from "../session-store/index.js";
+import { scopeFor } from "../names/index.js";
+import type { LeaseRecord, SessionRecord, SessionStore, TurnRecord } from "../session-store/index.js";
 
 /** A session with what is known about it now. */
 export interface SessionSummary extends SessionRecord {

@@ -2,7 +2,8 @@
  * openSession: a named headless session — created on first use, resumed (the exact agent session) after.
  * Owns: the order lease → beforeStart (e.g. the worktree) → interrupted-turn marking → create or resume →
  *   control socket, recording each turn around prompt(), and giving the lease back on dispose.
- * Does not own: the agent process and ACP (runtime/), the rows (store.ts), the lease rules (lease.ts).
+ * Does not own: the agent process and ACP (runtime/), the rows (session-store/store.ts), the lease rules
+ *   (session-store/lease.ts).
  * Invariant: a recorded agent session is only ever resumed, never silently replaced by a fresh one
  *   (SESSION_NOT_RESUMABLE instead); a turn is recorded "running" before its prompt is sent and is never
  *   re-sent by anyone (a turn that cannot be recorded is not sent); at most one process holds a name's lease;
@@ -16,21 +17,14 @@ import { createSession, type HeadlessSession, type PromptInput, type SessionOpti
 import { ensurePrivateDir, journalPath, seatHome } from "../home/index.js";
 import type { IdentitySource } from "../identity/index.js";
 import type { Diagnostic, PromptOptions, TurnResult } from "../acp/index.js";
-import { acquireLease, type HeldLease } from "./lease.js";
-import { assertSessionName, scopeFor } from "./names.js";
+import { acquireLease, type HeldLease } from "../session-store/index.js";
+import { assertSessionName, scopeFor } from "../names/index.js";
 import { planControlSocket, type ControlServer } from "../control/index.js";
-import { startTurnControl } from "./turn-control.js";
-import { SessionStore, type SessionRecord, type TurnRecord } from "./store.js";
+import { startTurnControl } from "../turn-control/index.js";
+import { SessionStore, type SessionRecord, type TurnRecord } from "../session-store/index.js";
 import { recordApprovalsIn } from "../approvals/index.js";
-import {
-  budgetProblem,
-  ledgerEntriesOf,
-  nextTurnBudget,
-  readSessionBudget,
-  recordUsage,
-  setSessionBudget,
-  type TurnBudget,
-} from "../usage/index.js";
+import { ledgerEntriesOf, nextTurnBudget, readSessionBudget, recordUsage, setSessionBudget } from "../usage/index.js";
+import { budgetProblem, type TurnBudget } from "../metering/index.js";
 
 /** Options of openSession: a name plus everything createSession takes. */
 export interface OpenSessionOptions extends SessionOptions {

@@ -42,5 +42,3 @@ export type {
   ToolBridgeOptions,
   ToolOmittedAudit,
 } from "./tool-bridge.js";
-export { toAcpMcpServers } from "./mcp-servers.js";
-export type { OperatorMcpServer, OperatorRemoteServer, OperatorStdioServer } from "./mcp-servers.js";

@@ -20,12 +20,13 @@ import { isSeatError, messageOf } from "../errors.js";
 import { createSession, type HeadlessSession, type PromptInput, type SessionOptions } from "../runtime/index.js";
 import { seatHome } from "../home/index.js";
 import type { ControlServer } from "../control/index.js";
-import { planRunControl, startRunControl, type RunControlPlan } from "../sessions/turn-control.js";
+import { planRunControl, startRunControl, type RunControlPlan } from "../turn-control/index.js";
 // Types only: a named session, a worktree and notifications load only for a turn that uses them.
 import type { OpenedSession } from "../sessions/index.js";
-import type { TurnBudget } from "../usage/index.js";
+import type { TurnBudget } from "../metering/index.js";
 import type { TurnWorktree, TurnWorktreePlan, WorktreeRecord } from "../worktrees/index.js";
-import type { DeliveryOutcome, NotifySubject, NotifyTarget } from "../notify/index.js";
+import type { DeliveryOutcome } from "../notify/index.js";
+import type { NotifySubject, NotifyTarget } from "../notify-config/index.js";
 import { loadLedger, recordTurnUsage, type TurnLedger } from "./turn-ledger.js";
 import { startTurnNotifier, type TurnNotifier } from "./turn-notifier.js";
 
@@ -141,7 +142,8 @@ export async function prepareSupervisedTurn(options: SupervisedTurnOptions): Pro
   const named = options.named;
   const sessions = named === undefined ? undefined : await import("../sessions/index.js");
   if (sessions && named) {
-    const assertSessionName: (value: unknown) => asserts value is string = sessions.assertSessionName;
+    const names = await import("../names/index.js");
+    const assertSessionName: (value: unknown) => asserts value is string = names.assertSessionName;
     assertSessionName(named.name);
   }
   const cwd = resolve(options.cwd ?? process.cwd());

@@ -11,14 +11,15 @@ import { ensurePrivateDir, journalPath } from "../home/index.js";
 /** What a fresh session's ledger rows name: a plain run, or a fleet job (its id). */
 export type TurnLedger = { source: "run" } | { source: "job"; jobId: string; session?: string };
 
-type LedgerModule = typeof import("../usage/ledger.js");
+type LedgerModule = typeof import("../usage/index.js");
 
 /**
  * Starts loading the ledger (and its SQLite journal) as a turn is sent, so writing its rows once it ends does not
- * wait for the load. A single file, not usage/'s front door.
+ * wait for the load. usage/ holds the ledger and a session's budget only: budgets, prices and metering, which the
+ * turn has loaded already, are metering/.
  */
 export function loadLedger(): Promise<LedgerModule> {
-  const loading = import("../usage/ledger.js");
+  const loading = import("../usage/index.js");
   loading.catch(() => undefined); // a failed load is reported where it is awaited (recordTurnUsage)
   return loading;
 }

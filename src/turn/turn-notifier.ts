@@ -3,11 +3,12 @@
  *   Approve/Deny links when a `seat board` serves the same seat home.
  * Owns: startTurnNotifier — the notifier and the event hook of one turn.
  * Does not own: which events become which notifications (notify/from-events.ts), delivery (notify/notifier.ts),
- *   the links' signing (approvals/links.ts).
+ *   the links' signing (approval-links/links.ts).
  * Invariant: loads notify/ (and the links) only for a turn that notifies; delivery never holds up the turn.
  */
 import type { SeatEvent } from "../acp/index.js";
-import type { DeliveryOutcome, NotifySubject, NotifyTarget } from "../notify/index.js";
+import type { DeliveryOutcome } from "../notify/index.js";
+import type { NotifySubject, NotifyTarget } from "../notify-config/index.js";
 
 /** The notifier of one turn: a hook for its events, and close() (outcomes of deliveries that failed). */
 export interface TurnNotifier {
@@ -28,7 +29,7 @@ export async function startTurnNotifier(
 ): Promise<TurnNotifier | undefined> {
   if (notify.targets.length === 0 && notify.terminal === undefined) return undefined;
   const { createNotifier, notifyFromEvents } = await import("../notify/index.js");
-  const links = notify.links === false ? undefined : await import("../approvals/links.js");
+  const links = notify.links === false ? undefined : await import("../approval-links/index.js");
   const notifier = createNotifier({
     targets: [...notify.targets],
     ...(notify.terminal ? { terminal: notify.terminal } : {}),

@@ -2,7 +2,7 @@
  * Usage ledger: every turn's usage, per model, in the journal's sqlite file (table usage_ledger, migration
  *   grok-seat.usage.v1), and the totals `seat usage` and queryUsage() print.
  * Owns: turning a finished turn into ledger rows, writing them, and the grouped query.
- * Does not own: the schema's migration list (journal/), prices (prices.ts), where the journal lives (seat/).
+ * Does not own: the schema's migration list (journal/), prices (metering/prices.ts), where the journal lives (seat/).
  * Invariant: what an agent did not report is stored NULL and shown as unknown, never as zero; a total says how
  *   many turns it could not count. Writes wait a bounded time for another process's lock (JOURNAL_BUSY after);
  *   reads take no write lock.
@@ -13,9 +13,9 @@ import { SeatError } from "../errors.js";
 import { redact } from "../internal/redact.js";
 import { openDatabase, withBusyRetry } from "../journal/index.js";
 import { journalPath, seatHome } from "../home/index.js";
-import { TICKS_PER_USD } from "./budget.js";
-import { computeCost, type PriceTable } from "./prices.js";
-import type { SideCallUsage } from "./side-calls.js";
+import { TICKS_PER_USD } from "../metering/index.js";
+import { computeCost, type PriceTable } from "../metering/index.js";
+import type { SideCallUsage } from "../metering/index.js";
 
 /** One ledger row: one turn's usage on one model. Null = not reported. */
 export interface LedgerEntry {

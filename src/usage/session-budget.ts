@@ -2,13 +2,13 @@
  * Session budgets: a budget recorded with a named session, what its turns have spent, and the budget each next
  *   turn may use (table session_budgets and the ledger's session_row, migration grok-seat.usage.v1).
  * Owns: the SQL over session_budgets, the session's spend from the ledger, and the decision before a turn.
- * Does not own: named sessions themselves (sessions/), the per-turn check (budget.ts).
+ * Does not own: named sessions themselves (sessions/), the per-turn check (metering/budget.ts).
  * Invariant: a session with nothing left is refused before anything is sent (BUDGET_EXCEEDED); otherwise its turn
  *   runs with what is left (or its own budget, when smaller) as the turn budget. Spend is what the ledger knows:
  *   an unreported cost leaves the session's cost unknown, and a cost limit then cannot fire.
  */
 import { openDatabase, withBusyRetry } from "../journal/index.js";
-import { TICKS_PER_USD, type TurnBudget } from "./budget.js";
+import { TICKS_PER_USD, type TurnBudget } from "../metering/index.js";
 
 /** What a named session has spent over its recorded turns. */
 export interface SessionSpend {

@@ -11,7 +11,7 @@ import { dirname } from "node:path";
 import { SeatError } from "../errors.js";
 import { NO_OPTIONAL_LOCKS, git, spawnGit } from "./git.js";
 import { forgetWorktreeEntry } from "./entry.js";
-import { assertWorktreeName, branchOf, defaultWorktreeName } from "./names.js";
+import { assertWorktreeName, branchOf, defaultWorktreeName } from "../names/index.js";
 import { readRecord, worktreePath, writeRecord, WORKTREE_RECORD_SCHEMA, type WorktreeRecord } from "./records.js";
 import { resolveRepository } from "./repo.js";
 import { worktreeBusy, worktreeHolder } from "./lock.js";

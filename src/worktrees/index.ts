@@ -6,7 +6,6 @@
  * Spec: docs/worktrees.md
  */
 export { GIT_MIN_VERSION, SEAT_IDENTITY, gitEnv, isGitRecentEnough, parseGitVersion } from "./git.js";
-export { assertWorktreeName, branchOf, defaultWorktreeName, worktreeNameProblem } from "./names.js";
 export { resolveRepository } from "./repo.js";
 export type { Repository } from "./repo.js";
 export { WORKTREE_RECORD_SCHEMA, listRecords, readRecord, worktreePath } from "./records.js";

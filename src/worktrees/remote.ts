@@ -15,7 +15,7 @@ import { SeatError } from "../errors.js";
 import { NO_HOOKS } from "./create.js";
 import { commitTurn } from "./commit.js";
 import { git, requireGit, spawnGit } from "./git.js";
-import { assertWorktreeName, branchOf } from "./names.js";
+import { assertWorktreeName, branchOf } from "../names/index.js";
 
 /** A job's worktree inside the worker's cache clone. */
 export interface JobWorktree {

@@ -9,7 +9,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { SeatError } from "../errors.js";
 import { NO_OPTIONAL_LOCKS, git, spawnGit } from "./git.js";
-import { assertWorktreeName } from "./names.js";
+import { assertWorktreeName } from "../names/index.js";
 import { listRecords, readRecord, type WorktreeRecord } from "./records.js";
 import { resolveRepository } from "./repo.js";
 import { deadHolder, worktreeHolder, type WorktreeHolder } from "./lock.js";

@@ -12,7 +12,7 @@
 import { createWorktree } from "./create.js";
 import { commitTurn, type TurnCommit } from "./commit.js";
 import { lockWorktree, type WorktreeLock } from "./lock.js";
-import { assertWorktreeName, defaultWorktreeName } from "./names.js";
+import { assertWorktreeName, defaultWorktreeName } from "../names/index.js";
 import { listRecords, worktreePath, type WorktreeRecord } from "./records.js";
 import { resolveRepository } from "./repo.js";
 

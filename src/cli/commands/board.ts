@@ -97,7 +97,7 @@ Examples:
     const fleetSecret = fleetModule?.fleetKey();
     const fleetLinkKey = fleetSecret === undefined ? undefined : fleetModule!.fleetLinkKey(fleetSecret);
     const approvals = approvalsSource(redis);
-    const { startBoard } = await import("../../board/server.js");
+    const { startBoard } = await import("../../board/index.js");
     let board;
     try {
       board = await startBoard({

@@ -2,7 +2,7 @@
  * `seat cancel -s NAME` / `seat cancel ID`: cancel the turn a named session or a plain run (`seat run`, an MCP
  *   `run`, a `seat compare` agent — the id `seat ps` lists) is running, from another shell.
  * Owns: the flags and the printed result. Does not own: proving the holder or the socket (sessions/manage.ts,
- *   supervision/runs.ts).
+ *   listing/runs.ts).
  */
 import { SeatError } from "../../errors.js";
 import { cancelNamed, lookup, openStore } from "../../sessions/index.js";
@@ -69,7 +69,7 @@ Examples:
 /** Cancels the plain run `id` (as `seat ps` lists it) through its proven control socket. */
 async function cancelPlainRun(id: string, json: boolean): Promise<number> {
   // Single files, not the front doors: cancelling loads neither the runtime nor the seat stack.
-  const { cancelRun } = await import("../../supervision/runs.js");
+  const { cancelRun } = await import("../../listing/index.js");
   const { snapshotIdentitySource } = await import("../../identity/index.js");
   const { pid } = await cancelRun(id, {
     env: { ...process.env, GROK_SEAT_HOME: seatHome() },

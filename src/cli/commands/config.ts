@@ -15,7 +15,7 @@ import type { Command } from "./command.js";
  */
 function shown(entry: ConfigEntry): string | null {
   if (entry.value === null) return null;
-  // fleet/connection.ts's REDIS_PASSWORD_ENV, named here so `seat config` does not load the Redis client.
+  // redis/connection.ts's REDIS_PASSWORD_ENV, named here so `seat config` does not load the Redis client.
   if (entry.key === "redis") registerUrlPassword(entry.value, "GROK_SEAT_REDIS_PASSWORD");
   return redactText(entry.value);
 }

@@ -9,7 +9,7 @@
 import { SeatError, type ErrorCode } from "../../errors.js";
 import type { JobResult } from "../../fleet/index.js";
 import { stringFlag, type FlagSpec, type ParsedArgs } from "../args.js";
-import { REDIS_CA_ENV, REDIS_CERT_ENV, REDIS_KEY_ENV } from "../../fleet/redis-tls.js";
+import { REDIS_CA_ENV, REDIS_CERT_ENV, REDIS_KEY_ENV } from "../../redis-tls/index.js";
 import { EXIT, exitCodeFor } from "../output.js";
 
 /** Help text lines for the Redis flag. */

@@ -24,7 +24,8 @@ import {
 } from "../../seat/index.js";
 import { ensurePrivateDir, seatDir, seatHome } from "../../home/index.js";
 import { listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
-import { chooseTargets, secretEnvNamesOf } from "../../notify/index.js";
+import { secretEnvNamesOf } from "../../notify/index.js";
+import { chooseTargets } from "../../notify-config/index.js";
 import { loadNotifyConfig } from "../config.js";
 import { WORKTREE_FLAGS, planSeatWorktree, worktreeArgv } from "../worktree-run.js";
 import { EXIT, writeJson } from "../output.js";

@@ -12,10 +12,9 @@ import { agentProfile } from "../../agents/index.js";
 import { format } from "node:util";
 import { redactText, registerSecrets } from "../../internal/redact.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../approvals/index.js";
-import { createSeatMcpServer } from "../../mcp/server.js";
-import { realDirectory } from "../../mcp/boundaries.js";
+import { createSeatMcpServer, realDirectory } from "../../mcp/index.js";
 import { policyFromArgs } from "../policy.js";
-import { chooseTargets } from "../../notify/config.js";
+import { chooseTargets } from "../../notify-config/index.js";
 import { loadNotifyConfig } from "../config.js";
 import { countFlag, listFlag, parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { onStdoutClosed } from "../pipes.js";
@@ -124,7 +123,7 @@ Examples:
     const redisUrl = stringFlag(args, "redis");
     // A malformed URL is refused now (its text is never echoed: it may hold a password); Redis itself is reached
     // on the first fleet call, so a server whose Redis is down still serves run and sessions.
-    if (redisUrl !== undefined) (await import("../../fleet/connection.js")).parseRedisUrl(redisUrl);
+    if (redisUrl !== undefined) (await import("../../redis/index.js")).parseRedisUrl(redisUrl);
 
     // stdout is the protocol's: a stray console.log from anywhere would corrupt it, so every console level goes
     // to stderr, redacted like everything else that leaves the server (a library's warning may quote a secret).

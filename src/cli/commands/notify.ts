@@ -2,17 +2,11 @@
  * `seat notify [list] [--json]` and `seat notify test NAME [--json]`: the notification targets the config file
  *   defines, and a sample event sent to one of them so a person can see it arrive (and a receiver check its
  *   signature) before a real run needs it.
- * Owns: showing targets (never a secret) and the sample. Does not own: parsing (notify/config.ts) or sending.
+ * Owns: showing targets (never a secret) and the sample. Does not own: parsing (notify-config/config.ts) or sending.
  */
 import { SeatError } from "../../errors.js";
-import {
-  createNotifyEvent,
-  deliver,
-  NOTIFY_EVENTS,
-  RETRY_DELAYS_MS,
-  chooseTargets,
-  type NotifyTarget,
-} from "../../notify/index.js";
+import { deliver, RETRY_DELAYS_MS } from "../../notify/index.js";
+import { createNotifyEvent, NOTIFY_EVENTS, chooseTargets, type NotifyTarget } from "../../notify-config/index.js";
 import { parseFlags } from "../args.js";
 import { loadNotifyConfig } from "../config.js";
 import { EXIT, writeJson } from "../output.js";

@@ -8,9 +8,9 @@
 import { answerApproval, listApprovals } from "../../supervision/index.js";
 import { spawn } from "node:child_process";
 import { SeatError } from "../../errors.js";
-import { splitCommandLine } from "../../agents/index.js";
-import { listLive, type ListLiveOptions, type LiveItem } from "../../supervision/listing.js";
-import { diffListings, startsWaiting, waitingEnv } from "../../supervision/watch.js";
+import { splitCommandLine } from "../../command-line/index.js";
+import { listLive, type ListLiveOptions, type LiveItem } from "../../listing/index.js";
+import { diffListings, startsWaiting, waitingEnv } from "../../listing/index.js";
 import type { ApprovalsSource } from "../../supervision/index.js";
 import { parseFlags, secondsFlag, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";

@@ -6,7 +6,7 @@
  * Does not own: judging or restoring a seat (seat/restore.ts).
  */
 import { SeatError, isSeatError, messageOf } from "../../errors.js";
-import { listLost, restoreLost } from "../../supervision/restore.js";
+import { listLost, restoreLost } from "../../restore/index.js";
 import { seatHome } from "../../home/index.js";
 import { parseFlags } from "../args.js";
 import { EXIT, writeJson } from "../output.js";

@@ -4,17 +4,11 @@
  * Does not own: what the operations do (sessions/).
  */
 import { SeatError } from "../../errors.js";
-import {
-  closeNamed,
-  lookup,
-  openStore,
-  removeNamed,
-  summarize,
-  type SessionStore,
-  type SessionSummary,
-} from "../../sessions/index.js";
+import { closeNamed, lookup, openStore, removeNamed, summarize, type SessionSummary } from "../../sessions/index.js";
+import type { SessionStore } from "../../session-store/index.js";
 import { seatHome } from "../../home/index.js";
-import { emptyTotals, loadPrices, queryUsage } from "../../usage/index.js";
+import { emptyTotals, queryUsage } from "../../usage/index.js";
+import { loadPrices } from "../../metering/index.js";
 import { usageLine } from "../usage-line.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";

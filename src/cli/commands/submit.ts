@@ -15,7 +15,7 @@ import { EXIT, writeJson } from "../output.js";
 import { REDIS_HELP, REDIS_TLS_FLAGS, TERMINAL_STATUSES, exitCodeForJob, redisUrl } from "./fleet-common.js";
 import type { Command } from "./command.js";
 import { BUDGET_FLAG_SPEC, BUDGET_HELP, budgetFromArgs, joinBudgetValues } from "../budget-flags.js";
-import { meteringOf, unmeteredProblem } from "../../usage/index.js";
+import { meteringOf, unmeteredProblem } from "../../metering/index.js";
 
 export const submitCommand: Command = {
   name: "submit",

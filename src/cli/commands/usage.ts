@@ -5,7 +5,8 @@
  */
 import { SeatError } from "../../errors.js";
 import { journalPath, seatHome, ensurePrivateDir } from "../../home/index.js";
-import { loadPrices, queryUsage, USAGE_GROUPINGS, type UsageGrouping, type UsageTotals } from "../../usage/index.js";
+import { queryUsage, USAGE_GROUPINGS, type UsageGrouping, type UsageTotals } from "../../usage/index.js";
+import { loadPrices } from "../../metering/index.js";
 import { parseFlags, stringFlag } from "../args.js";
 import { EXIT, writeJson } from "../output.js";
 import type { Command } from "./command.js";

@@ -15,7 +15,7 @@ import { z } from "zod";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SeatError } from "../../errors.js";
 import { connectFleet, type CursorEvent, type FleetClient, type JobRecord } from "../../fleet/index.js";
-import { assertSessionName } from "../../sessions/index.js";
+import { assertSessionName } from "../../names/index.js";
 import { PERMISSION_CATEGORIES } from "../../permissions/index.js";
 import { redact } from "../../internal/redact.js";
 import { checkAgent, checkModel, isUnder, narrowPolicy, realDirectory, resolveCwd } from "../boundaries.js";

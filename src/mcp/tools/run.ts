@@ -9,9 +9,9 @@
  */
 import { z } from "zod";
 import type { SeatEvent } from "../../acp/index.js";
-import { assertSessionName } from "../../sessions/names.js";
+import { assertSessionName } from "../../names/index.js";
 import { PERMISSION_CATEGORIES } from "../../permissions/index.js";
-import { assertWorktreeName } from "../../worktrees/names.js";
+import { assertWorktreeName } from "../../names/index.js";
 import {
   checkAgent,
   checkModel,

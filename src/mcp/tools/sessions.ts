@@ -9,17 +9,9 @@
 import { z } from "zod";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SeatError } from "../../errors.js";
-import {
-  assertSessionName,
-  cancelNamed,
-  lookup,
-  openStore,
-  summarize,
-  type SessionRecord,
-  type SessionStore,
-  type SessionSummary,
-  type TurnRecord,
-} from "../../sessions/index.js";
+import { cancelNamed, lookup, openStore, summarize, type SessionSummary } from "../../sessions/index.js";
+import { type SessionRecord, type SessionStore, type TurnRecord } from "../../session-store/index.js";
+import { assertSessionName } from "../../names/index.js";
 import { seatHome } from "../../home/index.js";
 import { isUnder, realDirectory, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";

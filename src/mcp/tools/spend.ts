@@ -12,7 +12,6 @@ import { SeatError } from "../../errors.js";
 import { journalPath, seatHome } from "../../home/index.js";
 import { queryUsage, USAGE_GROUPINGS, type UsageGrouping } from "../../usage/index.js";
 import {
-  assertWorktreeName,
   diffWorktree,
   discardWorktree,
   findWorktree,
@@ -20,6 +19,7 @@ import {
   resolveRepository,
   type WorktreeRecord,
 } from "../../worktrees/index.js";
+import { assertWorktreeName } from "../../names/index.js";
 import { isUnder, realDirectory, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
 import { guarded, toolResult } from "../results.js";

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Queue } from "bullmq";
 import { connectFleet } from "../../../src/fleet/index.js";
-import { parseRedisUrl } from "../../../src/fleet/connection.js";
+import { parseRedisUrl } from "../../../src/redis/connection.js";
 import { BULL_PREFIX, SHARED_QUEUE } from "../../../src/fleet/keys.js";
 import { startBoard, type Board } from "../../../src/board/server.js";
 import { need } from "../../support/requirements.js";

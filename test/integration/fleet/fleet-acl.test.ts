@@ -23,7 +23,7 @@ import { isSeatError, type ErrorCode } from "../../../src/errors.js";
 import { need } from "../../support/requirements.js";
 import { redisMissing, startFleetRig, until } from "../../support/fleet-rig.js";
 import { runSeat } from "../../support/cli.js";
-import { fatalCause } from "../../../src/fleet/redis-failure.js";
+import { fatalCause } from "../../../src/redis/redis-failure.js";
 
 const PATH = process.env.PATH ?? "/usr/bin:/bin";
 /** Refused by the role: our code, or (from a call that does not wrap Redis errors) Redis's own refusal. */

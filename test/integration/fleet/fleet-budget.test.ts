@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { budgetKey, parseFleetBudget, reserveBudget, settleBudget } from "../../../src/fleet/budget.js";
-import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { isSeatError } from "../../../src/errors.js";
 import { need } from "../../support/requirements.js";
 import { redisMissing, startFleetRig } from "../../support/fleet-rig.js";

@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { need } from "../../support/requirements.js";
 import { redisMissing, startFleetRig, until } from "../../support/fleet-rig.js";
 import { runSeat, startSeat } from "../../support/cli.js";

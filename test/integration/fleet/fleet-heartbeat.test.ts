@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { JobEvent } from "../../../src/fleet/index.js";
-import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { CANCEL_CHANNEL, jobKeys } from "../../../src/fleet/keys.js";
 import { transition } from "../../../src/fleet/state.js";
 import { FAST_STALL, jobEvents, gatedStart, until, waitForEvent, withFleet } from "../../support/fleet-rig.js";

@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { connectFleet, type FleetClient } from "../../../src/fleet/index.js";
-import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { BULL_PREFIX, SHARED_QUEUE, jobKeys } from "../../../src/fleet/keys.js";
 import { canonicalJson } from "../../../src/fleet/job-seal.js";
 import { need } from "../../support/requirements.js";

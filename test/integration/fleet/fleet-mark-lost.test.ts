@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { createServer, connect as connectTcp, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { connectFleet } from "../../../src/fleet/index.js";
-import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { startRedisServer } from "../../../src/testing.js";
 import { need } from "../../support/requirements.js";
 import { jobEvents, redisMissing, startFleetRig, until } from "../../support/fleet-rig.js";

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { connectFleet } from "../../../src/fleet/index.js";
 import { budgetKey, parseFleetBudget, reserveBudget, settleBudget } from "../../../src/fleet/budget.js";
 import { answerFleetApproval, publishApproval } from "../../../src/fleet/approvals.js";
-import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { jobKeys } from "../../../src/fleet/keys.js";
 import { isSeatError } from "../../../src/errors.js";
 import { jobEvents, withFleet } from "../../support/fleet-rig.js";

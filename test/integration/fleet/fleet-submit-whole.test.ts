@@ -11,7 +11,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Queue } from "bullmq";
 import { connectFleet } from "../../../src/fleet/index.js";
-import { bullConnection, connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { bullConnection, connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, jobKeys } from "../../../src/fleet/keys.js";
 import { settleDerivedUncertain, transition } from "../../../src/fleet/state.js";
 import { isSeatError } from "../../../src/errors.js";

@@ -12,7 +12,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { connectFleet, type CursorEvent, type FleetClient, type JobEvent } from "../../../src/fleet/index.js";
-import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { BULL_PREFIX, JOBS_INDEX, SHARED_QUEUE, jobKeys, sessionHostKey } from "../../../src/fleet/keys.js";
 import { need } from "../../support/requirements.js";
 import {

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { isSeatError } from "../../../src/errors.js";
 import { startRedisServer } from "../../../src/fleet/redis-server.js";
 import { reserveFreePort, reservePort } from "../../../src/fleet/port-reservation.js";
-import { connect, parseRedisUrl } from "../../../src/fleet/connection.js";
+import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { need } from "../../support/requirements.js";
 import { redisMissing } from "../../support/fleet-rig.js";
 

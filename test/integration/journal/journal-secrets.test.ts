@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openJournal } from "../../../src/journal/index.js";
-import { SessionStore, scopeFor } from "../../../src/sessions/index.js";
+import { SessionStore } from "../../../src/session-store/index.js";
+import { scopeFor } from "../../../src/names/index.js";
 import { filesHolding } from "../../support/secret-canary.js";
 import { registerSecrets } from "../../../src/internal/redact.js";
 

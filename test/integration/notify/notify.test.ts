@@ -7,16 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSeatError } from "../../../src/errors.js";
 import { redactText, registerSecrets } from "../../../src/internal/redact.js";
+import { buildRequest, createNotifier, deliver, terminalSequence } from "../../../src/notify/index.js";
 import {
-  buildRequest,
   chooseTargets,
-  createNotifier,
   createNotifyEvent,
-  deliver,
   parseNotifyConfig,
-  terminalSequence,
   type NotifyTarget,
-} from "../../../src/notify/index.js";
+} from "../../../src/notify-config/index.js";
 import { startNotifyReceiver } from "../../support/notify-receiver.js";
 import { alive } from "../../support/processes.js";
 

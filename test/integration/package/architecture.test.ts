@@ -19,6 +19,7 @@ interface Result {
   undeclared: string[];
   badLines: string[];
   staleExceptions: string[];
+  allowedPastDoor: string[];
   up: { from: string; to: string; why: string }[];
   circles: string[][];
   pastDoor: { from: string; to: string }[];
@@ -82,6 +83,14 @@ test("this repository's imports keep the floors: 0 up, no circle across rooms, n
   assert.equal(status, 0, stderr);
 });
 
+test("this repository reaches no other folder's file past its front door: the doors table allows none", () => {
+  // Each room's shape follows how it is loaded (a part that loads apart is a room of its own), so no import needs
+  // an exception; a new one would have to be listed with a reason (the test above) and fails here.
+  const { result, stderr } = check(repo);
+  assert.ok(result, stderr);
+  assert.deepEqual(result.allowedPastDoor, []);
+});
+
 test("a tree that keeps its floors passes, a declared room with no files included", (t) => {
   const { status, result } = check(tree(t, {}));
   assert.equal(status, 0);
@@ -134,4 +143,5 @@ test("an import past another room's front door fails unless the doors table list
   );
   const allowed = check(tree(t, { ...past, "docs/architecture.md": `# rooms\n\n${listed}\n` }));
   assert.equal(allowed.status, 0, JSON.stringify(allowed.result));
+  assert.deepEqual(allowed.result?.allowedPastDoor, ["mid/d.ts → low/a.ts"]);
 });

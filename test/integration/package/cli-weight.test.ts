@@ -141,3 +141,37 @@ test("a whole plain `seat run --json` loads neither the fleet, the board, the MC
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+test("`seat ps --json` loads neither the agent profiles, grok's launcher, the runtime, the seat stack nor the fleet", async () => {
+  // `seat ps` lists what runs; it starts nothing. Its --on-waiting command is split by command-line/, not by the
+  // agent profiles, and the listing reads the session store and the journal's restore claim, not sessions/ or seat/.
+  const home = mkdtempSync(join(tmpdir(), "gs-cli-weight-home-"));
+  try {
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GROK_SEAT_HOME: join(home, "seat") };
+    const r = await seatLoads(["ps", "--json"], env, home);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.ok(
+      r.loaded.some((u) => u.endsWith("/src/listing/listing.js")),
+      `the recorder saw the listing (${r.loaded.length} loaded)`,
+    );
+    const lazy = [
+      "/src/agents/",
+      "/src/grok/",
+      "/src/runtime/",
+      "/src/sessions/",
+      "/src/seat/",
+      "/src/fleet/",
+      "/src/acp/",
+    ];
+    assert.deepEqual(
+      lazy.filter((part) => r.loaded.some((u) => u.includes(part))),
+      [],
+    );
+    assert.deepEqual(
+      ["bullmq", "ioredis", "@agentclientprotocol/sdk"].filter((name) => packagesIn(r.loaded).has(name)),
+      [],
+    );
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});

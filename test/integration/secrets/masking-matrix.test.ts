@@ -23,8 +23,8 @@ import { parseRedisUrl } from "../../../src/fleet/index.js";
 import { openJournal } from "../../../src/journal/index.js";
 import { progressSender, toolError, toolResult, type ToolExtra } from "../../../src/mcp/results.js";
 import { createSession } from "../../../src/runtime/index.js";
-import { waitingEnv } from "../../../src/supervision/watch.js";
-import { SessionStore } from "../../../src/sessions/store.js";
+import { waitingEnv } from "../../../src/listing/watch.js";
+import { SessionStore } from "../../../src/session-store/store.js";
 import { writeSeatFile } from "../../../src/home/seat-home.js";
 import { ledgerEntriesOf, recordUsage } from "../../../src/usage/index.js";
 

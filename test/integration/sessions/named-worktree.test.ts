@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { runSeat, startSeat, type CliResult } from "../../support/cli.js";
 import { FAKE_GROK_JS } from "../../support/fake-agent.js";
 import { makeRepo } from "../../support/git-repo.js";
-import { openStore, scopeFor } from "../../../src/sessions/index.js";
+import { openStore } from "../../../src/sessions/index.js";
+import { scopeFor } from "../../../src/names/index.js";
 
 /** A `grok` that runs the fake agent with `scenario`. */
 function fakeGrok(dir: string, scenario: string): string {

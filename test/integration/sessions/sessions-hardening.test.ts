@@ -26,14 +26,9 @@ import { join } from "node:path";
 import { isSeatError } from "../../../src/errors.js";
 import { linuxSource } from "../../../src/identity/index.js";
 import { ensurePrivateDir } from "../../../src/home/index.js";
-import {
-  SessionStore,
-  acquireLease,
-  judgeHolder,
-  openSession,
-  openStore,
-  scopeFor,
-} from "../../../src/sessions/index.js";
+import { openSession, openStore } from "../../../src/sessions/index.js";
+import { SessionStore, acquireLease, judgeHolder } from "../../../src/session-store/index.js";
+import { scopeFor } from "../../../src/names/index.js";
 import { planControlSocket, startControlServer } from "../../../src/control/index.js";
 import { runSeat } from "../../support/cli.js";
 import { fakeGrokBinary } from "../../support/fake-agent.js";

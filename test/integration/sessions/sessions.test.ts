@@ -12,14 +12,9 @@ import Database from "better-sqlite3";
 import { openJournal } from "../../../src/journal/index.js";
 import { isSeatError } from "../../../src/errors.js";
 import { linuxSource, type IdentitySource } from "../../../src/identity/index.js";
-import {
-  SessionStore,
-  acquireLease,
-  assertSessionName,
-  openSession,
-  openStore,
-  scopeFor,
-} from "../../../src/sessions/index.js";
+import { openSession, openStore } from "../../../src/sessions/index.js";
+import { SessionStore, acquireLease } from "../../../src/session-store/index.js";
+import { assertSessionName, scopeFor } from "../../../src/names/index.js";
 
 function tempDb(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), "gs-sessions-"));

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startMockModel } from "../../../src/mock-model/index.js";
-import { readUsageInto, startMeteringPoint, type MeteredCall } from "../../../src/usage/index.js";
+import { readUsageInto, startMeteringPoint, type MeteredCall } from "../../../src/metering/index.js";
 import { SideCallMeter } from "../../../src/runtime/side-calls.js";
 import type { Diagnostic } from "../../../src/acp/index.js";
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { createPermissionGate, parsePolicyFlags } from "../../../src/permissions/index.js";
 import { createSession } from "../../../src/runtime/index.js";
 import { openSession } from "../../../src/sessions/index.js";
-import { listLive } from "../../../src/supervision/listing.js";
+import { listLive } from "../../../src/listing/listing.js";
 import type { ApprovalsSource, PendingApproval } from "../../../src/supervision/approvals-source.js";
 import type { StateEvent } from "../../../src/attention/index.js";
 import { runSeat, startSeat } from "../../support/cli.js";

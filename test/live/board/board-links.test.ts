@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { targetDigest } from "../../../src/approvals/target.js";
-import { findLinkKey, linkPath, signLink } from "../../../src/approvals/links.js";
+import { findLinkKey, linkPath, signLink } from "../../../src/approval-links/index.js";
 import { runSeat, startSeat } from "../../support/cli.js";
 import { need, needGrok } from "../../support/requirements.js";
 import { startLiveRig } from "../../support/live-rig.js";
