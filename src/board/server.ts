@@ -21,7 +21,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { SeatError, messageOf } from "../errors.js";
 import { registerSecretValue } from "../internal/redact.js";
-import { type ApprovalsSource } from "../supervision/index.js";
+import type { ApprovalsSource } from "../supervision/index.js";
 import { listLive, type ListLiveOptions } from "../listing/index.js";
 import { renderApproval, renderBoard, renderError } from "./page.js";
 import { renderLinkConfirm, renderLinkOutcome } from "./link-page.js";

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SeatError } from "../../errors.js";
 import { cancelNamed, lookup, openStore, summarize, type SessionSummary } from "../../sessions/index.js";
-import { type SessionRecord, type SessionStore, type TurnRecord } from "../../session-store/index.js";
+import type { SessionRecord, SessionStore, TurnRecord } from "../../session-store/index.js";
 import { assertSessionName } from "../../names/index.js";
 import { seatHome } from "../../home/index.js";
 import { isUnder, realDirectory, resolveCwd } from "../boundaries.js";
