@@ -9,6 +9,7 @@ import { SeatError, isSeatError, messageOf } from "../errors.js";
 import { EXIT, errorJson, exitCodeFor, redactWrites, writeJson } from "./output.js";
 import { watchPipes } from "./pipes.js";
 import { COMMANDS } from "./commands/index.js";
+import { startCompileCache } from "./compile-cache.js";
 
 const VERSION = "grok-seat 0.1.0";
 
@@ -94,6 +95,8 @@ async function main(argv: string[]): Promise<number> {
 redactWrites(process.stderr);
 if (process.argv[2] !== "mcp") redactWrites(process.stdout);
 watchPipes(EXIT.brokenPipe);
+// Before any verb loads its modules (they are imported on use): later runs read them compiled.
+startCompileCache();
 process.on("uncaughtException", lastResort);
 process.on("unhandledRejection", lastResort);
 main(process.argv.slice(2)).then(
