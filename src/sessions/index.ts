@@ -4,7 +4,7 @@
  * Does not own: anything else; each name lives in the file it comes from.
  * Invariant: siblings import "../sessions/index.js", never a file inside sessions/.
  */
-export { openSession, openStore } from "./open.js";
+export { agentLabel, openSession, openStore, promptText } from "./open.js";
 export type { OpenSessionOptions, OpenedSession } from "./open.js";
 export { SessionStore } from "./store.js";
 export type { SessionRecord, TurnRecord, TurnState, LeaseRecord } from "./store.js";

@@ -79,7 +79,13 @@ export interface OpenedSession {
 }
 
 /** Plain text of a prompt for the history (content blocks: their text parts). */
-function promptText(input: PromptInput): string {
+/** The agent a session row, a control state and a ledger row name: `custom` for an agent command. */
+export function agentLabel(options: Pick<SessionOptions, "agent" | "agentCommand">): string {
+  return options.agentCommand !== undefined ? "custom" : (options.agent ?? "grok");
+}
+
+/** Plain text of a prompt, as a turn records it (content blocks: their text parts, others as `[type]`). */
+export function promptText(input: PromptInput): string {
   if (typeof input === "string") return input;
   return input.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
 }
@@ -265,7 +271,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       `Named session "${options.name}": the session ${budgetInvalid}. Nothing was started.`,
       { context: { name: options.name } },
     );
-  const agent = options.agentCommand !== undefined ? "custom" : (options.agent ?? "grok");
+  const agent = agentLabel(options);
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = options.home ?? seatHome(options.env ?? process.env);
   const controlPlace = planControlSocket(home);

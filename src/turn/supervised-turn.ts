@@ -22,7 +22,7 @@ import { seatHome } from "../home/index.js";
 import type { ControlServer } from "../control/index.js";
 import { planRunControl, startRunControl, type RunControlPlan } from "../sessions/turn-control.js";
 // Types only: a named session, a worktree and notifications load only for a turn that uses them.
-import type { OpenedSession } from "../sessions/index.js";
+import { agentLabel, promptText, type OpenedSession } from "../sessions/index.js";
 import type { TurnBudget } from "../usage/index.js";
 import type { TurnWorktree, TurnWorktreePlan, WorktreeRecord } from "../worktrees/index.js";
 import type { DeliveryOutcome, NotifySubject, NotifyTarget } from "../notify/index.js";
@@ -119,11 +119,6 @@ export interface ClosedTurn {
   notifications: DeliveryOutcome[];
   /** What went wrong while closing, as diagnostics (a ledger or notification failure); the turn's answer stands. */
   diagnostics: Diagnostic[];
-}
-
-/** The agent a control state and a ledger row name: `custom` for an agent command. */
-export function agentLabel(options: Pick<SessionOptions, "agent" | "agentCommand">): string {
-  return options.agentCommand !== undefined ? "custom" : (options.agent ?? "grok");
 }
 
 /** The worktree option is a plan the caller made. */
@@ -358,10 +353,4 @@ const TURN_CLOSED: Diagnostic = {
 /** The result of a send() that sent nothing. */
 function notSent(promptId: string | undefined, diagnostic: Diagnostic): TurnResult {
   return { promptId: promptId ?? "", text: "", echoed: false, diagnostic };
-}
-
-/** Plain text of a prompt, for the worktree's commit message (content blocks: their text parts). */
-function promptText(input: PromptInput): string {
-  if (typeof input === "string") return input;
-  return input.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
 }
