@@ -9,13 +9,11 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN } from "../../support/cli.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { need, needGrok, tmuxMissing } from "../../support/requirements.js";
 import { startLiveRig } from "../../support/live-rig.js";
 import { alive } from "../../support/processes.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
 
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 
@@ -54,28 +52,11 @@ test("hire_visible, send, seat_status and release drive a real grok TUI with the
     TERM: "xterm-256color",
     GROK_SEAT_VERSION_FLOOR: "",
   };
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      SEAT_MAIN,
-      "mcp",
-      "--root",
-      rig.sandbox.project,
-      "--grok",
-      rig.binary,
-      "--version-floor",
-      "1.0.41",
-      "--tmux-socket",
-      tmux,
-    ],
-    env,
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
+  const { call } = await connectSeatMcp(
+    t,
+    ["--root", rig.sandbox.project, "--grok", rig.binary, "--version-floor", "1.0.41", "--tmux-socket", tmux],
+    { env, callTimeoutMs: 120_000 },
+  );
 
   assert.equal(codeOf(await call("hire_visible", { cwd: rig.sandbox.root })), "MCP_CWD_OUTSIDE_ROOTS");
   const hired = await call("hire_visible", {});
