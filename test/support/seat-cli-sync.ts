@@ -4,6 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { SEAT_HOOKED_MAIN, SEAT_MAIN } from "./cli.js";
+import { jsonLines } from "./json-lines.js";
 
 /** What a synchronous `seat` run printed and how it exited. */
 export interface SeatSyncResult {
@@ -49,11 +50,7 @@ export function seatSync(env: NodeJS.ProcessEnv, args: string[], options: SeatSy
     stderr: r.stderr,
     json,
     get lines() {
-      return r.stdout
-        .trim()
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l));
+      return jsonLines<any>(r.stdout);
     },
   };
 }

@@ -18,6 +18,7 @@ import { until, withLiveFleet } from "../../support/fleet-rig.js";
 import { connectRedis, parseRedisUrl } from "../../../src/fleet/index.js";
 import { approvalsKey } from "../../../src/fleet/approvals.js";
 import { connectSeatMcp } from "../../support/seat-mcp-client.js";
+import { jsonLines } from "../../support/json-lines.js";
 
 const command = (file: string) => `token="$(touch ${file})"; echo configured`;
 const LONG = `echo ${"b".repeat(2_100)} > /dev/null; echo x > MCP-TAIL.txt`;
@@ -43,12 +44,7 @@ type Approval = {
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
 type Line = { type: string; [k: string]: any };
-const lines = (out: string): Line[] =>
-  out
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] => jsonLines<Line>(out);
 
 test("seat mcp: the approvals tool shows the held command exact with its digest (text cut only with its length said, whole with full); approve with another digest runs nothing, with the listed one runs exactly that", async (t) => {
   const live = await startLiveRig({

@@ -9,13 +9,15 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runSeat, startSeat, type CliResult } from "../../support/cli.js";
-import { needGrok, type TestLike } from "../../support/requirements.js";
-import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
+import type { TestLike } from "../../support/requirements.js";
+import type { LiveRig } from "../../support/live-rig.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
 import type { SeatEvent } from "../../../src/acp/index.js";
 import { createSession } from "../../../src/runtime/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../../../src/permissions/index.js";
 import { answerApproval, listApprovals } from "../../../src/index.js";
+import { seatEnvFor, startRequiredLiveRig } from "../../support/required-live-rig.js";
+import { jsonLines } from "../../support/json-lines.js";
 
 const CASES = ["approve", "deny", "timeout", "library"] as const;
 const marker = (name: string) => `approval-${name}.txt`;
@@ -40,31 +42,12 @@ const SCRIPT: MockScript = {
 };
 
 type Line = { type: string; [k: string]: unknown };
-const lines = (out: string): Line[] =>
-  out
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] => jsonLines<Line>(out);
 
-async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> {
-  const started = await startLiveRig(SCRIPT);
-  if (typeof started === "string") assert.fail(`the real grok binary is required: ${started}`);
-  needGrok(t, false);
-  t.after(() => started.close());
-  return started;
-}
+const rig = (t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> =>
+  startRequiredLiveRig(t, SCRIPT);
 
-function envFor(r: LiveRig): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: r.sandbox.home,
-    GROK_HOME: r.sandbox.grokHome,
-    GROK_BIN: r.binary,
-    GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"),
-    NO_COLOR: "1",
-  };
-}
+const envFor = (r: LiveRig): NodeJS.ProcessEnv => seatEnvFor(r, { NO_COLOR: "1" });
 
 /** Polls `seat approvals --json` from another process until an approval matching `pick` shows. */
 async function waitForApproval(

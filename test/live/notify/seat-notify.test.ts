@@ -19,6 +19,7 @@ import { gotLive } from "../../support/requirements.js";
 import { waitUntil } from "../../support/poll.js";
 import { seatSync } from "../../support/seat-cli-sync.js";
 import { stopVisibleSeats } from "../../support/visible-seat-cleanup.js";
+import { visibleHireArgs } from "../../support/visible-hire.js";
 
 /** A canary: the webhook's secret, only ever in a process environment. */
 const SECRET = `seat-notify-canary-${randomBytes(8).toString("hex")}`;
@@ -89,20 +90,7 @@ async function teardown(ctx: Ctx): Promise<void> {
   await ctx.rig.close();
 }
 
-const hireArgs = (ctx: Ctx, ...more: string[]) => [
-  "hire",
-  "--visible",
-  "--grok",
-  ctx.rig.binary,
-  "--cwd",
-  ctx.rig.sandbox.project,
-  "--version-floor",
-  "1.0.41",
-  "--tmux-socket",
-  ctx.tmux,
-  "--json",
-  ...more,
-];
+const hireArgs = (ctx: Ctx, ...more: string[]) => visibleHireArgs(ctx.rig, ctx.tmux, ...more);
 
 /** Accepted events about `seatId`, oldest first. */
 function eventsOf(ctx: Ctx, seatId: string): any[] {

@@ -18,6 +18,7 @@ import { gotLive } from "../../support/requirements.js";
 import { waitUntil } from "../../support/poll.js";
 import { seatSync } from "../../support/seat-cli-sync.js";
 import { stopVisibleSeats } from "../../support/visible-seat-cleanup.js";
+import { visibleHireArgs } from "../../support/visible-hire.js";
 
 interface Ctx {
   rig: LiveRig;
@@ -102,19 +103,7 @@ describe("seat restore on the real grok TUI in tmux", { concurrency: false }, ()
     const ctx = await setup();
     if (!gotLive(t, ctx)) return;
     try {
-      const hired = seatCli(ctx, [
-        "hire",
-        "--visible",
-        "--grok",
-        ctx.rig.binary,
-        "--cwd",
-        ctx.rig.sandbox.project,
-        "--version-floor",
-        "1.0.41",
-        "--tmux-socket",
-        ctx.tmux,
-        "--json",
-      ]);
+      const hired = seatCli(ctx, visibleHireArgs(ctx.rig, ctx.tmux));
       assert.equal(hired.code, 0, `hire failed: ${hired.stdout} ${hired.stderr}`);
       const seatId: string = hired.json.seatId;
       const sessionId: string = hired.json.sessionId;

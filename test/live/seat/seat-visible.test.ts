@@ -21,6 +21,7 @@ import { seatSync } from "../../support/seat-cli-sync.js";
 import { SEAT_MAIN as MAIN } from "../../support/cli.js";
 import { stopVisibleSeats } from "../../support/visible-seat-cleanup.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
+import { visibleHireArgs } from "../../support/visible-hire.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -62,23 +63,7 @@ async function setup(chunkDelayMs: number, script: MockScript = {}): Promise<Ctx
 }
 
 function hire(ctx: Ctx, extraEnv: NodeJS.ProcessEnv = {}): any {
-  const r = seatCli(
-    ctx,
-    [
-      "hire",
-      "--visible",
-      "--grok",
-      ctx.rig.binary,
-      "--cwd",
-      ctx.rig.sandbox.project,
-      "--version-floor",
-      "1.0.41",
-      "--tmux-socket",
-      ctx.tmux,
-      "--json",
-    ],
-    extraEnv,
-  );
+  const r = seatCli(ctx, visibleHireArgs(ctx.rig, ctx.tmux), extraEnv);
   assert.equal(r.code, 0, `hire failed: ${r.stdout} ${r.stderr}`);
   assert.equal(r.json.type, "hired");
   const seat = statusOf(ctx, r.json.seatId);
