@@ -12,13 +12,10 @@ import { startAgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
 import { agentTest } from "./results.js";
 import { runSeat, startSeat } from "../support/cli.js";
 import { offlineWiring } from "../../src/testing.js";
+import { jsonLines } from "../support/json-lines.js";
 
 type Line = { type: string; [key: string]: unknown };
-const lines = (out: string): Line[] =>
-  out
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] => jsonLines<Line>(out);
 
 for (const agent of AGENTS) {
   describe(`seat approve on ${agent} (real agent, offline)`, () => {
