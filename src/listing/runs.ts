@@ -24,21 +24,13 @@ import {
 } from "../control/index.js";
 import { socketListenerInodes, type IdentitySource } from "../identity/index.js";
 import type { LiveItem } from "./listing.js";
+import { ATTENTION_STATES } from "../attention/index.js";
 
 /** A socket file refused and unheld for at least this long is a dead run's (ms). */
 export const STALE_AFTER_MS = 2_000;
 
-const STATES = new Set<string>([
-  "starting",
-  "working",
-  "waiting",
-  "idle",
-  "done",
-  "failed",
-  "cancelled",
-  "interrupted",
-  "uncertain",
-]);
+/** The states a live run may claim: every attention state but `lost` (processes taken), which a run that answers is not. */
+const STATES = new Set<string>(ATTENTION_STATES.filter((s) => s !== "lost"));
 
 /** Options of listRuns. */
 export interface ListRunsOptions {

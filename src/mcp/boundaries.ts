@@ -10,6 +10,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
 import { SeatError } from "../errors.js";
+import { assertSessionName } from "../names/index.js";
 import {
   PERMISSION_CATEGORIES,
   resolveAction,
@@ -127,6 +128,32 @@ export function checkModel(model: string): string {
       { context: { model } },
     );
   return model;
+}
+
+/** What a turn-starting call (run, submit) names: agent, session, model and its narrowing of the policy. */
+export interface TurnRequest extends PolicyNarrowing {
+  agent?: string;
+  session?: string;
+  model?: string;
+}
+
+/**
+ * A turn-starting call's choices, checked in one order before anything starts: the agent (MCP_AGENT_NOT_ALLOWED),
+ * the session name (SESSION_NAME_INVALID), the model (MCP_ARGUMENT_INVALID), then the narrowed policy
+ * (MCP_POLICY_WIDENING).
+ */
+export function checkTurnRequest(
+  request: TurnRequest,
+  server: { agents: readonly string[]; policy: PermissionPolicy },
+): { agent: string; model: string | undefined; policy: PermissionPolicy } {
+  const agent = checkAgent(request.agent, server.agents);
+  if (request.session !== undefined) assertSessionName(request.session);
+  const model = request.model === undefined ? undefined : checkModel(request.model);
+  const policy = narrowPolicy(server.policy, {
+    ...(request.allow ? { allow: request.allow } : {}),
+    ...(request.block ? { block: request.block } : {}),
+  });
+  return { agent, model, policy };
 }
 
 /**

@@ -4,6 +4,7 @@
 export { createSession } from "./session.js";
 export type { HeadlessSession, SessionState, AuditEvent } from "./session.js";
 export type { SessionOptions, PermissionHook, PermissionDecider, PromptInput } from "./options.js";
+export { agentLabel, promptText } from "./labels.js";
 export { probeAcp } from "./probe.js";
 export type { AcpProbe, ProbeOptions } from "./probe.js";
 export { handshake } from "./handshake.js";

@@ -13,7 +13,14 @@
 import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
 import { SeatError, isSeatError, messageOf } from "../errors.js";
-import { createSession, type HeadlessSession, type PromptInput, type SessionOptions } from "../runtime/index.js";
+import {
+  agentLabel,
+  createSession,
+  promptText,
+  type HeadlessSession,
+  type PromptInput,
+  type SessionOptions,
+} from "../runtime/index.js";
 import { ensurePrivateDir, journalPath, seatHome } from "../home/index.js";
 import type { IdentitySource } from "../identity/index.js";
 import type { Diagnostic, PromptOptions, TurnResult } from "../acp/index.js";
@@ -73,11 +80,6 @@ export interface OpenedSession {
 }
 
 /** Plain text of a prompt for the history (content blocks: their text parts). */
-function promptText(input: PromptInput): string {
-  if (typeof input === "string") return input;
-  return input.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
-}
-
 /** A journal failure as a diagnostic: its own code when it is ours (JOURNAL_BUSY, …), else `fallback`. */
 function journalDiagnostic(error: unknown, fallback: Diagnostic["code"], what: string): Diagnostic {
   if (isSeatError(error)) return { code: error.code, message: error.message };
@@ -259,7 +261,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       `Named session "${options.name}": the session ${budgetInvalid}. Nothing was started.`,
       { context: { name: options.name } },
     );
-  const agent = options.agentCommand !== undefined ? "custom" : (options.agent ?? "grok");
+  const agent = agentLabel(options);
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = options.home ?? seatHome(options.env ?? process.env);
   const controlPlace = planControlSocket(home);

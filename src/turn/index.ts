@@ -3,7 +3,6 @@
  */
 export {
   NOTIFY_CLOSE_GRACE_MS,
-  agentLabel,
   prepareSupervisedTurn,
   type ClosedTurn,
   type PreparedTurn,

@@ -17,7 +17,14 @@
 import { resolve } from "node:path";
 import type { Diagnostic, PromptOptions, SeatEvent, TurnResult } from "../acp/index.js";
 import { isSeatError, messageOf } from "../errors.js";
-import { createSession, type HeadlessSession, type PromptInput, type SessionOptions } from "../runtime/index.js";
+import {
+  agentLabel,
+  createSession,
+  promptText,
+  type HeadlessSession,
+  type PromptInput,
+  type SessionOptions,
+} from "../runtime/index.js";
 import { seatHome } from "../home/index.js";
 import type { ControlServer } from "../control/index.js";
 import { planRunControl, startRunControl, type RunControlPlan } from "../turn-control/index.js";
@@ -120,11 +127,6 @@ export interface ClosedTurn {
   notifications: DeliveryOutcome[];
   /** What went wrong while closing, as diagnostics (a ledger or notification failure); the turn's answer stands. */
   diagnostics: Diagnostic[];
-}
-
-/** The agent a control state and a ledger row name: `custom` for an agent command. */
-export function agentLabel(options: Pick<SessionOptions, "agent" | "agentCommand">): string {
-  return options.agentCommand !== undefined ? "custom" : (options.agent ?? "grok");
 }
 
 /** The worktree option is a plan the caller made. */
@@ -360,10 +362,4 @@ const TURN_CLOSED: Diagnostic = {
 /** The result of a send() that sent nothing. */
 function notSent(promptId: string | undefined, diagnostic: Diagnostic): TurnResult {
   return { promptId: promptId ?? "", text: "", echoed: false, diagnostic };
-}
-
-/** Plain text of a prompt, for the worktree's commit message (content blocks: their text parts). */
-function promptText(input: PromptInput): string {
-  if (typeof input === "string") return input;
-  return input.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
 }

@@ -66,22 +66,22 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
+/** Where a finished turn's rows belong: the door, the agent, the session or job, the model asked for, the time. */
+export interface TurnPlace {
+  source: LedgerEntry["source"];
+  agent: string;
+  session?: string;
+  sessionRow?: number;
+  jobId?: string;
+  model?: string;
+  now?: Date;
+}
+
 /**
  * The ledger rows of one finished turn: one per model of grok's `_meta.usage.modelUsage`, else one for the turn
  * (its model from `_meta.modelId`, else `model`). A turn whose agent reported nothing still gets a row, all unknown.
  */
-export function ledgerEntriesOf(
-  turn: FinishedTurn,
-  where: {
-    source: LedgerEntry["source"];
-    agent: string;
-    session?: string;
-    sessionRow?: number;
-    jobId?: string;
-    model?: string;
-    now?: Date;
-  },
-): LedgerEntry[] {
+export function ledgerEntriesOf(turn: FinishedTurn, where: TurnPlace): LedgerEntry[] {
   const reported = reportedEntries(turn, where);
   const sides = turn.sideCalls ?? [];
   if (sides.length === 0) return reported;
@@ -104,18 +104,7 @@ export function ledgerEntriesOf(
   ];
 }
 
-function reportedEntries(
-  turn: FinishedTurn,
-  where: {
-    source: LedgerEntry["source"];
-    agent: string;
-    session?: string;
-    sessionRow?: number;
-    jobId?: string;
-    model?: string;
-    now?: Date;
-  },
-): LedgerEntry[] {
+function reportedEntries(turn: FinishedTurn, where: TurnPlace): LedgerEntry[] {
   const base = {
     recordedAt: (where.now ?? new Date()).toISOString(),
     source: where.source,

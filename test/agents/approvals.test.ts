@@ -8,17 +8,13 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe } from "node:test";
-import { startAgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
+import { startAgentRig, AGENTS_UNDER_TEST as AGENTS, wiringOf } from "./rig.js";
 import { agentTest } from "./results.js";
 import { runSeat, startSeat } from "../support/cli.js";
-import { offlineWiring } from "../../src/testing.js";
+import { jsonLines } from "../support/json-lines.js";
 
 type Line = { type: string; [key: string]: unknown };
-const lines = (out: string): Line[] =>
-  out
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] => jsonLines<Line>(out);
 
 for (const agent of AGENTS) {
   describe(`seat approve on ${agent} (real agent, offline)`, () => {
@@ -27,9 +23,7 @@ for (const agent of AGENTS) {
       ["approval-held"],
       `${agent}: a held shell command is listed by seat approvals and allowed by seat approve from other processes; it runs exactly once`,
       async () => {
-        const probe = await startAgentRig(agent, {});
-        const wiring = offlineWiring(probe.profile.name)!;
-        await probe.cleanup();
+        const { wiring } = wiringOf(agent);
         const rig = await startAgentRig(agent, {
           rules: [
             {

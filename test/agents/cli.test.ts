@@ -8,10 +8,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { buildProfileEnv } from "../../src/agents/index.js";
-import { startAgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
+import { startAgentRig, AGENTS_UNDER_TEST as AGENTS, wiringOf } from "./rig.js";
 import { agentTest } from "./results.js";
 import { runSeat } from "../support/cli.js";
-import { offlineWiring } from "../../src/testing.js";
 
 const runCli = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => runSeat(args, { env, cwd });
 
@@ -22,9 +21,7 @@ for (const agent of AGENTS) {
       ["cli-json"],
       `seat run --agent ${agent} --json streams the turn, and --block execute keeps the shell command from running`,
       async () => {
-        const probe = await startAgentRig(agent, {});
-        const wiring = offlineWiring(probe.profile.name)!;
-        await probe.cleanup();
+        const { wiring } = wiringOf(agent);
         const rig = await startAgentRig(agent, {
           rules: [
             {

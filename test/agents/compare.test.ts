@@ -13,9 +13,8 @@ import { runSeat } from "../support/cli.js";
 import { startLiveRig } from "../support/live-rig.js";
 import { gotLive } from "../support/requirements.js";
 import { gitIn, makeRepo, snapshotUserTree } from "../support/git-repo.js";
-import { agentsDirEnv, requireAgent, startAgentRig } from "./rig.js";
+import { agentsDirEnv, requireAgent, startAgentRig, wiringOf } from "./rig.js";
 import type { MockToolCall } from "../../src/mock-model/index.js";
-import { offlineWiring } from "../../src/testing.js";
 
 test("seat compare runs one prompt on grok, codex and claude at once, each in its own worktree, and reports one row per agent", async (t) => {
   if (!requireAgent(t, "codex") || !requireAgent(t, "claude")) return;
@@ -36,12 +35,8 @@ test("seat compare runs one prompt on grok, codex and claude at once, each in it
   );
   if (!gotLive(t, grok)) return;
   t.after(() => grok.close());
-  const probeCodex = await startAgentRig("codex", {});
-  const codexShell = offlineWiring(probeCodex.profile.name)!.shellCall;
-  await probeCodex.cleanup();
-  const probeClaude = await startAgentRig("claude", {});
-  const claudeShell = offlineWiring(probeClaude.profile.name)!.shellCall;
-  await probeClaude.cleanup();
+  const codexShell = wiringOf("codex").wiring.shellCall;
+  const claudeShell = wiringOf("claude").wiring.shellCall;
   const codex = await startAgentRig("codex", rules(codexShell, "codex"));
   t.after(() => codex.cleanup());
   const claude = await startAgentRig("claude", rules(claudeShell, "claude"));

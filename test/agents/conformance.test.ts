@@ -15,9 +15,8 @@ import { createSession, type HeadlessSession } from "../../src/runtime/index.js"
 import { createPermissionGate, parsePolicyFlags, type GateDecision } from "../../src/permissions/index.js";
 import type { HostTool } from "../../src/tools/index.js";
 import type { MockScript } from "../../src/mock-model/index.js";
-import { CANARY, descendants, procText, startAgentRig, type AgentRig } from "./rig.js";
+import { CANARY, descendants, procText, startAgentRig, type AgentRig, wiringOf } from "./rig.js";
 import { agentTest } from "./results.js";
-import { offlineWiring } from "../../src/testing.js";
 
 const ALL = ["codex", "claude", "opencode", "gemini"];
 const AGENTS = (process.env.GROK_SEAT_AGENTS ?? ALL.join(","))
@@ -103,10 +102,8 @@ for (const agent of AGENTS) {
       ["host-tools", "canary", "dispose"],
       `${agent}: host tools with object, union and scalar roots are answered by the host; the canary reaches no process; dispose leaves none`,
       async () => {
-        const probe = await startAgentRig(agent, {});
-        const wiring = offlineWiring(probe.profile.name)!;
-        const wrapUnion = probe.profile.projection === "wrap-unions";
-        await probe.cleanup();
+        const { profile, wiring } = wiringOf(agent);
+        const wrapUnion = profile.projection === "wrap-unions";
         const script: MockScript = {
           rules: [
             {
@@ -173,9 +170,7 @@ for (const agent of AGENTS) {
       ["shell-allow", "shell-block"],
       `${agent}: a shell command the policy allows runs; one it blocks never runs`,
       async () => {
-        const probe = await startAgentRig(agent, {});
-        const wiring = offlineWiring(probe.profile.name)!;
-        await probe.cleanup();
+        const { wiring } = wiringOf(agent);
         const script: MockScript = {
           rules: ["allowed", "blocked"].map((name) => ({
             match: `run the ${name} command`,

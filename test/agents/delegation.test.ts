@@ -16,10 +16,9 @@ import { createSandbox, type LoggedRequest } from "../../src/testing.js";
 import { liveBinary } from "../support/live-rig.js";
 import { SEAT_MAIN } from "../support/cli.js";
 import { need } from "../support/requirements.js";
-import { startAgentRig, descendants, procText, CANARY, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
+import { startAgentRig, descendants, procText, CANARY, AGENTS_UNDER_TEST as AGENTS, wiringOf } from "./rig.js";
 import { agentTest } from "./results.js";
 import { writeHostMcpConfig } from "./mcp-host.js";
-import { offlineWiring } from "../../src/testing.js";
 
 /** True for a request the host agent made (not grok: grok always sends x-grok-req-id). */
 const fromHost = (r: LoggedRequest) => r.dialect !== undefined && r.reqId === undefined;
@@ -37,9 +36,7 @@ for (const agent of AGENTS) {
         const binary = await liveBinary();
         if (!need(t, binary instanceof Error ? `real grok unavailable: ${binary.message}` : false)) return;
         const nonce = randomBytes(6).toString("hex");
-        const probe = await startAgentRig(agent, {});
-        const wiring = offlineWiring(probe.profile.name)!;
-        await probe.cleanup();
+        const { wiring } = wiringOf(agent);
         const rig = await startAgentRig(agent, {
           rules: [
             // The host's turn: call the seat's run tool, then quote what it returned.

@@ -17,10 +17,9 @@ import { createSandbox } from "../../src/testing.js";
 import { liveBinary } from "../support/live-rig.js";
 import { SEAT_MAIN } from "../support/cli.js";
 import { need } from "../support/requirements.js";
-import { startAgentRig, AGENTS_UNDER_TEST, type AgentRig } from "./rig.js";
+import { startAgentRig, AGENTS_UNDER_TEST, type AgentRig, wiringOf } from "./rig.js";
 import { agentTest } from "./results.js";
 import { writeHostMcpConfig } from "./mcp-host.js";
-import { offlineWiring } from "../../src/testing.js";
 
 const RELAY = fileURLToPath(new URL("./mcp-relay.js", import.meta.url));
 const TIMEOUT_S = 3;
@@ -76,9 +75,7 @@ for (const agent of AGENTS_UNDER_TEST.filter((a) => ["claude", "codex", "gemini"
       async (t) => {
         const binary = await liveBinary();
         if (!need(t, binary instanceof Error ? `real grok unavailable: ${binary.message}` : false)) return;
-        const probe = await startAgentRig(agent, {});
-        const wiring = offlineWiring(probe.profile.name)!;
-        await probe.cleanup();
+        const { wiring } = wiringOf(agent);
         const rig = await startAgentRig(agent, {
           rules: [
             {

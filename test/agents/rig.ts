@@ -77,11 +77,20 @@ export function requireAgent(t: TestContext, name: string): boolean {
   return false;
 }
 
-/** Starts the mock with `script`, writes the agent's offline config under a temp HOME, and builds session options. */
-export async function startAgentRig(name: string, script: MockScript): Promise<AgentRig> {
+/** The agent's profile and its offline wiring to the mock (what a test's scripted tool calls are written with). */
+export function wiringOf(name: string): {
+  profile: AgentProfile;
+  wiring: NonNullable<ReturnType<typeof offlineWiring>>;
+} {
   const profile = agentProfile(name);
   const wiring = offlineWiring(profile.name);
   if (!wiring) throw new Error(`agent "${name}" has no offline wiring`);
+  return { profile, wiring };
+}
+
+/** Starts the mock with `script`, writes the agent's offline config under a temp HOME, and builds session options. */
+export async function startAgentRig(name: string, script: MockScript): Promise<AgentRig> {
+  const { profile, wiring } = wiringOf(name);
   const root = mkdtempSync(join(tmpdir(), `gs-agent-${name}-`));
   const home = join(root, "home");
   const cwd = join(root, "work");

@@ -9,9 +9,8 @@ import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { createSession, type HeadlessSession } from "../../src/runtime/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../../src/permissions/index.js";
-import { startAgentRig, type AgentRig, AGENTS_UNDER_TEST as AGENTS } from "./rig.js";
+import { startAgentRig, type AgentRig, AGENTS_UNDER_TEST as AGENTS, wiringOf } from "./rig.js";
 import { agentTest, notApplicable } from "./results.js";
-import { offlineWiring } from "../../src/testing.js";
 
 const STORY = `once upon a time ${Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ")} THE-END`;
 
@@ -105,9 +104,7 @@ for (const agent of AGENTS) {
       ["diag-partial-text"],
       `${agent}: text streamed before a failed model call is kept and no diagnostic replaces it`,
       async () => {
-        const probe = await startAgentRig(agent, {});
-        const wiring = offlineWiring(probe.profile.name)!;
-        await probe.cleanup();
+        const { wiring } = wiringOf(agent);
         const rig = await startAgentRig(agent, {
           rules: [
             {

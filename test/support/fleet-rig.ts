@@ -24,6 +24,7 @@ import { FAKE_GROK_JS } from "./fake-agent.js";
 import { startSeat, type CliResult } from "./cli.js";
 import { startLiveRig, type LiveRig } from "./live-rig.js";
 import { gotLive, need, type TestLike } from "./requirements.js";
+import { untilDefined } from "./poll.js";
 
 /** Why redis-server cannot be used here, or false. */
 export function redisMissing(): string | false {
@@ -185,18 +186,12 @@ function processWithEnv(entry: string): boolean {
 }
 
 /** Polls `check` every 25 ms until it returns a value or `timeoutMs` passes. */
-export async function until<T>(
+export function until<T>(
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs: number,
   what: string,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return untilDefined(what, check, { timeoutMs, everyMs: 25 });
 }
 
 /** Worker flags that find a stopped or dead worker's job within ~4 s (BullMQ lock 2 s, stalled check 1 s). */

@@ -2,7 +2,8 @@
  * `seat run "<prompt>"`: one headless turn, streamed — text to stdout, one line per tool call to stderr,
  *   or NDJSON events with --json.
  * Ctrl-C (or SIGTERM, SIGHUP) cancels the turn, waits for grok to end it, disposes the session (no orphans) and
- *   exits 130; a second one stops waiting and disposes at once. A closed stdout (`| head -1`) cancels the same
+ *   exits 130; a second one stops waiting and disposes at once. Once the agent's turn is over, a first one cancels
+ *   nothing: the run says it is closing and exits with the turn's own code. A closed stdout (`| head -1`) cancels the same
  *   way and exits 141. The prompt is an argument, or `-f FILE|-` (a file or stdin, any size).
  * A call the policy sends for approval is held (approvals/) until someone answers — the terminal (on a TTY) or
  *   `seat approve|deny` from another shell over this run's control socket, first answer wins — or its deadline
@@ -10,6 +11,7 @@
  */
 // Types only: the supervised turn (turn/) is imported once the flags are checked.
 import type { SupervisedTurn } from "../../turn/index.js";
+import type { SeatEvent } from "../../acp/index.js";
 import { DEFAULT_FAIL_FAST_RETRIES } from "../../health/index.js";
 import { BUDGET_HELP } from "../budget-flags.js";
 import { promptFrom } from "../prompt-input.js";
@@ -94,6 +96,8 @@ Examples:
     const ringTerminal = !json && process.stderr.isTTY === true && !request.notifyRequested.includes("none");
     const approver = !json && process.stdin.isTTY ? terminalApprover() : undefined;
     const { prepareSupervisedTurn } = await import("../../turn/index.js");
+    // Set before the session starts, so the turn's end (an event) can tell it the turn is closing.
+    let stops: Stops | undefined;
     // The session name, the worktree's name and repository are refused before stdin is read; nothing starts yet.
     const prepared = await prepareSupervisedTurn({
       ...request.turn,
@@ -103,7 +107,12 @@ Examples:
         owner: { kind: "session" as const },
         ...(approver ? { local: approver } : {}),
       },
-      callbacks: { onEvent: output.onEvent },
+      callbacks: {
+        onEvent: (event) => {
+          if (endsTurn(event)) stops?.closing();
+          return output.onEvent(event);
+        },
+      },
       ...(request.notifyTargets.length > 0 || ringTerminal
         ? { notify: { targets: request.notifyTargets, ...(ringTerminal ? { terminal: process.stderr } : {}) } }
         : {}),
@@ -123,7 +132,7 @@ Examples:
     const prompt = await promptFrom("run", request.file, request.positionals, 'seat run "explain this repo"');
     output.startSpinner();
     let turn: SupervisedTurn | undefined;
-    const stops = watchStops(json, palette, output, () => turn);
+    stops = watchStops(json, palette, output, () => turn);
     try {
       try {
         turn = await prepared.open();
@@ -132,6 +141,7 @@ Examples:
       }
       return await driveTurn(turn, prompt, json, palette, output, stops);
     } finally {
+      stops.closing();
       output.stopSpinner();
       // The handlers stay until the agent is gone: a signal or a closed pipe during close must not end the
       // process before its agent (that would orphan it). After that a signal just ends the process (130).
@@ -172,11 +182,23 @@ async function driveTurn(
   return EXIT.ok;
 }
 
+/** The agent's turn is over: its state left `working`/`waiting` (idle with its stop reason, failed, cancelled, …). */
+function endsTurn(event: SeatEvent): boolean {
+  return (
+    event.type === "state" &&
+    (event.previous === "working" || event.previous === "waiting") &&
+    event.state !== "working" &&
+    event.state !== "waiting"
+  );
+}
+
 /** How a run is stopped from outside: its signal, and the exit code a stop means. */
 interface Stops {
   signal: AbortSignal;
   stoppedCode(): number;
   pipeClosed(): boolean;
+  /** The turn is over and closing (session, ledger, worktree, notifications): a first signal cancels nothing. */
+  closing(): void;
   /** The agent is gone: a signal from now on just ends the process; the closed-pipe watch is released. */
   finished(): void;
 }
@@ -195,12 +217,20 @@ function watchStops(
   const stop = new AbortController();
   let signals = 0;
   let pipeClosed = false;
+  let closing = false;
   let finished = false;
   const onSignal = () => {
     signals += 1;
     // Everything is already disposed: nothing to cancel, just stop.
     if (finished) process.exit(EXIT.interrupted);
     if (signals === 1) {
+      // Once the agent's turn is over there is nothing left to cancel: the run is closing, says so, and its
+      // answer stands (the stop is not raised, so the exit code is the turn's own).
+      if (closing) {
+        if (!json)
+          process.stderr.write(palette.yellow("\n^C the turn is over; closing it… (Ctrl-C again to stop now)\n"));
+        return;
+      }
       if (!json) process.stderr.write(palette.yellow("\n^C cancelling the turn… (Ctrl-C again to stop now)\n"));
       stop.abort();
     } else {
@@ -218,6 +248,9 @@ function watchStops(
     signal: stop.signal,
     stoppedCode: () => (pipeClosed ? EXIT.brokenPipe : EXIT.interrupted),
     pipeClosed: () => pipeClosed,
+    closing() {
+      closing = true;
+    },
     finished() {
       finished = true;
       releasePipe();

@@ -15,10 +15,9 @@ import { z } from "zod";
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SeatError } from "../../errors.js";
 import { connectFleet, type CursorEvent, type FleetClient, type JobRecord } from "../../fleet/index.js";
-import { assertSessionName } from "../../names/index.js";
 import { PERMISSION_CATEGORIES } from "../../permissions/index.js";
 import { redact } from "../../internal/redact.js";
-import { checkAgent, checkModel, isUnder, narrowPolicy, realDirectory, resolveCwd } from "../boundaries.js";
+import { checkTurnRequest, isUnder, realDirectory, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
 import { noteSubmittedJob } from "./approvals.js";
 import { guarded, toolResult } from "../results.js";
@@ -171,13 +170,7 @@ export function registerFleetTools(context: ToolContext): void {
     },
     (args) =>
       guarded(async () => {
-        const agent = checkAgent(args.agent, options.agents);
-        if (args.session !== undefined) assertSessionName(args.session);
-        const model = args.model === undefined ? undefined : checkModel(args.model);
-        const policy = narrowPolicy(options.policy, {
-          ...(args.allow ? { allow: args.allow } : {}),
-          ...(args.block ? { block: args.block } : {}),
-        });
+        const { agent, model, policy } = checkTurnRequest(args, options);
         policy.approvalTimeoutMs = options.approvalTimeoutMs;
         const cwd = jobCwd(args.cwd, await context.roots());
         const handle = await (await client()).enqueue({

@@ -9,17 +9,9 @@
  */
 import { z } from "zod";
 import type { SeatEvent } from "../../acp/index.js";
-import { assertSessionName } from "../../names/index.js";
 import { PERMISSION_CATEGORIES } from "../../permissions/index.js";
 import { assertWorktreeName } from "../../names/index.js";
-import {
-  checkAgent,
-  checkModel,
-  checkSessionWorktree,
-  checkWorktreeRepository,
-  narrowPolicy,
-  resolveCwd,
-} from "../boundaries.js";
+import { checkSessionWorktree, checkTurnRequest, checkWorktreeRepository, resolveCwd } from "../boundaries.js";
 import { seatHome } from "../../home/index.js";
 import type { ToolContext } from "../context.js";
 import { guarded, progressSender, toolResult, type ProgressSender } from "../results.js";
@@ -101,13 +93,7 @@ export function registerRunTool(context: ToolContext): void {
     (args, extra) =>
       guarded(async () => {
         const { options } = context;
-        const agent = checkAgent(args.agent, options.agents);
-        if (args.session !== undefined) assertSessionName(args.session);
-        const model = args.model === undefined ? undefined : checkModel(args.model);
-        const policy = narrowPolicy(options.policy, {
-          ...(args.allow ? { allow: args.allow } : {}),
-          ...(args.block ? { block: args.block } : {}),
-        });
+        const { agent, model, policy } = checkTurnRequest(args, options);
         const roots = await context.roots();
         const cwd = resolveCwd(args.cwd, roots);
         // The worktree's name and repository are checked with the other arguments, before a slot is taken.

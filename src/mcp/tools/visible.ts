@@ -152,6 +152,17 @@ function seatWithinRoots(seat: SeatRecord, roots: readonly string[]): boolean {
   return typeof cwd === "string" && roots.some((root) => isUnder(cwd, root));
 }
 
+/** The journal's `seat` when its TUI works under one of `roots`; SEAT_NOT_FOUND when there is none or it does not. */
+function visibleSeat(seat: SeatRecord | null, seatId: string, roots: readonly string[]): SeatRecord {
+  if (!seat || !seatWithinRoots(seat, roots))
+    throw new SeatError(
+      "SEAT_NOT_FOUND",
+      `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`,
+      { context: { seatId } },
+    );
+  return seat;
+}
+
 /**
  * Throws SEAT_NOT_FOUND unless the journal has the seat and its TUI works under a root this call may use: a seat
  * hired elsewhere (by a person, or another server with other roots) is not this caller's to drive, see or release,
@@ -161,13 +172,7 @@ async function assertSeatVisible(context: ToolContext, home: string, seatId: str
   const roots = await context.roots();
   const journal = openJournal(journalPath(home));
   try {
-    const seat = journal.getSeat(seatId);
-    if (!seat || !seatWithinRoots(seat, roots))
-      throw new SeatError(
-        "SEAT_NOT_FOUND",
-        `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`,
-        { context: { seatId } },
-      );
+    visibleSeat(journal.getSeat(seatId), seatId, roots);
   } finally {
     journal.close();
   }
@@ -301,13 +306,7 @@ export function registerVisibleTools(context: ToolContext): void {
                   .map((s) => s.seatId);
           const seats: Array<Record<string, unknown>> = [];
           for (const seatId of ids) {
-            const seat = journal.getSeat(seatId);
-            if (!seat || !seatWithinRoots(seat, roots))
-              throw new SeatError(
-                "SEAT_NOT_FOUND",
-                `No seat ${seatId} was ever hired here under this server's roots. List seats with seat_status.`,
-                { context: { seatId } },
-              );
+            visibleSeat(journal.getSeat(seatId), seatId, roots);
             let live: Record<string, unknown> | null = null;
             try {
               live = unwrapReply(await callController(seatDir(home, seatId), { op: "status" }, 15_000))

@@ -9,27 +9,16 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { startBoard } from "../../../src/board/server.js";
 import type { ApprovalAnswer, ApprovalsSource, PendingApproval } from "../../../src/supervision/approvals-source.js";
 import { need } from "../../support/requirements.js";
+import { chromiumMissing, launchChromium } from "../../support/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const COMMAND = "echo pending-approval-canary";
 
 /** Another service on this host: a page with an image and a credentialed fetch, recording every request. */
@@ -67,7 +56,7 @@ async function startOtherService(): Promise<{
 }
 
 test("a credential another loopback service receives from the browser is not enough to read or act on the board", async (t) => {
-  if (!need(t, existsSync(CHROMIUM) ? false : "chromium (Debian package chromium, at /usr/bin/chromium)")) return;
+  if (!need(t, chromiumMissing())) return;
   const home = mkdtempSync(join(tmpdir(), "seat-board-sealed-"));
   const pending: PendingApproval[] = [
     {
@@ -93,11 +82,7 @@ test("a credential another loopback service receives from the browser is not eno
   const answered = () => answers.map((a) => [a.id, a.answer.decision, a.answer.by]);
   const board = await startBoard({ listing: { home: join(home, ".grok-seat") }, approvals: source });
   const other = await startOtherService();
-  const context = await chromium.launchPersistentContext(join(home, "profile"), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: FLAGS,
-  });
+  const context = await launchChromium(join(home, "profile"));
   try {
     const page = await context.newPage();
     await page.goto(`${board.url}?token=${board.token}`);

@@ -6,23 +6,21 @@
 // refused by code; an address record forged in Redis by someone without the fleet key gives no links.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { connectFleet } from "../../../src/fleet/index.js";
 import { connect, parseRedisUrl } from "../../../src/redis/connection.js";
 import { fleetApprovalLinks, fleetLinkKey, readBoardLinks } from "../../../src/fleet/approval-links.js";
 import { BOARD_LINKS_KEY } from "../../../src/fleet/keys.js";
 import { linkPath, signLink } from "../../../src/approval-links/index.js";
 import type { CursorEvent } from "../../../src/fleet/index.js";
-import { startSeat } from "../../support/cli.js";
 import { need } from "../../support/requirements.js";
 import { until as untilValue, withFleet, type FleetRig } from "../../support/fleet-rig.js";
 import { startNotifyReceiver, type NotifyReceiver } from "../../support/notify-receiver.js";
+import { chromiumMissing, launchChromium } from "../../support/chromium.js";
+import { startFleetBoard } from "../../support/fleet-board.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"];
 const SECRET = "whsec-fleet-links-0123456789";
 /** A canary: the fleet key, only ever in process environments. */
 const FLEET_KEY = "fleet-links-canary-key-0123456789abcdef-XYZ";
@@ -55,7 +53,7 @@ const waitingOf = (receiver: NotifyReceiver, jobId: string) =>
   );
 
 test("a fleet job's waiting carries Approve/Deny links to the seat board serving the fleet: one tap in chromium answers it through Redis once; used, altered and expired links are refused; a forged address gives no links", async (t) => {
-  if (!need(t, existsSync(CHROMIUM) ? false : "chromium (Debian package chromium, at /usr/bin/chromium)")) return;
+  if (!need(t, chromiumMissing())) return;
   const receiver = await startNotifyReceiver(SECRET);
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
@@ -83,22 +81,9 @@ test("a fleet job's waiting carries Approve/Deny links to the seat board serving
     assert.match(unlinked.text, /seat approve .* --redis .*no seat board serves this fleet's links now/);
     await early.cancel();
 
-    const boardHome = join(rig.root, "board-home");
-    mkdirSync(boardHome, { recursive: true });
-    const board = startSeat(["board", "--redis", rig.redis.url], {
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: boardHome,
-        GROK_SEAT_HOME: join(boardHome, ".grok-seat"),
-        GROK_SEAT_FLEET_KEY: FLEET_KEY,
-      },
-      cwd: boardHome,
-    });
-    cleanups.push(async () => {
-      board.child.kill("SIGTERM");
-      await board.done;
-    });
-    const boardLine = await untilValue(() => /board: (\S+)/.exec(board.stdout())?.[1], 20_000, "the board");
+    const board = await startFleetBoard(rig.root, rig.redis.url, FLEET_KEY);
+    cleanups.push(() => board.stop());
+    const boardLine = board.url;
     const token = new URL(boardLine).searchParams.get("token")!;
     const redis = connect(parseRedisUrl(rig.redis.url), { name: "test" });
     cleanups.push(async () => redis.disconnect());
@@ -120,11 +105,7 @@ test("a fleet job's waiting carries Approve/Deny links to the seat board serving
     );
 
     const artefacts = mkdtempSync(join(tmpdir(), "seat-fleet-links-"));
-    const context = await chromium.launchPersistentContext(join(artefacts, "profile"), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: FLAGS,
-    });
+    const context = await launchChromium(join(artefacts, "profile"));
     cleanups.push(async () => {
       await context.close();
       rmSync(artefacts, { recursive: true, force: true });

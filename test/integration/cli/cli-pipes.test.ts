@@ -7,9 +7,18 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { FAKE_GROK_JS } from "../../support/fake-agent.js";
 import { SEAT_HOOKED_MAIN, SEAT_MAIN, runSeat, type CliResult } from "../../support/cli.js";
 import { alive } from "../../support/processes.js";
@@ -152,6 +161,45 @@ test("seat run --json into a reader that goes away cancels the named session's t
     ["interrupted", "cancelled"],
     "ended as a cancel, not left running or dead-holder interrupted",
   );
+});
+
+test("a Ctrl-C after the agent answered, while the run closes, says it is closing, not cancelling, and the answer stands", async () => {
+  const w = world("closing");
+  // A notification program that says it started, then takes its time: the run's close waits on it (its grace).
+  const started = join(w.dir, "notify-started");
+  const config = join(w.dir, ".config", "grok-seat", "config.json");
+  mkdirSync(dirname(config), { recursive: true });
+  const slow = `require('fs').writeFileSync(process.argv[1], ''); setTimeout(() => {}, 2000)`;
+  writeFileSync(
+    config,
+    JSON.stringify({
+      notify: { targets: { slow: { type: "command", command: [process.execPath, "-e", slow, started] } } },
+    }),
+  );
+  const child = spawn(
+    process.execPath,
+    [SEAT_MAIN, "run", "--notify", "slow", "--grok", w.grok, "--cwd", w.dir, "hi"],
+    {
+      env: w.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  const until = Date.now() + 15_000;
+  while (!existsSync(started) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(existsSync(started), `the turn reached its close (the notification started); stderr: ${stderr}`);
+  child.kill("SIGINT");
+  const code = await exited;
+  assert.match(stderr, /\^C the turn is over; closing it… \(Ctrl-C again to stop now\)/);
+  assert.doesNotMatch(stderr, /cancelling/, "nothing was cancelled: the agent had answered");
+  assert.doesNotMatch(stderr, STACK);
+  assert.equal(code, 0, stderr);
+  assert.notEqual(stdout.trim(), "", "the answer was printed");
+  assert.deepEqual(await survivors(agentPids(w)), []);
 });
 
 test("listing verbs into a closed pipe exit 141 quietly: sessions list, agents, config, completion", async () => {

@@ -8,12 +8,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN } from "../../support/cli.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { need } from "../../support/requirements.js";
 import { redisMissing, startFleetRig } from "../../support/fleet-rig.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
 
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 
@@ -31,17 +29,10 @@ test("submit: a cwd not made yet under a symlink out of the roots is MCP_CWD_OUT
     HOME: fleet.root,
     GROK_SEAT_HOME: join(fleet.root, "mcp-home"),
   };
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SEAT_MAIN, "mcp", "--redis", fleet.redis.url, "--root", root],
+  const { call } = await connectSeatMcp(t, ["--redis", fleet.redis.url, "--root", root], {
     env,
-    stderr: "pipe",
+    callTimeoutMs: 60_000,
   });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 60_000 })) as CallToolResult;
 
   for (const cwd of [join(root, "link", "not-made-yet"), join(root, "link", "a", "b")]) {
     const refused = await call("submit", { prompt: "work elsewhere", cwd });

@@ -10,11 +10,9 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN } from "../../support/cli.js";
 import { gitIn, makeRepo } from "../../support/git-repo.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
 
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 const textOf = (r: CallToolResult) => (r.content[0]?.type === "text" ? r.content[0].text : "");
@@ -36,16 +34,7 @@ test("seat mcp run: worktree is a known argument, an unknown one is refused (nev
   };
   mkdirSync(env.HOME);
   const connect = async (roots: string[]) => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [SEAT_MAIN, "mcp", ...roots.flatMap((r) => ["--root", r])],
-      env,
-      cwd: dir,
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "test-host", version: "1.0.0" });
-    await client.connect(transport);
-    t.after(() => client.close().catch(() => undefined));
+    const { client } = await connectSeatMcp(t, [...roots.flatMap((r) => ["--root", r])], { env, cwd: dir });
     return client;
   };
   const client = await connect([repo, plain]);
@@ -100,16 +89,7 @@ test("seat mcp run: a named session whose earlier worktree checks out a reposito
     GROK_BIN: join(dir, "no-grok"),
   };
   mkdirSync(env.HOME);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SEAT_MAIN, "mcp", "--root", join(repo, "sub")],
-    env,
-    cwd: dir,
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close().catch(() => undefined));
+  const { client } = await connectSeatMcp(t, ["--root", join(repo, "sub")], { env, cwd: dir });
   const refused = (await client.callTool(
     { name: "run", arguments: { prompt: "hi", session: "review", cwd: join(repo, "sub") } },
     CallToolResultSchema,

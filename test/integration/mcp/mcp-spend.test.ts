@@ -8,13 +8,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN } from "../../support/cli.js";
 import { gitIn, makeRepo, snapshotUserTree, writeFiles } from "../../support/git-repo.js";
 import { commitTurn, createWorktree } from "../../../src/worktrees/index.js";
 import { ledgerEntriesOf, recordUsage } from "../../../src/usage/index.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
 
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 
@@ -40,16 +38,7 @@ test("usage, diff, merge and discard over MCP: ledger totals as seat usage, a wo
   const before = snapshotUserTree(repo);
 
   const connect = async (root: string) => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [SEAT_MAIN, "mcp", "--root", root],
-      env,
-      cwd: repo,
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "test-host", version: "1.0.0" });
-    await client.connect(transport);
-    t.after(() => client.close().catch(() => undefined));
+    const { client } = await connectSeatMcp(t, ["--root", root], { env, cwd: repo });
     return (name: string, args: Record<string, unknown>) =>
       client.callTool({ name, arguments: args }, CallToolResultSchema) as Promise<CallToolResult>;
   };

@@ -11,12 +11,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN, runSeat } from "../../support/cli.js";
+import { runSeat } from "../../support/cli.js";
 import { gitIn, makeRepo, snapshotUserTree, writeFiles } from "../../support/git-repo.js";
 import { createWorktree, discardWorktree, type WorktreeRecord } from "../../../src/worktrees/index.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
 
 interface World {
   dir: string;
@@ -84,16 +83,7 @@ function cliDoor(w: World): Door {
 }
 
 async function mcpDoor(w: World, t: TestContext): Promise<Door> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SEAT_MAIN, "mcp", "--root", w.dir],
-    env: w.env as Record<string, string>,
-    cwd: w.repo,
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close().catch(() => undefined));
+  const { client } = await connectSeatMcp(t, ["--root", w.dir], { env: w.env, cwd: w.repo });
   const call = async (tool: string, args: Record<string, unknown>): Promise<Outcome> => {
     const result = (await client.callTool({ name: tool, arguments: args }, CallToolResultSchema)) as CallToolResult;
     const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");

@@ -10,15 +10,15 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN, runSeat, startSeat } from "../../support/cli.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { runSeat, startSeat } from "../../support/cli.js";
 import { needGrok } from "../../support/requirements.js";
 import { startLiveRig } from "../../support/live-rig.js";
 import { until, withLiveFleet } from "../../support/fleet-rig.js";
 import { connectRedis, parseRedisUrl } from "../../../src/fleet/index.js";
 import { approvalsKey } from "../../../src/fleet/approvals.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
+import { jsonLines } from "../../support/json-lines.js";
 
 const command = (file: string) => `token="$(touch ${file})"; echo configured`;
 const LONG = `echo ${"b".repeat(2_100)} > /dev/null; echo x > MCP-TAIL.txt`;
@@ -44,12 +44,7 @@ type Approval = {
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
 type Line = { type: string; [k: string]: any };
-const lines = (out: string): Line[] =>
-  out
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] => jsonLines<Line>(out);
 
 test("seat mcp: the approvals tool shows the held command exact with its digest (text cut only with its length said, whole with full); approve with another digest runs nothing, with the listed one runs exactly that", async (t) => {
   const live = await startLiveRig({
@@ -66,18 +61,11 @@ test("seat mcp: the approvals tool shows the held command exact with its digest 
     GROK_BIN: live.binary,
     GROK_SEAT_HOME: join(live.sandbox.root, "seat-home"),
   };
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SEAT_MAIN, "mcp", "--root", cwd, "--ask", "execute"],
+  const { call: tool } = await connectSeatMcp(t, ["--root", cwd, "--ask", "execute"], {
     env,
     cwd,
-    stderr: "pipe",
+    callTimeoutMs: 120_000,
   });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close());
-  const tool = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
   const waitForOne = async (): Promise<{ approval: Approval; result: CallToolResult }> => {
     for (const end = Date.now() + 90_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
       const result = await tool("approvals", {});

@@ -13,9 +13,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runSeat, startSeat, type CliResult } from "../../support/cli.js";
-import { needGrok, type TestLike } from "../../support/requirements.js";
-import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
+import type { TestLike } from "../../support/requirements.js";
+import type { LiveRig } from "../../support/live-rig.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
+import { seatEnvFor, startRequiredLiveRig } from "../../support/required-live-rig.js";
+import { jsonLines } from "../../support/json-lines.js";
+import { waitForApproval } from "../../support/wait-for-approval.js";
 
 const HIDDEN = `token="$(touch PWNED)"; echo configured`;
 // Padded past 2,000 characters; its tail writes TAIL.txt.
@@ -37,57 +40,21 @@ const SCRIPT: MockScript = {
 };
 
 type Line = { type: string; [k: string]: unknown };
-const lines = (out: string): Line[] =>
-  out
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] => jsonLines<Line>(out);
 // The documented canonical serialisation, computed here by hand: grok names the tool of a shell call.
 const digestOf = (command: string) =>
   createHash("sha256")
     .update(JSON.stringify(["grok-seat.approval-target.v1", command, [], "run_terminal_command"]), "utf8")
     .digest("hex");
 
-async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> {
-  const started = await startLiveRig(SCRIPT);
-  if (typeof started === "string") assert.fail(`the real grok binary is required: ${started}`);
-  needGrok(t, false);
-  t.after(() => started.close());
-  return started;
-}
+const rig = (t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> =>
+  startRequiredLiveRig(t, SCRIPT);
 
-function envFor(r: LiveRig): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: r.sandbox.home,
-    GROK_HOME: r.sandbox.grokHome,
-    GROK_BIN: r.binary,
-    GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"),
-    NO_COLOR: "1",
-  };
-}
+const envFor = (r: LiveRig): NodeJS.ProcessEnv => seatEnvFor(r, { NO_COLOR: "1" });
 
-async function waitForApproval(
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  pid: number,
-  run: { done: Promise<CliResult> },
-): Promise<Line> {
-  let ended = false;
-  void run.done.then(() => (ended = true));
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline && !ended) {
-    const listed = await runSeat(["approvals", "--json"], { env, cwd });
-    assert.equal(listed.code, 0, listed.stderr);
-    const found = lines(listed.stdout).find((l) => l.type === "approval" && (l.owner as { pid?: number }).pid === pid);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.fail(
-    `no approval showed in seat approvals (run ended: ${ended}; run output ${ended ? (await run.done).stdout.slice(-1500) : ""})`,
-  );
-}
+/** The approval the run with `pid` holds, as `seat approvals --json` in another process lists it. */
+const approvalOf = (env: NodeJS.ProcessEnv, cwd: string, pid: number, run: { done: Promise<CliResult> }) =>
+  waitForApproval(env, cwd, (l) => (l.owner as { pid?: number }).pid === pid, run);
 
 test("a command shape masking used to hide is listed byte for byte with its digest; a wrong digest leaves it unrun and held; approved with the listed digest it runs exactly as shown", async (t) => {
   const r = await rig(t);
@@ -95,7 +62,7 @@ test("a command shape masking used to hide is listed byte for byte with its dige
   const cwd = r.sandbox.project;
   const run = startSeat(["run", "--json", "please run exact case hidden"], { env, cwd });
   t.after(() => void run.child.kill("SIGKILL"));
-  const approval = await waitForApproval(env, cwd, run.child.pid!, run);
+  const approval = await approvalOf(env, cwd, run.child.pid!, run);
   const target = approval.target as { command?: string };
   assert.equal(target.command, HIDDEN, "--json shows the exact command");
   assert.equal(approval.digest, digestOf(HIDDEN), "the digest is sha256 of the documented canonical serialisation");
@@ -140,7 +107,7 @@ test("a command past 2,000 characters is never cut silently: the listing says it
   const cwd = r.sandbox.project;
   const run = startSeat(["run", "--json", "please run exact case long"], { env, cwd });
   t.after(() => void run.child.kill("SIGKILL"));
-  const approval = await waitForApproval(env, cwd, run.child.pid!, run);
+  const approval = await approvalOf(env, cwd, run.child.pid!, run);
   assert.equal((approval.target as { command?: string }).command, LONG, "--json carries the whole command");
   const text = await runSeat(["approvals"], { env, cwd });
   assert.match(
@@ -175,7 +142,7 @@ test("only a secret value the seat knows is masked, and the approval says which;
     cwd,
   });
   t.after(() => void run.child.kill("SIGKILL"));
-  const approval = await waitForApproval(env, cwd, run.child.pid!, run);
+  const approval = await approvalOf(env, cwd, run.child.pid!, run);
   assert.equal((approval.target as { command?: string }).command, KEYED.replace(CANARY, "[redacted]"));
   assert.deepEqual(approval.masked, ["XAI_API_KEY"]);
   assert.equal(approval.digest, digestOf(KEYED), "the digest is of the exact, unmasked command");
@@ -199,7 +166,7 @@ test("an answer after the deadline passed, or after its run was killed, is APPRO
   // The deadline (2 s) denies the call and the run ends; a later answer reaches no live run.
   const timed = startSeat(["run", "--json", "--approval-timeout", "2", "please run exact case late"], { env, cwd });
   t.after(() => void timed.child.kill("SIGKILL"));
-  const first = await waitForApproval(env, cwd, timed.child.pid!, timed);
+  const first = await approvalOf(env, cwd, timed.child.pid!, timed);
   assert.equal((await timed.done).code, 124);
   const late = await runSeat(["approve", String(first.id), "--json"], { env, cwd });
   assert.equal(lines(late.stdout)[0]?.code, "APPROVAL_EXPIRED", late.stdout + late.stderr);
@@ -208,7 +175,7 @@ test("an answer after the deadline passed, or after its run was killed, is APPRO
   // A run killed while its approval is pending: nobody can answer it any more.
   const killed = startSeat(["run", "--json", "please run exact case late"], { env, cwd });
   t.after(() => void killed.child.kill("SIGKILL"));
-  const second = await waitForApproval(env, cwd, killed.child.pid!, killed);
+  const second = await approvalOf(env, cwd, killed.child.pid!, killed);
   killed.child.kill("SIGKILL");
   await killed.done;
   const gone = await runSeat(["approve", String(second.id), "--json"], { env, cwd });

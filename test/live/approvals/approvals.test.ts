@@ -8,14 +8,17 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runSeat, startSeat, type CliResult } from "../../support/cli.js";
-import { needGrok, type TestLike } from "../../support/requirements.js";
-import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
+import { runSeat, startSeat } from "../../support/cli.js";
+import type { TestLike } from "../../support/requirements.js";
+import type { LiveRig } from "../../support/live-rig.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
 import type { SeatEvent } from "../../../src/acp/index.js";
 import { createSession } from "../../../src/runtime/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../../../src/permissions/index.js";
 import { answerApproval, listApprovals } from "../../../src/index.js";
+import { seatEnvFor, startRequiredLiveRig } from "../../support/required-live-rig.js";
+import { jsonLines } from "../../support/json-lines.js";
+import { waitForApproval } from "../../support/wait-for-approval.js";
 
 const CASES = ["approve", "deny", "timeout", "library"] as const;
 const marker = (name: string) => `approval-${name}.txt`;
@@ -40,53 +43,12 @@ const SCRIPT: MockScript = {
 };
 
 type Line = { type: string; [k: string]: unknown };
-const lines = (out: string): Line[] =>
-  out
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] => jsonLines<Line>(out);
 
-async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> {
-  const started = await startLiveRig(SCRIPT);
-  if (typeof started === "string") assert.fail(`the real grok binary is required: ${started}`);
-  needGrok(t, false);
-  t.after(() => started.close());
-  return started;
-}
+const rig = (t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> =>
+  startRequiredLiveRig(t, SCRIPT);
 
-function envFor(r: LiveRig): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: r.sandbox.home,
-    GROK_HOME: r.sandbox.grokHome,
-    GROK_BIN: r.binary,
-    GROK_SEAT_HOME: join(r.sandbox.root, "seat-home"),
-    NO_COLOR: "1",
-  };
-}
-
-/** Polls `seat approvals --json` from another process until an approval matching `pick` shows. */
-async function waitForApproval(
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  pick: (a: Line) => boolean,
-  run: { done: Promise<CliResult> },
-): Promise<Line> {
-  let ended = false;
-  void run.done.then(() => (ended = true));
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline && !ended) {
-    const listed = await runSeat(["approvals", "--json"], { env, cwd });
-    assert.equal(listed.code, 0, listed.stderr);
-    const found = lines(listed.stdout).find((l) => l.type === "approval" && pick(l));
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.fail(
-    `no approval showed in seat approvals (run ended: ${ended}; run output ${ended ? (await run.done).stdout.slice(-1500) : ""})`,
-  );
-}
+const envFor = (r: LiveRig): NodeJS.ProcessEnv => seatEnvFor(r, { NO_COLOR: "1" });
 
 test("a named seat run waits on its held shell command; seat approve from another process runs it exactly once and a second answer is refused naming the first", async (t) => {
   const r = await rig(t);

@@ -18,6 +18,7 @@ import type { StateEvent } from "../../../src/attention/index.js";
 import { runSeat, startSeat } from "../../support/cli.js";
 import type { LiveRig } from "../../support/live-rig.js";
 import { withLiveRig } from "../../support/live-turns.js";
+import { untilDefined } from "../../support/poll.js";
 
 const shellRule = (match: string, marker: string) => ({
   match,
@@ -44,19 +45,8 @@ function envFor(rig: LiveRig): NodeJS.ProcessEnv {
   };
 }
 
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> =>
+  untilDefined(what, probe, { timeoutMs, everyMs: 50 });
 
 test("a session reports starting, idle, working, waiting on an approval, working, idle and done through onState", async (t) => {
   await withLiveRig(t, { rules: [shellRule("approve me", "marker-lib.txt")] }, async (rig) => {

@@ -10,19 +10,12 @@ import { join } from "node:path";
 import { runSeat, startSeat } from "../../support/cli.js";
 import type { LiveRig } from "../../support/live-rig.js";
 import { withLiveRig } from "../../support/live-turns.js";
+import { seatEnvFor } from "../../support/required-live-rig.js";
+import { untilDefined } from "../../support/poll.js";
 
 type Item = Record<string, unknown>;
 
-function envFor(rig: LiveRig): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: rig.sandbox.home,
-    GROK_HOME: rig.sandbox.grokHome,
-    GROK_BIN: rig.binary,
-    GROK_SEAT_HOME: join(rig.sandbox.root, "seat-home"),
-    NO_COLOR: "1",
-  };
-}
+const envFor = (rig: LiveRig): NodeJS.ProcessEnv => seatEnvFor(rig, { NO_COLOR: "1" });
 
 async function ps(rig: LiveRig): Promise<Item[]> {
   const listed = await runSeat(["ps", "--json"], { env: envFor(rig), cwd: rig.sandbox.project });
@@ -34,19 +27,8 @@ async function ps(rig: LiveRig): Promise<Item[]> {
     .map((l) => JSON.parse(l) as Item);
 }
 
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> =>
+  untilDefined(what, probe, { timeoutMs, everyMs: 100 });
 
 /** The pids of the grok processes whose environment names `dir` (the rig's GROK_HOME). */
 function grokProcessesIn(dir: string): number[] {

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { targetDigest } from "../../../src/approvals/target.js";
 import { findLinkKey, linkPath, signLink } from "../../../src/approval-links/index.js";
 import { runSeat, startSeat } from "../../support/cli.js";
@@ -19,18 +19,9 @@ import { need, needGrok } from "../../support/requirements.js";
 import { startLiveRig } from "../../support/live-rig.js";
 import { startNotifyReceiver } from "../../support/notify-receiver.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
+import { chromiumMissing, launchChromium } from "../../support/chromium.js";
+import { untilDefined } from "../../support/poll.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const SECRET = "links-live-secret-0123456789";
 const APPROVED = 'echo "$(echo ran)" >> linked.txt';
 const REFUSED = "echo ran >> refused.txt";
@@ -68,15 +59,8 @@ interface Waiting {
   approval: { id: string; command: string; digest: string; approve_url?: string; deny_url?: string };
 }
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
+const until = <T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> =>
+  untilDefined(what, probe, { timeoutMs, everyMs: 100 });
 
 /** Opens `url` in the browser and returns the outcome heading and detail a refusal page shows. */
 async function refusal(page: Page, url: string): Promise<string> {
@@ -101,7 +85,7 @@ async function confirmDirect(url: string): Promise<{ status: number; text: strin
 }
 
 test("approval by link in chromium: the signed webhook's Approve link shows the command, one tap runs it exactly once; a used, expired, altered or stale link is refused by code and runs nothing", async (t) => {
-  if (!need(t, existsSync(CHROMIUM) ? false : "chromium (Debian package chromium, at /usr/bin/chromium)")) return;
+  if (!need(t, chromiumMissing())) return;
   const live = await startLiveRig(SCRIPT);
   if (typeof live === "string") assert.fail(`the real grok binary is required: ${live}`);
   needGrok(t, false);
@@ -142,11 +126,7 @@ test("approval by link in chromium: the signed webhook's Approve link shows the 
   assert.ok(token, boardLine);
 
   const artefacts = mkdtempSync(join(tmpdir(), "seat-board-links-"));
-  const context = await chromium.launchPersistentContext(join(artefacts, "profile"), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: FLAGS,
-  });
+  const context = await launchChromium(join(artefacts, "profile"));
   cleanups.push(async () => {
     await context.close();
     rmSync(join(artefacts, "profile"), { recursive: true, force: true });

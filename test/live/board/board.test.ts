@@ -11,7 +11,6 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { connectFleet } from "../../../src/fleet/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../../../src/permissions/index.js";
 import { openSession } from "../../../src/sessions/index.js";
@@ -20,22 +19,11 @@ import type { ApprovalAnswer, ApprovalsSource, PendingApproval } from "../../../
 import { gotLive, need } from "../../support/requirements.js";
 import { startLiveRig } from "../../support/live-rig.js";
 import { redisMissing, startFleetRig, until } from "../../support/fleet-rig.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+import { chromiumMissing, launchChromium } from "../../support/chromium.js";
 
 test("the board shows a running job and a pending approval in chromium, refuses without token or origin, and one click approves once", async (t) => {
   if (!need(t, redisMissing())) return;
-  if (!need(t, existsSync(CHROMIUM) ? false : "chromium (Debian package chromium, at /usr/bin/chromium)")) return;
+  if (!need(t, chromiumMissing())) return;
   const live = await startLiveRig({
     rules: [
       { match: "hang here", replies: [{ hang: true }] },
@@ -140,11 +128,7 @@ test("the board shows a running job and a pending approval in chromium, refuses 
     assert.equal(foreign.status, 403);
     assert.equal(answers.length, 0, "nothing was answered by a refused request");
 
-    const context = await chromium.launchPersistentContext(join(artefacts, "profile"), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: FLAGS,
-    });
+    const context = await launchChromium(join(artefacts, "profile"));
     // The browser profile goes with the browser; the screenshots stay as the test's artefacts.
     cleanups.push(async () => {
       await context.close();

@@ -10,15 +10,13 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { connectFleet } from "../../../src/fleet/index.js";
-import { startSeat } from "../../support/cli.js";
 import { need } from "../../support/requirements.js";
 import { until, withLiveFleet } from "../../support/fleet-rig.js";
 import { startNotifyReceiver } from "../../support/notify-receiver.js";
+import { chromiumMissing, launchChromium } from "../../support/chromium.js";
+import { startFleetBoard } from "../../support/fleet-board.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"];
 const SECRET = "whsec-fleet-links-live-0123456789";
 const FLEET_KEY = "fleet-links-live-canary-key-0123456789abcdef";
 const COMMAND = "echo ran >> fleet-linked.txt";
@@ -43,7 +41,7 @@ const SCRIPT = {
 };
 
 test("a fleet job's held shell command, approved by the link in its signed webhook on the seat board serving the fleet: chromium shows the exact command, one tap runs it exactly once, the link then answers no more", async (t) => {
-  if (!need(t, existsSync(CHROMIUM) ? false : "chromium (Debian package chromium, at /usr/bin/chromium)")) return;
+  if (!need(t, chromiumMissing())) return;
   const receiver = await startNotifyReceiver(SECRET);
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
@@ -60,22 +58,9 @@ test("a fleet job's held shell command, approved by the link in its signed webho
         await fleet.startWorker("host-a", {
           env: { ...hostEnv, XDG_CONFIG_HOME: xdg, GROK_SEAT_FLEET_KEY: FLEET_KEY },
         });
-        const boardHome = join(fleet.root, "board-home");
-        mkdirSync(boardHome, { recursive: true });
-        const board = startSeat(["board", "--redis", fleet.redis.url], {
-          env: {
-            PATH: process.env.PATH ?? "/usr/bin:/bin",
-            HOME: boardHome,
-            GROK_SEAT_HOME: join(boardHome, ".grok-seat"),
-            GROK_SEAT_FLEET_KEY: FLEET_KEY,
-          },
-          cwd: boardHome,
-        });
-        cleanups.push(async () => {
-          board.child.kill("SIGTERM");
-          await board.done;
-        });
-        const boardLine = await until(() => /board: (\S+)/.exec(board.stdout())?.[1], 20_000, "the board");
+        const board = await startFleetBoard(fleet.root, fleet.redis.url, FLEET_KEY);
+        cleanups.push(() => board.stop());
+        const boardLine = board.url;
         const client = await connectFleet(fleet.redis.url, { env: { GROK_SEAT_FLEET_KEY: FLEET_KEY } });
         cleanups.push(() => client.close());
         const job = await client.enqueue({
@@ -98,11 +83,7 @@ test("a fleet job's held shell command, approved by the link in its signed webho
         );
 
         const artefacts = mkdtempSync(join(tmpdir(), "seat-fleet-links-live-"));
-        const context = await chromium.launchPersistentContext(join(artefacts, "profile"), {
-          executablePath: CHROMIUM,
-          headless: true,
-          args: FLAGS,
-        });
+        const context = await launchChromium(join(artefacts, "profile"));
         cleanups.push(async () => {
           await context.close();
           rmSync(artefacts, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { connectFleet } from "../../../src/fleet/index.js";
 import { startLiveFleet, until, withLiveFleet } from "../../support/fleet-rig.js";
 import { runSeat, startSeat } from "../../support/cli.js";
+import { jsonLines } from "../../support/json-lines.js";
 
 const CASES = ["approve", "deny", "timeout", "kill"] as const;
 const marker = (name: string) => `fleet-approval-${name}.txt`;
@@ -31,12 +32,7 @@ const SCRIPT = {
 };
 
 type Line = { type: string; [k: string]: any };
-const lines = (out: string): Line[] =>
-  out
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] => jsonLines<Line>(out);
 /** Another host's shell: no HOME of the worker, only the Redis URL. */
 const elsewhere = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-other-host" };
 

@@ -9,16 +9,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN, runSeat, startSeat } from "../../support/cli.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { runSeat, startSeat } from "../../support/cli.js";
 import { gotLive, need, needGrok } from "../../support/requirements.js";
 import { startLiveRig } from "../../support/live-rig.js";
 import { redisMissing, startFleetRig } from "../../support/fleet-rig.js";
 import { connectFleet } from "../../../src/fleet/index.js";
 import { listApprovals } from "../../../src/supervision/index.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
 
 const shell = (match: string, marker: string) => ({
   match,
@@ -59,18 +58,11 @@ test("seat mcp: approvals lists the held call of the host's own run, approve run
     GROK_BIN: live.binary,
     GROK_SEAT_HOME: join(live.sandbox.root, "seat-home"),
   };
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SEAT_MAIN, "mcp", "--root", cwd, "--ask", "execute"],
+  const { client, transport, call } = await connectSeatMcp(t, ["--root", cwd, "--ask", "execute"], {
     env,
     cwd,
-    stderr: "pipe",
+    callTimeoutMs: 120_000,
   });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
   const listed = async () => ((await call("approvals", {})).structuredContent as { approvals: Approval[] }).approvals;
   const waitForOne = async (what: string): Promise<Approval> => {
     for (const end = Date.now() + 90_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
@@ -156,17 +148,10 @@ test("seat mcp --redis: a job the host submitted holds its shell command; approv
     HOME: live.sandbox.home,
     GROK_SEAT_HOME: join(live.sandbox.root, "mcp-home"),
   };
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SEAT_MAIN, "mcp", "--redis", fleet.redis.url, "--root", cwd, "--ask", "execute"],
+  const { call } = await connectSeatMcp(t, ["--redis", fleet.redis.url, "--root", cwd, "--ask", "execute"], {
     env,
-    stderr: "pipe",
+    callTimeoutMs: 60_000,
   });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 60_000 })) as CallToolResult;
   const listed = async () => ((await call("approvals", {})).structuredContent as { approvals: Approval[] }).approvals;
 
   // Someone else's job holds an approval first: the host never sees it.

@@ -6,13 +6,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN } from "../../support/cli.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { gotLive, need } from "../../support/requirements.js";
 import { startLiveRig } from "../../support/live-rig.js";
 import { redisMissing, startFleetRig, until } from "../../support/fleet-rig.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
 
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 
@@ -38,17 +36,10 @@ test("submit answers a job id at once; a worker's real grok runs it; job, jobs a
     HOME: live.sandbox.home,
     GROK_SEAT_HOME: join(live.sandbox.root, "mcp-home"),
   };
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SEAT_MAIN, "mcp", "--redis", fleet.redis.url, "--root", live.sandbox.project],
+  const { client, call } = await connectSeatMcp(t, ["--redis", fleet.redis.url, "--root", live.sandbox.project], {
     env,
-    stderr: "pipe",
+    callTimeoutMs: 60_000,
   });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 60_000 })) as CallToolResult;
 
   const names = (await client.listTools()).tools.map((tool) => tool.name);
   for (const name of ["run", "submit", "job", "jobs"]) assert.ok(names.includes(name), name);
@@ -106,15 +97,9 @@ test("without --redis the fleet tools are not served", async (t) => {
   const live = await startLiveRig();
   if (!gotLive(t, live)) return;
   t.after(() => live.close());
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SEAT_MAIN, "mcp", "--root", live.sandbox.project],
+  const { client } = await connectSeatMcp(t, ["--root", live.sandbox.project], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: live.sandbox.home },
-    stderr: "pipe",
   });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close());
   const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
   assert.deepEqual(names, [
     "approvals",

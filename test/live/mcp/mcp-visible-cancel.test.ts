@@ -21,6 +21,7 @@ import { need, needGrok, tmuxMissing } from "../../support/requirements.js";
 import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
 import { alive } from "../../support/processes.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
+import { stopVisibleSeats } from "../../support/visible-seat-cleanup.js";
 
 type SeatRow = { seat_id: string; state: string; tui_pid: number | null; leader_pid: number | null };
 
@@ -112,10 +113,7 @@ async function visibleServer(t: TestContext, script: MockScript = {}): Promise<V
   t.after(async () => {
     for (const pid of controllerPids()) pids.add(pid);
     for (const seat of seats(seatHome)) for (const pid of [seat.tui_pid, seat.leader_pid]) if (pid) pids.add(pid);
-    spawnSync("tmux", ["-L", tmux, "kill-server"]);
-    for (const pid of pids) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
-    for (let i = 0; i < 100 && [...pids].some((pid) => pid && alive(pid)); i += 1)
-      await new Promise((r) => setTimeout(r, 50));
+    await stopVisibleSeats({ seatHome, tmux, pids });
     await rig.close();
   });
   const env = {

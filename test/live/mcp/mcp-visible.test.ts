@@ -5,17 +5,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN } from "../../support/cli.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { need, needGrok, tmuxMissing } from "../../support/requirements.js";
 import { startLiveRig } from "../../support/live-rig.js";
-import { alive } from "../../support/processes.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
+import { stopVisibleSeats } from "../../support/visible-seat-cleanup.js";
 
 const codeOf = (r: CallToolResult) => (r._meta?.["grok-seat/error"] as { code?: string } | undefined)?.code;
 
@@ -28,23 +24,7 @@ test("hire_visible, send, seat_status and release drive a real grok TUI with the
   const tmux = `gs-${randomBytes(4).toString("hex")}`;
   const pids = new Set<number>();
   t.after(async () => {
-    for (const dir of existsSync(join(seatHome, "seats")) ? readdirSync(join(seatHome, "seats")) : []) {
-      try {
-        const file = JSON.parse(readFileSync(join(seatHome, "seats", dir, "seat.json"), "utf8")) as {
-          controller_pid?: number;
-          socket_dir?: string;
-        };
-        if (file.controller_pid) pids.add(file.controller_pid);
-        const lock = join(file.socket_dir ?? "/nonexistent", "s.lock");
-        if (existsSync(lock)) pids.add(Number(readFileSync(lock, "utf8").trim()));
-      } catch {
-        // no seat file
-      }
-    }
-    spawnSync("tmux", ["-L", tmux, "kill-server"]);
-    for (const pid of pids) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
-    for (let i = 0; i < 100 && [...pids].some((pid) => pid && alive(pid)); i += 1)
-      await new Promise((r) => setTimeout(r, 50));
+    await stopVisibleSeats({ seatHome, tmux, pids });
     await rig.close();
   });
   const env = {
@@ -54,28 +34,11 @@ test("hire_visible, send, seat_status and release drive a real grok TUI with the
     TERM: "xterm-256color",
     GROK_SEAT_VERSION_FLOOR: "",
   };
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      SEAT_MAIN,
-      "mcp",
-      "--root",
-      rig.sandbox.project,
-      "--grok",
-      rig.binary,
-      "--version-floor",
-      "1.0.41",
-      "--tmux-socket",
-      tmux,
-    ],
-    env,
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
+  const { call } = await connectSeatMcp(
+    t,
+    ["--root", rig.sandbox.project, "--grok", rig.binary, "--version-floor", "1.0.41", "--tmux-socket", tmux],
+    { env, callTimeoutMs: 120_000 },
+  );
 
   assert.equal(codeOf(await call("hire_visible", { cwd: rig.sandbox.root })), "MCP_CWD_OUTSIDE_ROOTS");
   const hired = await call("hire_visible", {});

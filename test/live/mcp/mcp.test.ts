@@ -7,22 +7,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import {
-  CallToolResultSchema,
-  ListRootsRequestSchema,
-  type CallToolResult,
-  type Progress,
-} from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN } from "../../support/cli.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CallToolResultSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { TestLike } from "../../support/requirements.js";
 import type { LiveRig } from "../../support/live-rig.js";
 import { grokProcesses, seatEnvFor as envFor, startRequiredLiveRig } from "../../support/required-live-rig.js";
 import { alive } from "../../support/processes.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
 
 const SCRIPT: MockScript = {
   rules: [
@@ -70,28 +64,12 @@ async function connect(
   args: string[],
   options: { env?: Record<string, string>; roots?: string[] } = {},
 ): Promise<Connected> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SEAT_MAIN, "mcp", ...args],
+  const { client, transport, stderr } = await connectSeatMcp(t, args, {
     env: options.env ?? envFor(r),
     cwd: r.sandbox.project,
-    stderr: "pipe",
+    ...(options.roots ? { roots: options.roots } : {}),
   });
-  let stderr = "";
-  transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  const client = new Client(
-    { name: "test-host", version: "1.0.0" },
-    options.roots ? { capabilities: { roots: {} } } : {},
-  );
-  if (options.roots)
-    client.setRequestHandler(ListRootsRequestSchema, () => ({
-      roots: options.roots!.map((dir) => ({ uri: pathToFileURL(dir).href })),
-    }));
-  await client.connect(transport);
-  t.after(async () => {
-    await client.close().catch(() => undefined);
-  });
-  return { client, transport, stderr: () => stderr };
+  return { client, transport, stderr };
 }
 
 async function call(

@@ -8,14 +8,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SEAT_MAIN, runSeat, startSeat } from "../../support/cli.js";
-import { needGrok, type TestLike } from "../../support/requirements.js";
-import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
+import { runSeat, startSeat } from "../../support/cli.js";
+import type { TestLike } from "../../support/requirements.js";
+import type { LiveRig } from "../../support/live-rig.js";
 import { startNotifyReceiver, type NotifyReceiver } from "../../support/notify-receiver.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
+import { connectSeatMcp } from "../../support/seat-mcp-client.js";
+import { startRequiredLiveRig } from "../../support/required-live-rig.js";
+import { jsonLines } from "../../support/json-lines.js";
 
 const SECRET = "notify-live-secret-0123456789";
 const COMMAND = 'echo "$(echo ran)" >> notified.txt; token="$(echo x)"; echo configured';
@@ -38,20 +39,10 @@ const SCRIPT: MockScript = {
 };
 
 type Line = { type: string; [k: string]: unknown };
-const lines = (out: string): Line[] =>
-  out
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+const lines = (out: string): Line[] => jsonLines<Line>(out);
 
-async function rig(t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> {
-  const started = await startLiveRig(SCRIPT);
-  if (typeof started === "string") assert.fail(`the real grok binary is required: ${started}`);
-  needGrok(t, false);
-  t.after(() => started.close());
-  return started;
-}
+const rig = (t: TestLike & { after(fn: () => Promise<void>): void }): Promise<LiveRig> =>
+  startRequiredLiveRig(t, SCRIPT);
 
 function envWithHook(r: LiveRig, receiver: NotifyReceiver): NodeJS.ProcessEnv {
   const config = join(r.sandbox.root, "xdg");
@@ -127,16 +118,7 @@ test("seat mcp --notify: a run turn's held approval arrives signed as `waiting` 
   t.after(() => receiver.close());
   const env = envWithHook(r, receiver) as Record<string, string>;
   const cwd = r.sandbox.project;
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SEAT_MAIN, "mcp", "--root", cwd, "--ask", "execute", "--notify", "hook"],
-    env,
-    cwd,
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "test-host", version: "1.0.0" });
-  await client.connect(transport);
-  t.after(() => client.close());
+  const { client } = await connectSeatMcp(t, ["--root", cwd, "--ask", "execute", "--notify", "hook"], { env, cwd });
   const running = client.callTool(
     { name: "run", arguments: { prompt: "please run notify held case" } },
     CallToolResultSchema,

@@ -9,17 +9,18 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { isTmuxAvailable } from "../../../src/mux/index.js";
 import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
 import { startNotifyReceiver, type NotifyReceiver } from "../../support/notify-receiver.js";
-import { alive } from "../../support/processes.js";
 import { gotLive } from "../../support/requirements.js";
+import { waitUntil } from "../../support/poll.js";
+import { seatSync } from "../../support/seat-cli-sync.js";
+import { stopVisibleSeats } from "../../support/visible-seat-cleanup.js";
+import { visibleHireArgs } from "../../support/visible-hire.js";
 
-const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
-const HOOKED_MAIN = join(process.cwd(), "dist", "test", "support", "seat-hooked.js");
 /** A canary: the webhook's secret, only ever in a process environment. */
 const SECRET = `seat-notify-canary-${randomBytes(8).toString("hex")}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,29 +39,7 @@ function seatCli(
   args: string[],
   hooked = false,
 ): { code: number; stdout: string; stderr: string; json: any } {
-  const r = spawnSync(process.execPath, [hooked ? HOOKED_MAIN : MAIN, ...args], {
-    env: { ...ctx.env, ...(hooked ? { GROK_SEAT_TEST_HOOKS: "notify-no-coalesce" } : {}) },
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  const line = r.stdout.trim().split("\n").filter(Boolean).pop() ?? "";
-  let json: any = null;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    /* text output */
-  }
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
-}
-
-async function waitUntil<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(150);
-  }
+  return seatSync(ctx.env, args, hooked ? { extraEnv: { GROK_SEAT_TEST_HOOKS: "notify-no-coalesce" } } : {});
 }
 
 async function setup(): Promise<Ctx | string> {
@@ -106,43 +85,12 @@ async function setup(): Promise<Ctx | string> {
 }
 
 async function teardown(ctx: Ctx): Promise<void> {
-  for (const dir of existsSync(join(ctx.seatHome, "seats")) ? readdirSync(join(ctx.seatHome, "seats")) : []) {
-    try {
-      const file = JSON.parse(readFileSync(join(ctx.seatHome, "seats", dir, "seat.json"), "utf8"));
-      ctx.pids.add(file.controller_pid);
-      const lock = join(file.socket_dir ?? "/nonexistent", "s.lock");
-      if (existsSync(lock)) ctx.pids.add(Number(readFileSync(lock, "utf8").trim()));
-    } catch {
-      /* no seat file */
-    }
-  }
-  spawnSync("tmux", ["-L", ctx.tmux, "kill-server"]);
-  for (const pid of ctx.pids)
-    if (pid && alive(pid))
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        /* gone */
-      }
-  for (let i = 0; i < 100 && [...ctx.pids].some((pid) => pid && alive(pid)); i += 1) await sleep(50);
+  await stopVisibleSeats(ctx);
   await ctx.receiver.close();
   await ctx.rig.close();
 }
 
-const hireArgs = (ctx: Ctx, ...more: string[]) => [
-  "hire",
-  "--visible",
-  "--grok",
-  ctx.rig.binary,
-  "--cwd",
-  ctx.rig.sandbox.project,
-  "--version-floor",
-  "1.0.41",
-  "--tmux-socket",
-  ctx.tmux,
-  "--json",
-  ...more,
-];
+const hireArgs = (ctx: Ctx, ...more: string[]) => visibleHireArgs(ctx.rig, ctx.tmux, ...more);
 
 /** Accepted events about `seatId`, oldest first. */
 function eventsOf(ctx: Ctx, seatId: string): any[] {
@@ -201,7 +149,7 @@ describe("a visible seat notifies", { concurrency: false }, () => {
       const waiting = await waitUntil(
         "the webhook to receive waiting",
         () => eventsOf(ctx, seatId).find((e) => e.event === "waiting"),
-        60_000,
+        { timeoutMs: 60_000 },
       ).catch((error: Error) => assert.fail(`${error.message}; the pane shows:\n${capture()}`));
       assert.match(waiting.text, /waits for you in its TUI: a permission request/);
       assert.equal(
@@ -214,7 +162,7 @@ describe("a visible seat notifies", { concurrency: false }, () => {
       const done = await waitUntil(
         "the webhook to receive done",
         () => eventsOf(ctx, seatId).find((e) => e.event === "done"),
-        60_000,
+        { timeoutMs: 60_000 },
       ).catch((error: Error) => assert.fail(`${error.message}; the pane shows:\n${capture()}`));
       assert.match(done.text, new RegExp(`finished the turn of delivery ${promptId}`));
 
@@ -223,7 +171,7 @@ describe("a visible seat notifies", { concurrency: false }, () => {
       const lost = await waitUntil(
         "the webhook to receive lost",
         () => eventsOf(ctx, seatId).find((e) => e.event === "lost"),
-        30_000,
+        { timeoutMs: 30_000 },
       );
       assert.match(lost.text, /lost its TUI/);
       await sleep(1_000);

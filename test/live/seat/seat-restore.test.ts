@@ -6,8 +6,8 @@
  * re-sent: the mock sees each brief once. A missing binary or tmux fails (gotLive), never skips.
  */
 import { describe, test } from "node:test";
-import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -15,9 +15,10 @@ import { isTmuxAvailable } from "../../../src/mux/index.js";
 import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
 import { alive } from "../../support/processes.js";
 import { gotLive } from "../../support/requirements.js";
-
-const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { waitUntil } from "../../support/poll.js";
+import { seatSync } from "../../support/seat-cli-sync.js";
+import { stopVisibleSeats } from "../../support/visible-seat-cleanup.js";
+import { visibleHireArgs } from "../../support/visible-hire.js";
 
 interface Ctx {
   rig: LiveRig;
@@ -28,23 +29,9 @@ interface Ctx {
 }
 
 function seatCli(ctx: Ctx, args: string[]): { code: number; stdout: string; stderr: string; json: any; lines: any[] } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env: ctx.env, encoding: "utf8", timeout: 150_000 });
-  const lines = r.stdout
-    .trim()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l));
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json: lines.at(-1) ?? null, lines };
-}
-
-async function waitUntil<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 60_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
+  const r = seatSync(ctx.env, args, { timeoutMs: 150_000 });
+  const lines = r.lines;
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, json: lines.at(-1) ?? null, lines };
 }
 
 async function setup(): Promise<Ctx | string> {
@@ -90,15 +77,7 @@ async function teardown(ctx: Ctx): Promise<void> {
       /* no seat file */
     }
   }
-  spawnSync("tmux", ["-L", ctx.tmux, "kill-server"]);
-  for (const pid of ctx.pids)
-    if (alive(pid))
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        /* gone */
-      }
-  for (let i = 0; i < 100 && [...ctx.pids].some((pid) => alive(pid)); i += 1) await sleep(50);
+  await stopVisibleSeats(ctx);
   await ctx.rig.close();
 }
 
@@ -124,19 +103,7 @@ describe("seat restore on the real grok TUI in tmux", { concurrency: false }, ()
     const ctx = await setup();
     if (!gotLive(t, ctx)) return;
     try {
-      const hired = seatCli(ctx, [
-        "hire",
-        "--visible",
-        "--grok",
-        ctx.rig.binary,
-        "--cwd",
-        ctx.rig.sandbox.project,
-        "--version-floor",
-        "1.0.41",
-        "--tmux-socket",
-        ctx.tmux,
-        "--json",
-      ]);
+      const hired = seatCli(ctx, visibleHireArgs(ctx.rig, ctx.tmux));
       assert.equal(hired.code, 0, `hire failed: ${hired.stdout} ${hired.stderr}`);
       const seatId: string = hired.json.seatId;
       const sessionId: string = hired.json.sessionId;
@@ -151,17 +118,20 @@ describe("seat restore on the real grok TUI in tmux", { concurrency: false }, ()
         "--json",
       ]);
       assert.equal(first.code, 0, first.stderr);
-      await waitUntil("the first turn to complete", () =>
-        seatCli(ctx, ["status", seatId, "--json"]).json?.deliveries?.find(
-          (d: any) => d.promptId === `${seatId}-A` && d.state === "completed",
-        ),
+      await waitUntil(
+        "the first turn to complete",
+        () =>
+          seatCli(ctx, ["status", seatId, "--json"]).json?.deliveries?.find(
+            (d: any) => d.promptId === `${seatId}-A` && d.state === "completed",
+          ),
+        { timeoutMs: 60_000, everyMs: 200 },
       );
       // grok writes its conversation to disk after the turn: a reboot before that write would resume without the
       // answer, so the simulated one comes once grok's own history has it (a loaded machine delays the write).
       await waitUntil(
         "grok to save the first turn's answer",
         () => savedHistory(ctx, sessionId).includes("PLUM-7731"),
-        30_000,
+        { timeoutMs: 30_000, everyMs: 200 },
       );
       // The reboot: tmux dies with everything in it, and every process of the seat is SIGKILLed.
       const before = seatPids(ctx, seatId);
@@ -174,7 +144,10 @@ describe("seat restore on the real grok TUI in tmux", { concurrency: false }, ()
           } catch {
             /* gone */
           }
-      await waitUntil("every process of the seat to be gone", () => before.every((pid) => !alive(pid)), 10_000);
+      await waitUntil("every process of the seat to be gone", () => before.every((pid) => !alive(pid)), {
+        timeoutMs: 10_000,
+        everyMs: 200,
+      });
 
       const ps = seatCli(ctx, ["ps", "--json"]);
       assert.equal(ps.code, 0, ps.stderr);
@@ -203,10 +176,13 @@ describe("seat restore on the real grok TUI in tmux", { concurrency: false }, ()
         "--json",
       ]);
       assert.equal(second.code, 0, second.stderr);
-      await waitUntil("the second turn to complete", () =>
-        seatCli(ctx, ["status", seatId, "--json"]).json?.deliveries?.find(
-          (d: any) => d.promptId === `${seatId}-B` && d.state === "completed",
-        ),
+      await waitUntil(
+        "the second turn to complete",
+        () =>
+          seatCli(ctx, ["status", seatId, "--json"]).json?.deliveries?.find(
+            (d: any) => d.promptId === `${seatId}-B` && d.state === "completed",
+          ),
+        { timeoutMs: 60_000, everyMs: 200 },
       );
       const asked = mainQueries(ctx, "which code word");
       assert.ok(asked.length >= 1, "the second brief reached the model");

@@ -16,11 +16,13 @@ import { seatDir } from "../../../src/home/index.js";
 import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
 import { alive } from "../../support/processes.js";
 import { gotLive } from "../../support/requirements.js";
+import { waitUntil } from "../../support/poll.js";
+import { seatSync } from "../../support/seat-cli-sync.js";
+import { SEAT_MAIN as MAIN } from "../../support/cli.js";
+import { stopVisibleSeats } from "../../support/visible-seat-cleanup.js";
 import type { MockScript } from "../../../src/mock-model/index.js";
+import { visibleHireArgs } from "../../support/visible-hire.js";
 
-const MAIN = join(process.cwd(), "dist", "src", "cli", "main.js");
-/** The test-only entry: installs the hooks GROK_SEAT_TEST_HOOKS names, then runs the real CLI. */
-const HOOKED_MAIN = join(process.cwd(), "dist", "test", "support", "seat-hooked.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Ctx {
@@ -37,31 +39,7 @@ function seatCli(
   extraEnv: NodeJS.ProcessEnv = {},
   input?: string,
 ): { code: number; stdout: string; stderr: string; json: any } {
-  const main = extraEnv.GROK_SEAT_TEST_HOOKS === undefined ? MAIN : HOOKED_MAIN;
-  const r = spawnSync(process.execPath, [main, ...args], {
-    env: { ...ctx.env, ...extraEnv },
-    encoding: "utf8",
-    timeout: 120_000,
-    ...(input !== undefined ? { input } : {}),
-  });
-  const line = r.stdout.trim().split("\n").filter(Boolean).pop() ?? "";
-  let json: any = null;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    /* text output */
-  }
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
-}
-
-async function waitUntil<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(150);
-  }
+  return seatSync(ctx.env, args, { extraEnv, ...(input !== undefined ? { input } : {}) });
 }
 
 function statusOf(ctx: Ctx, seatId: string): any {
@@ -85,23 +63,7 @@ async function setup(chunkDelayMs: number, script: MockScript = {}): Promise<Ctx
 }
 
 function hire(ctx: Ctx, extraEnv: NodeJS.ProcessEnv = {}): any {
-  const r = seatCli(
-    ctx,
-    [
-      "hire",
-      "--visible",
-      "--grok",
-      ctx.rig.binary,
-      "--cwd",
-      ctx.rig.sandbox.project,
-      "--version-floor",
-      "1.0.41",
-      "--tmux-socket",
-      ctx.tmux,
-      "--json",
-    ],
-    extraEnv,
-  );
+  const r = seatCli(ctx, visibleHireArgs(ctx.rig, ctx.tmux), extraEnv);
   assert.equal(r.code, 0, `hire failed: ${r.stdout} ${r.stderr}`);
   assert.equal(r.json.type, "hired");
   const seat = statusOf(ctx, r.json.seatId);
@@ -112,28 +74,7 @@ function hire(ctx: Ctx, extraEnv: NodeJS.ProcessEnv = {}): any {
 
 async function teardown(ctx: Ctx): Promise<void> {
   // Everything this test started: the controller, the TUI and its leader (own process group), tmux.
-  for (const dir of existsSync(join(ctx.seatHome, "seats")) ? readdirSync(join(ctx.seatHome, "seats")) : []) {
-    try {
-      const file = seatFile(ctx, dir);
-      ctx.pids.add(file.controller_pid);
-      const lock = join(file.socket_dir ?? "/nonexistent", "s.lock");
-      if (existsSync(lock)) ctx.pids.add(Number(readFileSync(lock, "utf8").trim()));
-    } catch {
-      /* no seat file */
-    }
-  }
-  spawnSync("tmux", ["-L", ctx.tmux, "kill-server"]);
-  for (const pid of ctx.pids)
-    if (pid && alive(pid))
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        /* gone */
-      }
-  // The TUI exits on tmux's SIGHUP and still writes into GROK_HOME while it goes: wait for every process
-  // before the sandbox is removed, or the removal races those writes.
-  for (let i = 0; i < 100 && [...ctx.pids].some((pid) => pid && alive(pid)); i += 1)
-    await new Promise((r) => setTimeout(r, 50));
+  await stopVisibleSeats(ctx);
   await ctx.rig.close();
 }
 
@@ -290,7 +231,7 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
           const d = statusOf(ctx, seatId).deliveries.find((x: any) => x.promptId === promptId);
           return d.state === "completed" ? d : null;
         },
-        60_000,
+        { timeoutMs: 60_000 },
       );
       const completed = late.evidence.find((e: any) => e.kind === "completed");
       assert.match(completed.source, /grok session file/);
@@ -411,7 +352,7 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
           const ds = statusOf(ctx, seatId).deliveries;
           return ds.length === 2 && ds.every((d: any) => d.state === "completed") ? ds : null;
         },
-        90_000,
+        { timeoutMs: 90_000 },
       );
       assert.deepEqual(done.map((d: any) => d.text).sort(), [
         "a brief from a file\nwith\ttabs and a second line\n",
@@ -589,7 +530,7 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
           const item = psItem();
           return item?.state === "waiting" ? item : null;
         },
-        60_000,
+        { timeoutMs: 60_000 },
       ).catch((error: Error) => assert.fail(`${error.message}; the pane shows:\n${capture()}`));
       assert.equal(waiting.waitingOn, "approval");
       const status = statusOf(ctx, seatId);
@@ -603,7 +544,7 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
       assert.equal(existsSync(marker), false, "nothing ran while the owner was asked");
       // The owner answers in the TUI: the highlighted first option is the allow.
       spawnSync("tmux", ["-L", ctx.tmux, "send-keys", "-t", pane.paneId, "Enter"]);
-      const ran = await waitUntil("the allowed command to run", () => existsSync(marker), 30_000).catch(
+      const ran = await waitUntil("the allowed command to run", () => existsSync(marker), { timeoutMs: 30_000 }).catch(
         (error: Error) => assert.fail(`${error.message}; the pane shows:\n${capture()}`),
       );
       assert.ok(ran);
@@ -613,7 +554,7 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
           const s = statusOf(ctx, seatId);
           return s.deliveries.find((d: any) => d.promptId === promptId)?.state === "completed" ? s : null;
         },
-        60_000,
+        { timeoutMs: 60_000 },
       );
       assert.equal(done.attention.state, "idle");
       assert.equal(readFileSync(marker, "utf8"), "ran\n", "the command ran exactly once");
@@ -630,7 +571,7 @@ describe("visible seat on the real grok TUI in tmux", { concurrency: false }, ()
           const at = states.indexOf("waiting");
           return at >= 0 && states.slice(at + 1).includes("working") && states.at(-1) === "idle" ? states : null;
         },
-        30_000,
+        { timeoutMs: 30_000 },
       ).catch((error: Error) => assert.fail(`${error.message}: ${watched}`));
       const rel = seatCli(ctx, ["release", seatId, "--close-pane", "--json"]);
       assert.equal(rel.code, 0, rel.stderr);

@@ -34,6 +34,7 @@ import { finishTurnWorktree, planTurnWorktree } from "../../../src/index.js";
 import { DEFAULT_POLICY, createPermissionGate } from "../../../src/permissions/index.js";
 import type { MockScript } from "../../../src/testing.js";
 import { DOORS, PROPERTIES, type Cell, type Door, type PropertyId } from "./parity-cases.js";
+import { untilDefined } from "../../support/poll.js";
 
 type Item = Record<string, unknown>;
 
@@ -150,15 +151,8 @@ function jsonLines(text: string): Item[] {
     .map((l) => JSON.parse(l) as Item);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> =>
+  untilDefined(what, probe, { timeoutMs, everyMs: 100 });
 
 /** How one turn ended, as the door said it. */
 interface Outcome {
