@@ -39,6 +39,8 @@ export function processAlive(pid: number, startTicks?: string | null): boolean {
       text = readFileSync(`/proc/${pid}/stat`, "utf8");
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      // No entry: gone. (A /proc mounted hidepid=2 hides other users' processes this way too; every record asked
+      // about here names a process of our own user, which hidepid never hides from us.)
       if (code === "ENOENT" || code === "ESRCH") return false;
       // EACCES (a /proc mounted with hidepid): the entry exists but is not ours to read; ask kill(2) below.
     }

@@ -40,7 +40,13 @@ export async function startRequiredLiveRig(
   if (typeof started === "string") assert.fail(`the real grok binary is required: ${started}`);
   needGrok(t, false); // counted among the tests that ran on the real binary
   t.after(async () => {
-    for (const pid of grokProcesses(started)) process.kill(pid, "SIGKILL");
+    for (const pid of grokProcesses(started)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // it ended between the scan and the kill
+      }
+    }
     await started.close();
   });
   return started;
