@@ -201,7 +201,7 @@ async function openTurn(
   let worktree: TurnWorktree | undefined;
   const take = async () => {
     if (!plan) return;
-    worktree = await plan.take();
+    worktree = await takeAfterSessionTurn(plan, named);
     onWorktree?.(worktree.record);
   };
   let session: HeadlessSession;
@@ -319,6 +319,30 @@ async function openTurn(
       return closing;
     },
   };
+}
+
+/**
+ * Takes the worktree. A named turn queued with `waitMs` holds the lease once the session's previous turn gave it
+ * back, but that turn may still be committing the session's worktree (its lock is let go after the commit): the
+ * queued turn waits for that lock too, within the same wait. A worktree held by anything else is WORKTREE_BUSY at
+ * once, as without a wait.
+ */
+async function takeAfterSessionTurn(
+  plan: TurnWorktreePlan,
+  named: SupervisedTurnOptions["named"],
+): Promise<TurnWorktree> {
+  const until = named?.waitMs ? Date.now() + named.waitMs : 0;
+  for (;;) {
+    try {
+      return await plan.take();
+    } catch (error) {
+      const holder = isSeatError(error) ? (error.context as { holder?: unknown } | undefined)?.holder : undefined;
+      const sameSession =
+        isSeatError(error) && error.code === "WORKTREE_BUSY" && named && holder === `session:${named.name}`;
+      if (!sameSession || Date.now() >= until) throw error;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
 }
 
 /** How long close() waits, by default, for notifications still being delivered (a run exits within 5 s). */

@@ -6,6 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,8 @@ import { makeRepo } from "../../support/git-repo.js";
 import { prepareSupervisedTurn, runSupervisedTurn } from "../../../src/turn/index.js";
 import { journalPath } from "../../../src/home/seat-home.js";
 import { queryUsage } from "../../../src/usage/index.js";
+import { isSeatError } from "../../../src/errors.js";
+import { findWorktree, type WorktreeRecord } from "../../../src/worktrees/index.js";
 
 /** A `grok` that runs the fake agent with `scenario`, touching `started` first (so a test sees whether it ran). */
 function fakeGrok(dir: string, scenario: string): { path: string; started: string } {
@@ -139,4 +142,95 @@ test("a session that does not come up: the turn is not ready and says why; close
   } finally {
     await next.close();
   }
+});
+
+/** Another process holding `record`'s lock as `holder` until release() (what a turn still committing looks like). */
+async function holdLock(
+  t: { after(fn: () => void): void },
+  home: string,
+  record: WorktreeRecord,
+  holder: string,
+): Promise<{ release(): Promise<void> }> {
+  const worktrees = new URL("../../../src/worktrees/index.js", import.meta.url).href;
+  const child = spawn(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `import { lockWorktree } from ${JSON.stringify(worktrees)};
+       const lock = lockWorktree(${JSON.stringify(home)}, ${JSON.stringify(record)}, ${JSON.stringify(holder)});
+       process.stdout.write("locked\\n");
+       process.stdin.once("data", () => { lock.release(); process.exit(0); });`,
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  t.after(() => void child.kill("SIGKILL"));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
+    child.once("exit", () => reject(new Error("the lock holder exited")));
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    release: () => {
+      child.stdin!.write("go\n");
+      return exited;
+    },
+  };
+}
+
+test("a named turn queued with waitMs also waits for the session's worktree its previous turn still commits; anything else holding it is WORKTREE_BUSY at once", async (t) => {
+  const { dir, home, env } = sandbox(t);
+  const repo = join(dir, "repo");
+  makeRepo(repo, { "README.md": "# r\n" });
+  const grok = fakeGrok(dir, "normal").path;
+  const turnIn = (waitMs?: number) =>
+    prepareSupervisedTurn({
+      home,
+      env,
+      cwd: repo,
+      grokCliBinaryPath: grok,
+      named: { name: "q", ...(waitMs ? { waitMs } : {}) },
+      worktree: {},
+    });
+  const first = await runSupervisedTurn({
+    prompt: "first",
+    home,
+    env,
+    cwd: repo,
+    grokCliBinaryPath: grok,
+    named: { name: "q" },
+    worktree: {},
+  });
+  assert.equal(first.result.stopReason, "end_turn", JSON.stringify(first.diagnostics));
+  const record = await findWorktree(home, repo, "q");
+
+  // The lease is free but the previous turn still holds the worktree: a queued turn waits for it.
+  const committing = await holdLock(t, home, record, "session:q");
+  const started = Date.now();
+  setTimeout(() => void committing.release(), 400);
+  const queued = await (await turnIn(10_000)).open();
+  try {
+    assert.equal(queued.ready, true);
+    assert.ok(Date.now() - started >= 350, "it waited for the lock");
+    assert.equal((await queued.send("queued")).stopReason, "end_turn");
+  } finally {
+    await queued.close();
+  }
+
+  // Without a wait, or when the worktree is someone else's, the turn is refused at once.
+  const busy = async (waitMs: number | undefined, holder: string) => {
+    const other = await holdLock(t, home, record, holder);
+    const at = Date.now();
+    try {
+      await assert.rejects(
+        async () => (await turnIn(waitMs)).open(),
+        (e: unknown) => isSeatError(e) && e.code === "WORKTREE_BUSY",
+      );
+      assert.ok(Date.now() - at < 3_000, `${holder}, wait ${waitMs}: refused at once`);
+    } finally {
+      await other.release();
+    }
+  };
+  await busy(undefined, "session:q");
+  await busy(10_000, "run");
 });
