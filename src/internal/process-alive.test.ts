@@ -3,11 +3,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { makeZombie } from "../../test/support/zombie.js";
 import { processAlive } from "./process-alive.js";
+import { parseProcStat } from "./proc-stat.js";
 
-const ownTicks = () => {
-  const text = readFileSync("/proc/self/stat", "utf8");
-  return text.slice(text.lastIndexOf(")") + 2).split(" ")[19]!;
-};
+const ownTicks = () => parseProcStat(readFileSync("/proc/self/stat", "utf8"))!.startTicks;
 
 test("a running process is alive; with its own start ticks too, with another start it is a recycled pid", () => {
   assert.equal(processAlive(process.pid), true);

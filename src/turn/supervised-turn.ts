@@ -180,6 +180,8 @@ async function openTurn(
 ): Promise<SupervisedTurn> {
   const { home, plan, controlPlan, sessions } = planned;
   const { named, worktree: _w, control: _c, ledger: _l, notify, home: _h, onWorktree, ...sessionOptions } = options;
+  // One wait for a queued named turn: the session's lease, then the worktree its previous turn may still commit.
+  const waitEnds = named?.waitMs ? Date.now() + named.waitMs : 0;
   const agent = agentLabel(options);
   const diagnostics: Diagnostic[] = [];
   let sessionId: string | undefined;
@@ -201,7 +203,7 @@ async function openTurn(
   let worktree: TurnWorktree | undefined;
   const take = async () => {
     if (!plan) return;
-    worktree = await takeAfterSessionTurn(plan, named);
+    worktree = await takeAfterSessionTurn(plan, named, waitEnds);
     onWorktree?.(worktree.record);
   };
   let session: HeadlessSession;
@@ -324,23 +326,25 @@ async function openTurn(
 /**
  * Takes the worktree. A named turn queued with `waitMs` holds the lease once the session's previous turn gave it
  * back, but that turn may still be committing the session's worktree (its lock is let go after the commit): the
- * queued turn waits for that lock too, within the same wait. A worktree held by anything else is WORKTREE_BUSY at
+ * queued turn waits for that lock too, until `waitEnds` — the end of the wait that began before the lease. A worktree held by anything else is WORKTREE_BUSY at
  * once, as without a wait.
  */
 async function takeAfterSessionTurn(
   plan: TurnWorktreePlan,
   named: SupervisedTurnOptions["named"],
+  waitEnds: number,
 ): Promise<TurnWorktree> {
-  const until = named?.waitMs ? Date.now() + named.waitMs : 0;
   for (;;) {
     try {
       return await plan.take();
     } catch (error) {
-      const holder = isSeatError(error) ? (error.context as { holder?: unknown } | undefined)?.holder : undefined;
       const sameSession =
-        isSeatError(error) && error.code === "WORKTREE_BUSY" && named && holder === `session:${named.name}`;
-      if (!sameSession || Date.now() >= until) throw error;
-      await new Promise((r) => setTimeout(r, 25));
+        named !== undefined &&
+        isSeatError(error) &&
+        error.code === "WORKTREE_BUSY" &&
+        (error.context as { holder?: unknown } | undefined)?.holder === `session:${named.name}`;
+      if (!sameSession || Date.now() >= waitEnds) throw error;
+      await new Promise((r) => setTimeout(r, Math.min(25, Math.max(1, waitEnds - Date.now()))));
     }
   }
 }

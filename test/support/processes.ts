@@ -1,10 +1,9 @@
 /*
- * Process checks for tests: is a pid still running (a zombie or a vanished pid is not)?
+ * Process checks for tests: is a pid still running (a zombie or a vanished pid is not)? The product's own answer.
  */
-import { readProcStat } from "../../src/grok/index.js";
+import { processAlive } from "../../src/internal/process-alive.js";
 
-/** True while `pid` exists and is neither a zombie nor dead, per /proc/<pid>/stat. */
+/** True while `pid` exists and is neither a zombie nor dead (internal/process-alive.ts). */
 export function alive(pid: number): boolean {
-  const state = readProcStat(pid)?.state;
-  return state !== undefined && state !== "Z" && state !== "X";
+  return processAlive(pid);
 }

@@ -4,21 +4,13 @@
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { readProcStat } from "../../src/grok/index.js";
 
 /** A zombie pid and its start ticks, and a function that ends its parent (the zombie goes with it). */
 export interface Zombie {
   pid: number;
   startTicks: string;
   end(): void;
-}
-
-function statFields(pid: number): string[] | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return text.slice(text.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -54,9 +46,9 @@ export async function makeZombie(): Promise<Zombie> {
       }
     });
     process.kill(pid, "SIGKILL");
-    let fields: string[] | undefined;
-    await wait(`pid ${pid} did not become a zombie`, () => (fields = statFields(pid))?.[0] === "Z");
-    return { pid, startTicks: fields![19]!, end };
+    let stat: ReturnType<typeof readProcStat>;
+    await wait(`pid ${pid} did not become a zombie`, () => (stat = readProcStat(pid))?.state === "Z");
+    return { pid, startTicks: stat!.startTicks, end };
   } catch (error) {
     end();
     throw error;
