@@ -67,8 +67,8 @@ export function startCompileCache(env: NodeJS.ProcessEnv = process.env): string 
     if (!trustedChain(dirname(ours), uid)) return undefined;
     mkdirSync(ours, { recursive: true, mode: 0o700 });
     const grokSeat = lstatSync(ours);
+    // The directories above passed and no one else can change them: grok-seat/ itself is all that is left to check.
     if (grokSeat.isSymbolicLink() || grokSeat.uid !== uid || !trusted(grokSeat, uid)) return undefined;
-    if (!trustedChain(ours, uid)) return undefined;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (privateDirProblem(dir, uid) !== null) return undefined;
     const result = enable(dir);
