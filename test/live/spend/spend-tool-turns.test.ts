@@ -49,36 +49,53 @@ const turnCalls = (requests: readonly LoggedRequest[], promptId: string) =>
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test("a two-call tool turn cancelled as its first call's usage arrives: the follow-up grok still sends is in the ledger, which equals what the mock served to the token", async (t) => {
-  await withRig(t, TWO_CALLS, async (rig) => {
-    let cancel = () => undefined as unknown;
-    const session = await createSession({
-      ...rig.sessionOptions,
-      callbacks: { onEvent: (e) => void (e.type === "model_usage" && cancel()) },
+  // Whether grok sends the follow-up races our cancel (under load the cancel sometimes wins, and grok sends nothing
+  // more): each attempt holds the ledger to what the mock served, and the uncounted follow-up must be shown once.
+  const attempts = 5;
+  let shown = false;
+  let live = true;
+  for (let attempt = 1; attempt <= attempts && !shown && live; attempt++) {
+    live = false; // set once the rig is live (withRig fails or skips the test when grok is unavailable)
+    await withRig(t, TWO_CALLS, async (rig) => {
+      live = true;
+      let cancel = () => undefined as unknown;
+      const session = await createSession({
+        ...rig.sessionOptions,
+        callbacks: { onEvent: (e) => void (e.type === "model_usage" && cancel()) },
+      });
+      cancel = () => session.cancel();
+      try {
+        assert.equal(session.state, "ready", JSON.stringify(session.diagnostics));
+        const result = await session.prompt("please look around", { promptId: "tool-cancelled" });
+        assert.equal(result.stopReason, "cancelled", JSON.stringify(result));
+        await settle(1_000);
+        const rows = ledgerEntriesOf(result, { source: "session", agent: "grok" });
+        const { ledger, model } = totals(rig.mock.requests, rows);
+        assert.deepEqual(
+          ledger,
+          model,
+          `attempt ${attempt}: ledger [calls, in, out] against the mock's: ${JSON.stringify(served(rig.mock.requests))}`,
+        );
+        const calls = turnCalls(rig.mock.requests, "tool-cancelled");
+        if (calls.length === 1) {
+          assert.deepEqual(calls, ["main"], `attempt ${attempt}: the cancel came first and nothing more was sent`);
+          return;
+        }
+        // grok 1.0.41 sends the tool's follow-up although the cancel came before it, and counts it nowhere.
+        assert.deepEqual(calls, ["main", "tool_followup"]);
+        assert.equal(result.usage?.modelCalls, 1, "grok's report counts the first call only");
+        assert.ok(
+          result.sideCalls?.some((s) => s.kinds.includes("main") && s.metered === "proxy"),
+          "the follow-up was read at the metering point",
+        );
+        shown = true;
+      } finally {
+        await session.dispose();
+      }
     });
-    cancel = () => session.cancel();
-    try {
-      assert.equal(session.state, "ready", JSON.stringify(session.diagnostics));
-      const result = await session.prompt("please look around", { promptId: "tool-cancelled" });
-      assert.equal(result.stopReason, "cancelled", JSON.stringify(result));
-      await settle(1_000);
-      // grok 1.0.41 sends the tool's follow-up although the cancel came before it, and counts it nowhere.
-      assert.deepEqual(turnCalls(rig.mock.requests, "tool-cancelled"), ["main", "tool_followup"]);
-      assert.equal(result.usage?.modelCalls, 1, "grok's report counts the first call only");
-      const rows = ledgerEntriesOf(result, { source: "session", agent: "grok" });
-      const { ledger, model } = totals(rig.mock.requests, rows);
-      assert.deepEqual(
-        ledger,
-        model,
-        `ledger [calls, in, out] against the mock's: ${JSON.stringify(served(rig.mock.requests))}`,
-      );
-      assert.ok(
-        result.sideCalls?.some((s) => s.kinds.includes("main") && s.metered === "proxy"),
-        "the follow-up was read at the metering point",
-      );
-    } finally {
-      await session.dispose();
-    }
-  });
+  }
+  if (!live) return;
+  assert.ok(shown, `in ${attempts} attempts grok never sent its follow-up after the cancel: the case was not shown`);
 });
 
 test("a turn budget its first call passes: grok's follow-up is refused at the metering point, the mock sees exactly one call, the turn ends BUDGET_EXCEEDED and the session stays usable", async (t) => {
