@@ -36,7 +36,7 @@ export interface McpBenchResult {
 }
 
 const PROMPT = "bench turn";
-const SEAT_MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const SEAT_MAIN = fileURLToPath(new URL("../cli/seat.js", import.meta.url));
 
 /** Runs P11 for `rounds` paired rounds. */
 export async function benchMcp({ rounds = 9 }: { rounds?: number } = {}): Promise<McpBenchResult> {

@@ -23,7 +23,7 @@ import {
 } from "../src/control/index.js";
 import { fmt, parseFlags, percentile, ratio, table, writeResult } from "./report.js";
 
-const SEAT_MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const SEAT_MAIN = fileURLToPath(new URL("../cli/seat.js", import.meta.url));
 
 function timeSeatPs(home: string): { ms: number; lines: number } {
   const started = process.hrtime.bigint();

@@ -52,7 +52,7 @@ export interface OwnerKillResult {
   skipped?: string;
 }
 
-const SEAT_MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const SEAT_MAIN = fileURLToPath(new URL("../cli/seat.js", import.meta.url));
 const HOST_MAIN = fileURLToPath(new URL("./r8-host.js", import.meta.url));
 const PROMPT = "r1 owner kill";
 /** The promise: nothing of the tree is left this long after its owner was killed. */

@@ -55,7 +55,7 @@ export interface R8Result {
   skipped?: string;
 }
 
-const SERVER_MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const SERVER_MAIN = fileURLToPath(new URL("../cli/seat.js", import.meta.url));
 const HOST_MAIN = fileURLToPath(new URL("./r8-host.js", import.meta.url));
 const STORY = Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

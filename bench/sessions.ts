@@ -19,7 +19,7 @@ import { startLiveRig } from "../test/support/live-rig.js";
 import { fmt, median, ratio, table } from "./report.js";
 
 const PROMPT = "reply with one line";
-const SEAT_MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const SEAT_MAIN = fileURLToPath(new URL("../cli/seat.js", import.meta.url));
 
 /** Median wall times (ms) of one continued turn by each path. */
 export interface SessionsBenchResult {

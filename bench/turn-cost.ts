@@ -11,20 +11,21 @@
  *   one's /proc/PID/schedstat (CPU ns) every 2 ms until it is gone; the last reading is added (it misses at most the
  *   last 2 ms of that process's life). Medians over rounds; ratios are medians of per-round ratios. The seat
  *   process's own CPU is split with whole fresh node processes measured the same way: `node -e ""`, one importing the
- *   run verb's modules, one importing the ACP SDK; each row is its process minus the empty one, the turn the rest.
+ *   bundle's run verb chunk, one importing the bundle's ACP SDK chunk; each row is its process minus the empty one,
+ *   the turn the rest. `seat` is the bundle users run (dist/cli/seat.js, scripts/bundle-cli.mjs).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { startLiveRig } from "../test/support/live-rig.js";
 import { fmt, median, ratio, table } from "./report.js";
 
 const PROMPT = "reply with one line";
-const SEAT_MAIN = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const SEAT_MAIN = fileURLToPath(new URL("../cli/seat.js", import.meta.url));
 
 /** One path's medians: wall and CPU (ms), and for seat the part of the CPU its helpers (the reaper) used. */
 export interface TurnCostPath {
@@ -39,9 +40,9 @@ export interface TurnCostPath {
 export interface SeatCpuBreakdown {
   /** A whole `node -e ""` process: node's own start and exit. */
   nodeStartMs: number;
-  /** Loading `seat run`'s module graph (main.js's imports + commands/run.js), the ACP SDK not included. */
+  /** Loading `seat run`'s code: the bundle's run verb chunk and the chunks it imports, the ACP SDK not included. */
   runModulesMs: number;
-  /** Loading `@agentclientprotocol/sdk` (and the zod schemas it builds). */
+  /** Loading the bundle's ACP SDK chunk (and the zod schemas it builds). */
   acpSdkMs: number;
 }
 
@@ -217,21 +218,31 @@ async function cpuOfFreshNode(body: string): Promise<number> {
   ).cpuMs;
 }
 
-/** Medians over `rounds` fresh processes of: node's start, the run verb's modules, the ACP SDK. */
+/**
+ * The bundle's chunk named `name` (esbuild names a lazily loaded chunk after its entry file) that holds `marker`
+ * (a path esbuild notes above each module it bundles); throws when there is not exactly one.
+ */
+function bundleChunk(name: string, marker: string): string {
+  const dir = fileURLToPath(new URL("../cli/chunks/", import.meta.url));
+  const found = readdirSync(dir).filter(
+    (f) => f.startsWith(`${name}-`) && readFileSync(join(dir, f), "utf8").includes(marker),
+  );
+  if (found.length !== 1) throw new Error(`expected one chunk ${name}-*.js holding ${marker} in ${dir}: ${found}`);
+  return JSON.stringify(pathToFileURL(join(dir, found[0]!)).href);
+}
+
+/** Medians over `rounds` fresh processes of: node's start, the bundle's run verb, the ACP SDK (in the bundle). */
 async function seatCpuBreakdown(rounds: number): Promise<SeatCpuBreakdown> {
-  const cli = (file: string) => JSON.stringify(new URL(`../src/cli/${file}`, import.meta.url).href);
+  // seat.js itself would run the CLI; the run verb's chunk imports the shared chunks main.js uses too.
+  const runChunk = bundleChunk("run", "src/cli/commands/run.js");
+  const sdkChunk = bundleChunk("acp", "node_modules/@agentclientprotocol/sdk/");
   const start: number[] = [];
   const run: number[] = [];
   const sdk: number[] = [];
   for (let round = 0; round < rounds; round++) {
     start.push(await cpuOfFreshNode(""));
-    // main.js itself would run the CLI; its imports are output.js, pipes.js, commands/index.js (+ errors, redact).
-    run.push(
-      await cpuOfFreshNode(
-        `await import(${cli("output.js")}); await import(${cli("pipes.js")}); await import(${cli("commands/index.js")}); await import(${cli("config.js")}); await import(${cli("commands/run.js")});`,
-      ),
-    );
-    sdk.push(await cpuOfFreshNode('await import("@agentclientprotocol/sdk");'));
+    run.push(await cpuOfFreshNode(`await import(${runChunk});`));
+    sdk.push(await cpuOfFreshNode(`await import(${sdkChunk});`));
   }
   const nodeStartMs = median(start);
   return { nodeStartMs, runModulesMs: median(run) - nodeStartMs, acpSdkMs: median(sdk) - nodeStartMs };
@@ -317,8 +328,11 @@ function breakdownLines(seat: TurnCostPath, b: SeatCpuBreakdown, grokP: TurnCost
         ["the reaper (a node process that outlives the seat to reap after it)", fmt(helpers)],
         ["the seat process, start to exit", fmt(self)],
         ['· node\'s own start and exit (a whole `node -e ""`)', fmt(b.nodeStartMs)],
-        ["· loading `seat run`'s modules (our code, SQLite's binding not included)", fmt(b.runModulesMs)],
-        ["· loading the ACP SDK and the zod schemas it builds at import", fmt(b.acpSdkMs)],
+        [
+          "· loading `seat run`'s code: the bundle's run verb and its chunks (SQLite's binding not included)",
+          fmt(b.runModulesMs),
+        ],
+        ["· loading the ACP SDK (its chunk of the bundle) and the zod schemas it builds at import", fmt(b.acpSdkMs)],
         [
           "· the rest: the turn (spawn, handshake, metering proxy, ledger with SQLite, control socket, dispose)",
           fmt(turn),

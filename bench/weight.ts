@@ -74,7 +74,7 @@ function run(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ ms:
 export async function benchWeight(options: WeightBenchOptions = {}): Promise<WeightBenchResult> {
   const rounds = options.rounds ?? 9;
   const packageRoot = options.packageRoot ?? REPO_ROOT;
-  const seatMain = options.seatMain ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+  const seatMain = options.seatMain ?? fileURLToPath(new URL("../cli/seat.js", import.meta.url));
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
   const importScript =
     'const c = process.cpuUsage(); const t = performance.now(); await import("grok-seat"); const u = process.cpuUsage(c); process.stdout.write(`${performance.now() - t} ${(u.user + u.system) / 1000}`);';

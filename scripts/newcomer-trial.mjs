@@ -114,6 +114,7 @@ await step("build and npm pack", () => {
     "dist/src/index.d.ts",
     "dist/src/testing.d.ts",
     "dist/src/cli/main.js",
+    "dist/cli/seat.js",
     "dist/src/skills/bundled/grok-seat/SKILL.md",
   ];
   const absent = required.filter((f) => !files.includes(f));

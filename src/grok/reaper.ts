@@ -12,10 +12,10 @@
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { SeatError } from "../errors.js";
+import { builtFile } from "../internal/package-files.js";
 
-const REAPER_MAIN = fileURLToPath(new URL("./reaper-main.js", import.meta.url));
+const REAPER_MAIN = builtFile("src", "grok", "reaper-main.js");
 
 /** The environment variable that tags an agent and everything it starts for its reaper. */
 export const REAPER_TAG_ENV = "GROK_SEAT_REAPER_TAG";

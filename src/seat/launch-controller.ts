@@ -7,10 +7,10 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { builtFile } from "../internal/package-files.js";
 
-const CONTROLLER_MAIN = join(dirname(fileURLToPath(import.meta.url)), "controller-main.js");
+const CONTROLLER_MAIN = builtFile("src", "seat", "controller-main.js");
 
 /** Starts the controller on `configPath` and resolves its first line: `{type: "hired", …}` or `{type: "refused", error}`. */
 export async function launchController(

@@ -19,9 +19,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve, sep } from "node:path";
 import { SeatError, messageOf } from "../errors.js";
+import { builtFile } from "../internal/package-files.js";
 import { removePrivateDir } from "../internal/private-dir.js";
 import { SKILL_NAME, parseFrontmatter } from "./frontmatter.js";
 
@@ -45,8 +45,8 @@ export interface StagedSkills {
   cleanup(): void;
 }
 
-/** The directory of the bundled grok-seat skill, beside this module in both src/ and dist/src/. */
-export const BUNDLED_SKILL_DIR = join(dirname(fileURLToPath(import.meta.url)), "bundled", "grok-seat");
+/** The directory of the bundled grok-seat skill (copied into dist/src/skills/ by the build). */
+export const BUNDLED_SKILL_DIR = builtFile("src", "skills", "bundled", "grok-seat");
 
 function invalid(path: string, problem: string, cause?: unknown): SeatError {
   return new SeatError(

@@ -8,8 +8,9 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join, parse, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { SeatError } from "../errors.js";
+import { builtFile } from "../internal/package-files.js";
 
 /** File name of the compiled MCP server script. */
 export const SERVER_FILE = "mcp-server.js";
@@ -32,10 +33,13 @@ function candidates(moduleUrl: string): string[] {
 }
 
 /**
- * Returns the absolute path of the MCP server script for the module at `moduleUrl` (default: this one).
+ * Returns the absolute path of the MCP server script for the module at `moduleUrl` (default: this one, where the
+ * compiled tree has it: the bundled `seat` runs it from a chunk elsewhere).
  * Throws TOOL_BRIDGE_FAILED with context.reason "mcp-schema-server-missing" when no candidate exists.
  */
-export function resolveServerEntry(moduleUrl: string = import.meta.url): string {
+export function resolveServerEntry(
+  moduleUrl: string = pathToFileURL(builtFile("src", "tools", "server-entry.js")).href,
+): string {
   const tried = candidates(moduleUrl);
   const hit = tried.find((path) => existsSync(path));
   if (hit) return hit;

@@ -1,11 +1,15 @@
 /*
- * CLI runner for integration tests: spawns the built `seat` (node dist/src/cli/main.js) as a user would.
+ * CLI runner for integration tests: spawns the built `seat` as a user runs it: the bundle (node dist/cli/seat.js,
+ *   the package's bin, made by scripts/bundle-cli.mjs), not the compiled tree it is made from.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-/** Path of the compiled CLI entry. */
-export const SEAT_MAIN = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+/** Path of the `seat` users run (the package's bin). */
+export const SEAT_MAIN = fileURLToPath(new URL("../../cli/seat.js", import.meta.url));
+
+/** Path of the compiled entry the bundle is made from (for tests of which modules a verb loads). */
+export const SEAT_COMPILED_MAIN = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
 /** Path of the test-only entry that installs the hooks GROK_SEAT_TEST_HOOKS names, then runs the real CLI. */
 export const SEAT_HOOKED_MAIN = fileURLToPath(new URL("./seat-hooked.js", import.meta.url));

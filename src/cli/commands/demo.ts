@@ -4,7 +4,6 @@
  * Runs inside a fresh user+network namespace (`unshare -rn`) when the machine allows it, so nothing can
  * leave loopback; says so either way.
  */
-import { fileURLToPath } from "node:url";
 import type { SeatEvent } from "../../acp/index.js";
 import { ensureGrokBinary } from "../../grok/index.js";
 import { startMockModel } from "../../mock-model/index.js";
@@ -12,6 +11,7 @@ import { createPermissionGate, parsePolicyFlags } from "../../permissions/index.
 import { createSession } from "../../runtime/index.js";
 import { createSandbox, isInLoopbackNamespace, runInLoopbackNamespace } from "../../sandbox/index.js";
 import type { HostTool } from "../../tools/index.js";
+import { builtFile } from "../../internal/package-files.js";
 import { parseFlags } from "../args.js";
 import { EXIT, createHumanPrinter, paletteFor, writeJson } from "../output.js";
 import type { Command } from "./command.js";
@@ -50,12 +50,7 @@ Examples:
     const say = (line: string) =>
       json ? writeJson({ type: "demo", message: line }) : process.stderr.write(`${line}\n`);
     if (!args.values["no-netns"] && !isInLoopbackNamespace()) {
-      const status = runInLoopbackNamespace([
-        process.execPath,
-        fileURLToPath(new URL("../main.js", import.meta.url)),
-        "demo",
-        ...argv,
-      ]);
+      const status = runInLoopbackNamespace([process.execPath, builtFile("cli", "seat.js"), "demo", ...argv]);
       if (status !== undefined) return status;
       say("(user+network namespaces are not available here; running on the host, loopback only)");
     }

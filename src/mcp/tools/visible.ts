@@ -10,7 +10,6 @@
  * Acts on the seats of this server's seat home ($GROK_SEAT_HOME).
  */
 import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { ERROR_CODES, SeatError, messageOf, type ErrorCode } from "../../errors.js";
 import { openJournal } from "../../journal/index.js";
@@ -24,11 +23,13 @@ import {
 } from "../../seat/index.js";
 import { journalPath, seatDir, seatHome } from "../../home/index.js";
 import type { SeatRecord } from "../../journal/index.js";
+import { builtFile } from "../../internal/package-files.js";
 import { checkModel, isUnder, resolveCwd } from "../boundaries.js";
 import type { ToolContext } from "../context.js";
 import { guarded, toolResult } from "../results.js";
 
-const SEAT_MAIN = fileURLToPath(new URL("../../cli/main.js", import.meta.url));
+/** The `seat` command a visible-seat tool runs: the bundle users run (scripts/bundle-cli.mjs). */
+const SEAT_MAIN = builtFile("cli", "seat.js");
 const SEAT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const WAITS = ["dispatched", "consumed", "completed"] as const;
 

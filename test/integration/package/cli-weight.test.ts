@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { SEAT_MAIN } from "../../support/cli.js";
+import { SEAT_COMPILED_MAIN, SEAT_MAIN } from "../../support/cli.js";
 import { fakeGrokBinary } from "../../support/fake-agent.js";
 
 const PRELOAD = [
@@ -29,22 +29,27 @@ const PRELOAD = [
   "};",
 ].join("\n");
 
-/** Runs `seat ARGS` with the load recorder; returns what it printed and every module path or URL it loaded. */
+/**
+ * Runs `seat ARGS` with the load recorder; returns what it printed and every module path or URL it loaded. `main` is
+ * the compiled entry by default, whose modules show which rooms a verb loads; the bundle users run (SEAT_MAIN) shows
+ * only which packages.
+ */
 async function seatLoads(
   args: string[],
   env: NodeJS.ProcessEnv,
   cwd: string,
+  main = SEAT_COMPILED_MAIN,
 ): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), "gs-cli-weight-"));
   try {
     const log = join(dir, "loaded.log");
     writeFileSync(log, "");
     writeFileSync(join(dir, "preload.mjs"), PRELOAD);
-    const child = spawn(
-      process.execPath,
-      ["--import", pathToFileURL(join(dir, "preload.mjs")).href, SEAT_MAIN, ...args],
-      { env: { ...env, GS_LOAD_LOG: log }, cwd, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const child = spawn(process.execPath, ["--import", pathToFileURL(join(dir, "preload.mjs")).href, main, ...args], {
+      env: { ...env, GS_LOAD_LOG: log },
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -65,6 +70,18 @@ function packagesIn(loaded: string[]): Set<string> {
   }
   return names;
 }
+
+/** Packages a plain turn must not load. */
+const HEAVY = [
+  "bullmq",
+  "ioredis",
+  "express",
+  "@bull-board/api",
+  "@bull-board/express",
+  "@modelcontextprotocol/sdk",
+  "ajv",
+  "ajv-formats",
+];
 
 test("`seat --help` loads no verb module, no config file reader, no notification code and no npm package", async () => {
   const home = mkdtempSync(join(tmpdir(), "gs-cli-weight-home-"));
@@ -105,18 +122,8 @@ test("a whole plain `seat run --json` loads neither the fleet, the board, the MC
     // The turn really ran through the ACP SDK, so the recorder sees packages at all.
     const packages = packagesIn(r.loaded);
     assert.ok(packages.has("@agentclientprotocol/sdk"), `the recorder saw the ACP SDK (${[...packages].join(", ")})`);
-    const heavy = [
-      "bullmq",
-      "ioredis",
-      "express",
-      "@bull-board/api",
-      "@bull-board/express",
-      "@modelcontextprotocol/sdk",
-      "ajv",
-      "ajv-formats",
-    ];
     assert.deepEqual(
-      heavy.filter((name) => packages.has(name)),
+      HEAVY.filter((name) => packages.has(name)),
       [],
     );
     const lazy = [
@@ -172,6 +179,47 @@ test("`seat ps --json` loads neither the agent profiles, grok's launcher, the ru
       [],
     );
   } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("the bundled `seat` users run: `--help` loads no package, a plain turn none of the heavy packages and nothing of the compiled tree", async () => {
+  const home = mkdtempSync(join(tmpdir(), "gs-cli-weight-home-"));
+  const grok = fakeGrokBinary();
+  try {
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GROK_SEAT_HOME: join(home, "seat") };
+    const help = await seatLoads(["--help"], env, home, SEAT_MAIN);
+    assert.equal(help.code, 0, help.stderr);
+    const ours = help.loaded.filter((u) => !u.startsWith("node:"));
+    assert.ok(
+      ours.some((u) => u.endsWith("/cli/seat.js")),
+      `the recorder saw the bundle (${ours.join(", ")})`,
+    );
+    assert.deepEqual(
+      ours.filter((u) => !u.includes("/dist/cli/")),
+      [],
+      "`seat --help` loads the bundle alone: no package, no module of the compiled tree",
+    );
+    const run = await seatLoads(["run", "--json", "hello"], { ...env, GROK_BIN: grok.path }, home, SEAT_MAIN);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /"type":"done"/);
+    assert.ok(
+      run.loaded.some((u) => u.includes("/cli/chunks/")),
+      "the turn's verb came from a chunk of the bundle",
+    );
+    assert.deepEqual(
+      run.loaded.filter((u) => u.includes("/dist/src/")),
+      [],
+      "nothing of the compiled tree is loaded beside the bundle (two copies of a module would be two states)",
+    );
+    const packages = packagesIn(run.loaded);
+    assert.ok(packages.has("zod"), `the recorder saw packages at all (${[...packages].join(", ")})`);
+    assert.deepEqual(
+      HEAVY.filter((name) => packages.has(name)),
+      [],
+    );
+  } finally {
+    grok.remove();
     rmSync(home, { recursive: true, force: true });
   }
 });
