@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { SEAT_COMPILED_MAIN, SEAT_MAIN } from "../../support/cli.js";
 import { fakeGrokBinary } from "../../support/fake-agent.js";
 
@@ -211,6 +211,19 @@ test("the bundled `seat` users run: `--help` loads no package, a plain turn none
       run.loaded.filter((u) => u.includes("/dist/src/")),
       [],
       "nothing of the compiled tree is loaded beside the bundle (two copies of a module would be two states)",
+    );
+    // The bundle holds the MCP SDK (for `seat mcp`); esbuild names each module it bundles in a comment line.
+    const chunks = run.loaded
+      .filter((u) => u.includes("/dist/cli/"))
+      .map((u) => readFileSync(fileURLToPath(u), "utf8"));
+    assert.ok(
+      chunks.some((text) => text.includes("// node_modules/@agentclientprotocol/sdk/")),
+      "the bundled ACP SDK is seen in a loaded chunk",
+    );
+    assert.equal(
+      chunks.filter((text) => text.includes("// node_modules/@modelcontextprotocol/sdk/")).length,
+      0,
+      "a plain turn loads no chunk holding the MCP SDK",
     );
     const packages = packagesIn(run.loaded);
     // SQLite (the ledger) is a package the bundle leaves outside: the recorder sees packages at all.
