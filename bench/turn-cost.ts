@@ -9,7 +9,9 @@
  *   it waited for (for seat: grok itself). The reaper outlives its owner by design (it reaps after the owner's exit),
  *   so nobody waits for it: a preloaded exit hook names the seat's live children at exit, and the bench reads each
  *   one's /proc/PID/schedstat (CPU ns) every 2 ms until it is gone; the last reading is added (it misses at most the
- *   last 2 ms of that process's life). Medians over rounds; ratios are medians of per-round ratios. The seat
+ *   last 2 ms of that process's life). A fifth path is the wall floor of any client that starts grok for its turn:
+ *   the bare ACP SDK client (bare-client.ts), already loaded here, from spawn to the turn's end. Medians over
+ *   rounds; ratios are medians of per-round ratios. The seat
  *   process's own CPU is split with whole fresh node processes measured the same way: `node -e ""`, one importing the
  *   bundle's run verb chunk, one importing the bundle's ACP SDK chunk; each row is its process minus the empty one,
  *   the turn the rest. `seat` is the bundle users run (dist/cli/seat.js, scripts/bundle-cli.mjs).
@@ -22,6 +24,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { startLiveRig } from "../test/support/live-rig.js";
+import { runBareTurn } from "./bare-client.js";
 import { fmt, median, ratio, table } from "./report.js";
 
 const PROMPT = "reply with one line";
@@ -58,6 +61,13 @@ export interface TurnCostBenchResult {
   wallRatio?: number;
   /** seat run -s (continued) ÷ grok -p, wall, median of per-round ratios (P6's comparison). */
   continuedRatio?: number;
+  /**
+   * The wall floor of any client that starts grok for the turn: the bare ACP SDK client, already loaded in this
+   * process, from spawning `grok agent stdio` to the turn's end (no node start, no module load, no dispose).
+   */
+  bareTurnWallMs?: number;
+  /** bareTurnWallMs ÷ grok -p --output-format streaming-json, wall, median of per-round ratios. */
+  bareWallRatio?: number;
   breakdown?: SeatCpuBreakdown;
   skipped?: string;
 }
@@ -162,7 +172,19 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
     const r = await timed([rig.binary, "--no-auto-update", "-p", PROMPT, ...args], grokEnv, cwd);
     return { wallMs: r.wallMs, cpuMs: r.cpuMs };
   };
+  const bare = async (): Promise<TurnCostPath> => {
+    const run = await runBareTurn({
+      argv: [rig.binary, "--no-auto-update", "agent", "--no-leader", "stdio"],
+      env: grokEnv,
+      cwd,
+      prompt: PROMPT,
+      authMethodId: "xai.api_key",
+    });
+    if (run.stopReason !== "end_turn" || run.chunks === 0) throw new Error(`bare turn: ${JSON.stringify(run)}`);
+    return { wallMs: run.endAt - run.spawnedAt, cpuMs: Number.NaN };
+  };
   const samples = {
+    bareTurn: [] as TurnCostPath[],
     seatJson: [] as TurnCostPath[],
     seatContinued: [] as TurnCostPath[],
     grokStreaming: [] as TurnCostPath[],
@@ -173,6 +195,7 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
     ["seatContinued", () => seat(["run", "-s", "bench", PROMPT])],
     ["grokStreaming", () => grok(["--output-format", "streaming-json"])],
     ["grokPlain", () => grok([])],
+    ["bareTurn", bare],
   ];
   try {
     for (const [, run] of paths) await run(); // warm-up; also creates the "bench" session, so rounds continue it
@@ -203,6 +226,8 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
     cpuRatio: perRound(samples.seatJson, samples.grokStreaming, (p) => p.cpuMs),
     wallRatio: perRound(samples.seatJson, samples.grokStreaming, (p) => p.wallMs),
     continuedRatio: perRound(samples.seatContinued, samples.grokPlain, (p) => p.wallMs),
+    bareTurnWallMs: median(samples.bareTurn.map((x) => x.wallMs)),
+    bareWallRatio: perRound(samples.bareTurn, samples.grokStreaming, (p) => p.wallMs),
     breakdown: await seatCpuBreakdown(rounds),
   };
 }
@@ -306,6 +331,12 @@ export function turnCostSection(r: TurnCostBenchResult): {
       ),
       "",
       `Ratios (medians of per-round ratios): \`seat run --json\` ÷ \`grok -p --output-format streaming-json\`: CPU ${ratio(r.cpuRatio!)}, wall ${ratio(r.wallRatio!)}; \`seat run -s\` continued ÷ \`grok -p\`: wall ${ratio(r.continuedRatio!)}.`,
+      ...(r.bareWallRatio === undefined
+        ? []
+        : [
+            "",
+            `Wall floor of a client that starts grok for its turn: the bare ACP SDK client, already loaded in a running process, from spawning \`grok agent stdio\` to the turn's end (no node start, no module load, no dispose): ${fmt(r.bareTurnWallMs!)} ms, ${ratio(r.bareWallRatio)} \`grok -p --output-format streaming-json\` (median of per-round ratios). A wall goal below this ratio needs an agent started before the turn.`,
+          ]),
       ...(r.breakdown ? ["", ...breakdownLines(r.seatJson, r.breakdown, r.grokStreaming)] : []),
     ].join("\n"),
     goals: goals((x) => [x.cpuRatio! <= 1.5, x.wallRatio! <= 0.5, x.continuedRatio! < 1]),
