@@ -49,8 +49,9 @@ const turnCalls = (requests: readonly LoggedRequest[], promptId: string) =>
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test("a two-call tool turn cancelled as its first call's usage arrives: the follow-up grok still sends is in the ledger, which equals what the mock served to the token", async (t) => {
-  // Whether grok sends the follow-up races our cancel (under load the cancel sometimes wins, and grok sends nothing
-  // more): each attempt holds the ledger to what the mock served, and the uncounted follow-up must be shown once.
+  // Where our cancel lands against grok's follow-up is a race with three outcomes: before it is sent (nothing more
+  // is sent), after it is answered (grok counts both calls itself), or between (grok sends it and counts it nowhere:
+  // the case this test is for). Each attempt holds the ledger to what the mock served; the third must be shown once.
   const attempts = 5;
   let shown = false;
   let live = true;
@@ -81,8 +82,11 @@ test("a two-call tool turn cancelled as its first call's usage arrives: the foll
           assert.deepEqual(calls, ["main"], `attempt ${attempt}: the cancel came first and nothing more was sent`);
           return;
         }
-        // grok 1.0.41 sends the tool's follow-up although the cancel came before it, and counts it nowhere.
         assert.deepEqual(calls, ["main", "tool_followup"]);
+        // The cancel reached grok only after the follow-up was answered: grok counted both calls itself (the ledger
+        // equals the mock, checked above), and the uncounted case was not shown by this attempt.
+        if (result.usage?.modelCalls === 2) return;
+        // grok 1.0.41 sends the tool's follow-up although the cancel came before it, and counts it nowhere.
         assert.equal(result.usage?.modelCalls, 1, "grok's report counts the first call only");
         assert.ok(
           result.sideCalls?.some((s) => s.kinds.includes("main") && s.metered === "proxy"),
