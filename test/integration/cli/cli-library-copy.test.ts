@@ -48,3 +48,34 @@ test("the bundled seat reports a SeatError of the library copy a tools module lo
     assert.doesNotMatch(result.stderr, STACK, how);
   }
 });
+
+test("the bundled seat masks a secret the library copy a tools module loaded learned (a webhook's signing key), in a failure it prints", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "gs-library-copy-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const canary = `hook-canary-${process.pid}-4f0d7a2e`;
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: dir,
+    GROK_SEAT_HOME: join(dir, "seat"),
+    HOOK_SECRET: canary,
+  };
+  const module = join(dir, "notifying-tools.mjs");
+  writeFileSync(
+    module,
+    [
+      `import { parseNotifyConfig } from ${JSON.stringify(LIBRARY)};`,
+      // The module's own notifier: the library registers the webhook's secret (HOOK_SECRET is no allow-listed name).
+      `parseNotifyConfig({ targets: { hook: { type: "webhook", url: "http://127.0.0.1:9/hook", secretEnv: "HOOK_SECRET" } } });`,
+      "queueMicrotask(() => { throw new Error(`the webhook refused the signature made with ${process.env.HOOK_SECRET}`); });",
+      `export const tools = [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object" }, execute: () => "ok" }];`,
+      "",
+    ].join("\n"),
+  );
+  const result = await runSeat(["worker", "--redis", "redis://127.0.0.1:9", "--tools", module], { env, cwd: dir });
+  assert.equal(result.code, 1, result.stderr);
+  assert.equal(
+    result.stderr.trim(),
+    "seat: internal error: the webhook refused the signature made with [redacted] [INTERNAL]",
+  );
+  assert.ok(!`${result.stdout}${result.stderr}`.includes(canary), "the canary is in no output");
+});
