@@ -264,9 +264,14 @@ export interface SeatErrorOptions {
   cause?: unknown;
 }
 
+// A registered symbol, so a SeatError made by another copy of grok-seat in this process still counts: the `seat`
+// bin is a bundle holding its own copy, and a worker's tools module that imports the library brings the other.
+const SEAT_ERROR = Symbol.for("grok-seat.SeatError");
+
 /**
  * The one error class of grok-seat. `message` says what happened, the facts, and the next step;
- * the code is appended in brackets so a log line alone identifies it.
+ * the code is appended in brackets so a log line alone identifies it. `instanceof SeatError` (and isSeatError)
+ * holds for a SeatError of any copy of grok-seat loaded in this process.
  */
 export class SeatError extends Error {
   readonly code: ErrorCode;
@@ -286,7 +291,14 @@ export class SeatError extends Error {
   toJSON(): { code: ErrorCode; message: string; context: ErrorContext; retryable: boolean } {
     return { code: this.code, message: this.message, context: this.context, retryable: this.retryable };
   }
+
+  /** True for a SeatError of this or another copy of grok-seat (by the registered brand, not the prototype). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SEAT_ERROR] === true;
+  }
 }
+// On the prototype, not each instance: the brand is not an own property (inspect, deepEqual and JSON see none).
+Object.defineProperty(SeatError.prototype, SEAT_ERROR, { value: true });
 
 /** True when `value` is a SeatError, optionally with the given code. */
 export function isSeatError(value: unknown, code?: ErrorCode): value is SeatError {

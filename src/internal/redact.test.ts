@@ -180,3 +180,19 @@ test("maskSecretValues masks only registered values (longest first), never by sh
   assert.deepEqual(out.masked, ["GEMINI_API_KEY", "OPENAI_API_KEY"]);
   assert.deepEqual(maskSecretValues("password=hunter2"), { text: "password=hunter2", masked: [] });
 });
+
+test("one store per process: a value or name another copy of grok-seat registers is masked by this one, and the other way round", async () => {
+  type RedactModule = typeof import("./redact.js");
+  const copy = (await import(new URL("./redact.js?other-copy", import.meta.url).href)) as RedactModule;
+  assert.notEqual(copy.redactText, redactText, "a separate module instance");
+  const theirs = "webhook-secret-of-the-other-copy-7c1e";
+  copy.registerSecretValue("GROK_SEAT_NOTIFY_SECRET_HOOK", theirs);
+  assert.equal(redactText(`signed with ${theirs}`), `signed with ${REDACTED}`);
+  assert.ok(isSecretName("GROK_SEAT_NOTIFY_SECRET_HOOK"), "the name it marked is secret here too");
+  const ours = "board-token-of-this-copy-5d2b9a";
+  registerSecretValue("GROK_SEAT_BOARD_TOKEN", ours);
+  assert.deepEqual(copy.maskSecretValues(`token ${ours}`), {
+    text: `token ${REDACTED}`,
+    masked: ["GROK_SEAT_BOARD_TOKEN"],
+  });
+});

@@ -2,7 +2,8 @@
  * Redaction: the one place that decides which values are secret and masks them in everything the seat writes.
  * Owns: the allow-list of secret names (xAI's, every agent profile's key variables, the fleet's Redis password,
  *   the board token, plus names an embedder marks secret), the process-wide store of the secret VALUES known so
- *   far (each with the names it came from), and masking those values in text, env maps, argv and nested records.
+ *   far (each with the names it came from; one store shared by every copy of grok-seat in the process), and
+ *   masking those values in text, env maps, argv and nested records.
  * Does not own: where secrets travel (grok/, mux/, seat/ pass them only through a process environment), or
  *   where they are first read: each place that reads or makes a secret registers it here (session and plan
  *   envs, redis/connection.ts for the Redis password and a redis URL's userinfo, board/server.ts for its token).
@@ -40,10 +41,20 @@ export const SECRET_ENV_NAMES: readonly string[] = Object.freeze([
   "GROK_SEAT_BOARD_TOKEN",
 ]);
 
-const extraNames = new Set<string>();
-const values = new Set<string>();
-/** Which secret names each registered value came from (for maskSecretValues' `masked` list). */
-const valueNames = new Map<string, Set<string>>();
+/** The secret names marked and values registered so far. */
+interface SecretStore {
+  extraNames: Set<string>;
+  values: Set<string>;
+  /** Which secret names each registered value came from (for maskSecretValues' `masked` list). */
+  valueNames: Map<string, Set<string>>;
+}
+
+// One store per process, kept under a registered symbol: the `seat` bin is a bundle holding its own copy of this
+// module, and a worker's tools module that imports the library loads another. What either copy learns, both mask.
+const STORE_KEY = Symbol.for("grok-seat.redaction.v1");
+const holder = globalThis as { [STORE_KEY]?: SecretStore };
+holder[STORE_KEY] ??= { extraNames: new Set(), values: new Set(), valueNames: new Map() };
+const { extraNames, values, valueNames } = holder[STORE_KEY];
 /**
  * Values shorter than this are not registered: they would mask ordinary words in every output. A real key or
  * token is far longer; the board refuses a token under 16 characters. (A short value under a secret NAME is

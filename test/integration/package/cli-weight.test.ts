@@ -212,16 +212,18 @@ test("the bundled `seat` users run: `--help` loads no package, a plain turn none
       [],
       "nothing of the compiled tree is loaded beside the bundle (two copies of a module would be two states)",
     );
-    // The bundle holds the MCP SDK (for `seat mcp`); esbuild names each module it bundles in a comment line.
+    // The bundle holds the MCP SDK (for `seat mcp`); esbuild names each module it bundles in a comment line, by its
+    // path from the package root: `// node_modules/…`, or `// ../…/node_modules/…` when node_modules is a symlink.
     const chunks = run.loaded
       .filter((u) => u.includes("/dist/cli/"))
       .map((u) => readFileSync(fileURLToPath(u), "utf8"));
+    const bundled = (pkg: string) => new RegExp(`^// (?:\\S*/)?node_modules/${pkg}/`, "m");
     assert.ok(
-      chunks.some((text) => text.includes("// node_modules/@agentclientprotocol/sdk/")),
+      chunks.some((text) => bundled("@agentclientprotocol/sdk").test(text)),
       "the bundled ACP SDK is seen in a loaded chunk",
     );
     assert.equal(
-      chunks.filter((text) => text.includes("// node_modules/@modelcontextprotocol/sdk/")).length,
+      chunks.filter((text) => bundled("@modelcontextprotocol/sdk").test(text)).length,
       0,
       "a plain turn loads no chunk holding the MCP SDK",
     );
