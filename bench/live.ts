@@ -8,11 +8,12 @@
  */
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { buildAgentArgv } from "../src/grok/launch.js";
 import { readProcStat } from "../src/grok/process-tree.js";
 import { newReaperTag, REAPER_TAG_ENV, startReaper } from "../src/grok/reaper.js";
 import { createSession, type SessionOptions } from "../src/runtime/index.js";
-import { startLiveRig } from "../test/support/live-rig.js";
-import { runBareTurn } from "./bare-client.js";
+import { type LiveRig, startLiveRig } from "../test/support/live-rig.js";
+import { type BareOptions, runBareTurn } from "./bare-client.js";
 import { median } from "./report.js";
 import { alternateRounds } from "./rounds.js";
 
@@ -109,40 +110,46 @@ async function reaperLifeCpuMs(n: number): Promise<number> {
 }
 
 /** Runs P2 for `rounds` paired rounds (plus one warm-up pair). */
+/**
+ * One turn of the real grok through the bare SDK client (bare-client.ts) on `rig`'s binary, sandbox and mock: its
+ * phases in ms from the spawn. Throws unless the turn ended `end_turn` with a chunk of answer.
+ */
+export async function bareGrokTurn(
+  rig: LiveRig,
+  prompt: string,
+  extra: Pick<BareOptions, "extraEnv" | "afterSpawn"> = {},
+): Promise<{ ready: number; first: number; end: number }> {
+  const run = await runBareTurn({
+    argv: buildAgentArgv({ binary: rig.binary }),
+    env: { ...rig.sessionOptions.env, ...rig.sessionOptions.agentEnv },
+    cwd: rig.sessionOptions.cwd,
+    prompt,
+    authMethodId: "xai.api_key",
+    ...extra,
+  });
+  if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined)
+    throw new Error(`bare turn: ${JSON.stringify(run)}`);
+  return {
+    ready: run.readyAt - run.spawnedAt,
+    first: run.firstChunkAt - run.spawnedAt,
+    end: run.endAt - run.spawnedAt,
+  };
+}
+
 export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promise<LiveBenchResult> {
   const rig = await startLiveRig({ fallback: { text: REPLY } });
   if (typeof rig === "string") return { rounds: 0, skipped: rig };
   const harness: Array<{ ready: number; first: number; end: number }> = [];
   const bare: Array<{ ready: number; first: number; end: number }> = [];
   const runHarness = () => timeHarnessTurn({ ...rig.sessionOptions, killGraceMs: 500 });
-  const runBare = async () => {
-    const run = await runBareTurn({
-      argv: [rig.binary, "--no-auto-update", "agent", "--no-leader", "stdio"],
-      env: { ...rig.sessionOptions.env, ...rig.sessionOptions.agentEnv },
-      cwd: rig.sessionOptions.cwd,
-      prompt: "bench turn",
-      authMethodId: "xai.api_key",
-    });
-    if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined)
-      throw new Error(`bare turn: ${JSON.stringify(run)}`);
-    return {
-      ready: run.readyAt - run.spawnedAt,
-      first: run.firstChunkAt - run.spawnedAt,
-      end: run.endAt - run.spawnedAt,
-    };
-  };
+  const runBare = () => bareGrokTurn(rig, "bench turn");
   // The reaper path: the same bare turn with a reaper started right after the spawn, as spawnAgent does.
   const startWall: number[] = [];
   const startCpu: number[] = [];
   const runBareReaper = async () => {
     const tag = newReaperTag();
-    const run = await runBareTurn({
-      argv: [rig.binary, "--no-auto-update", "agent", "--no-leader", "stdio"],
-      env: { ...rig.sessionOptions.env, ...rig.sessionOptions.agentEnv },
+    return bareGrokTurn(rig, "bench turn", {
       extraEnv: { [REAPER_TAG_ENV]: tag },
-      cwd: rig.sessionOptions.cwd,
-      prompt: "bench turn",
-      authMethodId: "xai.api_key",
       afterSpawn: async (pid) => {
         const t0 = performance.now();
         const cpu0 = process.cpuUsage();
@@ -157,13 +164,6 @@ export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promi
         };
       },
     });
-    if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined)
-      throw new Error(`bare turn with reaper: ${JSON.stringify(run)}`);
-    return {
-      ready: run.readyAt - run.spawnedAt,
-      first: run.firstChunkAt - run.spawnedAt,
-      end: run.endAt - run.spawnedAt,
-    };
   };
   let reaperCpuMs = Number.NaN;
   const withReaper: Array<{ ready: number; first: number; end: number }> = [];

@@ -24,6 +24,7 @@ import { snapshotTree } from "../src/grok/index.js";
 import type { HostTool } from "../src/tools/index.js";
 import { fakeGrokBinary } from "../test/support/fake-agent.js";
 import { startLiveRig } from "../test/support/live-rig.js";
+import { visibleSeatFlags } from "../test/support/visible-hire.js";
 
 /** One checked session. */
 export interface SecretsCase {
@@ -154,17 +155,7 @@ async function checkVisibleSeat(): Promise<SecretsCase> {
     XAI_API_KEY: canary,
     TMPDIR: rig.sandbox.root,
   };
-  const base = [
-    "--visible",
-    "--grok",
-    rig.binary,
-    "--cwd",
-    rig.sandbox.project,
-    "--version-floor",
-    "1.0.41",
-    "--tmux-socket",
-    tmux,
-  ];
+  const base = visibleSeatFlags(rig, tmux);
   const outputs: string[] = [];
   const leaks: string[] = [];
   const sampler = startArgvSampler(canary);

@@ -24,7 +24,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { startLiveRig } from "../test/support/live-rig.js";
-import { runBareTurn } from "./bare-client.js";
+import { bareGrokTurn } from "./live.js";
 import { fmt, median, ratio, table } from "./report.js";
 
 const PROMPT = "reply with one line";
@@ -172,17 +172,10 @@ export async function benchTurnCost({ rounds = 9 }: { rounds?: number } = {}): P
     const r = await timed([rig.binary, "--no-auto-update", "-p", PROMPT, ...args], grokEnv, cwd);
     return { wallMs: r.wallMs, cpuMs: r.cpuMs };
   };
-  const bare = async (): Promise<TurnCostPath> => {
-    const run = await runBareTurn({
-      argv: [rig.binary, "--no-auto-update", "agent", "--no-leader", "stdio"],
-      env: grokEnv,
-      cwd,
-      prompt: PROMPT,
-      authMethodId: "xai.api_key",
-    });
-    if (run.stopReason !== "end_turn" || run.chunks === 0) throw new Error(`bare turn: ${JSON.stringify(run)}`);
-    return { wallMs: run.endAt - run.spawnedAt, cpuMs: Number.NaN };
-  };
+  const bare = async (): Promise<TurnCostPath> => ({
+    wallMs: (await bareGrokTurn(rig, PROMPT)).end,
+    cpuMs: Number.NaN,
+  });
   const samples = {
     bareTurn: [] as TurnCostPath[],
     seatJson: [] as TurnCostPath[],

@@ -14,6 +14,9 @@ export const SEAT_COMPILED_MAIN = fileURLToPath(new URL("../../src/cli/main.js",
 /** Path of the test-only entry that installs the hooks GROK_SEAT_TEST_HOOKS names, then runs the real CLI. */
 export const SEAT_HOOKED_MAIN = fileURLToPath(new URL("./seat-hooked.js", import.meta.url));
 
+/** A line of a stack trace (a frame, or node's internals): never in what `seat` prints. */
+export const STACK = /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>)$|node:internal/m;
+
 /** What a finished CLI run printed and how it exited. */
 export interface CliResult {
   code: number | null;

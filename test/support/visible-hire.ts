@@ -4,10 +4,9 @@
  */
 import type { LiveRig } from "./live-rig.js";
 
-/** `hire --visible …` on `rig`'s grok and project in tmux server `tmux`, then `more`. */
-export function visibleHireArgs(rig: LiveRig, tmux: string, ...more: string[]): string[] {
+/** `--visible …` flags of `seat hire` on `rig`'s grok and project in tmux server `tmux` (no output format). */
+export function visibleSeatFlags(rig: Pick<LiveRig, "binary" | "sandbox">, tmux: string): string[] {
   return [
-    "hire",
     "--visible",
     "--grok",
     rig.binary,
@@ -17,7 +16,10 @@ export function visibleHireArgs(rig: LiveRig, tmux: string, ...more: string[]): 
     "1.0.41",
     "--tmux-socket",
     tmux,
-    "--json",
-    ...more,
   ];
+}
+
+/** `hire --visible …` on `rig`'s grok and project in tmux server `tmux`, JSON out, then `more`. */
+export function visibleHireArgs(rig: LiveRig, tmux: string, ...more: string[]): string[] {
+  return ["hire", ...visibleSeatFlags(rig, tmux), "--json", ...more];
 }

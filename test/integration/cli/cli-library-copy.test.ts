@@ -10,12 +10,10 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SEAT_MAIN, runSeat } from "../../support/cli.js";
+import { SEAT_MAIN, STACK, runSeat } from "../../support/cli.js";
 
 /** The library as `import "grok-seat"` loads it: the compiled tree, not the bundle. */
 const LIBRARY = new URL("../../../src/index.js", import.meta.url).href;
-
-const STACK = /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>)$|node:internal/m;
 
 test("the bundled seat reports a SeatError of the library copy a tools module loaded with its code and exit status (thrown or rejected), no stack", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "gs-library-copy-"));

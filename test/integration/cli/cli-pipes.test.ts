@@ -20,7 +20,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { FAKE_GROK_JS } from "../../support/fake-agent.js";
-import { SEAT_HOOKED_MAIN, SEAT_MAIN, runSeat, type CliResult } from "../../support/cli.js";
+import { SEAT_HOOKED_MAIN, SEAT_MAIN, STACK, runSeat, type CliResult } from "../../support/cli.js";
 import { alive } from "../../support/processes.js";
 import { need } from "../../support/requirements.js";
 import { redisMissing, startFleetRig } from "../../support/fleet-rig.js";
@@ -33,7 +33,6 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const DOCUMENTED = new Set([0, 1, 2, 3, 4, 5, 124, 130, 141]);
 
 /** A stack trace line as node prints one (`    at fn (file:line:col)`) or a node-internal frame. */
-const STACK = /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>)$|node:internal/m;
 
 /** A world: its own HOME, seat home, and a `grok` that runs the fake with a record file per process. */
 function world(tag: string): { dir: string; grok: string; records: string; env: NodeJS.ProcessEnv } {

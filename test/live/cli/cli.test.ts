@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
-import { SEAT_MAIN, runSeat, startSeat } from "../../support/cli.js";
+import { SEAT_MAIN, STACK, runSeat, startSeat } from "../../support/cli.js";
 import { startLiveRig, type LiveRig } from "../../support/live-rig.js";
 import { gotLive } from "../../support/requirements.js";
 
@@ -189,8 +189,6 @@ function seatPiped(
   if (input !== undefined) child.stdin.end(input);
   return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
-
-const STACK = /^\s+at .+:\d+:\d+\)?$|node:internal/m;
 
 test("seat run --json -s NAME into a reader that goes away (| head -1) cancels grok's turn, records it cancelled, exits 141 quietly", async (t) => {
   const long = Array.from({ length: 80 }, (_, i) => `w${i}`).join(" ");

@@ -23,6 +23,7 @@ import { startRedisServer } from "../../../src/testing.js";
 import { alive } from "../../support/processes.js";
 import { filesHolding, startArgvSampler } from "../../support/secret-canary.js";
 import { startLiveRig } from "../../support/live-rig.js";
+import { visibleSeatFlags } from "../../support/visible-hire.js";
 import { gotLive, need } from "../../support/requirements.js";
 
 const newCanary = () => `xai-canary-${randomBytes(12).toString("hex")}`;
@@ -64,17 +65,7 @@ test("visible seat: a canary XAI_API_KEY reaches the TUI's environment only — 
     XAI_API_KEY: canary,
     TMPDIR: rig.sandbox.root,
   };
-  const base = [
-    "--visible",
-    "--grok",
-    rig.binary,
-    "--cwd",
-    rig.sandbox.project,
-    "--version-floor",
-    "1.0.41",
-    "--tmux-socket",
-    tmux,
-  ];
+  const base = visibleSeatFlags(rig, tmux);
   const outputs: string[] = [];
   const pids = new Set<number>();
   const sampler = startArgvSampler(canary);
