@@ -101,6 +101,12 @@ export interface AgentProfile {
    * Undefined when the agent takes neither (a requested model is then refused with AGENT_MODEL_UNSUPPORTED).
    */
   sessionLaunch?(request: SessionLaunchRequest): SessionLaunch;
+  /**
+   * Why grok-seat never attaches (session/resume, session/load) a session of this agent although it advertises
+   * it: the agent would lose the session. A named session then continues only within one process; a new process
+   * is refused with SESSION_NOT_RESUMABLE before the agent starts, as for an agent that advertises neither.
+   */
+  readonly attachRefused?: string;
   /** Known quirks, one sentence each (shown by `seat agents`, docs/agents.md). */
   readonly quirks: readonly string[];
 }

@@ -22,6 +22,22 @@ export interface AttachResult {
   method: "session/resume" | "session/load";
 }
 
+/**
+ * SESSION_NOT_RESUMABLE, before anything starts, when `resume` asks to attach a session of an agent whose profile
+ * says an attach would lose it (AgentProfile.attachRefused).
+ */
+export function refuseUnsafeAttach(
+  profile: { title: string; attachRefused?: string } | undefined,
+  resume: AttachRequest | undefined,
+): void {
+  if (!resume || !profile?.attachRefused) return;
+  throw new SeatError(
+    "SESSION_NOT_RESUMABLE",
+    `grok-seat does not attach ${profile.title} sessions, so session ${resume.sessionId} cannot be continued in a new process: ${profile.attachRefused}. Start a new named session (seat sessions rm NAME, then run again).`,
+    { context: { agentSessionId: resume.sessionId, reason: "attach-refused" } },
+  );
+}
+
 /** The attach method this agent advertises: resume first, then load; null when it has neither. */
 export function attachMethodFor(init: InitializeResponse): AttachResult["method"] | null {
   const caps = init.agentCapabilities as

@@ -48,6 +48,7 @@ import { withTimeout } from "../internal/timeout.js";
 import { ApprovalQueue } from "../approvals/index.js";
 import { grokLogPath, startTurnHealth } from "../health/index.js";
 import { handshake, type HandshakeResult } from "./handshake.js";
+import { refuseUnsafeAttach } from "./attach.js";
 import { unknownModelError } from "./model-check.js";
 import { agentLaunch, resolveAgentProfile, withSessionLaunch } from "./agent-launch.js";
 import { SideCallMeter } from "./side-calls.js";
@@ -516,6 +517,7 @@ async function start(session: Session, options: SessionOptions, model: string | 
   const cwd = resolvePath(options.cwd ?? process.cwd());
   // Another agent (agents/) is launched from its profile; grok (no profile) keeps today's path unchanged.
   const profile = resolveAgentProfile(options);
+  refuseUnsafeAttach(profile, options.resume);
   const launch = profile ? agentLaunch(profile, options, env) : undefined;
   const binary = profile
     ? undefined

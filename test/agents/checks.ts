@@ -53,7 +53,13 @@ export const AGENT_CHECKS: readonly AgentCheck[] = Object.freeze([
   {
     id: "resume",
     label:
-      "`seat run -s NAME --agent X` in two processes: the 2nd model request carries the 1st turn's nonce (where load/resume is advertised)",
+      "`seat run -s NAME --agent X` in three processes back to back: the 2nd and 3rd model requests carry the 1st turn's nonce (where load/resume is advertised)",
+  },
+  {
+    id: "attach-refused",
+    label:
+      "why grok-seat refuses to attach a Gemini session, shown on the agent itself: a load in the session's first UTC minute finds no session, and a later one works once, then the session is gone after Gemini's next start",
+    only: ["gemini"],
   },
   {
     id: "sigkill-escalation",
