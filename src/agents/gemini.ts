@@ -57,7 +57,7 @@ export const geminiProfile: AgentProfile = {
     "Gemini CLI 0.61.0 loses a session it loads: in the UTC minute the session was made, session/load resets its chat file and answers that there is no such session; later, each load leaves a second, empty chat file under the session's short id, and Gemini's next start-up cleanup deletes every file of that id, the session's own included",
   quirks: [
     "Ignores SIGTERM; dispose escalates to SIGKILL of the process group.",
-    "Its session/load loses the session, so grok-seat never attaches one: a named session continues only within one process (a new `seat run -s` is SESSION_NOT_RESUMABLE).",
+    "Its session/load loses the session, so grok-seat never attaches one: a named session continues only while one openSession handle is open (a later `seat run -s` is SESSION_NOT_RESUMABLE).",
     "Ignores session MCP servers unless the cwd is a trusted folder.",
     "Sends a permission request with no preceding tool_call.",
   ],

@@ -103,8 +103,9 @@ export interface AgentProfile {
   sessionLaunch?(request: SessionLaunchRequest): SessionLaunch;
   /**
    * Why grok-seat never attaches (session/resume, session/load) a session of this agent although it advertises
-   * it: the agent would lose the session. A named session then continues only within one process; a new process
-   * is refused with SESSION_NOT_RESUMABLE before the agent starts, as for an agent that advertises neither.
+   * it: the agent would lose the session. A named session then continues only while one `openSession` handle is
+   * open; every later open (`seat run -s`, the MCP `run` tool with a session) is refused with SESSION_NOT_RESUMABLE
+   * before the agent starts, as for an agent that advertises neither.
    */
   readonly attachRefused?: string;
   /** Known quirks, one sentence each (shown by `seat agents`, docs/agents.md). */
