@@ -54,7 +54,7 @@ export const geminiProfile: AgentProfile = {
   // Gemini names a chat file by the UTC minute its recording starts and the session id's first 8 characters, and
   // session/load starts a fresh recording of the loaded id before it reads the old one.
   attachRefused:
-    "Gemini CLI 0.61.0 loses a session it loads: in the UTC minute the session was made, session/load resets its chat file and answers that there is no such session; later, each load leaves a second, empty chat file under the session's short id, and Gemini's next start-up cleanup deletes every file of that id, the session's own included",
+    "Gemini CLI 0.61.0 loses a session it loads: a load in the session's first UTC minute resets it, and a later one leaves an empty chat file by which Gemini's next start deletes it",
   quirks: [
     "Ignores SIGTERM; dispose escalates to SIGKILL of the process group.",
     "Its session/load loses the session, so grok-seat never attaches one: a named session continues only while one openSession handle is open (a later `seat run -s` is SESSION_NOT_RESUMABLE).",

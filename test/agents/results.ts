@@ -23,10 +23,10 @@ export function recordCheck(agent: string, check: string, outcome: CheckOutcome,
     throw new Error(`unknown agent check id ${JSON.stringify(check)} (add it to test/agents/checks.ts)`);
   const dir = process.env.GROK_SEAT_AGENT_RESULTS_DIR;
   if (!dir) return;
-  const clean = (s: string) =>
-    redactText(s)
-      .replace(/[\t\n\r]/g, " ")
-      .slice(0, 300);
+  const clean = (s: string) => {
+    const line = redactText(s).replace(/[\t\n\r]/g, " ");
+    return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+  };
   appendFileSync(join(dir, `${process.pid}.tsv`), `${clean(agent)}\t${clean(check)}\t${outcome}\t${clean(note)}\n`);
 }
 
