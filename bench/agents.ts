@@ -13,7 +13,7 @@ import { createSession } from "../src/runtime/index.js";
 import { agentLaunch } from "../src/runtime/index.js";
 import { createPermissionGate, parsePolicyFlags } from "../src/permissions/index.js";
 import { missingInstall, startAgentRig } from "../test/agents/rig.js";
-import { runBareTurn } from "./bare-client.js";
+import { type BarePhases, bareTurnPhases } from "./bare-client.js";
 import { timeHarnessTurn } from "./live.js";
 import { fmt, median, ratio, table } from "./report.js";
 import { alternateRounds } from "./rounds.js";
@@ -48,7 +48,7 @@ export interface AgentsBenchResult {
   agents: AgentBench[];
 }
 
-type Run = { ready: number; first: number; end: number };
+type Run = BarePhases;
 const phases = (runs: Run[]): AgentPhases => ({
   readyMs: median(runs.map((r) => r.ready)),
   firstChunkMs: median(runs.map((r) => r.first)),
@@ -81,22 +81,14 @@ async function benchOne(agent: string, rounds: number): Promise<AgentBench> {
     // The same argv and env the harness uses (profile allow-list + offline wiring), and the same auth choice.
     const launch = agentLaunch(rig.profile, { agentEnv: rig.options.agentEnv ?? {} }, rig.options.env ?? {});
     const auth = agent === "gemini" ? "gemini-api-key" : undefined;
-    const runBare = async (): Promise<Run> => {
-      const run = await runBareTurn({
+    const runBare = (): Promise<Run> =>
+      bareTurnPhases({
         argv: launch.argv,
         env: launch.env,
         cwd: rig.cwd,
         prompt: "bench turn",
         ...(auth ? { authMethodId: auth } : {}),
       });
-      if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined)
-        throw new Error(`bare turn: ${JSON.stringify(run)}`);
-      return {
-        ready: run.readyAt - run.spawnedAt,
-        first: run.firstChunkAt - run.spawnedAt,
-        end: run.endAt - run.spawnedAt,
-      };
-    };
     const harness: Run[] = [];
     const bare: Run[] = [];
     await alternateRounds(rounds, runHarness, runBare, harness, bare);

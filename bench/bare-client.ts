@@ -35,6 +35,25 @@ export interface BareOptions {
   afterSpawn?: (pid: number) => Promise<() => void>;
 }
 
+/** A bare turn's phases, in ms from the spawn: ready for a prompt, the first chunk of answer, the end. */
+export interface BarePhases {
+  ready: number;
+  first: number;
+  end: number;
+}
+
+/** runBareTurn, as phases from the spawn. Throws unless the turn ended `end_turn` with a chunk of answer. */
+export async function bareTurnPhases(options: BareOptions): Promise<BarePhases> {
+  const run = await runBareTurn(options);
+  if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined)
+    throw new Error(`bare turn: ${JSON.stringify(run)}`);
+  return {
+    ready: run.readyAt - run.spawnedAt,
+    first: run.firstChunkAt - run.spawnedAt,
+    end: run.endAt - run.spawnedAt,
+  };
+}
+
 /** Spawns the agent, runs one turn through the bare SDK client, and stops the agent. */
 export async function runBareTurn(options: BareOptions): Promise<BareRun> {
   const [command, ...args] = options.argv;

@@ -13,7 +13,7 @@ import { readProcStat } from "../src/grok/process-tree.js";
 import { newReaperTag, REAPER_TAG_ENV, startReaper } from "../src/grok/reaper.js";
 import { createSession, type SessionOptions } from "../src/runtime/index.js";
 import { type LiveRig, startLiveRig } from "../test/support/live-rig.js";
-import { type BareOptions, runBareTurn } from "./bare-client.js";
+import { type BareOptions, type BarePhases, bareTurnPhases } from "./bare-client.js";
 import { median } from "./report.js";
 import { alternateRounds } from "./rounds.js";
 
@@ -118,8 +118,8 @@ export async function bareGrokTurn(
   rig: LiveRig,
   prompt: string,
   extra: Pick<BareOptions, "extraEnv" | "afterSpawn"> = {},
-): Promise<{ ready: number; first: number; end: number }> {
-  const run = await runBareTurn({
+): Promise<BarePhases> {
+  return bareTurnPhases({
     argv: buildAgentArgv({ binary: rig.binary }),
     env: { ...rig.sessionOptions.env, ...rig.sessionOptions.agentEnv },
     cwd: rig.sessionOptions.cwd,
@@ -127,13 +127,6 @@ export async function bareGrokTurn(
     authMethodId: "xai.api_key",
     ...extra,
   });
-  if (run.stopReason !== "end_turn" || run.firstChunkAt === undefined)
-    throw new Error(`bare turn: ${JSON.stringify(run)}`);
-  return {
-    ready: run.readyAt - run.spawnedAt,
-    first: run.firstChunkAt - run.spawnedAt,
-    end: run.endAt - run.spawnedAt,
-  };
 }
 
 export async function benchLive({ rounds = 5 }: { rounds?: number } = {}): Promise<LiveBenchResult> {

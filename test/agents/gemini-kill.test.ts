@@ -38,20 +38,12 @@ describe("gemini: SIGKILL escalation (real agent, offline)", { skip: !AGENTS.inc
             "",
           ].join("\n"),
         );
-        const bundle = join(
-          defaultInstallRoot(),
-          "gemini",
-          "node_modules",
-          "@google",
-          "gemini-cli",
-          "bundle",
-          "gemini.js",
-        );
         const graceMs = 1_500;
         const session = await createSession({
           ...rig.options,
           agent: undefined,
-          agentCommand: [process.execPath, bundle, "--acp"],
+          // Gemini's own launch (host Node + its bundle + --acp) without the profile's env (no GEMINI_CLI_NO_RELAUNCH).
+          agentCommand: rig.profile.launchArgv({ installRoot: defaultInstallRoot() }),
           agentEnv: { ...rig.options.agentEnv, NODE_OPTIONS: `--require ${preload}` },
           killGraceMs: graceMs,
         });

@@ -137,19 +137,10 @@ describe("gemini: what session/load does to a Gemini session (real agent, offlin
       });
       try {
         // Gemini as a custom agent: no profile, so nothing stops grok-seat from attaching.
-        const bundle = join(
-          defaultInstallRoot(),
-          "gemini",
-          "node_modules",
-          "@google",
-          "gemini-cli",
-          "bundle",
-          "gemini.js",
-        );
         const asCustom = {
           ...rig.options,
           agent: undefined,
-          agentCommand: [process.execPath, bundle, "--acp"],
+          agentCommand: rig.profile.launchArgv({ installRoot: defaultInstallRoot() }),
           agentEnv: { ...rig.options.agentEnv, GEMINI_CLI_NO_RELAUNCH: "true" },
         };
         const made = async (nonce: string): Promise<string> => {
