@@ -57,7 +57,6 @@ export const geminiProfile: AgentProfile = {
     "Gemini CLI 0.61.0 loses a session it loads: a load in the session's first UTC minute resets it, and a later one leaves an empty chat file by which Gemini's next start deletes it",
   quirks: [
     "Ignores SIGTERM; dispose escalates to SIGKILL of the process group.",
-    "Its session/load loses the session, so grok-seat never attaches one: a named session continues only while one openSession handle is open (a later `seat run -s` is SESSION_NOT_RESUMABLE).",
     "Ignores session MCP servers unless the cwd is a trusted folder.",
     "Sends a permission request with no preceding tool_call.",
   ],

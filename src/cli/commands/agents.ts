@@ -105,7 +105,12 @@ function rowOf(profile: AgentProfile, root: string): AgentRow {
       profile.skills === "plugin-dir"
         ? "native (plugin dirs)"
         : `no native mapping: requested skills' SKILL.md text goes into the session rules (${rulesWay(profile)})`,
-    quirks: profile.quirks,
+    quirks: profile.attachRefused
+      ? [
+          ...profile.quirks,
+          `grok-seat never attaches its sessions, so a named session continues only while one openSession handle is open (a later \`seat run -s\` is SESSION_NOT_RESUMABLE): ${profile.attachRefused}.`,
+        ]
+      : profile.quirks,
   };
 }
 
